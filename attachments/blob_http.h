@@ -1,0 +1,48 @@
+/* HTTP access to the blob store, served with libmicrohttpd.
+ *
+ *   GET|HEAD /blob/sha256/<hex>[/<filename>]
+ *       The blob, streamed from its file (sendfile; memory does not grow with
+ *       size), with ETag "sha256:<hex>", Cache-Control immutable, Accept-Ranges
+ *       and single Range requests (206/416), If-None-Match (304),
+ *       X-Content-Type-Options: nosniff, and Content-Disposition: attachment
+ *       for anything a browser would run or render as active content (HTML,
+ *       SVG, XML, JavaScript, PDF, …); inline otherwise.
+ *   POST /upload[?name=FILE], PUT /upload[/FILE]
+ *       Raw body (or multipart/form-data for POST), with
+ *       "Authorization: Bearer <server.upload_token>"; streamed into the blob
+ *       store; answers 201 (or 200 if already stored) with JSON
+ *       {"hash":"sha256:…","size":N,"url":"…","content_type":"…"}.
+ *
+ * Every error is a JSON body {"error":"<status name>","message":"…"} with a
+ * fitting status: 400 malformed hash or path, 401 wrong or missing token,
+ * 403 uploads disabled, 404, 405, 413 too large, 416, 507 disk full.
+ */
+#ifndef BB_BLOB_HTTP_H
+#define BB_BLOB_HTTP_H
+
+#include <stdint.h>
+
+#include "attachments/blob.h"
+#include "core/status.h"
+
+struct blob_server_options {
+	const char *listen;        /* "address:port"; port 0 picks a free port */
+	const char *upload_token;  /* NULL: uploads answer 403 */
+	uint64_t max_upload_size;  /* bytes */
+	unsigned threads;          /* worker threads */
+};
+
+struct blob_server;
+
+/* Starts serving bs (not owned; must outlive the server) in background
+ * threads.  BB_ERR_INVALID for a bad listen address, BB_ERR_IO if it cannot
+ * bind. */
+enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs,
+				 const struct blob_server_options *opt,
+				 struct bb_error *err);
+/* The port actually bound (useful with port 0). */
+unsigned blob_server_port(const struct blob_server *srv);
+/* Stops accepting, lets requests in flight finish, and frees srv. */
+void blob_server_stop(struct blob_server *srv);
+
+#endif

@@ -1,0 +1,7 @@
+#!/bin/sh
+# Regenerate the build system from configure.ac and Makefile.am.
+set -e
+cd "$(dirname "$0")"
+mkdir -p m4 build-aux
+autoreconf --install --force --warnings=all "$@"
+echo "Now run ./configure && make"

@@ -1,0 +1,81 @@
+/* The command line: one binary, subcommands from a table (cli/main.c).
+ *
+ * main() parses the global options, then prepares what a command's flags
+ * ask for (configuration, logging, database, blob store) and calls it with
+ * the remaining arguments (argv[0] is the command name).  A command returns
+ * a sysexits code.  Only cli/ prints or exits.
+ */
+#ifndef BB_CLI_H
+#define BB_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sysexits.h>
+
+#include "attachments/blob.h"
+#include "config/conf.h"
+#include "core/status.h"
+#include "core/store.h"
+
+enum cli_needs {
+	CLI_NEEDS_CONFIG = 1 << 0,
+	CLI_NEEDS_DB_READ = 1 << 1,   /* also opens the blob store */
+	CLI_NEEDS_DB_WRITE = 1 << 2,  /* also opens the blob store */
+};
+
+struct cli_context {
+	const char *config_path;      /* --config, or NULL */
+	struct bb_config *cfg;
+	struct store *db;
+	struct blob_store *blobs;
+	int quiet;
+	int verbose;
+};
+
+struct cli_command {
+	const char *name;
+	int (*run)(struct cli_context *ctx, int argc, char **argv);
+	unsigned needs;
+	const char *summary;
+};
+
+/* Each command, in its own file. */
+int cmd_blob(struct cli_context *ctx, int argc, char **argv);
+int cmd_serve(struct cli_context *ctx, int argc, char **argv);
+int cmd_config(struct cli_context *ctx, int argc, char **argv);
+int cmd_demo(struct cli_context *ctx, int argc, char **argv);
+
+/* Opens the database and blob store named by ctx->cfg (for commands such as
+ * demo that decide late whether they need them).  Returns a sysexits code. */
+int cli_open_store(struct cli_context *ctx, enum store_mode mode);
+
+/* --- output helpers (cli/output.c) --- */
+
+/* "bugbridge: message" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Reports err as above and returns the sysexits code for its status. */
+int cli_fail(const struct bb_error *err);
+/* The sysexits code for a status. */
+int cli_exit_code(enum bb_status st);
+
+/* A progress bar on standard error when it is a terminal (done/total,
+ * rate, ETA), plain lines every few seconds otherwise when verbose, silent
+ * when quiet. */
+struct cli_progress;
+struct cli_progress *cli_progress_start(const char *label, uint64_t total, int quiet);
+void cli_progress_update(struct cli_progress *p, uint64_t done, uint64_t total);
+void cli_progress_label(struct cli_progress *p, const char *label);
+void cli_progress_done(struct cli_progress *p);
+/* Adapter with the blob_progress_fn signature; ctx is a struct cli_progress *. */
+void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
+
+/* Prints a json-c object to stdout, pretty, with a newline. */
+struct json_object;
+void cli_print_json(struct json_object *obj);
+
+/* Standard handling of -h/--help inside a command: prints usage to stdout
+ * and returns EX_OK. */
+int cli_usage(FILE *out, const char *usage);
+
+#endif

@@ -1,0 +1,227 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "cli/cli.h"
+#include "core/log.h"
+
+static int cmd_help(struct cli_context *ctx, int argc, char **argv);
+static int cmd_version(struct cli_context *ctx, int argc, char **argv);
+
+static const struct cli_command commands[] = {
+	{ "blob", cmd_blob, CLI_NEEDS_CONFIG,
+	  "store, fetch, list, check and clean up attachment blobs" },
+	{ "serve", cmd_serve, CLI_NEEDS_CONFIG | CLI_NEEDS_DB_WRITE,
+	  "serve blobs over HTTP and accept uploads" },
+	{ "demo", cmd_demo, CLI_NEEDS_CONFIG,
+	  "store the bundled demo data and fetch it back over HTTP" },
+	{ "config", cmd_config, CLI_NEEDS_CONFIG,
+	  "show the configuration in effect (secrets hidden)" },
+	{ "version", cmd_version, 0, "print the version" },
+	{ "help", cmd_help, 0, "show help for bugbridge or a command" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char usage_head[] =
+	"usage: bugbridge [--config FILE] [-q | -v] <command> [<args>]\n"
+	"       bugbridge <command> --help\n"
+	"       bugbridge --version\n"
+	"\n"
+	"bugbridge mirrors Bugzilla bugs to mailing lists and keeps their\n"
+	"attachments in a content-addressed store.\n"
+	"\n"
+	"Options:\n"
+	"  -c, --config FILE  read FILE instead of $BUGBRIDGE_CONFIG or ./bugbridge.conf\n"
+	"  -q, --quiet        only errors; no progress bars\n"
+	"  -v, --verbose      log debug lines to standard error\n"
+	"  -h, --help         show this help\n"
+	"  -V, --version      print the version\n"
+	"\n"
+	"Commands:\n";
+
+static void print_usage(FILE *out)
+{
+	fputs(usage_head, out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nSee bugbridge(1) and bugbridge.conf(5).\n", out);
+}
+
+static const struct cli_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_version(struct cli_context *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return cli_usage(stdout, "usage: bugbridge version\n");
+	printf("bugbridge %s\n", PACKAGE_VERSION);
+	return EX_OK;
+}
+
+static int cmd_help(struct cli_context *ctx, int argc, char **argv)
+{
+	const struct cli_command *cmd;
+	char *args[] = { NULL, (char *)"--help", NULL };
+
+	if (argc < 2) {
+		print_usage(stdout);
+		return EX_OK;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd || cmd->run == cmd_help) {
+		if (!cmd)
+			cli_error("no such command: %s (see bugbridge help)", argv[1]);
+		return cmd ? cli_usage(stdout, "usage: bugbridge help [<command>]\n") : EX_USAGE;
+	}
+	args[0] = (char *)cmd->name;
+	optind = 0;
+	return cmd->run(ctx, 2, args);
+}
+
+int cli_open_store(struct cli_context *ctx, enum store_mode mode)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct blob_options opt;
+	char *db_path = NULL, *blob_root = NULL;
+	enum bb_status s;
+
+	if (ctx->db)
+		return EX_OK;
+	db_path = config_data_path(ctx->cfg, "bugbridge.db");
+	blob_root = config_data_path(ctx->cfg, "blobs");
+	if (!db_path || !blob_root) {
+		s = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((s = store_open(&ctx->db, db_path, mode, &err)))
+		goto out;
+	memset(&opt, 0, sizeof(opt));
+	opt.root = blob_root;
+	opt.base_url = ctx->cfg->blob_base_url;
+	opt.limits.max_members = ctx->cfg->archive_max_members;
+	opt.limits.max_total = ctx->cfg->archive_max_total;
+	opt.limits.max_ratio = ctx->cfg->archive_max_ratio;
+	opt.limits.max_depth = ctx->cfg->archive_max_depth;
+	opt.store_members = ctx->cfg->store_archive_members;
+	s = blob_store_open(&ctx->blobs, &opt, ctx->db, &err);
+out:
+	free(db_path);
+	free(blob_root);
+	return s ? cli_fail(&err) : EX_OK;
+}
+
+static FILE *open_log(const struct bb_config *cfg)
+{
+	FILE *f;
+
+	if (!cfg || !cfg->log_file)
+		return stderr;
+	f = fopen(cfg->log_file, "ae");
+	if (!f) {
+		cli_warn("cannot open log file %s; logging to standard error", cfg->log_file);
+		return stderr;
+	}
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_context ctx;
+	const struct cli_command *cmd;
+	struct bb_error err = BB_ERROR_INIT;
+	FILE *log_sink = NULL;
+	int opt, rc;
+
+	memset(&ctx, 0, sizeof(ctx));
+	while ((opt = getopt_long(argc, argv, "+c:qvhV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': ctx.config_path = optarg; break;
+		case 'q': ctx.quiet = 1; break;
+		case 'v': ctx.verbose = 1; break;
+		case 'h': print_usage(stdout); return EX_OK;
+		case 'V': return cmd_version(&ctx, 1, argv);
+		default: print_usage(stderr); return EX_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		print_usage(stderr);
+		return EX_USAGE;
+	}
+	cmd = find_command(argv[optind]);
+	if (!cmd) {
+		cli_error("no such command: %s (see bugbridge help)", argv[optind]);
+		return EX_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0; /* reset getopt for the command */
+
+	/* --help needs no configuration, so it works even with a broken one */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return cmd->run(&ctx, argc, argv);
+	}
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		cli_error("cannot initialise libcurl");
+		return EX_SOFTWARE;
+	}
+	if (cmd->needs & (CLI_NEEDS_CONFIG | CLI_NEEDS_DB_READ | CLI_NEEDS_DB_WRITE)) {
+		enum log_level level;
+
+		if (config_load(&ctx.cfg, ctx.config_path, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		level = ctx.cfg->log_level;
+		if (ctx.verbose)
+			level = LOG_LEVEL_DEBUG;
+		else if (ctx.quiet)
+			level = LOG_LEVEL_ERROR;
+		log_sink = open_log(ctx.cfg);
+		log_setup(log_sink, level, NULL);
+	}
+	if (cmd->needs & (CLI_NEEDS_DB_READ | CLI_NEEDS_DB_WRITE)) {
+		rc = cli_open_store(&ctx, cmd->needs & CLI_NEEDS_DB_WRITE ? STORE_READ_WRITE
+									  : STORE_READ_ONLY);
+		if (rc)
+			goto out;
+	}
+	rc = cmd->run(&ctx, argc, argv);
+out:
+	blob_store_close(ctx.blobs);
+	store_close(ctx.db);
+	config_free(ctx.cfg);
+	log_setup(NULL, LOG_LEVEL_ERROR, NULL);
+	if (log_sink && log_sink != stderr)
+		fclose(log_sink);
+	curl_global_cleanup();
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write to standard output");
+		if (rc == EX_OK)
+			rc = EX_IOERR;
+	}
+	return rc;
+}

@@ -1,0 +1,260 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/store.h"
+
+/* Each entry takes the schema from version i to version i + 1.  Never edit a
+ * migration that has been released; add a new one. */
+static const char *const migrations[] = {
+	/* 0 -> 1: the attachment store */
+	"CREATE TABLE meta ("
+	"  key TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE TABLE blob ("
+	"  hash TEXT PRIMARY KEY,"              /* lowercase hex SHA-256 */
+	"  size INTEGER NOT NULL,"
+	"  content_type TEXT NOT NULL,"         /* from the bytes (libmagic) */
+	"  first_seen INTEGER NOT NULL,"        /* unix seconds */
+	"  last_seen INTEGER NOT NULL,"         /* last time it was stored again */
+	"  archive_status TEXT,"                /* NULL: not an archive; ok, too-large, error */
+	"  archive_format TEXT,"
+	"  archive_note TEXT"
+	") WITHOUT ROWID;"
+	"CREATE INDEX blob_by_size ON blob(size);"
+	"CREATE TABLE blob_name ("
+	"  id INTEGER PRIMARY KEY,"
+	"  hash TEXT NOT NULL REFERENCES blob(hash) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  declared_type TEXT NOT NULL DEFAULT '',"  /* what the uploader claimed */
+	"  origin TEXT NOT NULL,"                    /* upload, bugzilla-attachment, mail-part, archive-member */
+	"  origin_ref TEXT NOT NULL DEFAULT '',"     /* attachment id, message-id, parent hash */
+	"  added INTEGER NOT NULL,"
+	"  UNIQUE (hash, name, declared_type, origin, origin_ref)"
+	");"
+	"CREATE TABLE blob_member ("
+	"  parent TEXT NOT NULL REFERENCES blob(hash) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  depth INTEGER NOT NULL,"             /* 1 for a direct member */
+	"  path TEXT NOT NULL,"                 /* nested members: outer.zip!/inner/file */
+	"  kind TEXT NOT NULL,"                 /* file, dir, symlink, hardlink, other */
+	"  size INTEGER,"
+	"  hash TEXT,"                          /* SHA-256 of the member's bytes */
+	"  note TEXT,"
+	"  PRIMARY KEY (parent, seq)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX blob_member_by_hash ON blob_member(hash);"
+	"CREATE TABLE blob_ref ("
+	"  hash TEXT NOT NULL REFERENCES blob(hash) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"                 /* pin, member-of, bug-attachment, mail */
+	"  ref TEXT NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  PRIMARY KEY (hash, kind, ref)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX blob_ref_by_ref ON blob_ref(kind, ref);",
+};
+
+#define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int store_schema_version(void)
+{
+	return SCHEMA_VERSION;
+}
+
+enum bb_status store_fail(struct store *st, struct bb_error *err, const char *what)
+{
+	int code = st && st->db ? sqlite3_errcode(st->db) : SQLITE_ERROR;
+	enum bb_status s;
+
+	switch (code & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		s = BB_ERR_BUSY;
+		break;
+	case SQLITE_FULL:
+		s = BB_ERR_NO_SPACE;
+		break;
+	case SQLITE_NOMEM:
+		s = BB_ERR_NOMEM;
+		break;
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+	case SQLITE_CANTOPEN:
+		s = BB_ERR_PERMISSION;
+		break;
+	default:
+		s = BB_ERR_DATABASE;
+	}
+	return bb_error_set(err, s, "%s: database %s: %s", what,
+			    st && st->path ? st->path : "?",
+			    st && st->db ? sqlite3_errmsg(st->db) : "cannot open");
+}
+
+enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *err)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, err, "query failed");
+	return BB_OK;
+}
+
+enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
+			     const char *sql, struct bb_error *err)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK) {
+		*stmt = NULL;
+		return store_fail(st, err, "preparing a query failed");
+	}
+	return BB_OK;
+}
+
+int store_file_version(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	int version = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL) == SQLITE_OK &&
+	    sqlite3_step(stmt) == SQLITE_ROW)
+		version = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return version;
+}
+
+enum bb_status store_begin(struct store *st, struct bb_error *err)
+{
+	if (st->depth++ > 0)
+		return BB_OK;
+	st->failed = 0;
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		st->depth = 0;
+		return store_fail(st, err, "starting a transaction failed");
+	}
+	return BB_OK;
+}
+
+enum bb_status store_commit(struct store *st, struct bb_error *err)
+{
+	if (st->depth <= 0)
+		return bb_error_set(err, BB_ERR_INTERNAL, "commit without a transaction");
+	if (--st->depth > 0)
+		return BB_OK;
+	if (st->failed) {
+		st->failed = 0;
+		return bb_error_set(err, BB_ERR_DATABASE,
+				    "transaction was rolled back by an inner step");
+	}
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		enum bb_status s = store_fail(st, err, "commit failed");
+
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return s;
+	}
+	return BB_OK;
+}
+
+void store_rollback(struct store *st)
+{
+	if (st->depth <= 0)
+		return;
+	if (!st->failed)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->failed = 1;
+	if (--st->depth == 0)
+		st->failed = 0;
+}
+
+static enum bb_status migrate(struct store *st, struct bb_error *err)
+{
+	int version = store_file_version(st);
+	char pragma[64];
+	enum bb_status s;
+
+	if (version < 0)
+		return store_fail(st, err, "reading the schema version failed");
+	if (version > SCHEMA_VERSION)
+		return bb_error_set(err, BB_ERR_DATABASE,
+				    "database %s has schema version %d, newer than this "
+				    "bugbridge understands (%d); upgrade bugbridge",
+				    st->path, version, SCHEMA_VERSION);
+	for (; version < SCHEMA_VERSION; version++) {
+		s = store_begin(st, err);
+		if (s)
+			return s;
+		/* Re-read under the write lock: another process may have migrated. */
+		if (store_file_version(st) != version) {
+			store_rollback(st);
+			return migrate(st, err);
+		}
+		s = store_exec(st, migrations[version], err);
+		if (!s) {
+			snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version + 1);
+			s = store_exec(st, pragma, err);
+		}
+		if (s) {
+			store_rollback(st);
+			return s;
+		}
+		s = store_commit(st, err);
+		if (s)
+			return s;
+		log_event(LOG_LEVEL_INFO, "store.migrated", LF_STR("path", st->path),
+			  LF_INT("version", version + 1));
+	}
+	return BB_OK;
+}
+
+enum bb_status store_open(struct store **out, const char *path,
+			  enum store_mode mode, struct bb_error *err)
+{
+	struct store *st;
+	enum bb_status s;
+	int flags;
+
+	*out = NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	s = fs_mkdir_parents(path, err);
+	if (s)
+		goto out;
+	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		s = store_fail(st, err, "opening failed");
+		goto out;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, 10000);
+	s = store_exec(st, "PRAGMA journal_mode = WAL;"
+			   "PRAGMA synchronous = FULL;"
+			   "PRAGMA foreign_keys = ON;", err);
+	if (s)
+		goto out;
+	s = migrate(st, err);
+	if (s)
+		goto out;
+	if (mode == STORE_READ_ONLY)
+		s = store_exec(st, "PRAGMA query_only = ON", err);
+out:
+	if (s) {
+		store_close(st);
+		return s;
+	}
+	*out = st;
+	return BB_OK;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->db)
+		sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}

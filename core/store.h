@@ -1,0 +1,59 @@
+/* The SQLite state store: one database file in WAL mode.
+ *
+ * The schema is versioned with PRAGMA user_version.  store_open() applies
+ * every migration the file has not seen yet, each in its own transaction, so
+ * a crash during an upgrade leaves the file at a whole version.  A database
+ * newer than this binary is refused.
+ *
+ * Transactions nest: store_begin() inside an open transaction only counts,
+ * and only the outermost store_commit() commits.  store_rollback() at any
+ * depth rolls the whole transaction back (and later commits at outer levels
+ * fail with BB_ERR_DATABASE), which is what "one goto out" callers want.
+ *
+ * A struct store is not shared between threads without a lock held by the
+ * caller; open one per thread where that is simpler.
+ */
+#ifndef BB_STORE_H
+#define BB_STORE_H
+
+#include <sqlite3.h>
+
+#include "core/status.h"
+
+enum store_mode {
+	STORE_READ_WRITE = 0,
+	STORE_READ_ONLY = 1, /* falls back to read-write when the schema needs creating or upgrading */
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int depth;      /* nesting depth of store_begin() */
+	int failed;     /* an inner level rolled back */
+};
+
+/* Opens (creating if needed) the database at path, with its parent folder.
+ * On success *out is a new store to be freed with store_close(). */
+enum bb_status store_open(struct store **out, const char *path,
+			  enum store_mode mode, struct bb_error *err);
+void store_close(struct store *st);
+
+/* The schema version this binary writes. */
+int store_schema_version(void);
+/* The schema version of the open file. */
+int store_file_version(struct store *st);
+
+enum bb_status store_begin(struct store *st, struct bb_error *err);
+enum bb_status store_commit(struct store *st, struct bb_error *err);
+void store_rollback(struct store *st);
+
+enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *err);
+/* Prepares sql; *stmt is to be finalised with sqlite3_finalize(). */
+enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
+			     const char *sql, struct bb_error *err);
+/* Fills err from the connection's last error, naming what failed;
+ * returns BB_ERR_BUSY for a lock held elsewhere, BB_ERR_NO_SPACE for a full
+ * disk, BB_ERR_DATABASE otherwise. */
+enum bb_status store_fail(struct store *st, struct bb_error *err, const char *what);
+
+#endif

@@ -1,0 +1,95 @@
+# Shared by the scenario tests: TAP output, a private work folder, helpers.
+# Source it, then call ok/not_ok/check, and done_testing at the end.
+set -u
+
+: "${BUGBRIDGE:?BUGBRIDGE must name the bugbridge binary (run through make check)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+
+TAP_N=0
+TAP_FAILED=0
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bugbridge-$TEST_NAME.XXXXXX")
+export HOME="$WORK/home"
+mkdir -p "$HOME"
+export TZ=UTC
+cd "$WORK" || exit 99
+CLEANUP_PIDS=""
+
+cleanup() {
+	for pid in $CLEANUP_PIDS; do
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	if [ "$TAP_FAILED" -eq 0 ] && [ -z "${KEEP_WORK:-}" ]; then
+		rm -rf "$WORK"
+	else
+		echo "# work folder kept: $WORK"
+	fi
+}
+trap cleanup EXIT
+
+ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
+not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $*"; }
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; trap - EXIT; rm -rf "$WORK"; exit 0; }
+
+# check "name" command...: ok if the command succeeds.
+check() {
+	local name=$1; shift
+	if "$@" >"$WORK/check.out" 2>&1; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/#   /' "$WORK/check.out" | head -20
+	fi
+}
+
+# check_fails "name" CODE command...: ok if the command exits with CODE.
+check_exit() {
+	local name=$1 want=$2; shift 2
+	"$@" >"$WORK/check.out" 2>&1
+	local got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name (exit $got, want $want)"
+		sed 's/^/#   /' "$WORK/check.out" | head -20
+	fi
+}
+
+# is "name" GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diag "got:  '$2'"; diag "want: '$3'"; fi
+}
+
+# like "name" TEXT PATTERN (grep -E)
+like() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok "$1"; else not_ok "$1"; diag "no match for /$3/ in:"; printf '%s\n' "$2" | head -20 | sed 's/^/#   /'; fi
+}
+
+unlike() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then not_ok "$1"; diag "unexpected /$3/ in:"; printf '%s\n' "$2" | head -20 | sed 's/^/#   /'; else ok "$1"; fi
+}
+
+# A config in $WORK with data under $WORK/data; extra lines may follow.
+write_config() {
+	{
+		echo "[core]"
+		echo "data_dir = $WORK/data"
+		echo "log_level = warn"
+		cat
+	} >"$WORK/bugbridge.conf"
+	chmod 600 "$WORK/bugbridge.conf"
+	export BUGBRIDGE_CONFIG="$WORK/bugbridge.conf"
+}
+
+bb() { "$BUGBRIDGE" "$@"; }
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# A free TCP port on 127.0.0.1 (racy by nature; servers here prefer port 0).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}

@@ -1,0 +1,61 @@
+/* A tiny TAP producer for the unit tests (run through automake's TAP driver).
+ * Usage: ok(cond, "name %d", i); is_int(got, want, "name"); is_str(...);
+ * done_testing() prints the plan and returns the exit code for main(). */
+#ifndef BB_TAP_H
+#define BB_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_count, tap_failed;
+
+__attribute__((format(printf, 2, 3)))
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+#define is_int(got, want, ...) do {                                            \
+	long long tap_g_ = (long long)(got), tap_w_ = (long long)(want);        \
+	if (!ok(tap_g_ == tap_w_, __VA_ARGS__))                                  \
+		printf("#   got %lld, want %lld\n", tap_g_, tap_w_);             \
+} while (0)
+
+#define is_str(got, want, ...) do {                                            \
+	const char *tap_g_ = (got), *tap_w_ = (want);                            \
+	if (!ok(tap_g_ && tap_w_ && !strcmp(tap_g_, tap_w_), __VA_ARGS__))       \
+		printf("#   got \"%s\", want \"%s\"\n", tap_g_ ? tap_g_ : "(null)", \
+		       tap_w_ ? tap_w_ : "(null)");                               \
+} while (0)
+
+__attribute__((format(printf, 1, 2), unused))
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static int done_testing(void)
+{
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+#endif
