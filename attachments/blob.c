@@ -1431,7 +1431,7 @@ static enum bb_status gc_blobs(struct gc_run *run, time_t cutoff, struct bb_erro
 	int removed;
 
 	if ((s = store_prepare(bs->db, &pick,
-			       "SELECT hash, size FROM blob b WHERE last_seen < ? AND NOT EXISTS"
+			       "SELECT hash, size FROM blob b WHERE last_seen <= ? AND NOT EXISTS"
 			       " (SELECT 1 FROM blob_ref r WHERE r.hash = b.hash) LIMIT 256", err)) ||
 	    (s = store_prepare(bs->db, &unref,
 			       "DELETE FROM blob_ref WHERE kind = 'member-of' AND ref = ?", err)) ||
@@ -1517,7 +1517,7 @@ static enum bb_status gc_files(struct gc_run *run, time_t cutoff, time_t tmp_cut
 			path = str_printf("%s/%s", dir, fe->d_name);
 			if (!path)
 				continue;
-			if (lstat(path, &sb) == 0 && sb.st_mtime < cutoff &&
+			if (lstat(path, &sb) == 0 && sb.st_mtime <= cutoff &&
 			    (!valid || !row_exists(bs, hex))) {
 				if (!run->dry_run && unlink(path) != 0 && errno != ENOENT) {
 					s = bb_error_errno(err, errno, "cannot remove %s", path);

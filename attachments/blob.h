@@ -177,8 +177,8 @@ struct blob_gc_stats {
 	uint64_t kept_referenced, kept_recent;
 };
 
-/* Removes blobs that nothing references and that were last stored before
- * now - grace, together with their metadata; then members of removed
+/* Removes blobs that nothing references and that were last stored at or
+ * before now - grace, together with their metadata; then members of removed
  * archives that are left unreferenced; then files in the tree that have no
  * metadata and temporary files, if older than grace.  With dry_run nothing
  * changes.  fn (may be NULL) hears of each item. */

@@ -767,7 +767,7 @@ static int blob_gc_cmd(struct cli_context *ctx, int argc, char **argv)
 	struct bb_error err = BB_ERROR_INIT;
 	struct blob_gc_stats stats;
 	struct gc_print gp = { NULL, 1 };
-	long long grace = ctx->cfg->gc_grace;
+	long long grace = -1;
 	int opt, json = 0, rc;
 
 	while ((opt = getopt_long(argc, argv, "yg:jh", options, NULL)) != -1) {
@@ -786,6 +786,8 @@ static int blob_gc_cmd(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_gc);
+	if (grace < 0)
+		grace = ctx->cfg->gc_grace;
 	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)))
 		return rc;
 	if (json)

@@ -75,7 +75,7 @@ static int cmd_help(struct cli_context *ctx, int argc, char **argv)
 	const struct cli_command *cmd;
 	char *args[] = { NULL, (char *)"--help", NULL };
 
-	if (argc < 2) {
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return EX_OK;
 	}

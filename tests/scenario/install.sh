@@ -1,0 +1,43 @@
+#!/bin/sh
+# make install puts everything in place, and the installed program runs.
+. "$top_srcdir/tests/lib/common.sh"
+
+: "${top_builddir:?top_builddir must be set (run through make check)}"
+dest="$WORK/dest"
+if ! make -C "$top_builddir" install DESTDIR="$dest" >install.log 2>&1; then
+	not_ok "make install"
+	sed 's/^/#   /' install.log | tail -20
+	done_testing
+	exit 1
+fi
+ok "make install"
+prefix=$(sed -n 's/^prefix = //p' "$top_builddir/Makefile")
+root="$dest$prefix"
+check "the program is installed" test -x "$root/bin/bugbridge"
+check "bugbridge(1) is installed" test -f "$root/share/man/man1/bugbridge.1"
+check "bugbridge.conf(5) is installed" test -f "$root/share/man/man5/bugbridge.conf.5"
+check "the sample configuration is installed" test -f "$root/share/doc/bugbridge/examples/bugbridge.conf.sample"
+unit=$(find "$dest" -name bugbridge-serve.service | head -1)
+check "the systemd unit of the server is installed" test -n "$unit"
+like "the unit runs the installed program" "$(cat "$unit")" "ExecStart=$prefix/bin/bugbridge .*serve"
+unlike "the unit has no unsubstituted placeholders" "$(cat "$unit")" "@[a-z]+@"
+for f in dmesg-6.6.1-suspend.txt iwlwifi-debug.bin crash-bundle.tar.gz; do
+	check "demo file $f is installed" cmp "$top_srcdir/demo/$f" "$root/share/bugbridge/demo/$f"
+done
+if command -v groff >/dev/null 2>&1; then
+	for page in man1/bugbridge.1 man5/bugbridge.conf.5; do
+		out=$(groff -man -ww -z "$root/share/man/$page" 2>&1)
+		is "$page renders without warnings" "$out" ""
+	done
+else
+	ok "# SKIP groff not installed"
+fi
+is "the installed program runs" "$("$root/bin/bugbridge" --version)" "bugbridge $(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")"
+mkdir -p run && cd run
+out=$(BUGBRIDGE_DEMO_DIR="$root/share/bugbridge/demo" env -u BUGBRIDGE_CONFIG "$root/bin/bugbridge" demo 2>&1)
+like "the installed program runs the demo on the installed data" "$out" "All 3 blobs stored and served intact"
+cd "$WORK"
+make -C "$top_builddir" uninstall DESTDIR="$dest" >/dev/null 2>&1
+is "make uninstall removes the files again" "$(find "$dest" -type f | wc -l)" "0"
+
+done_testing

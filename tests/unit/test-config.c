@@ -1,0 +1,236 @@
+/* Unit tests for config/: defaults, files, validation, secrets. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/conf.h"
+#include "core/buf.h"
+#include "tests/unit/tap.h"
+
+static char dir[] = "/tmp/bb-config-XXXXXX";
+
+static char *write_file(const char *name, mode_t mode, const char *text)
+{
+	char *path = str_printf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+	return path;
+}
+
+static void test_defaults(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *p;
+
+	ok(config_load_file(&cfg, NULL, &err) == BB_OK, "built-in defaults load");
+	ok(cfg->source == NULL, "no source file");
+	is_str(cfg->data_dir, "./bugbridge-data", "default data folder");
+	is_str(cfg->blob_base_url, "http://127.0.0.1:8080", "default base URL");
+	is_str(cfg->listen, "127.0.0.1:8080", "default listen address");
+	ok(cfg->upload_token == NULL, "uploads disabled by default");
+	is_int(cfg->gc_grace, 30 * 86400, "default grace 30 days");
+	is_int(cfg->archive_max_ratio, 200, "default ratio limit");
+	is_int(cfg->max_upload_size, 2ULL << 30, "default upload limit 2G");
+	p = config_data_path(cfg, "blobs");
+	is_str(p, "./bugbridge-data/blobs", "data path join");
+	free(p);
+	config_free(cfg);
+}
+
+static void test_file(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path, *want;
+
+	path = write_file("good.conf", 0600,
+			  "[core]\ndata_dir = state\nlog_level = debug\n"
+			  "[blob]\nbase_url = https://blobs.example.org/\nstore_archive_members = yes\n"
+			  "archive_max_total = 512M\ngc_grace = 12h\n"
+			  "[server]\nlisten = [::1]:0\nupload_token = t0ken\nmax_upload_size = 10M\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "a full file loads: %s", err.message);
+	want = str_printf("%s/state", dir);
+	is_str(cfg->data_dir, want, "relative data_dir is relative to the file's folder");
+	free(want);
+	is_int(cfg->log_level, LOG_LEVEL_DEBUG, "log level");
+	is_str(cfg->blob_base_url, "https://blobs.example.org", "trailing slash dropped from base URL");
+	is_int(cfg->store_archive_members, 1, "boolean yes");
+	is_int(cfg->archive_max_total, 512ULL << 20, "size with suffix");
+	is_int(cfg->gc_grace, 12 * 3600, "duration in hours");
+	is_str(cfg->upload_token, "t0ken", "secret read from a private file");
+	is_str(cfg->listen, "[::1]:0", "IPv6 listen address");
+	is_str(cfg->source, path, "source recorded");
+	config_free(cfg);
+	free(path);
+}
+
+static void expect_error(const char *name, const char *text, mode_t mode, enum bb_status code,
+			 const char *fragment)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path = write_file(name, mode, text);
+
+	is_int(config_load_file(&cfg, path, &err), code, "%s is refused", name);
+	ok(strstr(err.message, fragment) != NULL, "%s: message says \"%s\" (got: %s)", name,
+	   fragment, err.message);
+	ok(cfg == NULL, "%s: no config returned", name);
+	free(path);
+}
+
+static void test_errors(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+
+	expect_error("typo-key.conf", "[core]\ndata_dri = x\n", 0600, BB_ERR_CONFIG,
+		     "unknown key \"data_dri\" in [core]");
+	expect_error("typo-section.conf", "[cor]\ndata_dir = x\n", 0600, BB_ERR_CONFIG,
+		     "unknown section [cor]");
+	expect_error("bad-size.conf", "[server]\nmax_upload_size = lots\n", 0600, BB_ERR_CONFIG,
+		     "is not a size");
+	expect_error("bad-bool.conf", "[blob]\nstore_archive_members = maybe\n", 0600, BB_ERR_CONFIG,
+		     "is not true or false");
+	expect_error("bad-url.conf", "[blob]\nbase_url = ftp://x\n", 0600, BB_ERR_CONFIG,
+		     "is not an http");
+	expect_error("bad-listen.conf", "[server]\nlisten = localhost\n", 0600, BB_ERR_CONFIG,
+		     "is not address:port");
+	expect_error("bad-level.conf", "[core]\nlog_level = loud\n", 0600, BB_ERR_CONFIG,
+		     "is not error, warn");
+	expect_error("zero-count.conf", "[blob]\narchive_max_depth = 0\n", 0600, BB_ERR_CONFIG,
+		     "must be at least 1");
+	expect_error("syntax.conf", "this is not ini\n", 0600, BB_ERR_CONFIG, "syntax.conf");
+	expect_error("world-readable.conf", "[server]\nupload_token = s3cr3t-value\n", 0644,
+		     BB_ERR_CONFIG, "readable by others");
+	expect_error("world-writable.conf", "[server]\nupload_token = s3cr3t-value\n", 0602,
+		     BB_ERR_CONFIG, "writable by others");
+	{
+		char *path = write_file("secret-msg.conf", 0644, "[server]\nupload_token = s3cr3t-value\n");
+
+		config_load_file(&cfg, path, &err);
+		ok(strstr(err.message, "s3cr3t") == NULL, "the refusal does not print the secret");
+		ok(strstr(err.message, "chmod") != NULL, "the refusal says how to fix it");
+		free(path);
+	}
+	{
+		char *path = write_file("public-nosecret.conf", 0644, "[core]\nlog_level = info\n");
+
+		ok(config_load_file(&cfg, path, &err) == BB_OK,
+		   "a world-readable file without secrets is fine");
+		config_free(cfg);
+		free(path);
+	}
+	{
+		char *path = write_file("group-read.conf", 0640, "[server]\nupload_token = x\n");
+
+		ok(config_load_file(&cfg, path, &err) == BB_OK,
+		   "a secret in a group-readable (0640) file is accepted");
+		config_free(cfg);
+		free(path);
+	}
+	{
+		char *path = str_printf("%s/missing.conf", dir);
+
+		is_int(config_load_file(&cfg, path, &err), BB_ERR_NOT_FOUND, "a missing file is an error");
+		ok(strstr(err.message, "no such file") != NULL, "saying so");
+		free(path);
+	}
+}
+
+static void test_search(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *env = write_file("env.conf", 0600, "[core]\nlog_level = error\n");
+	char *cwd_file = write_file("bugbridge.conf", 0600, "[core]\nlog_level = debug\n");
+	char *old = getcwd(NULL, 0);
+
+	ok(chdir(dir) == 0, "enter the temp folder");
+	setenv("BUGBRIDGE_CONFIG", env, 1);
+	ok(config_load(&cfg, NULL, &err) == BB_OK && cfg->log_level == LOG_LEVEL_ERROR,
+	   "$BUGBRIDGE_CONFIG wins over ./bugbridge.conf");
+	config_free(cfg);
+	ok(config_load(&cfg, cwd_file, &err) == BB_OK && cfg->log_level == LOG_LEVEL_DEBUG,
+	   "--config wins over $BUGBRIDGE_CONFIG");
+	config_free(cfg);
+	unsetenv("BUGBRIDGE_CONFIG");
+	ok(config_load(&cfg, NULL, &err) == BB_OK && cfg->source &&
+	   !strcmp(cfg->source, "bugbridge.conf"), "./bugbridge.conf is found");
+	config_free(cfg);
+	unlink(cwd_file);
+	ok(config_load(&cfg, NULL, &err) == BB_OK && cfg->source == NULL,
+	   "built-in defaults when there is no file");
+	config_free(cfg);
+	ok(chdir(old) == 0, "leave the temp folder");
+	free(old);
+	free(env);
+	free(cwd_file);
+}
+
+/* Every key is documented in the sample, and the sample itself loads. */
+static void test_sample(void)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char *sample = str_printf("%s/config/bugbridge.conf.sample", srcdir ? srcdir : "..");
+	const struct config_key *keys;
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf text = BUF_INIT;
+	char chunk[4096];
+	size_t n, count;
+	FILE *f = fopen(sample, "r");
+
+	if (!ok(f != NULL, "sample config at %s", sample)) {
+		free(sample);
+		return;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&text, chunk, n);
+	fclose(f);
+	keys = config_keys(&count);
+	for (size_t i = 0; i < count; i++) {
+		char *line = str_printf("\n#%s = ", keys[i].key);
+		char *section = str_printf("[%s]", keys[i].section);
+
+		ok(strstr(text.data, line) && strstr(text.data, section),
+		   "sample documents [%s] %s", keys[i].section, keys[i].key);
+		if (keys[i].default_value && !keys[i].secret) {
+			char *full = str_printf("\n#%s = %s\n", keys[i].key, keys[i].default_value);
+
+			ok(strstr(text.data, full) != NULL, "sample shows the default of %s (%s)",
+			   keys[i].key, keys[i].default_value);
+			free(full);
+		}
+		free(line);
+		free(section);
+	}
+	ok(config_load_file(&cfg, sample, &err) == BB_OK, "the sample loads as it is: %s", err.message);
+	config_free(cfg);
+	buf_release(&text);
+	free(sample);
+}
+
+int main(void)
+{
+	char *cmd;
+
+	if (!mkdtemp(dir))
+		return 99;
+	test_defaults();
+	test_file();
+	test_errors();
+	test_search();
+	test_sample();
+	cmd = str_printf("rm -rf %s", dir);
+	ok(system(cmd) == 0, "cleanup");
+	free(cmd);
+	return done_testing();
+}

@@ -1,0 +1,176 @@
+/* Unit tests for core/: buffer, status codes, logging, file helpers. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "tests/unit/tap.h"
+
+static void test_buf(void)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	char *p;
+
+	is_int(b.len, 0, "empty buf has length 0");
+	is_str(b.data, "", "empty buf is an empty string");
+	ok(buf_addstr(&b, "hello") == BB_OK, "append a string");
+	ok(buf_addch(&b, ' ') == BB_OK && buf_addf(&b, "%d-%s", 42, "x") == BB_OK, "append char and format");
+	is_str(b.data, "hello 42-x", "contents after appends");
+	is_int(b.len, 10, "length after appends");
+	ok(buf_add(&b, "\0bin", 4) == BB_OK && b.len == 14 && b.data[14] == '\0' && b.data[10] == '\0',
+	   "binary data keeps embedded NUL and a terminating NUL");
+	buf_truncate(&b, 5);
+	is_str(b.data, "hello", "truncate");
+	for (int i = 0; i < 10000; i++)
+		buf_addch(&b, 'a');
+	is_int(b.len, 10005, "grows past many reallocations");
+	p = buf_detach(&b, &len);
+	is_int(len, 10005, "detach gives the length");
+	ok(b.len == 0 && b.data[0] == '\0', "detach leaves the buf empty");
+	free(p);
+	p = buf_detach(&b, NULL);
+	ok(p && p[0] == '\0', "detaching an empty buf gives a freeable empty string");
+	free(p);
+
+	buf_init_capped(&b, 8);
+	ok(buf_addstr(&b, "12345678") == BB_OK, "capped buf takes up to its cap");
+	is_int(buf_addch(&b, '9'), BB_ERR_TOO_LARGE, "one byte past the cap is refused");
+	is_str(b.data, "12345678", "refused append leaves contents unchanged");
+	is_int(buf_addf(&b, "%s", "x"), BB_ERR_TOO_LARGE, "formatted append past the cap is refused");
+	buf_release(&b);
+	is_int(b.cap, 8, "release keeps the cap");
+	buf_release(&b);
+
+	p = str_printf("%s/%03d", "dir", 7);
+	is_str(p, "dir/007", "str_printf");
+	free(p);
+}
+
+static void test_status(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	is_str(status_str(BB_OK), "ok", "status name of ok");
+	is_str(status_str(BB_ERR_NOT_FOUND), "not-found", "status name of not-found");
+	is_str(status_str((enum bb_status)999), "unknown", "unknown status has a name");
+	is_int(status_retry_class(BB_ERR_TEMPORARY), BB_RETRY_LATER, "temporary -> retry later");
+	is_int(status_retry_class(BB_ERR_IO), BB_RETRY_NOW, "io -> retry now");
+	is_int(status_retry_class(BB_ERR_AUTH), BB_RETRY_GIVE_UP, "auth -> give up");
+	is_int(status_retry_class(BB_ERR_NO_SPACE), BB_RETRY_LATER, "disk full -> retry later");
+	is_int(status_from_http(200), BB_OK, "HTTP 200");
+	is_int(status_from_http(206), BB_OK, "HTTP 206");
+	is_int(status_from_http(401), BB_ERR_AUTH, "HTTP 401");
+	is_int(status_from_http(403), BB_ERR_AUTH, "HTTP 403");
+	is_int(status_from_http(404), BB_ERR_NOT_FOUND, "HTTP 404");
+	is_int(status_from_http(429), BB_ERR_TEMPORARY, "HTTP 429");
+	is_int(status_from_http(503), BB_ERR_TEMPORARY, "HTTP 503");
+	is_int(status_from_http(500), BB_ERR_TEMPORARY, "HTTP 500");
+	is_int(status_from_http(400), BB_ERR_INVALID, "HTTP 400");
+	is_int(status_from_http(413), BB_ERR_TOO_LARGE, "HTTP 413");
+	is_int(status_from_smtp(250), BB_OK, "SMTP 250");
+	is_int(status_from_smtp(451), BB_ERR_TEMPORARY, "SMTP 451");
+	is_int(status_retry_class(status_from_smtp(550)), BB_RETRY_GIVE_UP, "SMTP 550 gives up");
+	is_int(status_from_smtp(535), BB_ERR_AUTH, "SMTP 535");
+	is_int(status_from_errno(ENOSPC), BB_ERR_NO_SPACE, "ENOSPC");
+	is_int(status_from_errno(ENOENT), BB_ERR_NOT_FOUND, "ENOENT");
+	is_int(status_from_errno(EACCES), BB_ERR_PERMISSION, "EACCES");
+	is_int(bb_error_errno(&err, ENOENT, "cannot open %s", "x"), BB_ERR_NOT_FOUND,
+	       "bb_error_errno returns the folded code");
+	is_str(err.message, "cannot open x: No such file or directory", "bb_error_errno message");
+	bb_error_clear(&err);
+	is_int(err.code, BB_OK, "clear resets the code");
+	is_int(bb_error_set(NULL, BB_ERR_IO, "ignored"), BB_ERR_IO, "NULL error pointer is allowed");
+}
+
+static void test_log(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	log_setup(f, LOG_LEVEL_INFO, "abcd1234");
+	log_event(LOG_LEVEL_INFO, "unit.test", LF_STR("name", "two words"), LF_INT("n", -5),
+		  LF_UINT("size", 42), LF_STR("upload_token", "s3cr3t"),
+		  LF_SECRET("x", "hunter2"), LF_STR("api_key", "k3y"), LF_STR("nl", "a\nb"));
+	log_event(LOG_LEVEL_DEBUG, "unit.hidden", LF_STR("k", "v"));
+	fflush(f);
+	ok(strstr(text, "level=info run=abcd1234 event=unit.test") != NULL, "line has level, run and event");
+	ok(strstr(text, "name=\"two words\"") != NULL, "values with spaces are quoted");
+	ok(strstr(text, "n=-5 size=42") != NULL, "numbers are written plainly");
+	ok(strstr(text, "s3cr3t") == NULL && strstr(text, "upload_token=<redacted>"),
+	   "a key naming a token is redacted");
+	ok(strstr(text, "hunter2") == NULL && strstr(text, "x=<redacted>"), "LF_SECRET is redacted");
+	ok(strstr(text, "k3y") == NULL, "api_key is redacted");
+	ok(strstr(text, "nl=\"a\\nb\"") != NULL, "newlines are escaped: one event, one line");
+	ok(strstr(text, "unit.hidden") == NULL, "debug lines are filtered at info level");
+	{
+		int lines = 0;
+
+		for (char *p = text; *p; p++)
+			lines += *p == '\n';
+		is_int(lines, 1, "exactly one line was written");
+	}
+	ok(strncmp(text, "ts=", 3) == 0, "line starts with a timestamp");
+	log_setup(NULL, LOG_LEVEL_INFO, NULL);
+	fclose(f);
+	free(text);
+	is_int(log_level_parse("debug"), LOG_LEVEL_DEBUG, "parse debug");
+	is_int(log_level_parse("WARNING"), LOG_LEVEL_WARN, "parse WARNING");
+	is_int(log_level_parse("loud"), -1, "reject unknown level");
+	ok(log_key_is_secret("Authorization") && log_key_is_secret("smtp_password") &&
+	   !log_key_is_secret("hash"), "secret key names");
+}
+
+static void test_fsutil(void)
+{
+	unsigned long long n;
+	long long d;
+	char out[32], dir[] = "/tmp/bb-core-XXXXXX", *deep;
+	struct stat sb;
+
+	ok(parse_size("512", &n) == 0 && n == 512, "size without unit");
+	ok(parse_size("64K", &n) == 0 && n == 65536, "size 64K");
+	ok(parse_size("10M", &n) == 0 && n == 10485760, "size 10M");
+	ok(parse_size("2GiB", &n) == 0 && n == 2147483648ULL, "size 2GiB");
+	ok(parse_size("1G", &n) == 0 && n == 1073741824ULL, "size 1G");
+	ok(parse_size("-1", &n) != 0, "negative size rejected");
+	ok(parse_size("12Q", &n) != 0, "unknown unit rejected");
+	ok(parse_size("", &n) != 0, "empty size rejected");
+	ok(parse_size("99999999999999999999", &n) != 0, "overflowing size rejected");
+	ok(parse_duration("30d", &d) == 0 && d == 30 * 86400, "duration 30d");
+	ok(parse_duration("15m", &d) == 0 && d == 900, "duration 15m");
+	ok(parse_duration("0", &d) == 0 && d == 0, "duration 0");
+	ok(parse_duration("2x", &d) != 0, "bad duration rejected");
+	format_size(1536, out, sizeof(out));
+	is_str(out, "1.5 KiB", "format 1536 bytes");
+	format_size(12, out, sizeof(out));
+	is_str(out, "12 B", "format 12 bytes");
+
+	ok(mkdtemp(dir) != NULL, "temp folder");
+	deep = str_printf("%s/a/b/c", dir);
+	ok(fs_mkdir_p(deep, NULL) == BB_OK && stat(deep, &sb) == 0 && S_ISDIR(sb.st_mode),
+	   "mkdir -p creates nested folders");
+	ok(fs_mkdir_p(deep, NULL) == BB_OK, "mkdir -p on an existing folder is fine");
+	ok(fs_fsync_dir(deep, NULL) == BB_OK, "fsync a folder");
+	free(deep);
+	deep = str_printf("rm -rf %s", dir);
+	ok(system(deep) == 0, "cleanup");
+	free(deep);
+}
+
+int main(void)
+{
+	test_buf();
+	test_status();
+	test_log();
+	test_fsutil();
+	return done_testing();
+}

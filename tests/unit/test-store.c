@@ -1,0 +1,103 @@
+/* Unit tests for core/store.c: creation, WAL, migrations, transactions. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/store.h"
+#include "tests/unit/tap.h"
+
+static int count_rows(struct store *st, const char *table)
+{
+	sqlite3_stmt *q = NULL;
+	char *sql = str_printf("SELECT count(*) FROM %s", table);
+	int n = -1;
+
+	if (store_prepare(st, &q, sql, NULL) == BB_OK && sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	free(sql);
+	return n;
+}
+
+static const char *pragma_text(struct store *st, const char *pragma, char *out, size_t len)
+{
+	sqlite3_stmt *q = NULL;
+
+	out[0] = '\0';
+	if (store_prepare(st, &q, pragma, NULL) == BB_OK && sqlite3_step(q) == SQLITE_ROW)
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return out;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/bb-store-XXXXXX", mode[32];
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL, *other = NULL;
+	char *path, *cmd;
+
+	ok(mkdtemp(dir) != NULL, "temp folder");
+	path = str_printf("%s/sub/state.db", dir);
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "open creates the file and its folder");
+	ok(access(path, F_OK) == 0, "database file exists");
+	is_str(pragma_text(st, "PRAGMA journal_mode", mode, sizeof(mode)), "wal", "journal mode is WAL");
+	is_str(pragma_text(st, "PRAGMA foreign_keys", mode, sizeof(mode)), "1", "foreign keys are on");
+	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
+	ok(store_schema_version() >= 1, "at least one migration");
+	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
+
+	/* nested transactions: only the outermost commit commits */
+	ok(store_begin(st, &err) == BB_OK && store_begin(st, &err) == BB_OK, "begin twice");
+	ok(store_exec(st, "INSERT INTO meta VALUES ('a', '1')", &err) == BB_OK, "insert inside");
+	ok(store_commit(st, &err) == BB_OK, "inner commit");
+	ok(store_open(&other, path, STORE_READ_ONLY, &err) == BB_OK, "second connection");
+	is_int(count_rows(other, "meta"), 0, "inner commit is not visible to others yet");
+	ok(store_commit(st, &err) == BB_OK, "outer commit");
+	is_int(count_rows(other, "meta"), 1, "outer commit is visible to others");
+
+	/* an inner rollback dooms the whole transaction */
+	store_begin(st, NULL);
+	store_exec(st, "INSERT INTO meta VALUES ('b', '2')", NULL);
+	store_begin(st, NULL);
+	store_rollback(st);
+	is_int(store_commit(st, &err), BB_ERR_DATABASE, "outer commit after inner rollback fails");
+	is_int(count_rows(st, "meta"), 1, "nothing of the doomed transaction stayed");
+	ok(store_begin(st, &err) == BB_OK && store_commit(st, &err) == BB_OK,
+	   "a new transaction works afterwards");
+
+	is_int(store_exec(other, "INSERT INTO meta VALUES ('c', '3')", &err), BB_ERR_PERMISSION,
+	       "read-only connection refuses writes");
+	store_close(other);
+	store_close(st);
+
+	/* reopening leaves the version alone; a newer file is refused */
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "reopen");
+	is_int(count_rows(st, "meta"), 1, "data survives reopening");
+	store_exec(st, "PRAGMA user_version = 999", NULL);
+	store_close(st);
+	st = NULL;
+	is_int(store_open(&st, path, STORE_READ_WRITE, &err), BB_ERR_DATABASE, "newer schema refused");
+	ok(strstr(err.message, "newer than this bugbridge") != NULL, "with a clear message");
+	ok(st == NULL, "no handle on failure");
+
+	/* a file that is not a database */
+	{
+		char *junk = str_printf("%s/junk.db", dir);
+		FILE *f = fopen(junk, "w");
+
+		fputs("this is not a database, just text that is long enough to look like a header\n", f);
+		fclose(f);
+		ok(store_open(&st, junk, STORE_READ_WRITE, &err) != BB_OK, "garbage file refused");
+		ok(strstr(err.message, junk) != NULL, "message names the file");
+		free(junk);
+	}
+	cmd = str_printf("rm -rf %s", dir);
+	ok(system(cmd) == 0, "cleanup");
+	free(cmd);
+	free(path);
+	return done_testing();
+}
