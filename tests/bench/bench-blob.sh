@@ -1,0 +1,93 @@
+#!/bin/bash
+# Benchmarks of the blob store (make bench).  Prints figures and ratios
+# against baselines run side by side in the same run; asserts nothing.
+#
+#   BENCH_SIZE_MB   size of the test file (default 1024 = 1 GiB)
+#   BENCH_RUNS      runs per measurement; the median is reported (default 3)
+#   BENCH_DIR       where to work (default: a new folder in $TMPDIR or /tmp)
+set -u
+: "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
+size_mb=${BENCH_SIZE_MB:-1024}
+runs=${BENCH_RUNS:-3}
+work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench.XXXXXX")
+server_pid=""
+cleanup() {
+	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+
+now() { date +%s.%N; }
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# time_cmd SETUP CMD: runs SETUP (untimed) then CMD, $runs times; prints the median seconds
+time_cmd() {
+	local setup=$1 cmd=$2 t=() i start
+	for i in $(seq 1 "$runs"); do
+		eval "$setup" >/dev/null 2>&1
+		start=$(now)
+		eval "$cmd" >/dev/null 2>&1 || { echo "bench: command failed: $cmd" >&2; echo 0; return; }
+		t+=("$(echo "$(now) - $start" | bc -l)")
+	done
+	median "${t[@]}"
+}
+ratio() { echo "scale=2; $1 / $2" | bc -l; }
+mbps() { echo "scale=0; $size_mb / $1" | bc -l; }
+peak_rss_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+
+echo "bugbridge blob benchmark: ${size_mb} MiB file, median of $runs runs, in $work"
+echo "machine: $(nproc) cores, $(uname -r); OpenSSL $(openssl version | cut -d' ' -f2)"
+head -c $((size_mb * 1024 * 1024)) /dev/urandom >input.bin
+cat input.bin >/dev/null # warm the page cache for every contender alike
+export BUGBRIDGE_CONFIG="$work/bench.conf"
+printf '[core]\ndata_dir = %s/data\nlog_level = error\n[server]\nlisten = 127.0.0.1:0\n' "$work" >bench.conf
+chmod 600 bench.conf
+
+t_cp=$(time_cmd "rm -f copy.bin" "cp input.bin copy.bin")
+t_cp_sync=$(time_cmd "rm -f copy.bin" "cp input.bin copy.bin && sync copy.bin")
+t_sum_cp=$(time_cmd "rm -f copy.bin" "sha256sum input.bin && cp input.bin copy.bin")
+t_sum=$(time_cmd "" "sha256sum input.bin")
+t_ossl=$(time_cmd "" "openssl dgst -sha256 input.bin")
+t_put=$(time_cmd "rm -rf data" "'$BUGBRIDGE' -q blob put input.bin")
+t_again=$(time_cmd "" "'$BUGBRIDGE' -q blob put input.bin")
+t_stdin=$(time_cmd "rm -rf data" "'$BUGBRIDGE' -q blob put - <input.bin")
+
+printf '\n%-44s %9s %9s\n' "operation" "seconds" "MiB/s"
+row() { printf '%-44s %9.3f %9s\n' "$1" "$2" "$(mbps "$2")"; }
+row "cp" "$t_cp"
+row "cp + sync (durable, like blob put)" "$t_cp_sync"
+row "sha256sum + cp" "$t_sum_cp"
+row "sha256sum alone" "$t_sum"
+row "openssl dgst -sha256 alone" "$t_ossl"
+row "bugbridge blob put (new content)" "$t_put"
+row "bugbridge blob put - (new, from a pipe)" "$t_stdin"
+row "bugbridge blob put (already stored)" "$t_again"
+
+echo
+echo "ratios (lower is faster for bugbridge):"
+echo "  blob put / cp                      = $(ratio "$t_put" "$t_cp")   (goal <= 1.3)"
+echo "  blob put / (cp + sync)             = $(ratio "$t_put" "$t_cp_sync")"
+echo "  (sha256sum + cp) / blob put        = $(ratio "$t_sum_cp" "$t_put")   (speed-up; goal >= 4)"
+echo "  blob put again / openssl dgst      = $(ratio "$t_again" "$t_ossl")   (goal: close to 1; nothing written)"
+echo "  blob put again / sha256sum         = $(ratio "$t_again" "$t_sum")"
+
+rm -rf data
+rss_put=$(peak_rss_kb "$BUGBRIDGE" -q blob put input.bin)
+hash=$(sha256sum input.bin | cut -c1-64)
+"$BUGBRIDGE" -q serve --port-file port.txt &
+server_pid=$!
+for i in $(seq 1 100); do [ -s port.txt ] && break; sleep 0.05; done
+port=$(cat port.txt)
+start=$(now)
+curl -sS -o /dev/null "http://127.0.0.1:$port/blob/sha256/$hash"
+t_get=$(echo "$(now) - $start" | bc -l)
+rss_serve=$(awk '/^VmHWM/ {print $2}' "/proc/$server_pid/status")
+kill "$server_pid"
+wait "$server_pid" 2>/dev/null
+server_pid=""
+
+echo
+echo "memory (goal: under 32 MiB whatever the blob size):"
+echo "  peak RSS of blob put of ${size_mb} MiB:     $((rss_put / 1024)) MiB"
+echo "  peak RSS of serve after a ${size_mb} MiB GET: $((rss_serve / 1024)) MiB  (GET took $(printf '%.3f' "$t_get") s, $(mbps "$t_get") MiB/s)"
