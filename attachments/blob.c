@@ -280,6 +280,8 @@ static void *writer_thread(void *arg)
 			pthread_mutex_unlock(&w->mu);
 			if (!failed && fs_write_all(w->fd, w->bufs[idx], len) != 0)
 				e = errno;
+			else if (!failed)
+				sync_file_range(w->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 			pthread_mutex_lock(&w->mu);
 			if (e && !w->write_errno)
 				w->write_errno = e;
@@ -490,6 +492,117 @@ static enum bb_status writer_fill_from_fd(struct blob_writer *w, int fd, uint64_
 	}
 	return BB_OK;
 }
+
+#ifdef HAVE_COPY_FILE_RANGE
+/* Copying a regular file: the kernel copies it into the temporary file
+ * (copy_file_range, as cp(1) does, with no copy through user space) in a
+ * second thread, while this thread hashes the temporary file's pages right
+ * behind it.  So the hash is of the bytes actually written, even if the
+ * input changes meanwhile, and hashing overlaps copying. */
+struct copier {
+	int in, out;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t copied;   /* bytes in the temporary file so far */
+	int done;
+	int error;         /* errno of a failed copy_file_range */
+};
+
+#define COPY_STEP (8 * BLOB_CHUNK_SIZE)
+
+static void *copier_thread(void *arg)
+{
+	struct copier *c = arg;
+	int e = 0;
+
+	for (;;) {
+		ssize_t n = copy_file_range(c->in, NULL, c->out, NULL, COPY_STEP, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		pthread_mutex_lock(&c->mu);
+		c->copied += (uint64_t)n;
+		pthread_cond_signal(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+	}
+	pthread_mutex_lock(&c->mu);
+	c->error = e;
+	c->done = 1;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+/* Returns BB_ERR_UNSUPPORTED (with nothing written) when the kernel cannot
+ * copy between these files, so the caller can read and write instead. */
+static enum bb_status writer_copy_file(struct blob_writer *w, int fd, uint64_t total,
+				       blob_progress_fn progress, void *pctx,
+				       struct bb_error *err)
+{
+	struct copier c = { fd, w->fd, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			    0, 0, 0 };
+	pthread_t thread;
+	uint64_t hashed = 0;
+	enum bb_status s = BB_OK;
+	off_t start = lseek(fd, 0, SEEK_CUR);
+
+	if (start < 0 || pthread_create(&thread, NULL, copier_thread, &c) != 0)
+		return BB_ERR_UNSUPPORTED;
+	for (;;) {
+		uint64_t avail;
+		int done, e;
+
+		pthread_mutex_lock(&c.mu);
+		while (c.copied == hashed && !c.done)
+			pthread_cond_wait(&c.cv, &c.mu);
+		avail = c.copied;
+		done = c.done;
+		e = c.error;
+		pthread_mutex_unlock(&c.mu);
+		while (hashed < avail && !s) {
+			size_t want = avail - hashed > BLOB_CHUNK_SIZE ? BLOB_CHUNK_SIZE
+								     : (size_t)(avail - hashed);
+			ssize_t n = pread(w->fd, w->bufs[0], want, (off_t)hashed);
+
+			if (n <= 0) {
+				s = bb_error_errno(err, n < 0 ? errno : EIO,
+						   "cannot read back the temporary file");
+				break;
+			}
+			EVP_DigestUpdate(w->md, w->bufs[0], (size_t)n);
+			writer_note_head(w, w->bufs[0], (size_t)n);
+			/* start writing back now, so the final fsync has little left */
+			sync_file_range(w->fd, (off_t)hashed, n, SYNC_FILE_RANGE_WRITE);
+			hashed += (uint64_t)n;
+			if (progress)
+				progress(pctx, hashed, total);
+			test_hook("blob.write");
+		}
+		if (s || done) {
+			if (!s && e) {
+				if (hashed == 0 && (e == EXDEV || e == ENOSYS || e == EOPNOTSUPP ||
+						    e == EINVAL || e == EBADF))
+					s = BB_ERR_UNSUPPORTED;
+				else
+					s = write_error(w, e, err);
+			}
+			if (s || hashed == avail)
+				break;
+		}
+	}
+	pthread_join(thread, NULL);
+	if (s == BB_ERR_UNSUPPORTED && lseek(fd, start, SEEK_SET) < 0)
+		s = bb_error_errno(err, errno, "cannot rewind the input");
+	w->size = hashed;
+	return s;
+}
+#endif
 
 void blob_writer_abort(struct blob_writer *w)
 {
@@ -1093,6 +1206,20 @@ enum bb_status blob_put_fd(struct blob_store *bs, int fd, const struct blob_orig
 				return bb_error_errno(err, errno, "cannot rewind the input");
 		}
 	}
+#ifdef HAVE_COPY_FILE_RANGE
+	if (regular && total >= BLOB_ASYNC_MIN) {
+		if ((s = writer_create(bs, 0, 0, &w, err)))
+			return s;
+		s = writer_copy_file(w, fd, total, progress, pctx, err);
+		if (s == BB_OK)
+			return blob_writer_commit(w, origin, info, err);
+		blob_writer_abort(w);
+		w = NULL;
+		if (s != BB_ERR_UNSUPPORTED)
+			return s;
+		bb_error_clear(err);
+	}
+#endif
 	if ((s = writer_create(bs, 0, async, &w, err)))
 		return s;
 	if ((s = writer_fill_from_fd(w, fd, total, progress, pctx, err))) {
