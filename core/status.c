@@ -139,6 +139,7 @@ enum bb_status status_from_errno(int errnum)
 	return BB_ERR_IO;
 }
 
+__attribute__((format(printf, 3, 0)))
 static void error_vset(struct bb_error *err, enum bb_status code,
 		       const char *fmt, va_list ap)
 {

@@ -1,0 +1,1528 @@
+/* HTTP access to the blob store, served with libmicrohttpd (blob_http.h).
+ *
+ * Choices the header leaves open, made here:
+ *
+ *  - MHD is given an unescape callback that leaves URLs alone, so this file
+ *    sees the raw path and decides itself what "%2e%2e", "%2f" or "%00"
+ *    mean.  The hash segment must be exactly 64 hex digits with no escape in
+ *    it; upper-case digits are accepted and folded to lower case (ETags,
+ *    URLs and logs always use lower case).  The optional file name segment
+ *    is percent-decoded and only ever used in Content-Disposition.
+ *  - A path that holds a dot segment ("." or "..", raw or escaped, anywhere),
+ *    a backslash, a NUL or another control character, or a bad escape, is
+ *    refused with 400 whatever it names.  ".." inside a name ("v1..2.log")
+ *    is harmless here and allowed, since blob_url() makes such URLs.
+ *  - Uploads are checked (method, token, Content-Length) before a byte of
+ *    the body is read, so those refusals need no body at all.  MHD 0.9.x
+ *    cannot answer while a body is still arriving, so a failure found while
+ *    it streams (the size limit passed by a chunked body, a full disk) aborts
+ *    the writer at once, then drops the rest of the body (at most
+ *    BLOB_SERVER_DISCARD_MAX bytes; past that the connection is cut) and
+ *    answers when it has ended.
+ *  - The blob writer is only committed once MHD has the complete body; a
+ *    request that ends any other way (client gone, short body, timeout,
+ *    shutdown) aborts it in the completion callback: no blob, no metadata.
+ *  - The token is kept only as its SHA-256; a presented token is hashed and
+ *    the digests compared with CRYPTO_memcmp, so neither its bytes nor its
+ *    length leak through timing.
+ *  - blob_server_stop() stops accepting, waits up to
+ *    BLOB_SERVER_DRAIN_SECONDS for requests in flight, then cuts the rest.
+ *  - The worker threads use poll(), not epoll: with MHD 0.9.75's
+ *    edge-triggered epoll a client that sends a partial body and its FIN in
+ *    one go can go unnoticed until the connection times out, leaving the
+ *    upload (and blob_server_stop()) hanging for that long.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "attachments/blob_http.h"
+#include "core/buf.h"
+#include "core/log.h"
+
+#define BLOB_SERVER_TIMEOUT_SECONDS 120u   /* idle connection */
+#define BLOB_SERVER_DRAIN_SECONDS 10       /* blob_server_stop() waits this long */
+#define BLOB_SERVER_DISCARD_MAX (8u * 1024 * 1024)
+#define BLOB_SERVER_POST_BUFFER 65536
+#define BLOB_SERVER_NAME_MAX 255           /* bytes of a file name */
+#define BLOB_SERVER_TYPE_MAX 200           /* bytes of a declared content type */
+#define BLOB_SERVER_LOG_PATH_MAX 512
+
+static const char blob_server_csp[] = "default-src 'none'; sandbox";
+static const char blob_server_immutable[] = "public, max-age=31536000, immutable";
+static const char blob_server_index[] = "bugbridge blob server\n";
+
+struct blob_server {
+	struct MHD_Daemon *daemon;
+	struct blob_store *store;
+	int uploads_enabled;
+	unsigned char token_digest[EVP_MAX_MD_SIZE];
+	unsigned int token_digest_len;
+	uint64_t max_upload_size;   /* 0: no limit */
+	unsigned port;
+
+	pthread_mutex_t lock;       /* guards what follows */
+	pthread_cond_t idle;        /* signalled when in_flight drops to 0 */
+	unsigned long in_flight;    /* requests between first call and completion */
+	int starting;               /* MHD messages go to start_error too */
+	char start_error[256];
+};
+
+enum blob_request_kind {
+	BLOB_REQUEST_SIMPLE,        /* everything but an accepted upload */
+	BLOB_REQUEST_UPLOAD,        /* answered once the body is in */
+};
+
+enum blob_part_state {
+	BLOB_PART_NONE,             /* no file field seen yet */
+	BLOB_PART_FILE,             /* inside the file field being stored */
+	BLOB_PART_DONE,             /* the file field has ended; rest ignored */
+};
+
+struct blob_request {
+	struct blob_server *srv;
+	enum blob_request_kind kind;
+	char method[16];
+	char *path;                 /* for the log (MHD keeps the query apart) */
+	char client[64];
+	int head;
+	int routed;                 /* blob_server_route() was called */
+	unsigned status;            /* HTTP status queued, 0 while none */
+	uint64_t bytes_out;         /* body bytes of the answer */
+	uint64_t bytes_in;          /* body bytes received */
+
+	/* uploads */
+	struct blob_writer *writer;
+	struct MHD_PostProcessor *post;
+	char *name;                 /* NULL if none */
+	char *declared_type;        /* NULL if none */
+	enum blob_part_state part_state;
+	char *part_key;
+	char *part_filename;
+	uint64_t part_bytes;
+	enum bb_status failure;     /* found while the body streamed */
+	unsigned failure_http;
+	char failure_message[256];
+	uint64_t discarded;
+};
+
+enum blob_range {
+	BLOB_RANGE_NONE,            /* no usable Range: the whole blob */
+	BLOB_RANGE_OK,
+	BLOB_RANGE_UNSATISFIABLE,
+};
+
+/* ------------------------------------------------------------ small helpers */
+
+static int blob_server_hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int blob_server_is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Decodes the %XX escapes of text[0..len) into a new NUL-terminated string
+ * (free() it; it may hold NULs, *out_len counts them).  NULL for a malformed
+ * escape or when out of memory. */
+static char *blob_server_percent_decode(const char *text, size_t len, size_t *out_len)
+{
+	char *out = malloc(len + 1);
+	size_t i, n = 0;
+
+	if (!out)
+		goto out;
+	for (i = 0; i < len; i++) {
+		if (text[i] != '%') {
+			out[n++] = text[i];
+			continue;
+		}
+		if (i + 2 >= len || blob_server_hex_value((unsigned char)text[i + 1]) < 0 ||
+		    blob_server_hex_value((unsigned char)text[i + 2]) < 0) {
+			free(out);
+			out = NULL;
+			goto out;
+		}
+		out[n++] = (char)(blob_server_hex_value((unsigned char)text[i + 1]) * 16 +
+				  blob_server_hex_value((unsigned char)text[i + 2]));
+		i += 2;
+	}
+	out[n] = '\0';
+	if (out_len)
+		*out_len = n;
+out:
+	return out;
+}
+
+/* 1 if the decoded segment seg[0..len) is safe: not "." or "..", and free of
+ * separators, NULs and control characters. */
+static int blob_server_segment_ok(const char *seg, size_t len)
+{
+	size_t i;
+
+	if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)seg[i];
+
+		if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 if every segment of the raw path is safe once decoded. */
+static int blob_server_path_ok(const char *path)
+{
+	const char *seg, *end;
+	char *decoded;
+	size_t len;
+	int ok = 0;
+
+	if (path[0] != '/')
+		goto out;
+	for (seg = path + 1;; seg = end + 1) {
+		end = strchr(seg, '/');
+		if (!end)
+			end = seg + strlen(seg);
+		decoded = blob_server_percent_decode(seg, (size_t)(end - seg), &len);
+		if (!decoded)
+			goto out;
+		ok = blob_server_segment_ok(decoded, len);
+		free(decoded);
+		if (!ok || !*end)
+			break;
+	}
+out:
+	return ok;
+}
+
+/* The decoded file name of a raw segment, or NULL if it is not a usable
+ * name (free() it). */
+static char *blob_server_decode_name(const char *raw)
+{
+	char *name;
+	size_t len = 0;
+
+	name = blob_server_percent_decode(raw, strlen(raw), &len);
+	if (name && (len == 0 || len > BLOB_SERVER_NAME_MAX || !blob_server_segment_ok(name, len))) {
+		free(name);
+		name = NULL;
+	}
+	return name;
+}
+
+/* A content type from outside made safe for a header: printable ASCII only,
+ * else the fallback. */
+static const char *blob_server_header_safe(const char *value, const char *fallback)
+{
+	const char *p;
+
+	if (!value || !*value || strlen(value) > BLOB_SERVER_TYPE_MAX)
+		return fallback;
+	for (p = value; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			return fallback;
+	return value;
+}
+
+/* 1 if a browser might run or render the type as active content, or we
+ * cannot tell: such blobs are sent as attachments. */
+static int blob_server_is_active(const char *content_type)
+{
+	static const char *const words[] = {
+		"html", "xml", "svg", "javascript", "ecmascript", "pdf", "flash",
+		"wasm", "wml", "xsl",
+	};
+	static const char *const exact[] = {
+		"application/octet-stream", "application/x-empty", "text/css",
+	};
+	char type[128];
+	size_t i, n = 0;
+
+	for (i = 0; content_type[i] && content_type[i] != ';' && n < sizeof(type) - 1; i++) {
+		char c = content_type[i];
+
+		if (blob_server_is_space(c))
+			continue;
+		type[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	type[n] = '\0';
+	if (!strchr(type, '/') || !strncmp(type, "multipart/", 10))
+		return 1;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(type, words[i]))
+			return 1;
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(type, exact[i]))
+			return 1;
+	return 0;
+}
+
+/* Content-Disposition for a blob of that type, with the name (may be NULL)
+ * as a plain ASCII fallback and as RFC 6266 / RFC 8187 filename*. */
+static enum bb_status blob_server_disposition(struct buf *out, const char *content_type,
+					      const char *name)
+{
+	static const char attr_chars[] = "!#$&+-.^_`|~";
+	enum bb_status st;
+	const char *p;
+
+	st = buf_addstr(out, blob_server_is_active(content_type) ? "attachment" : "inline");
+	if (st || !name || !*name)
+		goto out;
+	if ((st = buf_addstr(out, "; filename=\"")))
+		goto out;
+	for (p = name; *p && !st; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		st = buf_addch(out, c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '%'
+					    ? (char)c : '_');
+	}
+	if (st || (st = buf_addstr(out, "\"; filename*=UTF-8''")))
+		goto out;
+	for (p = name; *p && !st; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c && strchr(attr_chars, c)))
+			st = buf_addch(out, (char)c);
+		else
+			st = buf_addf(out, "%%%02X", c);
+	}
+out:
+	return st;
+}
+
+/* Reads decimal digits at *p, saturating; 0 if there are none. */
+static int blob_server_parse_number(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	while (*s >= '0' && *s <= '9') {
+		unsigned d = (unsigned)(*s - '0');
+
+		v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
+		s++;
+	}
+	if (s == *p)
+		return 0;
+	*p = s;
+	*out = v;
+	return 1;
+}
+
+/* One "bytes=a-b", "bytes=a-" or "bytes=-n" range of a blob of size bytes.
+ * Anything else (several ranges, bad syntax, other units) is ignored, as
+ * RFC 9110 allows, and the whole blob is sent. */
+static enum blob_range blob_server_parse_range(const char *header, uint64_t size,
+					       uint64_t *start, uint64_t *length)
+{
+	const char *p = header;
+	uint64_t first = 0, last = 0;
+	int has_last;
+
+	while (blob_server_is_space(*p))
+		p++;
+	if (strncasecmp(p, "bytes", 5))
+		return BLOB_RANGE_NONE;
+	p += 5;
+	while (blob_server_is_space(*p))
+		p++;
+	if (*p++ != '=' || strchr(p, ','))
+		return BLOB_RANGE_NONE;
+	while (blob_server_is_space(*p))
+		p++;
+	if (*p == '-') {
+		p++;
+		if (!blob_server_parse_number(&p, &last))
+			return BLOB_RANGE_NONE;
+		while (blob_server_is_space(*p))
+			p++;
+		if (*p)
+			return BLOB_RANGE_NONE;
+		if (last == 0 || size == 0)
+			return BLOB_RANGE_UNSATISFIABLE;
+		*start = last >= size ? 0 : size - last;
+		*length = size - *start;
+		return BLOB_RANGE_OK;
+	}
+	if (!blob_server_parse_number(&p, &first))
+		return BLOB_RANGE_NONE;
+	while (blob_server_is_space(*p))
+		p++;
+	if (*p++ != '-')
+		return BLOB_RANGE_NONE;
+	while (blob_server_is_space(*p))
+		p++;
+	has_last = blob_server_parse_number(&p, &last);
+	while (blob_server_is_space(*p))
+		p++;
+	if (*p || (has_last && last < first))
+		return BLOB_RANGE_NONE;
+	if (first >= size)
+		return BLOB_RANGE_UNSATISFIABLE;
+	if (!has_last || last >= size)
+		last = size - 1;
+	*start = first;
+	*length = last - first + 1;
+	return BLOB_RANGE_OK;
+}
+
+/* 1 if the If-None-Match list names etag ("*", weak or strong). */
+static int blob_server_etag_listed(const char *list, const char *etag)
+{
+	size_t etag_len = strlen(etag);
+	const char *p = list, *end;
+
+	for (;;) {
+		while (blob_server_is_space(*p) || *p == ',')
+			p++;
+		if (!*p)
+			return 0;
+		if (*p == '*')
+			return 1;
+		if (!strncmp(p, "W/", 2))
+			p += 2;
+		if (*p != '"' || !(end = strchr(p + 1, '"')))
+			return 0;
+		if ((size_t)(end + 1 - p) == etag_len && !memcmp(p, etag, etag_len))
+			return 1;
+		p = end + 1;
+	}
+}
+
+/* 1 if the If-Range value is exactly our (strong) ETag. */
+static int blob_server_etag_equal(const char *value, const char *etag)
+{
+	size_t len;
+
+	while (blob_server_is_space(*value))
+		value++;
+	len = strlen(value);
+	while (len > 0 && blob_server_is_space(value[len - 1]))
+		len--;
+	return len == strlen(etag) && !memcmp(value, etag, len);
+}
+
+static const char *blob_server_termination_str(enum MHD_RequestTerminationCode toe)
+{
+	switch (toe) {
+	case MHD_REQUEST_TERMINATED_COMPLETED_OK: return "ok";
+	case MHD_REQUEST_TERMINATED_WITH_ERROR: return "error";
+	case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED: return "timeout";
+	case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN: return "shutdown";
+	case MHD_REQUEST_TERMINATED_READ_ERROR: return "read-error";
+	case MHD_REQUEST_TERMINATED_CLIENT_ABORT: return "client-abort";
+	}
+	return "unknown";
+}
+
+/* ---------------------------------------------------------------- answers */
+
+/* Adds a header; on failure (out of memory, a value MHD refuses) clears *ok. */
+static void blob_server_header(struct MHD_Response *resp, const char *name, const char *value,
+			       int *ok)
+{
+	if (*ok && MHD_add_response_header(resp, name, value) != MHD_YES)
+		*ok = 0;
+}
+
+/* Queues resp (always destroyed) with the headers every answer carries.
+ * body_len is what the log reports.  MHD_NO closes the connection. */
+static enum MHD_Result blob_server_queue(struct blob_request *req, struct MHD_Connection *conn,
+					 unsigned status, struct MHD_Response *resp,
+					 uint64_t body_len)
+{
+	enum MHD_Result ret = MHD_NO;
+	int ok = 1;
+
+	if (!resp)
+		goto out;
+	blob_server_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff", &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, blob_server_csp, &ok);
+	if (!ok)
+		goto out;
+	ret = MHD_queue_response(conn, status, resp);
+	if (ret == MHD_YES) {
+		req->status = status;
+		req->bytes_out = req->head ? 0 : body_len;
+	}
+out:
+	if (resp)
+		MHD_destroy_response(resp);
+	return ret;
+}
+
+/* A JSON answer (copied), *len set to its length. */
+static struct MHD_Response *blob_server_json_response(struct json_object *obj, uint64_t *len)
+{
+	struct MHD_Response *resp = NULL;
+	struct buf body = BUF_INIT;
+	const char *text;
+	int ok = 1;
+
+	*len = 0;
+	text = obj ? json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	if (!text || buf_addstr(&body, text) || buf_addch(&body, '\n'))
+		goto out;
+	resp = MHD_create_response_from_buffer(body.len, body.data, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		goto out;
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json", &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store", &ok);
+	if (!ok) {
+		MHD_destroy_response(resp);
+		resp = NULL;
+		goto out;
+	}
+	*len = body.len;
+out:
+	buf_release(&body);
+	return resp;
+}
+
+/* Answers {"error":"<status_str(code)>","message":"..."} with the HTTP
+ * status, plus one extra header if extra_name is not NULL. */
+__attribute__((format(printf, 7, 8)))
+static enum MHD_Result blob_server_send_error(struct blob_request *req,
+					      struct MHD_Connection *conn, unsigned status,
+					      enum bb_status code, const char *extra_name,
+					      const char *extra_value, const char *fmt, ...)
+{
+	struct json_object *obj = NULL;
+	struct MHD_Response *resp = NULL;
+	char message[512];
+	uint64_t len = 0;
+	va_list ap;
+	int ok = 1;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	obj = json_object_new_object();
+	if (obj) {
+		json_object_object_add(obj, "error", json_object_new_string(status_str(code)));
+		json_object_object_add(obj, "message", json_object_new_string(message));
+		resp = blob_server_json_response(obj, &len);
+	}
+	if (resp && extra_name)
+		blob_server_header(resp, extra_name, extra_value, &ok);
+	if (resp && !ok) {
+		MHD_destroy_response(resp);
+		resp = NULL;
+	}
+	json_object_put(obj);
+	return blob_server_queue(req, conn, status, resp, len);
+}
+
+/* Answers a failure of the blob store: the detail goes to the log only,
+ * since it may name server paths. */
+static enum MHD_Result blob_server_send_store_error(struct blob_request *req,
+						    struct MHD_Connection *conn,
+						    enum bb_status st, const struct bb_error *err)
+{
+	enum MHD_Result ret;
+
+	log_event(LOG_LEVEL_ERROR, "http.store_error", LF_STR("method", req->method),
+		  LF_STR("path", req->path), LF_STR("status", status_str(st)),
+		  LF_STR("message", err->message));
+	switch (st) {
+	case BB_ERR_NO_SPACE:
+		ret = blob_server_send_error(req, conn, MHD_HTTP_INSUFFICIENT_STORAGE, st, NULL, NULL,
+					     "the blob store is out of disk space");
+		break;
+	case BB_ERR_TOO_LARGE:
+		ret = blob_server_send_error(req, conn, MHD_HTTP_CONTENT_TOO_LARGE, st, NULL, NULL,
+					     "%s", err->message);
+		break;
+	case BB_ERR_NOMEM:
+	case BB_ERR_BUSY:
+	case BB_ERR_TEMPORARY:
+	case BB_ERR_INTERRUPTED:
+		ret = blob_server_send_error(req, conn, MHD_HTTP_SERVICE_UNAVAILABLE, st,
+					     MHD_HTTP_HEADER_RETRY_AFTER, "5",
+					     "the blob store is busy; try again later");
+		break;
+	default:
+		ret = blob_server_send_error(req, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, st, NULL,
+					     NULL, "the blob store failed; see the server log");
+		break;
+	}
+	return ret;
+}
+
+static enum MHD_Result blob_server_send_index(struct blob_request *req,
+					      struct MHD_Connection *conn)
+{
+	struct MHD_Response *resp;
+	int ok = 1;
+
+	resp = MHD_create_response_from_buffer(sizeof(blob_server_index) - 1,
+					       (void *)blob_server_index, MHD_RESPMEM_PERSISTENT);
+	if (resp) {
+		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8",
+				   &ok);
+		if (!ok) {
+			MHD_destroy_response(resp);
+			resp = NULL;
+		}
+	}
+	return blob_server_queue(req, conn, MHD_HTTP_OK, resp, sizeof(blob_server_index) - 1);
+}
+
+/* ------------------------------------------------------------------ blobs */
+
+/* GET or HEAD of one blob; hex is valid and lower case, name may be NULL. */
+static enum MHD_Result blob_server_send_blob(struct blob_request *req,
+					     struct MHD_Connection *conn, const char *hex,
+					     const char *name)
+{
+	struct blob_server *srv = req->srv;
+	struct bb_error err = BB_ERROR_INIT;
+	struct MHD_Response *resp = NULL;
+	struct buf value = BUF_INIT;
+	struct blob_info info;
+	struct stat sb;
+	char etag[BLOB_HEX_LEN + 16], size_text[32];
+	const char *header, *type;
+	uint64_t start = 0, length = 0;
+	enum blob_range range = BLOB_RANGE_NONE;
+	enum MHD_Result ret = MHD_NO;
+	enum bb_status st;
+	unsigned status = MHD_HTTP_OK;
+	int fd = -1, ok = 1;
+
+	st = blob_open(srv->store, hex, &fd, &info, &err);
+	if (st == BB_ERR_NOT_FOUND) {
+		struct bb_error lookup_err = BB_ERROR_INIT;
+
+		/* recorded but without its file: worth a line in the log */
+		if (blob_lookup(srv->store, hex, NULL, &lookup_err) == BB_OK)
+			log_event(LOG_LEVEL_WARN, "http.blob_missing", LF_STR("hash", hex),
+				  LF_STR("message", err.message));
+		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, st, NULL, NULL,
+					     "no blob sha256:%s", hex);
+		goto out;
+	}
+	if (st != BB_OK) {
+		ret = blob_server_send_store_error(req, conn, st, &err);
+		goto out;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != info.size) {
+		bb_error_set(&err, BB_ERR_CORRUPT,
+			     "blob sha256:%s: its file is not a regular file of %llu bytes "
+			     "(see bugbridge blob verify)", hex, (unsigned long long)info.size);
+		ret = blob_server_send_store_error(req, conn, BB_ERR_CORRUPT, &err);
+		goto out;
+	}
+	snprintf(etag, sizeof(etag), "\"sha256:%s\"", hex);
+	snprintf(size_text, sizeof(size_text), "%llu", (unsigned long long)info.size);
+
+	header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	if (header && blob_server_etag_listed(header, etag)) {
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		if (!resp)
+			goto out;
+		blob_server_header(resp, MHD_HTTP_HEADER_ETAG, etag, &ok);
+		blob_server_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, blob_server_immutable, &ok);
+		if (!ok)
+			goto out;
+		ret = blob_server_queue(req, conn, MHD_HTTP_NOT_MODIFIED, resp, 0);
+		resp = NULL;
+		goto out;
+	}
+
+	header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+	if (header) {
+		const char *if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								   MHD_HTTP_HEADER_IF_RANGE);
+
+		if (!if_range || blob_server_etag_equal(if_range, etag))
+			range = blob_server_parse_range(header, info.size, &start, &length);
+	}
+	if (range == BLOB_RANGE_UNSATISFIABLE) {
+		if (buf_addf(&value, "bytes */%s", size_text))
+			goto out;
+		ret = blob_server_send_error(req, conn, MHD_HTTP_RANGE_NOT_SATISFIABLE, BB_ERR_INVALID,
+					     MHD_HTTP_HEADER_CONTENT_RANGE, value.data,
+					     "range %s is outside the %s bytes of the blob",
+					     header, size_text);
+		goto out;
+	}
+	if (range == BLOB_RANGE_OK) {
+		status = MHD_HTTP_PARTIAL_CONTENT;
+	} else {
+		start = 0;
+		length = info.size;
+	}
+
+	if (length == 0) {
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_fd_at_offset64(length, fd, start);
+		if (resp)
+			fd = -1; /* closed by MHD with the response */
+	}
+	if (!resp)
+		goto out;
+	type = blob_server_header_safe(info.content_type, "application/octet-stream");
+	if (blob_server_disposition(&value, type, name))
+		goto out;
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type, &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, value.data, &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_ETAG, etag, &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, blob_server_immutable, &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes", &ok);
+	if (status == MHD_HTTP_PARTIAL_CONTENT) {
+		buf_reset(&value);
+		if (buf_addf(&value, "bytes %llu-%llu/%s", (unsigned long long)start,
+			     (unsigned long long)(start + length - 1), size_text))
+			goto out;
+		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, value.data, &ok);
+	}
+	if (!ok)
+		goto out;
+	ret = blob_server_queue(req, conn, status, resp, length);
+	resp = NULL;
+out:
+	if (resp)
+		MHD_destroy_response(resp);
+	if (fd >= 0)
+		close(fd);
+	buf_release(&value);
+	return ret;
+}
+
+/* Parses "/blob/sha256/<hex>[/<name>]" (path already known to be safe). */
+static enum MHD_Result blob_server_get(struct blob_request *req, struct MHD_Connection *conn,
+				       const char *path)
+{
+	static const char prefix[] = "/blob/sha256/";
+	char hex[BLOB_HEX_LEN + 1];
+	char *name = NULL;
+	const char *p;
+	enum MHD_Result ret;
+	size_t i;
+
+	if (strncmp(path, prefix, sizeof(prefix) - 1)) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,
+					     NULL, "blob paths are /blob/sha256/<64 hex digits>"
+					     "[/<file name>]");
+		goto out;
+	}
+	p = path + sizeof(prefix) - 1;
+	for (i = 0; i < BLOB_HEX_LEN; i++) {
+		int v = blob_server_hex_value((unsigned char)p[i]);
+
+		if (v < 0)
+			break;
+		hex[i] = "0123456789abcdef"[v];
+	}
+	hex[i] = '\0';
+	if (i != BLOB_HEX_LEN || (p[i] != '\0' && p[i] != '/')) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,
+					     NULL, "malformed hash: want 64 hex digits after "
+					     "/blob/sha256/");
+		goto out;
+	}
+	if (p[i] == '/') {
+		if (strchr(p + i + 1, '/') || !(name = blob_server_decode_name(p + i + 1))) {
+			ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID,
+						     NULL, NULL, "malformed file name after the hash");
+			goto out;
+		}
+	}
+	ret = blob_server_send_blob(req, conn, hex, name);
+out:
+	free(name);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- uploads */
+
+/* Notes a failure found while the body streams; it is answered at the end.
+ * The writer is aborted at once so its temporary file goes away. */
+__attribute__((format(printf, 4, 5)))
+static void blob_server_upload_fail(struct blob_request *req, unsigned http_status,
+				    enum bb_status code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (req->failure != BB_OK)
+		return;
+	req->failure = code;
+	req->failure_http = http_status;
+	va_start(ap, fmt);
+	vsnprintf(req->failure_message, sizeof(req->failure_message), fmt, ap);
+	va_end(ap);
+	blob_writer_abort(req->writer);
+	req->writer = NULL;
+}
+
+/* A store failure while the body streams: the detail goes to the log. */
+static void blob_server_upload_store_fail(struct blob_request *req, enum bb_status st,
+					  const struct bb_error *err)
+{
+	log_event(LOG_LEVEL_WARN, "http.upload_failed", LF_STR("path", req->path),
+		  LF_STR("status", status_str(st)), LF_STR("message", err->message));
+	switch (st) {
+	case BB_ERR_TOO_LARGE:
+		blob_server_upload_fail(req, MHD_HTTP_CONTENT_TOO_LARGE, st, "%s", err->message);
+		break;
+	case BB_ERR_NO_SPACE:
+		blob_server_upload_fail(req, MHD_HTTP_INSUFFICIENT_STORAGE, st,
+					"the blob store is out of disk space");
+		break;
+	default:
+		blob_server_upload_fail(req, MHD_HTTP_INTERNAL_SERVER_ERROR, st,
+					"the blob store failed; see the server log");
+		break;
+	}
+}
+
+static int blob_server_same_part(const struct blob_request *req, const char *key,
+				 const char *filename, uint64_t off)
+{
+	if (off != req->part_bytes)
+		return 0;
+	if (off > 0)
+		return 1;
+	return key && filename && !strcmp(key, req->part_key) &&
+	       !strcmp(filename, req->part_filename);
+}
+
+/* The first file field of the form starts: its file name and type become
+ * the blob's name and declared type. */
+static enum bb_status blob_server_begin_file(struct blob_request *req, const char *key,
+					     const char *filename, const char *content_type)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	const char *base, *slash;
+	enum bb_status st = BB_OK;
+
+	req->part_key = strdup(key ? key : "");
+	req->part_filename = strdup(filename);
+	if (!req->part_key || !req->part_filename) {
+		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		blob_server_upload_store_fail(req, st, &err);
+		goto out;
+	}
+	/* some browsers send a whole client path */
+	base = filename;
+	if ((slash = strrchr(base, '/')))
+		base = slash + 1;
+	if ((slash = strrchr(base, '\\')))
+		base = slash + 1;
+	if (*base) {
+		size_t len = strlen(base);
+
+		if (len > BLOB_SERVER_NAME_MAX || !blob_server_segment_ok(base, len)) {
+			st = BB_ERR_INVALID;
+			blob_server_upload_fail(req, MHD_HTTP_BAD_REQUEST, st,
+						"unusable file name in the form");
+			goto out;
+		}
+		free(req->name);
+		if (!(req->name = strdup(base))) {
+			st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+			blob_server_upload_store_fail(req, st, &err);
+			goto out;
+		}
+	}
+	free(req->declared_type);
+	req->declared_type = NULL;
+	content_type = blob_server_header_safe(content_type, NULL);
+	if (content_type && !(req->declared_type = strdup(content_type))) {
+		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		blob_server_upload_store_fail(req, st, &err);
+		goto out;
+	}
+	st = blob_writer_open(req->srv->store, req->srv->max_upload_size, &req->writer, &err);
+	if (st) {
+		blob_server_upload_store_fail(req, st, &err);
+		goto out;
+	}
+	req->part_state = BLOB_PART_FILE;
+	req->part_bytes = 0;
+out:
+	return st;
+}
+
+/* MHD_PostDataIterator: stores the first file field, ignores the rest. */
+static enum MHD_Result blob_server_form_field(void *cls, enum MHD_ValueKind kind,
+					      const char *key, const char *filename,
+					      const char *content_type,
+					      const char *transfer_encoding, const char *data,
+					      uint64_t off, size_t size)
+{
+	struct blob_request *req = cls;
+	struct bb_error err = BB_ERROR_INIT;
+	enum MHD_Result ret = MHD_YES;
+	enum bb_status st;
+
+	(void)kind;
+	(void)transfer_encoding;
+	if (req->failure != BB_OK) {
+		ret = MHD_NO;
+		goto out;
+	}
+	switch (req->part_state) {
+	case BLOB_PART_NONE:
+		if (!filename)
+			goto out; /* a plain form field */
+		if (blob_server_begin_file(req, key, filename, content_type) != BB_OK) {
+			ret = MHD_NO;
+			goto out;
+		}
+		break;
+	case BLOB_PART_FILE:
+		if (!blob_server_same_part(req, key, filename, off)) {
+			req->part_state = BLOB_PART_DONE;
+			goto out;
+		}
+		break;
+	case BLOB_PART_DONE:
+		goto out;
+	}
+	if (size == 0)
+		goto out;
+	st = blob_writer_write(req->writer, data, size, &err);
+	if (st != BB_OK) {
+		blob_server_upload_store_fail(req, st, &err);
+		ret = MHD_NO;
+		goto out;
+	}
+	req->part_bytes += size;
+out:
+	return ret;
+}
+
+/* 1 if the Authorization header carries the upload token. */
+static int blob_server_token_ok(const struct blob_server *srv, const char *header)
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned int digest_len = 0;
+	size_t len;
+	int ok = 0;
+
+	if (!header)
+		goto out;
+	while (blob_server_is_space(*header))
+		header++;
+	if (strncasecmp(header, "Bearer", 6) || !blob_server_is_space(header[6]))
+		goto out;
+	header += 6;
+	while (blob_server_is_space(*header))
+		header++;
+	len = strlen(header);
+	while (len > 0 && blob_server_is_space(header[len - 1]))
+		len--;
+	if (len == 0 || EVP_Digest(header, len, digest, &digest_len, EVP_sha256(), NULL) != 1 ||
+	    digest_len != srv->token_digest_len)
+		goto out;
+	ok = CRYPTO_memcmp(digest, srv->token_digest, digest_len) == 0;
+	OPENSSL_cleanse(digest, sizeof(digest));
+out:
+	return ok;
+}
+
+/* First call of POST/PUT /upload[/<name>]: everything that can be refused
+ * without the body is refused here. */
+static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
+						struct MHD_Connection *conn, const char *path)
+{
+	struct blob_server *srv = req->srv;
+	struct bb_error err = BB_ERROR_INIT;
+	const char *auth, *value, *segment = NULL;
+	enum MHD_Result ret = MHD_NO;
+	enum bb_status st;
+
+	if (!srv->uploads_enabled) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_FORBIDDEN, BB_ERR_PERMISSION, NULL,
+					     NULL, "uploads are disabled on this server "
+					     "([server] upload_token is not set)");
+		goto out;
+	}
+	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!blob_server_token_ok(srv, auth)) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_UNAUTHORIZED, BB_ERR_AUTH,
+					     MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					     auth ? "Bearer realm=\"bugbridge\", error=\"invalid_token\""
+						  : "Bearer realm=\"bugbridge\"",
+					     auth ? "wrong upload token"
+						  : "uploads need \"Authorization: Bearer <token>\"");
+		goto out;
+	}
+
+	if (path[7] == '/') {
+		segment = path + 8;
+	} else {
+		segment = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "name");
+		if (segment && !*segment)
+			segment = NULL; /* "?name=" names nothing */
+	}
+	if (segment && (strchr(segment, '/') || !(req->name = blob_server_decode_name(segment)))) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,
+					     NULL, "unusable file name for the upload");
+		goto out;
+	}
+
+	value = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (value && srv->max_upload_size) {
+		const char *p = value;
+		uint64_t declared = 0;
+
+		while (blob_server_is_space(*p))
+			p++;
+		if (blob_server_parse_number(&p, &declared) && declared > srv->max_upload_size) {
+			ret = blob_server_send_error(req, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+						     BB_ERR_TOO_LARGE, NULL, NULL,
+						     "the upload of %llu bytes is larger than the "
+						     "limit of %llu bytes",
+						     (unsigned long long)declared,
+						     (unsigned long long)srv->max_upload_size);
+			goto out;
+		}
+	}
+
+	value = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!strcmp(req->method, MHD_HTTP_METHOD_POST) && value &&
+	    !strncasecmp(value, "multipart/form-data", 19)) {
+		req->post = MHD_create_post_processor(conn, BLOB_SERVER_POST_BUFFER,
+						      blob_server_form_field, req);
+		if (!req->post) {
+			ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID,
+						     NULL, NULL, "multipart/form-data without a "
+						     "usable boundary");
+			goto out;
+		}
+	} else {
+		value = blob_server_header_safe(value, NULL);
+		if (value && !(req->declared_type = strdup(value)))
+			goto out;
+		st = blob_writer_open(srv->store, srv->max_upload_size, &req->writer, &err);
+		if (st) {
+			ret = blob_server_send_store_error(req, conn, st, &err);
+			goto out;
+		}
+	}
+	req->kind = BLOB_REQUEST_UPLOAD;
+	ret = MHD_YES;
+out:
+	return ret;
+}
+
+/* A piece of the body. */
+static enum MHD_Result blob_server_upload_data(struct blob_request *req, const char *data,
+					       size_t *size)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	enum MHD_Result ret = MHD_YES;
+	enum bb_status st;
+	size_t len = *size;
+
+	*size = 0;
+	req->bytes_in += len;
+	if (req->failure != BB_OK) {
+		/* drop what is refused anyway, so the answer can be sent */
+		req->discarded += len;
+		if (req->discarded > BLOB_SERVER_DISCARD_MAX)
+			ret = MHD_NO;
+		goto out;
+	}
+	if (req->post) {
+		if (MHD_post_process(req->post, data, len) != MHD_YES)
+			blob_server_upload_fail(req, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID,
+						"malformed multipart/form-data body");
+		goto out;
+	}
+	st = blob_writer_write(req->writer, data, len, &err);
+	if (st != BB_OK)
+		blob_server_upload_store_fail(req, st, &err);
+out:
+	return ret;
+}
+
+/* The whole body is in: commit and answer. */
+static enum MHD_Result blob_server_upload_finish(struct blob_request *req,
+						 struct MHD_Connection *conn)
+{
+	struct blob_server *srv = req->srv;
+	struct bb_error err = BB_ERROR_INIT;
+	struct json_object *obj = NULL;
+	struct MHD_Response *resp = NULL;
+	struct blob_origin origin;
+	struct blob_info info;
+	char hash[BLOB_HEX_LEN + 8];
+	char *url = NULL;
+	uint64_t len = 0;
+	enum MHD_Result ret = MHD_NO;
+	enum bb_status st;
+	unsigned status;
+	int ok = 1;
+
+	if (req->post) {
+		if (MHD_destroy_post_processor(req->post) != MHD_YES)
+			blob_server_upload_fail(req, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID,
+						"incomplete multipart/form-data body");
+		req->post = NULL;
+		if (req->part_state == BLOB_PART_NONE)
+			blob_server_upload_fail(req, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID,
+						"the form has no file field");
+	}
+	if (req->failure != BB_OK) {
+		ret = blob_server_send_error(req, conn, req->failure_http, req->failure, NULL, NULL,
+					     "%s", req->failure_message);
+		goto out;
+	}
+
+	origin.name = req->name ? req->name : "";
+	origin.declared_type = req->declared_type ? req->declared_type : "";
+	origin.origin = "upload";
+	origin.origin_ref = "http";
+	st = blob_writer_commit(req->writer, &origin, &info, &err);
+	req->writer = NULL;
+	if (st != BB_OK) {
+		ret = blob_server_send_store_error(req, conn, st, &err);
+		goto out;
+	}
+	snprintf(hash, sizeof(hash), "sha256:%s", info.hash);
+	url = blob_url(srv->store, info.hash, req->name);
+	obj = json_object_new_object();
+	if (!url || !obj)
+		goto out;
+	json_object_object_add(obj, "hash", json_object_new_string(hash));
+	json_object_object_add(obj, "size", json_object_new_uint64(info.size));
+	json_object_object_add(obj, "url", json_object_new_string(url));
+	json_object_object_add(obj, "content_type", json_object_new_string(info.content_type));
+	resp = blob_server_json_response(obj, &len);
+	if (!resp)
+		goto out;
+	blob_server_header(resp, MHD_HTTP_HEADER_LOCATION, url, &ok);
+	if (!ok)
+		goto out;
+	status = info.already_stored ? MHD_HTTP_OK : MHD_HTTP_CREATED;
+	log_event(LOG_LEVEL_INFO, "http.upload", LF_STR("hash", info.hash),
+		  LF_UINT("size", info.size), LF_STR("name", origin.name),
+		  LF_INT("new", !info.already_stored));
+	ret = blob_server_queue(req, conn, status, resp, len);
+	resp = NULL;
+out:
+	if (resp)
+		MHD_destroy_response(resp);
+	json_object_put(obj);
+	free(url);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+static enum MHD_Result blob_server_route(struct blob_request *req, struct MHD_Connection *conn,
+					 const char *path)
+{
+	int get_or_head = !strcmp(req->method, MHD_HTTP_METHOD_GET) || req->head;
+	int upload_method = !strcmp(req->method, MHD_HTTP_METHOD_POST) ||
+			    !strcmp(req->method, MHD_HTTP_METHOD_PUT);
+	enum MHD_Result ret;
+
+	if (!blob_server_path_ok(path)) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,
+					     NULL, "malformed path");
+	} else if (!strcmp(path, "/")) {
+		ret = get_or_head ? blob_server_send_index(req, conn)
+				  : blob_server_send_error(req, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+							   BB_ERR_UNSUPPORTED, MHD_HTTP_HEADER_ALLOW,
+							   "GET, HEAD", "use GET or HEAD here");
+	} else if (!strncmp(path, "/blob/", 6)) {
+		ret = get_or_head ? blob_server_get(req, conn, path)
+				  : blob_server_send_error(req, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+							   BB_ERR_UNSUPPORTED, MHD_HTTP_HEADER_ALLOW,
+							   "GET, HEAD", "blobs are read with GET or "
+							   "HEAD; upload with POST or PUT /upload");
+	} else if (!strcmp(path, "/upload") || !strncmp(path, "/upload/", 8)) {
+		ret = upload_method ? blob_server_upload_begin(req, conn, path)
+				    : blob_server_send_error(req, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+							     BB_ERR_UNSUPPORTED, MHD_HTTP_HEADER_ALLOW,
+							     "POST, PUT", "upload with POST or PUT");
+	} else {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, BB_ERR_NOT_FOUND, NULL,
+					     NULL, "nothing here; blobs are under /blob/sha256/");
+	}
+	return ret;
+}
+
+static struct blob_request *blob_server_request_new(struct blob_server *srv,
+						    struct MHD_Connection *conn,
+						    const char *url, const char *method)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct blob_request *req;
+
+	req = calloc(1, sizeof(*req));
+	if (!req)
+		goto out;
+	req->srv = srv;
+	req->kind = BLOB_REQUEST_SIMPLE;
+	snprintf(req->method, sizeof(req->method), "%s", method);
+	req->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	req->path = strndup(url, BLOB_SERVER_LOG_PATH_MAX);
+	if (!req->path) {
+		free(req);
+		req = NULL;
+		goto out;
+	}
+	snprintf(req->client, sizeof(req->client), "-");
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr) {
+		socklen_t len = ci->client_addr->sa_family == AF_INET6
+					? (socklen_t)sizeof(struct sockaddr_in6)
+					: (socklen_t)sizeof(struct sockaddr_in);
+
+		if (getnameinfo(ci->client_addr, len, req->client, sizeof(req->client), NULL, 0,
+				NI_NUMERICHOST) != 0)
+			snprintf(req->client, sizeof(req->client), "-");
+	}
+	pthread_mutex_lock(&srv->lock);
+	srv->in_flight++;
+	pthread_mutex_unlock(&srv->lock);
+out:
+	return req;
+}
+
+/* MHD_AccessHandlerCallback. */
+static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn,
+					  const char *url, const char *method,
+					  const char *version, const char *upload_data,
+					  size_t *upload_data_size, void **con_cls)
+{
+	struct blob_request *req = *con_cls;
+	enum MHD_Result ret = MHD_NO;
+
+	(void)version;
+	if (!req) {
+		req = blob_server_request_new(cls, conn, url, method);
+		if (!req)
+			goto out;
+		*con_cls = req;
+		/* MHD closes the connection after an answer queued on this
+		 * first call: reads wait for the next call to keep it alive,
+		 * the rest (uploads, errors) is answered before any body is
+		 * read. */
+		if (req->head || !strcmp(method, MHD_HTTP_METHOD_GET)) {
+			ret = MHD_YES;
+			goto out;
+		}
+		req->routed = 1;
+		ret = blob_server_route(req, conn, url);
+		goto out;
+	}
+	if (req->kind == BLOB_REQUEST_UPLOAD) {
+		ret = *upload_data_size ? blob_server_upload_data(req, upload_data, upload_data_size)
+					: blob_server_upload_finish(req, conn);
+		goto out;
+	}
+	if (*upload_data_size) {
+		/* a GET with a body: the body means nothing here */
+		req->bytes_in += *upload_data_size;
+		ret = req->bytes_in > BLOB_SERVER_DISCARD_MAX ? MHD_NO : MHD_YES;
+		*upload_data_size = 0;
+		goto out;
+	}
+	if (!req->routed) {
+		req->routed = 1;
+		ret = blob_server_route(req, conn, url);
+	}
+out:
+	return ret;
+}
+
+/* MHD_RequestCompletedCallback: one log line per request, and an upload
+ * that did not reach its commit is aborted. */
+static void blob_server_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+				  enum MHD_RequestTerminationCode toe)
+{
+	struct blob_server *srv = cls;
+	struct blob_request *req = *con_cls;
+
+	(void)conn;
+	if (!req)
+		return;
+	*con_cls = NULL;
+	if (req->post)
+		MHD_destroy_post_processor(req->post);
+	if (req->writer) {
+		blob_writer_abort(req->writer);
+		log_event(LOG_LEVEL_WARN, "http.upload_aborted", LF_STR("client", req->client),
+			  LF_STR("path", req->path), LF_UINT("received", req->bytes_in),
+			  LF_STR("end", blob_server_termination_str(toe)));
+	}
+	log_event(LOG_LEVEL_INFO, "http.request", LF_STR("client", req->client),
+		  LF_STR("method", req->method), LF_STR("path", req->path),
+		  LF_UINT("status", req->status), LF_UINT("bytes", req->bytes_out),
+		  LF_UINT("received", req->bytes_in),
+		  LF_STR("end", blob_server_termination_str(toe)));
+	free(req->path);
+	free(req->name);
+	free(req->declared_type);
+	free(req->part_key);
+	free(req->part_filename);
+	free(req);
+
+	pthread_mutex_lock(&srv->lock);
+	if (--srv->in_flight == 0)
+		pthread_cond_broadcast(&srv->idle);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* MHD_UnescapeCallback: leaves URLs and arguments as sent (see the top). */
+static size_t blob_server_keep_escapes(void *cls, struct MHD_Connection *conn, char *s)
+{
+	(void)cls;
+	(void)conn;
+	return strlen(s);
+}
+
+/* MHD_LogCallback: MHD's messages become log lines. */
+__attribute__((format(printf, 2, 0)))
+static void blob_server_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct blob_server *srv = cls;
+	char message[512];
+	size_t len;
+
+	vsnprintf(message, sizeof(message), fmt, ap);
+	len = strlen(message);
+	while (len > 0 && (message[len - 1] == '\n' || message[len - 1] == '\r'))
+		message[--len] = '\0';
+	pthread_mutex_lock(&srv->lock);
+	if (srv->starting)
+		snprintf(srv->start_error, sizeof(srv->start_error), "%s", message);
+	pthread_mutex_unlock(&srv->lock);
+	log_event(LOG_LEVEL_WARN, "http.server", LF_STR("message", message));
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+/* "address:port" or "[ipv6]:port"; an empty address or "*" means all IPv4
+ * addresses. */
+static enum bb_status blob_server_parse_listen(const char *listen,
+					       struct sockaddr_storage *addr,
+					       socklen_t *addr_len, struct bb_error *err)
+{
+	struct addrinfo hints, *res = NULL;
+	char host[256];
+	const char *host_start, *host_end, *port, *p;
+	enum bb_status st = BB_OK;
+	int rc;
+
+	if (!listen || !*listen) {
+		st = bb_error_set(err, BB_ERR_INVALID, "no listen address");
+		goto out;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if (listen[0] == '[') {
+		host_start = listen + 1;
+		host_end = strchr(host_start, ']');
+		if (!host_end || host_end[1] != ':') {
+			st = bb_error_set(err, BB_ERR_INVALID,
+					  "listen address \"%s\" is not [address]:port", listen);
+			goto out;
+		}
+		port = host_end + 2;
+		hints.ai_family = AF_INET6;
+		hints.ai_flags |= AI_NUMERICHOST;
+	} else {
+		host_start = listen;
+		host_end = strrchr(listen, ':');
+		if (!host_end || memchr(listen, ':', (size_t)(host_end - listen))) {
+			st = bb_error_set(err, BB_ERR_INVALID,
+					  "listen address \"%s\" is not address:port "
+					  "(IPv6 addresses go in brackets)", listen);
+			goto out;
+		}
+		port = host_end + 1;
+	}
+	for (p = port; *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == port || *p || p - port > 5 || strtol(port, NULL, 10) > 65535) {
+		st = bb_error_set(err, BB_ERR_INVALID, "bad port in listen address \"%s\"", listen);
+		goto out;
+	}
+	if ((size_t)(host_end - host_start) >= sizeof(host)) {
+		st = bb_error_set(err, BB_ERR_INVALID, "listen address \"%s\" is too long", listen);
+		goto out;
+	}
+	memcpy(host, host_start, (size_t)(host_end - host_start));
+	host[host_end - host_start] = '\0';
+	if (!host[0] || !strcmp(host, "*"))
+		snprintf(host, sizeof(host), "0.0.0.0");
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0 || !res || res->ai_addrlen > sizeof(*addr)) {
+		st = bb_error_set(err, BB_ERR_INVALID, "cannot use listen address \"%s\": %s",
+				  listen, rc ? gai_strerror(rc) : "no address");
+		goto out;
+	}
+	memset(addr, 0, sizeof(*addr));
+	memcpy(addr, res->ai_addr, res->ai_addrlen);
+	*addr_len = res->ai_addrlen;
+out:
+	if (res)
+		freeaddrinfo(res);
+	return st;
+}
+
+static void blob_server_free(struct blob_server *srv)
+{
+	if (!srv)
+		return;
+	OPENSSL_cleanse(srv->token_digest, sizeof(srv->token_digest));
+	pthread_cond_destroy(&srv->idle);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv);
+}
+
+enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs,
+				 const struct blob_server_options *opt,
+				 struct bb_error *err)
+{
+	struct blob_server *srv = NULL;
+	struct sockaddr_storage addr;
+	const union MHD_DaemonInfo *info;
+	pthread_condattr_t cond_attr;
+	socklen_t addr_len = 0;
+	unsigned int flags, threads;
+	enum bb_status st;
+
+	*out = NULL;
+	if (!bs || !opt) {
+		st = bb_error_set(err, BB_ERR_INVALID, "blob_server_start: no store or options");
+		goto out;
+	}
+	if ((st = blob_server_parse_listen(opt->listen, &addr, &addr_len, err)))
+		goto out;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	srv->store = bs;
+	srv->max_upload_size = opt->max_upload_size;
+	pthread_mutex_init(&srv->lock, NULL);
+	pthread_condattr_init(&cond_attr);
+	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->idle, &cond_attr);
+	pthread_condattr_destroy(&cond_attr);
+	if (opt->upload_token && *opt->upload_token) {
+		if (EVP_Digest(opt->upload_token, strlen(opt->upload_token), srv->token_digest,
+			       &srv->token_digest_len, EVP_sha256(), NULL) != 1) {
+			st = bb_error_set(err, BB_ERR_INTERNAL, "cannot hash the upload token");
+			goto out;
+		}
+		srv->uploads_enabled = 1;
+	}
+
+	threads = opt->threads ? opt->threads : 1;
+	/* poll(), not epoll: see the top of the file */
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	if (addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	{
+		/* a pool of one thread is no pool: leave the option out */
+		struct MHD_OptionItem pool[] = {
+			{ threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+			  (intptr_t)threads, NULL },
+			{ MHD_OPTION_END, 0, NULL },
+		};
+
+		srv->starting = 1;
+		srv->daemon = MHD_start_daemon(
+			flags, 0, NULL, NULL, blob_server_handle, srv,
+			MHD_OPTION_EXTERNAL_LOGGER, blob_server_mhd_log, srv,
+			MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+			MHD_OPTION_NOTIFY_COMPLETED, blob_server_completed, srv,
+			MHD_OPTION_UNESCAPE_CALLBACK, blob_server_keep_escapes, srv,
+			MHD_OPTION_CONNECTION_TIMEOUT, BLOB_SERVER_TIMEOUT_SECONDS,
+			MHD_OPTION_ARRAY, pool,
+			MHD_OPTION_END);
+		pthread_mutex_lock(&srv->lock);
+		srv->starting = 0;
+		pthread_mutex_unlock(&srv->lock);
+	}
+	if (!srv->daemon) {
+		st = bb_error_set(err, BB_ERR_IO, "cannot serve on %s: %s", opt->listen,
+				  srv->start_error[0] ? srv->start_error
+						      : "libmicrohttpd failed to start");
+		goto out;
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : 0;
+	log_event(LOG_LEVEL_INFO, "http.started", LF_STR("listen", opt->listen),
+		  LF_UINT("port", srv->port), LF_UINT("threads", threads),
+		  LF_INT("uploads", srv->uploads_enabled));
+	*out = srv;
+	srv = NULL;
+out:
+	blob_server_free(srv);
+	return st;
+}
+
+unsigned blob_server_port(const struct blob_server *srv)
+{
+	return srv ? srv->port : 0;
+}
+
+void blob_server_stop(struct blob_server *srv)
+{
+	struct timespec deadline;
+	MHD_socket listen_fd;
+
+	if (!srv)
+		return;
+	listen_fd = MHD_quiesce_daemon(srv->daemon);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += BLOB_SERVER_DRAIN_SECONDS;
+	pthread_mutex_lock(&srv->lock);
+	while (srv->in_flight > 0) {
+		if (pthread_cond_timedwait(&srv->idle, &srv->lock, &deadline) == ETIMEDOUT)
+			break;
+	}
+	if (srv->in_flight > 0)
+		log_event(LOG_LEVEL_WARN, "http.stop_cut", LF_UINT("in_flight", srv->in_flight));
+	pthread_mutex_unlock(&srv->lock);
+	MHD_stop_daemon(srv->daemon);
+	if (listen_fd != MHD_INVALID_SOCKET)
+		close(listen_fd);
+	log_event(LOG_LEVEL_INFO, "http.stopped", LF_UINT("port", srv->port));
+	blob_server_free(srv);
+}

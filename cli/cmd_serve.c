@@ -1,0 +1,186 @@
+/* bugbridge serve: the blob store over HTTP until SIGTERM or SIGINT. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attachments/blob_http.h"
+#include "cli/cli.h"
+#include "core/buf.h"
+#include "core/log.h"
+
+static const char serve_usage[] =
+	"usage: bugbridge serve [--listen ADDR:PORT] [--port-file FILE] [--pid-file FILE]\n"
+	"\n"
+	"Serves the blob store over HTTP until SIGTERM or SIGINT:\n"
+	"  GET|HEAD /blob/sha256/<hash>[/<name>]   a blob (ranges, ETag, immutable)\n"
+	"  POST /upload[?name=FILE], PUT /upload[/FILE]\n"
+	"                                     store an upload ([server] upload_token)\n"
+	"\n"
+	"Options:\n"
+	"  -l, --listen ADDR:PORT  listen there instead of [server] listen;\n"
+	"                          port 0 picks a free port, IPv6 as [ADDR]:PORT\n"
+	"  --port-file FILE        write the port bound to FILE once serving\n"
+	"  --pid-file FILE         write the process id to FILE once serving\n"
+	"  -h, --help              show this help\n";
+
+enum {
+	SERVE_OPT_PORT_FILE = 256,
+	SERVE_OPT_PID_FILE,
+};
+
+/* Writes "<value>\n" to path through a temporary file and a rename, so a
+ * reader polling for the file never sees it half written. */
+static enum bb_status serve_write_number(const char *path, unsigned long value,
+					 struct bb_error *err)
+{
+	char *tmp = NULL;
+	FILE *f = NULL;
+	enum bb_status st = BB_OK;
+
+	tmp = str_printf("%s.tmp.%ld", path, (long)getpid());
+	if (!tmp) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	f = fopen(tmp, "we");
+	if (!f) {
+		st = bb_error_errno(err, errno, "cannot write %s", tmp);
+		goto out;
+	}
+	fprintf(f, "%lu\n", value);
+	if (fclose(f) != 0) {
+		f = NULL;
+		st = bb_error_errno(err, errno, "cannot write %s", tmp);
+		goto out;
+	}
+	f = NULL;
+	if (rename(tmp, path) != 0) {
+		st = bb_error_errno(err, errno, "cannot rename %s to %s", tmp, path);
+		goto out;
+	}
+out:
+	if (f)
+		fclose(f);
+	if (st && tmp)
+		unlink(tmp);
+	free(tmp);
+	return st;
+}
+
+/* The host part of "host:port" or "[v6]:port" as it goes in a URL. */
+static char *serve_url_host(const char *listen)
+{
+	const char *colon = strrchr(listen, ':');
+	size_t len = colon ? (size_t)(colon - listen) : strlen(listen);
+
+	if (len == 0 || (len == 1 && listen[0] == '*'))
+		return strdup("0.0.0.0");
+	return strndup(listen, len);
+}
+
+int cmd_serve(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port-file", required_argument, NULL, SERVE_OPT_PORT_FILE },
+		{ "pid-file", required_argument, NULL, SERVE_OPT_PID_FILE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bb_error err = BB_ERROR_INIT;
+	struct blob_server_options opt;
+	struct blob_server *srv = NULL;
+	const char *port_file = NULL, *pid_file = NULL;
+	char *host = NULL, *blob_root = NULL;
+	sigset_t stop_signals;
+	int c, sig = 0, rc = EX_OK, wrote_port = 0, wrote_pid = 0;
+
+	memset(&opt, 0, sizeof(opt));
+	while ((c = getopt_long(argc, argv, "l:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'l': opt.listen = optarg; break;
+		case SERVE_OPT_PORT_FILE: port_file = optarg; break;
+		case SERVE_OPT_PID_FILE: pid_file = optarg; break;
+		case 'h': return cli_usage(stdout, serve_usage);
+		default: return cli_usage(stderr, serve_usage);
+		}
+	}
+	if (optind < argc)
+		return cli_usage(stderr, serve_usage);
+
+	if (!opt.listen)
+		opt.listen = ctx->cfg->listen;
+	opt.upload_token = ctx->cfg->upload_token;
+	opt.max_upload_size = ctx->cfg->max_upload_size;
+	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
+
+	/* Blocked before any thread starts, so that every thread of the
+	 * server inherits the mask and sigwait() below receives them.  They
+	 * stay blocked until exit: a second signal must not kill us while the
+	 * server drains. */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGHUP);
+	if ((c = pthread_sigmask(SIG_BLOCK, &stop_signals, NULL)) != 0) {
+		bb_error_errno(&err, c, "cannot block signals");
+		rc = cli_fail(&err);
+		goto out;
+	}
+
+	if (blob_server_start(&srv, ctx->blobs, &opt, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (port_file) {
+		if (serve_write_number(port_file, blob_server_port(srv), &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		wrote_port = 1;
+	}
+	if (pid_file) {
+		if (serve_write_number(pid_file, (unsigned long)getpid(), &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		wrote_pid = 1;
+	}
+	if (!ctx->quiet) {
+		host = serve_url_host(opt.listen);
+		blob_root = config_data_path(ctx->cfg, "blobs");
+		fprintf(stderr, "bugbridge: serving %s on http://%s:%u/\n",
+			blob_root ? blob_root : ctx->cfg->data_dir, host ? host : opt.listen,
+			blob_server_port(srv));
+		fflush(stderr);
+	}
+
+	for (;;) {
+		if ((c = sigwait(&stop_signals, &sig)) != 0) {
+			bb_error_errno(&err, c, "cannot wait for signals");
+			rc = cli_fail(&err);
+			goto out;
+		}
+		if (sig != SIGHUP)
+			break;
+		/* nothing to reload: the configuration is read once */
+		log_event(LOG_LEVEL_INFO, "serve.sighup", LF_STR("action", "ignored"));
+	}
+	log_event(LOG_LEVEL_INFO, "serve.stopping", LF_STR("signal", sig == SIGINT ? "INT" : "TERM"));
+out:
+	blob_server_stop(srv);
+	if (wrote_port)
+		unlink(port_file);
+	if (wrote_pid)
+		unlink(pid_file);
+	free(host);
+	free(blob_root);
+	return rc;
+}
