@@ -14,10 +14,10 @@
 
 #include <curl/curl.h>
 #include <magic.h>
-#include <openssl/evp.h>
 
 #include "attachments/blob.h"
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 
@@ -42,7 +42,7 @@ struct blob_writer {
 	struct blob_store *bs;
 	int fd;
 	char *tmp_path;        /* named temporary file, or NULL with O_TMPFILE */
-	EVP_MD_CTX *md;
+	struct sha256 md;
 	uint64_t size, max_size;
 	char head[BLOB_MAGIC_HEAD];
 	size_t head_len;
@@ -90,17 +90,6 @@ enum bb_status blob_parse_hash(const char *text, char out[BLOB_HEX_LEN + 1],
 	}
 	out[BLOB_HEX_LEN] = '\0';
 	return BB_OK;
-}
-
-static void hex_encode(const unsigned char *digest, char out[BLOB_HEX_LEN + 1])
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = digits[digest[i] >> 4];
-		out[2 * i + 1] = digits[digest[i] & 15];
-	}
-	out[BLOB_HEX_LEN] = '\0';
 }
 
 char *blob_path(const struct blob_store *bs, const char *hex)
@@ -369,9 +358,8 @@ static enum bb_status writer_create(struct blob_store *bs, uint64_t max_size, in
 			goto out;
 		}
 	}
-	w->md = EVP_MD_CTX_new();
-	if (!w->md || EVP_DigestInit_ex(w->md, EVP_sha256(), NULL) != 1) {
-		s = bb_error_set(err, BB_ERR_INTERNAL, "cannot set up SHA-256");
+	if ((s = sha256_init(&w->md))) {
+		bb_error_set(err, s, "cannot set up SHA-256");
 		goto out;
 	}
 	if (bs->use_tmpfile) {
@@ -438,8 +426,7 @@ enum bb_status blob_writer_write(struct blob_writer *w, const void *data, size_t
 		return bb_error_set(err, BB_ERR_TOO_LARGE,
 				    "blob is larger than the limit of %llu bytes",
 				    (unsigned long long)w->max_size);
-	if (EVP_DigestUpdate(w->md, data, len) != 1)
-		return bb_error_set(err, BB_ERR_INTERNAL, "SHA-256 update failed");
+	sha256_update(&w->md, data, len);
 	writer_note_head(w, data, len);
 	w->size += len;
 	while (len > 0) {
@@ -479,8 +466,7 @@ static enum bb_status writer_fill_from_fd(struct blob_writer *w, int fd, uint64_
 			return bb_error_set(err, BB_ERR_TOO_LARGE,
 					    "blob is larger than the limit of %llu bytes",
 					    (unsigned long long)w->max_size);
-		if (EVP_DigestUpdate(w->md, dst, (size_t)n) != 1)
-			return bb_error_set(err, BB_ERR_INTERNAL, "SHA-256 update failed");
+		sha256_update(&w->md, dst, (size_t)n);
 		writer_note_head(w, dst, (size_t)n);
 		w->size += (uint64_t)n;
 		w->fill += (size_t)n;
@@ -575,7 +561,7 @@ static enum bb_status writer_copy_file(struct blob_writer *w, int fd, uint64_t t
 						   "cannot read back the temporary file");
 				break;
 			}
-			EVP_DigestUpdate(w->md, w->bufs[0], (size_t)n);
+			sha256_update(&w->md, w->bufs[0], (size_t)n);
 			writer_note_head(w, w->bufs[0], (size_t)n);
 			/* start writing back now, so the final fsync has little left */
 			sync_file_range(w->fd, (off_t)hashed, n, SYNC_FILE_RANGE_WRITE);
@@ -615,7 +601,7 @@ void blob_writer_abort(struct blob_writer *w)
 		unlink(w->tmp_path);
 		free(w->tmp_path);
 	}
-	EVP_MD_CTX_free(w->md);
+	sha256_release(&w->md);
 	for (int i = 0; i < BLOB_NBUF; i++)
 		free(w->bufs[i]);
 	pthread_mutex_destroy(&w->mu);
@@ -690,8 +676,6 @@ static enum bb_status writer_finish(struct blob_writer *w, char hex[BLOB_HEX_LEN
 				    struct bb_error *err)
 {
 	size_t idx = w->async ? (size_t)(w->submitted % BLOB_NBUF) : 0;
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int dlen = 0;
 	int e = writer_drain(w);
 
 	if (e)
@@ -701,9 +685,8 @@ static enum bb_status writer_finish(struct blob_writer *w, char hex[BLOB_HEX_LEN
 			return write_error(w, errno, err);
 		w->fill = 0;
 	}
-	if (EVP_DigestFinal_ex(w->md, digest, &dlen) != 1 || dlen != 32)
+	if (sha256_final_hex(&w->md, hex))
 		return bb_error_set(err, BB_ERR_INTERNAL, "SHA-256 failed");
-	hex_encode(digest, hex);
 	return BB_OK;
 }
 
@@ -1120,14 +1103,12 @@ static enum bb_status hash_fd(int fd, uint64_t total, char hex[BLOB_HEX_LEN + 1]
 			      uint64_t *size, blob_progress_fn progress, void *pctx,
 			      struct bb_error *err)
 {
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int dlen = 0;
+	struct sha256 md = { NULL };
 	char *chunk = malloc(BLOB_CHUNK_SIZE);
 	uint64_t done = 0;
 	enum bb_status s = BB_OK;
 
-	if (!md || !chunk || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+	if (!chunk || sha256_init(&md)) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -1142,19 +1123,18 @@ static enum bb_status hash_fd(int fd, uint64_t total, char hex[BLOB_HEX_LEN + 1]
 		}
 		if (n == 0)
 			break;
-		EVP_DigestUpdate(md, chunk, (size_t)n);
+		sha256_update(&md, chunk, (size_t)n);
 		done += (uint64_t)n;
 		if (progress)
 			progress(pctx, done, total);
 	}
-	if (EVP_DigestFinal_ex(md, digest, &dlen) != 1) {
+	if (sha256_final_hex(&md, hex)) {
 		s = bb_error_set(err, BB_ERR_INTERNAL, "SHA-256 failed");
 		goto out;
 	}
-	hex_encode(digest, hex);
 	*size = done;
 out:
-	EVP_MD_CTX_free(md);
+	sha256_release(&md);
 	free(chunk);
 	return s;
 }

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
 #include "cli/cli.h"
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 
 #define JSON_SHAPE_VERSION 1
@@ -260,7 +260,7 @@ static int blob_get(struct cli_context *ctx, int argc, char **argv)
 	struct blob_info info;
 	const char *output = NULL;
 	char *tmp = NULL, *chunk = NULL;
-	EVP_MD_CTX *md = NULL;
+	struct sha256 md = { NULL };
 	int opt, in = -1, out = STDOUT_FILENO, rc;
 
 	while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
@@ -298,9 +298,8 @@ static int blob_get(struct cli_context *ctx, int argc, char **argv)
 			goto out;
 		}
 	}
-	md = EVP_MD_CTX_new();
 	chunk = malloc(BLOB_CHUNK_SIZE);
-	if (!md || !chunk || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+	if (!chunk || sha256_init(&md)) {
 		rc = EX_OSERR;
 		goto out;
 	}
@@ -314,25 +313,14 @@ static int blob_get(struct cli_context *ctx, int argc, char **argv)
 		}
 		if (n == 0)
 			break;
-		EVP_DigestUpdate(md, chunk, (size_t)n);
+		sha256_update(&md, chunk, (size_t)n);
 		if (fs_write_all(out, chunk, (size_t)n) != 0) {
 			bb_error_errno(&err, errno, "cannot write %s", output ? output : "standard output");
 			rc = cli_fail(&err);
 			goto out;
 		}
 	}
-	{
-		unsigned char digest[EVP_MAX_MD_SIZE];
-		unsigned int dlen = 0;
-		static const char digits[] = "0123456789abcdef";
-
-		EVP_DigestFinal_ex(md, digest, &dlen);
-		for (unsigned i = 0; i < 32; i++) {
-			got[2 * i] = digits[digest[i] >> 4];
-			got[2 * i + 1] = digits[digest[i] & 15];
-		}
-		got[BLOB_HEX_LEN] = '\0';
-	}
+	sha256_final_hex(&md, got);
 	if (strcmp(got, hex) != 0) {
 		cli_error("sha256:%s is corrupt: its file hashes to %s (see bugbridge blob verify)",
 			  hex, got);
@@ -358,7 +346,7 @@ out:
 		close(out);
 	if (in >= 0)
 		close(in);
-	EVP_MD_CTX_free(md);
+	sha256_release(&md);
 	free(chunk);
 	return rc;
 }

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include "attachments/blob_http.h"
 #include "cli/cli.h"
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 
 static const char usage_demo[] =
@@ -79,7 +79,7 @@ static char *find_demo_dir(void)
 }
 
 struct fetch {
-	EVP_MD_CTX *md;
+	struct sha256 md;
 	uint64_t bytes;
 };
 
@@ -87,7 +87,7 @@ static size_t fetch_write(char *data, size_t size, size_t nmemb, void *p)
 {
 	struct fetch *f = p;
 
-	EVP_DigestUpdate(f->md, data, size * nmemb);
+	sha256_update(&f->md, data, size * nmemb);
 	f->bytes += size * nmemb;
 	return size * nmemb;
 }
@@ -95,26 +95,20 @@ static size_t fetch_write(char *data, size_t size, size_t nmemb, void *p)
 /* GETs url and compares the body's SHA-256 with want. */
 static int fetch_and_check(CURL *curl, const char *url, const char *want, long *status)
 {
-	struct fetch f = { EVP_MD_CTX_new(), 0 };
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int dlen = 0;
-	char got[BLOB_HEX_LEN + 1];
+	struct fetch f = { { NULL }, 0 };
+	char got[SHA256_HEX_LEN + 1];
 	CURLcode rc;
 
-	if (!f.md)
+	if (sha256_init(&f.md))
 		return -1;
-	EVP_DigestInit_ex(f.md, EVP_sha256(), NULL);
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, fetch_write);
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &f);
 	rc = curl_easy_perform(curl);
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
-	EVP_DigestFinal_ex(f.md, digest, &dlen);
-	EVP_MD_CTX_free(f.md);
+	sha256_final_hex(&f.md, got);
 	if (rc != CURLE_OK)
 		return -1;
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(got + 2 * i, 3, "%02x", digest[i]);
 	return strcmp(got, want) == 0 ? 0 : 1;
 }
 
