@@ -1341,95 +1341,106 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return t ? (const char *)t : "";
 }
 
-enum bb_status blob_each_name(struct blob_store *bs, const char *hex,
-			      enum bb_status (*fn)(void *ctx, const struct blob_name *n),
-			      void *ctx, struct bb_error *err)
+/* Runs sql (one parameter, the hash) under the lock and hands each row to
+ * row(), which turns it into the caller's struct and calls the caller's
+ * callback. */
+typedef enum bb_status (*name_fn)(void *ctx, const struct blob_name *n);
+typedef enum bb_status (*member_fn)(void *ctx, const struct inspect_member *m);
+typedef enum bb_status (*ref_fn)(void *ctx, const struct blob_ref *r);
+
+struct row_walk {
+	union {
+		name_fn name;
+		member_fn member;
+		ref_fn ref;
+	} fn;
+	void *ctx;
+};
+
+static enum bb_status each_row(struct blob_store *bs, const char *sql, const char *hex,
+			       enum bb_status (*row)(sqlite3_stmt *st, const struct row_walk *w),
+			       const struct row_walk *walk, const char *what,
+			       struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 	int rc;
 
 	pthread_mutex_lock(&bs->lock);
-	if ((s = store_prepare(bs->db, &st,
-			       "SELECT name, declared_type, origin, origin_ref, added"
-			       " FROM blob_name WHERE hash = ? ORDER BY id", err)))
+	if ((s = store_prepare(bs->db, &st, sql, err)))
 		goto out;
 	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct blob_name n = { col_text(st, 0), col_text(st, 1), col_text(st, 2),
-				       col_text(st, 3), (time_t)sqlite3_column_int64(st, 4) };
-
-		if ((s = fn(ctx, &n)))
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((s = row(st, walk)))
 			goto out;
-	}
 	if (rc != SQLITE_DONE)
-		s = db_fail(bs, err, "listing blob names");
+		s = db_fail(bs, err, what);
 out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&bs->lock);
 	return s;
 }
 
-enum bb_status blob_each_member(struct blob_store *bs, const char *hex,
-				enum bb_status (*fn)(void *ctx, const struct inspect_member *m),
+static const char *col_text_or_null(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col_text(st, i);
+}
+
+static enum bb_status name_row(sqlite3_stmt *st, const struct row_walk *w)
+{
+	struct blob_name n = { col_text(st, 0), col_text(st, 1), col_text(st, 2),
+			       col_text(st, 3), (time_t)sqlite3_column_int64(st, 4) };
+
+	return w->fn.name(w->ctx, &n);
+}
+
+static enum bb_status member_row(sqlite3_stmt *st, const struct row_walk *w)
+{
+	struct inspect_member m = {
+		col_text(st, 0), (unsigned)sqlite3_column_int(st, 1), col_text(st, 2),
+		(uint64_t)sqlite3_column_int64(st, 3), col_text_or_null(st, 4),
+		col_text_or_null(st, 5),
+	};
+
+	return w->fn.member(w->ctx, &m);
+}
+
+static enum bb_status ref_row(sqlite3_stmt *st, const struct row_walk *w)
+{
+	struct blob_ref r = { col_text(st, 0), col_text(st, 1),
+			      (time_t)sqlite3_column_int64(st, 2) };
+
+	return w->fn.ref(w->ctx, &r);
+}
+
+enum bb_status blob_each_name(struct blob_store *bs, const char *hex, name_fn fn, void *ctx,
+			      struct bb_error *err)
+{
+	struct row_walk w = { .fn.name = fn, .ctx = ctx };
+
+	return each_row(bs, "SELECT name, declared_type, origin, origin_ref, added"
+			    " FROM blob_name WHERE hash = ? ORDER BY id",
+			hex, name_row, &w, "listing blob names", err);
+}
+
+enum bb_status blob_each_member(struct blob_store *bs, const char *hex, member_fn fn,
 				void *ctx, struct bb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-	int rc;
+	struct row_walk w = { .fn.member = fn, .ctx = ctx };
 
-	pthread_mutex_lock(&bs->lock);
-	if ((s = store_prepare(bs->db, &st,
-			       "SELECT path, depth, kind, size, hash, note"
-			       " FROM blob_member WHERE parent = ? ORDER BY seq", err)))
-		goto out;
-	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct inspect_member m = {
-			col_text(st, 0), (unsigned)sqlite3_column_int(st, 1), col_text(st, 2),
-			(uint64_t)sqlite3_column_int64(st, 3),
-			sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL : col_text(st, 4),
-			sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5),
-		};
-
-		if ((s = fn(ctx, &m)))
-			goto out;
-	}
-	if (rc != SQLITE_DONE)
-		s = db_fail(bs, err, "listing archive members");
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&bs->lock);
-	return s;
+	return each_row(bs, "SELECT path, depth, kind, size, hash, note"
+			    " FROM blob_member WHERE parent = ? ORDER BY seq",
+			hex, member_row, &w, "listing archive members", err);
 }
 
-enum bb_status blob_each_ref(struct blob_store *bs, const char *hex,
-			     enum bb_status (*fn)(void *ctx, const struct blob_ref *r),
-			     void *ctx, struct bb_error *err)
+enum bb_status blob_each_ref(struct blob_store *bs, const char *hex, ref_fn fn, void *ctx,
+			     struct bb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-	int rc;
+	struct row_walk w = { .fn.ref = fn, .ctx = ctx };
 
-	pthread_mutex_lock(&bs->lock);
-	if ((s = store_prepare(bs->db, &st,
-			       "SELECT kind, ref, created FROM blob_ref WHERE hash = ?"
-			       " ORDER BY created, kind, ref", err)))
-		goto out;
-	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct blob_ref r = { col_text(st, 0), col_text(st, 1),
-				      (time_t)sqlite3_column_int64(st, 2) };
-
-		if ((s = fn(ctx, &r)))
-			goto out;
-	}
-	if (rc != SQLITE_DONE)
-		s = db_fail(bs, err, "listing blob references");
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&bs->lock);
-	return s;
+	return each_row(bs, "SELECT kind, ref, created FROM blob_ref WHERE hash = ?"
+			    " ORDER BY created, kind, ref",
+			hex, ref_row, &w, "listing blob references", err);
 }
 
 /* ---------------------------------------------------------- references */
