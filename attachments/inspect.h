@@ -9,13 +9,30 @@
  *
  * Archives inside archives are opened in-stream, up to limits->max_depth
  * levels; their members are reported with paths joined by "!/"
- * ("fw.tar.gz!/inner.zip!/blob.bin") and depth > 1.
+ * ("fw.tar.gz!/inner.zip!/blob.bin") and depth > 1.  The container itself is
+ * still reported as a file (hash and size of all its bytes), after its own
+ * members.  Formats that must seek (7z, a zip that can only be read from its
+ * central directory) cannot be read in-stream: such a member is reported as
+ * a plain file with a note.  A nested archive that turns out damaged only
+ * gets a note on its container; the outer report stays INSPECT_OK.
  *
  * Limits turn a bomb into a clean "too large" report instead of a hang:
- * member count, total bytes decompressed (all levels together), and the
- * ratio of that total to the archive's own size.  A damaged archive gives an
- * "error" report with libarchive's message; members listed before the damage
- * stay listed.
+ * member count, total bytes decompressed (all levels together, so a zip in
+ * a tar counts both as the tar's member and as the zip's members), and the
+ * ratio of that total to the archive's own size (checked only once the total
+ * passes 1 MiB).  They are checked while data streams, not per member.  A
+ * damaged archive gives a "damaged" report with libarchive's message;
+ * members listed before the damage stay listed.
+ *
+ * Input that starts with a block of 512 zero bytes, which libarchive would
+ * take for an empty tar, is read as no archive (a disk image, most likely),
+ * or, when compressed, as a lone compressed file (so that a gzip of zeros is
+ * seen for the bomb it is).
+ *
+ * Memory use does not grow with the archive's data: one 64 KiB buffer and
+ * one libarchive reader per open level (readers of seekable formats, zip,
+ * 7z and iso9660, keep the archive's directory in memory).  Thread safety:
+ * calls on different inputs may run in parallel.
  */
 #ifndef BB_INSPECT_H
 #define BB_INSPECT_H
@@ -25,6 +42,8 @@
 
 #include "core/status.h"
 
+/* 0 turns a limit off (max_depth 0 counts as 1; above 16 as 16).  Passing no
+ * limits at all (NULL) means 10000 members, 4 GiB, ratio 200, depth 3. */
 struct inspect_limits {
 	uint64_t max_members;  /* all levels together */
 	uint64_t max_total;    /* bytes decompressed, all levels together */
@@ -39,25 +58,36 @@ enum inspect_status {
 	INSPECT_DAMAGED,         /* libarchive could not read on; partial */
 };
 
-/* A member as reported to the callbacks; strings are valid during the call. */
+/* A member as reported to the callbacks; strings are valid during the call.
+ * A file that could not be read to its end (damage, a limit) is reported
+ * with hash NULL, the bytes read so far as size, and a note saying why; an
+ * encrypted one with size 0, hash NULL and a note (there is no passphrase). */
 struct inspect_member {
 	const char *path;     /* as stored, nested paths joined by "!/" */
 	unsigned depth;       /* 1 for a direct member */
 	const char *kind;     /* "file", "dir", "symlink", "hardlink", "other" */
 	uint64_t size;        /* bytes read (for files), else the header's size */
-	const char *hash;     /* 64 lowercase hex digits for files, NULL otherwise */
+	const char *hash;     /* 64 lowercase hex digits for files (and hard links
+			       * that carry the data, as in cpio), else NULL */
 	const char *note;     /* NULL, or why the member is incomplete or special */
 };
 
 struct inspect_callbacks {
 	void *ctx;
-	/* Called once per member after its data has been read; may be NULL. */
+	/* Called once per member after its data has been read (so members of
+	 * a nested archive come before their container), and for a member that
+	 * went to the data sink right after its data_end; may be NULL. */
 	enum bb_status (*member)(void *ctx, const struct inspect_member *m);
 	/* Optional data sink (e.g. to store each member as a blob): begin is
-	 * called before a file member's data with m->hash == NULL, data for each
-	 * chunk, end when it is complete (ok = 1, with m->hash set) or was cut
-	 * short (ok = 0).  A non-OK status from any of them stops the
-	 * inspection and is returned. */
+	 * called before the data of a member that gets a hash (files, see
+	 * above) with m->hash == NULL, data for each chunk (at most 64 KiB),
+	 * end when it is complete (ok = 1, with m->hash set) or was cut short
+	 * (ok = 0).  Every begin that returned BB_OK gets its end, even when
+	 * another callback failed.  Only direct members (depth 1) go to the
+	 * sink: a nested member's bytes are part of its container's, which the
+	 * sink receives whole, so sink calls for two members never interleave.
+	 * Any callback may be NULL.  A non-OK status from any of them stops
+	 * the inspection and is returned. */
 	enum bb_status (*data_begin)(void *ctx, const struct inspect_member *m);
 	enum bb_status (*data)(void *ctx, const void *bytes, size_t len);
 	enum bb_status (*data_end)(void *ctx, const struct inspect_member *m, int ok);
@@ -66,7 +96,8 @@ struct inspect_callbacks {
 struct inspect_report {
 	enum inspect_status status;
 	char format[64];      /* libarchive's name of the outer format, "" if none */
-	char filters[64];     /* "gzip", "xz", ... or "" */
+	char filters[64];     /* "gzip", "xz", ... or ""; several are comma-joined,
+			       * outermost first */
 	uint64_t members;     /* members reported, all levels */
 	uint64_t total;       /* bytes decompressed, all levels */
 	char note[256];       /* for TOO_LARGE and DAMAGED: what happened */
@@ -77,7 +108,9 @@ const char *inspect_status_str(enum inspect_status st);
 /* Inspects the archive in the open file fd (seekable; read from offset 0),
  * whose size is size.  Returns BB_OK with the outcome in *report, even for
  * a damaged or too large archive; an error status only for I/O failures,
- * out of memory, or a callback's failure. */
+ * out of memory, or a callback's failure.  The fd is read with pread(), at
+ * most size bytes, and its file offset is left alone.  limits, cb and err
+ * may be NULL. */
 enum bb_status inspect_fd(int fd, uint64_t size, const struct inspect_limits *limits,
 			  const struct inspect_callbacks *cb,
 			  struct inspect_report *report, struct bb_error *err);

@@ -36,7 +36,8 @@ void buf_release(struct buf *b)
 void buf_reset(struct buf *b)
 {
 	b->len = 0;
-	b->data[0] = '\0';
+	if (b->alloc) /* never write to the shared empty string */
+		b->data[0] = '\0';
 }
 
 enum bb_status buf_grow(struct buf *b, size_t extra)
