@@ -147,7 +147,7 @@ static int put_one(struct cli_context *ctx, const char *file, const struct blob_
 		progress = cli_progress_start(*origin.name ? origin.name : "stdin",
 					      (uint64_t)sb.st_size, ctx->quiet);
 	else if (!S_ISREG(sb.st_mode))
-		progress = cli_progress_start("stdin", 0, ctx->quiet);
+		progress = cli_progress_start(*origin.name ? origin.name : "stdin", 0, ctx->quiet);
 	s = blob_put_fd(ctx->blobs, fd, &origin, progress ? cli_progress_cb : NULL, progress,
 			&info, &err);
 	cli_progress_done(progress);
