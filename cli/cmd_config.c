@@ -18,40 +18,6 @@ static const char usage_config[] =
 	"Secrets are shown as <set> or <unset>.  --keys lists every key with its\n"
 	"default and meaning (see bugbridge.conf(5)).\n";
 
-/* The value in effect, as text (static storage for numbers). */
-static const char *value_of(const struct bb_config *cfg, const struct config_key *k,
-			    char *tmp, size_t len)
-{
-	const char *sec = k->section, *key = k->key;
-
-#define IS(s, n) (!strcmp(sec, s) && !strcmp(key, n))
-	if (IS("core", "data_dir")) return cfg->data_dir;
-	if (IS("core", "log_level")) return log_level_name(cfg->log_level);
-	if (IS("core", "log_file")) return cfg->log_file ? cfg->log_file : "";
-	if (IS("blob", "base_url")) return cfg->blob_base_url;
-	if (IS("blob", "store_archive_members")) return cfg->store_archive_members ? "true" : "false";
-	if (IS("blob", "gc_grace")) {
-		snprintf(tmp, len, "%llds", cfg->gc_grace);
-		return tmp;
-	}
-	if (IS("server", "listen")) return cfg->listen;
-	if (IS("server", "upload_token")) return cfg->upload_token ? "<set>" : "<unset>";
-	{
-		unsigned long long v = 0;
-
-		if (IS("blob", "archive_max_members")) v = cfg->archive_max_members;
-		else if (IS("blob", "archive_max_total")) v = cfg->archive_max_total;
-		else if (IS("blob", "archive_max_ratio")) v = cfg->archive_max_ratio;
-		else if (IS("blob", "archive_max_depth")) v = cfg->archive_max_depth;
-		else if (IS("server", "max_upload_size")) v = cfg->max_upload_size;
-		else if (IS("server", "threads")) v = cfg->server_threads;
-		else return "?";
-		snprintf(tmp, len, "%llu", v);
-		return tmp;
-	}
-#undef IS
-}
-
 int cmd_config(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -97,8 +63,7 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 				json_object_object_add(sections, keys[i].section, sec);
 			}
 			json_object_object_add(sec, keys[i].key,
-					       json_object_new_string(value_of(ctx->cfg, &keys[i], tmp,
-									       sizeof(tmp))));
+					       json_object_new_string(config_value(ctx->cfg, i, tmp, sizeof(tmp))));
 		}
 		json_object_object_add(top, "settings", sections);
 		cli_print_json(top);
@@ -109,7 +74,24 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(keys[i].section, keys[i - 1].section))
 			printf("%s[%s]\n", i ? "\n" : "", keys[i].section);
-		printf("%s = %s\n", keys[i].key, value_of(ctx->cfg, &keys[i], tmp, sizeof(tmp)));
+		printf("%s = %s\n", keys[i].key, config_value(ctx->cfg, i, tmp, sizeof(tmp)));
+	}
+	for (size_t i = 0; i < ctx->cfg->nroutes; i++) {
+		const struct config_route *r = &ctx->cfg->routes[i];
+
+		printf("\n[route %s]\n", r->name);
+		if (r->product)
+			printf("product = %s\n", r->product);
+		if (r->component)
+			printf("component = %s\n", r->component);
+		if (r->subsystem)
+			printf("subsystem = %s\n", r->subsystem);
+		if (r->lists)
+			printf("lists = %s\n", r->lists);
+		if (r->people)
+			printf("people = %s\n", r->people);
+		if (r->maintainers_section)
+			printf("maintainers_section = %s\n", r->maintainers_section);
 	}
 	return EX_OK;
 }

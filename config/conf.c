@@ -25,6 +25,8 @@ enum key_type {
 	KEY_LOG_LEVEL,
 	KEY_URL,
 	KEY_LISTEN,
+	KEY_KEY_PLACE,   /* header or param */
+	KEY_STARTTLS,    /* no, try, required */
 };
 
 struct key_spec {
@@ -65,6 +67,83 @@ static const struct key_spec keys[] = {
 	    "largest upload accepted" }, KEY_SIZE, OFF(max_upload_size) },
 	{ { "server", "threads", "8", 0,
 	    "worker threads of the HTTP server" }, KEY_COUNT, OFF(server_threads) },
+
+	{ { "bugzilla", "url", NULL, 0,
+	    "base URL of the Bugzilla to mirror, e.g. https://bugzilla.kernel.org" }, KEY_URL, OFF(bz_url) },
+	{ { "bugzilla", "api_key", NULL, 1,
+	    "API key of the bridge's account (secret); unset: anonymous" }, KEY_STRING, OFF(bz_api_key) },
+	{ { "bugzilla", "api_key_in", "header", 0,
+	    "header (X-BUGZILLA-API-KEY, Bugzilla 5.1) or param (api_key=, 5.0 and 5.2)" }, KEY_KEY_PLACE, OFF(bz_key_in_header) },
+	{ { "bugzilla", "ca_file", NULL, 0,
+	    "CA bundle for TLS verification (default: the system's)" }, KEY_PATH, OFF(bz_ca_file) },
+	{ { "bugzilla", "proxy", NULL, 0,
+	    "HTTP(S) proxy URL" }, KEY_STRING, OFF(bz_proxy) },
+	{ { "bugzilla", "timeout", "60s", 0,
+	    "time limit of one request" }, KEY_DURATION, OFF(bz_timeout) },
+	{ { "bugzilla", "page_size", "100", 0,
+	    "bugs per search request (servers cap it)" }, KEY_COUNT, OFF(bz_page_size) },
+	{ { "bugzilla", "subsystem_field", NULL, 0,
+	    "custom field naming a subsystem, such as cf_subsystem" }, KEY_STRING, OFF(bz_subsystem_field) },
+	{ { "bugzilla", "products", NULL, 0,
+	    "comma-separated products to mirror; unset: all" }, KEY_STRING, OFF(bz_products) },
+	{ { "bugzilla", "components", NULL, 0,
+	    "comma-separated components to mirror; unset: all" }, KEY_STRING, OFF(bz_components) },
+	{ { "bugzilla", "statuses", "UNCONFIRMED, NEW, ASSIGNED, REOPENED, NEEDINFO, CONFIRMED, IN_PROGRESS", 0,
+	    "statuses of the bugs that are mirrored (open bugs)" }, KEY_STRING, OFF(bz_statuses) },
+	{ { "bugzilla", "keyword", NULL, 0,
+	    "only mirror bugs with this keyword or flag" }, KEY_STRING, OFF(bz_keyword) },
+	{ { "bugzilla", "max_age", "0", 0,
+	    "only mirror bugs changed within this time; 0: any age" }, KEY_DURATION, OFF(bz_max_age) },
+	{ { "bugzilla", "attachment_max_size", "1G", 0,
+	    "attachments larger than this are linked to Bugzilla, not stored" }, KEY_SIZE, OFF(bz_attachment_max_size) },
+
+	{ { "mail", "domain", "bugbridge.invalid", 0,
+	    "domain of the Message-IDs bugbridge makes (one it owns)" }, KEY_STRING, OFF(mail_domain) },
+	{ { "mail", "from", "bugbridge <bugbridge@localhost>", 0,
+	    "From: of mirrored mail" }, KEY_STRING, OFF(mail_from) },
+	{ { "mail", "subject", "[Bug {id}] {summary}", 0,
+	    "Subject: with {id} and {summary}" }, KEY_STRING, OFF(mail_subject) },
+	{ { "mail", "show_addresses", "false", 0,
+	    "show authors' addresses, not only their names" }, KEY_BOOL, OFF(mail_show_addresses) },
+	{ { "mail", "cc_reporter", "false", 0,
+	    "put the reporter in Cc:" }, KEY_BOOL, OFF(mail_cc_reporter) },
+	{ { "mail", "inline_text_limit", "4K", 0,
+	    "text attachments up to this size are quoted in the mail; 0: never" }, KEY_SIZE, OFF(mail_inline_limit) },
+	{ { "mail", "footer", NULL, 0,
+	    "an extra line for the footer of every mail" }, KEY_STRING, OFF(mail_footer) },
+
+	{ { "smtp", "host", NULL, 0,
+	    "SMTP server; unset: mail goes to smtp.maildir (or smtp.mbox)" }, KEY_STRING, OFF(smtp_host) },
+	{ { "smtp", "port", "25", 0,
+	    "SMTP port (587 for submission)" }, KEY_COUNT, OFF(smtp_port) },
+	{ { "smtp", "starttls", "try", 0,
+	    "no, try or required" }, KEY_STARTTLS, OFF(smtp_starttls) },
+	{ { "smtp", "user", NULL, 0,
+	    "SMTP AUTH user name" }, KEY_STRING, OFF(smtp_user) },
+	{ { "smtp", "password", NULL, 1,
+	    "SMTP AUTH password (secret)" }, KEY_STRING, OFF(smtp_password) },
+	{ { "smtp", "timeout", "60s", 0,
+	    "time limit of an SMTP exchange" }, KEY_DURATION, OFF(smtp_timeout) },
+	{ { "smtp", "maildir", NULL, 0,
+	    "Maildir that receives the mail when no SMTP host is set (default: data_dir/mail)" }, KEY_PATH, OFF(smtp_maildir) },
+	{ { "smtp", "mbox", NULL, 0,
+	    "mbox file that receives the mail instead of the Maildir" }, KEY_PATH, OFF(smtp_mbox) },
+	{ { "smtp", "batch", "100", 0,
+	    "mails sent over one SMTP session" }, KEY_COUNT, OFF(smtp_batch) },
+
+	{ { "routing", "maintainers_file", NULL, 0,
+	    "the kernel's MAINTAINERS file, for routing by section" }, KEY_PATH, OFF(maintainers_file) },
+	{ { "routing", "default_lists", NULL, 0,
+	    "lists for bugs no [route] matches" }, KEY_STRING, OFF(default_lists) },
+	{ { "routing", "default_people", NULL, 0,
+	    "people (Cc:) for bugs no [route] matches" }, KEY_STRING, OFF(default_people) },
+
+	{ { "sync", "interval", "5m", 0,
+	    "time between rounds of bugbridge daemon" }, KEY_DURATION, OFF(sync_interval) },
+	{ { "sync", "retry_min", "1m", 0,
+	    "first wait after a temporary failure (doubles each time)" }, KEY_DURATION, OFF(retry_min) },
+	{ { "sync", "retry_max", "6h", 0,
+	    "longest wait between retries" }, KEY_DURATION, OFF(retry_max) },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -77,6 +156,49 @@ const struct config_key *config_keys(size_t *count)
 		pub[i] = keys[i].pub;
 	*count = NKEYS;
 	return pub;
+}
+
+static const void *cfield(const struct bb_config *cfg, const struct key_spec *k)
+{
+	return (const char *)cfg + k->offset;
+}
+
+const char *config_value(const struct bb_config *cfg, size_t i, char *tmp, size_t len)
+{
+	const struct key_spec *k;
+	const void *p;
+
+	if (i >= NKEYS)
+		return "";
+	k = &keys[i];
+	p = cfield(cfg, k);
+	switch (k->type) {
+	case KEY_STRING:
+	case KEY_PATH:
+	case KEY_URL:
+	case KEY_LISTEN:
+	case KEY_STARTTLS: {
+		const char *v = *(char *const *)p;
+
+		if (k->pub.secret)
+			return v ? "<set>" : "<unset>";
+		return v ? v : "";
+	}
+	case KEY_BOOL:
+		return *(const int *)p ? "true" : "false";
+	case KEY_KEY_PLACE:
+		return *(const int *)p ? "header" : "param";
+	case KEY_SIZE:
+	case KEY_COUNT:
+		snprintf(tmp, len, "%llu", *(const unsigned long long *)p);
+		return tmp;
+	case KEY_DURATION:
+		snprintf(tmp, len, "%llds", *(const long long *)p);
+		return tmp;
+	case KEY_LOG_LEVEL:
+		return log_level_name(*(const enum log_level *)p);
+	}
+	return "";
 }
 
 static void *field(struct bb_config *cfg, const struct key_spec *k)
@@ -183,6 +305,22 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 					    sec, name, value);
 		return BB_OK;
 	}
+	case KEY_KEY_PLACE:
+		if (strcmp(value, "header") && strcmp(value, "param"))
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: \"%s\" is not header or param", sec, name, value);
+		*(int *)p = !strcmp(value, "header");
+		return BB_OK;
+	case KEY_STARTTLS: {
+		char **sp = p;
+
+		if (strcmp(value, "no") && strcmp(value, "try") && strcmp(value, "required"))
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: \"%s\" is not no, try or required", sec, name, value);
+		free(*sp);
+		*sp = strdup(value);
+		return *sp ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	case KEY_LOG_LEVEL: {
 		int level = log_level_parse(value);
 
@@ -213,20 +351,160 @@ static int section_known(const char *section)
 	return 0;
 }
 
+static int is_string_key(const struct key_spec *k)
+{
+	switch (k->type) {
+	case KEY_STRING:
+	case KEY_PATH:
+	case KEY_URL:
+	case KEY_LISTEN:
+	case KEY_STARTTLS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
 void config_free(struct bb_config *cfg)
 {
 	if (!cfg)
 		return;
-	free(cfg->source);
-	free(cfg->data_dir);
-	free(cfg->log_file);
-	free(cfg->blob_base_url);
-	free(cfg->listen);
-	if (cfg->upload_token) {
-		explicit_bzero(cfg->upload_token, strlen(cfg->upload_token));
-		free(cfg->upload_token);
+	for (size_t i = 0; i < NKEYS; i++) {
+		char **sp;
+
+		if (!is_string_key(&keys[i]))
+			continue;
+		sp = field(cfg, &keys[i]);
+		if (keys[i].pub.secret)
+			free_secret(*sp);
+		else
+			free(*sp);
 	}
+	for (size_t i = 0; i < cfg->nroutes; i++) {
+		struct config_route *r = &cfg->routes[i];
+
+		free(r->name);
+		free(r->product);
+		free(r->component);
+		free(r->subsystem);
+		free(r->lists);
+		free(r->people);
+		free(r->maintainers_section);
+	}
+	free(cfg->routes);
+	free(cfg->source);
 	free(cfg);
+}
+
+char **config_list(const char *text, size_t *count)
+{
+	char **out;
+	size_t n = 0, cap = 4;
+	const char *p = text ? text : "";
+
+	out = calloc(cap + 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	while (*p) {
+		const char *end = strchr(p, ','), *a = p, *b;
+
+		if (!end)
+			end = p + strlen(p);
+		b = end;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b > a) {
+			if (n == cap) {
+				char **np = realloc(out, (cap * 2 + 1) * sizeof(*out));
+
+				if (!np) {
+					config_list_free(out);
+					return NULL;
+				}
+				out = np;
+				cap *= 2;
+			}
+			out[n] = strndup(a, (size_t)(b - a));
+			if (!out[n]) {
+				config_list_free(out);
+				return NULL;
+			}
+			out[++n] = NULL;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (count)
+		*count = n;
+	return out;
+}
+
+void config_list_free(char **list)
+{
+	if (!list)
+		return;
+	for (char **p = list; *p; p++)
+		free(*p);
+	free(list);
+}
+
+/* [route NAME]: one routing rule. */
+static enum bb_status load_route(struct bb_config *cfg, GKeyFile *kf, const char *group,
+				 const char *path, struct bb_error *err)
+{
+	static const char *const known[] = { "product", "component", "subsystem", "lists",
+					     "people", "maintainers_section", NULL };
+	struct config_route *r, *np;
+	gchar **names = g_key_file_get_keys(kf, group, NULL, NULL);
+	enum bb_status s = BB_OK;
+
+	np = realloc(cfg->routes, (cfg->nroutes + 1) * sizeof(*np));
+	if (!np) {
+		g_strfreev(names);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	cfg->routes = np;
+	r = &cfg->routes[cfg->nroutes++];
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(group + strlen("route "));
+	for (gchar **k = names; k && *k && !s; k++) {
+		char **slot[] = { &r->product, &r->component, &r->subsystem, &r->lists,
+				  &r->people, &r->maintainers_section };
+		int idx = -1;
+		gchar *value;
+
+		for (int i = 0; known[i]; i++)
+			if (!strcmp(*k, known[i]))
+				idx = i;
+		if (idx < 0) {
+			s = bb_error_set(err, BB_ERR_CONFIG,
+					 "config %s: unknown key \"%s\" in [%s] (known: product, component, "
+					 "subsystem, lists, people, maintainers_section)", path, *k, group);
+			break;
+		}
+		value = g_key_file_get_string(kf, group, *k, NULL);
+		if (value) {
+			g_strstrip(value);
+			free(*slot[idx]);
+			*slot[idx] = *value ? strdup(value) : NULL;
+			g_free(value);
+		}
+	}
+	g_strfreev(names);
+	if (!s && !r->lists && !r->people && !r->maintainers_section)
+		s = bb_error_set(err, BB_ERR_CONFIG,
+				 "config %s: [%s] names no recipients (lists, people or "
+				 "maintainers_section)", path, group);
+	return s;
 }
 
 static enum bb_status check_permissions(const char *path, const char *secret_key,
@@ -238,13 +516,13 @@ static enum bb_status check_permissions(const char *path, const char *secret_key
 		return bb_error_errno(err, errno, "cannot read config %s", path);
 	if (sb.st_mode & (S_IROTH | S_IWOTH))
 		return bb_error_set(err, BB_ERR_CONFIG,
-				    "config %s holds a secret ([server] %s) and is %s by others; "
+				    "config %s holds a secret (%s) and is %s by others; "
 				    "refusing to use it (fix with: chmod o-rw %s)",
 				    path, secret_key,
 				    (sb.st_mode & S_IROTH) ? "readable" : "writable", path);
 	if (sb.st_mode & S_IWGRP)
 		return bb_error_set(err, BB_ERR_CONFIG,
-				    "config %s holds a secret ([server] %s) and is writable by its group; "
+				    "config %s holds a secret (%s) and is writable by its group; "
 				    "refusing to use it (fix with: chmod g-w %s)",
 				    path, secret_key, path);
 	return BB_OK;
@@ -258,7 +536,7 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 	GError *gerr = NULL;
 	gchar **groups = NULL;
 	char *base_dir = NULL;
-	const char *secret_key = NULL;
+	char secret_key[96] = "";
 	enum bb_status s = BB_OK;
 
 	*out = NULL;
@@ -301,6 +579,10 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 	for (gchar **g = groups; *g && !s; g++) {
 		gchar **names;
 
+		if (!strncmp(*g, "route ", 6) && (*g)[6]) {
+			s = load_route(cfg, kf, *g, path, err);
+			continue;
+		}
 		if (!section_known(*g)) {
 			s = bb_error_set(err, BB_ERR_CONFIG, "config %s: unknown section [%s]", path, *g);
 			break;
@@ -320,7 +602,7 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 				value = g_strdup("");
 			g_strstrip(value);
 			if (spec->pub.secret && *value)
-				secret_key = spec->pub.key;
+				snprintf(secret_key, sizeof(secret_key), "[%s] %s", *g, *k);
 			if (*value || spec->pub.secret) {
 				s = set_value(cfg, spec, value, base_dir, err);
 				if (s) {
@@ -341,13 +623,23 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 		}
 		g_strfreev(names);
 	}
-	if (!s && secret_key)
+	if (!s && secret_key[0])
 		s = check_permissions(path, secret_key, err);
-	if (!s && cfg->upload_token && !*cfg->upload_token) {
-		free(cfg->upload_token);
-		cfg->upload_token = NULL;
+	/* an empty secret means unset */
+	for (size_t i = 0; i < NKEYS && !s; i++) {
+		char **sp;
+
+		if (!keys[i].pub.secret || !is_string_key(&keys[i]))
+			continue;
+		sp = field(cfg, &keys[i]);
+		if (*sp && !**sp) {
+			free(*sp);
+			*sp = NULL;
+		}
 	}
 out:
+	if (!s && !cfg->smtp_maildir && !cfg->smtp_mbox)
+		cfg->smtp_maildir = config_data_path(cfg, "mail");
 	g_strfreev(groups);
 	if (gerr)
 		g_error_free(gerr);

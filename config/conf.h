@@ -37,7 +37,73 @@ struct bb_config {
 	char *upload_token;      /* secret; NULL disables uploads */
 	unsigned long long max_upload_size;
 	unsigned long long server_threads;
+
+	/* [bugzilla] */
+	char *bz_url;            /* base URL, no trailing slash; NULL: not configured */
+	char *bz_api_key;        /* secret; NULL: anonymous */
+	int bz_key_in_header;    /* X-BUGZILLA-API-KEY (5.1) instead of api_key= (5.0/5.2) */
+	char *bz_ca_file;
+	char *bz_proxy;
+	long long bz_timeout;    /* seconds per request */
+	unsigned long long bz_page_size;
+	char *bz_subsystem_field;        /* e.g. cf_subsystem; NULL: none */
+	char *bz_products;       /* comma-separated lists; NULL or "": all */
+	char *bz_components;
+	char *bz_statuses;       /* which statuses are mirrored */
+	char *bz_keyword;        /* only bugs with this keyword or flag; NULL: all */
+	long long bz_max_age;    /* only bugs changed within; 0: any age */
+	unsigned long long bz_attachment_max_size;
+
+	/* [mail] */
+	char *mail_domain;       /* right-hand side of Message-IDs */
+	char *mail_from;
+	char *mail_subject;      /* with {id} and {summary} */
+	int mail_show_addresses;
+	int mail_cc_reporter;
+	unsigned long long mail_inline_limit;
+	char *mail_footer;
+
+	/* [smtp] */
+	char *smtp_host;         /* NULL: deliver to smtp_maildir or smtp_mbox */
+	unsigned long long smtp_port;
+	char *smtp_starttls;     /* no, try, required */
+	char *smtp_user;
+	char *smtp_password;     /* secret */
+	long long smtp_timeout;
+	char *smtp_maildir;
+	char *smtp_mbox;
+	unsigned long long smtp_batch;
+
+	/* [routing] */
+	char *maintainers_file;
+	char *default_lists;
+	char *default_people;
+
+	/* [sync] */
+	long long sync_interval;
+	long long retry_min;     /* first backoff after a temporary failure */
+	long long retry_max;
+
+	/* [route NAME] sections, in file order */
+	struct config_route *routes;
+	size_t nroutes;
 };
+
+/* A routing rule: bugs matching product/component/subsystem (each NULL
+ * for "any"; component and subsystem match case-insensitively) go to the
+ * lists and people named, and to the L:/M: entries of a MAINTAINERS
+ * section. */
+struct config_route {
+	char *name;              /* the text after "route " */
+	char *product, *component, *subsystem;
+	char *lists, *people, *maintainers_section;
+};
+
+/* Splits a comma-separated list ("a, b,c") into trimmed, non-empty items.
+ * Returns a NULL-terminated array (never NULL unless out of memory), freed
+ * with config_list_free(); *count (if not NULL) gets the number of items. */
+char **config_list(const char *text, size_t *count);
+void config_list_free(char **list);
 
 /* Loads the configuration.  explicit_path is the --config value or NULL.
  * On success *out is to be freed with config_free(). */
@@ -60,5 +126,8 @@ struct config_key {
 	const char *summary;
 };
 const struct config_key *config_keys(size_t *count);
+/* The value in effect of key number i of config_keys(), as text ("" when
+ * unset; "<set>" or "<unset>" for secrets).  tmp holds numbers. */
+const char *config_value(const struct bb_config *cfg, size_t i, char *tmp, size_t len);
 
 #endif

@@ -57,6 +57,73 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (hash, kind, ref)"
 	") WITHOUT ROWID;"
 	"CREATE INDEX blob_ref_by_ref ON blob_ref(kind, ref);",
+
+	/* 1 -> 2: the outbound bridge */
+	"CREATE TABLE cursor ("
+	"  source TEXT PRIMARY KEY,"            /* bugzilla:<url>, archive:<url>, ... */
+	"  value TEXT NOT NULL,"                /* e.g. a Bugzilla time 2026-12-03T08:01:55Z */
+	"  updated INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE TABLE bz_bug ("
+	"  id INTEGER PRIMARY KEY,"             /* Bugzilla bug id */
+	"  summary TEXT NOT NULL DEFAULT '',"
+	"  product TEXT NOT NULL DEFAULT '',"
+	"  component TEXT NOT NULL DEFAULT '',"
+	"  subsystem TEXT NOT NULL DEFAULT '',"
+	"  status TEXT NOT NULL DEFAULT '',"
+	"  resolution TEXT NOT NULL DEFAULT '',"
+	"  severity TEXT NOT NULL DEFAULT '',"
+	"  priority TEXT NOT NULL DEFAULT '',"
+	"  assigned_to TEXT NOT NULL DEFAULT '',"
+	"  reporter TEXT NOT NULL DEFAULT '',"
+	"  creation_time INTEGER NOT NULL DEFAULT 0,"
+	"  last_change_time INTEGER NOT NULL DEFAULT 0,"
+	"  restricted INTEGER NOT NULL DEFAULT 0,"    /* in a group: never mailed */
+	"  mirrored INTEGER NOT NULL DEFAULT 1,"      /* 0: not (or no longer) mirrored */
+	"  recipients TEXT NOT NULL DEFAULT '',"      /* To/Cc of the last mail */
+	"  fields TEXT NOT NULL DEFAULT '{}'"         /* JSON snapshot for change notes */
+	");"
+	"CREATE TABLE bz_comment ("
+	"  id INTEGER PRIMARY KEY,"             /* Bugzilla comment id */
+	"  bug_id INTEGER NOT NULL,"
+	"  count INTEGER NOT NULL,"             /* 0 is the description */
+	"  author TEXT NOT NULL DEFAULT '',"
+	"  time INTEGER NOT NULL DEFAULT 0,"
+	"  is_private INTEGER NOT NULL DEFAULT 0,"
+	"  origin TEXT NOT NULL DEFAULT 'bugzilla',"  /* bridge: posted by bugbridge, never mailed back */
+	"  message_id TEXT"                     /* the mail made of it, if any */
+	");"
+	"CREATE INDEX bz_comment_by_bug ON bz_comment(bug_id, count);"
+	"CREATE TABLE bz_attachment ("
+	"  id INTEGER PRIMARY KEY,"             /* Bugzilla attachment id */
+	"  bug_id INTEGER NOT NULL,"
+	"  file_name TEXT NOT NULL DEFAULT '',"
+	"  content_type TEXT NOT NULL DEFAULT '',"
+	"  size INTEGER NOT NULL DEFAULT 0,"
+	"  is_private INTEGER NOT NULL DEFAULT 0,"
+	"  blob_hash TEXT,"                     /* set once stored */
+	"  state TEXT NOT NULL DEFAULT 'pending'," /* pending, stored, failed, skipped */
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT"
+	");"
+	"CREATE INDEX bz_attachment_by_bug ON bz_attachment(bug_id);"
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message_id TEXT NOT NULL UNIQUE,"    /* without angle brackets */
+	"  bug_id INTEGER,"
+	"  comment_id INTEGER,"
+	"  sender TEXT NOT NULL,"               /* envelope sender */
+	"  recipients TEXT NOT NULL,"           /* comma-separated envelope recipients */
+	"  message BLOB NOT NULL,"              /* the whole RFC 5322 message, CRLF-free */
+	"  state TEXT NOT NULL DEFAULT 'queued',"  /* queued, sent, failed */
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  sent INTEGER"
+	");"
+	"CREATE INDEX outbox_by_state ON outbox(state, next_attempt);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

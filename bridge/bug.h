@@ -1,0 +1,83 @@
+/* The Bugzilla data bugbridge works with, as read from REST or from an XML
+ * export (bridge/bz_client.h, bridge/bz_xml.h).
+ *
+ * Every string is malloc'd, UTF-8 (invalid sequences repaired with U+FFFD
+ * by the reader), never NULL ("" when absent).  bz_bug_free() frees a bug
+ * with its comments, attachments and fields.
+ */
+#ifndef BB_BUG_H
+#define BB_BUG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct bz_user {
+	char *login;             /* the account name, usually an address */
+	char *real_name;         /* "" if unknown */
+};
+
+struct bz_comment {
+	long long id;            /* unique on the server */
+	long long bug_id;
+	int count;               /* 0 is the description, then 1, 2, ... */
+	struct bz_user author;
+	time_t time;
+	char *text;
+	int is_private;
+	long long attachment_id; /* the attachment this comment announces, 0 if none */
+};
+
+struct bz_attachment {
+	long long id;
+	long long bug_id;
+	char *file_name;
+	char *summary;
+	char *content_type;      /* as Bugzilla has it (the uploader's claim) */
+	struct bz_user creator;
+	time_t creation_time;
+	uint64_t size;
+	int is_private, is_obsolete, is_patch;
+};
+
+/* A field bugbridge does not model itself (custom fields such as
+ * cf_subsystem, cf_regression, cf_bisect_commit). */
+struct bz_field {
+	char *name;
+	char *value;             /* lists are joined with ", " */
+};
+
+struct bz_bug {
+	long long id;
+	char *summary;
+	char *product, *component;
+	char *status, *resolution;
+	char *severity, *priority;
+	char *version;
+	char *url;               /* the bug's own URL field */
+	struct bz_user creator;  /* the reporter */
+	struct bz_user assigned_to;
+	time_t creation_time, last_change_time;
+	char **keywords;         /* NULL-terminated, never NULL */
+	char **groups;           /* non-empty: restricted, never mailed */
+	char **cc;               /* logins */
+	long long dupe_of;       /* 0 if not a duplicate */
+	struct bz_field *fields;
+	size_t nfields;
+	struct bz_comment *comments;   /* ordered by count */
+	size_t ncomments;
+	struct bz_attachment *attachments;
+	size_t nattachments;
+};
+
+void bz_bug_free(struct bz_bug *bug);
+void bz_bug_release(struct bz_bug *bug);   /* frees the contents, not bug */
+/* A custom field's value, or NULL. */
+const char *bz_bug_field(const struct bz_bug *bug, const char *name);
+/* Parses Bugzilla's "2026-12-03T08:01:55Z" (also "2026-12-03 08:01:55 +0000"
+ * from XML exports); returns (time_t)-1 if it cannot. */
+time_t bz_parse_time(const char *text);
+/* Formats t as "2026-12-03T08:01:55Z" into out (at least 21 bytes). */
+void bz_format_time(time_t t, char *out, size_t len);
+
+#endif

@@ -1,0 +1,39 @@
+/* Bugzilla's XML export (show_bug.cgi?ctype=xml), read with libxml2.
+ *
+ * The reader loads no external entity, no DTD and touches no network or
+ * file (XML_PARSE_NONET, no XML_PARSE_DTDLOAD/NOENT); a DOCTYPE is ignored.
+ * It needs no API key and is the import path for migration.  Input with
+ * NUL bytes or undeclared Latin-1 is repaired, not refused; a bug the
+ * server did not find (<bug error="NotFound">) is reported through
+ * not_found, not as an error.  Attachment data (base64) is handed to a
+ * sink when present, else skipped.
+ */
+#ifndef BB_BZ_XML_H
+#define BB_BZ_XML_H
+
+#include <stddef.h>
+
+#include "bridge/bug.h"
+#include "core/status.h"
+
+struct bz_xml_callbacks {
+	void *ctx;
+	/* Each complete bug (with comments and attachment metadata); the
+	 * callee owns it (bz_bug_free()).  A non-OK return stops the read. */
+	enum bb_status (*bug)(void *ctx, struct bz_bug *bug);
+	/* A bug the export says it could not give ("NotFound", "NotPermitted"). */
+	enum bb_status (*not_found)(void *ctx, long long id, const char *error);
+	/* Decoded attachment bytes, if the export carries them; may be NULL. */
+	enum bb_status (*attachment_data)(void *ctx, long long bug_id, long long attachment_id,
+					  const void *data, size_t len);
+};
+
+/* Reads an export from memory or from a file.  Returns BB_ERR_INVALID
+ * with a message (line number included) for input that is not a Bugzilla
+ * export at all. */
+enum bb_status bz_xml_read_memory(const char *data, size_t len,
+				  const struct bz_xml_callbacks *cb, struct bb_error *err);
+enum bb_status bz_xml_read_file(const char *path, const struct bz_xml_callbacks *cb,
+				struct bb_error *err);
+
+#endif
