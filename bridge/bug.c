@@ -76,41 +76,75 @@ const char *bz_bug_field(const struct bz_bug *bug, const char *name)
 	return NULL;
 }
 
+/* Zone abbreviations old Bugzilla exports use, as offsets in minutes. */
+static const struct {
+	const char *name;
+	int minutes;
+} zones[] = {
+	{ "UTC", 0 }, { "GMT", 0 }, { "Z", 0 }, { "UT", 0 },
+	{ "EST", -300 }, { "EDT", -240 }, { "CST", -360 }, { "CDT", -300 },
+	{ "MST", -420 }, { "MDT", -360 }, { "PST", -480 }, { "PDT", -420 },
+	{ "AKST", -540 }, { "AKDT", -480 }, { "HST", -600 },
+	{ "WET", 0 }, { "WEST", 60 }, { "BST", 60 }, { "IST", 60 },
+	{ "CET", 60 }, { "CEST", 120 }, { "MET", 60 }, { "MEST", 120 },
+	{ "EET", 120 }, { "EEST", 180 }, { "MSK", 180 },
+	{ "JST", 540 }, { "KST", 540 }, { "AEST", 600 }, { "AEDT", 660 },
+	{ "NZST", 720 }, { "NZDT", 780 },
+};
+
 time_t bz_parse_time(const char *text)
 {
 	struct tm tm;
 	const char *end;
-	int off_h = 0, off_m = 0;
-	char sign = '+';
+	int minutes = 0;
 	time_t t;
 
 	if (!text)
 		return (time_t)-1;
+	while (*text == ' ' || *text == '\t' || *text == '\n')
+		text++;
 	memset(&tm, 0, sizeof(tm));
-	end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+	end = strptime(text, "%Y-%m-%dT%H:%M", &tm);
 	if (!end)
-		end = strptime(text, "%Y-%m-%d %H:%M:%S", &tm);
+		end = strptime(text, "%Y-%m-%d %H:%M", &tm);
 	if (!end)
 		return (time_t)-1;
+	if (*end == ':') {
+		const char *sec = strptime(end, ":%S", &tm);
+
+		if (!sec)
+			return (time_t)-1;
+		end = sec;
+	}
 	while (*end == ' ')
 		end++;
-	if (*end == 'Z' && end[1] == '\0') {
-		/* UTC */
-	} else if ((*end == '+' || *end == '-') &&
-		   sscanf(end + 1, "%2d%*[:]%2d", &off_h, &off_m) >= 1) {
-		sign = *end;
-		if (strlen(end + 1) == 4 && !strchr(end, ':'))
-			sscanf(end + 1, "%2d%2d", &off_h, &off_m);
-	} else if (*end == '\0') {
-		/* no zone: Bugzilla's times are UTC */
-	} else {
-		return (time_t)-1;
+	if (*end == '+' || *end == '-') {
+		int sign = *end == '-' ? -1 : 1, hh = 0, mm = 0;
+		const char *p = end + 1;
+
+		if (strlen(p) == 4 && sscanf(p, "%2d%2d", &hh, &mm) == 2)
+			;
+		else if (sscanf(p, "%2d:%2d", &hh, &mm) == 2)
+			;
+		else if (strlen(p) == 2 && sscanf(p, "%2d", &hh) == 1)
+			;
+		else
+			return (time_t)-1;
+		minutes = sign * (hh * 60 + mm);
+	} else if (*end) {
+		size_t i, len = strcspn(end, " \t\n");
+
+		for (i = 0; i < sizeof(zones) / sizeof(zones[0]); i++)
+			if (strlen(zones[i].name) == len && !strncmp(end, zones[i].name, len))
+				break;
+		if (i == sizeof(zones) / sizeof(zones[0]))
+			return (time_t)-1;
+		minutes = zones[i].minutes;
 	}
 	t = timegm(&tm);
 	if (t == (time_t)-1)
 		return t;
-	t -= (sign == '-' ? -1 : 1) * (time_t)(off_h * 3600 + off_m * 60);
-	return t;
+	return t - (time_t)minutes * 60;
 }
 
 void bz_format_time(time_t t, char *out, size_t len)

@@ -74,8 +74,10 @@ void bz_bug_free(struct bz_bug *bug);
 void bz_bug_release(struct bz_bug *bug);   /* frees the contents, not bug */
 /* A custom field's value, or NULL. */
 const char *bz_bug_field(const struct bz_bug *bug, const char *name);
-/* Parses Bugzilla's "2026-12-03T08:01:55Z" (also "2026-12-03 08:01:55 +0000"
- * from XML exports); returns (time_t)-1 if it cannot. */
+/* Parses Bugzilla's "2026-12-03T08:01:55Z", and what XML exports write:
+ * "2026-12-03 08:01:55 +0000", "2008-10-08 14:11 EDT" (seconds optional,
+ * numeric offsets or common zone abbreviations, no zone meaning UTC).
+ * Returns (time_t)-1 if it cannot. */
 time_t bz_parse_time(const char *text);
 /* Formats t as "2026-12-03T08:01:55Z" into out (at least 21 bytes). */
 void bz_format_time(time_t t, char *out, size_t len);
