@@ -1,0 +1,984 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bridge/mail.h"
+#include "bridge/maintainers.h"
+#include "bridge/sync.h"
+#include "core/buf.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+
+/* ------------------------------------------------------------ cursors */
+
+char *sync_cursor_name(const struct bb_config *cfg)
+{
+	return str_printf("bugzilla:%s", cfg->bz_url ? cfg->bz_url : "-");
+}
+
+enum bb_status sync_cursor_get(struct store *db, const char *name, char **value,
+			       time_t *updated, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	int rc;
+
+	*value = NULL;
+	if ((s = store_prepare(db, &st, "SELECT value, updated FROM cursor WHERE source = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*value = strdup((const char *)sqlite3_column_text(st, 0));
+		if (updated)
+			*updated = (time_t)sqlite3_column_int64(st, 1);
+		if (!*value)
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	} else if (rc != SQLITE_DONE) {
+		s = store_fail(db, err, "reading a cursor");
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
+static enum bb_status cursor_set(struct store *db, const char *name, const char *value,
+				 struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(db, &st,
+			       "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
+			       " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
+			       " updated = excluded.updated", err)))
+		return s;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(db, err, "moving a cursor");
+	sqlite3_finalize(st);
+	return s;
+}
+
+void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->smtp_host = cfg->smtp_host;
+	opt->smtp_port = (unsigned)cfg->smtp_port;
+	opt->starttls = cfg->smtp_starttls;
+	opt->user = cfg->smtp_user;
+	opt->password = cfg->smtp_password;
+	opt->timeout = (long)cfg->smtp_timeout;
+	opt->maildir = cfg->smtp_maildir;
+	opt->mbox = cfg->smtp_mbox;
+	opt->batch = (unsigned)cfg->smtp_batch;
+	opt->retry_min = (long)cfg->retry_min;
+	opt->retry_max = (long)cfg->retry_max;
+}
+
+/* ------------------------------------------------------- what we know */
+
+/* The tracked fields of a bug, as stored in bz_bug.fields. */
+static const char *const tracked[] = {
+	"summary", "product", "component", "subsystem", "status", "resolution",
+	"severity", "priority", "assigned_to",
+};
+#define NTRACKED (sizeof(tracked) / sizeof(tracked[0]))
+
+static const char *tracked_value(const struct bz_bug *bug, const struct bb_config *cfg,
+				 size_t i)
+{
+	const char *v = NULL;
+
+	switch (i) {
+	case 0: v = bug->summary; break;
+	case 1: v = bug->product; break;
+	case 2: v = bug->component; break;
+	case 3: v = cfg->bz_subsystem_field ? bz_bug_field(bug, cfg->bz_subsystem_field) : NULL; break;
+	case 4: v = bug->status; break;
+	case 5: v = bug->resolution; break;
+	case 6: v = bug->severity; break;
+	case 7: v = bug->priority; break;
+	case 8: v = bug->assigned_to.real_name && *bug->assigned_to.real_name
+			? bug->assigned_to.real_name : bug->assigned_to.login; break;
+	}
+	return v ? v : "";
+}
+
+struct known_bug {
+	int exists;
+	int mirrored;
+	char *recipients;
+	struct json_object *fields;  /* snapshot, or NULL */
+};
+
+static void known_release(struct known_bug *k)
+{
+	free(k->recipients);
+	json_object_put(k->fields);
+	memset(k, 0, sizeof(*k));
+}
+
+static enum bb_status known_load(struct store *db, long long id, struct known_bug *k,
+				 struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	if ((s = store_prepare(db, &st, "SELECT mirrored, recipients, fields FROM bz_bug"
+				      " WHERE id = ?", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		k->exists = 1;
+		k->mirrored = sqlite3_column_int(st, 0);
+		k->recipients = strdup((const char *)sqlite3_column_text(st, 1));
+		k->fields = json_tokener_parse((const char *)sqlite3_column_text(st, 2));
+	} else if (rc != SQLITE_DONE) {
+		s = store_fail(db, err, "reading a bug");
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
+static int comment_known(struct store *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (store_prepare(db, &st, "SELECT 1 FROM bz_comment WHERE id = ?", NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* Message-ID of an earlier mail of the bug's thread: comment count, or the
+ * thread root (count 0); NULL if none was made. */
+static char *comment_message_id(struct store *db, long long bug_id, int count)
+{
+	sqlite3_stmt *st = NULL;
+	char *id = NULL;
+
+	if (store_prepare(db, &st, "SELECT message_id FROM bz_comment WHERE bug_id = ? AND"
+				   " count = ? AND message_id IS NOT NULL", NULL))
+		return NULL;
+	sqlite3_bind_int64(st, 1, bug_id);
+	sqlite3_bind_int(st, 2, count);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* "(In reply to comment #3)" or "(In reply to Name from comment #3)" at the
+ * start of a Bugzilla comment names the comment it answers. */
+static int replied_comment(const char *text)
+{
+	const char *p, *close;
+
+	if (strncmp(text, "(In reply to ", 13) != 0)
+		return -1;
+	close = strchr(text, ')');
+	p = strstr(text, "comment #");
+	if (!p || !close || p > close)
+		return -1;
+	return atoi(p + 9);
+}
+
+/* --------------------------------------------------------- attachments */
+
+struct att_sink {
+	struct blob_writer *w;
+};
+
+static enum bb_status att_sink_write(void *ctx, const void *data, size_t len)
+{
+	struct att_sink *as = ctx;
+
+	return blob_writer_write(as->w, data, len, NULL);
+}
+
+struct att_state {
+	char hash[BLOB_HEX_LEN + 1];
+	char detected[128];
+	char *url;
+	char *note;
+	char *archive_summary;
+	char *inline_text;
+};
+
+static void att_state_release(struct att_state *a)
+{
+	free(a->url);
+	free(a->note);
+	free(a->archive_summary);
+	free(a->inline_text);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Where an attachment stands: stored (hash), or failed with a note. */
+static enum bb_status att_lookup(struct store *db, long long id, char *hash, int *attempts,
+				 char **last_error)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s = BB_ERR_NOT_FOUND;
+
+	hash[0] = '\0';
+	*attempts = 0;
+	*last_error = NULL;
+	if (store_prepare(db, &st, "SELECT blob_hash, attempts, last_error FROM bz_attachment"
+				   " WHERE id = ?", NULL))
+		return BB_ERR_DATABASE;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			snprintf(hash, BLOB_HEX_LEN + 1, "%s", sqlite3_column_text(st, 0));
+		*attempts = sqlite3_column_int(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			*last_error = strdup((const char *)sqlite3_column_text(st, 2));
+		s = BB_OK;
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
+static enum bb_status att_record(struct store *db, const struct bz_attachment *a,
+				 const char *hash, const char *error, long long next_attempt,
+				 struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(db, &st,
+			       "INSERT INTO bz_attachment (id, bug_id, file_name, content_type, size,"
+			       " is_private, blob_hash, state, attempts, next_attempt, last_error)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+			       " ON CONFLICT (id) DO UPDATE SET blob_hash = coalesce(excluded.blob_hash,"
+			       " blob_hash), state = excluded.state, attempts = attempts + 1,"
+			       " next_attempt = excluded.next_attempt, last_error = excluded.last_error",
+			       err)))
+		return s;
+	sqlite3_bind_int64(st, 1, a->id);
+	sqlite3_bind_int64(st, 2, a->bug_id);
+	sqlite3_bind_text(st, 3, a->file_name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, a->content_type, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)a->size);
+	sqlite3_bind_int(st, 6, a->is_private);
+	if (hash && *hash)
+		sqlite3_bind_text(st, 7, hash, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_text(st, 8, hash && *hash ? "stored" : a->is_private ? "skipped" : "failed",
+			  -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 9, 1);
+	sqlite3_bind_int64(st, 10, next_attempt);
+	if (error)
+		sqlite3_bind_text(st, 11, error, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 11);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(db, err, "recording an attachment");
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* Downloads an attachment into the blob store (outside any transaction:
+ * the store is content-addressed, so a repeat after a crash is harmless). */
+static enum bb_status att_download(struct sync_context *sc, const struct bz_attachment *a,
+				   char hash[BLOB_HEX_LEN + 1], struct bb_error *err)
+{
+	struct blob_writer *w = NULL;
+	struct blob_origin origin;
+	struct blob_info info;
+	struct att_sink sink;
+	char ref[64];
+	uint64_t size = 0;
+	enum bb_status s;
+
+	if (!sc->bz)
+		return bb_error_set(err, BB_ERR_UNSUPPORTED, "no Bugzilla to download from");
+	if (a->size > sc->cfg->bz_attachment_max_size)
+		return bb_error_set(err, BB_ERR_TOO_LARGE,
+				    "attachment %lld is larger than attachment_max_size", a->id);
+	if ((s = blob_writer_open(sc->blobs, sc->cfg->bz_attachment_max_size, &w, err)))
+		return s;
+	sink.w = w;
+	s = bz_download_attachment(sc->bz, a->id, sc->cfg->bz_attachment_max_size,
+				   att_sink_write, &sink, &size, err);
+	if (!s && a->size && size != a->size)
+		s = bb_error_set(err, BB_ERR_PROTOCOL,
+				 "attachment %lld: got %llu bytes, Bugzilla says %llu", a->id,
+				 (unsigned long long)size, (unsigned long long)a->size);
+	if (s) {
+		blob_writer_abort(w);
+		return s;
+	}
+	snprintf(ref, sizeof(ref), "%lld", a->id);
+	origin.name = a->file_name;
+	origin.declared_type = a->content_type;
+	origin.origin = "bugzilla-attachment";
+	origin.origin_ref = ref;
+	if ((s = blob_writer_commit(w, &origin, &info, err)))
+		return s;
+	snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", a->bug_id, a->id);
+	if ((s = blob_add_ref(sc->blobs, info.hash, "bug-attachment", ref, err)))
+		return s;
+	memcpy(hash, info.hash, BLOB_HEX_LEN + 1);
+	return BB_OK;
+}
+
+enum bb_status sync_store_attachment_data(struct sync_context *sc,
+					  const struct bz_attachment *a, const void *data,
+					  size_t len, struct bb_error *err)
+{
+	struct blob_origin origin;
+	struct blob_info info;
+	char ref[64];
+	enum bb_status s;
+
+	snprintf(ref, sizeof(ref), "%lld", a->id);
+	origin.name = a->file_name;
+	origin.declared_type = a->content_type;
+	origin.origin = "bugzilla-attachment";
+	origin.origin_ref = ref;
+	if ((s = blob_put_memory(sc->blobs, data, len, &origin, &info, err)))
+		return s;
+	snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", a->bug_id, a->id);
+	if ((s = blob_add_ref(sc->blobs, info.hash, "bug-attachment", ref, err)))
+		return s;
+	return att_record(sc->db, a, info.hash, NULL, 0, err);
+}
+
+static enum bb_status summarise_member(void *ctx, const struct inspect_member *m)
+{
+	struct buf *b = ctx;
+
+	if (m->depth != 1 || strcmp(m->kind, "file"))
+		return BB_OK;
+	if (b->len > 200) {
+		if (!strstr(b->data, ", …"))
+			buf_addstr(b, ", …");
+		return BB_OK;
+	}
+	buf_addf(b, "%s%s", b->len ? ", " : "", m->path);
+	return BB_OK;
+}
+
+/* Fills what a mail says of attachment a. */
+static void att_describe(struct sync_context *sc, const struct bz_attachment *a,
+			 struct att_state *st)
+{
+	struct blob_info info;
+	char *last_error = NULL;
+	int attempts = 0;
+
+	if (att_lookup(sc->db, a->id, st->hash, &attempts, &last_error) || !st->hash[0]) {
+		st->note = str_printf("not stored yet (%s); bugbridge retries and the "
+				      "attachment stays at Bugzilla",
+				      last_error ? last_error : sc->dry_run ? "dry run" : "pending");
+		st->hash[0] = '\0';
+		free(last_error);
+		return;
+	}
+	free(last_error);
+	if (blob_lookup(sc->blobs, st->hash, &info, NULL) == BB_OK) {
+		snprintf(st->detected, sizeof(st->detected), "%s", info.content_type);
+		if (info.archive_status != INSPECT_NOT_ARCHIVE) {
+			struct buf b = BUF_INIT;
+
+			blob_each_member(sc->blobs, st->hash, summarise_member, &b, NULL);
+			st->archive_summary = str_printf("%s archive%s%s%s%s", info.archive_format,
+							 b.len ? ": " : "", b.data,
+							 info.archive_note[0] ? "; " : "",
+							 info.archive_note);
+			buf_release(&b);
+		}
+		if (sc->cfg->mail_inline_limit && info.size <= sc->cfg->mail_inline_limit &&
+		    !strncmp(info.content_type, "text/", 5)) {
+			int fd;
+
+			if (blob_open(sc->blobs, st->hash, &fd, NULL, NULL) == BB_OK) {
+				char *text = calloc(1, (size_t)info.size + 1);
+
+				if (text && fs_read_full(fd, text, (size_t)info.size) ==
+						    (ssize_t)info.size && !memchr(text, 0, info.size))
+					st->inline_text = text;
+				else
+					free(text);
+				close(fd);
+			}
+		}
+	}
+	st->url = blob_url(sc->blobs, st->hash, a->file_name);
+}
+
+/* ----------------------------------------------------------- one bug */
+
+static char *join_people(char *const *list, const char *sep)
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; list && list[i]; i++)
+		buf_addf(&b, "%s%s", i ? sep : "", list[i]);
+	return buf_detach(&b, NULL);
+}
+
+static char *describe_recipients(const struct route_result *r)
+{
+	char *to = join_people(r->to, ", "), *cc = join_people(r->cc, ", ");
+	char *out = str_printf("%s%s%s", to, *cc ? "; Cc: " : "", cc);
+
+	free(to);
+	free(cc);
+	return out;
+}
+
+/* Envelope recipients: bare addresses of To and Cc. */
+static char **envelope(const struct route_result *r)
+{
+	size_t n = 0, i = 0;
+	char **out;
+
+	for (size_t k = 0; r->to && r->to[k]; k++)
+		n++;
+	for (size_t k = 0; r->cc && r->cc[k]; k++)
+		n++;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (size_t k = 0; r->to && r->to[k]; k++)
+		out[i++] = mnt_address(r->to[k]);
+	for (size_t k = 0; r->cc && r->cc[k]; k++)
+		out[i++] = mnt_address(r->cc[k]);
+	return out;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+struct bug_run {
+	struct sync_context *sc;
+	struct bz_bug *bug;
+	struct known_bug known;
+	struct route_result route;
+	char *recipients;
+	char *route_note;
+	struct mail_change changes[NTRACKED];
+	size_t nchanges;
+	char status_before[256], status_after[256];
+	char *sender;
+	char **rcpt;
+	struct mail_options mopt;
+	struct sync_stats *stats;
+};
+
+static void bug_run_release(struct bug_run *br)
+{
+	known_release(&br->known);
+	route_result_release(&br->route);
+	free(br->recipients);
+	free(br->route_note);
+	free(br->sender);
+	strv_free(br->rcpt);
+}
+
+/* Field changes against the snapshot of the last mail. */
+static void find_changes(struct bug_run *br)
+{
+	const struct bb_config *cfg = br->sc->cfg;
+
+	br->nchanges = 0;
+	if (!br->known.fields)
+		return;
+	for (size_t i = 0; i < NTRACKED; i++) {
+		struct json_object *v;
+		const char *before = "", *after = tracked_value(br->bug, cfg, i);
+
+		if (i == 5) /* resolution is shown with the status */
+			continue;
+		if (json_object_object_get_ex(br->known.fields, tracked[i], &v))
+			before = json_object_get_string(v);
+		if (i == 4) {
+			struct json_object *r;
+			const char *rb = "", *ra = br->bug->resolution;
+
+			if (json_object_object_get_ex(br->known.fields, "resolution", &r))
+				rb = json_object_get_string(r);
+			if (!strcmp(before, after) && !strcmp(rb, ra))
+				continue;
+			snprintf(br->status_before, sizeof(br->status_before), "%s%s%s", before,
+				 *rb ? " " : "", rb);
+			snprintf(br->status_after, sizeof(br->status_after), "%s%s%s", after,
+				 *ra ? " " : "", ra);
+			br->changes[br->nchanges].field = "Status";
+			br->changes[br->nchanges].before = br->status_before;
+			br->changes[br->nchanges].after = br->status_after;
+			br->nchanges++;
+			continue;
+		}
+		if (!strcmp(before, after))
+			continue;
+		/* the json object owns before; it outlives the mail */
+		br->changes[br->nchanges].field = i == 0 ? "Summary" : i == 1 ? "Product" :
+						  i == 2 ? "Component" : i == 3 ? "Subsystem" :
+						  i == 6 ? "Severity" : i == 7 ? "Priority" : "Assignee";
+		br->changes[br->nchanges].before = before;
+		br->changes[br->nchanges].after = after;
+		br->nchanges++;
+	}
+}
+
+static enum bb_status save_bug(struct bug_run *br, struct bb_error *err)
+{
+	const struct bb_config *cfg = br->sc->cfg;
+	struct json_object *fields = json_object_new_object();
+	sqlite3_stmt *st = NULL;
+	struct bz_bug *bug = br->bug;
+	enum bb_status s;
+
+	for (size_t i = 0; i < NTRACKED; i++)
+		json_object_object_add(fields, tracked[i],
+				       json_object_new_string(tracked_value(bug, cfg, i)));
+	if ((s = store_prepare(br->sc->db, &st,
+			       "INSERT INTO bz_bug (id, summary, product, component, subsystem, status,"
+			       " resolution, severity, priority, assigned_to, reporter, creation_time,"
+			       " last_change_time, restricted, mirrored, recipients, fields)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 1,"
+			       " ?15, ?16) ON CONFLICT (id) DO UPDATE SET summary = excluded.summary,"
+			       " product = excluded.product, component = excluded.component,"
+			       " subsystem = excluded.subsystem, status = excluded.status,"
+			       " resolution = excluded.resolution, severity = excluded.severity,"
+			       " priority = excluded.priority, assigned_to = excluded.assigned_to,"
+			       " last_change_time = excluded.last_change_time,"
+			       " restricted = excluded.restricted, recipients = excluded.recipients,"
+			       " fields = excluded.fields", err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, bug->id);
+	sqlite3_bind_text(st, 2, bug->summary, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, bug->product, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, bug->component, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, tracked_value(bug, cfg, 3), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, bug->status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, bug->resolution, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, bug->severity, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, bug->priority, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, bug->assigned_to.login, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 11, bug->creator.login, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)bug->creation_time);
+	sqlite3_bind_int64(st, 13, (sqlite3_int64)bug->last_change_time);
+	sqlite3_bind_int(st, 14, bug->groups && bug->groups[0]);
+	sqlite3_bind_text(st, 15, br->recipients ? br->recipients : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 16, json_object_to_json_string(fields), -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(br->sc->db, err, "recording a bug");
+out:
+	sqlite3_finalize(st);
+	json_object_put(fields);
+	return s;
+}
+
+static enum bb_status save_comment(struct bug_run *br, const struct bz_comment *c,
+				   const char *message_id, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(br->sc->db, &st,
+			       "INSERT OR IGNORE INTO bz_comment (id, bug_id, count, author, time,"
+			       " is_private, message_id) VALUES (?, ?, ?, ?, ?, ?, ?)", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, c->id);
+	sqlite3_bind_int64(st, 2, br->bug->id);
+	sqlite3_bind_int(st, 3, c->count);
+	sqlite3_bind_text(st, 4, c->author.login, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)c->time);
+	sqlite3_bind_int(st, 6, c->is_private);
+	if (message_id)
+		sqlite3_bind_text(st, 7, message_id, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 7);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(br->sc->db, err, "recording a comment");
+	sqlite3_finalize(st);
+	return s;
+}
+
+static enum bb_status queue_mail(struct bug_run *br, long long comment_id,
+				 struct mail_message *m, struct bb_error *err)
+{
+	struct sync_context *sc = br->sc;
+	enum bb_status s = BB_OK;
+
+	if (!sc->dry_run)
+		s = outbox_add(sc->db, m->message_id, br->bug->id, comment_id, br->sender, br->rcpt,
+			       m->text, m->len, err);
+	if (!s) {
+		br->stats->mails_queued++;
+		if (sc->on_mail)
+			sc->on_mail(sc->on_mail_ctx, br->bug->id, m->message_id, br->bug->summary);
+	}
+	return s;
+}
+
+/* Mails one new comment (with the attachments it announces). */
+static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *c,
+				   int with_changes, struct bb_error *err)
+{
+	struct sync_context *sc = br->sc;
+	struct mail_attachment atts[16];
+	struct att_state states[16];
+	struct mail_message m = { NULL, NULL, 0 };
+	char *parent = NULL, *root = NULL, *refs[3] = { NULL, NULL, NULL };
+	size_t natts = 0;
+	enum bb_status s;
+
+	memset(states, 0, sizeof(states));
+	/* attachments this comment announces, or for the description all that
+	 * came with the bug's creation */
+	for (size_t i = 0; i < br->bug->nattachments && natts < 16; i++) {
+		const struct bz_attachment *a = &br->bug->attachments[i];
+
+		if (a->is_private || (c->attachment_id != a->id &&
+				      !(c->count == 0 && a->creation_time <= c->time)))
+			continue;
+		att_describe(sc, a, &states[natts]);
+		memset(&atts[natts], 0, sizeof(atts[natts]));
+		atts[natts].att = a;
+		atts[natts].hash = states[natts].hash[0] ? states[natts].hash : NULL;
+		atts[natts].url = states[natts].url;
+		atts[natts].detected_type = states[natts].detected[0] ? states[natts].detected : NULL;
+		atts[natts].archive_summary = states[natts].archive_summary;
+		atts[natts].inline_text = states[natts].inline_text;
+		atts[natts].note = states[natts].note;
+		natts++;
+	}
+	if (c->count > 0) {
+		int answered = replied_comment(c->text);
+
+		root = comment_message_id(sc->db, br->bug->id, 0);
+		if (!root)
+			root = mail_message_id(sc->cfg->mail_domain, br->bug->id, 0);
+		if (answered > 0 && answered < c->count)
+			parent = comment_message_id(sc->db, br->bug->id, answered);
+		refs[0] = root;
+		refs[1] = parent;
+	}
+	s = mail_compose_comment(&br->mopt, br->bug, c, atts, natts,
+				 with_changes ? br->changes : NULL, with_changes ? br->nchanges : 0,
+				 br->route.to, br->route.cc, parent ? parent : root,
+				 c->count > 0 ? refs : NULL, br->route_note, &m, err);
+	if (!s)
+		s = queue_mail(br, c->id, &m, err);
+	if (!s)
+		s = save_comment(br, c, m.message_id, err);
+	mail_message_release(&m);
+	free(parent);
+	free(root);
+	for (size_t i = 0; i < natts; i++)
+		att_state_release(&states[i]);
+	return s;
+}
+
+static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, time_t now,
+				struct sync_stats *stats, struct bb_error *err)
+{
+	struct bug_run br;
+	const char *why = NULL;
+	int mailed = 0;
+	enum bb_status s;
+
+	memset(&br, 0, sizeof(br));
+	br.sc = sc;
+	br.bug = bug;
+	br.stats = stats;
+	stats->bugs_seen++;
+	if ((s = known_load(sc->db, bug->id, &br.known, err)))
+		goto out;
+	if (bug->groups && bug->groups[0]) {
+		/* restricted: never mailed, whatever happened before */
+		stats->bugs_skipped++;
+		log_event(LOG_LEVEL_INFO, "sync.skip", LF_INT("bug", bug->id),
+			  LF_STR("reason", "restricted to groups"));
+		goto out;
+	}
+	if (!(br.known.exists && br.known.mirrored) && !router_wants(sc->router, bug, now, &why)) {
+		stats->bugs_skipped++;
+		log_event(LOG_LEVEL_DEBUG, "sync.skip", LF_INT("bug", bug->id),
+			  LF_STR("reason", why ? why : "not wanted"));
+		goto out;
+	}
+	if ((s = router_route(sc->router, bug, &br.route, err))) {
+		if (s == BB_ERR_NOT_FOUND) {
+			stats->bugs_skipped++;
+			log_event(LOG_LEVEL_WARN, "sync.unrouted", LF_INT("bug", bug->id),
+				  LF_STR("product", bug->product), LF_STR("component", bug->component));
+			bb_error_clear(err);
+			s = BB_OK;
+		}
+		goto out;
+	}
+	if (sc->cfg->mail_cc_reporter && bug->creator.login[0]) {
+		/* the reporter joins Cc only when the site asks for it */
+		size_t n = 0;
+		char **cc;
+
+		while (br.route.cc && br.route.cc[n])
+			n++;
+		cc = realloc(br.route.cc, (n + 2) * sizeof(*cc));
+		if (cc) {
+			cc[n] = strdup(bug->creator.login);
+			cc[n + 1] = NULL;
+			br.route.cc = cc;
+		}
+	}
+	stats->bugs_mirrored++;
+	br.recipients = describe_recipients(&br.route);
+	br.rcpt = envelope(&br.route);
+	br.sender = mnt_address(sc->cfg->mail_from);
+	if (!br.recipients || !br.rcpt || !br.sender) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	find_changes(&br);
+	if (br.known.exists && br.known.recipients && strcmp(br.known.recipients, br.recipients))
+		br.route_note = str_printf("Recipients changed with the bug's fields; this thread "
+					   "now goes to: %s (before: %s)", br.recipients,
+					   br.known.recipients);
+	br.mopt.domain = sc->cfg->mail_domain;
+	br.mopt.from = sc->cfg->mail_from;
+	br.mopt.subject = sc->cfg->mail_subject;
+	br.mopt.bug_url_base = sc->cfg->bz_url ? sc->cfg->bz_url : "";
+	br.mopt.show_addresses = sc->cfg->mail_show_addresses;
+	br.mopt.footer = sc->cfg->mail_footer;
+
+	for (size_t i = 0; i < bug->ncomments; i++) {
+		const struct bz_comment *c = &bug->comments[i];
+
+		if (comment_known(sc->db, c->id))
+			continue;
+		stats->comments_new++;
+		if (c->is_private) {
+			stats->comments_private++;
+			if ((s = save_comment(&br, c, NULL, err)))
+				goto out;
+			continue;
+		}
+		if ((s = mail_comment(&br, c, !mailed, err)))
+			goto out;
+		mailed = 1;
+	}
+	if (!mailed && br.nchanges > 0 && br.known.exists) {
+		struct mail_message m = { NULL, NULL, 0 };
+		char *root = comment_message_id(sc->db, bug->id, 0);
+
+		if (!root)
+			root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
+		s = mail_compose_changes(&br.mopt, bug, (long long)bug->last_change_time,
+					 br.changes, br.nchanges, br.route.to, br.route.cc, root,
+					 br.route_note, &m, err);
+		if (!s)
+			s = queue_mail(&br, 0, &m, err);
+		mail_message_release(&m);
+		free(root);
+		if (s)
+			goto out;
+	}
+	s = save_bug(&br, err);
+out:
+	bug_run_release(&br);
+	return s;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct bz_bug *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n,
+			  const char *cursor_source, const char *cursor_value,
+			  struct sync_stats *stats, struct bb_error *err)
+{
+	time_t now = time(NULL);
+	enum bb_status s;
+
+	qsort(bugs, n, sizeof(*bugs), by_id);
+	if ((s = store_begin(sc->db, err)))
+		return s;
+	for (size_t i = 0; i < n && !s; i++) {
+		s = apply_bug(sc, &bugs[i], now, stats, err);
+		test_hook("sync.bug");
+	}
+	if (!s && cursor_source && cursor_value)
+		s = cursor_set(sc->db, cursor_source, cursor_value, err);
+	if (s || sc->dry_run) {
+		store_rollback(sc->db);
+		return s;
+	}
+	s = store_commit(sc->db, err);
+	test_hook("sync.committed");
+	return s;
+}
+
+/* ------------------------------------------------------------- a round */
+
+static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *bugs, size_t n,
+					time_t now, struct sync_stats *stats,
+					struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	if ((s = store_begin(sc->db, err)))
+		return s;
+	for (size_t i = 0; i < n && !s; i++) {
+		for (size_t k = 0; k < bugs[i].nattachments && !s; k++) {
+			const struct bz_attachment *a = &bugs[i].attachments[k];
+			char hash[BLOB_HEX_LEN + 1], *last_error = NULL;
+			struct bb_error derr = BB_ERROR_INIT;
+			int attempts = 0;
+			long long next;
+
+			if (att_lookup(sc->db, a->id, hash, &attempts, &last_error) == BB_OK &&
+			    hash[0]) {
+				free(last_error);
+				continue;
+			}
+			free(last_error);
+			if (a->is_private) {
+				s = att_record(sc->db, a, NULL, "private", 0, err);
+				continue;
+			}
+			if (att_download(sc, a, hash, &derr) == BB_OK) {
+				stats->attachments_stored++;
+				s = att_record(sc->db, a, hash, NULL, 0, err);
+				continue;
+			}
+			stats->attachments_failed++;
+			next = (long long)now + (sc->cfg->retry_min << (attempts < 10 ? attempts : 10));
+			if (next > (long long)now + sc->cfg->retry_max)
+				next = (long long)now + sc->cfg->retry_max;
+			log_event(LOG_LEVEL_WARN, "sync.attachment_failed", LF_INT("bug", a->bug_id),
+				  LF_INT("attachment", a->id), LF_STR("error", derr.message));
+			s = att_record(sc->db, a, NULL, derr.message, next, err);
+		}
+	}
+	if (s) {
+		store_rollback(sc->db);
+		return s;
+	}
+	return store_commit(sc->db, err);
+}
+
+/* Bugs of this round we mirror or may start mirroring. */
+static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n, time_t now)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct known_bug k;
+		int keep;
+
+		if (known_load(sc->db, bugs[i].id, &k, NULL))
+			memset(&k, 0, sizeof(k));
+		keep = !(bugs[i].groups && bugs[i].groups[0]) &&
+		       ((k.exists && k.mirrored) || router_wants(sc->router, &bugs[i], now, NULL));
+		known_release(&k);
+		if (keep) {
+			if (kept != i) {
+				struct bz_bug tmp = bugs[kept];
+
+				bugs[kept] = bugs[i];
+				bugs[i] = tmp;
+			}
+			kept++;
+		}
+	}
+	return kept;
+}
+
+enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
+			  struct bb_error *err)
+{
+	struct bz_bug *bugs = NULL;
+	size_t n = 0, wanted;
+	struct bz_filter filter;
+	char **products = NULL, **components = NULL, **statuses = NULL;
+	char *cursor = NULL, *cursor_name = NULL, now_text[32];
+	time_t now, since = 0;
+	unsigned long before = 0;
+	enum bb_status s;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!sc->bz)
+		return bb_error_set(err, BB_ERR_CONFIG,
+				    "no Bugzilla configured ([bugzilla] url in the configuration)");
+	before = bz_client_requests(sc->bz);
+	cursor_name = sync_cursor_name(sc->cfg);
+	if ((s = sync_cursor_get(sc->db, cursor_name, &cursor, NULL, err)))
+		goto out;
+	if ((s = bz_server_time(sc->bz, &now, err)))
+		goto out;
+	if (cursor)
+		since = bz_parse_time(cursor) - 1; /* one second of overlap */
+	else if (sc->cfg->bz_max_age)
+		since = now - sc->cfg->bz_max_age;
+	products = config_list(sc->cfg->bz_products, NULL);
+	components = config_list(sc->cfg->bz_components, NULL);
+	statuses = NULL; /* closing changes of mirrored bugs must be seen too */
+	memset(&filter, 0, sizeof(filter));
+	filter.products = products && products[0] ? products : NULL;
+	filter.components = components && components[0] ? components : NULL;
+	filter.statuses = statuses;
+	filter.keyword = sc->cfg->bz_keyword;
+	if ((s = bz_search_changed(sc->bz, since, &filter, &bugs, &n, err)))
+		goto out;
+	wanted = keep_wanted(sc, bugs, n, now);
+	if (wanted) {
+		if ((s = bz_fetch_comments(sc->bz, bugs, wanted, cursor ? since : 0, err)) ||
+		    (s = bz_fetch_attachments(sc->bz, bugs, wanted, err)))
+			goto out;
+		test_hook("sync.fetched");
+		if (!sc->dry_run && (s = store_attachments(sc, bugs, wanted, now, stats, err)))
+			goto out;
+	}
+	bz_format_time(now, now_text, sizeof(now_text));
+	if ((s = sync_apply(sc, bugs, wanted, cursor_name, now_text, stats, err)))
+		goto out;
+	stats->bugs_seen = n;
+	stats->requests = bz_client_requests(sc->bz) - before;
+	log_event(LOG_LEVEL_INFO, "sync.round", LF_UINT("changed", n), LF_UINT("mirrored", wanted),
+		  LF_UINT("mails", stats->mails_queued), LF_UINT("requests", stats->requests),
+		  LF_STR("cursor", now_text));
+	if (!sc->dry_run) {
+		struct outbox_options oopt;
+
+		sync_outbox_options(sc->cfg, &oopt);
+		s = outbox_deliver(sc->db, &oopt, time(NULL), &stats->delivery, err);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		bz_bug_release(&bugs[i]);
+	free(bugs);
+	config_list_free(products);
+	config_list_free(components);
+	free(cursor);
+	free(cursor_name);
+	return s;
+}

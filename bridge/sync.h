@@ -1,0 +1,77 @@
+/* The outbound sync engine: Bugzilla changes become list mail.
+ *
+ * A round: take the server's clock, search bugs changed since the cursor
+ * (minus one second), keep those the router wants (and those already
+ * mirrored, so a closing comment still reaches the list), fetch their new
+ * comments and attachment lists in batches, store new attachments in the
+ * blob store, then in one transaction record what was seen, queue a mail
+ * for every new public comment (and for field changes) in the outbox, and
+ * move the cursor.  Delivery follows.  A crash anywhere repeats nothing a
+ * receiver can see as new: mails have deterministic Message-IDs, comments
+ * are keyed by id, the cursor moves with the effects.
+ *
+ * sync_apply() is the second half on its own, for bugs that come from an
+ * XML export (the demo and migration) instead of REST.
+ */
+#ifndef BB_SYNC_H
+#define BB_SYNC_H
+
+#include <time.h>
+
+#include "attachments/blob.h"
+#include "bridge/bug.h"
+#include "bridge/bz_client.h"
+#include "bridge/outbox.h"
+#include "bridge/route.h"
+#include "config/conf.h"
+#include "core/status.h"
+#include "core/store.h"
+
+struct sync_context {
+	const struct bb_config *cfg;
+	struct store *db;
+	struct blob_store *blobs;
+	struct bz_client *bz;        /* NULL when bugs come from elsewhere */
+	struct router *router;
+	int dry_run;                 /* compose and count, change nothing */
+	/* Called with each mail queued (or, in a dry run, that would be). */
+	void (*on_mail)(void *ctx, long long bug_id, const char *message_id,
+			const char *subject);
+	void *on_mail_ctx;
+};
+
+struct sync_stats {
+	unsigned long bugs_seen, bugs_mirrored, bugs_skipped;
+	unsigned long comments_new, comments_private, mails_queued;
+	unsigned long attachments_stored, attachments_failed;
+	unsigned long requests;      /* HTTP requests to Bugzilla this round */
+	struct outbox_stats delivery;
+};
+
+/* One round against Bugzilla, then delivery of what is due. */
+enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
+			  struct bb_error *err);
+
+/* Records bugs (comments and attachment metadata filled in) and queues
+ * their mail, in one transaction.  attachment data must already be in the
+ * blob store or be fetched through sc->bz. */
+enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n,
+			  const char *cursor_source, const char *cursor_value,
+			  struct sync_stats *stats, struct bb_error *err);
+
+/* Stores an attachment's bytes that came with the bug (an XML export) in
+ * the blob store and records it, so the mail links it. */
+enum bb_status sync_store_attachment_data(struct sync_context *sc,
+					  const struct bz_attachment *a, const void *data,
+					  size_t len, struct bb_error *err);
+
+/* Delivery options from the configuration. */
+void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt);
+
+/* The cursor name for the configured Bugzilla ("bugzilla:<url>"); free(). */
+char *sync_cursor_name(const struct bb_config *cfg);
+/* Reads a cursor; *value is malloc'd, NULL if the cursor was never set. */
+enum bb_status sync_cursor_get(struct store *db, const char *name, char **value,
+			       time_t *updated, struct bb_error *err);
+
+#endif

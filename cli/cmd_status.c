@@ -1,0 +1,233 @@
+/* bugbridge status and bugbridge outbox. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "bridge/outbox.h"
+#include "bridge/sync.h"
+#include "cli/cli.h"
+
+static const char usage_status[] =
+	"usage: bugbridge status [--json]\n"
+	"\n"
+	"Cursors, mirrored bugs and comments, outbox counts and the mails that\n"
+	"failed with the server's answer.\n";
+
+static const char usage_outbox[] =
+	"usage: bugbridge outbox [--json] [--state queued|sent|failed]\n"
+	"       bugbridge outbox retry\n"
+	"       bugbridge outbox deliver\n"
+	"\n"
+	"Lists the outbox; retry puts failed and deferred mails back in the\n"
+	"queue; deliver sends what is due now.\n";
+
+static long long count_of(struct store *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	long long n = 0;
+
+	if (store_prepare(db, &st, sql, NULL) == BB_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static void print_time(char *out, size_t len, time_t t)
+{
+	struct tm tm;
+
+	if (!t) {
+		snprintf(out, len, "-");
+		return;
+	}
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+struct row_print {
+	struct json_object *array;
+	int only_failed;
+};
+
+static enum bb_status row_cb(void *ctx, const struct outbox_row *r)
+{
+	struct row_print *rp = ctx;
+	char created[32], next[32];
+
+	if (rp->array) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_int64(r->id));
+		json_object_object_add(o, "message_id", json_object_new_string(r->message_id));
+		json_object_object_add(o, "state", json_object_new_string(r->state));
+		json_object_object_add(o, "bug_id", json_object_new_int64(r->bug_id));
+		json_object_object_add(o, "recipients", json_object_new_string(r->recipients));
+		json_object_object_add(o, "attempts", json_object_new_int(r->attempts));
+		json_object_object_add(o, "last_error", r->last_error
+				       ? json_object_new_string(r->last_error) : NULL);
+		json_object_object_add(o, "created", json_object_new_int64((int64_t)r->created));
+		json_object_object_add(o, "next_attempt", json_object_new_int64((int64_t)r->next_attempt));
+		json_object_array_add(rp->array, o);
+		return BB_OK;
+	}
+	print_time(created, sizeof(created), r->created);
+	print_time(next, sizeof(next), r->next_attempt);
+	printf("%-7s bug %-7lld <%s> to %s  (created %s, %d attempt%s%s%s)%s%s\n", r->state,
+	       r->bug_id, r->message_id, r->recipients, created, r->attempts,
+	       r->attempts == 1 ? "" : "s", !strcmp(r->state, "queued") ? ", next " : "",
+	       !strcmp(r->state, "queued") ? next : "", r->last_error ? "\n        " : "",
+	       r->last_error ? r->last_error : "");
+	return BB_OK;
+}
+
+int cmd_status(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bb_error err = BB_ERROR_INIT;
+	unsigned long queued = 0, sent = 0, failed = 0;
+	char *name, *cursor = NULL, when[32];
+	time_t updated = 0;
+	int opt, json = 0, rc;
+	long long bugs, comments, att_failed;
+
+	while ((opt = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = 1; break;
+		case 'h': return cli_usage(stdout, usage_status);
+		default: return cli_usage(stderr, usage_status);
+		}
+	}
+	if (optind != argc)
+		return cli_usage(stderr, usage_status);
+	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
+		return rc;
+	name = sync_cursor_name(ctx->cfg);
+	if (sync_cursor_get(ctx->db, name, &cursor, &updated, &err) ||
+	    outbox_counts(ctx->db, &queued, &sent, &failed, &err)) {
+		free(name);
+		return cli_fail(&err);
+	}
+	bugs = count_of(ctx->db, "SELECT count(*) FROM bz_bug WHERE mirrored = 1");
+	comments = count_of(ctx->db, "SELECT count(*) FROM bz_comment WHERE message_id IS NOT NULL");
+	att_failed = count_of(ctx->db, "SELECT count(*) FROM bz_attachment WHERE state = 'failed'");
+	if (json) {
+		struct json_object *top = json_object_new_object(), *c = json_object_new_object();
+		struct json_object *o = json_object_new_object();
+		struct row_print rp = { json_object_new_array(), 1 };
+
+		json_object_object_add(top, "version", json_object_new_int(1));
+		json_object_object_add(c, "name", json_object_new_string(name));
+		json_object_object_add(c, "value", cursor ? json_object_new_string(cursor) : NULL);
+		json_object_object_add(c, "updated", json_object_new_int64((int64_t)updated));
+		json_object_object_add(top, "bugzilla_cursor", c);
+		json_object_object_add(top, "bugs_mirrored", json_object_new_int64(bugs));
+		json_object_object_add(top, "comments_mailed", json_object_new_int64(comments));
+		json_object_object_add(top, "attachments_failed", json_object_new_int64(att_failed));
+		json_object_object_add(o, "queued", json_object_new_int64((int64_t)queued));
+		json_object_object_add(o, "sent", json_object_new_int64((int64_t)sent));
+		json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
+		json_object_object_add(top, "outbox", o);
+		outbox_each(ctx->db, "failed", row_cb, &rp, NULL);
+		json_object_object_add(top, "failures", rp.array);
+		cli_print_json(top);
+		json_object_put(top);
+	} else {
+		print_time(when, sizeof(when), updated);
+		printf("bugzilla:     %s\n", ctx->cfg->bz_url ? ctx->cfg->bz_url : "(not configured)");
+		printf("cursor:       %s (moved %s)\n", cursor ? cursor : "(never synced)", when);
+		printf("mirrored:     %lld bugs, %lld comments mailed\n", bugs, comments);
+		printf("attachments:  %lld failed to download (retried)\n", att_failed);
+		printf("outbox:       %lu queued, %lu sent, %lu failed\n", queued, sent, failed);
+		if (failed) {
+			struct row_print rp = { NULL, 1 };
+
+			printf("failures:\n");
+			outbox_each(ctx->db, "failed", row_cb, &rp, NULL);
+		}
+	}
+	free(cursor);
+	free(name);
+	return EX_OK;
+}
+
+int cmd_outbox(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bb_error err = BB_ERROR_INIT;
+	const char *state = NULL;
+	int opt, json = 0, rc;
+
+	while ((opt = getopt_long(argc, argv, "js:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = 1; break;
+		case 's': state = optarg; break;
+		case 'h': return cli_usage(stdout, usage_outbox);
+		default: return cli_usage(stderr, usage_outbox);
+		}
+	}
+	if (state && strcmp(state, "queued") && strcmp(state, "sent") && strcmp(state, "failed")) {
+		cli_error("--state: \"%s\" is not queued, sent or failed", state);
+		return EX_USAGE;
+	}
+	if (optind < argc && !strcmp(argv[optind], "retry")) {
+		unsigned long n = 0;
+
+		if ((rc = cli_open_store(ctx, STORE_READ_WRITE)))
+			return rc;
+		if (outbox_retry(ctx->db, &n, &err))
+			return cli_fail(&err);
+		if (!ctx->quiet)
+			fprintf(stderr, "bugbridge: %lu mail%s queued again\n", n, n == 1 ? "" : "s");
+		return EX_OK;
+	}
+	if (optind < argc && !strcmp(argv[optind], "deliver")) {
+		struct outbox_options o;
+		struct outbox_stats st;
+
+		if ((rc = cli_open_store(ctx, STORE_READ_WRITE)))
+			return rc;
+		sync_outbox_options(ctx->cfg, &o);
+		if (outbox_deliver(ctx->db, &o, time(NULL), &st, &err))
+			return cli_fail(&err);
+		if (!ctx->quiet)
+			fprintf(stderr, "bugbridge: %lu sent, %lu deferred, %lu failed\n", st.sent,
+				st.deferred, st.failed);
+		return EX_OK;
+	}
+	if (optind != argc)
+		return cli_usage(stderr, usage_outbox);
+	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
+		return rc;
+	{
+		struct row_print rp = { json ? json_object_new_array() : NULL, 0 };
+
+		if (outbox_each(ctx->db, state, row_cb, &rp, &err)) {
+			json_object_put(rp.array);
+			return cli_fail(&err);
+		}
+		if (json) {
+			struct json_object *top = json_object_new_object();
+
+			json_object_object_add(top, "version", json_object_new_int(1));
+			json_object_object_add(top, "mails", rp.array);
+			cli_print_json(top);
+			json_object_put(top);
+		}
+	}
+	return EX_OK;
+}

@@ -1,0 +1,216 @@
+/* bugbridge sync and bugbridge daemon: mirror Bugzilla to the lists. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bridge/sync.h"
+#include "cli/cli.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+
+static const char usage_sync[] =
+	"usage: bugbridge sync [--once] [--dry-run]\n"
+	"\n"
+	"One round: polls Bugzilla for bugs changed since the last round, stores\n"
+	"new attachments in the blob store, queues a mail for every new public\n"
+	"comment and field change, and delivers the outbox.\n"
+	"\n"
+	"  --once      one round and exit (the default; for symmetry with daemon)\n"
+	"  --dry-run   show what would be mailed; change nothing, send nothing\n";
+
+static const char usage_daemon[] =
+	"usage: bugbridge daemon [--interval DURATION]\n"
+	"\n"
+	"Runs sync rounds every [sync] interval (default 5m) until SIGTERM or\n"
+	"SIGINT, which let the current round finish.  A round that fails with a\n"
+	"temporary error is retried after a backoff.\n";
+
+int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)))
+		return rc;
+	if (ctx->cfg->maintainers_file &&
+	    mnt_load(&b->maintainers, ctx->cfg->maintainers_file, &err))
+		goto fail;
+	if (router_new(&b->router, ctx->cfg, b->maintainers, &err))
+		goto fail;
+	if (ctx->cfg->bz_url) {
+		struct bz_client_options o;
+
+		memset(&o, 0, sizeof(o));
+		o.url = ctx->cfg->bz_url;
+		o.api_key = ctx->cfg->bz_api_key;
+		o.key_in_header = ctx->cfg->bz_key_in_header;
+		o.ca_file = ctx->cfg->bz_ca_file;
+		o.proxy = ctx->cfg->bz_proxy;
+		o.timeout = (long)ctx->cfg->bz_timeout;
+		o.subsystem_field = ctx->cfg->bz_subsystem_field;
+		o.page_size = (unsigned)ctx->cfg->bz_page_size;
+		if (bz_client_new(&b->bz, &o, &err))
+			goto fail;
+	}
+	b->sc.cfg = ctx->cfg;
+	b->sc.db = ctx->db;
+	b->sc.blobs = ctx->blobs;
+	b->sc.bz = b->bz;
+	b->sc.router = b->router;
+	return EX_OK;
+fail:
+	rc = cli_fail(&err);
+	cli_bridge_close(b);
+	return rc;
+}
+
+void cli_bridge_close(struct cli_bridge *b)
+{
+	bz_client_free(b->bz);
+	router_free(b->router);
+	mnt_free(b->maintainers);
+	memset(b, 0, sizeof(*b));
+}
+
+static void print_mail(void *ctx, long long bug_id, const char *message_id, const char *subject)
+{
+	int *dry = ctx;
+
+	printf("%s bug %lld <%s> %s\n", *dry ? "would mail" : "queued", bug_id, message_id,
+	       subject);
+}
+
+static void report_round(struct cli_context *ctx, const struct sync_stats *st, int dry_run)
+{
+	if (ctx->quiet)
+		return;
+	fprintf(stderr,
+		"bugbridge: %lu bug%s changed, %lu mirrored, %lu skipped; %lu new comment%s "
+		"(%lu private); %lu mail%s %s; attachments: %lu stored, %lu failed; "
+		"%lu request%s\n",
+		st->bugs_seen, st->bugs_seen == 1 ? "" : "s", st->bugs_mirrored, st->bugs_skipped,
+		st->comments_new, st->comments_new == 1 ? "" : "s", st->comments_private,
+		st->mails_queued, st->mails_queued == 1 ? "" : "s",
+		dry_run ? "would be queued" : "queued", st->attachments_stored,
+		st->attachments_failed, st->requests, st->requests == 1 ? "" : "s");
+	if (!dry_run)
+		fprintf(stderr, "bugbridge: delivery: %lu sent, %lu deferred, %lu failed\n",
+			st->delivery.sent, st->delivery.deferred, st->delivery.failed);
+}
+
+int cmd_sync(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bb_error err = BB_ERROR_INIT;
+	struct cli_bridge b;
+	struct sync_stats st;
+	int opt, dry_run = 0, rc;
+
+	while ((opt = getopt_long(argc, argv, "onh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': break;
+		case 'n': dry_run = 1; break;
+		case 'h': return cli_usage(stdout, usage_sync);
+		default: return cli_usage(stderr, usage_sync);
+		}
+	}
+	if (optind != argc)
+		return cli_usage(stderr, usage_sync);
+	if ((rc = cli_bridge_open(ctx, &b)))
+		return rc;
+	b.sc.dry_run = dry_run;
+	b.sc.on_mail = print_mail;
+	b.sc.on_mail_ctx = &dry_run;
+	if (sync_round(&b.sc, &st, &err))
+		rc = cli_fail(&err);
+	else
+		report_round(ctx, &st, dry_run);
+	cli_bridge_close(&b);
+	return rc;
+}
+
+int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_bridge b;
+	long long interval = -1, backoff = 0;
+	sigset_t sigs;
+	int opt, rc, stop = 0;
+
+	while ((opt = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			if (parse_duration(optarg, &interval) != 0 || interval <= 0) {
+				cli_error("--interval: \"%s\" is not a duration (like 90s, 5m)", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'h': return cli_usage(stdout, usage_daemon);
+		default: return cli_usage(stderr, usage_daemon);
+		}
+	}
+	if (optind != argc)
+		return cli_usage(stderr, usage_daemon);
+	if (interval < 0)
+		interval = ctx->cfg->sync_interval;
+	/* signals are taken only between rounds: a round always finishes */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	if ((rc = cli_bridge_open(ctx, &b)))
+		return rc;
+	log_event(LOG_LEVEL_INFO, "daemon.start", LF_INT("interval", interval));
+	while (!stop) {
+		struct bb_error err = BB_ERROR_INIT;
+		struct sync_stats st;
+		struct timespec wait;
+		long long pause = interval;
+		int sig;
+
+		if (sync_round(&b.sc, &st, &err)) {
+			enum bb_retry r = status_retry_class(err.code);
+
+			log_event(LOG_LEVEL_WARN, "daemon.round_failed", LF_STR("error", err.message),
+				  LF_STR("retry", retry_str(r)));
+			if (r == BB_RETRY_GIVE_UP && err.code != BB_ERR_AUTH) {
+				rc = cli_fail(&err);
+				break;
+			}
+			backoff = backoff ? backoff * 2 : ctx->cfg->retry_min;
+			if (backoff > ctx->cfg->retry_max)
+				backoff = ctx->cfg->retry_max;
+			pause = backoff;
+			if (err.retry_after > time(NULL))
+				pause = (long long)(err.retry_after - time(NULL));
+		} else {
+			backoff = 0;
+			report_round(ctx, &st, 0);
+		}
+		wait.tv_sec = (time_t)pause;
+		wait.tv_nsec = 0;
+		sig = sigtimedwait(&sigs, NULL, &wait);
+		if (sig == SIGTERM || sig == SIGINT) {
+			log_event(LOG_LEVEL_INFO, "daemon.stop", LF_INT("signal", sig));
+			stop = 1;
+		}
+	}
+	cli_bridge_close(&b);
+	return rc;
+}

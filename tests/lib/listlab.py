@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+"""A real mailing list for tests: SMTP -> public-inbox -> HTTP, on 127.0.0.1.
+
+    /usr/bin/python3 listlab.py --dir DIR [--list test@lists.lab] [--name test]
+
+Sets up a public-inbox v2 inbox in DIR (private HOME, PI_CONFIG, TMPDIR),
+starts public-inbox-httpd on a free port, and runs an SMTP server (Debian's
+python3-aiosmtpd) on another free port whose handler gives every message
+addressed to the list to public-inbox-mda, so the SMTP 250 comes only once the
+message is in the archive.  Mail the archive would silently drop (it lands in
+PI_EMERGENCY) is answered with 550, so failures are loud.  Every message is
+also kept as DIR/received/<n>.eml with its envelope in <n>.json, so tests can
+check the copies to people as well.
+
+Writes DIR/listlab.json ({"smtp_port", "http_port", "list", "name",
+"inbox_url", "pid"}) once both servers listen.  SIGTERM stops both.
+The recipe and its pitfalls: shared/notes/listlab.md.
+"""
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from aiosmtpd.controller import Controller
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run(cmd, env, **kw):
+    return subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, **kw)
+
+
+class Lab:
+    def __init__(self, root, listaddr, name):
+        self.root = os.path.abspath(root)
+        self.list = listaddr
+        self.name = name
+        self.inbox = os.path.join(self.root, "inbox")
+        self.received = os.path.join(self.root, "received")
+        self.emergency = os.path.join(self.root, "emergency")
+        self.count = 0
+        home = os.path.join(self.root, "home")
+        tmp = os.path.join(self.root, "tmp")
+        for d in (home, tmp, self.received, self.emergency):
+            os.makedirs(d, exist_ok=True)
+        self.env = dict(os.environ, HOME=home, TMPDIR=tmp,
+                        PI_CONFIG=os.path.join(home, "pi-config"),
+                        PI_EMERGENCY=self.emergency, GIT_CONFIG_NOSYSTEM="1",
+                        GIT_CONFIG_GLOBAL=os.path.join(home, "gitconfig"))
+        self.http_port = free_port()
+        self.smtp_port = None
+
+    def setup(self):
+        url = "http://127.0.0.1:%d/%s" % (self.http_port, self.name)
+        run(["public-inbox-init", "-V2", "-L", "full", "--ng", self.name + ".lists.lab",
+             self.name, self.inbox, url, self.list], self.env)
+        run(["git", "config", "-f", self.env["PI_CONFIG"], "publicinboxmda.spamcheck",
+             "none"], self.env)
+        psgi = os.path.join(self.root, "app.psgi")
+        with open(psgi, "w") as f:
+            f.write("use strict; use PublicInbox::WWW; use Plack::Builder;\n"
+                    "my $www = PublicInbox::WWW->new; $www->preload;\n"
+                    "builder { enable 'Head'; sub { $www->call(@_) } };\n")
+        log = open(os.path.join(self.root, "httpd.log"), "ab")
+        self.httpd = subprocess.Popen(
+            ["public-inbox-httpd", "-W0", "-l", "http://127.0.0.1:%d" % self.http_port, psgi],
+            env=self.env, stdout=log, stderr=log)
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", self.http_port), 0.2).close()
+                return
+            except OSError:
+                if self.httpd.poll() is not None:
+                    raise SystemExit("public-inbox-httpd exited; see httpd.log")
+                time.sleep(0.05)
+        raise SystemExit("public-inbox-httpd did not start")
+
+    def emergency_count(self):
+        n = 0
+        for sub in ("new", "cur", "tmp"):
+            d = os.path.join(self.emergency, sub)
+            if os.path.isdir(d):
+                n += len(os.listdir(d))
+        return n
+
+    async def handle_DATA(self, server, session, envelope):
+        self.count += 1
+        base = os.path.join(self.received, "%06d" % self.count)
+        with open(base + ".eml", "wb") as f:
+            f.write(envelope.original_content)
+        with open(base + ".json", "w") as f:
+            json.dump({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos}, f)
+        if not any(r.lower() == self.list.lower() for r in envelope.rcpt_tos):
+            return "250 OK (not for the list: kept in received/ only)"
+        before = self.emergency_count()
+        env = dict(self.env, ORIGINAL_RECIPIENT=self.list)
+        p = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: subprocess.run(["public-inbox-mda"], input=envelope.original_content,
+                                         env=env, capture_output=True))
+        if p.returncode != 0:
+            return "550 public-inbox-mda refused the message (exit %d): %s" % (
+                p.returncode, p.stderr.decode(errors="replace").strip()[:200])
+        if self.emergency_count() != before:
+            return "550 the archive dropped the message (see PI_EMERGENCY)"
+        return "250 OK archived"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--list", default="test@lists.lab")
+    ap.add_argument("--name", default="test")
+    a = ap.parse_args()
+    lab = Lab(a.dir, a.list, a.name)
+    lab.setup()
+    controller = Controller(lab, hostname="127.0.0.1", port=free_port(),
+                            data_size_limit=64 * 1024 * 1024)
+    controller.start()
+    lab.smtp_port = controller.port
+    info = {"smtp_port": lab.smtp_port, "http_port": lab.http_port, "list": lab.list,
+            "name": lab.name, "pid": os.getpid(),
+            "inbox_url": "http://127.0.0.1:%d/%s" % (lab.http_port, lab.name)}
+    tmp = os.path.join(lab.root, "listlab.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(info, f)
+    os.rename(tmp, os.path.join(lab.root, "listlab.json"))
+
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    try:
+        while not stop:
+            time.sleep(0.1)
+    finally:
+        controller.stop()
+        lab.httpd.terminate()
+        try:
+            lab.httpd.wait(10)
+        except subprocess.TimeoutExpired:
+            lab.httpd.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

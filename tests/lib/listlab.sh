@@ -1,0 +1,35 @@
+# A real mailing list for scenario tests (tests/lib/listlab.py): source this
+# after common.sh, then `listlab_start`; it sets LISTLAB_SMTP_PORT,
+# LISTLAB_HTTP_PORT, LISTLAB_LIST and LISTLAB_URL, and the server is stopped
+# by pid when the test ends.  Skips the whole test when public-inbox or
+# Debian's python3-aiosmtpd is missing.
+
+listlab_start() {
+	command -v public-inbox-mda >/dev/null 2>&1 ||
+		skip_all "public-inbox is not installed (apt-get install public-inbox)"
+	/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null ||
+		skip_all "Debian's python3-aiosmtpd is not installed"
+	mkdir -p "$WORK/listlab"
+	/usr/bin/python3 "$top_srcdir/tests/lib/listlab.py" --dir "$WORK/listlab" \
+		>"$WORK/listlab/listlab.log" 2>&1 &
+	LISTLAB_PID=$!
+	CLEANUP_PIDS="$CLEANUP_PIDS $LISTLAB_PID"
+	for _ in $(seq 1 200); do
+		[ -f "$WORK/listlab/listlab.json" ] && break
+		if ! kill -0 "$LISTLAB_PID" 2>/dev/null; then
+			cat "$WORK/listlab/listlab.log" >&2
+			skip_all "the list lab did not start"
+		fi
+		sleep 0.1
+	done
+	[ -f "$WORK/listlab/listlab.json" ] || skip_all "the list lab did not start in time"
+	eval "$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print("LISTLAB_SMTP_PORT=%d LISTLAB_HTTP_PORT=%d LISTLAB_LIST=%s LISTLAB_URL=%s" %
+      (d["smtp_port"], d["http_port"], d["list"], d["inbox_url"]))' "$WORK/listlab/listlab.json")"
+	export LISTLAB_SMTP_PORT LISTLAB_HTTP_PORT LISTLAB_LIST LISTLAB_URL
+}
+
+# listlab_raw MSGID: the archived message, or nothing (exit 1) if absent.
+listlab_raw() {
+	curl -sf "$LISTLAB_URL/$1/raw"
+}
