@@ -12,6 +12,27 @@
  * 5xx, timeouts and connection failures (BB_ERR_TEMPORARY), truncated or
  * invalid JSON (BB_ERR_PROTOCOL).  An idempotent request whose reused
  * connection was reset is retried once on a fresh connection.
+ *
+ * In detail:
+ *  - A Bugzilla error sent with HTTP 400 (or 200) is folded by its code:
+ *    101, 51, 32614 BB_ERR_NOT_FOUND; 102, 110, 113, 300-307 (306: bad API
+ *    key), 410 BB_ERR_AUTH; negative codes (failures inside Bugzilla)
+ *    BB_ERR_TEMPORARY; any other BB_ERR_INVALID.  err->message keeps the
+ *    server's message (one line, valid UTF-8, the API key scrubbed out).
+ *  - Retry-After is read as seconds or as an HTTP date and capped at a
+ *    week; err->retry_after is an absolute time, 0 when none was given.
+ *  - A body that arrives whole but is not complete JSON is BB_ERR_PROTOCOL;
+ *    a body cut short of its Content-Length (the connection closed under
+ *    it) is a transport failure, BB_ERR_TEMPORARY.
+ *  - TLS verification failures and unusable URLs are BB_ERR_CONFIG;
+ *    redirects are not followed (BB_ERR_PROTOCOL naming the target), since
+ *    a key header would follow them to another host.
+ *  - Bodies are capped at 256 MiB and refused before parsing if json-c
+ *    would need more than 1 GiB for them (BB_ERR_TOO_LARGE).
+ *  - Requests are logged (log_event, debug level, event=bz.request) with
+ *    the URL minus the key.
+ *
+ * Not thread-safe: one client per thread.
  */
 #ifndef BB_BZ_CLIENT_H
 #define BB_BZ_CLIENT_H
@@ -27,13 +48,14 @@ struct bz_client;
 
 struct bz_client_options {
 	const char *url;          /* base URL, e.g. https://bugzilla.kernel.org */
-	const char *api_key;      /* NULL: anonymous */
+	const char *api_key;      /* NULL or "": anonymous */
 	int key_in_header;        /* 1: X-BUGZILLA-API-KEY, 0: api_key= parameter */
 	const char *ca_file;      /* NULL: system default */
 	const char *proxy;        /* NULL: none (libcurl's environment rules apply) */
-	long timeout;             /* seconds per request */
+	long timeout;             /* seconds per request (0: 60); a download
+				   * fails only when it stalls that long */
 	const char *subsystem_field; /* custom field to fetch as well, or NULL */
-	unsigned page_size;       /* bugs per search page */
+	unsigned page_size;       /* bugs per search page (0: 100) */
 };
 
 /* Which bugs a search returns (all criteria ANDed; NULL/empty: any). */
@@ -44,36 +66,58 @@ struct bz_filter {
 	const char *keyword;
 };
 
+/* The options are copied.  BB_ERR_CONFIG for a URL that is not http(s)://
+ * or carries a query, or a key with spaces or control characters. */
 enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_options *opt,
 			     struct bb_error *err);
 void bz_client_free(struct bz_client *c);
 /* Requests made so far (for tests and benchmarks). */
 unsigned long bz_client_requests(const struct bz_client *c);
 
-/* GET /rest/time: the server's clock. */
+/* GET /rest/time: the server's clock (db_time, the clock that stamps
+ * last_change_time). */
 enum bb_status bz_server_time(struct bz_client *c, time_t *now, struct bb_error *err);
 
 /* GET /rest/bug?last_change_time=since&... paginated with limit/offset and
  * ordered by change time then id, include_fields cut to what bugbridge
- * uses.  Bugs come without comments and attachments.  *bugs is a malloc'd
- * array of *count bugs; free each with bz_bug_release() and the array with
- * free(). */
+ * uses (with subsystem_field and cf_regression).  Bugzilla reads
+ * last_change_time as "at or after"; the caller adds its own overlap.
+ * Pages are read until one comes back short.  A bug seen twice (it changed
+ * while the pages were read) is kept once, its latest copy.  Bugs come
+ * without comments and attachments, ordered by (last_change_time, id).
+ * *bugs is a malloc'd array of *count bugs (NULL when there are none); free
+ * each with bz_bug_release() and the array with free().  Filter lists go
+ * out as repeated product=, component=, bug_status= parameters. */
 enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct bz_filter *f,
 				 struct bz_bug **bugs, size_t *count, struct bb_error *err);
 
 /* Fills bugs[i].comments for all n bugs with as few requests as the server
  * allows (GET /rest/bug/<first>/comment?ids=...&new_since=...); new_since 0
- * fetches all.  Comments are de-duplicated by id and sorted by count. */
+ * fetches all.  Comments are de-duplicated by id and sorted by count.
+ * Comments already in bugs[i] are kept (a fresh copy replaces one with the
+ * same id), so calls can add to each other.  Requests hold up to 200 bugs
+ * and 6000 bytes of URL.  A bug deleted or hidden since it was found
+ * (Bugzilla error 101 or 102) keeps what it had and does not fail the rest. */
 enum bb_status bz_fetch_comments(struct bz_client *c, struct bz_bug *bugs, size_t n,
 				 time_t new_since, struct bb_error *err);
 
-/* Fills bugs[i].attachments (metadata only: exclude_fields=data). */
+/* Fills bugs[i].attachments (metadata only: exclude_fields=data), batched
+ * and merged by attachment id like bz_fetch_comments(); sorted by id. */
 enum bb_status bz_fetch_attachments(struct bz_client *c, struct bz_bug *bugs, size_t n,
 				    struct bb_error *err);
 
 /* Downloads one attachment's bytes, handing them to sink in chunks as they
  * arrive (for the blob store); max_size stops a larger one with
- * BB_ERR_TOO_LARGE.  *size gets the byte count. */
+ * BB_ERR_TOO_LARGE.  *size gets the byte count.
+ *
+ * First GET /attachment.cgi?id=N (with Bugzilla_api_key= when there is a
+ * key), streamed.  If that answer is not the file (not 200, or text/html:
+ * a login or error page, also what a private attachment gives), then GET
+ * /rest/bug/attachment/N?include_fields=id,size,data and the base64 is
+ * decoded to the sink; a decoded length other than the declared size is
+ * BB_ERR_CORRUPT, an attachment REST does not show BB_ERR_NOT_FOUND.  On
+ * any failure the sink may already have had part of the bytes: discard
+ * them.  A sink's own failure status is returned as it is. */
 enum bb_status bz_download_attachment(struct bz_client *c, long long attachment_id,
 				      uint64_t max_size,
 				      enum bb_status (*sink)(void *ctx, const void *data, size_t len),
@@ -81,18 +125,35 @@ enum bb_status bz_download_attachment(struct bz_client *c, long long attachment_
 
 /* Real names for logins (GET /rest/user?names=...), batched; fills
  * users[i].real_name where the server tells (needs an account on most
- * servers; anonymous lookups just leave names empty). */
+ * servers; anonymous lookups just leave names empty).  users[i].real_name
+ * must be NULL or malloc'd (it is replaced); an unknown login keeps its
+ * name and does not fail the others. */
 enum bb_status bz_fetch_users(struct bz_client *c, struct bz_user *users, size_t n,
 			      struct bb_error *err);
 
-/* POST /rest/bug/<id>/comment; *comment_id gets the new comment's id. */
+/* POST /rest/bug/<id>/comment; *comment_id gets the new comment's id.
+ * Text that is not valid UTF-8 is repaired first.  Never retried, not even
+ * by libcurl on a reused connection (a POST always opens a fresh one): on
+ * BB_ERR_TEMPORARY the comment may or may not exist, and the caller must
+ * look before posting again. */
 enum bb_status bz_add_comment(struct bz_client *c, long long bug_id, const char *text,
 			      int is_private, long long *comment_id, struct bb_error *err);
 
 /* Parsers, shared with tests and fuzz targets: a response body of
  * GET /rest/bug (bugs appended to *bugs), of a comment request (filling
  * matching bugs), of an attachment listing.  BB_ERR_PROTOCOL with a message
- * for anything malformed; a Bugzilla error object gives its folded status. */
+ * for anything malformed; a Bugzilla error object gives its folded status.
+ *
+ * Malformed means the whole body: not JSON, truncated, trailing bytes, not
+ * an object, no "bugs" list (or map, for comments and attachments).  Inside
+ * it, members that are not objects or lack a positive id are skipped and
+ * fields of the wrong type read as empty, so one odd bug does not stop a
+ * sync.  Strings become valid UTF-8 (U+FFFD for bad bytes and NULs).
+ * bz_parse_bugs() keeps every cf_* field and subsystem_field in
+ * bug->fields (lists joined with ", ").  Comments and attachments are
+ * matched to bugs[] by bug id (either the map key or, in the "comments" /
+ * "attachments" maps by id, their bug_id); others are ignored.  On failure
+ * nothing is added: *count is as it was. */
 enum bb_status bz_parse_bugs(const char *json, size_t len, const char *subsystem_field,
 			     struct bz_bug **bugs, size_t *count, struct bb_error *err);
 enum bb_status bz_parse_comments(const char *json, size_t len, struct bz_bug *bugs, size_t n,

@@ -23,14 +23,32 @@ struct bz_xml_callbacks {
 	enum bb_status (*bug)(void *ctx, struct bz_bug *bug);
 	/* A bug the export says it could not give ("NotFound", "NotPermitted"). */
 	enum bb_status (*not_found)(void *ctx, long long id, const char *error);
-	/* Decoded attachment bytes, if the export carries them; may be NULL. */
+	/* Decoded attachment bytes, if the export carries them; may be NULL
+	 * (the data is then skipped).  Called with consecutive chunks of one
+	 * attachment's bytes as its base64 is decoded, then once with data
+	 * NULL and len 0 when they are complete.  If the base64 turns out to
+	 * be broken, that final call does not come: discard what arrived.
+	 * These calls come before the bug callback of their bug, whose
+	 * attachment metadata (size, ...) they can be checked against. */
 	enum bb_status (*attachment_data)(void *ctx, long long bug_id, long long attachment_id,
 					  const void *data, size_t len);
 };
 
 /* Reads an export from memory or from a file.  Returns BB_ERR_INVALID
  * with a message (line number included) for input that is not a Bugzilla
- * export at all. */
+ * export at all, or that is not well-formed past what repair can do (a
+ * truncated file): the bugs before the fault have been delivered.  A
+ * callback's failure stops the read and is returned.  Memory use follows
+ * the largest bug, not the export (SAX, read in 64 KiB slices).
+ *
+ * Repairs: NULs and other control characters XML forbids (raw or as
+ * &#N; references) become U+FFFD; an export that declares no encoding
+ * keeps its valid UTF-8 and reads other bytes as Windows-1252 (Bugzilla
+ * 3 wrote Latin-1 there); one declared UTF-8 gets U+FFFD for bad bytes.
+ * Times in the older "2003-07-03 12:26 EDT" form are read too.  Comments
+ * without <comment_count> are numbered in order; without <commentid>
+ * their id is 0.  A <bug> with no usable <bug_id> goes to not_found with
+ * its error attribute or "MissingBugId" (id 0). */
 enum bb_status bz_xml_read_memory(const char *data, size_t len,
 				  const struct bz_xml_callbacks *cb, struct bb_error *err);
 enum bb_status bz_xml_read_file(const char *path, const struct bz_xml_callbacks *cb,
