@@ -1,14 +1,24 @@
 /* Composing the bridge's mail with GMime.
  *
  * Message-IDs are deterministic under the configured domain:
- *   <bug-<id>@<domain>>                 the thread's first mail (the bug)
+ *   <bug-<id>@<domain>>                 the thread's first mail (the bug and
+ *                                       its description, comment 0)
  *   <bug-<id>-c<count>@<domain>>        comment number <count>
+ *   <bug-<id>-u<seq>@<domain>>          a mail with field changes only
  * so a re-sent mail has the same id and threads are stable across runs and
  * re-imports.  Plain text only, UTF-8, RFC 2047 headers (GMime encodes);
  * CR, LF and control characters in anything from Bugzilla are replaced
  * before they reach a header, and invalid UTF-8 is repaired with U+FFFD.
- * Headers: X-Bugzilla-Product, -Component, -Status, Auto-Submitted:
- * auto-generated, and X-Bugbridge-Loop (the loop header).
+ * Headers: X-Bugzilla-Product, -Component, -Status (and -Resolution when
+ * set), Auto-Submitted: auto-generated, and X-Bugbridge-Loop: <domain> (the
+ * loop header).  The body is one text/plain part (charset utf-8, 8bit, or
+ * quoted-printable when a line would exceed 998 bytes); never HTML, never a
+ * MIME attachment: attachments appear as lines with size, type, sha256 and
+ * URL.  Whether a comment or bug may be mailed at all (private comments,
+ * restricted groups) is the caller's decision.
+ *
+ * Thread safety: GMime is initialised once (mail_init(), called by every
+ * function here); composing is safe from several threads.
  */
 #ifndef BB_MAIL_H
 #define BB_MAIL_H
@@ -50,19 +60,38 @@ struct mail_change {
 };
 
 struct mail_message {
-	char *message_id;         /* without <> */
-	char *text;               /* the whole message, LF line ends */
+	char *message_id;         /* without <>; malloc'd */
+	char *text;               /* the whole message, LF line ends, ends with LF; malloc'd */
 	size_t len;
 };
 
-/* Message-ID (without <>) for the bug itself (count < 0) or comment count. */
+/* Initialises GMime once per process (thread-safe); every mail_ function
+ * calls it, and code that uses GMime directly calls it first. */
+void mail_init(void);
+/* Releases GMime's global state (for leak checkers at exit).  Not
+ * thread-safe; no mail_ or GMime function may be called afterwards. */
+void mail_shutdown(void);
+
+/* Message-ID (without <>; malloc'd, NULL when out of memory) of the thread's
+ * first mail (count <= 0: the bug with its description) or of comment count. */
 char *mail_message_id(const char *domain, long long bug_id, int count);
+/* Message-ID (without <>; malloc'd) of the changes-only mail number seq. */
+char *mail_changes_message_id(const char *domain, long long bug_id, long long seq);
+/* 1 if message_id (with or without <>) is one the bridge made under domain
+ * (any of the three forms above); *bug_id (if not NULL) gets the bug. */
+int mail_message_id_parse(const char *domain, const char *message_id, long long *bug_id);
 
 /* Composes the mail for comment (count 0 starts the thread with the bug's
- * description); in_reply_to is the Message-ID it answers (NULL for the
- * first mail), references the chain for References: (may be NULL).
- * to/cc are NULL-terminated lists.  route_note, if not NULL, says why the
- * recipients changed ("Component changed: A → B; now also sent to …"). */
+ * description; comment may be NULL for a bug without a visible description);
+ * in_reply_to is the Message-ID it answers (NULL for the first mail),
+ * references the chain for References: (may be NULL; in_reply_to is added
+ * last).  Message-IDs are given without <>.  to/cc are NULL-terminated lists
+ * of addresses ("Name <addr>" or "addr"); at least one recipient is needed.
+ * route_note, if not NULL, says why the recipients changed ("Component
+ * changed: A → B; now also sent to …").  The Date is the comment's time.
+ * On success *out holds the mail (mail_message_release() it); on error *out
+ * is empty and err says why: BB_ERR_CONFIG for unusable options (domain,
+ * From), BB_ERR_INVALID for an unparsable recipient or In-Reply-To. */
 enum bb_status mail_compose_comment(const struct mail_options *opt, const struct bz_bug *bug,
 				    const struct bz_comment *comment,
 				    const struct mail_attachment *atts, size_t natts,
@@ -72,7 +101,8 @@ enum bb_status mail_compose_comment(const struct mail_options *opt, const struct
 				    const char *route_note,
 				    struct mail_message *out, struct bb_error *err);
 /* A mail with only field changes (no new comment), numbered by a sequence
- * the caller keeps so its Message-ID is stable. */
+ * the caller keeps so its Message-ID is stable (mail_changes_message_id());
+ * dated bug->last_change_time.  Otherwise as mail_compose_comment(). */
 enum bb_status mail_compose_changes(const struct mail_options *opt, const struct bz_bug *bug,
 				    long long seq, const struct mail_change *changes,
 				    size_t nchanges, char *const *to, char *const *cc,

@@ -10,6 +10,29 @@
  * 5xx marks it failed with the server's answer (bugbridge status shows it).
  * A mail is never lost: a row leaves `queued` only after the server (or the
  * file system) has taken it.
+ *
+ * Details:
+ * - Each row's outcome is committed as soon as the server has answered that
+ *   message, not at the end of the session.  A crash between the server's
+ *   250 and that commit leaves the row queued and the mail is sent again
+ *   later, with the same Message-ID (archives store it once).  One process
+ *   delivers an outbox at a time; two at once could both send a row.
+ * - Per recipient: when the server takes the mail for some recipients and
+ *   defers others (4xx), the row stays queued with only the deferred ones
+ *   left in `recipients`; recipients refused for good (5xx) while others
+ *   took the mail are noted in last_error and the row is sent.
+ * - "Session failures" (connection refused or dropped, greeting or AUTH
+ *   trouble, a MAIL FROM refused with 530/535) defer the rows of that
+ *   session and end this delivery round; rows not reached stay due.
+ * - Backoff: the n-th deferral waits min(retry_max, retry_min * 2^(n-1))
+ *   seconds (defaults 60 s and 4 h when 0).
+ * - Local delivery: Maildir files are written to tmp/, fsynced and renamed
+ *   into new/ (tmp/ new/ cur/ created as needed); an mbox entry is appended
+ *   under an fcntl() lock with a "From <sender> <date>" line and mboxrd
+ *   quoting (">" added to lines matching ^>*From ), then fsynced.  A file
+ *   system error defers the row.
+ * - Every delivery is logged as one event outbox.delivery with message_id,
+ *   state, code and the error; the password never is.
  */
 #ifndef BB_OUTBOX_H
 #define BB_OUTBOX_H
@@ -22,17 +45,21 @@
 
 struct outbox_options {
 	const char *smtp_host;    /* NULL: local delivery */
-	unsigned smtp_port;
-	const char *starttls;     /* "no", "try", "required" */
-	const char *user, *password;
-	long timeout;
+	unsigned smtp_port;       /* 0: 25 */
+	const char *starttls;     /* "no", "try" (NULL), "required" */
+	const char *user, *password; /* AUTH (PLAIN, LOGIN, ...) when user is set */
+	long timeout;             /* seconds per SMTP exchange; 0: libESMTP's defaults */
 	const char *maildir;      /* used when smtp_host is NULL and mbox is NULL */
 	const char *mbox;
-	unsigned batch;           /* mails per SMTP session */
+	unsigned batch;           /* mails per SMTP session; 0: 100 */
 	long retry_min, retry_max;/* backoff bounds in seconds */
 };
 
-/* Queues a mail; a second add with the same Message-ID is a no-op (BB_OK). */
+/* Queues a mail; a second add with the same Message-ID is a no-op (BB_OK).
+ * sender and recipients may be "Name <addr>" or "addr"; the bare addresses
+ * are stored (recipients joined by ", ").  CRLF in message becomes LF.
+ * BB_ERR_INVALID for a missing Message-ID or text, an unusable address or
+ * no recipients. */
 enum bb_status outbox_add(struct store *db, const char *message_id, long long bug_id,
 			  long long comment_id, const char *sender, char *const *recipients,
 			  const char *message, size_t len, struct bb_error *err);
@@ -42,12 +69,14 @@ struct outbox_stats {
 };
 
 /* Delivers what is due at now.  Returns BB_OK even if some mails were
- * deferred or failed (see stats); an error only for database trouble. */
+ * deferred or failed (see stats); an error only for database trouble
+ * (the failing row stays queued) or unusable options (BB_ERR_CONFIG). */
 enum bb_status outbox_deliver(struct store *db, const struct outbox_options *opt, time_t now,
 			      struct outbox_stats *stats, struct bb_error *err);
 
-/* Puts failed (and deferred) mails back in the queue for immediate delivery;
- * *count gets how many. */
+/* Puts failed (and deferred) mails back in the queue for immediate delivery
+ * with their attempt count reset (last_error is kept until the next try);
+ * *count (if not NULL) gets how many. */
 enum bb_status outbox_retry(struct store *db, unsigned long *count, struct bb_error *err);
 
 struct outbox_row {
@@ -57,6 +86,9 @@ struct outbox_row {
 	int attempts;
 	time_t created, next_attempt, sent;
 };
+/* Calls fn for every row in state (by id); the strings are valid only during
+ * the call (last_error may be NULL).  A status other than
+ * BB_OK from fn stops the walk and is returned. */
 enum bb_status outbox_each(struct store *db, const char *state /* NULL: all */,
 			   enum bb_status (*fn)(void *ctx, const struct outbox_row *r),
 			   void *ctx, struct bb_error *err);

@@ -55,6 +55,7 @@ static void diag(const char *fmt, ...)
 static int done_testing(void)
 {
 	printf("1..%d\n", tap_count);
+	fflush(stdout); /* before a leak checker's exit handler can end the process */
 	return tap_failed ? 1 : 0;
 }
 
