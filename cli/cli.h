@@ -41,6 +41,10 @@ struct cli_command {
 
 /* Each command, in its own file. */
 int cmd_blob(struct cli_context *ctx, int argc, char **argv);
+int cmd_sync(struct cli_context *ctx, int argc, char **argv);
+int cmd_daemon(struct cli_context *ctx, int argc, char **argv);
+int cmd_status(struct cli_context *ctx, int argc, char **argv);
+int cmd_outbox(struct cli_context *ctx, int argc, char **argv);
 int cmd_serve(struct cli_context *ctx, int argc, char **argv);
 int cmd_config(struct cli_context *ctx, int argc, char **argv);
 int cmd_demo(struct cli_context *ctx, int argc, char **argv);
@@ -48,6 +52,18 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv);
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */
 int cli_open_store(struct cli_context *ctx, enum store_mode mode);
+
+/* What sync, daemon and demo share (cli/cmd_sync.c): the store, MAINTAINERS,
+ * the router, the Bugzilla client (if configured) and a sync context. */
+#include "bridge/sync.h"
+struct cli_bridge {
+	struct mnt_file *maintainers;
+	struct router *router;
+	struct bz_client *bz;
+	struct sync_context sc;
+};
+int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b);
+void cli_bridge_close(struct cli_bridge *b);
 
 /* --- output helpers (cli/output.c) --- */
 

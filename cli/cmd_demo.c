@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "attachments/blob_http.h"
+#include "bridge/bz_xml.h"
+#include "bridge/outbox.h"
+#include "bridge/sync.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/digest.h"
@@ -24,11 +28,18 @@
 static const char usage_demo[] =
 	"usage: bugbridge demo [--demo-dir DIR] [--serve]\n"
 	"\n"
-	"Stores the bundled demo attachments (a kernel log, a firmware debug dump\n"
-	"and a crash bundle archive) in the blob store under the configured data\n"
-	"folder, starts the blob server on a free port of 127.0.0.1, fetches every\n"
-	"blob back over HTTP and checks its SHA-256, and prints the archive\n"
-	"listing.  With --serve it keeps serving until interrupted.\n"
+	"A whole run on the bundled sample data, with the configuration in effect\n"
+	"(the built-in defaults unless a file says otherwise):\n"
+	"  1. stores the bundled attachments (a kernel log, a firmware debug dump,\n"
+	"     a crash bundle archive) in the blob store;\n"
+	"  2. mirrors a sample Bugzilla export (show_bug.cgi?ctype=xml) to mail:\n"
+	"     routes each bug with a sample MAINTAINERS file, stores attachments,\n"
+	"     composes one thread per bug and delivers it to the outbox Maildir\n"
+	"     (private comments and restricted bugs are left out);\n"
+	"  3. starts the blob server on a free port of 127.0.0.1 and fetches every\n"
+	"     blob back, checking its SHA-256.\n"
+	"Running it again mails nothing new.  With --serve the server keeps\n"
+	"running until interrupted.\n"
 	"\n"
 	"  --demo-dir DIR  take the demo files from DIR\n"
 	"  --serve         keep the server running (Ctrl-C or SIGTERM stops it)\n";
@@ -122,6 +133,196 @@ static enum bb_status print_member(void *ctx, const struct inspect_member *m)
 	return BB_OK;
 }
 
+/* ------------------------------------------------ mirroring the export */
+
+struct demo_data {
+	long long attachment_id;
+	char *bytes;
+	size_t len;
+};
+
+struct demo_read {
+	struct bz_bug *bugs;
+	size_t nbugs;
+	struct demo_data *data;
+	size_t ndata;
+};
+
+static enum bb_status demo_bug(void *ctx, struct bz_bug *bug)
+{
+	struct demo_read *r = ctx;
+	struct bz_bug *nb = realloc(r->bugs, (r->nbugs + 1) * sizeof(*nb));
+
+	if (!nb) {
+		bz_bug_free(bug);
+		return BB_ERR_NOMEM;
+	}
+	r->bugs = nb;
+	r->bugs[r->nbugs++] = *bug;
+	free(bug); /* the contents moved into the array */
+	return BB_OK;
+}
+
+static enum bb_status demo_not_found(void *ctx, long long id, const char *error)
+{
+	(void)ctx;
+	printf("   bug %lld: the export says %s; skipped\n", id, error);
+	return BB_OK;
+}
+
+/* The reader hands attachment bytes over in chunks, then once with
+ * data == NULL when the attachment is complete. */
+static enum bb_status demo_attachment(void *ctx, long long bug_id, long long attachment_id,
+				      const void *data, size_t len)
+{
+	struct demo_read *r = ctx;
+	struct demo_data *d = r->ndata ? &r->data[r->ndata - 1] : NULL;
+
+	(void)bug_id;
+	if (!data)
+		return BB_OK;
+	if (!d || d->attachment_id != attachment_id) {
+		struct demo_data *nd = realloc(r->data, (r->ndata + 1) * sizeof(*nd));
+
+		if (!nd)
+			return BB_ERR_NOMEM;
+		r->data = nd;
+		d = &nd[r->ndata++];
+		d->attachment_id = attachment_id;
+		d->bytes = NULL;
+		d->len = 0;
+	}
+	{
+		char *nb = realloc(d->bytes, d->len + len + 1);
+
+		if (!nb)
+			return BB_ERR_NOMEM;
+		memcpy(nb + d->len, data, len);
+		d->bytes = nb;
+		d->len += len;
+	}
+	return BB_OK;
+}
+
+static void demo_read_release(struct demo_read *r)
+{
+	for (size_t i = 0; i < r->nbugs; i++)
+		bz_bug_release(&r->bugs[i]);
+	free(r->bugs);
+	for (size_t i = 0; i < r->ndata; i++)
+		free(r->data[i].bytes);
+	free(r->data);
+}
+
+static void demo_mail(void *ctx, long long bug_id, const char *message_id, const char *subject)
+{
+	(void)ctx;
+	printf("   bug %-7lld <%s>\n               %s\n", bug_id, message_id, subject);
+}
+
+/* Routing for the demo when the configuration has none: the sample
+ * MAINTAINERS file and two rules. */
+static int demo_routing(struct bb_config *cfg, const char *dir)
+{
+	static const struct {
+		const char *name, *component, *section;
+	} rules[] = {
+		{ "wireless", "network-wireless-intel", "INTEL WIRELESS WIFI LINK (iwlwifi)" },
+		{ "usb", "USB", "USB SUBSYSTEM" },
+	};
+	size_t n = sizeof(rules) / sizeof(rules[0]);
+
+	if (cfg->nroutes || cfg->default_lists)
+		return 0;
+	free(cfg->maintainers_file);
+	cfg->maintainers_file = str_printf("%s/MAINTAINERS-sample", dir);
+	cfg->default_lists = strdup("linux-kernel@lists.example.org");
+	cfg->routes = calloc(n, sizeof(*cfg->routes));
+	if (!cfg->maintainers_file || !cfg->default_lists || !cfg->routes)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		cfg->routes[i].name = strdup(rules[i].name);
+		cfg->routes[i].component = strdup(rules[i].component);
+		cfg->routes[i].maintainers_section = strdup(rules[i].section);
+		cfg->nroutes++;
+	}
+	return 1;
+}
+
+static int demo_mirror(struct cli_context *ctx, const char *dir)
+{
+	struct bz_xml_callbacks cb;
+	struct bb_error err = BB_ERROR_INIT;
+	struct demo_read r;
+	struct cli_bridge b;
+	struct sync_stats st;
+	struct outbox_options oopt;
+	char *xml = str_printf("%s/bugzilla-sample.xml", dir);
+	int rc, own_routing;
+
+	memset(&r, 0, sizeof(r));
+	memset(&st, 0, sizeof(st));
+	own_routing = demo_routing(ctx->cfg, dir);
+	if (own_routing < 0 || !xml) {
+		free(xml);
+		return EX_OSERR;
+	}
+	printf("\n2. Mirroring a sample Bugzilla export to mail\n");
+	if (own_routing)
+		printf("   routing: the sample MAINTAINERS file, rules for wireless and USB, "
+		       "other bugs to %s\n", ctx->cfg->default_lists);
+	if ((rc = cli_bridge_open(ctx, &b))) {
+		free(xml);
+		return rc;
+	}
+	if (!ctx->cfg->bz_url)
+		ctx->cfg->bz_url = strdup("https://bugzilla.example.org");
+	memset(&cb, 0, sizeof(cb));
+	cb.ctx = &r;
+	cb.bug = demo_bug;
+	cb.not_found = demo_not_found;
+	cb.attachment_data = demo_attachment;
+	if (bz_xml_read_file(xml, &cb, &err))
+		goto fail;
+	printf("   read %zu bugs from %s\n", r.nbugs, xml);
+	for (size_t i = 0; i < r.nbugs; i++) {
+		for (size_t k = 0; k < r.bugs[i].nattachments; k++) {
+			const struct bz_attachment *a = &r.bugs[i].attachments[k];
+
+			for (size_t d = 0; d < r.ndata; d++)
+				if (r.data[d].attachment_id == a->id && !a->is_private &&
+				    !(r.bugs[i].groups && r.bugs[i].groups[0]) &&
+				    sync_store_attachment_data(&b.sc, a, r.data[d].bytes,
+							       r.data[d].len, &err))
+					goto fail;
+		}
+	}
+	b.sc.on_mail = demo_mail;
+	if (sync_apply(&b.sc, r.bugs, r.nbugs, "demo:bugzilla-sample.xml", "read", &st, &err))
+		goto fail;
+	if (!st.mails_queued)
+		printf("   nothing new: every comment was mirrored by an earlier run\n");
+	sync_outbox_options(ctx->cfg, &oopt);
+	if (outbox_deliver(ctx->db, &oopt, time(NULL), &st.delivery, &err))
+		goto fail;
+	printf("   %lu bug%s mirrored, %lu skipped (restricted or not wanted), %lu private "
+	       "comment%s left out\n", st.bugs_mirrored, st.bugs_mirrored == 1 ? "" : "s",
+	       st.bugs_skipped, st.comments_private, st.comments_private == 1 ? "" : "s");
+	printf("   %lu mail%s delivered to %s\n", st.delivery.sent,
+	       st.delivery.sent == 1 ? "" : "s",
+	       ctx->cfg->smtp_host ? ctx->cfg->smtp_host
+				   : ctx->cfg->smtp_mbox ? ctx->cfg->smtp_mbox : ctx->cfg->smtp_maildir);
+	rc = EX_OK;
+	goto out;
+fail:
+	rc = cli_fail(&err);
+out:
+	demo_read_release(&r);
+	cli_bridge_close(&b);
+	free(xml);
+	return rc;
+}
+
 int cmd_demo(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -189,6 +390,9 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv)
 		       infos[i].already_stored ? " (already stored: nothing written)" : "");
 	}
 
+	if ((rc = demo_mirror(ctx, dir)))
+		goto out;
+
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
@@ -202,7 +406,7 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	printf("\n2. Blob server listening on http://127.0.0.1:%u/; fetching every blob back\n",
+	printf("\n3. Blob server listening on http://127.0.0.1:%u/; fetching every blob back\n",
 	       blob_server_port(srv));
 	curl = curl_easy_init();
 	if (!curl) {
@@ -223,7 +427,7 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv)
 		free(url);
 	}
 
-	printf("\n3. Archive listing of crash-bundle.tar.gz (%s%s%s)\n", infos[2].archive_format,
+	printf("\n4. Archive listing of crash-bundle.tar.gz (%s%s%s)\n", infos[2].archive_format,
 	       infos[2].archive_note[0] ? ": " : "", infos[2].archive_note);
 	if (blob_each_member(ctx->blobs, infos[2].hash, print_member, NULL, &err)) {
 		rc = cli_fail(&err);

@@ -21,7 +21,10 @@ unit=$(find "$dest" -name bugbridge-serve.service | head -1)
 check "the systemd unit of the server is installed" test -n "$unit"
 like "the unit runs the installed program" "$(cat "$unit")" "ExecStart=$prefix/bin/bugbridge .*serve"
 unlike "the unit has no unsubstituted placeholders" "$(cat "$unit")" "@[a-z]+@"
-for f in dmesg-6.6.1-suspend.txt iwlwifi-debug.bin crash-bundle.tar.gz; do
+dunit=$(find "$dest" -name bugbridge-daemon.service | head -1)
+check "the systemd unit of the daemon is installed" test -n "$dunit"
+like "the daemon unit runs bugbridge daemon" "$(cat "$dunit")" "ExecStart=$prefix/bin/bugbridge .*daemon"
+for f in dmesg-6.6.1-suspend.txt iwlwifi-debug.bin crash-bundle.tar.gz bugzilla-sample.xml MAINTAINERS-sample; do
 	check "demo file $f is installed" cmp "$top_srcdir/demo/$f" "$root/share/bugbridge/demo/$f"
 done
 if command -v groff >/dev/null 2>&1; then
@@ -36,6 +39,7 @@ is "the installed program runs" "$("$root/bin/bugbridge" --version)" "bugbridge 
 mkdir -p run && cd run
 out=$(BUGBRIDGE_DEMO_DIR="$root/share/bugbridge/demo" env -u BUGBRIDGE_CONFIG "$root/bin/bugbridge" demo 2>&1)
 like "the installed program runs the demo on the installed data" "$out" "All 3 blobs stored and served intact"
+like "the demo mirrors the sample export to mail" "$out" "5 mails delivered"
 cd "$WORK"
 make -C "$top_builddir" uninstall DESTDIR="$dest" >/dev/null 2>&1
 is "make uninstall removes the files again" "$(find "$dest" -type f | wc -l)" "0"
