@@ -886,6 +886,70 @@ static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *
 	return store_commit(sc->db, err);
 }
 
+/* Real names of comment authors, which REST comments do not carry: one
+ * batched user lookup for the logins still without a name.  Failure only
+ * costs the names (mail then shows the login's local part). */
+static void fill_real_names(struct sync_context *sc, struct bz_bug *bugs, size_t n)
+{
+	struct bz_user *users = NULL;
+	size_t nusers = 0, alloc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < bugs[i].ncomments; k++) {
+			struct bz_user *a = &bugs[i].comments[k].author;
+			size_t u;
+
+			if (a->real_name[0] || !a->login[0])
+				continue;
+			for (u = 0; u < nusers && strcmp(users[u].login, a->login); u++)
+				;
+			if (u < nusers)
+				continue;
+			if (nusers == alloc) {
+				struct bz_user *nu = realloc(users, (alloc ? alloc * 2 : 16) * sizeof(*nu));
+
+				if (!nu)
+					goto out;
+				users = nu;
+				alloc = alloc ? alloc * 2 : 16;
+			}
+			users[nusers].login = strdup(a->login);
+			users[nusers].real_name = strdup("");
+			if (!users[nusers].login || !users[nusers].real_name) {
+				free(users[nusers].login);
+				free(users[nusers].real_name);
+				goto out;
+			}
+			nusers++;
+		}
+	}
+	if (!nusers || bz_fetch_users(sc->bz, users, nusers, NULL) != BB_OK)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < bugs[i].ncomments; k++) {
+			struct bz_user *a = &bugs[i].comments[k].author;
+
+			for (size_t u = 0; u < nusers; u++) {
+				if (a->real_name[0] || strcmp(users[u].login, a->login) ||
+				    !users[u].real_name || !users[u].real_name[0])
+					continue;
+				char *name = strdup(users[u].real_name);
+
+				if (name) {
+					free(a->real_name);
+					a->real_name = name;
+				}
+			}
+		}
+	}
+out:
+	for (size_t u = 0; u < nusers; u++) {
+		free(users[u].login);
+		free(users[u].real_name);
+	}
+	free(users);
+}
+
 /* Bugs of this round we mirror or may start mirroring. */
 static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n, time_t now)
 {
@@ -954,6 +1018,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		if ((s = bz_fetch_comments(sc->bz, bugs, wanted, cursor ? since : 0, err)) ||
 		    (s = bz_fetch_attachments(sc->bz, bugs, wanted, err)))
 			goto out;
+		fill_real_names(sc, bugs, wanted);
 		test_hook("sync.fetched");
 		if (!sc->dry_run && (s = store_attachments(sc, bugs, wanted, now, stats, err)))
 			goto out;

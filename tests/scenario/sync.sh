@@ -1,0 +1,107 @@
+#!/bin/sh
+# End to end: bugs in the fake Bugzilla become threads in a real public-inbox
+# archive (SMTP -> public-inbox-mda), through bugbridge sync.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/listlab.sh"
+
+listlab_start
+head -c 5000 /dev/urandom >fw.bin
+fw_hash=$(sha256_of fw.bin)
+fw_b64=$(base64 -w0 fw.bin)
+
+cat >state.json <<EOF2
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123"},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"},
+            {"login": "dev@example.org", "real_name": "Dev Eloper", "insider": true}],
+  "groups": [{"name": "security", "description": "embargoed"}],
+  "products": [{"name": "Drivers", "components": ["Wireless", "USB"]},
+               {"name": "Other", "components": ["Misc"]}],
+  "bugs": [
+    {"id": 101, "summary": "iwlwifi: firmware crash after resume", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:00:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+                   "text": "Wi-Fi dies after every resume since 6.6.1."},
+                  {"creator": "dev@example.org", "creation_time": "2026-12-03T08:10:00Z",
+                   "text": "PRIVATE-SECRET-NOTE do not mail", "is_private": true}],
+     "attachments": [{"file_name": "fw-dump.bin", "summary": "firmware dump",
+                      "content_type": "application/octet-stream", "data": "$fw_b64",
+                      "creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z"}]},
+    {"id": 102, "summary": "EMBARGOED security bug", "product": "Drivers",
+     "component": "USB", "status": "NEW", "groups": ["security"],
+     "creation_time": "2026-12-03T08:20:00Z"},
+    {"id": 103, "summary": "a bug of another product", "product": "Other",
+     "component": "Misc", "status": "NEW", "creation_time": "2026-12-03T08:30:00Z"}
+  ]
+}
+EOF2
+/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state state.json \
+	--port-file bz.port --log bz.log >bz.out 2>&1 &
+CLEANUP_PIDS="$CLEANUP_PIDS $!"
+for _ in $(seq 1 100); do [ -s bz.port ] && break; sleep 0.1; done
+bz="http://127.0.0.1:$(cat bz.port)"
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+requests() { curl -sf "$bz/__admin/log" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
+
+write_config <<EOF2
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+api_key_in = param
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+[smtp]
+host = 127.0.0.1
+port = $LISTLAB_SMTP_PORT
+starttls = no
+[routing]
+default_lists = $LISTLAB_LIST
+[blob]
+base_url = http://blobs.test
+EOF2
+
+check "first sync" bb sync
+raw=$(listlab_raw bug-101@bugbridge.test)
+like "the bug starts a thread in the archive" "$raw" "Subject: \[Bug 101\] iwlwifi: firmware crash after resume"
+like "with its description" "$raw" "Wi-Fi dies after every resume"
+like "and the attachment's hash" "$raw" "sha256:$fw_hash"
+like "and its URL" "$raw" "http://blobs.test/blob/sha256/$fw_hash/fw-dump.bin"
+check "the attachment is in the blob store with the right bytes" \
+	sh -c "'$BUGBRIDGE' blob get $fw_hash | cmp - fw.bin"
+is "the private comment reached nobody" "$(grep -l PRIVATE-SECRET-NOTE "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l)" "0"
+is "the restricted bug reached nobody" "$(grep -l EMBARGOED "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l)" "0"
+is "the other product's bug is not mirrored" "$(grep -l 'Bug 103' "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l)" "0"
+sent=$(ls "$WORK"/listlab/received/*.eml | wc -l)
+is "one mail so far" "$sent" "1"
+
+before=$(requests)
+check "second sync" bb sync
+after=$(requests)
+is "an unchanged instance costs 2 requests" "$((after - before))" "2"
+is "the second sync mails nothing" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "$sent"
+
+admin clock '{"advance": 60}'
+admin comment '{"bug_id": 101, "creator": "dev@example.org", "text": "Please try the patch in the next mail."}'
+check "sync after a new comment" bb sync
+raw=$(listlab_raw bug-101-c2@bugbridge.test)
+like "the comment is a reply in the thread" "$raw" "In-Reply-To: <bug-101@bugbridge.test>"
+like "attributed to its author" "$raw" "Dev Eloper"
+thread=$(curl -sf "$LISTLAB_URL/bug-101@bugbridge.test/t.mbox.gz" | gzip -dc | grep -c '^Message-Id:\|^Message-ID:')
+is "the archive holds the thread of two mails" "$thread" "2"
+
+admin clock '{"advance": 60}'
+admin bug '{"id": 101, "merge": true, "status": "RESOLVED", "resolution": "FIXED"}'
+check "sync after closing the bug" bb sync
+all=$(cat "$WORK"/listlab/received/*.eml)
+like "the status change is mailed" "$all" "Status: NEW → RESOLVED FIXED"
+
+out=$(bb status --json)
+is "status counts the sent mails" "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["outbox"]["sent"], d["outbox"]["failed"])')" "3 0"
+check "sync --dry-run changes nothing" bb sync --dry-run
+is "and sends nothing" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "3"
+
+done_testing
