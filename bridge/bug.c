@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <glib.h>
+
 #include "bridge/bug.h"
 
 static void user_release(struct bz_user *u)
@@ -153,4 +155,18 @@ void bz_format_time(time_t t, char *out, size_t len)
 
 	gmtime_r(&t, &tm);
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+size_t bz_utf8_sequence(const unsigned char *s, size_t n)
+{
+	gunichar c;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	c = g_utf8_get_char_validated((const gchar *)s, (gssize)n);
+	if (c == (gunichar)-1 || c == (gunichar)-2)
+		return 0;
+	return (size_t)g_utf8_skip[s[0]];
 }

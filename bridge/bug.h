@@ -79,6 +79,10 @@ const char *bz_bug_field(const struct bz_bug *bug, const char *name);
  * numeric offsets or common zone abbreviations, no zone meaning UTC).
  * Returns (time_t)-1 if it cannot. */
 time_t bz_parse_time(const char *text);
+/* Length of the well-formed UTF-8 sequence at s (n bytes available), as
+ * GLib's validator sees it; 0 if there is none (bad lead byte, overlong
+ * form, surrogate, beyond U+10FFFF, cut short). */
+size_t bz_utf8_sequence(const unsigned char *s, size_t n);
 /* Formats t as "2026-12-03T08:01:55Z" into out (at least 21 bytes). */
 void bz_format_time(time_t t, char *out, size_t len);
 

@@ -105,33 +105,6 @@ struct bz_transfer {
 
 /* ---- text -------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (n bytes available), 0 if
- * there is none (bad lead byte, overlong form, surrogate, > U+10FFFF). */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF) {
-		if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-		    (s[3] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
 
 /* A malloc'd copy of len bytes as valid UTF-8: each byte that starts no
  * well-formed sequence, and each NUL, becomes U+FFFD.  NULL: out of memory. */
@@ -146,7 +119,7 @@ static char *text_repair(const char *text, size_t len)
 	if (buf_grow(&b, len))
 		goto out;
 	while (i < len) {
-		n = s[i] ? utf8_sequence(s + i, len - i) : 0;
+		n = s[i] ? bz_utf8_sequence(s + i, len - i) : 0;
 		if (n) {
 			i += n;
 			continue;

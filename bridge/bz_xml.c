@@ -76,31 +76,6 @@ static const unsigned short cp1252_high[32] = {
 	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
 };
 
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-	if (c >= 0xE0 && c <= 0xEF) {
-		if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xF0 && c <= 0xF4) {
-		if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-		    (s[3] & 0xC0) != 0x80)
-			return 0;
-		if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
 
 static enum bb_status put_code_point(struct buf *out, unsigned cp)
 {
@@ -194,7 +169,7 @@ static enum bb_status repair(enum repair_mode mode, const unsigned char *in, siz
 			i++;
 			continue;
 		}
-		n = utf8_sequence(in + i, len - i);
+		n = bz_utf8_sequence(in + i, len - i);
 		/* U+FFFE and U+FFFF are not XML characters either */
 		if (n == 3 && c == 0xEF && in[i + 1] == 0xBF && in[i + 2] >= 0xBE)
 			n = 0;
