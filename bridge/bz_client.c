@@ -105,7 +105,6 @@ struct bz_transfer {
 
 /* ---- text -------------------------------------------------------------- */
 
-
 /* A malloc'd copy of len bytes as valid UTF-8: each byte that starts no
  * well-formed sequence, and each NUL, becomes U+FFFD.  NULL: out of memory. */
 static char *text_repair(const char *text, size_t len)

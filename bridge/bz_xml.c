@@ -76,7 +76,6 @@ static const unsigned short cp1252_high[32] = {
 	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
 };
 
-
 static enum bb_status put_code_point(struct buf *out, unsigned cp)
 {
 	char b[3];
