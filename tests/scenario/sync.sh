@@ -62,6 +62,9 @@ starttls = no
 default_lists = $LISTLAB_LIST
 [blob]
 base_url = http://blobs.test
+[route usb]
+component = USB
+lists = $LISTLAB_LIST, linux-usb@lists.lab
 EOF2
 
 check "first sync" bb sync
@@ -99,9 +102,17 @@ check "sync after closing the bug" bb sync
 all=$(cat "$WORK"/listlab/received/*.eml)
 like "the status change is mailed" "$all" "Status: NEW → RESOLVED FIXED"
 
+admin clock '{"advance": 60}'
+admin bug '{"id": 101, "merge": true, "component": "USB"}'
+check "sync after a component change" bb sync
+last=$(ls "$WORK"/listlab/received/*.json | tail -1)
+like "the next mail goes to the new recipients" "$(cat "$last")" "linux-usb@lists.lab"
+like "and says so" "$(cat "${last%.json}.eml")" "Recipients changed"
+like "with the component change" "$(cat "${last%.json}.eml")" "Component: Wireless → USB"
+
 out=$(bb status --json)
-is "status counts the sent mails" "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["outbox"]["sent"], d["outbox"]["failed"])')" "3 0"
+is "status counts the sent mails" "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["outbox"]["sent"], d["outbox"]["failed"])')" "4 0"
 check "sync --dry-run changes nothing" bb sync --dry-run
-is "and sends nothing" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "3"
+is "and sends nothing" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "4"
 
 done_testing
