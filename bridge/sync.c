@@ -819,7 +819,8 @@ enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n
 	time_t now = time(NULL);
 	enum bb_status s;
 
-	qsort(bugs, n, sizeof(*bugs), by_id);
+	if (n > 1)
+		qsort(bugs, n, sizeof(*bugs), by_id);
 	if ((s = store_begin(sc->db, err)))
 		return s;
 	for (size_t i = 0; i < n && !s; i++) {
