@@ -222,8 +222,10 @@ static void body_add_text(struct body *body, const char *text, const char *prefi
 	g_free(clean);
 }
 
-/* Adds "label value" on one line (value cleaned) if value is not empty. */
-static void body_add_field(struct body *body, const char *label, const char *value)
+/* Adds "<indent><label padded to width> value" on one line (value cleaned)
+ * if value is not empty. */
+static void body_add_labelled(struct body *body, const char *indent, int width,
+			      const char *label, const char *value)
 {
 	char *clean;
 
@@ -231,8 +233,14 @@ static void body_add_field(struct body *body, const char *label, const char *val
 		return;
 	clean = header_clean(value, 1000);
 	if (*clean)
-		body_addf(body, "%-12s %s\n", label, clean);
+		body_addf(body, "%s%-*s %s\n", indent, width, label, clean);
 	g_free(clean);
+}
+
+/* A field of the bug's header block. */
+static void body_add_field(struct body *body, const char *label, const char *value)
+{
+	body_add_labelled(body, "", 12, label, value);
 }
 
 /* How a person is named in a mail: the real name, with the address only if
@@ -308,14 +316,7 @@ static void add_header_block(struct body *body, const struct mail_options *opt,
  * not empty. */
 static void attachment_line(struct body *body, const char *label, const char *value)
 {
-	char *clean;
-
-	if (!value || !*value)
-		return;
-	clean = header_clean(value, 1000);
-	if (*clean)
-		body_addf(body, "  %-8s %s\n", label, clean);
-	g_free(clean);
+	body_add_labelled(body, "  ", 8, label, value);
 }
 
 static void add_attachment(struct body *body, const struct mail_attachment *a)
