@@ -86,6 +86,12 @@ bb() { "$BUGBRIDGE" "$@"; }
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
+# random_bytes N [SEED]: N pseudo-random bytes, the same on every run, so a
+# type guessed from the bytes (libmagic) cannot change from run to run.
+random_bytes() {
+	python3 -c 'import random, sys; r = random.Random(int(sys.argv[2])); sys.stdout.buffer.write(r.randbytes(int(sys.argv[1])))' "$1" "${2:-1}"
+}
+
 # A free TCP port on 127.0.0.1 (racy by nature; servers here prefer port 0).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -10,7 +10,7 @@ archive_max_depth = 3
 EOF2
 
 mkdir -p src/firmware
-head -c 70000 /dev/urandom >src/firmware/iwlwifi.ucode
+random_bytes 70000 4 >src/firmware/iwlwifi.ucode
 printf 'dmesg line 1\ndmesg line 2\n' >src/dmesg.txt
 fw_hash=$(sha256_of src/firmware/iwlwifi.ucode)
 log_hash=$(sha256_of src/dmesg.txt)

@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 
 write_config </dev/null
-head -c 6000000 /dev/urandom >fw.bin
+random_bytes 6000000 11 >fw.bin
 want=$(sha256_of fw.bin)
 file="$WORK/data/blobs/sha256/$(echo "$want" | cut -c1-2)/$(echo "$want" | cut -c3-)"
 

@@ -7,7 +7,7 @@ write_config <<'EOF2'
 base_url = https://bugs.example.org/files
 EOF2
 
-head -c 300000 /dev/urandom >fw.bin
+random_bytes 300000 2 >fw.bin
 printf 'line one\nline two\n' >log.txt
 fw_hash=$(sha256_of fw.bin)
 log_hash=$(sha256_of log.txt)
@@ -104,7 +104,7 @@ is "the store is empty" "$(bb blob ls | wc -l)" "0"
 
 # a full disk: a 1 MiB tmpfs in a private mount namespace
 if unshare -rm true 2>/dev/null; then
-	head -c 3000000 /dev/urandom >big.bin
+	random_bytes 3000000 3 >big.bin
 	cat >enospc.sh <<EOF2
 mkdir -p "$WORK/small"
 mount -t tmpfs -o size=1m tmpfs "$WORK/small" || exit 99

@@ -178,7 +178,7 @@ stop_fake() {
 admin() { curl -s -f -X POST --data-binary "$2" "$URL/__admin/$1"; }
 
 # --- a seed state ------------------------------------------------------------------
-head -c 4096 /dev/urandom >"$WORK/blob.bin"
+random_bytes 4096 6 >"$WORK/blob.bin"
 BLOB_SHA=$(sha256_of "$WORK/blob.bin")
 cat >"$WORK/state.json" <<'EOF'
 {

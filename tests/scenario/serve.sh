@@ -19,7 +19,7 @@ threads = 4
 EOF2
 
 # --- blobs stored with the CLI first ----------------------------------------
-head -c 300000 /dev/urandom >fw.bin
+random_bytes 300000 7 >fw.bin
 printf '<!DOCTYPE html>\n<html><head><title>x</title></head><body><script>alert(1)</script></body></html>\n' >page.html
 printf '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><script>alert(1)</script></svg>\n' >pic.svg
 printf 'plain text, line one\nline two\n' >notes.txt
@@ -215,7 +215,7 @@ is "GET /upload is 405" "$(fetch "$URL/upload")" "405"
 is "  with Allow" "$(header Allow)" "POST, PUT"
 
 # --- uploads -----------------------------------------------------------------
-head -c 200000 /dev/urandom >up.bin
+random_bytes 200000 8 >up.bin
 up=$(sha256_of up.bin)
 auth="Authorization: Bearer $TOKEN"
 is "upload without a token is 401" "$(fetch --data-binary @up.bin "$URL/upload?name=up.bin")" "401"
@@ -249,7 +249,7 @@ like "a second name is recorded" "$names" "^$up again\.bin "
 like "a PUT name is recorded" "$names" "^$(sha256_of notes.txt) put name\.txt - upload http\$"
 
 # over the limit
-head -c 1500000 /dev/urandom >big.bin
+random_bytes 1500000 9 >big.bin
 big=$(sha256_of big.bin)
 blobs_before=$(count_blobs)
 is "an upload over max_upload_size is 413" "$(fetch -H "$auth" --data-binary @big.bin "$URL/upload")" "413"
@@ -274,7 +274,7 @@ is "  no metadata" "$(count_blobs)" "$blobs_before"
 is "  and no temporary file" "$(find "$WORK/data/blobs/tmp" -type f | wc -l | tr -d ' ')" "0"
 
 # eight clients at once with the same new content
-head -c 400000 /dev/urandom >same.bin
+random_bytes 400000 10 >same.bin
 same=$(sha256_of same.bin)
 n=1
 pids=""

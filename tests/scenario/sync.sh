@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/lib/listlab.sh"
 
 listlab_start
-head -c 5000 /dev/urandom >fw.bin
+random_bytes 5000 5 >fw.bin
 fw_hash=$(sha256_of fw.bin)
 fw_b64=$(base64 -w0 fw.bin)
 
