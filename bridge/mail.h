@@ -5,6 +5,8 @@
  *                                       its description, comment 0)
  *   <bug-<id>-c<count>@<domain>>        comment number <count>
  *   <bug-<id>-u<seq>@<domain>>          a mail with field changes only
+ *   <bug-<id>-a<attachment>@<domain>>   an attachment stored after its
+ *                                       first download failed
  * so a re-sent mail has the same id and threads are stable across runs and
  * re-imports.  Plain text only, UTF-8, RFC 2047 headers (GMime encodes);
  * CR, LF and control characters in anything from Bugzilla are replaced
@@ -77,8 +79,11 @@ void mail_shutdown(void);
 char *mail_message_id(const char *domain, long long bug_id, int count);
 /* Message-ID (without <>; malloc'd) of the changes-only mail number seq. */
 char *mail_changes_message_id(const char *domain, long long bug_id, long long seq);
+/* Message-ID (without <>; malloc'd) of the mail saying that an attachment
+ * whose download failed is stored now. */
+char *mail_attachment_message_id(const char *domain, long long bug_id, long long attachment_id);
 /* 1 if message_id (with or without <>) is one the bridge made under domain
- * (any of the three forms above); *bug_id (if not NULL) gets the bug. */
+ * (any of the four forms above); *bug_id (if not NULL) gets the bug. */
 int mail_message_id_parse(const char *domain, const char *message_id, long long *bug_id);
 
 /* Composes the mail for comment (count 0 starts the thread with the bug's
@@ -108,6 +113,13 @@ enum bb_status mail_compose_changes(const struct mail_options *opt, const struct
 				    size_t nchanges, char *const *to, char *const *cc,
 				    const char *in_reply_to, const char *route_note,
 				    struct mail_message *out, struct bb_error *err);
+/* Composes the follow-up for an attachment whose download failed when its
+ * comment was mailed and that is stored now (att->hash set): a reply in the
+ * thread (in_reply_to) with the attachment's lines. */
+enum bb_status mail_compose_attachment(const struct mail_options *opt, const struct bz_bug *bug,
+				       const struct mail_attachment *att, char *const *to,
+				       char *const *cc, const char *in_reply_to,
+				       struct mail_message *out, struct bb_error *err);
 void mail_message_release(struct mail_message *m);
 
 #endif

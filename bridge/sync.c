@@ -695,6 +695,24 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 	return s;
 }
 
+/* The reporter joins Cc only when the site asks for it. */
+static void add_reporter(struct sync_context *sc, struct route_result *route, const char *login)
+{
+	size_t n = 0;
+	char **cc;
+
+	if (!sc->cfg->mail_cc_reporter || !login || !*login)
+		return;
+	while (route->cc && route->cc[n])
+		n++;
+	cc = realloc(route->cc, (n + 2) * sizeof(*cc));
+	if (cc) {
+		cc[n] = strdup(login);
+		cc[n + 1] = NULL;
+		route->cc = cc;
+	}
+}
+
 static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, time_t now,
 				struct sync_stats *stats, struct bb_error *err)
 {
@@ -733,20 +751,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		}
 		goto out;
 	}
-	if (sc->cfg->mail_cc_reporter && bug->creator.login[0]) {
-		/* the reporter joins Cc only when the site asks for it */
-		size_t n = 0;
-		char **cc;
-
-		while (br.route.cc && br.route.cc[n])
-			n++;
-		cc = realloc(br.route.cc, (n + 2) * sizeof(*cc));
-		if (cc) {
-			cc[n] = strdup(bug->creator.login);
-			cc[n + 1] = NULL;
-			br.route.cc = cc;
-		}
-	}
+	add_reporter(sc, &br.route, bug->creator.login);
 	stats->bugs_mirrored++;
 	br.recipients = describe_recipients(&br.route);
 	br.rcpt = envelope(&br.route);
@@ -840,6 +845,16 @@ enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n
 
 /* ------------------------------------------------------------- a round */
 
+/* When to try a failed download again after attempts earlier tries. */
+static long long att_next_attempt(struct sync_context *sc, time_t now, int attempts)
+{
+	long long wait = (long long)sc->cfg->retry_min << (attempts < 10 ? attempts : 10);
+
+	if (wait > (long long)sc->cfg->retry_max)
+		wait = (long long)sc->cfg->retry_max;
+	return (long long)now + wait;
+}
+
 static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *bugs, size_t n,
 					time_t now, struct sync_stats *stats,
 					struct bb_error *err)
@@ -856,12 +871,12 @@ static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *
 			int attempts = 0;
 			long long next;
 
-			if (att_lookup(sc->db, a->id, hash, &attempts, &last_error) == BB_OK &&
-			    hash[0]) {
+			/* stored, private, or failed before: a failed one is
+			 * the retry pass's, which mails it once stored */
+			if (att_lookup(sc->db, a->id, hash, &attempts, &last_error) == BB_OK) {
 				free(last_error);
 				continue;
 			}
-			free(last_error);
 			if (a->is_private) {
 				s = att_record(sc->db, a, NULL, "private", 0, err);
 				continue;
@@ -872,9 +887,7 @@ static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *
 				continue;
 			}
 			stats->attachments_failed++;
-			next = (long long)now + (sc->cfg->retry_min << (attempts < 10 ? attempts : 10));
-			if (next > (long long)now + sc->cfg->retry_max)
-				next = (long long)now + sc->cfg->retry_max;
+			next = att_next_attempt(sc, now, attempts);
 			log_event(LOG_LEVEL_WARN, "sync.attachment_failed", LF_INT("bug", a->bug_id),
 				  LF_INT("attachment", a->id), LF_STR("error", derr.message));
 			s = att_record(sc->db, a, NULL, derr.message, next, err);
@@ -885,6 +898,220 @@ static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *
 		return s;
 	}
 	return store_commit(sc->db, err);
+}
+
+/* The bug as bugbridge last recorded it, enough to route and head a mail;
+ * BB_ERR_NOT_FOUND if it is not (or no longer) mirrored or is restricted. */
+static enum bb_status load_mirrored_bug(struct sync_context *sc, long long id, struct bz_bug *bug,
+					struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	int rc;
+
+	memset(bug, 0, sizeof(*bug));
+	if ((s = store_prepare(sc->db, &st,
+			       "SELECT summary, product, component, subsystem, status, resolution,"
+			       " severity, priority, reporter, creation_time, last_change_time"
+			       " FROM bz_bug WHERE id = ? AND mirrored = 1 AND restricted = 0", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		s = rc == SQLITE_DONE ? bb_error_set(err, BB_ERR_NOT_FOUND, "bug %lld is not mirrored", id)
+				      : store_fail(sc->db, err, "reading a bug");
+		goto out;
+	}
+#define COL(i) strdup((const char *)sqlite3_column_text(st, (i)))
+	bug->id = id;
+	bug->summary = COL(0);
+	bug->product = COL(1);
+	bug->component = COL(2);
+	bug->status = COL(4);
+	bug->resolution = COL(5);
+	bug->severity = COL(6);
+	bug->priority = COL(7);
+	bug->version = strdup("");
+	bug->url = strdup("");
+	bug->creator.login = COL(8);
+	bug->creator.real_name = strdup("");
+	bug->assigned_to.login = strdup("");
+	bug->assigned_to.real_name = strdup("");
+	bug->creation_time = (time_t)sqlite3_column_int64(st, 9);
+	bug->last_change_time = (time_t)sqlite3_column_int64(st, 10);
+	bug->keywords = calloc(1, sizeof(char *));
+	bug->groups = calloc(1, sizeof(char *));
+	bug->cc = calloc(1, sizeof(char *));
+	if (sc->cfg->bz_subsystem_field && (bug->fields = calloc(1, sizeof(*bug->fields)))) {
+		bug->nfields = 1;
+		bug->fields[0].name = strdup(sc->cfg->bz_subsystem_field);
+		bug->fields[0].value = COL(3);
+	}
+#undef COL
+	if (!bug->summary || !bug->product || !bug->component || !bug->status ||
+	    !bug->resolution || !bug->severity || !bug->priority || !bug->version || !bug->url ||
+	    !bug->creator.login || !bug->creator.real_name || !bug->assigned_to.login ||
+	    !bug->assigned_to.real_name || !bug->keywords || !bug->groups || !bug->cc ||
+	    (sc->cfg->bz_subsystem_field && (!bug->fields || !bug->fields[0].name ||
+					     !bug->fields[0].value)))
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+out:
+	sqlite3_finalize(st);
+	if (s)
+		bz_bug_release(bug);
+	return s;
+}
+
+/* Queues the mail saying that attachment a, whose first download failed,
+ * is stored now, in the thread of its bug. */
+static enum bb_status mail_stored_attachment(struct sync_context *sc, const struct bz_attachment *a,
+					     struct sync_stats *stats, struct bb_error *err)
+{
+	struct bz_bug bug;
+	struct route_result route = { NULL, NULL, NULL };
+	struct att_state state;
+	struct mail_attachment ma;
+	struct mail_options mopt;
+	struct mail_message m = { NULL, NULL, 0 };
+	char *root = NULL, *sender = NULL, **rcpt = NULL;
+	enum bb_status s;
+
+	memset(&state, 0, sizeof(state));
+	if ((s = load_mirrored_bug(sc, a->bug_id, &bug, err))) {
+		if (s == BB_ERR_NOT_FOUND) {
+			bb_error_clear(err);
+			return BB_OK; /* no longer mirrored: nobody to tell */
+		}
+		return s;
+	}
+	if ((s = router_route(sc->router, &bug, &route, err))) {
+		if (s == BB_ERR_NOT_FOUND) {
+			bb_error_clear(err);
+			s = BB_OK;
+		}
+		goto out;
+	}
+	add_reporter(sc, &route, bug.creator.login);
+	att_describe(sc, a, &state);
+	memset(&ma, 0, sizeof(ma));
+	ma.att = a;
+	ma.hash = state.hash[0] ? state.hash : NULL;
+	ma.url = state.url;
+	ma.detected_type = state.detected[0] ? state.detected : NULL;
+	ma.archive_summary = state.archive_summary;
+	ma.inline_text = state.inline_text;
+	ma.note = state.note;
+	memset(&mopt, 0, sizeof(mopt));
+	mopt.domain = sc->cfg->mail_domain;
+	mopt.from = sc->cfg->mail_from;
+	mopt.subject = sc->cfg->mail_subject;
+	mopt.bug_url_base = sc->cfg->bz_url ? sc->cfg->bz_url : "";
+	mopt.show_addresses = sc->cfg->mail_show_addresses;
+	mopt.footer = sc->cfg->mail_footer;
+	root = comment_message_id(sc->db, bug.id, 0);
+	if (!root)
+		root = mail_message_id(sc->cfg->mail_domain, bug.id, 0);
+	rcpt = envelope(&route);
+	sender = mnt_address(sc->cfg->mail_from);
+	if (!root || !rcpt || !sender) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((s = mail_compose_attachment(&mopt, &bug, &ma, route.to, route.cc, root, &m, err)))
+		goto out;
+	if (!sc->dry_run &&
+	    (s = outbox_add(sc->db, m.message_id, bug.id, 0, sender, rcpt, m.text, m.len, err)))
+		goto out;
+	stats->mails_queued++;
+	if (sc->on_mail)
+		sc->on_mail(sc->on_mail_ctx, bug.id, m.message_id, bug.summary);
+out:
+	mail_message_release(&m);
+	att_state_release(&state);
+	strv_free(rcpt);
+	free(sender);
+	free(root);
+	route_result_release(&route);
+	bz_bug_release(&bug);
+	return s;
+}
+
+/* Attachments whose download failed in an earlier round and whose time has
+ * come: downloaded again (at most 100 a round), and each one stored now is
+ * announced in its bug's thread.  One that fails again waits longer. */
+static enum bb_status retry_attachments(struct sync_context *sc, time_t now,
+					struct sync_stats *stats, struct bb_error *err)
+{
+	struct bz_attachment due[100];
+	int attempts[100];
+	size_t ndue = 0;
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st,
+			       "SELECT a.id, a.bug_id, a.file_name, a.content_type, a.size, a.attempts"
+			       " FROM bz_attachment a JOIN bz_bug b ON b.id = a.bug_id"
+			       " WHERE a.state = 'failed' AND a.next_attempt <= ? AND a.is_private = 0"
+			       " AND b.mirrored = 1 AND b.restricted = 0 ORDER BY a.id LIMIT 100", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)now);
+	while (ndue < 100 && sqlite3_step(st) == SQLITE_ROW) {
+		struct bz_attachment *a = &due[ndue];
+
+		memset(a, 0, sizeof(*a));
+		a->id = sqlite3_column_int64(st, 0);
+		a->bug_id = sqlite3_column_int64(st, 1);
+		a->file_name = strdup((const char *)sqlite3_column_text(st, 2));
+		a->content_type = strdup((const char *)sqlite3_column_text(st, 3));
+		a->size = (uint64_t)sqlite3_column_int64(st, 4);
+		a->summary = strdup("");
+		a->creator.login = strdup("");
+		a->creator.real_name = strdup("");
+		attempts[ndue] = sqlite3_column_int(st, 5);
+		ndue++;
+		if (!a->file_name || !a->content_type || !a->summary || !a->creator.login ||
+		    !a->creator.real_name) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < ndue && !s; i++) {
+		const struct bz_attachment *a = &due[i];
+		struct bb_error derr = BB_ERROR_INIT;
+		char hash[BLOB_HEX_LEN + 1];
+
+		if (att_download(sc, a, hash, &derr) == BB_OK) {
+			stats->attachments_stored++;
+			log_event(LOG_LEVEL_INFO, "sync.attachment_retried", LF_INT("bug", a->bug_id),
+				  LF_INT("attachment", a->id), LF_STR("sha256", hash));
+			if ((s = store_begin(sc->db, err)))
+				break;
+			if (!(s = att_record(sc->db, a, hash, NULL, 0, err)))
+				s = mail_stored_attachment(sc, a, stats, err);
+			if (s || sc->dry_run)
+				store_rollback(sc->db);
+			else
+				s = store_commit(sc->db, err);
+			test_hook("sync.attachment_retried");
+			continue;
+		}
+		stats->attachments_failed++;
+		log_event(LOG_LEVEL_WARN, "sync.attachment_failed", LF_INT("bug", a->bug_id),
+			  LF_INT("attachment", a->id), LF_INT("attempts", attempts[i] + 1),
+			  LF_STR("error", derr.message));
+		if (!sc->dry_run)
+			s = att_record(sc->db, a, NULL, derr.message,
+				       att_next_attempt(sc, now, attempts[i]), err);
+	}
+	for (size_t i = 0; i < ndue; i++) {
+		free(due[i].file_name);
+		free(due[i].content_type);
+		free(due[i].summary);
+		free(due[i].creator.login);
+		free(due[i].creator.real_name);
+	}
+	return s;
 }
 
 /* Real names of comment authors, which REST comments do not carry: one
@@ -1026,6 +1253,8 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 	}
 	bz_format_time(now, now_text, sizeof(now_text));
 	if ((s = sync_apply(sc, bugs, wanted, cursor_name, now_text, stats, err)))
+		goto out;
+	if (!sc->dry_run && (s = retry_attachments(sc, now, stats, err)))
 		goto out;
 	stats->bugs_seen = n;
 	stats->requests = bz_client_requests(sc->bz) - before;

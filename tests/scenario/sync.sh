@@ -115,4 +115,55 @@ is "status counts the sent mails" "$(printf '%s' "$out" | python3 -c 'import jso
 check "sync --dry-run changes nothing" bb sync --dry-run
 is "and sends nothing" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "4"
 
+# An attachment that cannot be downloaded is noted in its mail, retried in a
+# later round, and announced in the thread once it is stored.
+printf 'resume: firmware error 0x%s\n' 1 2 3 >dmesg.txt
+dmesg_hash=$(sha256_of dmesg.txt)
+admin clock '{"advance": 60}'
+admin fail '{"count": 20, "status": 500, "path_prefix": "/attachment.cgi"}'
+admin fail '{"count": 20, "status": 500, "path_prefix": "/rest/bug/attachment/"}'
+att_id=$(curl -sf -X POST --data-binary "{\"bug_id\": 101, \"file_name\": \"dmesg.txt\",
+	\"summary\": \"dmesg\", \"content_type\": \"text/plain\", \"data\": \"$(base64 -w0 dmesg.txt)\",
+	\"creator\": \"dev@example.org\", \"comment\": \"dmesg after resume attached\"}" \
+	"$bz/__admin/attachment" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+check "sync while an attachment cannot be downloaded" bb sync
+last=$(ls "$WORK"/listlab/received/*.eml | tail -1)
+like "its comment is mailed anyway" "$(cat "$last")" "dmesg after resume attached"
+like "saying the attachment is not stored yet" "$(cat "$last")" "not stored yet"
+unlike "without a hash" "$(cat "$last")" "$dmesg_hash"
+is "status counts the failed download" \
+	"$(bb status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["attachments_failed"])')" "1"
+mails=$(ls "$WORK"/listlab/received/*.eml | wc -l)
+admin fail '{"clear": true}'
+check "a sync before the retry time" bb sync
+is "does not retry yet" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "$mails"
+admin clock '{"advance": 120}'
+check "a sync after the retry time" bb sync
+raw=$(listlab_raw "bug-101-a$att_id@bugbridge.test")
+like "announces the stored attachment in the thread" "$raw" "In-Reply-To: <bug-101@bugbridge.test>"
+like "with its hash" "$raw" "sha256:$dmesg_hash"
+like "and quotes the small text" "$raw" "firmware error 0x3"
+check "the blob store holds it" sh -c "'$BUGBRIDGE' blob get $dmesg_hash | cmp - dmesg.txt"
+is "status has no failed download left" \
+	"$(bb status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["attachments_failed"])')" "0"
+check "one more sync" bb sync
+is "mails nothing more" "$(ls "$WORK"/listlab/received/*.eml | wc -l)" "$((mails + 1))"
+
+# The daemon: SIGTERM in the middle of a round lets the round finish (its
+# mail is sent), then the daemon exits 0.
+admin clock '{"advance": 60}'
+admin comment '{"bug_id": 101, "creator": "dev@example.org", "text": "A comment the daemon mails."}'
+admin fail '{"count": 1, "mode": "slow", "delay": 2, "path_prefix": "/rest/time"}'
+before=$(requests)
+"$BUGBRIDGE" daemon --interval 1h >daemon.out 2>daemon.err &
+dpid=$!
+CLEANUP_PIDS="$CLEANUP_PIDS $dpid"
+for _ in $(seq 1 100); do [ "$(requests)" -gt "$before" ] && break; sleep 0.05; done
+kill -TERM "$dpid"
+wait "$dpid"
+is "the daemon exits 0 on SIGTERM" "$?" "0"
+like "after finishing the round it was in" "$(cat "$(ls "$WORK"/listlab/received/*.eml | tail -1)")" \
+	"A comment the daemon mails."
+is "and starts no other round" "$(grep -c 'changed.*mirrored' daemon.err)" "1"
+
 done_testing

@@ -142,6 +142,12 @@ static void test_message_ids(void)
 	ok(!mail_message_id_parse(DOMAIN, "bug-42@other.example", NULL), "other domain is not ours");
 	ok(!mail_message_id_parse(DOMAIN, "bug-x@" DOMAIN, NULL), "malformed id is not ours");
 	ok(!mail_message_id_parse(DOMAIN, "bug-42-z3@" DOMAIN, NULL), "unknown suffix is not ours");
+	ok(!mail_message_id_parse(DOMAIN, "bug-42-@" DOMAIN, NULL), "empty suffix is not ours");
+	free(a);
+	a = mail_attachment_message_id(DOMAIN, 42, 9001);
+	is_str(a, "bug-42-a9001@" DOMAIN, "stored-attachment Message-ID");
+	id = 0;
+	ok(mail_message_id_parse(DOMAIN, a, &id) && id == 42, "own attachment id is recognised");
 	ok(!mail_message_id_parse(DOMAIN, "20251203.abc@" DOMAIN, NULL), "foreign local part");
 	free(a);
 	free(b);
@@ -523,6 +529,42 @@ static void test_changes_and_errors(void)
 	}
 	g_free(body);
 	mail_message_release(&m);
+
+	{
+		struct bz_attachment att;
+		struct mail_attachment ma;
+
+		memset(&att, 0, sizeof(att));
+		att.id = 9001;
+		att.bug_id = bug.id;
+		att.file_name = W("dmesg.txt");
+		att.content_type = W("text/plain");
+		att.size = 5;
+		memset(&ma, 0, sizeof(ma));
+		ma.att = &att;
+		ma.hash = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+		ma.url = "https://files.example.org/blob/sha256/5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03/dmesg.txt";
+		ma.inline_text = "hello\n";
+		ok(mail_compose_attachment(&opt, &bug, &ma, to, NULL, "bug-219000@" DOMAIN, &m,
+					   &err) == BB_OK,
+		   "compose a stored-attachment mail (%s)", err.message);
+		is_str(m.message_id, "bug-219000-a9001@" DOMAIN, "its Message-ID");
+		msg = m.text ? parse(&m) : NULL;
+		body = NULL;
+		if (msg) {
+			is_str(header(msg, "In-Reply-To"), "<bug-219000@" DOMAIN ">", "in the thread");
+			body = body_text(msg);
+			ok(body && strstr(body, "is stored now") && strstr(body, "dmesg.txt") &&
+			   strstr(body, "sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03") &&
+			   strstr(body, ma.url) && strstr(body, "hello"),
+			   "names the attachment with hash, URL and text");
+			g_object_unref(msg);
+		} else {
+			ok(0, "parse the stored-attachment mail");
+		}
+		g_free(body);
+		mail_message_release(&m);
+	}
 
 	c.count = 0;
 	c.time = T_CREATED;
