@@ -101,6 +101,7 @@ struct bz_transfer {
 	int decided;                 /* looked at status and type yet */
 	int not_raw;                 /* the answer is not the file: fall back */
 	enum bb_status write_status; /* why the body callback stopped the transfer */
+	const char *method;          /* "PUT" for a body sent with PUT; NULL: POST */
 };
 
 /* ---- text -------------------------------------------------------------- */
@@ -1461,6 +1462,7 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 			curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, post_body);
 			curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
 					 (curl_off_t)strlen(post_body));
+			curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, t->method);
 		} else {
 			curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
 		}
@@ -1487,7 +1489,8 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 		connects = 0;
 		curl_easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS, &connects);
 		log_event(LOG_LEVEL_DEBUG, "bz.request",
-			  LF_STR("method", post_body ? "POST" : "GET"), LF_STR("url", url->data),
+			  LF_STR("method", post_body ? (t->method ? t->method : "POST") : "GET"),
+			  LF_STR("url", url->data),
 			  LF_INT("http", t->http_code), LF_INT("curl", rc),
 			  LF_UINT("bytes", t->sink ? t->delivered : t->body.len),
 			  LF_INT("new_connections", connects));
@@ -1499,6 +1502,7 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 	}
 	curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 0L);
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, NULL);
+	curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, NULL);
 	if (rc == CURLE_OK)
 		goto out;
 	if (rc == CURLE_WRITE_ERROR && t->not_raw)
@@ -2316,44 +2320,66 @@ enum bb_status bz_fetch_users(struct bz_client *c, struct bz_user *users, size_t
 	return st;
 }
 
-enum bb_status bz_add_comment(struct bz_client *c, long long bug_id, const char *text,
-			      int is_private, long long *comment_id, struct bb_error *err)
+/* Sends body (a JSON object) with POST or PUT (method) to the path and
+ * reads the answer into *answer (json_object_put() it).  Writes are never
+ * retried: on BB_ERR_TEMPORARY the change may or may not have happened. */
+static enum bb_status send_json(struct bz_client *c, const char *method, json_object *body,
+				json_object **answer, struct bb_error *err, const char *path_fmt,
+				...) __attribute__((format(printf, 6, 7)));
+static enum bb_status send_json(struct bz_client *c, const char *method, json_object *body,
+				json_object **answer, struct bb_error *err, const char *path_fmt,
+				...)
 {
 	struct buf url = BUF_INIT;
 	struct bz_transfer t;
-	json_object *body = NULL, *root = NULL;
-	char *fixed = NULL;
 	const char *payload;
+	va_list ap;
 	enum bb_status st;
 
 	transfer_init(&t, c);
-	*comment_id = 0;
-	if (bug_id <= 0 || !text) {
-		st = bb_error_set(err, BB_ERR_INVALID, "no bug or no text to comment with");
-		goto out;
-	}
-	fixed = text_repair(text, strlen(text));
-	body = json_object_new_object();
-	if (!fixed || !body ||
-	    json_object_object_add(body, "comment", json_object_new_string(fixed)) ||
-	    json_object_object_add(body, "is_private", json_object_new_boolean(is_private != 0)) ||
-	    url_start(c, &url, "/rest/bug/%lld/comment", bug_id)) {
-		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
+	t.method = method && strcmp(method, "POST") ? method : NULL;
+	*answer = NULL;
+	va_start(ap, path_fmt);
+	st = buf_addstr(&url, c->base) ? BB_ERR_NOMEM : buf_vaddf(&url, path_fmt, ap);
+	va_end(ap);
 	payload = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
-	if (!payload) {
+	if (st || !payload) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	st = bz_perform(c, &t, &url, KEY_REST, payload, err);
 	if (!st)
-		st = response_json(c, &t, url.data, &root, err);
-	if (st)
+		st = response_json(c, &t, url.data, answer, err);
+out:
+	transfer_release(&t);
+	buf_release(&url);
+	return st;
+}
+
+enum bb_status bz_add_comment(struct bz_client *c, long long bug_id, const char *text,
+			      int is_private, long long *comment_id, struct bb_error *err)
+{
+	json_object *body = NULL, *root = NULL;
+	char *fixed = NULL;
+	enum bb_status st;
+
+	*comment_id = 0;
+	if (bug_id <= 0 || !text)
+		return bb_error_set(err, BB_ERR_INVALID, "no bug or no text to comment with");
+	fixed = text_repair(text, strlen(text));
+	body = json_object_new_object();
+	if (!fixed || !body ||
+	    json_object_object_add(body, "comment", json_object_new_string(fixed)) ||
+	    json_object_object_add(body, "is_private", json_object_new_boolean(is_private != 0))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = send_json(c, "POST", body, &root, err, "/rest/bug/%lld/comment", bug_id)))
 		goto out;
 	*comment_id = jid(jget(root, "id"));
 	if (!*comment_id) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "%s answered without a comment id", url.data);
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "Bugzilla answered a comment on bug %lld"
+				  " without a comment id", bug_id);
 		goto out;
 	}
 	log_event(LOG_LEVEL_INFO, "bz.comment.added", LF_INT("bug", bug_id),
@@ -2362,7 +2388,79 @@ out:
 	json_object_put(body);
 	json_object_put(root);
 	free(fixed);
-	transfer_release(&t);
-	buf_release(&url);
+	return st;
+}
+
+enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct bz_change *ch,
+			     size_t n, struct bb_error *err)
+{
+	json_object *body = json_object_new_object(), *root = NULL;
+	enum bb_status st = BB_OK;
+
+	if (!body)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (bug_id <= 0 || !n) {
+		st = bb_error_set(err, BB_ERR_INVALID, "no bug or nothing to change");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *fixed = text_repair(ch[i].value, strlen(ch[i].value));
+
+		if (!fixed || json_object_object_add(body, ch[i].field,
+						     json_object_new_string(fixed))) {
+			free(fixed);
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		free(fixed);
+	}
+	if ((st = send_json(c, "PUT", body, &root, err, "/rest/bug/%lld", bug_id)))
+		goto out;
+	log_event(LOG_LEVEL_INFO, "bz.bug.updated", LF_INT("bug", bug_id), LF_UINT("fields", n));
+out:
+	json_object_put(body);
+	json_object_put(root);
+	return st;
+}
+
+enum bb_status bz_create_bug(struct bz_client *c, const struct bz_change *fields, size_t n,
+			     const char *description, long long *bug_id, struct bb_error *err)
+{
+	json_object *body = json_object_new_object(), *root = NULL;
+	char *fixed = description ? text_repair(description, strlen(description)) : NULL;
+	enum bb_status st = BB_OK;
+
+	*bug_id = 0;
+	if (!body || (description && !fixed)) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *v = text_repair(fields[i].value, strlen(fields[i].value));
+
+		if (!v || json_object_object_add(body, fields[i].field, json_object_new_string(v))) {
+			free(v);
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		free(v);
+	}
+	if (fixed && json_object_object_add(body, "description", json_object_new_string(fixed))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = send_json(c, "POST", body, &root, err, "/rest/bug")))
+		goto out;
+	*bug_id = jid(jget(root, "id"));
+	if (!*bug_id) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "Bugzilla created a bug without telling"
+				  " its id");
+		goto out;
+	}
+	log_event(LOG_LEVEL_INFO, "bz.bug.created", LF_INT("bug", *bug_id));
+out:
+	json_object_put(body);
+	json_object_put(root);
+	free(fixed);
 	return st;
 }

@@ -139,6 +139,25 @@ enum bb_status bz_fetch_users(struct bz_client *c, struct bz_user *users, size_t
 enum bb_status bz_add_comment(struct bz_client *c, long long bug_id, const char *text,
 			      int is_private, long long *comment_id, struct bb_error *err);
 
+/* One field of a bug to set: Bugzilla's name ("status", "resolution",
+ * "component", "assigned_to", "summary", "priority", "severity", ...) and
+ * the new value. */
+struct bz_change {
+	const char *field;
+	const char *value;
+};
+
+/* PUT /rest/bug/<id> with the n fields.  Not retried (see bz_add_comment);
+ * Bugzilla's refusal (an invalid resolution, a component that does not
+ * exist, no permission) comes back as its folded status with its message. */
+enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct bz_change *ch,
+			     size_t n, struct bb_error *err);
+
+/* POST /rest/bug: a new bug with the fields (product, component, summary,
+ * version, ...) and the description; *bug_id gets its id.  Not retried. */
+enum bb_status bz_create_bug(struct bz_client *c, const struct bz_change *fields, size_t n,
+			     const char *description, long long *bug_id, struct bb_error *err);
+
 /* Parsers, shared with tests and fuzz targets: a response body of
  * GET /rest/bug (bugs appended to *bugs), of a comment request (filling
  * matching bugs), of an attachment listing.  BB_ERR_PROTOCOL with a message

@@ -903,6 +903,52 @@ static void test_add_comment(void)
 	bz_client_free(anon);
 }
 
+static void test_update_and_create(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bz_client *bob = client(KEY_BOB, 0, 100), *anon = client(NULL, 0, 100);
+	const struct bz_change close[] = { { "status", "RESOLVED" }, { "resolution", "FIXED" } };
+	const struct bz_change bad_component[] = { { "component", "No Such Thing" } };
+	const struct bz_change fields[] = {
+		{ "product", "Drivers" }, { "component", "USB" },
+		{ "summary", "usb: hub resets in a loop" }, { "op_sys", "Linux" },
+		{ "platform", "All" },
+	};
+	struct bz_bug bug;
+	long long id = 0;
+	enum bb_status st;
+	json_object *log;
+
+	reset_log();
+	st = bz_update_bug(bob, 4, close, 2, &err);
+	ok(st == BB_OK, "close a bug with PUT (%s)", err.message);
+	log = server_log("/rest/bug/4");
+	ok(log && json_object_array_length(log) == 1 &&
+	   str_eq(entry_str(json_object_array_get_idx(log, 0), "method"), "PUT"),
+	   "one PUT /rest/bug/4");
+	json_object_put(log);
+	st = bz_update_bug(bob, 4, bad_component, 1, &err);
+	ok(st != BB_OK && strstr(err.message, "No Such Thing"),
+	   "Bugzilla's refusal comes back with its message (%s)", err.message);
+	st = bz_update_bug(anon, 4, close, 2, &err);
+	is_int(st, BB_ERR_AUTH, "anonymous update: unauthorized");
+	st = bz_update_bug(bob, 4, close, 0, &err);
+	is_int(st, BB_ERR_INVALID, "nothing to change: invalid");
+
+	st = bz_create_bug(bob, fields, 5, "Hub at 1-1 resets every second.\n", &id, &err);
+	ok(st == BB_OK && id > 0, "create a bug, id %lld (%s)", id, err.message);
+	memset(&bug, 0, sizeof(bug));
+	bug.id = id;
+	bz_fetch_comments(bob, &bug, 1, 0, &err);
+	ok(bug.ncomments == 1 && !strcmp(bug.comments[0].text, "Hub at 1-1 resets every second.\n"),
+	   "its description reads back");
+	bz_bug_release(&bug);
+	st = bz_create_bug(bob, fields, 1, "no component", &id, &err);
+	ok(st != BB_OK && id == 0, "a bug without a component is refused (%s)", err.message);
+	bz_client_free(bob);
+	bz_client_free(anon);
+}
+
 /* The client's own log never shows a key. */
 static void test_log_has_no_key(const char *log_path)
 {
@@ -957,6 +1003,7 @@ int main(void)
 	test_failures();
 	test_users();
 	test_add_comment();
+	test_update_and_create();
 	log_setup(NULL, LOG_LEVEL_INFO, "bzlive00");
 	if (logf)
 		fclose(logf);
