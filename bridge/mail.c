@@ -65,6 +65,11 @@ char *mail_changes_message_id(const char *domain, long long bug_id, long long se
 	return str_printf("bug-%lld-u%lld@%s", bug_id, seq, domain);
 }
 
+char *mail_notice_message_id(const char *domain, long long bug_id, long long seq)
+{
+	return str_printf("bug-%lld-r%lld@%s", bug_id, seq, domain);
+}
+
 char *mail_attachment_message_id(const char *domain, long long bug_id, long long attachment_id)
 {
 	return str_printf("bug-%lld-a%lld@%s", bug_id, attachment_id, domain);
@@ -98,8 +103,8 @@ int mail_message_id_parse(const char *domain, const char *message_id, long long 
 	if (!digits || id <= 0)
 		return 0;
 	if (p < at) {
-		/* -c<count>, -u<seq> or -a<attachment> */
-		if (p[0] != '-' || !strchr("cua", p[1]) || !p[1] || p + 2 >= at)
+		/* -c<count>, -u<seq>, -a<attachment> or -r<notice> */
+		if (p[0] != '-' || !strchr("cuar", p[1]) || !p[1] || p + 2 >= at)
 			return 0;
 		for (p += 2; p < at; p++)
 			if (*p < '0' || *p > '9')
@@ -839,6 +844,50 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
 	body_addf(&mp.body, "An attachment of bug %lld that could not be stored when it was "
 		  "announced is stored now:\n\n", bug->id);
 	add_attachment(&mp.body, att);
+	add_footer(&mp.body, opt, url);
+	s = build_message(opt, bug, &mp, out, err);
+out:
+	g_free(url);
+	parts_release(&mp);
+	if (s)
+		mail_message_release(out);
+	return s;
+}
+
+enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
+				   long long seq, const char *text, char *const *to,
+				   char *const *cc, const char *in_reply_to,
+				   struct mail_message *out, struct bb_error *err)
+{
+	struct mail_parts mp = { .body.b = BUF_INIT };
+	char *url = NULL;
+	enum bb_status s;
+
+	memset(out, 0, sizeof(*out));
+	mail_init();
+	s = check_options(opt, err);
+	if (s)
+		goto out;
+	mp.message_id = mail_notice_message_id(opt->domain, bug->id, seq);
+	if (!mp.message_id || !message_id_ok(mp.message_id)) {
+		s = bb_error_set(err, mp.message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
+				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
+		goto out;
+	}
+	mp.subject = make_subject(opt, bug, 1);
+	mp.date = time(NULL);
+	mp.in_reply_to = in_reply_to;
+	mp.to = to;
+	mp.cc = cc;
+	url = bug_url(opt, bug->id);
+
+	body_adds(&mp.body, "bugbridge did not act on these lines of the mail above:\n\n");
+	body_add_text(&mp.body, text, "");
+	body_adds(&mp.body, "\nCommands, each on a line of its own outside quoted text:\n"
+		  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
+		  "  #bugbridge reassign COMPONENT    #bugbridge assign ADDRESS|me\n"
+		  "  #bugbridge title TEXT            #bugbridge priority VALUE\n"
+		  "  #bugbridge severity VALUE        #bugbridge stop\n\n");
 	add_footer(&mp.body, opt, url);
 	s = build_message(opt, bug, &mp, out, err);
 out:

@@ -7,6 +7,7 @@
  *   <bug-<id>-u<seq>@<domain>>          a mail with field changes only
  *   <bug-<id>-a<attachment>@<domain>>   an attachment stored after its
  *                                       first download failed
+ *   <bug-<id>-r<seq>@<domain>>          a notice answering mail commands
  * so a re-sent mail has the same id and threads are stable across runs and
  * re-imports.  Plain text only, UTF-8, RFC 2047 headers (GMime encodes);
  * CR, LF and control characters in anything from Bugzilla are replaced
@@ -82,8 +83,10 @@ char *mail_changes_message_id(const char *domain, long long bug_id, long long se
 /* Message-ID (without <>; malloc'd) of the mail saying that an attachment
  * whose download failed is stored now. */
 char *mail_attachment_message_id(const char *domain, long long bug_id, long long attachment_id);
+/* Message-ID (without <>; malloc'd) of notice number seq. */
+char *mail_notice_message_id(const char *domain, long long bug_id, long long seq);
 /* 1 if message_id (with or without <>) is one the bridge made under domain
- * (any of the four forms above); *bug_id (if not NULL) gets the bug. */
+ * (any of the five forms above); *bug_id (if not NULL) gets the bug. */
 int mail_message_id_parse(const char *domain, const char *message_id, long long *bug_id);
 
 /* Composes the mail for comment (count 0 starts the thread with the bug's
@@ -120,6 +123,13 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
 				       const struct mail_attachment *att, char *const *to,
 				       char *const *cc, const char *in_reply_to,
 				       struct mail_message *out, struct bb_error *err);
+/* Composes a notice in a bug's thread answering a list mail (in_reply_to)
+ * whose command lines bugbridge did not act on; text lists them with the
+ * reason.  Message-ID bug-<id>-r<seq>@<domain>. */
+enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
+				   long long seq, const char *text, char *const *to,
+				   char *const *cc, const char *in_reply_to,
+				   struct mail_message *out, struct bb_error *err);
 void mail_message_release(struct mail_message *m);
 
 #endif

@@ -79,6 +79,21 @@ struct bb_config {
 	char *default_lists;
 	char *default_people;
 
+	/* [archive] */
+	char *archive_url;       /* NULL: no inbound bridge */
+	char *archive_kind;      /* public-inbox, atom, maildir, mbox */
+	char *archive_path;
+	char *archive_link_url;
+
+	/* [inbound] */
+	int inbound_enabled;
+	int inbound_commands;
+	char *inbound_allow;
+	char *inbound_close_resolution;
+	int inbound_track;
+	char *inbound_track_product, *inbound_track_component, *inbound_track_version;
+	char *inbound_track_op_sys, *inbound_track_platform;
+
 	/* [sync] */
 	long long sync_interval;
 	long long retry_min;     /* first backoff after a temporary failure */

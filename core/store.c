@@ -124,6 +124,39 @@ static const char *const migrations[] = {
 	"  sent INTEGER"
 	");"
 	"CREATE INDEX outbox_by_state ON outbox(state, next_attempt);",
+
+	/* 2 -> 3: the inbound bridge */
+	"CREATE TABLE in_mail ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message_id TEXT NOT NULL UNIQUE,"    /* without angle brackets */
+	"  source TEXT NOT NULL,"               /* the archive it came from */
+	"  bug_id INTEGER,"                     /* the bug it belongs to, NULL if none */
+	"  parent TEXT,"                        /* the known Message-ID it answers */
+	"  from_addr TEXT NOT NULL DEFAULT '',"
+	"  subject TEXT NOT NULL DEFAULT '',"
+	"  date INTEGER NOT NULL DEFAULT 0,"
+	/* seen (belongs to no bug), ignored (own mail, auto-reply, ...),
+	 * intent (a comment is about to be posted), posted, no-comment
+	 * (commands only), rejected (malformed) */
+	"  state TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  comment TEXT,"                       /* the comment to post, NULL if none */
+	"  comment_id INTEGER,"                 /* the Bugzilla comment made of it */
+	"  updated INTEGER NOT NULL"
+	");"
+	"CREATE INDEX in_mail_by_bug ON in_mail(bug_id);"
+	"CREATE TABLE in_command ("
+	"  mail INTEGER NOT NULL REFERENCES in_mail(id),"
+	"  seq INTEGER NOT NULL,"               /* its place among the mail's commands */
+	"  bug_id INTEGER,"
+	"  line TEXT NOT NULL,"                 /* the command as written */
+	"  change TEXT,"                        /* JSON {field: value} to PUT, NULL if local */
+	/* intent, done, refused (sender not allowed), failed (Bugzilla said no),
+	 * invalid (not understood: answered on the thread) */
+	"  state TEXT NOT NULL,"
+	"  note TEXT,"
+	"  PRIMARY KEY (mail, seq)"
+	") WITHOUT ROWID;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
