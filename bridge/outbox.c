@@ -301,6 +301,9 @@ static enum bb_status record(struct store *db, const struct outbox_options *opt,
 	long long next = 0;
 	enum bb_status s;
 
+	/* The server (or the file system) has the mail; the row says queued. */
+	if (o->kind == OUTCOME_SENT)
+		test_hook("outbox.accepted");
 	s = store_begin(db, err);
 	if (s)
 		return s;
@@ -342,6 +345,7 @@ out:
 		store_rollback(db);
 		return s;
 	}
+	test_hook("outbox.marked");
 	p->recorded = 1;
 	switch (o->kind) {
 	case OUTCOME_SENT: stats->sent++; break;

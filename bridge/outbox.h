@@ -33,6 +33,10 @@
  *   system error defers the row.
  * - Every delivery is logged as one event outbox.delivery with message_id,
  *   state, code and the error; the password never is.
+ * - Test hooks (core/fsutil.h test_hook(), BUGBRIDGE_CRASH_AT=name[:N]):
+ *   "outbox.accepted" once the server (or the file system) has taken a mail
+ *   and before its row is marked sent; "outbox.marked" once a row's outcome
+ *   (sent, deferred or failed) is committed.
  */
 #ifndef BB_OUTBOX_H
 #define BB_OUTBOX_H
