@@ -164,6 +164,26 @@ static int comment_known(struct store *db, long long id)
 	return found;
 }
 
+/* A comment the inbound bridge posted is recorded before Bugzilla has told
+ * its number (count -1); the number is learnt when the comment comes back,
+ * so a Bugzilla reply to it threads under the list mail it was made of. */
+static enum bb_status comment_count_learn(struct store *db, const struct bz_comment *c,
+					  struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(db, &st, "UPDATE bz_comment SET count = ? WHERE id = ? AND count < 0",
+			       err)))
+		return s;
+	sqlite3_bind_int(st, 1, c->count);
+	sqlite3_bind_int64(st, 2, c->id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(db, err, "recording a comment's number");
+	sqlite3_finalize(st);
+	return s;
+}
+
 /* Message-ID of an earlier mail of the bug's thread: comment count, or the
  * thread root (count 0); NULL if none was made. */
 static char *comment_message_id(struct store *db, long long bug_id, int count)
@@ -761,7 +781,8 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		goto out;
 	}
 	find_changes(&br);
-	if (br.known.exists && br.known.recipients && strcmp(br.known.recipients, br.recipients))
+	if (br.known.exists && br.known.recipients && *br.known.recipients &&
+	    strcmp(br.known.recipients, br.recipients))
 		br.route_note = str_printf("Recipients changed with the bug's fields; this thread "
 					   "now goes to: %s (before: %s)", br.recipients,
 					   br.known.recipients);
@@ -775,8 +796,11 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 	for (size_t i = 0; i < bug->ncomments; i++) {
 		const struct bz_comment *c = &bug->comments[i];
 
-		if (comment_known(sc->db, c->id))
+		if (comment_known(sc->db, c->id)) {
+			if ((s = comment_count_learn(sc->db, c, err)))
+				goto out;
 			continue;
+		}
 		stats->comments_new++;
 		if (c->is_private) {
 			stats->comments_private++;
