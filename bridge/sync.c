@@ -1138,10 +1138,57 @@ static enum bb_status retry_attachments(struct sync_context *sc, time_t now,
 	return s;
 }
 
-/* Real names of comment authors, which REST comments do not carry: one
- * batched user lookup for the logins still without a name.  Failure only
- * costs the names (mail then shows the login's local part). */
-static void fill_real_names(struct sync_context *sc, struct bz_bug *bugs, size_t n)
+/* A real name bugbridge learnt before (fresh enough), or NULL; *known says
+ * whether the login was looked up at all. */
+static char *user_cached(struct store *db, const char *login, time_t now, int *known)
+{
+	sqlite3_stmt *st = NULL;
+	char *name = NULL;
+
+	*known = 0;
+	if (store_prepare(db, &st, "SELECT real_name FROM bz_user WHERE login = ? AND updated > ?",
+			  NULL))
+		return NULL;
+	sqlite3_bind_text(st, 1, login, -1, SQLITE_STATIC);
+	/* names change rarely; an unknown one is asked for again after a week */
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)now - 7 * 24 * 3600);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*known = 1;
+		name = strdup((const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return name;
+}
+
+static void user_remember(struct store *db, const struct bz_user *users, size_t n, time_t now)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (store_begin(db, NULL))
+		return;
+	if (!store_prepare(db, &st, "INSERT INTO bz_user (login, real_name, updated) VALUES"
+				    " (?, ?, ?) ON CONFLICT (login) DO UPDATE SET"
+				    " real_name = excluded.real_name, updated = excluded.updated",
+			   NULL)) {
+		for (size_t i = 0; i < n; i++) {
+			sqlite3_bind_text(st, 1, users[i].login, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 2, users[i].real_name ? users[i].real_name : "", -1,
+					  SQLITE_STATIC);
+			sqlite3_bind_int64(st, 3, (sqlite3_int64)now);
+			sqlite3_step(st);
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+	}
+	if (store_commit(db, NULL))
+		store_rollback(db);
+}
+
+/* Real names of comment authors, which REST comments do not carry: from
+ * what bugbridge learnt before, and one batched user lookup for logins it
+ * never asked about.  Failure only costs the names (mail then shows the
+ * login's local part). */
+static void fill_real_names(struct sync_context *sc, struct bz_bug *bugs, size_t n, time_t now)
 {
 	struct bz_user *users = NULL;
 	size_t nusers = 0, alloc = 0;
@@ -1149,10 +1196,22 @@ static void fill_real_names(struct sync_context *sc, struct bz_bug *bugs, size_t
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < bugs[i].ncomments; k++) {
 			struct bz_user *a = &bugs[i].comments[k].author;
+			char *cached;
+			int known;
 			size_t u;
 
 			if (a->real_name[0] || !a->login[0])
 				continue;
+			cached = user_cached(sc->db, a->login, now, &known);
+			if (known) {
+				if (cached && *cached) {
+					free(a->real_name);
+					a->real_name = cached;
+				} else {
+					free(cached);
+				}
+				continue;
+			}
 			for (u = 0; u < nusers && strcmp(users[u].login, a->login); u++)
 				;
 			if (u < nusers)
@@ -1177,6 +1236,8 @@ static void fill_real_names(struct sync_context *sc, struct bz_bug *bugs, size_t
 	}
 	if (!nusers || bz_fetch_users(sc->bz, users, nusers, NULL) != BB_OK)
 		goto out;
+	if (!sc->dry_run)
+		user_remember(sc->db, users, nusers, now);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < bugs[i].ncomments; k++) {
 			struct bz_user *a = &bugs[i].comments[k].author;
@@ -1270,7 +1331,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		if ((s = bz_fetch_comments(sc->bz, bugs, wanted, cursor ? since : 0, err)) ||
 		    (s = bz_fetch_attachments(sc->bz, bugs, wanted, err)))
 			goto out;
-		fill_real_names(sc, bugs, wanted);
+		fill_real_names(sc, bugs, wanted, now);
 		test_hook("sync.fetched");
 		if (!sc->dry_run && (s = store_attachments(sc, bugs, wanted, now, stats, err)))
 			goto out;

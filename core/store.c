@@ -156,6 +156,12 @@ static const char *const migrations[] = {
 	"  state TEXT NOT NULL,"
 	"  note TEXT,"
 	"  PRIMARY KEY (mail, seq)"
+	") WITHOUT ROWID;"
+	/* real names of Bugzilla accounts, so each is asked for once */
+	"CREATE TABLE bz_user ("
+	"  login TEXT PRIMARY KEY,"
+	"  real_name TEXT NOT NULL,"            /* '' when the server did not tell */
+	"  updated INTEGER NOT NULL"
 	") WITHOUT ROWID;",
 };
 

@@ -198,7 +198,7 @@ start_sink
 write_config
 echo
 echo "requests per poll, from the fake server's log ($poll_bugs bugs mirrored; a changed"
-echo "bug got one new comment by a developer whose real name bugbridge has to look up):"
+echo "bug got one new comment by one of 20 developers; bugbridge asks for a real name once per account):"
 printf '\n%-18s %8s %6s %6s | %5s %6s %7s %6s %5s %5s | %6s\n' "changed bugs N" "requests" \
 	"bound" "excess" "time" "search" "comment" "attach" "user" "other" "mails"
 poll_row() {
