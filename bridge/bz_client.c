@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include <curl/curl.h>
+#include <glib.h>
 #include <json-c/json.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -1961,6 +1962,38 @@ out:
 	return st;
 }
 
+enum bb_status bz_find_bug_by_url(struct bz_client *c, const char *bug_url, long long *bug_id,
+				  struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	json_object *root = NULL, *list;
+	enum bb_status st;
+
+	*bug_id = 0;
+	if (url_start(c, &url, "/rest/bug") || url_param(c, &url, "url", bug_url) ||
+	    url_param(c, &url, "include_fields", "id,url")) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = get_json(c, &url, &root, err)))
+		goto out;
+	list = jget(root, "bugs");
+	/* the search matches substrings: only the same URL counts */
+	for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *b = json_object_array_get_idx(list, i);
+		const char *u = json_object_get_string(jget(b, "url"));
+
+		if (u && !strcmp(u, bug_url) && jid(jget(b, "id")) > 0) {
+			*bug_id = jid(jget(b, "id"));
+			break;
+		}
+	}
+out:
+	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
 enum batch_kind { BATCH_COMMENTS, BATCH_ATTACHMENTS };
 
 /* One batched request for bugs[0..n): comments or attachment metadata. */
@@ -2320,6 +2353,47 @@ enum bb_status bz_fetch_users(struct bz_client *c, struct bz_user *users, size_t
 	return st;
 }
 
+enum bb_status bz_user_in_group(struct bz_client *c, const char *login, const char *group,
+				int *member, struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	json_object *root = NULL, *user, *groups;
+	enum bb_status st;
+
+	*member = 0;
+	if (url_start(c, &url, "/rest/user") || url_param(c, &url, "names", login) ||
+	    url_param(c, &url, "include_fields", "name,groups")) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	st = get_json(c, &url, &root, err);
+	if (st == BB_ERR_NOT_FOUND && c->last_bugzilla_code == BZ_CODE_USER_NOT_FOUND) {
+		bb_error_clear(err);
+		st = BB_OK;   /* no such account: not a member */
+		goto out;
+	}
+	if (st)
+		goto out;
+	user = json_object_array_get_idx(jget(root, "users"), 0);
+	groups = jget(user, "groups");
+	if (!groups || !json_object_is_type(groups, json_type_array)) {
+		st = bb_error_set(err, BB_ERR_AUTH, "Bugzilla does not show the groups of %s to"
+				  " bugbridge's account (it needs editusers)", login);
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		const char *name = json_object_get_string(jget(json_object_array_get_idx(groups, i),
+							       "name"));
+
+		if (name && !strcmp(name, group))
+			*member = 1;
+	}
+out:
+	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
 /* Sends body (a JSON object) with POST or PUT (method) to the path and
  * reads the answer into *answer (json_object_put() it).  Writes are never
  * retried: on BB_ERR_TEMPORARY the change may or may not have happened. */
@@ -2388,6 +2462,53 @@ out:
 	json_object_put(body);
 	json_object_put(root);
 	free(fixed);
+	return st;
+}
+
+enum bb_status bz_add_attachment(struct bz_client *c, long long bug_id, const char *file_name,
+				 const char *content_type, const char *summary, const void *data,
+				 size_t len, long long *attachment_id, struct bb_error *err)
+{
+	json_object *body = NULL, *root = NULL, *ids;
+	gchar *b64 = NULL;
+	char *name = NULL, *desc = NULL;
+	enum bb_status st;
+
+	*attachment_id = 0;
+	if (bug_id <= 0 || !len || !file_name || !*file_name)
+		return bb_error_set(err, BB_ERR_INVALID, "no bug, no data or no file name to attach");
+	b64 = g_base64_encode(data, len);
+	name = text_repair(file_name, strlen(file_name));
+	desc = text_repair(summary && *summary ? summary : file_name,
+			   strlen(summary && *summary ? summary : file_name));
+	body = json_object_new_object();
+	if (!b64 || !name || !desc || !body ||
+	    json_object_object_add(body, "data", json_object_new_string(b64)) ||
+	    json_object_object_add(body, "file_name", json_object_new_string(name)) ||
+	    json_object_object_add(body, "summary", json_object_new_string(desc)) ||
+	    json_object_object_add(body, "content_type", json_object_new_string(
+		    content_type && *content_type ? content_type : "application/octet-stream"))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = send_json(c, "POST", body, &root, err, "/rest/bug/%lld/attachment", bug_id)))
+		goto out;
+	ids = jget(root, "ids");
+	if (ids && json_object_is_type(ids, json_type_array) && json_object_array_length(ids) > 0)
+		*attachment_id = jid(json_object_array_get_idx(ids, 0));
+	if (!*attachment_id) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "Bugzilla answered an attachment to bug %lld"
+				  " without its id", bug_id);
+		goto out;
+	}
+	log_event(LOG_LEVEL_INFO, "bz.attachment.added", LF_INT("bug", bug_id),
+		  LF_INT("attachment", *attachment_id), LF_UINT("bytes", len));
+out:
+	json_object_put(body);
+	json_object_put(root);
+	g_free(b64);
+	free(name);
+	free(desc);
 	return st;
 }
 

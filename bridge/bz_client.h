@@ -131,6 +131,12 @@ enum bb_status bz_download_attachment(struct bz_client *c, long long attachment_
 enum bb_status bz_fetch_users(struct bz_client *c, struct bz_user *users, size_t n,
 			      struct bb_error *err);
 
+/* Whether login is in the Bugzilla group (GET /rest/user?names=...);
+ * *member 0 for an unknown login.  BB_ERR_AUTH when the server does not
+ * show group membership to this account (that takes editusers). */
+enum bb_status bz_user_in_group(struct bz_client *c, const char *login, const char *group,
+				int *member, struct bb_error *err);
+
 /* POST /rest/bug/<id>/comment; *comment_id gets the new comment's id.
  * Text that is not valid UTF-8 is repaired first.  Never retried, not even
  * by libcurl on a reused connection (a POST always opens a fresh one): on
@@ -138,6 +144,13 @@ enum bb_status bz_fetch_users(struct bz_client *c, struct bz_user *users, size_t
  * look before posting again. */
 enum bb_status bz_add_comment(struct bz_client *c, long long bug_id, const char *text,
 			      int is_private, long long *comment_id, struct bb_error *err);
+
+/* POST /rest/bug/<id>/attachment: len bytes as file_name with the summary
+ * (the file name when NULL or empty); *attachment_id gets its id.  Not
+ * retried (see bz_add_comment). */
+enum bb_status bz_add_attachment(struct bz_client *c, long long bug_id, const char *file_name,
+				 const char *content_type, const char *summary, const void *data,
+				 size_t len, long long *attachment_id, struct bb_error *err);
 
 /* One field of a bug to set: Bugzilla's name ("status", "resolution",
  * "component", "assigned_to", "summary", "priority", "severity", ...) and
@@ -157,6 +170,11 @@ enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct
  * version, ...) and the description; *bug_id gets its id.  Not retried. */
 enum bb_status bz_create_bug(struct bz_client *c, const struct bz_change *fields, size_t n,
 			     const char *description, long long *bug_id, struct bb_error *err);
+
+/* The bug whose URL field is exactly bug_url (GET /rest/bug?url=...);
+ * *bug_id is 0 if there is none. */
+enum bb_status bz_find_bug_by_url(struct bz_client *c, const char *bug_url, long long *bug_id,
+				  struct bb_error *err);
 
 /* Parsers, shared with tests and fuzz targets: a response body of
  * GET /rest/bug (bugs appended to *bugs), of a comment request (filling

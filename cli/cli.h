@@ -55,11 +55,15 @@ int cli_open_store(struct cli_context *ctx, enum store_mode mode);
 
 /* What sync, daemon and demo share (cli/cmd_sync.c): the store, MAINTAINERS,
  * the router, the Bugzilla client (if configured) and a sync context. */
+#include "bridge/inbound.h"
 #include "bridge/sync.h"
 struct cli_bridge {
 	struct mnt_file *maintainers;
 	struct router *router;
 	struct bz_client *bz;
+	struct archive_source *archive; /* NULL: no inbound bridge */
+	struct inbound_options inbound;
+	char *archive_state;
 	struct sync_context sc;
 };
 int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b);

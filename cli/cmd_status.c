@@ -98,7 +98,10 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	char *name, *cursor = NULL, when[32];
 	time_t updated = 0;
 	int opt, json = 0, rc;
-	long long bugs, comments, att_failed;
+	long long bugs, comments, att_failed, posted, ignored, pending, cmd_done, cmd_refused,
+		cmd_failed;
+	char *arch_name = NULL, *arch_cursor = NULL;
+	time_t arch_updated = 0;
 
 	while ((opt = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
 		switch (opt) {
@@ -120,6 +123,17 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	bugs = count_of(ctx->db, "SELECT count(*) FROM bz_bug WHERE mirrored = 1");
 	comments = count_of(ctx->db, "SELECT count(*) FROM bz_comment WHERE message_id IS NOT NULL");
 	att_failed = count_of(ctx->db, "SELECT count(*) FROM bz_attachment WHERE state = 'failed'");
+	posted = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state = 'posted'"
+				   " AND comment_id IS NOT NULL");
+	ignored = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state = 'ignored'");
+	pending = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state IN ('intent', 'track')");
+	cmd_done = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state = 'done'");
+	cmd_refused = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state = 'refused'");
+	cmd_failed = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state IN"
+				       " ('failed', 'invalid')");
+	arch_name = inbound_cursor_name(ctx->cfg);
+	if (arch_name)
+		sync_cursor_get(ctx->db, arch_name, &arch_cursor, &arch_updated, NULL);
 	if (json) {
 		struct json_object *top = json_object_new_object(), *c = json_object_new_object();
 		struct json_object *o = json_object_new_object();
@@ -137,6 +151,21 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 		json_object_object_add(o, "sent", json_object_new_int64((int64_t)sent));
 		json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
 		json_object_object_add(top, "outbox", o);
+		{
+			struct json_object *a = json_object_new_object();
+
+			json_object_object_add(a, "name", json_object_new_string(arch_name ? arch_name : ""));
+			json_object_object_add(a, "value", arch_cursor ? json_object_new_string(arch_cursor)
+								      : NULL);
+			json_object_object_add(a, "updated", json_object_new_int64((int64_t)arch_updated));
+			json_object_object_add(a, "replies_posted", json_object_new_int64(posted));
+			json_object_object_add(a, "mails_ignored", json_object_new_int64(ignored));
+			json_object_object_add(a, "pending", json_object_new_int64(pending));
+			json_object_object_add(a, "commands_done", json_object_new_int64(cmd_done));
+			json_object_object_add(a, "commands_refused", json_object_new_int64(cmd_refused));
+			json_object_object_add(a, "commands_failed", json_object_new_int64(cmd_failed));
+			json_object_object_add(top, "archive", a);
+		}
 		outbox_each(ctx->db, "failed", row_cb, &rp, NULL);
 		json_object_object_add(top, "failures", rp.array);
 		cli_print_json(top);
@@ -148,6 +177,16 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 		printf("mirrored:     %lld bugs, %lld comments mailed\n", bugs, comments);
 		printf("attachments:  %lld failed to download (retried)\n", att_failed);
 		printf("outbox:       %lu queued, %lu sent, %lu failed\n", queued, sent, failed);
+		if (ctx->cfg->archive_url || ctx->cfg->archive_path || arch_cursor) {
+			print_time(when, sizeof(when), arch_updated);
+			printf("archive:      %s\n", arch_name ? arch_name + 8 : "");
+			printf("  cursor:     %s (moved %s)\n", arch_cursor ? arch_cursor : "(never read)",
+			       when);
+			printf("  replies:    %lld posted, %lld ignored, %lld pending\n", posted, ignored,
+			       pending);
+			printf("  commands:   %lld done, %lld refused, %lld failed or not understood\n",
+			       cmd_done, cmd_refused, cmd_failed);
+		}
 		if (failed) {
 			struct row_print rp = { NULL, 1 };
 
@@ -157,6 +196,8 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	}
 	free(cursor);
 	free(name);
+	free(arch_cursor);
+	free(arch_name);
 	return EX_OK;
 }
 

@@ -19,7 +19,9 @@ static const char usage_sync[] =
 	"\n"
 	"One round: polls Bugzilla for bugs changed since the last round, stores\n"
 	"new attachments in the blob store, queues a mail for every new public\n"
-	"comment and field change, and delivers the outbox.\n"
+	"comment and field change, and delivers the outbox.  With [archive]\n"
+	"configured it then reads the list archive: replies to mirrored bugs\n"
+	"become Bugzilla comments and #bugbridge commands act on the bugs.\n"
 	"\n"
 	"  --once      one round and exit (the default; for symmetry with daemon)\n"
 	"  --dry-run   show what would be mailed; change nothing, send nothing\n";
@@ -59,6 +61,35 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		if (bz_client_new(&b->bz, &o, &err))
 			goto fail;
 	}
+	if (strcmp(ctx->cfg->inbound_attachments, "blob") &&
+	    strcmp(ctx->cfg->inbound_attachments, "bugzilla")) {
+		bb_error_set(&err, BB_ERR_CONFIG, "[inbound] attachments: \"%s\" is neither blob"
+			     " nor bugzilla", ctx->cfg->inbound_attachments);
+		goto fail;
+	}
+	if ((ctx->cfg->archive_url || ctx->cfg->archive_path) && ctx->cfg->inbound_enabled) {
+		struct archive_options o;
+
+		memset(&o, 0, sizeof(o));
+		b->archive_state = config_data_path(ctx->cfg, "archive");
+		o.kind = ctx->cfg->archive_kind;
+		o.url = ctx->cfg->archive_url;
+		o.path = ctx->cfg->archive_path;
+		o.state_dir = b->archive_state;
+		o.timeout = (long)ctx->cfg->bz_timeout;
+		if (!b->archive_state) {
+			bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		if (archive_source_new(&b->archive, &o, &err))
+			goto fail;
+		b->inbound.source = ctx->cfg->archive_url ? ctx->cfg->archive_url
+							  : ctx->cfg->archive_path;
+		b->inbound.archive_url = ctx->cfg->archive_link_url ? ctx->cfg->archive_link_url
+								    : ctx->cfg->archive_url;
+		b->inbound.commands = ctx->cfg->inbound_commands;
+		b->inbound.track = ctx->cfg->inbound_track;
+	}
 	b->sc.cfg = ctx->cfg;
 	b->sc.db = ctx->db;
 	b->sc.blobs = ctx->blobs;
@@ -73,10 +104,52 @@ fail:
 
 void cli_bridge_close(struct cli_bridge *b)
 {
+	archive_source_free(b->archive);
+	free(b->archive_state);
 	bz_client_free(b->bz);
 	router_free(b->router);
 	mnt_free(b->maintainers);
 	memset(b, 0, sizeof(*b));
+}
+
+/* One round of both sides: Bugzilla to the lists (with delivery), then the
+ * archive to Bugzilla, then delivery of the notices that queued. */
+static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
+				   struct inbound_stats *in, struct bb_error *err)
+{
+	enum bb_status s;
+
+	memset(in, 0, sizeof(*in));
+	if ((s = sync_round(&b->sc, st, err)) || !b->archive)
+		return s;
+	if ((s = inbound_round(&b->sc, b->archive, &b->inbound, in, err)))
+		return s;
+	if (in->replies_queued && !b->sc.dry_run) {
+		struct outbox_options oopt;
+		struct outbox_stats more;
+
+		sync_outbox_options(b->sc.cfg, &oopt);
+		if ((s = outbox_deliver(b->sc.db, &oopt, time(NULL), &more, err)))
+			return s;
+		st->delivery.sent += more.sent;
+		st->delivery.deferred += more.deferred;
+		st->delivery.failed += more.failed;
+	}
+	return BB_OK;
+}
+
+static void report_inbound(struct cli_context *ctx, const struct cli_bridge *b,
+			   const struct inbound_stats *in)
+{
+	if (ctx->quiet || !b->archive)
+		return;
+	fprintf(stderr,
+		"bugbridge: archive: %lu mail%s read, %lu for mirrored bugs, %lu posted, "
+		"%lu ignored, %lu rejected; commands: %lu done, %lu refused, %lu failed, "
+		"%lu not understood; %lu bug%s created\n",
+		in->mails, in->mails == 1 ? "" : "s", in->matched, in->posted, in->ignored,
+		in->rejected, in->commands_done, in->commands_refused, in->commands_failed,
+		in->commands_invalid, in->bugs_created, in->bugs_created == 1 ? "" : "s");
 }
 
 static void print_mail(void *ctx, long long bug_id, const char *message_id, const char *subject)
@@ -116,6 +189,7 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	struct bb_error err = BB_ERROR_INIT;
 	struct cli_bridge b;
 	struct sync_stats st;
+	struct inbound_stats in;
 	int opt, dry_run = 0, rc;
 
 	while ((opt = getopt_long(argc, argv, "onh", options, NULL)) != -1) {
@@ -133,10 +207,12 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	b.sc.dry_run = dry_run;
 	b.sc.on_mail = print_mail;
 	b.sc.on_mail_ctx = &dry_run;
-	if (sync_round(&b.sc, &st, &err))
+	if (bridge_round(&b, &st, &in, &err)) {
 		rc = cli_fail(&err);
-	else
+	} else {
 		report_round(ctx, &st, dry_run);
+		report_inbound(ctx, &b, &in);
+	}
 	cli_bridge_close(&b);
 	return rc;
 }
@@ -180,11 +256,12 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	while (!stop) {
 		struct bb_error err = BB_ERROR_INIT;
 		struct sync_stats st;
+		struct inbound_stats in;
 		struct timespec wait;
 		long long pause = interval;
 		int sig;
 
-		if (sync_round(&b.sc, &st, &err)) {
+		if (bridge_round(&b, &st, &in, &err)) {
 			enum bb_retry r = status_retry_class(err.code);
 
 			log_event(LOG_LEVEL_WARN, "daemon.round_failed", LF_STR("error", err.message),
@@ -202,6 +279,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 		} else {
 			backoff = 0;
 			report_round(ctx, &st, 0);
+			report_inbound(ctx, &b, &in);
 		}
 		wait.tv_sec = (time_t)pause;
 		wait.tv_nsec = 0;

@@ -89,7 +89,10 @@ struct bb_config {
 	int inbound_enabled;
 	int inbound_commands;
 	char *inbound_allow;
+	char *inbound_allow_group;
 	char *inbound_close_resolution;
+	char *inbound_reopen_status;
+	char *inbound_attachments;   /* blob, bugzilla */
 	int inbound_track;
 	char *inbound_track_product, *inbound_track_component, *inbound_track_version;
 	char *inbound_track_op_sys, *inbound_track_platform;

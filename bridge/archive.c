@@ -1,0 +1,3226 @@
+/* Reading list archives incrementally: public-inbox git epochs, Atom,
+ * t.mbox.gz, Maildir and mbox.  The contract is in archive.h. */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bridge/archive.h"
+#include "core/buf.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+
+extern char **environ;
+
+#define ARCHIVE_DEFAULT_TIMEOUT 60
+#define ARCHIVE_DEFAULT_MAX_MESSAGE ((size_t)64 << 20)
+#define ARCHIVE_DEFAULT_PROBE_INTERVAL 300
+#define ARCHIVE_FEED_CAP ((size_t)16 << 20)        /* new.atom */
+#define ARCHIVE_PROBE_CAP ((size_t)1 << 20)        /* info/refs of an epoch */
+#define ARCHIVE_THREAD_GZ_CAP ((size_t)256 << 20)  /* t.mbox.gz as downloaded */
+#define ARCHIVE_THREAD_CAP ((size_t)512 << 20)     /* and decompressed */
+#define ARCHIVE_GIT_OUTPUT_CAP ((size_t)1 << 20)   /* stdout of small git commands */
+#define ARCHIVE_STDERR_CAP 8192
+#define ARCHIVE_MAX_EPOCH 100000L
+#define ARCHIVE_ATOM_MAX_ENTRIES 10000
+#define ARCHIVE_ATOM_HASH_LEN 16
+#define ARCHIVE_MBOX_CHUNK ((size_t)1 << 20)
+#define ARCHIVE_MBOX_CHECK_BYTES 64
+#define ARCHIVE_RETRY_AFTER_MAX (7 * 24 * 3600)
+#define ARCHIVE_OID_MAX 64                         /* SHA-256 repositories */
+
+enum archive_kind {
+	KIND_PUBLIC_INBOX,
+	KIND_ATOM,
+	KIND_MAILDIR,
+	KIND_MBOX,
+};
+
+static const char *const kind_names[] = {
+	[KIND_PUBLIC_INBOX] = "public-inbox",
+	[KIND_ATOM] = "atom",
+	[KIND_MAILDIR] = "maildir",
+	[KIND_MBOX] = "mbox",
+};
+
+struct archive_source {
+	enum archive_kind kind;
+	char *url;            /* without a trailing '/' */
+	char *path;
+	char *dir;            /* public-inbox: this source's state folder */
+	char *ca_file;
+	char *proxy;
+	char *git_program;
+	long timeout;
+	size_t max_message;
+	long probe_interval;
+	CURL *curl;
+	char curl_error[CURL_ERROR_SIZE];
+	struct archive_stats stats;
+};
+
+/* ---------------------------------------------------------------------------
+ * Small helpers
+ */
+
+static enum bb_status nomem(struct bb_error *err)
+{
+	return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+}
+
+static enum bb_status copy_string(const char *s, char **out)
+{
+	*out = NULL;
+	if (!s || !*s)
+		return BB_OK;
+	*out = strdup(s);
+	return *out ? BB_OK : BB_ERR_NOMEM;
+}
+
+static long long now_seconds(void)
+{
+	return (long long)time(NULL);
+}
+
+static long long elapsed_ms(const struct timespec *start)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)(t.tv_sec - start->tv_sec) * 1000 +
+	       (t.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* Copies text into out (size n) as one printable line: control characters
+ * become '?', so a server's or git's words cannot break a log line or an
+ * error message. */
+static void clean_line(const char *text, size_t len, char *out, size_t n)
+{
+	size_t o = 0;
+
+	if (!n)
+		return;
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
+		len--;
+	for (size_t i = 0; i < len && o + 1 < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	out[o] = '\0';
+}
+
+/* A growable array of malloc'd strings (argv, name lists). */
+struct strvec {
+	char **v;
+	size_t n, alloc;
+};
+
+static void strvec_clear(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->alloc = 0;
+}
+
+static enum bb_status strvec_push_owned(struct strvec *sv, char *s)
+{
+	if (!s)
+		return BB_ERR_NOMEM;
+	if (sv->n + 2 > sv->alloc) {
+		size_t alloc = sv->alloc ? sv->alloc * 2 : 16;
+		char **v = realloc(sv->v, alloc * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return BB_ERR_NOMEM;
+		}
+		sv->v = v;
+		sv->alloc = alloc;
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+	return BB_OK;
+}
+
+static enum bb_status strvec_push(struct strvec *sv, const char *s)
+{
+	return strvec_push_owned(sv, strdup(s));
+}
+
+/* Removes a folder tree (a half-made clone). */
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static enum bb_status hash16(const void *data, size_t len, char out[ARCHIVE_ATOM_HASH_LEN + 1])
+{
+	char hex[SHA256_HEX_LEN + 1];
+	enum bb_status st = sha256_hex(data, len, hex);
+
+	if (st)
+		return st;
+	memcpy(out, hex, ARCHIVE_ATOM_HASH_LEN);
+	out[ARCHIVE_ATOM_HASH_LEN] = '\0';
+	return BB_OK;
+}
+
+static int parse_long(const char *s, const char **end, long long max, long long *out)
+{
+	long long v = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (*p - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = v;
+	*end = p;
+	return 0;
+}
+
+static int is_hex_string(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Source setup
+ */
+
+static enum bb_status check_url(const char *url, struct bb_error *err)
+{
+	const char *host;
+
+	if (!url || !*url)
+		return bb_error_set(err, BB_ERR_CONFIG, "archive source: no url");
+	if (!strncasecmp(url, "https://", 8))
+		host = url + 8;
+	else if (!strncasecmp(url, "http://", 7))
+		host = url + 7;
+	else
+		return bb_error_set(err, BB_ERR_CONFIG,
+				    "archive source: url must start with http:// or https://");
+	for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '?' || *p == '#' || *p == '"' ||
+		    *p == '\\')
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "archive source: url must not contain spaces, "
+					    "control characters, a query or a fragment");
+	if (!*host || *host == '/')
+		return bb_error_set(err, BB_ERR_CONFIG, "archive source: url has no host");
+	{
+		size_t hostlen = strcspn(host, "/");
+
+		if (memchr(host, '@', hostlen))
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "archive source: credentials in the url are not supported");
+	}
+	return BB_OK;
+}
+
+/* <state_dir>/<host-and-path, made safe>-<8 hex of the URL's hash>. */
+static enum bb_status make_state_dir(struct archive_source *src, const char *state_dir,
+				     struct bb_error *err)
+{
+	struct buf name = BUF_INIT;
+	char hex[SHA256_HEX_LEN + 1];
+	const char *p = strstr(src->url, "://") + 3;
+	enum bb_status st;
+	int last_sep = 1;
+
+	for (; *p && name.len < 80; p++) {
+		char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '-') {
+			st = buf_addch(&name, c);
+			last_sep = 0;
+		} else if (!last_sep) {
+			st = buf_addch(&name, '_');
+			last_sep = 1;
+		} else {
+			continue;
+		}
+		if (st)
+			goto out;
+	}
+	if ((st = sha256_hex(src->url, strlen(src->url), hex)))
+		goto out;
+	while (name.len && name.data[name.len - 1] == '_')
+		buf_truncate(&name, name.len - 1);
+	src->dir = str_printf("%s/%s-%.8s", state_dir, name.data, hex);
+	if (!src->dir)
+		st = BB_ERR_NOMEM;
+out:
+	buf_release(&name);
+	if (st == BB_ERR_NOMEM)
+		nomem(err);
+	else if (st)
+		bb_error_set(err, st, "archive source: cannot name the state folder");
+	return st;
+}
+
+enum bb_status archive_source_new(struct archive_source **out, const struct archive_options *opt,
+				  struct bb_error *err)
+{
+	struct archive_source *src = NULL;
+	enum bb_status st = BB_OK;
+	size_t k;
+
+	*out = NULL;
+	src = calloc(1, sizeof(*src));
+	if (!src)
+		return nomem(err);
+	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+		if (opt->kind && !strcmp(opt->kind, kind_names[k]))
+			break;
+	if (k == sizeof(kind_names) / sizeof(kind_names[0])) {
+		st = bb_error_set(err, BB_ERR_CONFIG,
+				  "archive source: unknown kind \"%.40s\" (public-inbox, atom, "
+				  "maildir or mbox)", opt->kind ? opt->kind : "");
+		goto out;
+	}
+	src->kind = (enum archive_kind)k;
+	src->timeout = opt->timeout > 0 ? opt->timeout : ARCHIVE_DEFAULT_TIMEOUT;
+	src->max_message = opt->max_message_size ? opt->max_message_size
+						 : ARCHIVE_DEFAULT_MAX_MESSAGE;
+	src->probe_interval = opt->epoch_probe_interval ? opt->epoch_probe_interval
+							: ARCHIVE_DEFAULT_PROBE_INTERVAL;
+	if (copy_string(opt->ca_file, &src->ca_file) || copy_string(opt->proxy, &src->proxy) ||
+	    copy_string(opt->git_program ? opt->git_program : "git", &src->git_program)) {
+		st = nomem(err);
+		goto out;
+	}
+	if (src->kind == KIND_PUBLIC_INBOX || src->kind == KIND_ATOM) {
+		size_t len;
+
+		if ((st = check_url(opt->url, err)))
+			goto out;
+		if (copy_string(opt->url, &src->url)) {
+			st = nomem(err);
+			goto out;
+		}
+		len = strlen(src->url);
+		while (len && src->url[len - 1] == '/')
+			src->url[--len] = '\0';
+	} else {
+		if (!opt->path || !*opt->path) {
+			st = bb_error_set(err, BB_ERR_CONFIG, "archive source: %s needs a path",
+					  kind_names[src->kind]);
+			goto out;
+		}
+		if (copy_string(opt->path, &src->path)) {
+			st = nomem(err);
+			goto out;
+		}
+	}
+	if (src->kind == KIND_PUBLIC_INBOX) {
+		if (!opt->state_dir || !*opt->state_dir) {
+			st = bb_error_set(err, BB_ERR_CONFIG,
+					  "archive source: public-inbox needs a state folder");
+			goto out;
+		}
+		if ((st = make_state_dir(src, opt->state_dir, err)))
+			goto out;
+	}
+	*out = src;
+	src = NULL;
+out:
+	archive_source_free(src);
+	return st;
+}
+
+void archive_source_free(struct archive_source *src)
+{
+	if (!src)
+		return;
+	if (src->curl)
+		curl_easy_cleanup(src->curl);
+	free(src->url);
+	free(src->path);
+	free(src->dir);
+	free(src->ca_file);
+	free(src->proxy);
+	free(src->git_program);
+	free(src);
+}
+
+const struct archive_stats *archive_source_stats(const struct archive_source *src)
+{
+	return &src->stats;
+}
+
+const char *archive_source_dir(const struct archive_source *src)
+{
+	return src->dir;
+}
+
+/* Hands a message to the caller, counting it. */
+static enum bb_status deliver(struct archive_source *src, archive_message_fn fn, void *ctx,
+			      const char *raw, size_t len, const char *position,
+			      struct bb_error *err)
+{
+	enum bb_status st;
+
+	st = fn(ctx, raw, len, position);
+	if (st) {
+		if (err && err->code == BB_OK)
+			bb_error_set(err, st, "stopped by the message handler (%s)", status_str(st));
+		return st;
+	}
+	src->stats.messages++;
+	src->stats.bytes += len;
+	return BB_OK;
+}
+
+static void log_skip(struct archive_source *src, const char *reason, const char *where)
+{
+	src->stats.skipped++;
+	log_event(LOG_LEVEL_WARN, "archive.skipped", LF_STR("kind", kind_names[src->kind]),
+		  LF_STR("reason", reason), LF_STR("where", where));
+}
+
+/* ---------------------------------------------------------------------------
+ * HTTP (libcurl)
+ */
+
+struct http_transfer {
+	struct buf body;
+	time_t retry_after;
+	int too_large;
+	enum bb_status write_status;
+};
+
+static size_t http_on_body(char *data, size_t size, size_t nmemb, void *p)
+{
+	struct http_transfer *t = p;
+	size_t len = size * nmemb;
+	enum bb_status st = buf_add(&t->body, data, len);
+
+	if (st) {
+		t->write_status = st;
+		return 0;
+	}
+	return len;
+}
+
+static time_t parse_retry_after(const char *value)
+{
+	time_t now = time(NULL), when;
+	long long secs;
+	const char *end;
+
+	while (*value == ' ' || *value == '\t')
+		value++;
+	if (*value >= '0' && *value <= '9') {
+		if (parse_long(value, &end, ARCHIVE_RETRY_AFTER_MAX, &secs))
+			secs = ARCHIVE_RETRY_AFTER_MAX;
+		return now + (time_t)secs;
+	}
+	when = curl_getdate(value, NULL);
+	if (when < 0)
+		return 0;
+	if (when < now)
+		return now;
+	return when - now > ARCHIVE_RETRY_AFTER_MAX ? now + ARCHIVE_RETRY_AFTER_MAX : when;
+}
+
+static size_t http_on_header(char *data, size_t size, size_t nmemb, void *p)
+{
+	struct http_transfer *t = p;
+	size_t len = size * nmemb;
+	char value[128];
+
+	if (len >= 5 && !strncasecmp(data, "HTTP/", 5)) {
+		t->retry_after = 0;
+	} else if (len > 12 && !strncasecmp(data, "Retry-After:", 12)) {
+		size_t n = len - 12 < sizeof(value) - 1 ? len - 12 : sizeof(value) - 1;
+
+		memcpy(value, data + 12, n);
+		value[n] = '\0';
+		value[strcspn(value, "\r\n")] = '\0';
+		t->retry_after = parse_retry_after(value);
+	}
+	return len;
+}
+
+static enum bb_status fold_curl(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OUT_OF_MEMORY:
+		return BB_ERR_NOMEM;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_NOT_BUILT_IN:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+		return BB_ERR_CONFIG;
+	case CURLE_BAD_CONTENT_ENCODING:
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_TOO_MANY_REDIRECTS:
+		return BB_ERR_PROTOCOL;
+	case CURLE_FILESIZE_EXCEEDED:
+		return BB_ERR_TOO_LARGE;
+	default:
+		return BB_ERR_TEMPORARY; /* connect, resolve, timeout, reset, cut short */
+	}
+}
+
+static enum bb_status http_handle(struct archive_source *src, struct bb_error *err)
+{
+	CURL *c;
+
+	if (src->curl)
+		return BB_OK;
+	c = curl_easy_init();
+	if (!c)
+		return bb_error_set(err, BB_ERR_INTERNAL, "libcurl cannot make a handle");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, src->curl_error);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "bugbridge/" PACKAGE_VERSION);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, src->timeout < 30 ? src->timeout : 30L);
+	/* a transfer fails when it stalls for the timeout, not when it is long */
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, src->timeout);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_on_body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, http_on_header);
+	if (src->ca_file && curl_easy_setopt(c, CURLOPT_CAINFO, src->ca_file) != CURLE_OK) {
+		curl_easy_cleanup(c);
+		return bb_error_set(err, BB_ERR_CONFIG, "libcurl does not accept a CA file");
+	}
+	if (src->proxy && curl_easy_setopt(c, CURLOPT_PROXY, src->proxy) != CURLE_OK) {
+		curl_easy_cleanup(c);
+		return bb_error_set(err, BB_ERR_CONFIG, "libcurl does not accept the proxy");
+	}
+	src->curl = c;
+	return BB_OK;
+}
+
+/* GET url into *body (at most cap bytes).  Non-2xx answers are folded with
+ * status_from_http(); err->retry_after is set from Retry-After. */
+static enum bb_status http_get(struct archive_source *src, const char *url, size_t cap,
+			       struct buf *body, struct bb_error *err)
+{
+	struct http_transfer t = { BUF_INIT, 0, 0, BB_OK };
+	struct timespec start;
+	enum bb_status st = BB_OK;
+	long code = 0;
+	CURLcode rc;
+	char message[200];
+
+	buf_release(body);
+	if ((st = http_handle(src, err)))
+		return st;
+	buf_init_capped(&t.body, cap);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	curl_easy_setopt(src->curl, CURLOPT_URL, url);
+	curl_easy_setopt(src->curl, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(src->curl, CURLOPT_WRITEDATA, &t);
+	curl_easy_setopt(src->curl, CURLOPT_HEADERDATA, &t);
+	curl_easy_setopt(src->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cap);
+	src->curl_error[0] = '\0';
+	rc = curl_easy_perform(src->curl);
+	src->stats.http_requests++;
+	curl_easy_getinfo(src->curl, CURLINFO_RESPONSE_CODE, &code);
+	log_event(LOG_LEVEL_DEBUG, "archive.http", LF_STR("url", url), LF_INT("http", code),
+		  LF_INT("curl", rc), LF_UINT("bytes", t.body.len),
+		  LF_INT("ms", elapsed_ms(&start)));
+	if (rc != CURLE_OK) {
+		if (rc == CURLE_WRITE_ERROR && t.write_status) {
+			st = t.write_status;
+			if (st == BB_ERR_TOO_LARGE)
+				bb_error_set(err, st, "%s: the answer is over %zu bytes", url, cap);
+			else
+				nomem(err);
+			goto out;
+		}
+		clean_line(src->curl_error[0] ? src->curl_error : curl_easy_strerror(rc),
+			   strlen(src->curl_error[0] ? src->curl_error : curl_easy_strerror(rc)),
+			   message, sizeof(message));
+		st = bb_error_set(err, fold_curl(rc), "%s: %s", url, message);
+		goto out;
+	}
+	if (code < 200 || code >= 300) {
+		st = status_from_http(code);
+		bb_error_set(err, st, "HTTP %ld from %s", code, url);
+		if (st == BB_ERR_TEMPORARY && err)
+			err->retry_after = t.retry_after;
+		goto out;
+	}
+	*body = t.body;
+	buf_init(&t.body);
+out:
+	buf_release(&t.body);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Child processes (git)
+ */
+
+struct child {
+	pid_t pid;
+	int in_fd;            /* a socket to the child's stdin (written with
+			       * MSG_NOSIGNAL: a dead child is an error, not a
+			       * SIGPIPE for the caller's process), or -1 */
+	int out_fd, err_fd;   /* pipes from its stdout and stderr, or -1 */
+	struct buf errout;    /* what it wrote to stderr (capped) */
+	struct buf rbuf;      /* stdout read but not consumed yet */
+	size_t rpos;
+	int out_eof;
+	const char *what;     /* "git fetch", for messages */
+};
+
+static void child_init(struct child *c, const char *what)
+{
+	c->pid = -1;
+	c->in_fd = c->out_fd = c->err_fd = -1;
+	buf_init(&c->errout);
+	buf_init(&c->rbuf);
+	c->rpos = 0;
+	c->out_eof = 0;
+	c->what = what;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The environment for git: ours minus GIT_*, locale and askpass variables,
+ * plus a fixed set.  The strings belong to environ or are literals. */
+static char **git_environment(void)
+{
+	static const char *const fixed[] = {
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C",
+	};
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = calloc(n + sizeof(fixed) / sizeof(fixed[0]) + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = environ[i];
+
+		if (!strncmp(e, "GIT_", 4) || !strncmp(e, "LC_", 3) || !strncmp(e, "LANG=", 5) ||
+		    !strncmp(e, "LANGUAGE=", 9) || !strncmp(e, "PAGER=", 6) ||
+		    !strncmp(e, "SSH_ASKPASS=", 12))
+			continue;
+		env[k++] = environ[i];
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		env[k++] = (char *)fixed[i];
+	env[k] = NULL;
+	return env;
+}
+
+static enum bb_status child_spawn(struct archive_source *src, struct strvec *argv, int with_stdin,
+				  struct child *c, struct bb_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int in_sv[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	int fa_ok = 0, attr_ok = 0, rc;
+	sigset_t none, deflt;
+	char **env = NULL;
+	enum bb_status st = BB_OK;
+
+	if ((with_stdin && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_sv)) ||
+	    pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC)) {
+		st = bb_error_errno(err, errno, "%s: cannot make pipes", c->what);
+		goto out;
+	}
+	env = git_environment();
+	if (!env) {
+		st = nomem(err);
+		goto out;
+	}
+	if (posix_spawn_file_actions_init(&fa) || posix_spawnattr_init(&attr)) {
+		st = nomem(err);
+		goto out;
+	}
+	fa_ok = attr_ok = 1;
+	if (with_stdin)
+		rc = posix_spawn_file_actions_adddup2(&fa, in_sv[1], 0);
+	else
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (rc || posix_spawn_file_actions_adddup2(&fa, out_p[1], 1) ||
+	    posix_spawn_file_actions_adddup2(&fa, err_p[1], 2)) {
+		st = nomem(err);
+		goto out;
+	}
+	/* the child starts with no blocked signals and SIGPIPE as default, so a
+	 * reader that goes away ends it whatever our own disposition is */
+	sigemptyset(&none);
+	sigemptyset(&deflt);
+	sigaddset(&deflt, SIGPIPE);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawnp(&c->pid, argv->v[0], &fa, &attr, argv->v, env);
+	if (rc) {
+		c->pid = -1;
+		st = bb_error_set(err, BB_ERR_CONFIG, "cannot run %s (%s): %s", argv->v[0], c->what,
+				  strerror(rc));
+		goto out;
+	}
+	if (with_stdin) {
+		c->in_fd = in_sv[0];
+		in_sv[0] = -1;
+	}
+	c->out_fd = out_p[0];
+	out_p[0] = -1;
+	c->err_fd = err_p[0];
+	err_p[0] = -1;
+	src->stats.git_commands++;
+out:
+	if (fa_ok)
+		posix_spawn_file_actions_destroy(&fa);
+	if (attr_ok)
+		posix_spawnattr_destroy(&attr);
+	free(env);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&in_sv[i]);
+		close_fd(&out_p[i]);
+		close_fd(&err_p[i]);
+	}
+	return st;
+}
+
+/* Reads what is there from stdout (into rbuf) and stderr, waiting until
+ * stdout has something or ends. */
+static enum bb_status child_fill(struct child *c, struct bb_error *err)
+{
+	char tmp[65536];
+
+	if (c->rpos && c->rpos == c->rbuf.len) {
+		buf_reset(&c->rbuf);
+		c->rpos = 0;
+	}
+	while (!c->out_eof) {
+		struct pollfd pfd[2];
+		nfds_t n = 0;
+		ssize_t got;
+
+		pfd[n].fd = c->out_fd;
+		pfd[n++].events = POLLIN;
+		if (c->err_fd >= 0) {
+			pfd[n].fd = c->err_fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return bb_error_errno(err, errno, "%s: poll", c->what);
+		}
+		if (n == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			got = read(c->err_fd, tmp, sizeof(tmp));
+			if (got <= 0 && !(got < 0 && errno == EINTR)) {
+				close_fd(&c->err_fd);
+			} else if (got > 0 && c->errout.len < ARCHIVE_STDERR_CAP) {
+				size_t keep = ARCHIVE_STDERR_CAP - c->errout.len;
+
+				buf_add(&c->errout, tmp, (size_t)got < keep ? (size_t)got : keep);
+			}
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			got = read(c->out_fd, tmp, sizeof(tmp));
+			if (got < 0) {
+				if (errno == EINTR)
+					continue;
+				return bb_error_errno(err, errno, "%s: reading its output", c->what);
+			}
+			if (got == 0) {
+				c->out_eof = 1;
+				break;
+			}
+			if (buf_add(&c->rbuf, tmp, (size_t)got))
+				return nomem(err);
+			return BB_OK;
+		}
+	}
+	return BB_OK;
+}
+
+/* One line of stdout without its '\n' into line; *got = 0 at the end. */
+static enum bb_status child_read_line(struct child *c, struct buf *line, int *got,
+				      struct bb_error *err)
+{
+	enum bb_status st;
+
+	buf_reset(line);
+	*got = 0;
+	for (;;) {
+		const char *start = c->rbuf.data + c->rpos;
+		size_t avail = c->rbuf.len - c->rpos;
+		const char *nl = memchr(start, '\n', avail);
+
+		if (nl) {
+			if (buf_add(line, start, (size_t)(nl - start)))
+				return nomem(err);
+			c->rpos += (size_t)(nl - start) + 1;
+			*got = 1;
+			return BB_OK;
+		}
+		if (c->out_eof) {
+			if (avail) {
+				if (buf_add(line, start, avail))
+					return nomem(err);
+				c->rpos += avail;
+				*got = 1;
+			}
+			return BB_OK;
+		}
+		if (line->len + avail > ARCHIVE_GIT_OUTPUT_CAP)
+			return bb_error_set(err, BB_ERR_PROTOCOL, "%s: a line of output is too long",
+					    c->what);
+		if ((st = child_fill(c, err)))
+			return st;
+	}
+}
+
+/* Exactly n bytes of stdout into out (or thrown away when out is NULL). */
+static enum bb_status child_read_bytes(struct child *c, size_t n, struct buf *out,
+				       struct bb_error *err)
+{
+	enum bb_status st;
+
+	while (n) {
+		size_t avail = c->rbuf.len - c->rpos, take;
+
+		if (!avail) {
+			if (c->out_eof)
+				return bb_error_set(err, BB_ERR_IO, "%s: output ended early", c->what);
+			if ((st = child_fill(c, err)))
+				return st;
+			continue;
+		}
+		take = avail < n ? avail : n;
+		if (out && buf_add(out, c->rbuf.data + c->rpos, take))
+			return nomem(err);
+		c->rpos += take;
+		n -= take;
+	}
+	return BB_OK;
+}
+
+static enum bb_status child_write(struct child *c, const char *data, size_t len,
+				  struct bb_error *err)
+{
+	while (len) {
+		ssize_t n = send(c->in_fd, data, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return bb_error_errno(err, errno, "%s: writing to it", c->what);
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return BB_OK;
+}
+
+/* Closes our ends, reads stderr to its end and reaps the child; *status is
+ * its exit code, or 128 + signal. */
+static void child_wait(struct child *c, int *status)
+{
+	int ws = 0;
+
+	close_fd(&c->in_fd);
+	close_fd(&c->out_fd);
+	while (c->err_fd >= 0) {
+		char tmp[4096];
+		ssize_t got = read(c->err_fd, tmp, sizeof(tmp));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			close_fd(&c->err_fd);
+			break;
+		}
+		if (c->errout.len < ARCHIVE_STDERR_CAP) {
+			size_t keep = ARCHIVE_STDERR_CAP - c->errout.len;
+
+			buf_add(&c->errout, tmp, (size_t)got < keep ? (size_t)got : keep);
+		}
+	}
+	*status = 255;
+	if (c->pid > 0) {
+		while (waitpid(c->pid, &ws, 0) < 0 && errno == EINTR)
+			;
+		c->pid = -1;
+		if (WIFEXITED(ws))
+			*status = WEXITSTATUS(ws);
+		else if (WIFSIGNALED(ws))
+			*status = 128 + WTERMSIG(ws);
+	}
+}
+
+/* Ends a child that may still run (after an early stop). */
+static void child_release(struct child *c)
+{
+	int status;
+
+	close_fd(&c->in_fd);
+	close_fd(&c->out_fd);
+	if (c->pid > 0) {
+		kill(c->pid, SIGTERM);
+		child_wait(c, &status);
+	}
+	close_fd(&c->err_fd);
+	buf_release(&c->errout);
+	buf_release(&c->rbuf);
+}
+
+/* The last non-empty line of git's stderr, minus "fatal: " / "error: ". */
+static void git_message(const struct buf *errout, char *out, size_t n)
+{
+	const char *text = errout->data, *end = text + errout->len, *line = NULL;
+	size_t len = 0;
+
+	while (text < end) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		const char *stop = nl ? nl : end;
+
+		if (stop > text && !(stop - text == 1 && *text == '\r')) {
+			line = text;
+			len = (size_t)(stop - text);
+		}
+		text = nl ? nl + 1 : end;
+	}
+	if (!line) {
+		clean_line("no message", 10, out, n);
+		return;
+	}
+	if (len > 7 && !strncmp(line, "fatal: ", 7)) {
+		line += 7;
+		len -= 7;
+	} else if (len > 7 && !strncmp(line, "error: ", 7)) {
+		line += 7;
+		len -= 7;
+	}
+	clean_line(line, len, out, n);
+}
+
+static int has(const struct buf *b, const char *needle)
+{
+	return strstr(b->data, needle) != NULL;
+}
+
+/* Folds a failed network git command by what it said (LC_ALL=C). */
+static enum bb_status fold_git(const struct buf *e)
+{
+	const char *p = strstr(e->data, "returned error: ");
+
+	if (p) {
+		long code = strtol(p + 16, NULL, 10);
+
+		if (code >= 400)
+			return status_from_http(code);
+	}
+	if (has(e, "not found") || has(e, "does not exist"))
+		return BB_ERR_NOT_FOUND;
+	if (has(e, "Authentication failed") || has(e, "could not read Username") ||
+	    has(e, "could not read Password"))
+		return BB_ERR_AUTH;
+	if (has(e, "SSL certificate problem") || has(e, "certificate verification") ||
+	    has(e, "server certificate"))
+		return BB_ERR_CONFIG;
+	if (has(e, "No space left"))
+		return BB_ERR_NO_SPACE;
+	if (has(e, "Permission denied"))
+		return BB_ERR_PERMISSION;
+	if (has(e, "not valid: is this a git repository") ||
+	    has(e, "does not appear to be a git repository") || has(e, "protocol error") ||
+	    has(e, "bad line length") || has(e, "invalid server response") ||
+	    has(e, "not a git repository") || has(e, "unknown value for config"))
+		return BB_ERR_PROTOCOL;
+	/* resolve, connect, timeouts, resets, "early EOF", 5xx without a code */
+	return BB_ERR_TEMPORARY;
+}
+
+static enum bb_status git_argv(struct archive_source *src, struct strvec *v, const char *git_dir)
+{
+	char *s;
+
+	if (strvec_push(v, src->git_program))
+		return BB_ERR_NOMEM;
+	if (git_dir && strvec_push_owned(v, str_printf("--git-dir=%s", git_dir)))
+		return BB_ERR_NOMEM;
+	if (strvec_push(v, "-c") || strvec_push(v, "http.lowSpeedLimit=1") ||
+	    strvec_push(v, "-c") ||
+	    strvec_push_owned(v, str_printf("http.lowSpeedTime=%ld", src->timeout)) ||
+	    strvec_push(v, "-c") || strvec_push(v, "protocol.allow=never") ||
+	    strvec_push(v, "-c") || strvec_push(v, "protocol.http.allow=always") ||
+	    strvec_push(v, "-c") || strvec_push(v, "protocol.https.allow=always") ||
+	    strvec_push(v, "-c") || strvec_push(v, "credential.helper=") ||
+	    strvec_push(v, "-c") || strvec_push(v, "core.askPass="))
+		return BB_ERR_NOMEM;
+	if (src->proxy) {
+		s = str_printf("http.proxy=%s", src->proxy);
+		if (strvec_push(v, "-c") || strvec_push_owned(v, s))
+			return BB_ERR_NOMEM;
+	}
+	if (src->ca_file) {
+		s = str_printf("http.sslCAInfo=%s", src->ca_file);
+		if (strvec_push(v, "-c") || strvec_push_owned(v, s))
+			return BB_ERR_NOMEM;
+	}
+	return BB_OK;
+}
+
+/* Runs a git command to its end.  stdout goes to out (capped) if out is
+ * not NULL.  A failure of a network command (remote set) is folded by
+ * fold_git() and names remote; others are BB_ERR_IO. */
+static enum bb_status git_run(struct archive_source *src, struct strvec *argv, const char *what,
+			      const char *remote, struct buf *out, int *exit_status,
+			      struct bb_error *err)
+{
+	struct child c;
+	struct timespec start;
+	enum bb_status st;
+	int status = 255;
+	char message[300];
+
+	child_init(&c, what);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if ((st = child_spawn(src, argv, 0, &c, err)))
+		goto out;
+	for (;;) {
+		if ((st = child_fill(&c, err)))
+			goto out;
+		if (out && c.rbuf.len > ARCHIVE_GIT_OUTPUT_CAP) {
+			st = bb_error_set(err, BB_ERR_TOO_LARGE, "%s: too much output", what);
+			goto out;
+		}
+		if (c.out_eof)
+			break;
+		if (!out) {
+			buf_reset(&c.rbuf);
+			c.rpos = 0;
+		}
+	}
+	child_wait(&c, &status);
+	if (exit_status)
+		*exit_status = status;
+	log_event(LOG_LEVEL_DEBUG, "archive.git", LF_STR("command", what),
+		  LF_STR("remote", remote ? remote : ""), LF_INT("exit", status),
+		  LF_INT("ms", elapsed_ms(&start)));
+	if (status != 0) {
+		git_message(&c.errout, message, sizeof(message));
+		if (remote)
+			st = bb_error_set(err, fold_git(&c.errout), "%s %s: %s", what, remote, message);
+		else
+			st = bb_error_set(err, BB_ERR_IO, "%s: %s", what, message);
+		goto out;
+	}
+	if (out) {
+		buf_release(out);
+		*out = c.rbuf;
+		buf_init(&c.rbuf);
+	}
+out:
+	child_release(&c);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * public-inbox: git epochs
+ */
+
+struct git_pos {
+	long epoch;
+	char commit[ARCHIVE_OID_MAX + 1]; /* "" = before the epoch's first commit */
+};
+
+static char *git_cursor(const struct git_pos *p)
+{
+	return str_printf("git:%ld:%s", p->epoch, p->commit);
+}
+
+static enum bb_status parse_git_cursor(const char *cursor, struct git_pos *p, struct bb_error *err)
+{
+	const char *s, *end;
+	long long epoch;
+	size_t len;
+
+	p->epoch = 0;
+	p->commit[0] = '\0';
+	if (!cursor)
+		return BB_OK;
+	if (strncmp(cursor, "git:", 4) || parse_long(cursor + 4, &end, ARCHIVE_MAX_EPOCH, &epoch) ||
+	    *end != ':')
+		goto bad;
+	s = end + 1;
+	len = strlen(s);
+	if (len && ((len != 40 && len != 64) || !is_hex_string(s, len)))
+		goto bad;
+	p->epoch = (long)epoch;
+	memcpy(p->commit, s, len + 1);
+	return BB_OK;
+bad:
+	return bb_error_set(err, BB_ERR_INVALID,
+			    "not a public-inbox cursor (git:<epoch>:<commit>): \"%.80s\"", cursor);
+}
+
+static char *epoch_dir(struct archive_source *src, long epoch)
+{
+	return str_printf("%s/%ld.git", src->dir, epoch);
+}
+
+static char *epoch_url(struct archive_source *src, long epoch)
+{
+	return str_printf("%s/%ld", src->url, epoch);
+}
+
+static int epoch_present(struct archive_source *src, long epoch)
+{
+	char *dir = epoch_dir(src, epoch);
+	struct stat st;
+	int present = dir && !stat(dir, &st) && S_ISDIR(st.st_mode);
+
+	free(dir);
+	return present;
+}
+
+/* The highest epoch mirrored here, or -1. */
+static long newest_local_epoch(struct archive_source *src)
+{
+	DIR *d = opendir(src->dir);
+	struct dirent *de;
+	long newest = -1;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		const char *end;
+		long long e;
+
+		if (parse_long(de->d_name, &end, ARCHIVE_MAX_EPOCH, &e) || strcmp(end, ".git"))
+			continue;
+		if (e > newest && epoch_present(src, (long)e))
+			newest = (long)e;
+	}
+	closedir(d);
+	return newest;
+}
+
+static enum bb_status git_clone(struct archive_source *src, long epoch, struct bb_error *err)
+{
+	struct strvec argv = { 0 };
+	char *dir = epoch_dir(src, epoch), *part = NULL, *url = epoch_url(src, epoch);
+	enum bb_status st;
+
+	if (!dir || !url || !(part = str_printf("%s.part", dir))) {
+		st = nomem(err);
+		goto out;
+	}
+	if (remove_tree(part)) {
+		st = bb_error_errno(err, errno, "cannot remove the half-made clone %s", part);
+		goto out;
+	}
+	if (git_argv(src, &argv, NULL) || strvec_push(&argv, "clone") ||
+	    strvec_push(&argv, "--mirror") || strvec_push(&argv, "--quiet") ||
+	    strvec_push(&argv, "--template=") || strvec_push(&argv, "--") ||
+	    strvec_push(&argv, url) || strvec_push(&argv, part)) {
+		st = nomem(err);
+		goto out;
+	}
+	src->stats.git_clones++;
+	st = git_run(src, &argv, "git clone", url, NULL, NULL, err);
+	if (st) {
+		remove_tree(part);
+		if (st == BB_ERR_NOT_FOUND && epoch == 0)
+			bb_error_set(err, st, "no git epoch at %s: is %s a public-inbox v2 inbox?",
+				     url, src->url);
+		goto out;
+	}
+	if (rename(part, dir)) {
+		st = bb_error_errno(err, errno, "cannot rename %s", part);
+		remove_tree(part);
+		goto out;
+	}
+	log_event(LOG_LEVEL_INFO, "archive.cloned", LF_STR("url", url), LF_INT("epoch", epoch));
+out:
+	strvec_clear(&argv);
+	free(dir);
+	free(part);
+	free(url);
+	return st;
+}
+
+static enum bb_status git_fetch(struct archive_source *src, long epoch, struct bb_error *err)
+{
+	struct strvec argv = { 0 };
+	char *dir = epoch_dir(src, epoch), *url = epoch_url(src, epoch);
+	enum bb_status st;
+
+	if (!dir || !url || git_argv(src, &argv, dir) || strvec_push(&argv, "fetch") ||
+	    strvec_push(&argv, "--quiet") || strvec_push(&argv, "origin")) {
+		st = nomem(err);
+		goto out;
+	}
+	src->stats.git_fetches++;
+	st = git_run(src, &argv, "git fetch", url, NULL, NULL, err);
+out:
+	strvec_clear(&argv);
+	free(dir);
+	free(url);
+	return st;
+}
+
+/* Whether epoch exists on the server: GET <url>/<epoch>/info/refs. */
+static enum bb_status probe_epoch(struct archive_source *src, long epoch, int *exists,
+				  struct bb_error *err)
+{
+	struct buf body = BUF_INIT;
+	struct bb_error probe_err = BB_ERROR_INIT;
+	char *url = str_printf("%s/%ld/info/refs?service=git-upload-pack", src->url, epoch);
+	enum bb_status st;
+
+	*exists = 0;
+	if (!url)
+		return nomem(err);
+	src->stats.epoch_probes++;
+	st = http_get(src, url, ARCHIVE_PROBE_CAP, &body, &probe_err);
+	if (st == BB_OK) {
+		*exists = 1;
+	} else if (st == BB_ERR_NOT_FOUND) {
+		st = BB_OK;
+	} else if (err) {
+		*err = probe_err;
+	}
+	buf_release(&body);
+	free(url);
+	return st;
+}
+
+static char *probe_stamp_path(struct archive_source *src)
+{
+	return str_printf("%s/last-probe", src->dir);
+}
+
+static int probe_due(struct archive_source *src)
+{
+	char *path;
+	char text[32];
+	long long last;
+	const char *end;
+	ssize_t n;
+	int fd, due = 1;
+
+	if (src->probe_interval < 0)
+		return 1;
+	path = probe_stamp_path(src);
+	if (!path)
+		return 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return 1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n > 0) {
+		text[n] = '\0';
+		if (!parse_long(text, &end, LLONG_MAX / 2, &last))
+			due = now_seconds() - last >= src->probe_interval || last > now_seconds();
+	}
+	return due;
+}
+
+static void probe_stamp(struct archive_source *src)
+{
+	char *path = probe_stamp_path(src);
+	char text[32];
+	int fd, n;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	free(path);
+	if (fd < 0)
+		return;
+	n = snprintf(text, sizeof(text), "%lld\n", now_seconds());
+	if (fs_write_all(fd, text, (size_t)n))
+		log_event(LOG_LEVEL_WARN, "archive.state", LF_STR("reason", "cannot note the probe"));
+	close(fd);
+}
+
+/* Takes the state folder's lock (released by closing *fd). */
+static enum bb_status lock_state(struct archive_source *src, int *fd, struct bb_error *err)
+{
+	char *path;
+	enum bb_status st;
+
+	*fd = -1;
+	if ((st = fs_mkdir_p(src->dir, err)))
+		return st;
+	path = str_printf("%s/lock", src->dir);
+	if (!path)
+		return nomem(err);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0) {
+		st = bb_error_errno(err, errno, "cannot open %s", path);
+		free(path);
+		return st;
+	}
+	free(path);
+	if (flock(*fd, LOCK_EX | LOCK_NB)) {
+		st = errno == EWOULDBLOCK
+			? bb_error_set(err, BB_ERR_BUSY, "%s is being polled by another process",
+				       src->dir)
+			: bb_error_errno(err, errno, "cannot lock %s", src->dir);
+		close_fd(fd);
+		return st;
+	}
+	return BB_OK;
+}
+
+/* What a walk over one epoch needs. */
+struct git_walk {
+	struct archive_source *src;
+	archive_message_fn fn;
+	void *ctx;
+	struct git_pos pos;   /* where the caller stands */
+	unsigned long walked; /* commits looked at in the current epoch */
+	struct buf msg, line;
+};
+
+static int looks_like_bad_revision(const struct buf *e)
+{
+	return has(e, "bad revision") || has(e, "unknown revision") ||
+	       has(e, "Invalid revision range") || has(e, "bad object") ||
+	       has(e, "ambiguous argument");
+}
+
+/* Reads the commit's message through cat-file and hands it over. */
+static enum bb_status walk_commit(struct git_walk *w, struct child *cat, long epoch,
+				  const char *commit, struct bb_error *err)
+{
+	struct archive_source *src = w->src;
+	char request[ARCHIVE_OID_MAX + 8], where[ARCHIVE_OID_MAX + 32];
+	const char *p;
+	char *position = NULL;
+	long long size;
+	int got;
+	enum bb_status st;
+
+	snprintf(request, sizeof(request), "%s:m\n", commit);
+	if ((st = child_write(cat, request, strlen(request), err)) ||
+	    (st = child_read_line(cat, &w->line, &got, err)))
+		return st;
+	if (!got)
+		return bb_error_set(err, BB_ERR_IO, "git cat-file ended early");
+	w->pos.epoch = epoch;
+	memcpy(w->pos.commit, commit, strlen(commit) + 1);
+	snprintf(where, sizeof(where), "git:%ld:%s", epoch, commit);
+	if (w->line.len > 8 && !strcmp(w->line.data + w->line.len - 8, " missing")) {
+		/* no message in this commit: public-inbox removed one (purge, spam) */
+		log_event(LOG_LEVEL_INFO, "archive.no_message", LF_STR("where", where));
+		src->stats.skipped++;
+		return BB_OK;
+	}
+	p = strstr(w->line.data, " blob ");
+	if (!p || parse_long(p + 6, &p, LLONG_MAX / 2, &size) || *p)
+		return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", w->line.data);
+	buf_reset(&w->msg);
+	if ((unsigned long long)size > src->max_message) {
+		if ((st = child_read_bytes(cat, (size_t)size + 1, NULL, err)))
+			return st;
+		log_skip(src, "too-large", where);
+		return BB_OK;
+	}
+	if ((st = child_read_bytes(cat, (size_t)size, &w->msg, err)) ||
+	    (st = child_read_bytes(cat, 1, NULL, err)))
+		return st;
+	position = git_cursor(&w->pos);
+	if (!position)
+		return nomem(err);
+	st = deliver(src, w->fn, w->ctx, w->msg.data, w->msg.len, position, err);
+	free(position);
+	return st;
+}
+
+/* Walks epoch from commit from ("" = its start) to its HEAD, oldest first. */
+static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *start,
+				 struct bb_error *err)
+{
+	struct archive_source *src = w->src;
+	struct strvec argv = { 0 }, cat_argv = { 0 };
+	struct child rev, cat;
+	char *dir = epoch_dir(src, epoch), *range = NULL;
+	char message[300];
+	enum bb_status st = BB_OK;
+	int got, status, retried = 0;
+	char from[ARCHIVE_OID_MAX + 1];
+
+	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
+	child_init(&rev, "git rev-list");
+	child_init(&cat, "git cat-file");
+	w->walked = 0;
+	if (!dir)
+		return nomem(err);
+again:
+	free(range);
+	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
+	strvec_clear(&argv);
+	if (!range || git_argv(src, &argv, dir) || strvec_push(&argv, "rev-list") ||
+	    strvec_push(&argv, "--reverse") || strvec_push(&argv, "--first-parent") ||
+	    strvec_push(&argv, range) || strvec_push(&argv, "--")) {
+		st = nomem(err);
+		goto out;
+	}
+	if ((st = child_spawn(src, &argv, 0, &rev, err)))
+		goto out;
+	for (;;) {
+		if ((st = child_read_line(&rev, &w->line, &got, err)))
+			goto out;
+		if (!got)
+			break;
+		if ((w->line.len != 40 && w->line.len != 64) ||
+		    !is_hex_string(w->line.data, w->line.len)) {
+			st = bb_error_set(err, BB_ERR_IO, "git rev-list printed \"%.80s\"",
+					  w->line.data);
+			goto out;
+		}
+		if (cat.pid < 0) {
+			if (git_argv(src, &cat_argv, dir) || strvec_push(&cat_argv, "cat-file") ||
+			    strvec_push(&cat_argv, "--batch")) {
+				st = nomem(err);
+				goto out;
+			}
+			if ((st = child_spawn(src, &cat_argv, 1, &cat, err)))
+				goto out;
+		}
+		{
+			char commit[ARCHIVE_OID_MAX + 1];
+
+			memcpy(commit, w->line.data, w->line.len + 1);
+			w->walked++;
+			if ((st = walk_commit(w, &cat, epoch, commit, err)))
+				goto out;
+		}
+	}
+	child_wait(&rev, &status);
+	if (status != 0) {
+		if (!w->walked && looks_like_bad_revision(&rev.errout)) {
+			if (from[0] && !retried) {
+				/* the cursor's commit is gone: read the epoch again */
+				char where[ARCHIVE_OID_MAX + 32];
+
+				snprintf(where, sizeof(where), "git:%ld:%s", epoch, from);
+				src->stats.rewinds++;
+				log_event(LOG_LEVEL_WARN, "archive.rewind",
+					  LF_STR("kind", "public-inbox"), LF_STR("cursor", where),
+					  LF_STR("reason", "commit not in the epoch"));
+				from[0] = '\0';
+				retried = 1;
+				child_release(&rev);
+				child_init(&rev, "git rev-list");
+				goto again;
+			}
+			goto out; /* an epoch without commits (no HEAD yet) */
+		}
+		git_message(&rev.errout, message, sizeof(message));
+		st = bb_error_set(err, BB_ERR_IO, "git rev-list in %s: %s", dir, message);
+		goto out;
+	}
+	if (cat.pid > 0) {
+		child_wait(&cat, &status);
+		if (status != 0) {
+			git_message(&cat.errout, message, sizeof(message));
+			st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
+		}
+	}
+out:
+	child_release(&rev);
+	child_release(&cat);
+	strvec_clear(&argv);
+	strvec_clear(&cat_argv);
+	free(range);
+	free(dir);
+	return st;
+}
+
+/* The commit HEAD of a local epoch names into out ("" when it has none). */
+static enum bb_status epoch_head(struct archive_source *src, long epoch,
+				 char out[ARCHIVE_OID_MAX + 1], struct bb_error *err)
+{
+	struct strvec argv = { 0 };
+	struct buf text = BUF_INIT;
+	struct bb_error ignored = BB_ERROR_INIT;
+	char *dir = epoch_dir(src, epoch);
+	enum bb_status st;
+	size_t len;
+	int status = 255;
+
+	out[0] = '\0';
+	if (!dir || git_argv(src, &argv, dir) || strvec_push(&argv, "rev-parse") ||
+	    strvec_push(&argv, "--verify") || strvec_push(&argv, "-q") ||
+	    strvec_push(&argv, "HEAD^{commit}")) {
+		st = nomem(err);
+		goto out;
+	}
+	if (git_run(src, &argv, "git rev-parse", NULL, &text, &status, &ignored)) {
+		/* exit 1 without a word: no commit yet */
+		st = status == 1 ? BB_OK : bb_error_set(err, ignored.code, "%s", ignored.message);
+		goto out;
+	}
+	len = strcspn(text.data, "\n");
+	if ((len != 40 && len != 64) || !is_hex_string(text.data, len)) {
+		st = bb_error_set(err, BB_ERR_IO, "git rev-parse HEAD in %s printed \"%.80s\"", dir,
+				  text.data);
+		goto out;
+	}
+	memcpy(out, text.data, len);
+	out[len] = '\0';
+	st = BB_OK;
+out:
+	strvec_clear(&argv);
+	buf_release(&text);
+	free(dir);
+	return st;
+}
+
+/* Probes for epochs after *newest; for each one found, fetches the one
+ * before it once more (its last messages may have come after our fetch)
+ * and walks it when w is set, then clones and walks the new one. */
+static enum bb_status discover_epochs(struct archive_source *src, long *newest, struct git_walk *w,
+				      struct bb_error *err)
+{
+	enum bb_status st;
+	int exists;
+
+	for (;;) {
+		if ((st = probe_epoch(src, *newest + 1, &exists, err)))
+			return st;
+		probe_stamp(src);
+		if (!exists)
+			return BB_OK;
+		log_event(LOG_LEVEL_INFO, "archive.epoch_new", LF_STR("url", src->url),
+			  LF_INT("epoch", *newest + 1));
+		if ((st = git_fetch(src, *newest, err)))
+			return st;
+		if (w && (st = walk_epoch(w, *newest, w->pos.epoch == *newest ? w->pos.commit : "",
+					  err)))
+			return st;
+		if ((st = git_clone(src, *newest + 1, err)))
+			return st;
+		(*newest)++;
+		if (w && (st = walk_epoch(w, *newest, "", err)))
+			return st;
+	}
+}
+
+static enum bb_status poll_public_inbox(struct archive_source *src, const char *cursor,
+					archive_message_fn fn, void *ctx, char **next_cursor,
+					struct bb_error *err)
+{
+	struct git_walk w;
+	enum bb_status st;
+	long newest, start_epoch;
+	int lock_fd = -1, fresh = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.src = src;
+	w.fn = fn;
+	w.ctx = ctx;
+	buf_init(&w.msg);
+	buf_init(&w.line);
+	if ((st = parse_git_cursor(cursor, &w.pos, err)) || (st = lock_state(src, &lock_fd, err)))
+		goto out;
+	start_epoch = w.pos.epoch;
+	newest = newest_local_epoch(src);
+	if (newest < start_epoch) {
+		/* nothing mirrored yet, or the cursor is past what is */
+		if ((st = git_clone(src, start_epoch, err)))
+			goto out;
+		newest = start_epoch;
+		fresh = 1;
+	} else if ((st = git_fetch(src, newest, err))) {
+		goto out;
+	}
+	for (long e = start_epoch; e <= newest; e++) {
+		if (!epoch_present(src, e) && (st = git_clone(src, e, err)))
+			goto out;
+		if ((st = walk_epoch(&w, e, e == start_epoch ? w.pos.commit : "", err)))
+			goto out;
+	}
+	if ((fresh || w.walked == 0) && probe_due(src) &&
+	    (st = discover_epochs(src, &newest, &w, err)))
+		goto out;
+	if (w.pos.epoch < newest) {
+		/* every epoch before the newest is read whole, and the newest
+		 * had nothing (an epoch is only made with its first message) */
+		w.pos.epoch = newest;
+		w.pos.commit[0] = '\0';
+	}
+	if (next_cursor && !(*next_cursor = git_cursor(&w.pos)))
+		st = nomem(err);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	buf_release(&w.msg);
+	buf_release(&w.line);
+	return st;
+}
+
+static enum bb_status tail_public_inbox(struct archive_source *src, char **cursor,
+					struct bb_error *err)
+{
+	struct git_pos pos;
+	enum bb_status st;
+	long newest;
+	int lock_fd = -1, exists;
+
+	if ((st = lock_state(src, &lock_fd, err)))
+		goto out;
+	newest = newest_local_epoch(src);
+	if (newest < 0) {
+		if ((st = probe_epoch(src, 0, &exists, err)))
+			goto out;
+		if (!exists) {
+			st = bb_error_set(err, BB_ERR_NOT_FOUND,
+					  "no git epoch at %s/0: is %s a public-inbox v2 inbox?",
+					  src->url, src->url);
+			goto out;
+		}
+		newest = 0;
+		for (;;) {
+			if ((st = probe_epoch(src, newest + 1, &exists, err)))
+				goto out;
+			if (!exists)
+				break;
+			if (++newest >= ARCHIVE_MAX_EPOCH) {
+				st = bb_error_set(err, BB_ERR_PROTOCOL, "%s: too many epochs", src->url);
+				goto out;
+			}
+		}
+		probe_stamp(src);
+		if ((st = git_clone(src, newest, err)))
+			goto out;
+	} else {
+		if ((st = git_fetch(src, newest, err)))
+			goto out;
+		if (probe_due(src) && (st = discover_epochs(src, &newest, NULL, err)))
+			goto out;
+	}
+	pos.epoch = newest;
+	if ((st = epoch_head(src, newest, pos.commit, err)))
+		goto out;
+	if (!(*cursor = git_cursor(&pos)))
+		st = nomem(err);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * mbox splitting (mboxrd)
+ */
+
+struct archive_mbox {
+	archive_mbox_fn fn;
+	void *ctx;
+	size_t max_message;
+	uint64_t offset;      /* stream offset of the next byte fed */
+	struct buf line;      /* a line split across feeds */
+	uint64_t line_start;
+	int line_overflow;    /* the line was longer than max_message */
+	struct buf msg;
+	int in_message;       /* a From_ line was seen */
+	int too_large;
+	size_t blank_len;     /* length of msg's last line if it is empty, else 0 */
+	enum bb_status stopped;
+};
+
+struct archive_mbox *archive_mbox_new(uint64_t start_offset, size_t max_message,
+				      archive_mbox_fn fn, void *ctx)
+{
+	struct archive_mbox *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->fn = fn;
+	m->ctx = ctx;
+	m->max_message = max_message ? max_message : ARCHIVE_DEFAULT_MAX_MESSAGE;
+	m->offset = start_offset;
+	buf_init(&m->line);
+	buf_init(&m->msg);
+	return m;
+}
+
+void archive_mbox_free(struct archive_mbox *m)
+{
+	if (!m)
+		return;
+	buf_release(&m->line);
+	buf_release(&m->msg);
+	free(m);
+}
+
+static enum bb_status mbox_emit(struct archive_mbox *m, uint64_t end, struct bb_error *err)
+{
+	enum bb_status st;
+	size_t len = m->msg.len;
+
+	if (m->blank_len && !m->too_large)
+		len -= m->blank_len;   /* the separator before the next From_ */
+	if (m->too_large || len == 0)
+		st = m->fn(m->ctx, NULL, 0, end);
+	else {
+		buf_truncate(&m->msg, len);
+		st = m->fn(m->ctx, m->msg.data, len, end);
+	}
+	buf_reset(&m->msg);
+	m->too_large = 0;
+	m->blank_len = 0;
+	if (st) {
+		m->stopped = st;
+		if (err && err->code == BB_OK)
+			bb_error_set(err, st, "stopped by the message handler (%s)", status_str(st));
+	}
+	return st;
+}
+
+static enum bb_status mbox_append(struct archive_mbox *m, const char *data, size_t len)
+{
+	if (m->too_large)
+		return BB_OK;
+	if (len > m->max_message - m->msg.len) {
+		m->too_large = 1;
+		buf_release(&m->msg);
+		return BB_OK;
+	}
+	return buf_add(&m->msg, data, len);
+}
+
+/* One whole line (with its '\n', or without at the end of a complete
+ * stream).  overflow: the line was too long to keep; l holds its start. */
+static enum bb_status mbox_line(struct archive_mbox *m, const char *l, size_t n, uint64_t start,
+				int overflow, struct bb_error *err)
+{
+	int is_from = n >= 5 && !memcmp(l, "From ", 5);
+	int blank = !overflow && ((n == 1 && l[0] == '\n') ||
+				  (n == 2 && l[0] == '\r' && l[1] == '\n'));
+	enum bb_status st;
+
+	if (!m->in_message) {
+		if (blank || n == 0)
+			return BB_OK;
+		if (!is_from) {
+			char head[40];
+			size_t show = n && l[n - 1] == '\n' ? n - 1 : n;
+
+			if (show && l[show - 1] == '\r')
+				show--;
+			clean_line(l, show < 30 ? show : 30, head, sizeof(head));
+			m->stopped = BB_ERR_INVALID;
+			return bb_error_set(err, BB_ERR_INVALID,
+					    "not an mbox: \"%s\" at offset %" PRIu64
+					    " where a From_ line should be", head, start);
+		}
+		m->in_message = 1;
+		m->blank_len = 0;
+		return BB_OK;
+	}
+	if (is_from && m->blank_len) {
+		if ((st = mbox_emit(m, start, err)))
+			return st;
+		return BB_OK;
+	}
+	if (overflow) {
+		m->too_large = 1;
+		buf_release(&m->msg);
+		m->blank_len = 0;
+		return BB_OK;
+	}
+	if (l[0] == '>') {
+		size_t q = 1;
+
+		while (q < n && l[q] == '>')
+			q++;
+		if (n - q >= 5 && !memcmp(l + q, "From ", 5)) {
+			l++;   /* mboxrd: one '>' was added when the file was written */
+			n--;
+		}
+	}
+	if (mbox_append(m, l, n))
+		return nomem(err);
+	m->blank_len = blank ? n : 0;
+	return BB_OK;
+}
+
+enum bb_status archive_mbox_feed(struct archive_mbox *m, const void *data, size_t len,
+				 struct bb_error *err)
+{
+	const char *p = data, *end = p + len;
+	enum bb_status st;
+
+	if (m->stopped)
+		return m->stopped;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t take = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (!m->line.len && !m->line_overflow && nl) {
+			/* the whole line is here: no copy */
+			st = mbox_line(m, p, take, m->offset, 0, err);
+		} else {
+			if (!m->line.len && !m->line_overflow)
+				m->line_start = m->offset;
+			if (!m->line_overflow) {
+				if (take > m->max_message + 2 - m->line.len) {
+					/* keep the start: enough to tell a From_ line */
+					size_t keep = m->line.len < 8 ? 8 - m->line.len : 0;
+
+					if (buf_add(&m->line, p, keep < take ? keep : take))
+						return nomem(err);
+					m->line_overflow = 1;
+				} else if (buf_add(&m->line, p, take)) {
+					return nomem(err);
+				}
+			}
+			st = BB_OK;
+			if (nl) {
+				st = mbox_line(m, m->line.data, m->line.len, m->line_start,
+					       m->line_overflow, err);
+				buf_reset(&m->line);
+				m->line_overflow = 0;
+			}
+		}
+		m->offset += take;
+		p += take;
+		if (st)
+			return st;
+	}
+	return BB_OK;
+}
+
+enum bb_status archive_mbox_finish(struct archive_mbox *m, int complete, struct bb_error *err)
+{
+	enum bb_status st;
+
+	if (m->stopped)
+		return m->stopped;
+	if (m->line.len || m->line_overflow) {
+		if (!complete)
+			return bb_error_set(err, BB_ERR_TEMPORARY,
+					    "the last message is incomplete (no newline at the end)");
+		st = mbox_line(m, m->line.data, m->line.len, m->line_start, m->line_overflow, err);
+		buf_reset(&m->line);
+		m->line_overflow = 0;
+		if (st)
+			return st;
+	}
+	if (!m->in_message)
+		return BB_OK;
+	m->in_message = 0;
+	return mbox_emit(m, m->offset, err);
+}
+
+/* ---------------------------------------------------------------------------
+ * gzip (libarchive) with a CRC-32 check
+ */
+
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xFFFFFFFFu;
+
+	pthread_once(&crc_once, crc_init);
+	for (size_t i = 0; i < n; i++)
+		c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+	return c ^ 0xFFFFFFFFu;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+enum bb_status archive_gunzip(const void *data, size_t len, size_t max_out, char **out,
+			      size_t *out_len, struct bb_error *err)
+{
+	struct archive *a = NULL;
+	struct archive_entry *entry;
+	struct buf text = BUF_INIT;
+	enum bb_status st = BB_OK;
+	const unsigned char *bytes = data;
+	char chunk[65536];
+	la_ssize_t got;
+	uint32_t crc, isize;
+
+	*out = NULL;
+	*out_len = 0;
+	buf_init_capped(&text, max_out);
+	if (len < 18 || bytes[0] != 0x1f || bytes[1] != 0x8b) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "not gzip data");
+		goto out;
+	}
+	a = archive_read_new();
+	if (!a) {
+		st = nomem(err);
+		goto out;
+	}
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &entry) != ARCHIVE_OK) {
+		const char *why = archive_error_string(a);
+
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "broken gzip data: %s",
+				  why ? why : "truncated or damaged");
+		goto out;
+	}
+	if (archive_filter_count(a) != 2 || archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "not plain gzip data");
+		goto out;
+	}
+	while ((got = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		if ((st = buf_add(&text, chunk, (size_t)got))) {
+			if (st == BB_ERR_TOO_LARGE)
+				bb_error_set(err, st, "gzip data decompresses to over %zu bytes",
+					     max_out);
+			else
+				nomem(err);
+			goto out;
+		}
+	}
+	if (got < 0) {
+		const char *why = archive_error_string(a);
+
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "broken gzip data: %s",
+				  why ? why : "truncated or damaged");
+		goto out;
+	}
+	/* libarchive does not check the trailer: the CRC-32 and length of the
+	 * last member (all of it, for the usual single member) */
+	crc = le32(bytes + len - 8);
+	isize = le32(bytes + len - 4);
+	if (!(crc32_of((const unsigned char *)text.data, text.len) == crc &&
+	      (uint32_t)text.len == isize) &&
+	    !(isize <= text.len &&
+	      crc32_of((const unsigned char *)text.data + text.len - isize, isize) == crc)) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL,
+				  "broken gzip data: CRC or length does not match");
+		goto out;
+	}
+	*out = buf_detach(&text, out_len);
+out:
+	if (a)
+		archive_read_free(a);
+	buf_release(&text);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Atom
+ */
+
+static const char atom_ns[] = "http://www.w3.org/2005/Atom";
+
+static int is_atom(xmlNode *n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && n->name && !strcmp((const char *)n->name, name) &&
+	       n->ns && n->ns->href && !strcmp((const char *)n->ns->href, atom_ns);
+}
+
+/* The text and CDATA children of a node, trimmed; entity references are
+ * left out (never expanded).  NULL when out of memory or over max. */
+static char *node_text(xmlNode *first, size_t max)
+{
+	struct buf b = BUF_INIT;
+	size_t s = 0, e;
+
+	buf_init_capped(&b, max);
+	for (xmlNode *c = first; c; c = c->next)
+		if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content &&
+		    buf_addstr(&b, (const char *)c->content)) {
+			buf_release(&b);
+			return NULL;
+		}
+	while (s < b.len && strchr(" \t\r\n", b.data[s]))
+		s++;
+	e = b.len;
+	while (e > s && strchr(" \t\r\n", b.data[e - 1]))
+		e--;
+	{
+		char *text = malloc(e - s + 1);
+
+		if (text) {
+			memcpy(text, b.data + s, e - s);
+			text[e - s] = '\0';
+		}
+		buf_release(&b);
+		return text;
+	}
+}
+
+static char *attr_text(xmlNode *n, const char *name, int *present)
+{
+	*present = 0;
+	for (xmlAttr *a = n->properties; a; a = a->next)
+		if (a->name && !strcmp((const char *)a->name, name) && !a->ns) {
+			*present = 1;
+			return node_text(a->children, 8192);
+		}
+	return NULL;
+}
+
+void archive_atom_entries_free(struct archive_atom_entry *entries, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(entries[i].id);
+		free(entries[i].link);
+	}
+	free(entries);
+}
+
+static enum bb_status atom_entry(xmlNode *entry, struct archive_atom_entry *out)
+{
+	out->id = NULL;
+	out->link = NULL;
+	for (xmlNode *c = entry->children; c; c = c->next) {
+		int present;
+
+		if (!out->id && is_atom(c, "id")) {
+			out->id = node_text(c->children, 4096);
+			if (!out->id)
+				return BB_ERR_TOO_LARGE;
+		} else if (!out->link && is_atom(c, "link")) {
+			char *rel = attr_text(c, "rel", &present);
+
+			if (!present || (rel && !strcmp(rel, "alternate"))) {
+				out->link = attr_text(c, "href", &present);
+				if (present && !out->link) {
+					free(rel);
+					return BB_ERR_TOO_LARGE;
+				}
+			}
+			free(rel);
+		}
+	}
+	if (!out->link && !(out->link = strdup("")))
+		return BB_ERR_NOMEM;
+	return BB_OK;
+}
+
+enum bb_status archive_atom_parse(const char *data, size_t len,
+				  struct archive_atom_entry **entries, size_t *count,
+				  struct bb_error *err)
+{
+	xmlParserCtxtPtr ctxt = NULL;
+	xmlDocPtr doc = NULL;
+	xmlNode *root;
+	struct archive_atom_entry *list = NULL;
+	size_t n = 0, alloc = 0;
+	enum bb_status st = BB_OK;
+
+	*entries = NULL;
+	*count = 0;
+	if (len > INT_MAX)
+		return bb_error_set(err, BB_ERR_TOO_LARGE, "Atom feed too large");
+	xmlInitParser();
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return nomem(err);
+	doc = xmlCtxtReadMemory(ctxt, data, (int)len, "new.atom", NULL,
+				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!doc) {
+		const xmlError *e = xmlCtxtGetLastError(ctxt);
+		char message[160];
+
+		clean_line(e && e->message ? e->message : "not well-formed",
+			   strlen(e && e->message ? e->message : "not well-formed"), message,
+			   sizeof(message));
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "not an Atom feed: %s (line %d)", message,
+				  e ? e->line : 0);
+		goto out;
+	}
+	if (doc->intSubset || doc->extSubset) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "not an Atom feed: it has a DTD");
+		goto out;
+	}
+	root = xmlDocGetRootElement(doc);
+	if (!root || !is_atom(root, "feed")) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "not an Atom feed: no Atom <feed> root");
+		goto out;
+	}
+	for (xmlNode *c = root->children; c; c = c->next) {
+		if (!is_atom(c, "entry"))
+			continue;
+		if (n == alloc) {
+			size_t grow = alloc ? alloc * 2 : 32;
+			struct archive_atom_entry *more;
+
+			if (n >= ARCHIVE_ATOM_MAX_ENTRIES) {
+				st = bb_error_set(err, BB_ERR_TOO_LARGE,
+						  "Atom feed with over %d entries",
+						  ARCHIVE_ATOM_MAX_ENTRIES);
+				goto out;
+			}
+			more = realloc(list, grow * sizeof(*list));
+			if (!more) {
+				st = nomem(err);
+				goto out;
+			}
+			list = more;
+			alloc = grow;
+		}
+		st = atom_entry(c, &list[n]);
+		if (st == BB_OK && list[n].id && list[n].id[0]) {
+			n++;
+			continue;
+		}
+		free(list[n].id);
+		free(list[n].link);
+		if (st == BB_ERR_NOMEM) {
+			nomem(err);
+			goto out;
+		}
+		st = BB_OK;   /* no id, or one too long: not an entry we can track */
+	}
+	if (n) {
+		*entries = list;
+		*count = n;
+		list = NULL;
+		n = 0;
+	}
+out:
+	archive_atom_entries_free(list, n);
+	if (doc)
+		xmlFreeDoc(doc);
+	xmlFreeParserCtxt(ctxt);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Atom source and thread fetch over HTTP
+ */
+
+/* Appends s percent-encoded where it is not a safe URL path character;
+ * keep_percent leaves existing %XX escapes alone. */
+static enum bb_status url_path_escape(struct buf *url, const char *s, size_t len,
+				      int keep_percent)
+{
+	static const char safe[] = "-._~!$&'()*+,;=:@";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		enum bb_status st;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    (c && strchr(safe, c)) || (keep_percent && c == '%'))
+			st = buf_addch(url, (char)c);
+		else
+			st = buf_addf(url, "%%%02X", c);
+		if (st)
+			return st;
+	}
+	return BB_OK;
+}
+
+/* <url>/<the last path segment of an entry's link>/raw.  public-inbox
+ * links to <inbox>/<escaped Message-ID>/; only that segment is taken, so a
+ * feed can never send us to another server. */
+static enum bb_status entry_raw_url(struct archive_source *src, const char *link,
+				    struct buf *url)
+{
+	size_t end = strcspn(link, "?#"), start;
+	enum bb_status st;
+
+	while (end && link[end - 1] == '/')
+		end--;
+	start = end;
+	while (start && link[start - 1] != '/')
+		start--;
+	if (start == end || (end - start == 1 && link[start] == '.') ||
+	    (end - start == 2 && !strncmp(link + start, "..", 2)))
+		return BB_ERR_INVALID;
+	buf_reset(url);
+	if ((st = buf_addstr(url, src->url)) || (st = buf_addch(url, '/')) ||
+	    (st = url_path_escape(url, link + start, end - start, 1)) ||
+	    (st = buf_addstr(url, "/raw")))
+		return st;
+	return BB_OK;
+}
+
+struct atom_cursor {
+	char (*hashes)[ARCHIVE_ATOM_HASH_LEN + 1];
+	size_t n;
+};
+
+static enum bb_status parse_atom_cursor(const char *cursor, struct atom_cursor *c,
+					struct bb_error *err)
+{
+	const char *p;
+	size_t n = 0;
+
+	c->hashes = NULL;
+	c->n = 0;
+	if (!cursor)
+		return BB_OK;
+	if (strncmp(cursor, "atom:", 5))
+		goto bad;
+	p = cursor + 5;
+	if (*p) {
+		size_t len = strlen(p);
+
+		if ((len + 1) % (ARCHIVE_ATOM_HASH_LEN + 1))
+			goto bad;
+		n = (len + 1) / (ARCHIVE_ATOM_HASH_LEN + 1);
+	}
+	c->hashes = calloc(n ? n : 1, sizeof(*c->hashes));
+	if (!c->hashes)
+		return nomem(err);
+	for (size_t i = 0; i < n; i++, p += ARCHIVE_ATOM_HASH_LEN + 1) {
+		if (!is_hex_string(p, ARCHIVE_ATOM_HASH_LEN) ||
+		    (p[ARCHIVE_ATOM_HASH_LEN] != ',' && p[ARCHIVE_ATOM_HASH_LEN] != '\0')) {
+			free(c->hashes);
+			c->hashes = NULL;
+			goto bad;
+		}
+		memcpy(c->hashes[i], p, ARCHIVE_ATOM_HASH_LEN);
+		c->hashes[i][ARCHIVE_ATOM_HASH_LEN] = '\0';
+	}
+	c->n = n;
+	return BB_OK;
+bad:
+	return bb_error_set(err, BB_ERR_INVALID, "not an Atom cursor (atom:<hash>,...): \"%.80s\"",
+			    cursor);
+}
+
+/* "atom:" and the hashes of the entries marked done, in feed order. */
+static char *atom_cursor_text(char (*hashes)[ARCHIVE_ATOM_HASH_LEN + 1], const char *done,
+			      size_t n)
+{
+	struct buf b = BUF_INIT;
+	int first = 1;
+
+	if (buf_addstr(&b, "atom:"))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!done[i])
+			continue;
+		if ((!first && buf_addch(&b, ',')) || buf_addstr(&b, hashes[i])) {
+			buf_release(&b);
+			return NULL;
+		}
+		first = 0;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Hands over the message(s) of one /raw answer (an mboxrd of every message
+ * with that Message-ID; or the bare message from a server that sends it as
+ * it is).  All but the last get before as their position. */
+struct raw_ctx {
+	struct archive_source *src;
+	archive_message_fn fn;
+	void *ctx;
+	const char *before, *after;
+	struct buf pending;   /* the previous message, delivered once we know
+			       * whether another follows */
+	int have_pending;
+	struct bb_error *err;
+};
+
+static enum bb_status raw_flush(struct raw_ctx *r, const char *position)
+{
+	enum bb_status st;
+
+	if (!r->have_pending)
+		return BB_OK;
+	r->have_pending = 0;
+	st = deliver(r->src, r->fn, r->ctx, r->pending.data, r->pending.len, position, r->err);
+	buf_reset(&r->pending);
+	return st;
+}
+
+static enum bb_status raw_on_message(void *ctx, const char *raw, size_t len, uint64_t end)
+{
+	struct raw_ctx *r = ctx;
+	enum bb_status st;
+
+	(void)end;
+	if (!raw)
+		return BB_OK;
+	if ((st = raw_flush(r, r->before)))
+		return st;
+	if (buf_add(&r->pending, raw, len))
+		return BB_ERR_NOMEM;
+	r->have_pending = 1;
+	return BB_OK;
+}
+
+static enum bb_status deliver_raw(struct archive_source *src, archive_message_fn fn, void *ctx,
+				  const struct buf *body, const char *before, const char *after,
+				  struct bb_error *err)
+{
+	struct raw_ctx r = { src, fn, ctx, before, after, BUF_INIT, 0, err };
+	struct archive_mbox *m;
+	enum bb_status st;
+
+	if (body->len < 5 || memcmp(body->data, "From ", 5))
+		return deliver(src, fn, ctx, body->data, body->len, after, err);
+	m = archive_mbox_new(0, src->max_message, raw_on_message, &r);
+	if (!m)
+		return nomem(err);
+	st = archive_mbox_feed(m, body->data, body->len, err);
+	if (!st)
+		st = archive_mbox_finish(m, 1, err);
+	if (!st)
+		st = raw_flush(&r, after);
+	archive_mbox_free(m);
+	buf_release(&r.pending);
+	if (st == BB_ERR_NOMEM)
+		nomem(err);
+	return st;
+}
+
+static enum bb_status poll_atom(struct archive_source *src, const char *cursor,
+				archive_message_fn fn, void *ctx, int tail, char **next_cursor,
+				struct bb_error *err)
+{
+	struct atom_cursor old = { NULL, 0 };
+	struct archive_atom_entry *entries = NULL;
+	char (*hashes)[ARCHIVE_ATOM_HASH_LEN + 1] = NULL;
+	char *done = NULL, *before = NULL, *after = NULL, *feed_url = NULL;
+	struct buf body = BUF_INIT, url = BUF_INIT, raw = BUF_INIT;
+	size_t n = 0, kept = 0;
+	enum bb_status st;
+
+	if ((st = parse_atom_cursor(cursor, &old, err)))
+		goto out;
+	if (!(feed_url = str_printf("%s/new.atom", src->url))) {
+		st = nomem(err);
+		goto out;
+	}
+	if ((st = http_get(src, feed_url, ARCHIVE_FEED_CAP, &body, err)))
+		goto out;
+	if ((st = archive_atom_parse(body.data, body.len, &entries, &n, err))) {
+		char message[sizeof(err->message)];
+
+		if (err) {
+			snprintf(message, sizeof(message), "%s", err->message);
+			bb_error_set(err, st, "%s: %s", feed_url, message);
+		}
+		goto out;
+	}
+	hashes = calloc(n ? n : 1, sizeof(*hashes));
+	done = calloc(n ? n : 1, 1);
+	if (!hashes || !done) {
+		st = nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((st = hash16(entries[i].id, strlen(entries[i].id), hashes[i])))
+			goto out;
+		for (size_t k = 0; k < old.n; k++)
+			if (!strcmp(old.hashes[k], hashes[i])) {
+				done[i] = 1;
+				kept++;
+				break;
+			}
+		if (tail)
+			done[i] = 1;
+	}
+	if (old.n && !kept && n) {
+		src->stats.gaps++;
+		log_event(LOG_LEVEL_WARN, "archive.gap", LF_STR("url", feed_url),
+			  LF_STR("reason", "no entry of the cursor is left in the feed"));
+	}
+	/* the feed is newest first: oldest new entry first */
+	for (size_t k = n; k-- > 0;) {
+		struct bb_error raw_err = BB_ERROR_INIT;
+
+		if (done[k])
+			continue;
+		free(before);
+		if (!(before = atom_cursor_text(hashes, done, n))) {
+			st = nomem(err);
+			goto out;
+		}
+		done[k] = 1;
+		free(after);
+		if (!(after = atom_cursor_text(hashes, done, n))) {
+			st = nomem(err);
+			goto out;
+		}
+		if (entry_raw_url(src, entries[k].link, &url)) {
+			log_skip(src, "no-usable-link", entries[k].id);
+			continue;
+		}
+		st = http_get(src, url.data, src->max_message + 65536, &raw, &raw_err);
+		if (st == BB_ERR_NOT_FOUND || st == BB_ERR_TOO_LARGE) {
+			log_skip(src, st == BB_ERR_NOT_FOUND ? "gone" : "too-large", url.data);
+			st = BB_OK;
+			continue;
+		}
+		if (st) {
+			if (err)
+				*err = raw_err;
+			goto out;
+		}
+		if ((st = deliver_raw(src, fn, ctx, &raw, before, after, err)))
+			goto out;
+	}
+	if (next_cursor && !(*next_cursor = atom_cursor_text(hashes, done, n)))
+		st = nomem(err);
+out:
+	free(old.hashes);
+	archive_atom_entries_free(entries, n);
+	free(hashes);
+	free(done);
+	free(before);
+	free(after);
+	free(feed_url);
+	buf_release(&body);
+	buf_release(&url);
+	buf_release(&raw);
+	return st;
+}
+
+struct thread_ctx {
+	struct archive_source *src;
+	archive_message_fn fn;
+	void *ctx;
+	struct bb_error *err;
+};
+
+static enum bb_status thread_on_message(void *ctx, const char *raw, size_t len, uint64_t end)
+{
+	struct thread_ctx *t = ctx;
+
+	(void)end;
+	if (!raw) {
+		log_skip(t->src, "too-large-or-empty", "t.mbox.gz");
+		return BB_OK;
+	}
+	return deliver(t->src, t->fn, t->ctx, raw, len, NULL, t->err);
+}
+
+enum bb_status archive_fetch_thread(struct archive_source *src, const char *message_id,
+				    archive_message_fn fn, void *ctx, struct bb_error *err)
+{
+	struct buf url = BUF_INIT, gz = BUF_INIT;
+	struct thread_ctx t = { src, fn, ctx, err };
+	struct archive_mbox *m = NULL;
+	char *text = NULL;
+	size_t len, text_len;
+	enum bb_status st;
+
+	if (src->kind != KIND_PUBLIC_INBOX && src->kind != KIND_ATOM)
+		return bb_error_set(err, BB_ERR_UNSUPPORTED,
+				    "a %s source has no thread download", kind_names[src->kind]);
+	while (message_id && (*message_id == ' ' || *message_id == '\t' || *message_id == '<'))
+		message_id++;
+	len = message_id ? strlen(message_id) : 0;
+	while (len && strchr(" \t\r\n>", message_id[len - 1]))
+		len--;
+	if (!len || len > 998)
+		return bb_error_set(err, BB_ERR_INVALID, "no usable Message-ID");
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)message_id[i] < 0x21 || message_id[i] == 0x7f)
+			return bb_error_set(err, BB_ERR_INVALID,
+					    "a Message-ID with spaces or control characters");
+	if ((st = buf_addstr(&url, src->url)) || (st = buf_addch(&url, '/')) ||
+	    (st = url_path_escape(&url, message_id, len, 0)) ||
+	    (st = buf_addstr(&url, "/t.mbox.gz"))) {
+		st = nomem(err);
+		goto out;
+	}
+	if ((st = http_get(src, url.data, ARCHIVE_THREAD_GZ_CAP, &gz, err)))
+		goto out;
+	if ((st = archive_gunzip(gz.data, gz.len, ARCHIVE_THREAD_CAP, &text, &text_len, err))) {
+		char message[sizeof(err->message)];
+
+		if (err) {
+			snprintf(message, sizeof(message), "%s", err->message);
+			bb_error_set(err, st, "%s: %s", url.data, message);
+		}
+		goto out;
+	}
+	buf_release(&gz);
+	m = archive_mbox_new(0, src->max_message, thread_on_message, &t);
+	if (!m) {
+		st = nomem(err);
+		goto out;
+	}
+	if (!(st = archive_mbox_feed(m, text, text_len, err)))
+		st = archive_mbox_finish(m, 1, err);
+out:
+	archive_mbox_free(m);
+	free(text);
+	buf_release(&url);
+	buf_release(&gz);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Maildir
+ */
+
+struct md_entry {
+	char *name;       /* the unique part (before ':') */
+	char *file;       /* "new/<file>" or "cur/<file>" */
+	long long mtime;  /* seconds, capped at now */
+	int done;
+};
+
+struct md_list {
+	struct md_entry *e;
+	size_t n, alloc;
+};
+
+static void md_list_release(struct md_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->e[i].name);
+		free(l->e[i].file);
+	}
+	free(l->e);
+	l->e = NULL;
+	l->n = l->alloc = 0;
+}
+
+static int md_cmp_name(const void *a, const void *b)
+{
+	const struct md_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->file, y->file);
+}
+
+static int md_cmp_order(const void *a, const void *b)
+{
+	const struct md_entry *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static enum bb_status md_scan_sub(const char *path, const char *sub, long long now,
+				  struct md_list *l, int *found, struct bb_error *err)
+{
+	char *dir = str_printf("%s/%s", path, sub);
+	DIR *d;
+	struct dirent *de;
+	enum bb_status st = BB_OK;
+
+	if (!dir)
+		return nomem(err);
+	d = opendir(dir);
+	if (!d) {
+		if (errno != ENOENT)
+			st = bb_error_errno(err, errno, "cannot read %s", dir);
+		free(dir);
+		return st;
+	}
+	*found = 1;
+	while ((errno = 0, de = readdir(d))) {
+		struct stat sb;
+		size_t ulen;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
+			continue;   /* gone already, or not a message file */
+		if (l->n == l->alloc) {
+			size_t grow = l->alloc ? l->alloc * 2 : 64;
+			struct md_entry *more = realloc(l->e, grow * sizeof(*more));
+
+			if (!more) {
+				st = nomem(err);
+				goto out;
+			}
+			l->e = more;
+			l->alloc = grow;
+		}
+		ulen = strcspn(de->d_name, ":");
+		l->e[l->n].name = strndup(de->d_name, ulen);
+		l->e[l->n].file = str_printf("%s/%s", sub, de->d_name);
+		l->e[l->n].mtime = (long long)sb.st_mtime < now ? (long long)sb.st_mtime : now;
+		l->e[l->n].done = 0;
+		if (!l->e[l->n].name || !l->e[l->n].file) {
+			free(l->e[l->n].name);
+			free(l->e[l->n].file);
+			st = nomem(err);
+			goto out;
+		}
+		l->n++;
+	}
+	if (errno)
+		st = bb_error_errno(err, errno, "cannot read %s", dir);
+out:
+	closedir(d);
+	free(dir);
+	return st;
+}
+
+/* Lists new/ and cur/, one entry per unique name, in (mtime, name) order. */
+static enum bb_status md_scan(const char *path, long long now, struct md_list *l,
+			      struct bb_error *err)
+{
+	enum bb_status st;
+	int found = 0;
+	struct stat sb;
+	size_t k = 0;
+
+	if (stat(path, &sb))
+		return bb_error_errno(err, errno, "Maildir %s", path);
+	if ((st = md_scan_sub(path, "new", now, l, &found, err)) ||
+	    (st = md_scan_sub(path, "cur", now, l, &found, err)))
+		return st;
+	if (!found)
+		return bb_error_set(err, BB_ERR_INVALID, "%s is not a Maildir (no new/ or cur/)",
+				    path);
+	if (!l->n)
+		return BB_OK;
+	/* a message being moved from new/ to cur/ may be seen in both */
+	qsort(l->e, l->n, sizeof(*l->e), md_cmp_name);
+	for (size_t i = 0; i < l->n; i++) {
+		if (k && !strcmp(l->e[k - 1].name, l->e[i].name)) {
+			free(l->e[i].name);
+			free(l->e[i].file);
+			continue;
+		}
+		l->e[k++] = l->e[i];
+	}
+	l->n = k;
+	qsort(l->e, l->n, sizeof(*l->e), md_cmp_order);
+	return BB_OK;
+}
+
+struct md_cursor {
+	long long horizon;   /* -1: none (read everything) */
+	struct strvec names; /* sorted */
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static enum bb_status parse_md_cursor(const char *cursor, struct md_cursor *c,
+				      struct bb_error *err)
+{
+	const char *p, *end;
+
+	c->horizon = -1;
+	memset(&c->names, 0, sizeof(c->names));
+	if (!cursor)
+		return BB_OK;
+	if (strncmp(cursor, "maildir:", 8) || parse_long(cursor + 8, &end, LLONG_MAX / 4,
+							 &c->horizon) || *end != ':')
+		goto bad;
+	p = end + 1;
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (!len || memchr(p, ':', len))
+			goto bad;
+		if (strvec_push_owned(&c->names, strndup(p, len))) {
+			strvec_clear(&c->names);
+			return nomem(err);
+		}
+		p += len;
+		if (*p == '/')
+			p++;
+	}
+	if (c->names.n)
+		qsort(c->names.v, c->names.n, sizeof(char *), cmp_str);
+	return BB_OK;
+bad:
+	strvec_clear(&c->names);
+	c->horizon = -1;
+	return bb_error_set(err, BB_ERR_INVALID,
+			    "not a Maildir cursor (maildir:<time>:<name>/...): \"%.80s\"", cursor);
+}
+
+/* maildir:<horizon>:<names of the done entries with an mtime at or after
+ * it>.  Entries are read in order, so those are the entries of [0,
+ * read_end) from the first one at the horizon on, and the entries from
+ * read_end on that the old cursor named (ahead[], ascending indexes): the
+ * cost is the size of the cursor, not of the Maildir. */
+static char *md_cursor_text(const struct md_list *l, long long horizon, size_t read_end,
+			    const size_t *ahead, size_t nahead)
+{
+	struct buf b = BUF_INIT;
+	size_t lo = 0, hi = read_end;
+	int first = 1;
+
+	if (buf_addf(&b, "maildir:%lld:", horizon < 0 ? 0 : horizon))
+		return NULL;
+	while (lo < hi) {   /* the first entry of [0, read_end) at the horizon */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->e[mid].mtime < horizon)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < read_end; i++) {
+		if (!l->e[i].done)
+			continue;
+		if ((!first && buf_addch(&b, '/')) || buf_addstr(&b, l->e[i].name))
+			goto fail;
+		first = 0;
+	}
+	for (size_t k = 0; k < nahead; k++) {
+		size_t i = ahead[k];
+
+		if (i < read_end || l->e[i].mtime < horizon)
+			continue;
+		if ((!first && buf_addch(&b, '/')) || buf_addstr(&b, l->e[i].name))
+			goto fail;
+		first = 0;
+	}
+	return buf_detach(&b, NULL);
+fail:
+	buf_release(&b);
+	return NULL;
+}
+
+/* Reads a message file; a file renamed between the listing and now (new/
+ * to cur/, a flag change) is looked for by its unique name.  *gone = 1
+ * when it is not there any more. */
+static enum bb_status md_read(struct archive_source *src, struct md_entry *e, struct buf *msg,
+			      int *gone, struct bb_error *err)
+{
+	char *path = str_printf("%s/%s", src->path, e->file);
+	enum bb_status st = BB_OK;
+	struct stat sb;
+	int fd;
+
+	*gone = 0;
+	buf_reset(msg);
+	if (!path)
+		return nomem(err);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT) {
+		struct md_list again = { NULL, 0, 0 };
+		int found = 0;
+
+		free(path);
+		path = NULL;
+		for (int s = 0; s < 2 && !path; s++) {
+			md_list_release(&again);
+			if (md_scan_sub(src->path, s ? "cur" : "new", now_seconds(), &again, &found,
+					NULL))
+				break;
+			for (size_t i = 0; i < again.n; i++)
+				if (!strcmp(again.e[i].name, e->name)) {
+					path = str_printf("%s/%s", src->path, again.e[i].file);
+					break;
+				}
+		}
+		md_list_release(&again);
+		if (!path) {
+			*gone = 1;
+			return BB_OK;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (fd < 0) {
+		if (errno == ENOENT)
+			*gone = 1;
+		else
+			st = bb_error_errno(err, errno, "cannot open %s", path);
+		goto out;
+	}
+	if (fstat(fd, &sb)) {
+		st = bb_error_errno(err, errno, "cannot stat %s", path);
+		goto out;
+	}
+	if ((unsigned long long)sb.st_size > src->max_message) {
+		st = BB_ERR_TOO_LARGE;
+		goto out;
+	}
+	if ((st = buf_grow(msg, (size_t)sb.st_size + 1))) {
+		nomem(err);
+		goto out;
+	}
+	for (;;) {
+		char chunk[65536];
+		ssize_t n = fs_read_full(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			st = bb_error_errno(err, errno, "cannot read %s", path);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (msg->len + (size_t)n > src->max_message) {
+			st = BB_ERR_TOO_LARGE;
+			goto out;
+		}
+		if (buf_add(msg, chunk, (size_t)n)) {
+			st = nomem(err);
+			goto out;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return st;
+}
+
+static enum bb_status poll_maildir(struct archive_source *src, const char *cursor,
+				   archive_message_fn fn, void *ctx, int tail, char **next_cursor,
+				   struct bb_error *err)
+{
+	struct md_cursor c;
+	struct md_list l = { NULL, 0, 0 };
+	struct buf msg = BUF_INIT;
+	long long now = now_seconds(), horizon;
+	size_t *ahead = NULL, nahead = 0;
+	enum bb_status st;
+	char *position = NULL;
+
+	if ((st = parse_md_cursor(cursor, &c, err)) || (st = md_scan(src->path, now, &l, err)))
+		goto out;
+	horizon = c.horizon;
+	ahead = calloc(c.names.n ? c.names.n : 1, sizeof(*ahead));
+	if (!ahead) {
+		st = nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		if (tail || (c.horizon >= 0 && l.e[i].mtime < c.horizon)) {
+			l.e[i].done = 1;
+		} else if (c.horizon >= 0 && nahead < c.names.n &&
+			   bsearch(&l.e[i].name, c.names.v, c.names.n, sizeof(char *), cmp_str)) {
+			l.e[i].done = 1;
+			ahead[nahead++] = i;
+		}
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		int gone = 0;
+
+		if (l.e[i].done)
+			continue;
+		st = md_read(src, &l.e[i], &msg, &gone, err);
+		if (st && st != BB_ERR_TOO_LARGE)
+			goto out;
+		l.e[i].done = 1;
+		if (l.e[i].mtime - ARCHIVE_MAILDIR_SLACK > horizon)
+			horizon = l.e[i].mtime - ARCHIVE_MAILDIR_SLACK;
+		if (st == BB_ERR_TOO_LARGE || gone) {
+			log_skip(src, gone ? "gone" : "too-large", l.e[i].file);
+			st = BB_OK;
+			continue;
+		}
+		free(position);
+		if (!(position = md_cursor_text(&l, horizon, i + 1, ahead, nahead))) {
+			st = nomem(err);
+			goto out;
+		}
+		if ((st = deliver(src, fn, ctx, msg.data, msg.len, position, err)))
+			goto out;
+	}
+	if (tail && l.n && l.e[l.n - 1].mtime - ARCHIVE_MAILDIR_SLACK > horizon)
+		horizon = l.e[l.n - 1].mtime - ARCHIVE_MAILDIR_SLACK;
+	if (next_cursor && !(*next_cursor = md_cursor_text(&l, horizon, l.n, ahead, nahead)))
+		st = nomem(err);
+out:
+	strvec_clear(&c.names);
+	md_list_release(&l);
+	buf_release(&msg);
+	free(position);
+	free(ahead);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * mbox file
+ */
+
+/* Hash of the file's first bytes and the bytes before offset. */
+static enum bb_status mbox_check(int fd, uint64_t offset, char out[ARCHIVE_ATOM_HASH_LEN + 1],
+				 struct bb_error *err)
+{
+	unsigned char both[2 * ARCHIVE_MBOX_CHECK_BYTES + 1];
+	size_t head = offset < ARCHIVE_MBOX_CHECK_BYTES ? (size_t)offset : ARCHIVE_MBOX_CHECK_BYTES;
+	size_t tail = head;
+	ssize_t n;
+
+	n = pread(fd, both, head, 0);
+	if (n != (ssize_t)head)
+		goto fail;
+	both[head] = '|';
+	n = pread(fd, both + head + 1, tail, (off_t)(offset - tail));
+	if (n != (ssize_t)tail)
+		goto fail;
+	if (hash16(both, head + 1 + tail, out))
+		return nomem(err);
+	return BB_OK;
+fail:
+	return bb_error_errno(err, n < 0 ? errno : EIO, "cannot read the mbox");
+}
+
+static enum bb_status parse_mbox_cursor(const char *cursor, uint64_t *offset, char *check,
+					struct bb_error *err)
+{
+	const char *end;
+	long long off;
+
+	*offset = 0;
+	check[0] = '\0';
+	if (!cursor)
+		return BB_OK;
+	if (strncmp(cursor, "mbox:", 5) || parse_long(cursor + 5, &end, LLONG_MAX / 2, &off))
+		goto bad;
+	if (*end == ':') {
+		if (strlen(end + 1) != ARCHIVE_ATOM_HASH_LEN ||
+		    !is_hex_string(end + 1, ARCHIVE_ATOM_HASH_LEN))
+			goto bad;
+		memcpy(check, end + 1, ARCHIVE_ATOM_HASH_LEN + 1);
+	} else if (*end || off) {
+		goto bad;
+	}
+	*offset = (uint64_t)off;
+	return BB_OK;
+bad:
+	return bb_error_set(err, BB_ERR_INVALID, "not an mbox cursor (mbox:<offset>:<check>): \"%.80s\"",
+			    cursor);
+}
+
+static char *mbox_cursor_text(int fd, uint64_t offset, struct bb_error *err)
+{
+	char check[ARCHIVE_ATOM_HASH_LEN + 1];
+	char *text;
+
+	if (mbox_check(fd, offset, check, err))
+		return NULL;
+	text = str_printf("mbox:%" PRIu64 ":%s", offset, check);
+	if (!text)
+		nomem(err);
+	return text;
+}
+
+/* Whether a From_ line starts at offset (after empty lines), or the file
+ * ends there. */
+static int mbox_from_at(int fd, uint64_t offset, uint64_t size)
+{
+	char head[4096];
+	ssize_t n;
+	size_t i = 0;
+
+	if (offset == size)
+		return 1;
+	n = pread(fd, head, sizeof(head), (off_t)offset);
+	if (n <= 0)
+		return 0;
+	while (i < (size_t)n && (head[i] == '\n' || (head[i] == '\r' && i + 1 < (size_t)n &&
+						     head[i + 1] == '\n')))
+		i += head[i] == '\r' ? 2 : 1;
+	if (i == (size_t)n)
+		return 1;   /* only empty lines so far */
+	return (size_t)n - i >= 5 ? !memcmp(head + i, "From ", 5)
+				  : !memcmp(head + i, "From ", (size_t)n - i);
+}
+
+struct mbox_ctx {
+	struct archive_source *src;
+	archive_message_fn fn;
+	void *ctx;
+	int fd;
+	char *position;      /* after the last message looked at */
+	struct bb_error *err;
+};
+
+static enum bb_status mbox_on_message(void *ctx, const char *raw, size_t len, uint64_t end)
+{
+	struct mbox_ctx *m = ctx;
+	char *position = mbox_cursor_text(m->fd, end, m->err);
+
+	if (!position)
+		return m->err ? m->err->code : BB_ERR_IO;
+	free(m->position);
+	m->position = position;
+	if (!raw) {
+		log_skip(m->src, "too-large-or-empty", position);
+		return BB_OK;
+	}
+	return deliver(m->src, m->fn, m->ctx, raw, len, position, m->err);
+}
+
+static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
+				archive_message_fn fn, void *ctx, int tail, char **next_cursor,
+				struct bb_error *err)
+{
+	struct mbox_ctx mc = { src, fn, ctx, -1, NULL, err };
+	struct archive_mbox *m = NULL;
+	struct flock lk;
+	struct stat sb;
+	uint64_t offset, size;
+	char check[ARCHIVE_ATOM_HASH_LEN + 1], now_check[ARCHIVE_ATOM_HASH_LEN + 1];
+	char *lock_path = NULL, *chunk = NULL;
+	enum bb_status st;
+
+	if ((st = parse_mbox_cursor(cursor, &offset, check, err)))
+		goto out;
+	mc.fd = open(src->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (mc.fd < 0) {
+		st = bb_error_errno(err, errno, "mbox %s", src->path);
+		goto out;
+	}
+	memset(&lk, 0, sizeof(lk));
+	lk.l_type = F_RDLCK;
+	lk.l_whence = SEEK_SET;
+	if (fcntl(mc.fd, F_SETLK, &lk)) {
+		st = (errno == EAGAIN || errno == EACCES)
+			? bb_error_set(err, BB_ERR_BUSY, "mbox %s is locked by a writer", src->path)
+			: bb_error_errno(err, errno, "cannot lock mbox %s", src->path);
+		goto out;
+	}
+	if (!(lock_path = str_printf("%s.lock", src->path))) {
+		st = nomem(err);
+		goto out;
+	}
+	if (!access(lock_path, F_OK)) {
+		st = bb_error_set(err, BB_ERR_BUSY, "mbox %s is locked (%s exists)", src->path,
+				  lock_path);
+		goto out;
+	}
+	if (fstat(mc.fd, &sb)) {
+		st = bb_error_errno(err, errno, "cannot stat %s", src->path);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		st = bb_error_set(err, BB_ERR_INVALID, "mbox %s is not a file", src->path);
+		goto out;
+	}
+	size = (uint64_t)sb.st_size;
+	if (tail) {
+		char last = '\n';
+
+		if (size && pread(mc.fd, &last, 1, (off_t)(size - 1)) != 1) {
+			st = bb_error_errno(err, errno, "cannot read %s", src->path);
+			goto out;
+		}
+		if (last != '\n') {
+			st = bb_error_set(err, BB_ERR_TEMPORARY,
+					  "mbox %s: the last message is incomplete (no newline at the end)",
+					  src->path);
+			goto out;
+		}
+		offset = size;
+	} else if (offset) {
+		int same = offset <= size;
+
+		if (same && (st = mbox_check(mc.fd, offset, now_check, err)))
+			goto out;
+		same = same && !strcmp(check, now_check) && mbox_from_at(mc.fd, offset, size);
+		if (!same) {
+			src->stats.rewinds++;
+			log_event(LOG_LEVEL_WARN, "archive.rewind", LF_STR("kind", "mbox"),
+				  LF_STR("path", src->path),
+				  LF_STR("reason", "the file was rewritten since the cursor"));
+			offset = 0;
+		}
+	}
+	if (!(mc.position = mbox_cursor_text(mc.fd, offset, err))) {
+		st = err ? err->code : BB_ERR_IO;
+		goto out;
+	}
+	if (offset < size) {
+		m = archive_mbox_new(offset, src->max_message, mbox_on_message, &mc);
+		chunk = malloc(ARCHIVE_MBOX_CHUNK);
+		if (!m || !chunk) {
+			st = nomem(err);
+			goto out;
+		}
+		for (uint64_t at = offset; at < size;) {
+			size_t want = size - at < ARCHIVE_MBOX_CHUNK ? (size_t)(size - at)
+								     : ARCHIVE_MBOX_CHUNK;
+			ssize_t n = pread(mc.fd, chunk, want, (off_t)at);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				st = bb_error_errno(err, n < 0 ? errno : EIO, "cannot read %s",
+						    src->path);
+				goto out;
+			}
+			if ((st = archive_mbox_feed(m, chunk, (size_t)n, err)))
+				goto out;
+			at += (uint64_t)n;
+		}
+		if ((st = archive_mbox_finish(m, 0, err))) {
+			if (st == BB_ERR_TEMPORARY)
+				bb_error_set(err, st,
+					     "mbox %s: the last message is incomplete (no newline at the end); "
+					     "it is read once complete", src->path);
+			goto out;
+		}
+	}
+	if (next_cursor) {
+		*next_cursor = mc.position;
+		mc.position = NULL;
+	}
+out:
+	archive_mbox_free(m);
+	free(chunk);
+	free(lock_path);
+	free(mc.position);
+	if (mc.fd >= 0)
+		close(mc.fd);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Entry points
+ */
+
+enum bb_status archive_poll(struct archive_source *src, const char *cursor,
+			    archive_message_fn fn, void *ctx, char **next_cursor,
+			    struct bb_error *err)
+{
+	enum bb_status st = BB_OK;
+
+	if (next_cursor)
+		*next_cursor = NULL;
+	switch (src->kind) {
+	case KIND_PUBLIC_INBOX:
+		st = poll_public_inbox(src, cursor, fn, ctx, next_cursor, err);
+		break;
+	case KIND_ATOM:
+		st = poll_atom(src, cursor, fn, ctx, 0, next_cursor, err);
+		break;
+	case KIND_MAILDIR:
+		st = poll_maildir(src, cursor, fn, ctx, 0, next_cursor, err);
+		break;
+	case KIND_MBOX:
+		st = poll_mbox(src, cursor, fn, ctx, 0, next_cursor, err);
+		break;
+	}
+	if (st && next_cursor) {
+		free(*next_cursor);
+		*next_cursor = NULL;
+	}
+	return st;
+}
+
+static enum bb_status no_message(void *ctx, const char *raw, size_t len, const char *position)
+{
+	(void)ctx;
+	(void)raw;
+	(void)len;
+	(void)position;
+	return BB_ERR_INTERNAL;   /* a tail reads no message */
+}
+
+enum bb_status archive_tail(struct archive_source *src, char **cursor, struct bb_error *err)
+{
+	enum bb_status st = BB_OK;
+
+	*cursor = NULL;
+	switch (src->kind) {
+	case KIND_PUBLIC_INBOX:
+		st = tail_public_inbox(src, cursor, err);
+		break;
+	case KIND_ATOM:
+		st = poll_atom(src, NULL, no_message, NULL, 1, cursor, err);
+		break;
+	case KIND_MAILDIR:
+		st = poll_maildir(src, NULL, no_message, NULL, 1, cursor, err);
+		break;
+	case KIND_MBOX:
+		st = poll_mbox(src, NULL, no_message, NULL, 1, cursor, err);
+		break;
+	}
+	if (st) {
+		free(*cursor);
+		*cursor = NULL;
+	}
+	return st;
+}

@@ -1,0 +1,1638 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bridge/inbound.h"
+#include "bridge/inmail.h"
+#include "bridge/mail.h"
+#include "bridge/mailcmd.h"
+#include "bridge/maintainers.h"
+#include "core/buf.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+/* Which bug a Message-ID we know belongs to, and which comment count it
+ * is (-1 when unknown).  0 if we do not know it. */
+static long long known_message(struct sync_context *sc, const char *message_id, int *count)
+{
+	sqlite3_stmt *st = NULL;
+	long long bug = 0;
+
+	*count = -1;
+	if (!message_id || !*message_id)
+		return 0;
+	if (mail_message_id_parse(sc->cfg->mail_domain, message_id, &bug)) {
+		const char *dash = strchr(message_id + 4, '-'), *at = strchr(message_id, '@');
+
+		if (!dash || dash > at)
+			*count = 0;
+		else if (dash[1] == 'c')
+			*count = atoi(dash + 2);
+		return bug;
+	}
+	if (store_prepare(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
+				   " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
+				   " AND bug_id IS NOT NULL LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		bug = sqlite3_column_int64(st, 0);
+		*count = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return bug;
+}
+
+static int bug_mirrored(struct sync_context *sc, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (store_prepare(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND mirrored = 1"
+				   " AND restricted = 0", NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* "[Bug 12345]" anywhere in the subject, for clients that break threads. */
+static long long subject_bug(const char *subject)
+{
+	const char *p = subject;
+
+	while (p && (p = strstr(p, "[Bug ")) != NULL) {
+		char *end;
+		long long id = strtoll(p + 5, &end, 10);
+
+		if (end > p + 5 && *end == ']' && id > 0)
+			return id;
+		p += 5;
+	}
+	return 0;
+}
+
+/* The bug a mail belongs to: its parent first, then its References from
+ * the nearest back, then the subject.  *parent gets the Message-ID it was
+ * matched through (NULL for the subject), *count the comment it answers. */
+static long long match_mail(struct sync_context *sc, const struct inmail *m,
+			    const char **parent, int *count)
+{
+	long long bug;
+	size_t n = 0;
+
+	*parent = NULL;
+	*count = -1;
+	if ((bug = known_message(sc, m->in_reply_to, count))) {
+		*parent = m->in_reply_to;
+		return bug;
+	}
+	while (m->references && m->references[n])
+		n++;
+	while (n-- > 0) {
+		if ((bug = known_message(sc, m->references[n], count))) {
+			*parent = m->references[n];
+			return bug;
+		}
+	}
+	bug = subject_bug(m->subject);
+	return bug && bug_mirrored(sc, bug) ? bug : 0;
+}
+
+static int address_in(const char *addr, char *const *list)
+{
+	for (size_t i = 0; addr && list && list[i]; i++) {
+		char *a = mnt_address(list[i]);
+		int same = a && !strcasecmp(a, addr);
+
+		free(a);
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+/* The body without its command lines (#bugbridge ... on a line of its own,
+ * outside quotes); malloc'd. */
+static char *strip_commands(const char *body)
+{
+	struct buf out = BUF_INIT;
+	const char *p = body;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		size_t lead = strspn(p, " \t");
+		int command = lead < len && !strncasecmp(p + lead, "#bugbridge", 10);
+
+		if (!command)
+			buf_add(&out, p, len);
+		if (p[len] == '\n') {
+			if (!command)
+				buf_addch(&out, '\n');
+			len++;
+		}
+		p += len;
+	}
+	return buf_detach(&out, NULL);
+}
+
+/* Whether text holds words of its own: a line that is not blank, not
+ * quoted and not an attribution ("On ..., X wrote:"). */
+static int has_own_text(const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n"), i = 0;
+
+		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+			i++;
+		if (i < len && p[i] != '>' &&
+		    !(len >= 6 && !strncmp(p + len - 6, "wrote:", 6)))
+			return 1;
+		p += len + (p[len] == '\n');
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- the bug itself */
+
+/* The bug's row as the outbound side recorded it, with what routing needs;
+ * BB_ERR_NOT_FOUND when bugbridge does not mirror it. */
+static enum bb_status load_bug(struct sync_context *sc, long long id, struct bz_bug *bug,
+			       struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	memset(bug, 0, sizeof(*bug));
+	if ((s = store_prepare(sc->db, &st, "SELECT summary, product, component, subsystem, status"
+				      " FROM bz_bug WHERE id = ? AND mirrored = 1 AND restricted = 0",
+			       err)))
+		return s;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return bb_error_set(err, BB_ERR_NOT_FOUND, "bug %lld is not mirrored", id);
+	}
+	bug->id = id;
+	bug->summary = column_dup(st, 0);
+	bug->product = column_dup(st, 1);
+	bug->component = column_dup(st, 2);
+	bug->status = column_dup(st, 4);
+	bug->resolution = strdup("");
+	bug->severity = strdup("");
+	bug->priority = strdup("");
+	bug->version = strdup("");
+	bug->url = strdup("");
+	bug->creator.login = strdup("");
+	bug->creator.real_name = strdup("");
+	bug->assigned_to.login = strdup("");
+	bug->assigned_to.real_name = strdup("");
+	bug->keywords = calloc(1, sizeof(char *));
+	bug->groups = calloc(1, sizeof(char *));
+	bug->cc = calloc(1, sizeof(char *));
+	if (sc->cfg->bz_subsystem_field && (bug->fields = calloc(1, sizeof(*bug->fields)))) {
+		bug->nfields = 1;
+		bug->fields[0].name = strdup(sc->cfg->bz_subsystem_field);
+		bug->fields[0].value = column_dup(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (!bug->summary || !bug->product || !bug->component || !bug->status ||
+	    !bug->resolution || !bug->severity || !bug->priority || !bug->version || !bug->url ||
+	    !bug->creator.login || !bug->creator.real_name || !bug->assigned_to.login ||
+	    !bug->assigned_to.real_name || !bug->keywords || !bug->groups || !bug->cc) {
+		bz_bug_release(bug);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	return BB_OK;
+}
+
+/* Whether the sender may give commands for this bug: the allow-list, or
+ * the people the bug's route names (M: of its MAINTAINERS section and the
+ * route's people). */
+static int sender_allowed(struct sync_context *sc, const struct bz_bug *bug, const char *addr)
+{
+	char **allow = config_list(sc->cfg->inbound_allow, NULL);
+	struct route_result route = { NULL, NULL, NULL };
+	int yes = address_in(addr, allow);
+
+	config_list_free(allow);
+	if (!yes && bug && router_route(sc->router, bug, &route, NULL) == BB_OK)
+		yes = address_in(addr, route.cc);
+	route_result_release(&route);
+	if (!yes && addr && sc->cfg->inbound_allow_group && sc->bz) {
+		struct bb_error err = BB_ERROR_INIT;
+
+		if (bz_user_in_group(sc->bz, addr, sc->cfg->inbound_allow_group, &yes, &err))
+			log_event(LOG_LEVEL_WARN, "inbound.group_check_failed", LF_STR("from", addr),
+				  LF_STR("error", err.message));
+	}
+	return yes;
+}
+
+/* ----------------------------------------------------------- commands */
+
+/* A MAINTAINERS section or route name given to reassign: the component of
+ * the route that names it; otherwise the text is taken as a component. */
+static const char *reassign_component(struct sync_context *sc, const char *arg)
+{
+	for (size_t i = 0; i < sc->cfg->nroutes; i++) {
+		const struct config_route *r = &sc->cfg->routes[i];
+
+		if (!r->component)
+			continue;
+		if (!strcasecmp(r->name, arg) ||
+		    (r->maintainers_section && !strcasecmp(r->maintainers_section, arg)))
+			return r->component;
+	}
+	return arg;
+}
+
+/* The Bugzilla change a command asks for, as a JSON object (a string to
+ * keep); NULL for commands that change nothing there (stop).  *note gets
+ * why a command cannot be done. */
+static char *command_change(struct sync_context *sc, const struct mailcmd *c, const char *sender,
+			    const char **note)
+{
+	json_object *o = json_object_new_object();
+	char *out = NULL;
+
+	*note = NULL;
+	if (!o)
+		return NULL;
+	switch (c->verb) {
+	case MAILCMD_CLOSE:
+		json_object_object_add(o, "status", json_object_new_string("RESOLVED"));
+		json_object_object_add(o, "resolution", json_object_new_string(
+			c->dup_of ? "DUPLICATE" : c->arg && *c->arg ? c->arg
+					: sc->cfg->inbound_close_resolution));
+		if (c->dup_of) {
+			char id[32];
+
+			snprintf(id, sizeof(id), "%lld", c->dup_of);
+			json_object_object_add(o, "dupe_of", json_object_new_string(id));
+		}
+		break;
+	case MAILCMD_REOPEN:
+		json_object_object_add(o, "status",
+				       json_object_new_string(sc->cfg->inbound_reopen_status));
+		break;
+	case MAILCMD_REASSIGN:
+		json_object_object_add(o, "component",
+				       json_object_new_string(reassign_component(sc, c->arg)));
+		break;
+	case MAILCMD_ASSIGN:
+		json_object_object_add(o, "assigned_to", json_object_new_string(
+			!strcasecmp(c->arg, "me") ? sender : c->arg));
+		break;
+	case MAILCMD_TITLE:
+		json_object_object_add(o, "summary", json_object_new_string(c->arg));
+		break;
+	case MAILCMD_PRIORITY:
+		json_object_object_add(o, "priority", json_object_new_string(c->arg));
+		break;
+	case MAILCMD_SEVERITY:
+		json_object_object_add(o, "severity", json_object_new_string(c->arg));
+		break;
+	default:
+		json_object_put(o);
+		return NULL;
+	}
+	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	if (!out)
+		*note = "out of memory";
+	return out;
+}
+
+static enum bb_status command_record(struct sync_context *sc, long long mail, int seq,
+				     long long bug_id, const char *line, const char *state,
+				     const char *change, const char *note, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st,
+			       "INSERT OR IGNORE INTO in_command (mail, seq, bug_id, line, state,"
+			       " change, note) VALUES (?, ?, ?, ?, ?, ?, ?)", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, mail);
+	sqlite3_bind_int(st, 2, seq);
+	if (bug_id)
+		sqlite3_bind_int64(st, 3, bug_id);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, line, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, change, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, note, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a mail command");
+	sqlite3_finalize(st);
+	return s;
+}
+
+static enum bb_status command_finish(struct sync_context *sc, long long mail, int seq,
+				     const char *state, const char *note, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_command SET state = ?, note = ?"
+				      " WHERE mail = ? AND seq = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, mail);
+	sqlite3_bind_int(st, 4, seq);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a mail command");
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* ---------------------------------------------------------- the comment */
+
+static char *archive_link(const struct inbound_options *opt, const char *message_id)
+{
+	if (opt->archive_url && *opt->archive_url) {
+		size_t len = strlen(opt->archive_url);
+
+		return str_printf("%s%s%s/", opt->archive_url,
+				  opt->archive_url[len - 1] == '/' ? "" : "/", message_id);
+	}
+	return str_printf("<%s>", message_id);
+}
+
+/* Stores the mail's attachments and lists them for the comment. */
+static void add_parts(struct sync_context *sc, const struct inmail *m,
+		      const struct inmail_body *body, struct buf *text)
+{
+	for (size_t i = 0; i < body->nparts; i++) {
+		const struct inmail_part *p = &body->parts[i];
+		struct blob_origin origin = { p->filename ? p->filename : "",
+					      p->content_type ? p->content_type : "",
+					      "mail-part", m->message_id };
+		struct blob_info info;
+		struct bb_error err = BB_ERROR_INIT;
+		char size[32], *url;
+
+		if (blob_put_memory(sc->blobs, p->data, p->len, &origin, &info, &err)) {
+			buf_addf(text, "\nAttachment %s could not be stored (%s); it is in the "
+				 "archived mail.\n", p->filename ? p->filename : "(unnamed)",
+				 err.message);
+			continue;
+		}
+		format_size(info.size, size, sizeof(size));
+		url = blob_url(sc->blobs, info.hash, p->filename && *p->filename ? p->filename
+									: "attachment");
+		buf_addf(text, "\nAttachment: %s (%s, %s)\n  sha256:%s\n  %s\n",
+			 p->filename && *p->filename ? p->filename : "(unnamed)", size,
+			 info.content_type, info.hash, url ? url : "");
+		free(url);
+	}
+}
+
+/* The comment made of a list mail. */
+static char *compose_comment(struct sync_context *sc, const struct inbound_options *opt,
+			     const struct inmail *m, const struct inmail_body *body,
+			     const char *words, int count)
+{
+	struct buf text = BUF_INIT;
+	char *reply = inmail_reply_text(words ? words : "");
+	char *link = archive_link(opt, m->message_id);
+	const char *name = m->from_name && *m->from_name ? m->from_name : m->from_addr;
+
+	if (sc->cfg->mail_show_addresses && m->from_name && *m->from_name)
+		buf_addf(&text, "%s <%s>", m->from_name, m->from_addr);
+	else
+		buf_addstr(&text, name ? name : "Someone");
+	if (count > 0)
+		buf_addf(&text, " replied on the list to comment #%d:\n\n", count);
+	else if (count == 0)
+		buf_addstr(&text, " replied on the list to the bug report:\n\n");
+	else
+		buf_addstr(&text, " wrote on the list:\n\n");
+	buf_addstr(&text, reply ? reply : "");
+	if (text.len && text.data[text.len - 1] != '\n')
+		buf_addch(&text, '\n');
+	add_parts(sc, m, body, &text);
+	buf_addf(&text, "\nArchived at %s\nMessage-ID: <%s>\n", link ? link : "", m->message_id);
+	free(reply);
+	free(link);
+	return buf_detach(&text, NULL);
+}
+
+/* --------------------------------------------------------- recording */
+
+static enum bb_status mail_record(struct sync_context *sc, const struct inbound_options *opt,
+				  const struct inmail *m, long long bug_id, const char *parent,
+				  const char *state, const char *reason, const char *comment,
+				  long long *row, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st,
+			       "INSERT INTO in_mail (message_id, source, bug_id, parent, from_addr,"
+			       " subject, date, state, reason, comment, updated)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err)))
+		return s;
+	sqlite3_bind_text(st, 1, m->message_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, opt->source ? opt->source : "", -1, SQLITE_STATIC);
+	if (bug_id)
+		sqlite3_bind_int64(st, 3, bug_id);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, parent, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, m->from_addr ? m->from_addr : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, m->subject ? m->subject : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)m->date);
+	sqlite3_bind_text(st, 8, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, comment, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a list mail");
+	else if (row)
+		*row = sqlite3_last_insert_rowid(sc->db->db);
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* Drops a mail's row (and its commands) to record it again. */
+static enum bb_status mail_forget(struct sync_context *sc, const char *message_id,
+				  struct bb_error *err)
+{
+	enum bb_status s;
+	sqlite3_stmt *st = NULL;
+
+	if ((s = store_prepare(sc->db, &st, "DELETE FROM in_command WHERE mail IN"
+				      " (SELECT id FROM in_mail WHERE message_id = ?1);"
+				      , err)))
+		return s;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "forgetting a list mail");
+	sqlite3_finalize(st);
+	if (s || (s = store_prepare(sc->db, &st, "DELETE FROM in_mail WHERE message_id = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "forgetting a list mail");
+	sqlite3_finalize(st);
+	return s;
+}
+
+static int mail_seen(struct sync_context *sc, const char *message_id)
+{
+	sqlite3_stmt *st = NULL;
+	int seen = 0;
+
+	if (store_prepare(sc->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ?", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	seen = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return seen;
+}
+
+static enum bb_status cursor_move(struct sync_context *sc, const char *name, const char *value,
+				  struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if (!name || !value)
+		return BB_OK;
+	if ((s = store_prepare(sc->db, &st,
+			       "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
+			       " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
+			       " updated = excluded.updated", err)))
+		return s;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "moving a cursor");
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* A reply on the thread saying which command lines were not understood or
+ * were refused by Bugzilla: one per mail, Message-ID bug-N-r<row>@domain
+ * (queued again after a crash, it is the same mail). */
+static enum bb_status queue_notice(struct sync_context *sc, const char *from_addr,
+				   const char *message_id, long long bug_id, long long row,
+				   const char *text, struct inbound_stats *stats,
+				   struct bb_error *err)
+{
+	struct bz_bug bug;
+	struct route_result route = { NULL, NULL, NULL };
+	struct mail_options mopt;
+	struct mail_message msg = { NULL, NULL, 0 };
+	char *sender = NULL, **rcpt = NULL, *cc[2] = { NULL, NULL };
+	size_t n = 0;
+	enum bb_status s;
+
+	if ((s = load_bug(sc, bug_id, &bug, err)))
+		return s == BB_ERR_NOT_FOUND ? (bb_error_clear(err), BB_OK) : s;
+	if ((s = router_route(sc->router, &bug, &route, err))) {
+		if (s == BB_ERR_NOT_FOUND) {
+			bb_error_clear(err);
+			s = BB_OK;
+		}
+		goto out;
+	}
+	memset(&mopt, 0, sizeof(mopt));
+	mopt.domain = sc->cfg->mail_domain;
+	mopt.from = sc->cfg->mail_from;
+	mopt.subject = sc->cfg->mail_subject;
+	mopt.bug_url_base = sc->cfg->bz_url ? sc->cfg->bz_url : "";
+	mopt.show_addresses = sc->cfg->mail_show_addresses;
+	mopt.footer = sc->cfg->mail_footer;
+	for (size_t i = 0; route.to && route.to[i]; i++)
+		n++;
+	rcpt = calloc(n + 2, sizeof(*rcpt));
+	sender = mnt_address(sc->cfg->mail_from);
+	if (!rcpt || !sender) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		rcpt[i] = mnt_address(route.to[i]);
+	/* the list, and the sender, who may not read it */
+	if (from_addr && *from_addr) {
+		rcpt[n] = strdup(from_addr);
+		cc[0] = (char *)from_addr;
+	}
+	if ((s = mail_compose_notice(&mopt, &bug, row, text, route.to, cc, message_id, &msg,
+				     err)))
+		goto out;
+	if (!sc->dry_run &&
+	    (s = outbox_add(sc->db, msg.message_id, bug.id, 0, sender, rcpt, msg.text, msg.len,
+			    err)))
+		goto out;
+	stats->replies_queued++;
+out:
+	mail_message_release(&msg);
+	for (size_t i = 0; rcpt && rcpt[i]; i++)
+		free(rcpt[i]);
+	free(rcpt);
+	free(sender);
+	route_result_release(&route);
+	bz_bug_release(&bug);
+	return s;
+}
+
+/* Records the commands of a mail to bug_id (intents, or why not), all in
+ * the caller's transaction. */
+static enum bb_status record_commands(struct sync_context *sc, const struct inmail *m,
+				      long long bug_id, long long row, const struct mailcmd *cmds,
+				      size_t ncmds, struct inbound_stats *stats,
+				      struct bb_error *err)
+{
+	struct bz_bug bug;
+	int have_bug = load_bug(sc, bug_id, &bug, NULL) == BB_OK;
+	int allowed = have_bug && !m->auth_failed && sender_allowed(sc, &bug, m->from_addr);
+	enum bb_status s = BB_OK;
+
+	for (size_t i = 0; i < ncmds && !s; i++) {
+		const struct mailcmd *c = &cmds[i];
+		const char *note = NULL;
+		char *change = NULL;
+
+		if (c->verb == MAILCMD_INVALID) {
+			stats->commands_invalid++;
+			s = command_record(sc, row, (int)i, bug_id, c->text, "invalid", NULL, c->error,
+					   err);
+			continue;
+		}
+		if (c->verb == MAILCMD_TRACK)
+			continue; /* the thread already is a bug */
+		if (!allowed) {
+			stats->commands_refused++;
+			note = m->auth_failed ? "the sender failed authentication"
+					      : "the sender may not act on this bug";
+			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
+				  LF_STR("from", m->from_addr), LF_STR("command", c->text));
+			s = command_record(sc, row, (int)i, bug_id, c->text, "refused", NULL, note, err);
+			continue;
+		}
+		change = command_change(sc, c, m->from_addr, &note);
+		if (!change && c->verb != MAILCMD_STOP) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		s = command_record(sc, row, (int)i, bug_id, c->text, "intent", change, NULL, err);
+		free(change);
+	}
+	if (have_bug)
+		bz_bug_release(&bug);
+	return s;
+}
+
+/* ------------------------------------------------------ doing the work */
+
+/* Whether Bugzilla already has the comment of mail message_id on the bug
+ * (posted before a crash); *id gets it. */
+static enum bb_status comment_exists(struct sync_context *sc, long long bug_id,
+				     const char *message_id, time_t since, long long *id,
+				     struct bb_error *err)
+{
+	struct bz_bug bug;
+	char *marker = str_printf("Message-ID: <%s>", message_id);
+	enum bb_status s;
+
+	*id = 0;
+	memset(&bug, 0, sizeof(bug));
+	bug.id = bug_id;
+	if (!marker)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	s = bz_fetch_comments(sc->bz, &bug, 1, since, err);
+	for (size_t i = 0; !s && i < bug.ncomments; i++)
+		if (bug.comments[i].text && strstr(bug.comments[i].text, marker))
+			*id = bug.comments[i].id;
+	bz_bug_release(&bug);
+	free(marker);
+	return s;
+}
+
+static enum bb_status mark_posted(struct sync_context *sc, long long row, long long bug_id,
+				  const char *message_id, long long comment_id,
+				  struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_begin(sc->db, err)))
+		return s;
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'posted', comment_id = ?,"
+				      " updated = ? WHERE id = ?", err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, comment_id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+	sqlite3_bind_int64(st, 3, row);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		s = store_fail(sc->db, err, "recording a posted comment");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	/* the outbound side must never mail it back; its Message-ID is the
+	 * list mail, so Bugzilla replies to it thread under that mail */
+	if ((s = store_prepare(sc->db, &st,
+			       "INSERT INTO bz_comment (id, bug_id, count, time, origin, message_id)"
+			       " VALUES (?, ?, -1, ?, 'bridge', ?) ON CONFLICT (id) DO UPDATE SET"
+			       " origin = 'bridge', message_id = excluded.message_id", err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, comment_id);
+	sqlite3_bind_int64(st, 2, bug_id);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+	sqlite3_bind_text(st, 4, message_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a posted comment");
+out:
+	sqlite3_finalize(st);
+	if (s)
+		store_rollback(sc->db);
+	else
+		s = store_commit(sc->db, err);
+	return s;
+}
+
+/* Posts one recorded comment, unless a crash left it posted already. */
+static enum bb_status post_comment(struct sync_context *sc, long long row, long long bug_id,
+				   const char *message_id, const char *text, int maybe_posted,
+				   struct inbound_stats *stats, struct bb_error *err)
+{
+	long long id = 0;
+	enum bb_status s;
+
+	if (maybe_posted &&
+	    (s = comment_exists(sc, bug_id, message_id, 0, &id, err)))
+		return s;
+	if (!id) {
+		test_hook("inbound.post");
+		if ((s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err)))
+			return s;
+		test_hook("inbound.posted");
+	}
+	stats->posted++;
+	log_event(LOG_LEVEL_INFO, "inbound.posted", LF_INT("bug", bug_id),
+		  LF_STR("message_id", message_id), LF_INT("comment", id));
+	return mark_posted(sc, row, bug_id, message_id, id, err);
+}
+
+static enum bb_status do_command(struct sync_context *sc, long long row, int seq,
+				 long long bug_id, const char *line, const char *change,
+				 struct inbound_stats *stats, struct bb_error *err)
+{
+	struct bb_error berr = BB_ERROR_INIT;
+	json_object *o = change ? json_tokener_parse(change) : NULL;
+	struct bz_change ch[8];
+	size_t n = 0;
+	enum bb_status s = BB_OK;
+
+	if (!change) {
+		/* stop: bugbridge mirrors the bug no more */
+		sqlite3_stmt *st = NULL;
+
+		if ((s = store_prepare(sc->db, &st, "UPDATE bz_bug SET mirrored = 0 WHERE id = ?",
+				       err)))
+			return s;
+		sqlite3_bind_int64(st, 1, bug_id);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			s = store_fail(sc->db, err, "stopping a bug's mirror");
+		sqlite3_finalize(st);
+		if (!s) {
+			stats->commands_done++;
+			s = command_finish(sc, row, seq, "done", NULL, err);
+		}
+		return s;
+	}
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return command_finish(sc, row, seq, "failed", "unreadable change", err);
+	}
+	json_object_object_foreach(o, key, val) {
+		if (n < 8) {
+			ch[n].field = key;
+			ch[n].value = json_object_get_string(val);
+			n++;
+		}
+	}
+	if (bz_update_bug(sc->bz, bug_id, ch, n, &berr) == BB_OK) {
+		stats->commands_done++;
+		log_event(LOG_LEVEL_INFO, "inbound.command", LF_INT("bug", bug_id),
+			  LF_STR("command", line));
+		s = command_finish(sc, row, seq, "done", NULL, err);
+	} else if (status_retry_class(berr.code) == BB_RETRY_GIVE_UP) {
+		stats->commands_failed++;
+		log_event(LOG_LEVEL_WARN, "inbound.command_failed", LF_INT("bug", bug_id),
+			  LF_STR("command", line), LF_STR("error", berr.message));
+		s = command_finish(sc, row, seq, "failed", berr.message, err);
+	} else {
+		s = bb_error_set(err, berr.code, "%s", berr.message);
+		err->retry_after = berr.retry_after;
+	}
+	json_object_put(o);
+	return s;
+}
+
+/* Answers a mail whose commands were not understood or that Bugzilla
+ * refused, once all its commands ran. */
+static enum bb_status notice_failures(struct sync_context *sc, long long row,
+				      struct inbound_stats *stats, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct buf text = BUF_INIT;
+	char *from = NULL, *message_id = NULL;
+	long long bug_id = 0;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st,
+			       "SELECT c.line, c.state, c.note, m.from_addr, m.message_id, m.bug_id"
+			       " FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE c.mail = ?"
+			       " AND c.state IN ('invalid', 'failed') ORDER BY c.seq", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, row);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *note = (const char *)sqlite3_column_text(st, 2);
+
+		buf_addf(&text, "  %s\n    %s%s\n", sqlite3_column_text(st, 0),
+			 strcmp((const char *)sqlite3_column_text(st, 1), "failed") ? ""
+				: "Bugzilla refused it: ", note ? note : "not understood");
+		if (!from) {
+			from = column_dup(st, 3);
+			message_id = column_dup(st, 4);
+			bug_id = sqlite3_column_int64(st, 5);
+		}
+	}
+	sqlite3_finalize(st);
+	if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
+		s = queue_notice(sc, from, message_id, bug_id, row, text.data, stats, err);
+		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+	}
+	buf_release(&text);
+	free(from);
+	free(message_id);
+	return s;
+}
+
+/* With [inbound] attachments = bugzilla, the mail's attachments (stored as
+ * blobs when it was read) are uploaded to the bug, each once: after a
+ * crash, one whose description names this mail is not sent again. */
+static enum bb_status upload_parts(struct sync_context *sc, long long bug_id,
+				   const char *message_id, struct bb_error *err)
+{
+	char hashes[64][BLOB_HEX_LEN + 1], *names[64], *types[64];
+	size_t nparts = 0;
+	struct bz_bug bug;
+	sqlite3_stmt *st = NULL;
+	enum bb_status s = BB_OK;
+
+	if (!sc->cfg->inbound_attachments || strcmp(sc->cfg->inbound_attachments, "bugzilla"))
+		return BB_OK;
+	if (store_prepare(sc->db, &st, "SELECT hash, name, declared_type FROM blob_name"
+				       " WHERE origin = 'mail-part' AND origin_ref = ? ORDER BY rowid",
+			  err))
+		return BB_ERR_DATABASE;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	while (nparts < 64 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		snprintf(hashes[nparts], sizeof(hashes[nparts]), "%s", sqlite3_column_text(st, 0));
+		names[nparts] = strdup(*name ? name : "attachment");
+		types[nparts] = column_dup(st, 2);
+		nparts++;
+	}
+	sqlite3_finalize(st);
+	if (!nparts)
+		return BB_OK;
+	memset(&bug, 0, sizeof(bug));
+	bug.id = bug_id;
+	if ((s = bz_fetch_attachments(sc->bz, &bug, 1, err)))
+		goto out;
+	for (size_t i = 0; i < nparts && !s; i++) {
+		char *summary = names[i] && types[i]
+			? str_printf("%s (from the list mail <%s>)", names[i], message_id) : NULL;
+		struct blob_info info;
+		int fd = -1, present = 0;
+		char *data = NULL;
+		long long id = 0;
+
+		for (size_t k = 0; summary && k < bug.nattachments; k++)
+			present |= bug.attachments[k].summary && !strcmp(bug.attachments[k].summary, summary);
+		if (!summary) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		} else if (!present &&
+			   !(s = blob_lookup(sc->blobs, hashes[i], &info, err)) &&
+			   !(s = blob_open(sc->blobs, hashes[i], &fd, NULL, err))) {
+			if (info.size > sc->cfg->bz_attachment_max_size) {
+				log_event(LOG_LEVEL_WARN, "inbound.attachment_too_large",
+					  LF_INT("bug", bug_id), LF_STR("name", names[i]));
+			} else if (!(data = malloc(info.size + 1)) ||
+				   fs_read_full(fd, data, (size_t)info.size) != (ssize_t)info.size) {
+				s = bb_error_set(err, data ? BB_ERR_IO : BB_ERR_NOMEM,
+						 "reading blob %s", hashes[i]);
+			} else {
+				s = bz_add_attachment(sc->bz, bug_id, names[i],
+						      *types[i] ? types[i] : info.content_type, summary,
+						      data, (size_t)info.size, &id, err);
+			}
+			close(fd);
+		}
+		free(data);
+		free(summary);
+	}
+out:
+	bz_bug_release(&bug);
+	for (size_t i = 0; i < nparts; i++) {
+		free(names[i]);
+		free(types[i]);
+	}
+	return s;
+}
+
+/* Does what a recorded mail asks: its commands, then its comment. */
+static enum bb_status finish_mail(struct sync_context *sc, long long row, int maybe_done,
+				  struct inbound_stats *stats, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	long long bug_id = 0;
+	char *message_id = NULL, *comment = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "SELECT seq, bug_id, line, change FROM in_command"
+				      " WHERE mail = ? AND state = 'intent' ORDER BY seq", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, row);
+	while (!s && sqlite3_step(st) == SQLITE_ROW) {
+		int seq = sqlite3_column_int(st, 0);
+		char *line = column_dup(st, 2), *change = column_dup(st, 3);
+
+		s = do_command(sc, row, seq, sqlite3_column_int64(st, 1), line ? line : "", change,
+			       stats, err);
+		free(line);
+		free(change);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (s || (s = notice_failures(sc, row, stats, err)))
+		return s;
+	if ((s = store_prepare(sc->db, &st, "SELECT bug_id, message_id, comment"
+				      " FROM in_mail WHERE id = ? AND state = 'intent'", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, row);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		bug_id = sqlite3_column_int64(st, 0);
+		message_id = column_dup(st, 1);
+		comment = column_dup(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (bug_id && message_id && !s)
+		s = upload_parts(sc, bug_id, message_id, err);
+	if (s) {
+		/* try again in a later round */
+	} else if (bug_id && message_id && comment) {
+		s = post_comment(sc, row, bug_id, message_id, comment, maybe_done, stats, err);
+	} else if (message_id) {
+		/* commands only: done once they are */
+		if (!(s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'no-comment',"
+					     " updated = ? WHERE id = ?", err))) {
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)time(NULL));
+			sqlite3_bind_int64(st, 2, row);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				s = store_fail(sc->db, err, "recording a list mail");
+			sqlite3_finalize(st);
+		}
+	}
+	free(message_id);
+	free(comment);
+	return s;
+}
+
+/* ------------------------------------------------------------- a mail */
+
+static enum bb_status handle_matched(struct sync_context *sc, const struct inbound_options *opt,
+				     const char *raw, size_t len, const struct inmail *m,
+				     long long bug_id, const char *parent, int count,
+				     const char *cursor_name, const char *cursor_value,
+				     struct inbound_stats *stats, struct bb_error *err)
+{
+	struct inmail_body body;
+	struct mailcmd *cmds = NULL;
+	size_t ncmds = 0;
+	char *comment = NULL, *rest = NULL;
+	long long row = 0;
+	enum bb_status s;
+
+	memset(&body, 0, sizeof(body));
+	if (inmail_decode(raw, len, &body, err) != BB_OK) {
+		stats->rejected++;
+		log_event(LOG_LEVEL_WARN, "inbound.rejected", LF_STR("message_id", m->message_id),
+			  LF_STR("reason", err->message));
+		if ((s = store_begin(sc->db, err)))
+			return s;
+		s = mail_record(sc, opt, m, bug_id, parent, "rejected", err->message, NULL, NULL,
+				err);
+		if (!s)
+			s = cursor_move(sc, cursor_name, cursor_value, err);
+		if (s) {
+			store_rollback(sc->db);
+			return s;
+		}
+		return store_commit(sc->db, err);
+	}
+	if (sc->cfg->inbound_commands)
+		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+	/* a mail of nothing but commands makes no comment */
+	rest = strip_commands(body.text ? body.text : "");
+	if ((rest && has_own_text(rest)) || body.nparts)
+		comment = compose_comment(sc, opt, m, &body, rest, count);
+	if ((s = store_begin(sc->db, err)))
+		goto out;
+	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
+	if (!s && ncmds)
+		s = record_commands(sc, m, bug_id, row, cmds, ncmds, stats, err);
+	if (!s)
+		s = cursor_move(sc, cursor_name, cursor_value, err);
+	if (s) {
+		store_rollback(sc->db);
+		goto out;
+	}
+	if (sc->dry_run) {
+		store_rollback(sc->db);
+		goto out;
+	}
+	if ((s = store_commit(sc->db, err)))
+		goto out;
+	test_hook("inbound.recorded");
+	s = finish_mail(sc, row, 0, stats, err);
+out:
+	mailcmd_free(cmds, ncmds);
+	free(rest);
+	free(comment);
+	inmail_body_release(&body);
+	return s;
+}
+
+/* ------------------------------------------------- #bugbridge track */
+
+struct thread {
+	struct buf *raw;             /* each message */
+	size_t n, alloc;
+};
+
+static enum bb_status thread_add(void *ctx, const char *raw, size_t len)
+{
+	struct thread *t = ctx;
+
+	if (t->n == t->alloc) {
+		size_t alloc = t->alloc ? t->alloc * 2 : 8;
+		struct buf *nr;
+
+		if (alloc > 10000)
+			return BB_ERR_TOO_LARGE;
+		nr = realloc(t->raw, alloc * sizeof(*nr));
+		if (!nr)
+			return BB_ERR_NOMEM;
+		t->raw = nr;
+		t->alloc = alloc;
+	}
+	t->raw[t->n] = (struct buf)BUF_INIT;
+	if (buf_add(&t->raw[t->n], raw, len))
+		return BB_ERR_NOMEM;
+	t->n++;
+	return BB_OK;
+}
+
+static void thread_release(struct thread *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		buf_release(&t->raw[i]);
+	free(t->raw);
+	memset(t, 0, sizeof(*t));
+}
+
+/* "Re: [PATCH v2] usb: ..." -> "[PATCH v2] usb: ..." */
+static const char *bare_subject(const char *subject)
+{
+	const char *p = subject ? subject : "";
+
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (!strncasecmp(p, "re:", 3) || !strncasecmp(p, "aw:", 3))
+			p += 3;
+		else if (!strncasecmp(p, "fwd:", 4))
+			p += 4;
+		else
+			return p;
+	}
+}
+
+/* The whole thread of the mail that says "#bugbridge track", oldest first,
+ * with that mail in it. */
+static enum bb_status track_thread(const struct inbound_options *opt, const char *raw, size_t len,
+				   const char *message_id, struct thread *t, struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+	int has_self = 0;
+
+	if (opt->fetch_thread &&
+	    (s = opt->fetch_thread(opt->fetch_thread_ctx, message_id, thread_add, t, err)))
+		return s;
+	for (size_t i = 0; i < t->n && !has_self; i++) {
+		struct inmail m;
+
+		memset(&m, 0, sizeof(m));
+		if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, NULL, &m, NULL) == BB_OK &&
+		    m.message_id && !strcmp(m.message_id, message_id))
+			has_self = 1;
+		inmail_release(&m);
+	}
+	if (!has_self && (s = thread_add(t, raw, len)))
+		return bb_error_set(err, s, "out of memory");
+	return BB_OK;
+}
+
+/* Creates the bug of a tracked thread (or finds it, when a crash came
+ * between creating it and recording it), then records every mail of the
+ * thread: the first as the description, the others as comments to post. */
+static enum bb_status track_create(struct sync_context *sc, const struct inbound_options *opt,
+				   const struct thread *t, int maybe_done,
+				   struct inbound_stats *stats, struct bb_error *err)
+{
+	const struct inmail_options iopt = { sc->cfg->mail_domain, NULL };
+	struct inmail root;
+	struct inmail_body body;
+	struct bz_bug created;
+	char *link = NULL, *description = NULL;
+	long long bug_id = 0;
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	memset(&root, 0, sizeof(root));
+	memset(&body, 0, sizeof(body));
+	memset(&created, 0, sizeof(created));
+	if ((s = inmail_parse_headers(t->raw[0].data, t->raw[0].len, &iopt, &root, err)) ||
+	    (s = inmail_decode(t->raw[0].data, t->raw[0].len, &body, err)))
+		goto out;
+	if (!root.message_id) {
+		s = bb_error_set(err, BB_ERR_INVALID, "the thread's first mail has no Message-ID");
+		goto out;
+	}
+	link = archive_link(opt, root.message_id);
+	if (!link) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (maybe_done && (s = bz_find_bug_by_url(sc->bz, link, &bug_id, err)))
+		goto out;
+	if (!bug_id) {
+		const struct bz_change fields[] = {
+			{ "product", sc->cfg->inbound_track_product },
+			{ "component", sc->cfg->inbound_track_component },
+			{ "version", sc->cfg->inbound_track_version },
+			{ "op_sys", sc->cfg->inbound_track_op_sys },
+			{ "platform", sc->cfg->inbound_track_platform },
+			{ "summary", *bare_subject(root.subject) ? bare_subject(root.subject)
+								: "(no subject)" },
+			{ "url", link },
+		};
+		char *text = strip_commands(body.text ? body.text : "");
+		struct buf d = BUF_INIT;
+
+		buf_addf(&d, "%s%s%s%s reported on the list:\n\n", root.from_name ? root.from_name : "",
+			 root.from_name && *root.from_name ? " <" : "", root.from_addr ? root.from_addr : "",
+			 root.from_name && *root.from_name ? ">" : "");
+		buf_addstr(&d, text ? text : "");
+		add_parts(sc, &root, &body, &d);
+		buf_addf(&d, "\nArchived at %s\nMessage-ID: <%s>\n", link, root.message_id);
+		free(text);
+		description = buf_detach(&d, NULL);
+		if (!sc->cfg->inbound_track_product || !sc->cfg->inbound_track_component) {
+			s = bb_error_set(err, BB_ERR_CONFIG, "#bugbridge track needs [inbound]"
+					 " track_product and track_component");
+			goto out;
+		}
+		test_hook("inbound.create");
+		if ((s = bz_create_bug(sc->bz, fields, sizeof(fields) / sizeof(fields[0]),
+				       description, &bug_id, err)))
+			goto out;
+		test_hook("inbound.created");
+		stats->bugs_created++;
+		log_event(LOG_LEVEL_INFO, "inbound.tracked", LF_INT("bug", bug_id),
+			  LF_STR("thread", root.message_id));
+	}
+	/* the description's comment id, so it is never mailed back */
+	created.id = bug_id;
+	if ((s = bz_fetch_comments(sc->bz, &created, 1, 0, err)))
+		goto out;
+	if ((s = store_begin(sc->db, err)))
+		goto out;
+	if ((s = store_prepare(sc->db, &st,
+			       "INSERT INTO bz_bug (id, summary, product, component, status,"
+			       " mirrored, recipients, fields) VALUES (?, ?, ?, ?, 'NEW', 1, '', 'null')"
+			       " ON CONFLICT (id) DO NOTHING", err)))
+		goto rollback;
+	sqlite3_bind_int64(st, 1, bug_id);
+	sqlite3_bind_text(st, 2, bare_subject(root.subject), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, sc->cfg->inbound_track_product, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, sc->cfg->inbound_track_component, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		s = store_fail(sc->db, err, "recording a tracked bug");
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (created.ncomments) {
+		if ((s = store_prepare(sc->db, &st,
+				       "INSERT INTO bz_comment (id, bug_id, count, time, origin, message_id)"
+				       " VALUES (?, ?, 0, ?, 'bridge', ?) ON CONFLICT (id) DO NOTHING",
+				       err)))
+			goto rollback;
+		sqlite3_bind_int64(st, 1, created.comments[0].id);
+		sqlite3_bind_int64(st, 2, bug_id);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)created.comments[0].time);
+		sqlite3_bind_text(st, 4, root.message_id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			s = store_fail(sc->db, err, "recording a tracked bug");
+			goto rollback;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	/* the other mails of the thread become comments (the root and the
+	 * track mail itself are recorded too) */
+	for (size_t i = 0; i < t->n && !s; i++) {
+		struct inmail m;
+		struct inmail_body b;
+		char *comment = NULL, *rest = NULL;
+		const char *parent = NULL;
+		int count = -1;
+
+		memset(&m, 0, sizeof(m));
+		memset(&b, 0, sizeof(b));
+		if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, &iopt, &m, NULL) != BB_OK ||
+		    !m.message_id) {
+			inmail_release(&m);
+			continue;
+		}
+		if (i == 0) {
+			/* the description: nothing to post; a root seen before
+			 * (the track mail itself) now belongs to the bug */
+			if (mail_seen(sc, m.message_id))
+				s = mail_forget(sc, m.message_id, err);
+			if (!s)
+				s = mail_record(sc, opt, &m, bug_id, NULL, "posted", "thread root", NULL,
+						NULL, err);
+		} else {
+			/* a comment, in thread order; the track mail, recorded
+			 * when it was read, takes its place among them */
+			if (mail_seen(sc, m.message_id))
+				s = mail_forget(sc, m.message_id, err);
+			known_message(sc, m.in_reply_to, &count);
+			parent = m.in_reply_to;
+			if (!s && inmail_decode(t->raw[i].data, t->raw[i].len, &b, NULL) == BB_OK) {
+				rest = strip_commands(b.text ? b.text : "");
+				if ((rest && has_own_text(rest)) || b.nparts)
+					comment = compose_comment(sc, opt, &m, &b, rest, count);
+			}
+			if (!s)
+				s = mail_record(sc, opt, &m, bug_id, parent,
+						comment ? "intent" : "no-comment", NULL, comment, NULL,
+						err);
+		}
+		free(rest);
+		free(comment);
+		inmail_body_release(&b);
+		inmail_release(&m);
+	}
+	if (s)
+		goto rollback;
+	s = store_commit(sc->db, err);
+	goto out;
+rollback:
+	sqlite3_finalize(st);
+	store_rollback(sc->db);
+out:
+	bz_bug_release(&created);
+	free(link);
+	free(description);
+	inmail_body_release(&body);
+	inmail_release(&root);
+	return s;
+}
+
+/* A thread that cannot become a bug for good (no product configured,
+ * Bugzilla refuses the fields) is recorded as failed with the reason, so
+ * it does not stop every later round; a temporary failure stays for
+ * inbound_resume(). */
+static enum bb_status track_give_up(struct sync_context *sc, const char *message_id,
+				    enum bb_status s, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (status_retry_class(s) != BB_RETRY_GIVE_UP || s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
+		return s;
+	log_event(LOG_LEVEL_WARN, "inbound.track_failed", LF_STR("message_id", message_id),
+		  LF_STR("error", err->message));
+	if (store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'failed', reason = ?"
+				       " WHERE message_id = ? AND state = 'track'", NULL))
+		return s;
+	sqlite3_bind_text(st, 1, err->message, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);
+	s = sqlite3_step(st) == SQLITE_DONE ? BB_OK : s;
+	sqlite3_finalize(st);
+	if (!s)
+		bb_error_clear(err);
+	return s;
+}
+
+/* Posts the comments a tracked thread left as intents. */
+static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_id,
+					 int maybe_done, struct inbound_stats *stats,
+					 struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	long long rows[512];
+	size_t n = 0;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "SELECT id FROM in_mail WHERE bug_id = ? AND"
+				      " state = 'intent' ORDER BY id LIMIT 512", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, bug_id);
+	while (n < 512 && sqlite3_step(st) == SQLITE_ROW)
+		rows[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n && !s; i++)
+		s = finish_mail(sc, rows[i], maybe_done, stats, err);
+	return s;
+}
+
+/* A mail that belongs to no bug but says "#bugbridge track". */
+static enum bb_status handle_track(struct sync_context *sc, const struct inbound_options *opt,
+				   const char *raw, size_t len, const struct inmail *m,
+				   const char *cursor_name, const char *cursor_value,
+				   struct inbound_stats *stats, struct bb_error *err)
+{
+	struct thread t = { NULL, 0, 0 };
+	char **allow = config_list(sc->cfg->inbound_allow, NULL);
+	int allowed = !m->auth_failed && address_in(m->from_addr, allow);
+	long long row = 0;
+	enum bb_status s;
+
+	config_list_free(allow);
+	if ((s = store_begin(sc->db, err)))
+		return s;
+	s = mail_record(sc, opt, m, 0, NULL, allowed ? "track" : "seen",
+			allowed ? NULL : "#bugbridge track from a sender not allowed", NULL, &row,
+			err);
+	if (!s)
+		s = cursor_move(sc, cursor_name, cursor_value, err);
+	if (s || sc->dry_run) {
+		store_rollback(sc->db);
+		return s;
+	}
+	if ((s = store_commit(sc->db, err)))
+		return s;
+	if (!allowed) {
+		stats->commands_refused++;
+		log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_STR("from", m->from_addr),
+			  LF_STR("command", "#bugbridge track"));
+		return BB_OK;
+	}
+	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))
+		s = track_create(sc, opt, &t, 0, stats, err);
+	thread_release(&t);
+	if (s)
+		s = track_give_up(sc, m->message_id, s, err);
+	if (!s) {
+		long long bug_id = 0;
+		int count;
+
+		if ((bug_id = known_message(sc, m->message_id, &count)))
+			s = finish_bug_intents(sc, bug_id, 0, stats, err);
+	}
+	return s;
+}
+
+enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_options *opt,
+			      const char *raw, size_t len, const char *cursor_name,
+			      const char *cursor_value, struct inbound_stats *stats,
+			      struct bb_error *err)
+{
+	const struct inmail_options iopt = { sc->cfg->mail_domain, NULL };
+	struct inmail m;
+	const char *parent = NULL, *why = NULL;
+	long long bug_id = 0;
+	int count = -1;
+	enum bb_status s;
+
+	stats->mails++;
+	memset(&m, 0, sizeof(m));
+	if (inmail_parse_headers(raw, len, &iopt, &m, err) != BB_OK || !m.message_id) {
+		/* nothing to key it by: it cannot be acted on, only skipped */
+		stats->rejected++;
+		log_event(LOG_LEVEL_WARN, "inbound.rejected", LF_STR("cursor", cursor_value),
+			  LF_STR("reason", err->message[0] ? err->message : "no Message-ID"));
+		bb_error_clear(err);
+		s = BB_OK;
+		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
+			s = cursor_move(sc, cursor_name, cursor_value, err);
+			s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+		}
+		goto out;
+	}
+	if (mail_seen(sc, m.message_id)) {
+		s = BB_OK;
+		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
+			s = cursor_move(sc, cursor_name, cursor_value, err);
+			s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+		}
+		goto out;
+	}
+	bug_id = match_mail(sc, &m, &parent, &count);
+	if (bug_id) {
+		stats->matched++;
+		if (m.from_bridge || mail_message_id_parse(sc->cfg->mail_domain, m.message_id, NULL))
+			why = "sent by bugbridge";
+		else if (m.auto_reply)
+			why = "an automatic reply";
+		else if (!bug_mirrored(sc, bug_id))
+			why = "the bug is not mirrored";
+	}
+	if (!bug_id && sc->cfg->inbound_track && sc->cfg->inbound_commands &&
+	    (inmail_raw_scan(raw, len) & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE))) {
+		int track = 0;
+		struct inmail_body body;
+		struct mailcmd *cmds = NULL;
+		size_t ncmds = 0;
+
+		memset(&body, 0, sizeof(body));
+		if (inmail_decode(raw, len, &body, NULL) == BB_OK) {
+			mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+			for (size_t i = 0; i < ncmds; i++)
+				track |= cmds[i].verb == MAILCMD_TRACK;
+		}
+		mailcmd_free(cmds, ncmds);
+		inmail_body_release(&body);
+		if (track && !m.from_bridge && !m.auto_reply) {
+			s = handle_track(sc, opt, raw, len, &m, cursor_name, cursor_value, stats, err);
+			goto out;
+		}
+	}
+	if (!bug_id || why) {
+		if (why) {
+			stats->ignored++;
+			log_event(LOG_LEVEL_INFO, "inbound.ignored", LF_STR("message_id", m.message_id),
+				  LF_INT("bug", bug_id), LF_STR("reason", why));
+		}
+		s = BB_OK;
+		if (sc->dry_run || (s = store_begin(sc->db, err)))
+			goto out;
+		/* matched mails are remembered (their replies thread through
+		 * them); others only move the cursor */
+		if (bug_id)
+			s = mail_record(sc, opt, &m, bug_id, parent, "ignored", why, NULL, NULL, err);
+		if (!s)
+			s = cursor_move(sc, cursor_name, cursor_value, err);
+		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+		goto out;
+	}
+	s = handle_matched(sc, opt, raw, len, &m, bug_id, parent, count, cursor_name, cursor_value,
+			   stats, err);
+out:
+	inmail_release(&m);
+	return s;
+}
+
+/* Threads whose bug was being created when a crash came. */
+static enum bb_status resume_tracks(struct sync_context *sc, const struct inbound_options *opt,
+				    struct inbound_stats *stats, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	char *mid;
+
+	for (;;) {
+		struct thread t = { NULL, 0, 0 };
+		long long bug_id;
+		int count;
+
+		if ((s = store_prepare(sc->db, &st, "SELECT message_id FROM in_mail"
+					      " WHERE state = 'track' ORDER BY id LIMIT 1", err)))
+			return s;
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return BB_OK;
+		}
+		mid = column_dup(st, 0);
+		sqlite3_finalize(st);
+		if (!mid)
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		/* the mail itself is in the thread the archive gives */
+		s = opt->fetch_thread
+			? opt->fetch_thread(opt->fetch_thread_ctx, mid, thread_add, &t, err)
+			: bb_error_set(err, BB_ERR_UNSUPPORTED, "cannot fetch the thread of %s", mid);
+		if (!s && !t.n)
+			s = bb_error_set(err, BB_ERR_NOT_FOUND, "the archive has no thread for %s", mid);
+		if (!s)
+			s = track_create(sc, opt, &t, 1, stats, err);
+		thread_release(&t);
+		if (s)
+			s = track_give_up(sc, mid, s, err);
+		else if ((bug_id = known_message(sc, mid, &count)))
+			s = finish_bug_intents(sc, bug_id, 1, stats, err);
+		free(mid);
+		if (s)
+			return s;
+	}
+}
+
+enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_options *opt,
+			      struct inbound_stats *stats, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	long long rows[256];
+	size_t n = 0;
+	enum bb_status s;
+
+	if (sc->dry_run)
+		return BB_OK;
+	if ((s = store_prepare(sc->db, &st, "SELECT id FROM in_mail WHERE state = 'intent'"
+				      " ORDER BY id LIMIT 256", err)))
+		return s;
+	while (n < 256 && sqlite3_step(st) == SQLITE_ROW)
+		rows[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n && !s; i++)
+		s = finish_mail(sc, rows[i], 1, stats, err);
+	if (!s)
+		s = resume_tracks(sc, opt, stats, err);
+	return s;
+}
+
+/* ------------------------------------------------------------- a round */
+
+struct round {
+	struct sync_context *sc;
+	const struct inbound_options *opt;
+	struct archive_source *src;
+	const char *cursor_name;
+	struct inbound_stats *stats;
+	struct bb_error *err;
+};
+
+static enum bb_status on_message(void *ctx, const char *raw, size_t len, const char *position)
+{
+	struct round *r = ctx;
+
+	return inbound_handle(r->sc, r->opt, raw, len, r->cursor_name, position, r->stats, r->err);
+}
+
+struct thread_relay {
+	enum bb_status (*fn)(void *fctx, const char *raw, size_t len);
+	void *fctx;
+};
+
+static enum bb_status relay_message(void *ctx, const char *raw, size_t len, const char *position)
+{
+	struct thread_relay *t = ctx;
+
+	(void)position;
+	return t->fn(t->fctx, raw, len);
+}
+
+static enum bb_status fetch_thread_from(void *ctx, const char *message_id,
+					enum bb_status (*fn)(void *fctx, const char *raw, size_t len),
+					void *fctx, struct bb_error *err)
+{
+	struct thread_relay t = { fn, fctx };
+
+	return archive_fetch_thread(ctx, message_id, relay_message, &t, err);
+}
+
+char *inbound_cursor_name(const struct bb_config *cfg)
+{
+	return str_printf("archive:%s", cfg->archive_url ? cfg->archive_url
+					: cfg->archive_path ? cfg->archive_path : "-");
+}
+
+enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src,
+			     const struct inbound_options *opt, struct inbound_stats *stats,
+			     struct bb_error *err)
+{
+	struct inbound_options o = *opt;
+	struct round r;
+	char *name = inbound_cursor_name(sc->cfg), *cursor = NULL, *next = NULL;
+	enum bb_status s;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!name)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (!o.fetch_thread) {
+		o.fetch_thread = fetch_thread_from;
+		o.fetch_thread_ctx = src;
+	}
+	if (!sc->bz) {
+		s = bb_error_set(err, BB_ERR_CONFIG, "replies cannot be posted without a Bugzilla"
+				 " ([bugzilla] url)");
+		goto out;
+	}
+	if ((s = inbound_resume(sc, &o, stats, err)))
+		goto out;
+	if ((s = sync_cursor_get(sc->db, name, &cursor, NULL, err)))
+		goto out;
+	if (!cursor) {
+		/* a new source starts at the archive's end, not at its history */
+		if ((s = archive_tail(src, &next, err)))
+			goto out;
+		log_event(LOG_LEVEL_INFO, "inbound.start", LF_STR("source", name),
+			  LF_STR("cursor", next));
+	} else {
+		r.sc = sc;
+		r.opt = &o;
+		r.src = src;
+		r.cursor_name = name;
+		r.stats = stats;
+		r.err = err;
+		if ((s = archive_poll(src, cursor, on_message, &r, &next, err)))
+			goto out;
+	}
+	if (next && !sc->dry_run && !(s = store_begin(sc->db, err))) {
+		s = cursor_move(sc, name, next, err);
+		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+	}
+	log_event(LOG_LEVEL_INFO, "inbound.round", LF_UINT("mails", stats->mails),
+		  LF_UINT("matched", stats->matched), LF_UINT("posted", stats->posted),
+		  LF_UINT("ignored", stats->ignored), LF_UINT("commands", stats->commands_done));
+out:
+	free(cursor);
+	free(next);
+	free(name);
+	return s;
+}

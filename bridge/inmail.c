@@ -1,0 +1,2011 @@
+/* Reading list mail for the inbound bridge (see inmail.h).
+ *
+ * The header pass splits the header section into fields itself (RFC 5322
+ * field syntax: a name, a colon, a value that continues on lines starting
+ * with a blank) and hands the values of the few fields the bridge needs to
+ * GMime's helpers: RFC 2047 words, addresses, dates and msg-ids are never
+ * decoded here.  Building a GMimeMessage for the header pass would parse
+ * every MIME part's headers of every mail, which the lazy design exists to
+ * avoid.  The full decode is GMime's parser over the raw bytes in place
+ * (no copy), its data wrappers for the transfer encodings and GLib's iconv
+ * for charsets; what is written here is the choice of parts and the
+ * fallbacks for bogus labels.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/tree.h>
+
+#include "bridge/inmail.h"
+#include "bridge/mail.h"
+#include "core/buf.h"
+
+/* Authentication-Results headers looked at per mail (the archive's own
+ * are on top; a sender can add any number below them). */
+#define AUTH_RESULTS_MAX 16
+
+/* --- shared helpers ------------------------------------------------------- */
+
+static pthread_once_t inmail_once = PTHREAD_ONCE_INIT;
+static GMimeParserOptions *inmail_options;
+
+static void inmail_init_once(void)
+{
+	/* 8-bit text without a (usable) charset: UTF-8 if it is valid UTF-8,
+	 * else windows-1252, which maps every byte but five. */
+	static const char *fallback[] = { "UTF-8", "windows-1252", NULL };
+
+	mail_init();
+	inmail_options = g_mime_parser_options_new();
+	g_mime_parser_options_set_fallback_charsets(inmail_options, fallback);
+	g_mime_parser_options_set_allow_addresses_without_domain(inmail_options, FALSE);
+}
+
+static GMimeParserOptions *options(void)
+{
+	pthread_once(&inmail_once, inmail_init_once);
+	return inmail_options;
+}
+
+static int ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+static int is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* 1 if s (len bytes) starts with prefix, ignoring ASCII case. */
+static int has_prefix_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && g_ascii_strncasecmp(s, prefix, n) == 0;
+}
+
+static int equals_ci(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && g_ascii_strncasecmp(s, word, len) == 0;
+}
+
+/* Appends the UTF-8 text s (len bytes, any content) to out as it may stand
+ * in a one-line field: invalid UTF-8 repaired, NUL and C0/C1 controls and
+ * DEL dropped, CR/LF/TAB turned into one space, runs of spaces collapsed,
+ * leading and trailing spaces trimmed, cut at max bytes on a character. */
+static enum bb_status add_clean_line(struct buf *out, const char *s, size_t len, size_t max)
+{
+	char *valid = g_utf8_make_valid(s, (gssize)len);
+	const char *p = valid;
+	size_t start = out->len;
+	enum bb_status st = BB_OK;
+	int space = 0;
+
+	while (*p && st == BB_OK) {
+		gunichar c = g_utf8_get_char(p);
+		const char *next = g_utf8_next_char(p);
+
+		if (c == '\t' || c == '\r' || c == '\n' || c == ' ') {
+			space = out->len > start;
+		} else if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 || c == 0x2029) {
+			/* controls, DEL, C1, Unicode line separators: dropped */
+		} else {
+			if (out->len - start + (size_t)(next - p) + (space ? 1 : 0) > max)
+				break;
+			if (space)
+				st = buf_addch(out, ' ');
+			if (st == BB_OK)
+				st = buf_add(out, p, (size_t)(next - p));
+			space = 0;
+		}
+		p = next;
+	}
+	g_free(valid);
+	return st;
+}
+
+/* A malloc'd clean copy (see add_clean_line()), NULL when out of memory. */
+static char *clean_line(const char *s, size_t len, size_t max)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	/* most values are printable ASCII with single blanks: copy them */
+	for (i = 0; i < len && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x7f || (c == ' ' && (i == 0 || s[i - 1] == ' ')))
+			break;
+	}
+	if (i == len && (len == 0 || s[len - 1] != ' ')) {
+		char *out = malloc(len + 1);
+
+		if (out) {
+			memcpy(out, s, len);
+			out[len] = '\0';
+		}
+		return out;
+	}
+
+	if (add_clean_line(&b, s, len, max) != BB_OK) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* 1 if id can be a Message-ID's inside: printable ASCII without blanks,
+ * angle brackets or quotes, not too long.  The '@' is not required: real
+ * archives hold ids without one, and they still thread. */
+static int msgid_ok(const char *id)
+{
+	size_t n = 0;
+
+	if (!id || !*id)
+		return 0;
+	for (const char *p = id; *p; p++, n++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '"' || c == '\\')
+			return 0;
+	}
+	return n <= INMAIL_MESSAGE_ID_MAX;
+}
+
+/* --- header pass --------------------------------------------------------- */
+
+struct field {
+	const char *name, *value; /* value runs to the end of its last line */
+	size_t name_len, value_len;
+};
+
+/* Unfolds a raw field value into scratch: line ends go (RFC 5322 unfolding
+ * keeps the blank that follows them), NUL bytes go, a bare CR becomes a
+ * blank, blanks at both ends go.
+ * Returns scratch's NUL-terminated contents. */
+static const char *unfold(struct buf *scratch, const char *v, size_t len)
+{
+	const char *end = v + len;
+	size_t keep;
+
+	buf_reset(scratch);
+	while (v < end && (is_blank(*v) || *v == '\r' || *v == '\n'))
+		v++;
+	if (buf_grow(scratch, (size_t)(end - v) + 1) != BB_OK)
+		return NULL;
+	for (; v < end; v++) {
+		if (*v == '\n' || *v == '\0' || (*v == '\r' && v + 1 < end && v[1] == '\n'))
+			continue;
+		/* a bare CR ends no line here: it is a blank */
+		scratch->data[scratch->len++] = *v == '\r' ? ' ' : *v;
+	}
+	keep = scratch->len;
+	while (keep && is_blank(scratch->data[keep - 1]))
+		keep--;
+	scratch->data[keep] = '\0';
+	scratch->len = keep;
+	return scratch->data;
+}
+
+static enum bb_status take_message_id(struct inmail *m, const char *value)
+{
+	char *id = g_mime_utils_decode_message_id(value);
+
+	if (id && msgid_ok(id) && !(m->message_id = strdup(id))) {
+		g_free(id);
+		return BB_ERR_NOMEM;
+	}
+	g_free(id);
+	return BB_OK;
+}
+
+static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
+{
+	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	enum bb_status st = BB_OK;
+
+	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
+		const char *id = g_mime_references_get_message_id(refs, i);
+
+		if (msgid_ok(id)) {
+			if (!(m->in_reply_to = strdup(id)))
+				st = BB_ERR_NOMEM;
+			break;
+		}
+	}
+	if (refs)
+		g_mime_references_free(refs);
+	return st;
+}
+
+/* References: valid ids, deduplicated, the root kept first and then the
+ * newest INMAIL_REFERENCES_MAX - 1 others in order.  The mail's own id is
+ * dropped here (see inmail_parse_headers(), which runs this last). */
+static enum bb_status take_references(struct inmail *m, const char *value)
+{
+	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+	const char *picked[INMAIL_REFERENCES_MAX];
+	size_t npicked = 0, nrefs = refs ? (size_t)g_mime_references_length(refs) : 0;
+	const char *root = NULL;
+	enum bb_status st = BB_OK;
+	size_t i;
+
+	if (m->message_id)
+		g_hash_table_add(seen, m->message_id);
+	for (i = 0; i < nrefs && !root; i++) {
+		const char *id = g_mime_references_get_message_id(refs, (int)i);
+
+		if (msgid_ok(id) && !g_hash_table_contains(seen, id))
+			root = id;
+	}
+	if (root)
+		g_hash_table_add(seen, (char *)root);
+	/* newest first, then turned around */
+	for (i = nrefs; i-- > 0 && root && npicked < INMAIL_REFERENCES_MAX - 1;) {
+		const char *id = g_mime_references_get_message_id(refs, (int)i);
+
+		if (!msgid_ok(id) || g_hash_table_contains(seen, id))
+			continue;
+		g_hash_table_add(seen, (char *)id);
+		picked[npicked++] = id;
+	}
+	m->references = calloc(npicked + (root ? 1 : 0) + 1, sizeof(char *));
+	if (!m->references) {
+		st = BB_ERR_NOMEM;
+		goto out;
+	}
+	if (root && !(m->references[m->nreferences++] = strdup(root))) {
+		st = BB_ERR_NOMEM;
+		goto out;
+	}
+	while (npicked > 0) {
+		if (!(m->references[m->nreferences] = strdup(picked[--npicked]))) {
+			st = BB_ERR_NOMEM;
+			goto out;
+		}
+		m->nreferences++;
+	}
+out:
+	g_hash_table_destroy(seen);
+	if (refs)
+		g_mime_references_free(refs);
+	return st;
+}
+
+/* The first mailbox of an address list (descending into a group). */
+static InternetAddressMailbox *first_mailbox(InternetAddressList *list, int depth)
+{
+	int n = list ? internet_address_list_length(list) : 0;
+
+	for (int i = 0; i < n; i++) {
+		InternetAddress *a = internet_address_list_get_address(list, i);
+
+		if (INTERNET_ADDRESS_IS_MAILBOX(a))
+			return INTERNET_ADDRESS_MAILBOX(a);
+		if (INTERNET_ADDRESS_IS_GROUP(a) && depth < 2) {
+			InternetAddressMailbox *mb = first_mailbox(
+				internet_address_group_get_members(INTERNET_ADDRESS_GROUP(a)), depth + 1);
+
+			if (mb)
+				return mb;
+		}
+	}
+	return NULL;
+}
+
+/* addr-spec with the domain lower-cased; NULL for nothing usable. */
+static char *clean_address(const char *addr)
+{
+	char *out, *at;
+
+	if (!addr || !*addr)
+		return NULL;
+	out = clean_line(addr, strlen(addr), INMAIL_TEXT_MAX);
+	if (!out)
+		return NULL;
+	if (!*out || strchr(out, ' ') || strchr(out, '<') || strchr(out, '>')) {
+		free(out);
+		return NULL;
+	}
+	if ((at = strrchr(out, '@')))
+		for (char *p = at + 1; *p; p++)
+			*p = (char)ascii_lower((unsigned char)*p);
+	return out;
+}
+
+static enum bb_status take_from(struct inmail *m, const char *value)
+{
+	InternetAddressList *list = internet_address_list_parse(options(), value);
+	InternetAddressMailbox *mb = first_mailbox(list, 0);
+	const char *name = mb ? internet_address_get_name(INTERNET_ADDRESS(mb)) : NULL;
+	enum bb_status st = BB_OK;
+
+	if (mb)
+		m->from_addr = clean_address(internet_address_mailbox_get_addr(mb));
+	m->from_name = clean_line(name ? name : "", name ? strlen(name) : 0, INMAIL_TEXT_MAX);
+	if (!m->from_name)
+		st = BB_ERR_NOMEM;
+	if (list)
+		g_object_unref(list);
+	return st;
+}
+
+/* Decodes an unstructured value (RFC 2047, raw 8-bit bytes) into a clean
+ * line.  Plain ASCII without encoded words needs no decoder. */
+static char *decode_text(const char *value)
+{
+	const unsigned char *p;
+	char *decoded, *out;
+
+	for (p = (const unsigned char *)value; *p; p++)
+		if (*p >= 0x80 || (p[0] == '=' && p[1] == '?'))
+			break;
+	if (!*p)
+		return clean_line(value, strlen(value), INMAIL_TEXT_MAX);
+	decoded = g_mime_utils_header_decode_text(options(), value);
+	out = clean_line(decoded ? decoded : "", decoded ? strlen(decoded) : 0, INMAIL_TEXT_MAX);
+	g_free(decoded);
+	return out;
+}
+
+static time_t decode_date(const char *value)
+{
+	GDateTime *dt = g_mime_utils_header_decode_date(value);
+	gint64 t;
+
+	if (!dt)
+		return 0;
+	t = g_date_time_to_unix(dt);
+	g_date_time_unref(dt);
+	if (t <= 0 || (sizeof(time_t) < 8 && t > INT32_MAX))
+		return 0;
+	return (time_t)t;
+}
+
+/* List-Id: "Some phrase <list.example.org>"; the part in <> (else the
+ * value), lower-case. */
+static char *list_id(const char *value)
+{
+	const char *open = strrchr(value, '<'), *close;
+	char *out;
+
+	if (open && (close = strchr(open, '>')))
+		out = clean_line(open + 1, (size_t)(close - open - 1), INMAIL_TEXT_MAX);
+	else
+		out = clean_line(value, strlen(value), INMAIL_TEXT_MAX);
+	if (!out)
+		return NULL;
+	for (char *p = out; *p; p++)
+		*p = (char)ascii_lower((unsigned char)*p);
+	if (!*out || strchr(out, ' ')) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The first word of a value ("auto-replied; owner=..." -> "auto-replied"). */
+static size_t first_word(const char *value, const char **word)
+{
+	const char *p = value;
+
+	while (is_blank(*p))
+		p++;
+	*word = p;
+	while (*p && !is_blank(*p) && *p != ';' && *p != '(')
+		p++;
+	return (size_t)(p - *word);
+}
+
+/* Mail systems and list software write as MAILER-DAEMON@, owner-list@,
+ * list-owner@, list+owner@, list-bounces@: bounces and list notices. */
+static int list_software(const char *addr)
+{
+	const char *at = strrchr(addr, '@');
+	size_t local = at ? (size_t)(at - addr) : strlen(addr);
+
+	if (equals_ci(addr, local, "mailer-daemon") || has_prefix_ci(addr, local, "owner-"))
+		return 1;
+	return (local > 6 && (has_prefix_ci(addr + local - 6, 6, "-owner") ||
+			      has_prefix_ci(addr + local - 6, 6, "+owner"))) ||
+		(local > 8 && has_prefix_ci(addr + local - 8, 8, "-bounces"));
+}
+
+/* Subjects of vacation and ticket-system auto-replies, after any leading
+ * "[tag]" groups. */
+static int autoreply_subject(const char *subject)
+{
+	static const char *const prefixes[] = {
+		"autoreply:", "auto-reply:", "auto reply:", "automatic reply:",
+		"auto response:", "auto-response:", "out of office", "out of the office",
+		"abwesenheitsnotiz", "réponse automatique", NULL
+	};
+	const char *p = subject;
+
+	for (int groups = 0; groups < 4; groups++) {
+		while (*p == ' ')
+			p++;
+		if (*p != '[' || !strchr(p, ']'))
+			break;
+		p = strchr(p, ']') + 1;
+	}
+	while (*p == ' ')
+		p++;
+	for (int i = 0; prefixes[i]; i++)
+		if (has_prefix_ci(p, strlen(p), prefixes[i]))
+			return 1;
+	return 0;
+}
+
+/* --- Authentication-Results (RFC 8601) ---------------------------------- */
+
+struct auth_state {
+	const char *from_domain;  /* NULL if From has none */
+	int dmarc_pass, dmarc_fail;
+	int dkim_pass, dkim_fail;
+	int spf_pass, spf_fail;
+};
+
+/* Relaxed alignment, approximated: equal, or one a subdomain of the other. */
+static int aligned(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b);
+
+	if (alen == blen)
+		return g_ascii_strncasecmp(a, b, alen) == 0;
+	if (alen > blen)
+		return a[alen - blen - 1] == '.' && g_ascii_strncasecmp(a + alen - blen, b, blen) == 0;
+	return b[blen - alen - 1] == '.' && g_ascii_strncasecmp(b + blen - alen, a, alen) == 0;
+}
+
+/* The domain in a property value: after the last '@' if any. */
+static void property_domain(const char *v, size_t len, const char **d, size_t *dlen)
+{
+	const char *at = NULL;
+
+	for (size_t i = 0; i < len; i++)
+		if (v[i] == '@')
+			at = v + i;
+	if (at) {
+		*d = at + 1;
+		*dlen = (size_t)(v + len - *d);
+	} else {
+		*d = v;
+		*dlen = len;
+	}
+}
+
+/* One resinfo: "dkim=pass (comment) header.d=example.org header.i=@x". */
+static void auth_resinfo(struct auth_state *as, char *resinfo)
+{
+	char *save = NULL, *tok = strtok_r(resinfo, " \t", &save);
+	const char *method, *eq, *domain = NULL;
+	size_t method_len, domain_len = 0;
+	int pass, fail, is_dkim, is_spf, is_dmarc;
+
+	if (!tok || !(eq = strchr(tok, '=')))
+		return;
+	method = tok;
+	method_len = strcspn(tok, "=/");
+	pass = !g_ascii_strcasecmp(eq + 1, "pass");
+	fail = !g_ascii_strcasecmp(eq + 1, "fail");
+	is_dkim = equals_ci(method, method_len, "dkim");
+	is_spf = equals_ci(method, method_len, "spf");
+	is_dmarc = equals_ci(method, method_len, "dmarc");
+	if (!(pass || fail) || !(is_dkim || is_spf || is_dmarc))
+		return;
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		const char *v = strchr(tok, '=');
+		size_t name_len = v ? (size_t)(v - tok) : 0;
+
+		if (!v)
+			continue;
+		v++;
+		if ((is_dkim && (equals_ci(tok, name_len, "header.d") ||
+				 (equals_ci(tok, name_len, "header.i") && !domain))) ||
+		    (is_spf && (equals_ci(tok, name_len, "smtp.mailfrom") ||
+				(equals_ci(tok, name_len, "smtp.helo") && !domain))) ||
+		    (is_dmarc && equals_ci(tok, name_len, "header.from")))
+			property_domain(v, strlen(v), &domain, &domain_len);
+	}
+	if (is_dmarc) {
+		/* a DMARC verdict is about the From domain; header.from says which */
+		if (domain && as->from_domain && !aligned(domain, domain_len, as->from_domain))
+			return;
+		as->dmarc_pass |= pass;
+		as->dmarc_fail |= fail;
+		return;
+	}
+	if (!domain || !as->from_domain || !aligned(domain, domain_len, as->from_domain))
+		return;
+	if (is_dkim) {
+		as->dkim_pass |= pass;
+		as->dkim_fail |= fail;
+	} else {
+		as->spf_pass |= pass;
+		as->spf_fail |= fail;
+	}
+}
+
+/* One Authentication-Results value, unfolded.  Comments are removed first
+ * (they may hold ';' and '='), then the value is split at ';' outside
+ * quoted strings; the first piece is the authserv-id. */
+static void auth_results(struct auth_state *as, const char *value, const char *authserv_id)
+{
+	char *copy = strdup(value), *w = copy, *piece, *save = NULL;
+	int depth = 0, quoted = 0, first = 1;
+
+	if (!copy)
+		return;
+	for (const char *p = value; *p; p++) {
+		if (*p == '\\' && p[1] && (depth || quoted)) {
+			if (!depth)
+				*w++ = p[1];
+			p++;
+			continue;
+		}
+		if (!quoted && *p == '(') {
+			depth++;
+			continue;
+		}
+		if (!quoted && depth && *p == ')') {
+			depth--;
+			if (!depth)
+				*w++ = ' ';
+			continue;
+		}
+		if (depth)
+			continue;
+		if (*p == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		*w++ = quoted && *p == ';' ? ' ' : *p;
+	}
+	*w = '\0';
+	for (piece = strtok_r(copy, ";", &save); piece; piece = strtok_r(NULL, ";", &save)) {
+		if (first) {
+			const char *id;
+			size_t id_len = first_word(piece, &id);
+
+			first = 0;
+			if (authserv_id && !equals_ci(id, id_len, authserv_id))
+				break;
+			continue;
+		}
+		auth_resinfo(as, piece);
+	}
+	free(copy);
+}
+
+/* --- the header pass itself ---------------------------------------------- */
+
+/* Skips an mbox "From " line at the start. */
+static size_t skip_from_line(const char *raw, size_t len)
+{
+	const char *nl;
+
+	if (len < 5 || memcmp(raw, "From ", 5) != 0)
+		return 0;
+	nl = memchr(raw, '\n', len);
+	return nl ? (size_t)(nl + 1 - raw) : len;
+}
+
+/* Length of a field name at the start of a line, 0 if the line is no field:
+ * printable ASCII up to a ':' (blanks before the colon are tolerated). */
+static size_t field_name_len(const char *line, size_t len, size_t *colon)
+{
+	size_t i = 0, name_end;
+
+	while (i < len && line[i] > 0x20 && line[i] < 0x7f && line[i] != ':')
+		i++;
+	name_end = i;
+	while (i < len && is_blank(line[i]))
+		i++;
+	if (name_end == 0 || i >= len || line[i] != ':')
+		return 0;
+	*colon = i;
+	return name_end;
+}
+
+struct header_scan {
+	struct field message_id, in_reply_to, references, from, subject, date, list_id,
+		content_type, return_path;
+	struct field auth[AUTH_RESULTS_MAX];
+	size_t nauth;
+	int loop_header, auto_submitted, autoreply_header, failed_recipients;
+	int precedence_bulk, precedence_junk, list_headers;
+};
+
+/* The first word of a raw field value (which is not NUL-terminated). */
+static size_t field_first_word(const struct field *f, const char **word)
+{
+	const char *p = f->value, *end = f->value + f->value_len;
+
+	while (p < end && (is_blank(*p) || *p == '\r' || *p == '\n'))
+		p++;
+	*word = p;
+	while (p < end && !is_blank(*p) && *p != ';' && *p != '(' && *p != '\r' && *p != '\n')
+		p++;
+	return (size_t)(p - *word);
+}
+
+static void note_field(struct header_scan *hs, const struct field *f)
+{
+	const char *n = f->name;
+	size_t l = f->name_len;
+	struct field *slot = NULL;
+
+	switch (ascii_lower((unsigned char)n[0])) {
+	case 'a':
+		if (equals_ci(n, l, "authentication-results") && hs->nauth < AUTH_RESULTS_MAX)
+			hs->auth[hs->nauth++] = *f;
+		else if (equals_ci(n, l, "auto-submitted")) {
+			/* any value but "no" (RFC 3834) */
+			const char *w;
+			size_t wl = field_first_word(f, &w);
+
+			if (wl && !equals_ci(w, wl, "no"))
+				hs->auto_submitted = 1;
+		}
+		break;
+	case 'c':
+		if (equals_ci(n, l, "content-type"))
+			slot = &hs->content_type;
+		break;
+	case 'd':
+		if (equals_ci(n, l, "date"))
+			slot = &hs->date;
+		break;
+	case 'f':
+		if (equals_ci(n, l, "from"))
+			slot = &hs->from;
+		break;
+	case 'i':
+		if (equals_ci(n, l, "in-reply-to"))
+			slot = &hs->in_reply_to;
+		break;
+	case 'l':
+		if (equals_ci(n, l, "list-id"))
+			slot = &hs->list_id;
+		if (has_prefix_ci(n, l, "list-"))
+			hs->list_headers = 1;
+		break;
+	case 'm':
+		if (equals_ci(n, l, "message-id"))
+			slot = &hs->message_id;
+		else if (equals_ci(n, l, "mailing-list"))
+			hs->list_headers = 1;
+		break;
+	case 'p':
+		if (equals_ci(n, l, "precedence")) {
+			const char *w;
+			size_t wl = field_first_word(f, &w);
+
+			if (equals_ci(w, wl, "bulk"))
+				hs->precedence_bulk++;
+			else if (equals_ci(w, wl, "junk"))
+				hs->precedence_junk++;
+		}
+		break;
+	case 'r':
+		if (equals_ci(n, l, "references"))
+			slot = &hs->references;
+		else if (equals_ci(n, l, "return-path"))
+			slot = &hs->return_path;
+		break;
+	case 's':
+		if (equals_ci(n, l, "subject")) {
+			slot = &hs->subject;
+		} else if (equals_ci(n, l, "sender")) {
+			/* majordomo "owner-list@", Mailman "list-bounces@" */
+			const char *w;
+			size_t wl = field_first_word(f, &w);
+
+			for (size_t i = 0; i < wl; i++)
+				if (has_prefix_ci(w + i, wl - i, "owner-") ||
+				    has_prefix_ci(w + i, wl - i, "-owner@") ||
+				    has_prefix_ci(w + i, wl - i, "-bounces"))
+					hs->list_headers = 1;
+		}
+		break;
+	case 'x':
+		if (equals_ci(n, l, MAIL_LOOP_HEADER))
+			hs->loop_header = 1;
+		else if (equals_ci(n, l, "x-autoreply") || equals_ci(n, l, "x-autorespond") ||
+			 equals_ci(n, l, "x-autoresponder") || equals_ci(n, l, "x-vacation"))
+			hs->autoreply_header = 1;
+		else if (equals_ci(n, l, "x-failed-recipients"))
+			hs->failed_recipients = 1;
+		else if (equals_ci(n, l, "x-mailing-list") || equals_ci(n, l, "x-beenthere") ||
+			 equals_ci(n, l, "x-loop"))
+			hs->list_headers = 1;
+		break;
+	default:
+		break;
+	}
+	if (slot && !slot->name)
+		*slot = *f;
+}
+
+void inmail_release(struct inmail *m)
+{
+	if (!m)
+		return;
+	free(m->message_id);
+	free(m->in_reply_to);
+	if (m->references)
+		for (size_t i = 0; m->references[i]; i++)
+			free(m->references[i]);
+	free(m->references);
+	free(m->from_name);
+	free(m->from_addr);
+	free(m->subject);
+	free(m->list_id);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *inmail_parent_id(const struct inmail *m)
+{
+	if (m->in_reply_to)
+		return m->in_reply_to;
+	if (m->nreferences)
+		return m->references[m->nreferences - 1];
+	return NULL;
+}
+
+/* Splits the header section into hs; returns where the body starts, or
+ * sets *too_large. */
+static size_t scan_header_section(const char *raw, size_t len, struct header_scan *hs,
+				  int *too_large, size_t *nfields)
+{
+	size_t pos = skip_from_line(raw, len), start = pos;
+	struct field cur = { NULL, NULL, 0, 0 };
+
+	*too_large = 0;
+	*nfields = 0;
+	while (pos < len) {
+		const char *line = raw + pos, *nl = memchr(line, '\n', len - pos);
+		size_t line_len = nl ? (size_t)(nl - line) : len - pos, content = line_len, colon, name_len;
+		size_t next = nl ? pos + line_len + 1 : len;
+
+		if (pos - start > INMAIL_HEADER_MAX) {
+			*too_large = 1;
+			return pos;
+		}
+		if (content && line[content - 1] == '\r')
+			content--;
+		if (content == 0) {         /* the empty line: the body follows */
+			pos = next;
+			break;
+		}
+		if (is_blank(line[0])) {
+			if (cur.name)
+				cur.value_len = (size_t)(line + content - cur.value);
+			pos = next;
+			continue;
+		}
+		name_len = field_name_len(line, content, &colon);
+		if (!name_len)
+			break;   /* not a field: the body starts here (no empty line) */
+		if (cur.name) {
+			note_field(hs, &cur);
+			++*nfields;
+		}
+		cur.name = line;
+		cur.name_len = name_len;
+		cur.value = line + colon + 1;
+		cur.value_len = content - colon - 1;
+		pos = next;
+	}
+	if (pos - start > INMAIL_HEADER_MAX) {
+		*too_large = 1;
+		return pos;
+	}
+	if (cur.name) {
+		note_field(hs, &cur);
+		++*nfields;
+	}
+	return pos;
+}
+
+/* The first field's value, unfolded, or NULL if the field is absent. */
+static const char *field_value(struct buf *scratch, const struct field *f)
+{
+	if (!f->name)
+		return NULL;
+	return unfold(scratch, f->value, f->value_len);
+}
+
+enum bb_status inmail_parse_headers(const char *raw, size_t len,
+				    const struct inmail_options *opt,
+				    struct inmail *m, struct bb_error *err)
+{
+	struct header_scan hs;
+	struct buf scratch = BUF_INIT;
+	const char *v;
+	size_t nfields;
+	int too_large;
+	enum bb_status st = BB_OK;
+
+	memset(m, 0, sizeof(*m));
+	memset(&hs, 0, sizeof(hs));
+	options();
+	m->body_offset = scan_header_section(raw, len, &hs, &too_large, &nfields);
+	if (too_large) {
+		st = bb_error_set(err, BB_ERR_TOO_LARGE,
+				  "mail header section is larger than %d bytes", INMAIL_HEADER_MAX);
+		goto out;
+	}
+	if (nfields == 0) {
+		st = bb_error_set(err, BB_ERR_INVALID, "not a mail: no header fields");
+		goto out;
+	}
+
+	if ((v = field_value(&scratch, &hs.message_id)) && (st = take_message_id(m, v)))
+		goto nomem;
+	if ((v = field_value(&scratch, &hs.in_reply_to)) && (st = take_in_reply_to(m, v)))
+		goto nomem;
+	if (m->in_reply_to && m->message_id && !strcmp(m->in_reply_to, m->message_id)) {
+		free(m->in_reply_to);
+		m->in_reply_to = NULL;
+	}
+	v = field_value(&scratch, &hs.references);
+	if ((st = take_references(m, v ? v : "")))
+		goto nomem;
+	if ((v = field_value(&scratch, &hs.from)) && (st = take_from(m, v)))
+		goto nomem;
+	if (!m->from_name && !(m->from_name = strdup("")))
+		goto nomem;
+	v = field_value(&scratch, &hs.subject);
+	if (!(m->subject = v ? decode_text(v) : strdup("")))
+		goto nomem;
+	if ((v = field_value(&scratch, &hs.date)))
+		m->date = decode_date(v);
+	if ((v = field_value(&scratch, &hs.list_id)))
+		m->list_id = list_id(v);
+
+	/* loops, auto-replies, bounces: the first reason that applies */
+	if (hs.loop_header) {
+		m->from_bridge = 1;
+		m->skip_reason = "loop-header";
+	} else if (opt && opt->bridge_domain && m->message_id &&
+		   mail_message_id_parse(opt->bridge_domain, m->message_id, NULL)) {
+		m->from_bridge = 1;
+		m->skip_reason = "bridge-message-id";
+	}
+	if (!m->skip_reason) {
+		int bounce = hs.failed_recipients;
+
+		if ((v = field_value(&scratch, &hs.return_path)) && !strcmp(v, "<>"))
+			bounce = 1;
+		if (m->from_addr && list_software(m->from_addr))
+			bounce = 1;
+		if ((v = field_value(&scratch, &hs.content_type)) &&
+		    has_prefix_ci(v, strlen(v), "multipart/report") &&
+		    (!v[16] || v[16] == ';' || is_blank(v[16])))
+			bounce = 1;
+		if (bounce)
+			m->skip_reason = "bounce";
+	}
+	if (!m->skip_reason && hs.auto_submitted)
+		m->skip_reason = "auto-submitted";
+	if (!m->skip_reason && hs.autoreply_header)
+		m->skip_reason = "autoreply-header";
+	/* Lists (vger, majordomo) add "Precedence: bulk" to every post: with
+	 * list headers one bulk is the list's own and says nothing. */
+	if (!m->skip_reason &&
+	    (hs.precedence_junk || hs.precedence_bulk > (hs.list_headers ? 1 : 0)))
+		m->skip_reason = "precedence";
+	if (!m->skip_reason && autoreply_subject(m->subject))
+		m->skip_reason = "autoreply-subject";
+	if (m->skip_reason && !m->from_bridge)
+		m->auto_reply = 1;
+
+	if (hs.nauth) {
+		struct auth_state as = { NULL, 0, 0, 0, 0, 0, 0 };
+		const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
+
+		as.from_domain = at && at[1] ? at + 1 : NULL;
+		for (size_t i = 0; i < hs.nauth; i++)
+			if ((v = field_value(&scratch, &hs.auth[i])))
+				auth_results(&as, v, opt ? opt->authserv_id : NULL);
+		m->auth_failed = as.dmarc_fail ||
+			(!as.dmarc_pass && !as.dkim_pass && !as.spf_pass &&
+			 (as.dkim_fail || as.spf_fail));
+	}
+	goto out;
+nomem:
+	st = bb_error_set(err, BB_ERR_NOMEM, "out of memory reading mail headers");
+out:
+	buf_release(&scratch);
+	if (st != BB_OK)
+		inmail_release(m);
+	return st;
+}
+
+/* --- raw scan ------------------------------------------------------------ */
+
+/* Charset names in which ASCII text is not written as ASCII bytes. */
+static int opaque_charset(const char *line, size_t len)
+{
+	static const char *const names[] = {
+		"utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2", "ucs-4", "ucs4",
+		"utf-7", "utf7", "iso-2022", "hz-gb", "ebcdic", "ibm037", "cp037", NULL
+	};
+
+	for (size_t i = 0; i + 5 < len; i++) {
+		int c = ascii_lower((unsigned char)line[i]);
+
+		if (c != 'u' && c != 'i' && c != 'h' && c != 'e' && c != 'c')
+			continue;
+		for (int n = 0; names[n]; n++)
+			if (has_prefix_ci(line + i, len - i, names[n]))
+				return 1;
+	}
+	return 0;
+}
+
+/* A Content-Transfer-Encoding value a raw scan cannot see through. */
+static int opaque_encoding(const char *v, size_t len)
+{
+	while (len && is_blank(*v)) {
+		v++;
+		len--;
+	}
+	while (len && (is_blank(v[len - 1]) || v[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return 1;   /* folded onto the next line: assume the worst */
+	return !(has_prefix_ci(v, len, "7bit") || has_prefix_ci(v, len, "8bit") ||
+		 has_prefix_ci(v, len, "binary"));
+}
+
+unsigned inmail_raw_scan(const char *raw, size_t len)
+{
+	const char *p = raw, *end = raw + len;
+	unsigned flags = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end, *q = p;
+		size_t n;
+
+		while (q < line_end && is_blank(*q))
+			q++;
+		n = (size_t)(line_end - q);
+		switch (*q) {
+		case '#':
+			if (has_prefix_ci(q, n, "#bugbridge"))
+				flags |= INMAIL_SCAN_COMMAND;
+			else if (has_prefix_ci(q, n, "#regzbot"))
+				flags |= INMAIL_SCAN_REGZBOT;
+			break;
+		case 'C':
+		case 'c':
+			if (q != p)
+				break;
+			if (has_prefix_ci(q, n, "content-transfer-encoding:")) {
+				if (opaque_encoding(q + 26, n - 26))
+					flags |= INMAIL_SCAN_OPAQUE;
+			} else if (has_prefix_ci(q, n, "content-type:")) {
+				if (opaque_charset(q, n) || has_prefix_ci(q + 13, n - 13, " text/html") ||
+				    has_prefix_ci(q + 13, n - 13, "text/html"))
+					flags |= INMAIL_SCAN_OPAQUE;
+				if (has_prefix_ci(q + 13, n - 13, " multipart/") ||
+				    has_prefix_ci(q + 13, n - 13, "multipart/"))
+					flags |= INMAIL_SCAN_MULTIPART;
+			}
+			break;
+		case 'b':
+			/* uuencoded content: "begin 644 name" */
+			if (q == p && n > 10 && !memcmp(q, "begin ", 6) &&
+			    q[6] >= '0' && q[6] <= '7' && q[7] >= '0' && q[7] <= '7')
+				flags |= INMAIL_SCAN_OPAQUE;
+			break;
+		default:
+			break;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return flags;
+}
+
+/* --- line classification ------------------------------------------------- */
+
+void inmail_lines_init(struct inmail_lines *it, const char *text, size_t len)
+{
+	memset(it, 0, sizeof(*it));
+	it->pos = text;
+	it->end = text + len;
+}
+
+/* Parses "@@ -a[,b] +c[,d] @@" into the line counts b and d. */
+static int hunk_header(const char *s, size_t len, long *old_count, long *new_count)
+{
+	const char *p = s + 4, *end = s + len;
+	long counts[2] = { 1, 1 };
+
+	if (len < 4 || memcmp(s, "@@ -", 4) != 0)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		long v = 0;
+		int digits = 0;
+
+		if (side == 1) {
+			if (end - p < 2 || p[0] != ' ' || p[1] != '+')
+				return 0;
+			p += 2;
+		}
+		while (p < end && *p >= '0' && *p <= '9' && digits < 9) {
+			p++;
+			digits++;
+		}
+		if (!digits)
+			return 0;
+		if (p < end && *p == ',') {
+			digits = 0;
+			for (p++; p < end && *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+				v = v * 10 + (*p - '0');
+			if (!digits)
+				return 0;
+			counts[side] = v;
+		}
+	}
+	if (end - p < 3 || memcmp(p, " @@", 3) != 0)
+		return 0;
+	*old_count = counts[0];
+	*new_count = counts[1];
+	return 1;
+}
+
+static int line_is_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!is_blank(s[i]))
+			return 0;
+	return 1;
+}
+
+/* "-----Original Message-----" and its variants: a top-post quotes all
+ * that follows, without '>'. */
+static int original_message_marker(const char *s, size_t len)
+{
+	while (len && (is_blank(*s) || *s == '-' || *s == '_')) {
+		s++;
+		len--;
+	}
+	while (len && (is_blank(s[len - 1]) || s[len - 1] == '-' || s[len - 1] == '_'))
+		len--;
+	return equals_ci(s, len, "original message");
+}
+
+static int diff_start(const char *s, size_t len)
+{
+	return has_prefix_ci(s, len, "diff --git ") || (len > 6 && !memcmp(s, "diff -", 6)) ||
+		(len > 7 && !memcmp(s, "Index: ", 7));
+}
+
+static enum inmail_line_kind classify(struct inmail_lines *it, const char *s, size_t len)
+{
+	if (it->in_signature)
+		return INMAIL_LINE_SIGNATURE;
+	if (it->old_left > 0 || it->new_left > 0) {
+		char c = len ? s[0] : ' ';  /* mailers strip a context line's blank */
+
+		if (c == ' ' && it->old_left > 0 && it->new_left > 0) {
+			it->old_left--;
+			it->new_left--;
+			return INMAIL_LINE_PATCH;
+		}
+		if (c == '-' && it->old_left > 0) {
+			it->old_left--;
+			return INMAIL_LINE_PATCH;
+		}
+		if (c == '+' && it->new_left > 0) {
+			it->new_left--;
+			return INMAIL_LINE_PATCH;
+		}
+		if (c == '\\')
+			return INMAIL_LINE_PATCH;
+		it->old_left = it->new_left = 0;   /* a cut-off hunk */
+	}
+	if (hunk_header(s, len, &it->old_left, &it->new_left)) {
+		it->in_diff = 0;
+		it->after_patch = 1;
+		return INMAIL_LINE_PATCH;
+	}
+	if (it->after_patch && len > 1 && s[0] == '\\')  /* "\ No newline at end of file" */
+		return INMAIL_LINE_PATCH;
+	if (it->in_diff) {
+		if (!line_is_blank(s, len))
+			return INMAIL_LINE_PATCH;
+		it->in_diff = 0;
+	}
+	if (diff_start(s, len) ||
+	    (len > 4 && !memcmp(s, "--- ", 4) && it->end - it->pos > 4 && !memcmp(it->pos, "+++ ", 4))) {
+		it->in_diff = 1;
+		it->after_patch = 1;
+		return INMAIL_LINE_PATCH;
+	}
+	if (it->after_patch && (has_prefix_ci(s, len, "literal ") || has_prefix_ci(s, len, "delta "))) {
+		it->in_diff = 1;   /* the second block of a GIT binary patch */
+		return INMAIL_LINE_PATCH;
+	}
+	it->after_patch = 0;
+	if (it->in_original)
+		return INMAIL_LINE_QUOTE;
+	if (line_is_blank(s, len))
+		return INMAIL_LINE_BLANK;
+	if (s[0] == '>')
+		return INMAIL_LINE_QUOTE;
+	if ((len == 3 && !memcmp(s, "-- ", 3)) || (len == 2 && !memcmp(s, "--", 2))) {
+		it->in_signature = 1;
+		return INMAIL_LINE_SIGNATURE;
+	}
+	if (original_message_marker(s, len)) {
+		it->in_original = 1;
+		return INMAIL_LINE_QUOTE;
+	}
+	return INMAIL_LINE_TEXT;
+}
+
+int inmail_lines_next(struct inmail_lines *it, const char **line, size_t *len,
+		      enum inmail_line_kind *kind)
+{
+	const char *nl;
+	size_t n;
+
+	if (it->pos >= it->end)
+		return 0;
+	*line = it->pos;
+	nl = memchr(it->pos, '\n', (size_t)(it->end - it->pos));
+	n = nl ? (size_t)(nl - it->pos) : (size_t)(it->end - it->pos);
+	it->pos = nl ? nl + 1 : it->end;
+	if (n && (*line)[n - 1] == '\r')
+		n--;
+	*len = n;
+	it->lineno++;
+	*kind = classify(it, *line, n);
+	return 1;
+}
+
+/* --- reply text ---------------------------------------------------------- */
+
+struct line {
+	const char *s;
+	size_t len;
+	enum inmail_line_kind kind;
+	int keep;
+	int cut_before;  /* quoted lines before this one were cut: "> [...]" */
+};
+
+/* "On Mon, 1 Jan 2024, Jane Doe wrote:" and its relatives. */
+static int attribution(const char *s, size_t len)
+{
+	static const char *const endings[] = {
+		"wrote:", "writes:", "said:", "schrieb:", "a écrit :", "a écrit:", "escribió:",
+		"scrisse:", "napisał:", NULL
+	};
+
+	while (len && is_blank(s[len - 1]))
+		len--;
+	for (int i = 0; endings[i]; i++) {
+		size_t n = strlen(endings[i]);
+
+		if (len >= n && !g_ascii_strncasecmp(s + len - n, endings[i], n))
+			return 1;
+	}
+	return 0;
+}
+
+static int quote_has_text(const struct line *l)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (l->s[i] != '>' && !is_blank(l->s[i]))
+			return 1;
+	return 0;
+}
+
+/* Drops the attribution line(s) before the quote block starting at i. */
+static void drop_attribution(struct line *lines, size_t i)
+{
+	size_t j = i;
+
+	while (j > 0 && lines[j - 1].kind == INMAIL_LINE_BLANK)
+		j--;
+	if (j == 0 || lines[j - 1].kind != INMAIL_LINE_TEXT ||
+	    !attribution(lines[j - 1].s, lines[j - 1].len))
+		return;
+	lines[j - 1].keep = 0;
+	/* "On Mon, ... Jane Doe <jane@\nexample.org> wrote:" */
+	if (j >= 2 && lines[j - 2].kind == INMAIL_LINE_TEXT &&
+	    !has_prefix_ci(lines[j - 1].s, lines[j - 1].len, "On ") &&
+	    (has_prefix_ci(lines[j - 2].s, lines[j - 2].len, "On ") ||
+	     has_prefix_ci(lines[j - 2].s, lines[j - 2].len, "Am ") ||
+	     has_prefix_ci(lines[j - 2].s, lines[j - 2].len, "Le ")))
+		lines[j - 2].keep = 0;
+}
+
+char *inmail_reply_text(const char *body)
+{
+	struct inmail_lines it;
+	struct line *lines = NULL;
+	size_t n = 0, alloc = 0, i;
+	struct buf out = BUF_INIT;
+	const char *s;
+	size_t len;
+	enum inmail_line_kind kind;
+	int blank_pending = 0, ok = 1;
+
+	inmail_lines_init(&it, body, strlen(body));
+	while (inmail_lines_next(&it, &s, &len, &kind)) {
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			struct line *nl = realloc(lines, na * sizeof(*nl));
+
+			if (!nl) {
+				free(lines);
+				return NULL;
+			}
+			lines = nl;
+			alloc = na;
+		}
+		lines[n].s = s;
+		lines[n].len = len;
+		lines[n].kind = kind;
+		lines[n].keep = kind != INMAIL_LINE_SIGNATURE;
+		lines[n].cut_before = 0;
+		n++;
+	}
+	for (i = 0; i < n;) {
+		size_t start = i, end, after, k, kept = 0;
+
+		if (lines[i].kind != INMAIL_LINE_QUOTE) {
+			i++;
+			continue;
+		}
+		/* the block: quoted lines, with blank lines between them */
+		end = i;
+		for (k = i; k < n; k++) {
+			if (lines[k].kind == INMAIL_LINE_QUOTE)
+				end = k + 1;
+			else if (lines[k].kind != INMAIL_LINE_BLANK)
+				break;
+		}
+		for (after = end; after < n && lines[after].kind == INMAIL_LINE_BLANK; after++)
+			;
+		if (after >= n || lines[after].kind == INMAIL_LINE_SIGNATURE) {
+			for (k = start; k < end; k++)
+				lines[k].keep = 0;
+			drop_attribution(lines, start);
+		} else {
+			/* keep from the INMAIL_QUOTE_CONTEXT-th last quoted line
+			 * with text; say so if lines with text went */
+			size_t first = end;
+			int cut = 0;
+
+			for (k = end; k > start && kept < INMAIL_QUOTE_CONTEXT; k--)
+				if (lines[k - 1].kind == INMAIL_LINE_QUOTE && quote_has_text(&lines[k - 1])) {
+					kept++;
+					first = k - 1;
+				}
+			for (k = start; k < first; k++) {
+				if (lines[k].kind == INMAIL_LINE_QUOTE && quote_has_text(&lines[k]))
+					cut = 1;
+				lines[k].keep = 0;
+			}
+			if (cut && first < end)
+				lines[first].cut_before = 1;
+		}
+		i = end;
+	}
+	for (i = 0; i < n && ok; i++) {
+		if (!lines[i].keep)
+			continue;
+		if (lines[i].kind == INMAIL_LINE_BLANK) {
+			blank_pending = 1;
+			continue;
+		}
+		if (blank_pending && out.len)
+			ok = buf_addch(&out, '\n') == BB_OK;
+		blank_pending = 0;
+		if (lines[i].cut_before)
+			ok = ok && buf_addstr(&out, "> [...]\n") == BB_OK;
+		ok = ok && buf_add(&out, lines[i].s, lines[i].len) == BB_OK &&
+			buf_addch(&out, '\n') == BB_OK;
+	}
+	free(lines);
+	if (!ok) {
+		buf_release(&out);
+		return NULL;
+	}
+	return buf_detach(&out, NULL);
+}
+
+/* --- full decode ----------------------------------------------------------- */
+
+/* A GMime stream that reads data in place: GMime only reads from it, and
+ * the caller's bytes outlive it. */
+static GMimeStream *stream_over(const char *data, size_t len, GByteArray **array)
+{
+	GMimeStream *stream;
+
+	*array = g_byte_array_new_take((guint8 *)(uintptr_t)data, len);
+	stream = g_mime_stream_mem_new_with_byte_array(*array);
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(stream), FALSE);
+	return stream;
+}
+
+static void stream_done(GMimeStream *stream, GByteArray *array)
+{
+	g_object_unref(stream);
+	g_byte_array_free(array, FALSE);  /* the bytes are the caller's */
+}
+
+static int charset_is(const char *charset, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (!g_ascii_strcasecmp(charset, names[i]))
+			return 1;
+	return 0;
+}
+
+static const char *const ascii_names[] = {
+	"us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us", "iso_646.irv:1991", "us", NULL
+};
+static const char *const utf8_names[] = { "utf-8", "utf8", NULL };
+/* Labels that mean windows-1252 in practice (as in the WHATWG encoding
+ * standard): its printable characters where these have C1 controls. */
+static const char *const latin1_names[] = { "iso-8859-1", "iso8859-1", "latin1", "l1", NULL };
+
+/* Converts with iconv, putting U+FFFD for bytes that are invalid in the
+ * source charset instead of failing. */
+static GString *iconv_lenient(GIConv cd, const char *bytes, size_t len)
+{
+	GString *s = g_string_sized_new(len + 16);
+	gchar *in = (gchar *)(uintptr_t)bytes, *outp;
+	gsize inleft = len, outleft;
+	char tmp[4096];
+
+	while (inleft > 0) {
+		gsize r;
+
+		outp = tmp;
+		outleft = sizeof(tmp);
+		r = g_iconv(cd, &in, &inleft, &outp, &outleft);
+		g_string_append_len(s, tmp, (gssize)(outp - tmp));
+		if (r != (gsize)-1 || errno == E2BIG)
+			continue;
+		g_string_append(s, "\xEF\xBF\xBD");
+		if (errno != EILSEQ)
+			break;   /* EINVAL: a sequence cut off at the end */
+		in++;
+		inleft--;
+	}
+	outp = tmp;
+	outleft = sizeof(tmp);
+	g_iconv(cd, NULL, NULL, &outp, &outleft);   /* back to the initial shift state */
+	g_string_append_len(s, tmp, (gssize)(outp - tmp));
+	return s;
+}
+
+/* 8-bit text of unknown charset: GMime picks from the fallback charsets
+ * (UTF-8, then windows-1252).  NUL bytes are no text in any of them. */
+static char *decode_unknown(const char *bytes, size_t len)
+{
+	char *copy = g_malloc(len + 1), *out;
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (bytes[i])
+			copy[n++] = bytes[i];
+	copy[n] = '\0';
+	if (g_utf8_validate(copy, (gssize)n, NULL))
+		return copy;
+	out = g_mime_utils_decode_8bit(options(), copy, n);
+	g_free(copy);
+	return out;
+}
+
+/* Text of a part in charset (may be NULL) as valid UTF-8; g_free() it. */
+static char *to_utf8(const char *bytes, size_t len, const char *charset)
+{
+	const char *name;
+	GIConv cd;
+	GString *s;
+	char *valid;
+
+	if (len == 0)
+		return g_strdup("");
+	if (!charset || !*charset || charset_is(charset, ascii_names))
+		return decode_unknown(bytes, len);
+	if (charset_is(charset, utf8_names))
+		return g_utf8_make_valid(bytes, (gssize)len);
+	name = charset_is(charset, latin1_names) ? "WINDOWS-1252" : g_mime_charset_iconv_name(charset);
+	cd = name ? g_iconv_open("UTF-8", name) : (GIConv)-1;
+	if (cd == (GIConv)-1)
+		return decode_unknown(bytes, len);   /* a bogus label */
+	s = iconv_lenient(cd, bytes, len);
+	g_iconv_close(cd);
+	valid = g_utf8_make_valid(s->str, (gssize)s->len);
+	g_string_free(s, TRUE);
+	return valid;
+}
+
+/* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
+ * become LF), no NUL, no other C0 controls but TAB, no DEL. */
+static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
+{
+	enum bb_status st = buf_grow(out, len + 1);
+
+	for (size_t i = 0; i < len && st == BB_OK; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\r') {
+			if (i + 1 < len && s[i + 1] == '\n')
+				continue;
+			c = '\n';
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			continue;
+		}
+		st = buf_addch(out, (char)c);
+	}
+	return st;
+}
+
+/* --- HTML to text, for mail without a text/plain part --------------------- */
+
+struct html_writer {
+	struct buf *out;
+	enum bb_status st;
+	int quote;      /* <blockquote> depth: lines get "> " per level */
+	int pre;        /* inside <pre>: whitespace kept */
+	int space;      /* a blank is due before the next word */
+	int line_start; /* nothing written on the current line yet */
+};
+
+static void html_put(struct html_writer *w, const char *s, size_t len)
+{
+	if (w->st != BB_OK || len == 0)
+		return;
+	if (w->line_start) {
+		for (int i = 0; i < w->quote && w->st == BB_OK; i++)
+			w->st = buf_addstr(w->out, "> ");
+		w->line_start = 0;
+		w->space = 0;
+	}
+	if (w->space && w->st == BB_OK)
+		w->st = buf_addch(w->out, ' ');
+	w->space = 0;
+	if (w->st == BB_OK)
+		w->st = buf_add(w->out, s, len);
+}
+
+static void html_newline(struct html_writer *w, int force)
+{
+	if (w->st != BB_OK || (w->line_start && !force))
+		return;
+	w->st = buf_addch(w->out, '\n');
+	w->line_start = 1;
+	w->space = 0;
+}
+
+static void html_text(struct html_writer *w, const char *t)
+{
+	while (*t && w->st == BB_OK) {
+		size_t n;
+
+		if (w->pre) {
+			n = strcspn(t, "\n");
+			html_put(w, t, n);
+			t += n;
+			if (*t == '\n') {
+				html_newline(w, 1);
+				t++;
+			}
+			continue;
+		}
+		if (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r') {
+			w->space = !w->line_start;
+			t++;
+			continue;
+		}
+		n = strcspn(t, " \t\r\n");
+		html_put(w, t, n);
+		t += n;
+	}
+}
+
+static int html_is(const xmlNode *n, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (!g_ascii_strcasecmp((const char *)n->name, names[i]))
+			return 1;
+	return 0;
+}
+
+static void html_walk(struct html_writer *w, const xmlNode *n, int depth)
+{
+	static const char *const skipped[] = { "script", "style", "head", "title", NULL };
+	static const char *const blocks[] = {
+		"p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
+		"table", "ul", "ol", "hr", "dl", "dt", "dd", "address", "section", "article", NULL
+	};
+	static const char *const br[] = { "br", NULL };
+	static const char *const pre[] = { "pre", NULL };
+	static const char *const quote[] = { "blockquote", NULL };
+
+	for (; n && w->st == BB_OK; n = n->next) {
+		int block;
+
+		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
+			if (n->content)
+				html_text(w, (const char *)n->content);
+			continue;
+		}
+		if (n->type != XML_ELEMENT_NODE || html_is(n, skipped))
+			continue;
+		if (html_is(n, br)) {
+			html_newline(w, 1);
+			continue;
+		}
+		block = html_is(n, blocks);
+		if (block)
+			html_newline(w, 0);
+		if (depth < 64) {
+			int is_pre = html_is(n, pre), is_quote = html_is(n, quote);
+
+			w->pre += is_pre;
+			w->quote += is_quote;
+			html_walk(w, n->children, depth + 1);
+			w->pre -= is_pre;
+			w->quote -= is_quote;
+		}
+		if (block)
+			html_newline(w, 0);
+	}
+}
+
+/* Appends the text of an HTML document (UTF-8) to out. */
+static enum bb_status html_to_text(struct buf *out, const char *html, size_t len)
+{
+	struct html_writer w = { out, BB_OK, 0, 0, 0, 1 };
+	htmlDocPtr doc;
+
+	if (len > INT_MAX)
+		return BB_ERR_TOO_LARGE;
+	doc = htmlReadMemory(html, (int)len, NULL, "UTF-8",
+			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+			     HTML_PARSE_NONET);
+	if (!doc)
+		return BB_OK;
+	html_walk(&w, xmlDocGetRootElement(doc), 0);
+	if (w.st == BB_OK && !w.line_start)
+		w.st = buf_addch(out, '\n');
+	xmlFreeDoc(doc);
+	return w.st;
+}
+
+/* --- walking the MIME tree ------------------------------------------------ */
+
+struct decode {
+	struct inmail_body *b;
+	struct buf text, html;
+	struct buf named_html;  /* the first inline HTML part with a file name */
+	size_t leaves, parts_alloc;
+	enum bb_status st;
+	struct bb_error *err;
+};
+
+/* The decoded content of a leaf part (transfer encoding undone). */
+static GByteArray *part_bytes(GMimePart *part)
+{
+	GMimeDataWrapper *content = g_mime_part_get_content(part);
+	GByteArray *array = g_byte_array_new();
+	GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(array);
+
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+	if (content)
+		g_mime_data_wrapper_write_to_stream(content, mem);
+	g_object_unref(mem);
+	return array;
+}
+
+/* 1 if text holds a unified diff with at least one hunk. */
+static int looks_like_patch(const char *text, size_t len)
+{
+	struct inmail_lines it;
+	const char *s;
+	size_t n;
+	enum inmail_line_kind kind;
+	long o, nw;
+
+	inmail_lines_init(&it, text, len);
+	while (inmail_lines_next(&it, &s, &n, &kind))
+		if (kind == INMAIL_LINE_PATCH && hunk_header(s, n, &o, &nw))
+			return 1;
+	return 0;
+}
+
+static int patch_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n > 6 && !g_ascii_strcasecmp(name + n - 6, ".patch")) ||
+		(n > 5 && !g_ascii_strcasecmp(name + n - 5, ".diff"));
+}
+
+static char *clean_filename(const char *name)
+{
+	const char *base;
+	char *out;
+
+	if (!name)
+		return NULL;
+	base = name + strlen(name);
+	while (base > name && base[-1] != '/' && base[-1] != '\\')
+		base--;
+	out = clean_line(base, strlen(base), 255);
+	if (out && (!*out || !strcmp(out, ".") || !strcmp(out, ".."))) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+static void decode_fail(struct decode *d, enum bb_status st, const char *what)
+{
+	if (d->st != BB_OK)
+		return;
+	d->st = st;
+	if (st == BB_ERR_NOMEM)
+		bb_error_set(d->err, st, "out of memory decoding mail (%s)", what);
+	else
+		bb_error_set(d->err, st, "%s", what);
+}
+
+static void add_attachment(struct decode *d, GMimeObject *obj, const char *filename,
+			   const guint8 *data, size_t len)
+{
+	struct inmail_body *b = d->b;
+	struct inmail_part *p;
+	char *type;
+
+	if (len == 0)
+		return;   /* nothing to store */
+	if (b->nparts == d->parts_alloc) {
+		size_t na = d->parts_alloc ? d->parts_alloc * 2 : 4;
+		struct inmail_part *np = realloc(b->parts, na * sizeof(*np));
+
+		if (!np) {
+			decode_fail(d, BB_ERR_NOMEM, "attachment list");
+			return;
+		}
+		b->parts = np;
+		d->parts_alloc = na;
+	}
+	p = &b->parts[b->nparts];
+	memset(p, 0, sizeof(*p));
+	type = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(obj));
+	p->content_type = clean_line(type ? type : "application/octet-stream",
+				     type ? strlen(type) : 24, 255);
+	g_free(type);
+	p->filename = clean_filename(filename);
+	p->data = malloc(len + 1);
+	if (!p->content_type || !p->data) {
+		free(p->content_type);
+		free(p->filename);
+		free(p->data);
+		decode_fail(d, BB_ERR_NOMEM, "attachment");
+		return;
+	}
+	for (char *c = p->content_type; *c; c++)
+		*c = (char)ascii_lower((unsigned char)*c);
+	memcpy(p->data, data, len);
+	p->data[len] = 0;
+	p->len = len;
+	b->nparts++;
+}
+
+static int type_is(GMimeContentType *ct, const char *type, const char *subtype)
+{
+	return g_mime_content_type_is_type(ct, type, subtype);
+}
+
+static void decode_leaf(struct decode *d, GMimePart *part)
+{
+	GMimeObject *obj = GMIME_OBJECT(part);
+	GMimeContentType *ct = g_mime_object_get_content_type(obj);
+	const char *disposition = g_mime_object_get_disposition(obj);
+	const char *filename = g_mime_part_get_filename(part);
+	int attached = disposition && !g_ascii_strcasecmp(disposition, "attachment");
+	GByteArray *bytes;
+
+	if (type_is(ct, "application", "pgp-signature") ||
+	    type_is(ct, "application", "pkcs7-signature") ||
+	    type_is(ct, "application", "x-pkcs7-signature"))
+		return;   /* the signature of a signed mail: no content */
+	if (type_is(ct, "application", "pkcs7-mime") || type_is(ct, "application", "x-pkcs7-mime") ||
+	    type_is(ct, "application", "pgp-encrypted")) {
+		d->b->encrypted = 1;
+		return;
+	}
+	bytes = part_bytes(part);
+	if (type_is(ct, "text", "*") && !attached &&
+	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
+	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
+		const char *charset = g_mime_object_get_content_type_parameter(obj, "charset");
+		char *text = to_utf8((const char *)bytes->data, bytes->len, charset);
+		size_t tlen = strlen(text);
+		int html = type_is(ct, "text", "html");
+
+		if (html && !filename) {
+			struct buf *out = &d->html;
+
+			if (out->len && buf_addch(out, '\n') != BB_OK)
+				decode_fail(d, BB_ERR_NOMEM, "HTML");
+			else if (html_to_text(out, text, tlen) != BB_OK)
+				decode_fail(d, BB_ERR_NOMEM, "HTML");
+		} else if (!html && tlen && (!filename || patch_name(filename) ||
+					     !type_is(ct, "text", "plain") || looks_like_patch(text, tlen))) {
+			struct buf *out = &d->text;
+
+			/* pieces end with a line end (MIME gives the last one to
+			 * the boundary) and are a blank line apart */
+			if ((out->len && buf_addch(out, '\n') != BB_OK) ||
+			    add_body_text(out, text, tlen) != BB_OK ||
+			    (out->len && out->data[out->len - 1] != '\n' && buf_addch(out, '\n') != BB_OK))
+				decode_fail(d, BB_ERR_NOMEM, "text");
+		} else if (tlen) {
+			if (html && d->named_html.len == 0 &&
+			    html_to_text(&d->named_html, text, tlen) != BB_OK)
+				decode_fail(d, BB_ERR_NOMEM, "HTML");
+			add_attachment(d, obj, filename, bytes->data, bytes->len);
+		}
+		g_free(text);
+	} else {
+		add_attachment(d, obj, filename, bytes->data, bytes->len);
+	}
+	g_byte_array_free(bytes, TRUE);
+}
+
+static void decode_message_part(struct decode *d, GMimeMessagePart *mp)
+{
+	GMimeMessage *inner = g_mime_message_part_get_message(mp);
+	GMimeContentDisposition *disp = g_mime_object_get_content_disposition(GMIME_OBJECT(mp));
+	const char *filename = disp ? g_mime_content_disposition_get_parameter(disp, "filename") : NULL;
+	GByteArray *array;
+	GMimeStream *mem;
+
+	if (!inner)
+		return;
+	array = g_byte_array_new();
+	mem = g_mime_stream_mem_new_with_byte_array(array);
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+	g_mime_object_write_to_stream(GMIME_OBJECT(inner), NULL, mem);
+	g_object_unref(mem);
+	add_attachment(d, GMIME_OBJECT(mp), filename, array->data, array->len);
+	g_byte_array_free(array, TRUE);
+}
+
+/* 1 if obj is, or a multipart whose first level holds, a text/plain part. */
+static int has_plain(GMimeObject *obj)
+{
+	if (GMIME_IS_PART(obj))
+		return type_is(g_mime_object_get_content_type(obj), "text", "plain");
+	if (GMIME_IS_MULTIPART(obj) && !GMIME_IS_MULTIPART_ENCRYPTED(obj)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(obj);
+
+		for (int i = 0; i < g_mime_multipart_get_count(mp); i++) {
+			GMimeObject *c = g_mime_multipart_get_part(mp, i);
+
+			if (GMIME_IS_PART(c) && type_is(g_mime_object_get_content_type(c), "text", "plain"))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void decode_walk(struct decode *d, GMimeObject *obj, int depth)
+{
+	if (!obj || d->st != BB_OK)
+		return;
+	if (depth > INMAIL_DEPTH_MAX) {
+		d->b->skipped_parts++;
+		return;
+	}
+	if (GMIME_IS_MULTIPART_ENCRYPTED(obj)) {
+		d->b->encrypted = 1;
+		return;
+	}
+	if (GMIME_IS_MULTIPART_SIGNED(obj)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(obj);
+
+		if (g_mime_multipart_get_count(mp) > 0)
+			decode_walk(d, g_mime_multipart_get_part(mp, GMIME_MULTIPART_SIGNED_CONTENT),
+				    depth + 1);
+		return;
+	}
+	if (GMIME_IS_MULTIPART(obj)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(obj);
+		int n = g_mime_multipart_get_count(mp);
+
+		if (type_is(g_mime_object_get_content_type(obj), "multipart", "alternative")) {
+			/* the text/plain alternative, else all of them */
+			for (int i = 0; i < n; i++) {
+				GMimeObject *c = g_mime_multipart_get_part(mp, i);
+
+				if (has_plain(c)) {
+					decode_walk(d, c, depth + 1);
+					return;
+				}
+			}
+		}
+		for (int i = 0; i < n && d->st == BB_OK; i++)
+			decode_walk(d, g_mime_multipart_get_part(mp, i), depth + 1);
+		return;
+	}
+	if (++d->leaves > INMAIL_PARTS_MAX) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "mail has more than %d MIME parts", INMAIL_PARTS_MAX);
+		decode_fail(d, BB_ERR_TOO_LARGE, msg);
+		return;
+	}
+	if (GMIME_IS_MESSAGE_PART(obj))
+		decode_message_part(d, GMIME_MESSAGE_PART(obj));
+	else if (GMIME_IS_PART(obj))
+		decode_leaf(d, GMIME_PART(obj));
+}
+
+void inmail_body_release(struct inmail_body *b)
+{
+	if (!b)
+		return;
+	free(b->text);
+	for (size_t i = 0; i < b->nparts; i++) {
+		free(b->parts[i].filename);
+		free(b->parts[i].content_type);
+		free(b->parts[i].data);
+	}
+	free(b->parts);
+	memset(b, 0, sizeof(*b));
+}
+
+enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
+			     struct bb_error *err)
+{
+	struct decode d;
+	GByteArray *array = NULL;
+	GMimeStream *stream = NULL;
+	GMimeParser *parser = NULL;
+	GMimeMessage *msg = NULL;
+	size_t skip;
+
+	memset(b, 0, sizeof(*b));
+	memset(&d, 0, sizeof(d));
+	d.b = b;
+	d.err = err;
+	buf_init(&d.text);
+	buf_init(&d.html);
+	buf_init(&d.named_html);
+	if (len > INMAIL_RAW_MAX) {
+		d.st = bb_error_set(err, BB_ERR_TOO_LARGE, "mail is larger than %d bytes",
+				    INMAIL_RAW_MAX);
+		goto out;
+	}
+	options();
+	skip = skip_from_line(raw, len);
+	stream = stream_over(raw + skip, len - skip, &array);
+	parser = g_mime_parser_new_with_stream(stream);
+	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+	msg = g_mime_parser_construct_message(parser, options());
+	if (!msg) {
+		d.st = bb_error_set(err, BB_ERR_INVALID, "not a mail: GMime found no message");
+		goto out;
+	}
+	decode_walk(&d, g_mime_message_get_mime_part(msg), 0);
+	if (d.st != BB_OK)
+		goto out;
+	if (d.text.len == 0 && d.html.len == 0 && d.named_html.len) {
+		/* HTML-only mail whose HTML is a named part (kept as attachment too) */
+		if (buf_add(&d.html, d.named_html.data, d.named_html.len) != BB_OK) {
+			decode_fail(&d, BB_ERR_NOMEM, "text");
+			goto out;
+		}
+	}
+	if (d.text.len == 0 && d.html.len) {
+		b->from_html = 1;
+		if (buf_add(&d.text, d.html.data, d.html.len) != BB_OK) {
+			decode_fail(&d, BB_ERR_NOMEM, "text");
+			goto out;
+		}
+	}
+	b->text = buf_detach(&d.text, &b->text_len);
+out:
+	if (msg)
+		g_object_unref(msg);
+	if (parser)
+		g_object_unref(parser);
+	if (stream)
+		stream_done(stream, array);
+	buf_release(&d.text);
+	buf_release(&d.html);
+	buf_release(&d.named_html);
+	if (d.st != BB_OK)
+		inmail_body_release(b);
+	return d.st;
+}
+
+/* --- mbox ------------------------------------------------------------------ */
+
+enum bb_status inmail_mbox_split(const char *data, size_t len,
+				 enum bb_status (*fn)(void *ctx, const char *raw, size_t len),
+				 void *ctx, struct bb_error *err)
+{
+	GByteArray *array;
+	GMimeStream *stream;
+	GMimeParser *parser;
+	GArray *starts = g_array_new(FALSE, FALSE, sizeof(gint64));
+	GArray *markers = g_array_new(FALSE, FALSE, sizeof(gint64));
+	enum bb_status st = BB_OK;
+
+	if (len > INMAIL_RAW_MAX) {
+		st = bb_error_set(err, BB_ERR_TOO_LARGE, "mbox is larger than %d bytes", INMAIL_RAW_MAX);
+		goto out_arrays;
+	}
+	options();
+	stream = stream_over(data, len, &array);
+	parser = g_mime_parser_new_with_stream(stream);
+	g_mime_parser_set_format(parser, GMIME_FORMAT_MBOX);
+	while (!g_mime_parser_eos(parser)) {
+		GMimeMessage *msg = g_mime_parser_construct_message(parser, options());
+		gint64 start, marker;
+
+		if (!msg)
+			break;
+		start = g_mime_parser_get_headers_begin(parser);
+		marker = g_mime_parser_get_mbox_marker_offset(parser);
+		g_object_unref(msg);
+		if (start < 0 || marker < 0 || (size_t)start > len)
+			continue;
+		g_array_append_val(starts, start);
+		g_array_append_val(markers, marker);
+	}
+	g_object_unref(parser);
+	stream_done(stream, array);
+	if (starts->len == 0) {
+		st = bb_error_set(err, BB_ERR_INVALID, "not an mbox: no \"From \" line");
+		goto out_arrays;
+	}
+	for (guint i = 0; i < starts->len && st == BB_OK; i++) {
+		size_t start = (size_t)g_array_index(starts, gint64, i);
+		size_t end = i + 1 < starts->len ? (size_t)g_array_index(markers, gint64, i + 1) : len;
+
+		if (end > len || end < start)
+			end = len;
+		/* the empty line that separates messages belongs to neither */
+		if (i + 1 < starts->len && end > start && data[end - 1] == '\n')
+			end--;
+		if (end > start && data[end - 1] == '\r')
+			end--;
+		st = fn(ctx, data + start, end - start);
+		if (st != BB_OK && err && err->code == BB_OK)
+			bb_error_set(err, st, "mbox message %u: stopped by the caller", i + 1);
+	}
+out_arrays:
+	g_array_free(starts, TRUE);
+	g_array_free(markers, TRUE);
+	return st;
+}

@@ -1,0 +1,289 @@
+#!/bin/sh
+# The list archive readers (bridge/archive.c) on a real public-inbox: the git
+# epochs (first poll, idle poll, new mail, a stop midway, tail, a new epoch),
+# t.mbox.gz threads, new.atom; a Maildir and an mbox; and broken inputs from
+# a server made to fail.  Driven through tests/unit/archive-dump.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/listlab.sh"
+
+DUMP="$top_builddir/tests/unit/archive-dump"
+[ -x "$DUMP" ] || skip_all "tests/unit/archive-dump is not built"
+command -v git >/dev/null 2>&1 || skip_all "git is not installed"
+listlab_start
+U=$LISTLAB_URL
+
+# send MSGID SUBJECT [IN-REPLY-TO]: a mail to the list, archived before the 250.
+# The body has lines an mbox must quote.
+send() {
+	/usr/bin/python3 - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" "$@" <<'EOF'
+import smtplib, sys, email.utils
+port, lst, mid, subject = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+irt = sys.argv[5] if len(sys.argv) > 5 else None
+m = ("From: Tess Ter <tess@example.org>\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\n"
+     "Message-ID: <%s>\r\n" % (lst, subject, email.utils.formatdate(), mid))
+if irt:
+    m += "In-Reply-To: <%s>\r\nReferences: <%s>\r\n" % (irt, irt)
+m += "\r\nHello %s\r\nFrom the start of a line\r\n>From quoted once\r\n\r\n" % mid
+with smtplib.SMTP("127.0.0.1", port) as s:
+    s.sendmail("tess@example.org", [lst], m)
+EOF
+}
+
+# dump ARGS...: runs archive-dump, output in $out; ids: the Message-IDs read.
+dump() {
+	out=$("$DUMP" "$@" 2>&1)
+	case $out in
+	*Sanitizer*|*"runtime error"*)
+		not_ok "archive-dump $* ran clean"
+		printf '%s\n' "$out" | head -30 | sed 's/^/#   /' ;;
+	esac
+	ids=$(printf '%s\n' "$out" | sed -n 's/^msg \([^ ]*\) .*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+}
+stat_of() { printf '%s\n' "$out" | awk -v k="$1" '$1 == "stats" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }'; }
+hash_of() { printf '%s\n' "$out" | awk -v id="$1" '$1 == "msg" && $2 == id { print $3 }'; }
+ms() { printf '%s\n' "$out" | sed -n 's/^time_ms //p'; }
+
+for i in 1 2 3; do
+	send "m$i@example.org" "message $i" ${prev:+"$prev"}
+	prev="m$i@example.org"
+done
+
+# --- public-inbox git epochs ----------------------------------------------------
+dump --state state --cursor-file git.cur public-inbox "$U"
+is "first poll reads every message, oldest first" "$ids" "m1@example.org m2@example.org m3@example.org"
+is "by cloning epoch 0 and asking once for epoch 1" "$(stat_of clones) $(stat_of probes) $(stat_of fetches)" "1 1 0"
+like "the cursor names epoch 0 and a commit" "$(cat git.cur)" '^git:0:[0-9a-f]{40}$'
+diag "first poll, 3 messages: $(ms) ms"
+h1=$(hash_of m1@example.org)
+
+dump --state state --cursor-file git.cur public-inbox "$U"
+is "a poll with nothing new reads no message" "$(stat_of messages)" "0"
+is "and costs one git fetch, no clone, no probe" \
+	"$(stat_of fetches) $(stat_of clones) $(stat_of probes) $(stat_of http)" "1 0 0 0"
+is "two git processes in all (fetch, rev-list)" "$(stat_of git)" "2"
+diag "idle poll: $(ms) ms"
+
+send m4@example.org "message 4" m1@example.org
+dump --state state --cursor-file git.cur public-inbox "$U"
+is "new mail: only it is read" "$ids" "m4@example.org"
+is "with one fetch" "$(stat_of fetches)" "1"
+diag "poll with one new message: $(ms) ms"
+
+send m5@example.org "message 5"
+send m6@example.org "message 6"
+before=$(cat git.cur)
+dump --state state --cursor-file git.cur --stop-after 1 public-inbox "$U"
+is "a handler that stops after one message" "$ids" "m5@example.org"
+like "stops the poll" "$out" "^stopped interrupted"
+pos5=$(printf '%s\n' "$out" | awk '$1 == "msg" { print $4 }')
+is "the caller keeps that message's position" "$(cat git.cur)" "$pos5"
+dump --state state --cursor-file git.cur public-inbox "$U"
+is "the next poll goes on from there" "$ids" "m6@example.org"
+
+dump --state state2 --tail public-inbox "$U"
+is "tail on a fresh state folder reads nothing" "$(stat_of messages)" "0"
+is "and ends where the caught-up cursor is" "$(printf '%s\n' "$out" | sed -n 's/^cursor //p')" "$(cat git.cur)"
+printf '%s\n' "$out" | sed -n 's/^cursor //p' >tail.cur
+send m7@example.org "message 7"
+dump --state state2 --cursor-file tail.cur public-inbox "$U"
+is "after the tail, only new mail" "$ids" "m7@example.org"
+
+# Lost state: the mirrors are a cache.
+rm -rf state2
+dump --state state2 --cursor-file tail.cur public-inbox "$U"
+is "without its mirrors a cursor still reads nothing twice" "$(stat_of messages) $(stat_of clones)" "0 1"
+
+dump --state state --cursor-file git.cur public-inbox "$U"
+is "the first state folder catches up too" "$ids" "m7@example.org"
+
+# A new epoch.  public-inbox starts one when the current passes ~1 GB;
+# here public-inbox-mda runs with that limit at zero, once.
+L=$WORK/listlab
+new_epoch_mail() {
+	printf 'From: Tess Ter <tess@example.org>\nTo: %s\nSubject: into a new epoch\nDate: %s\nMessage-ID: <%s>\n\nepoch\n' \
+		"$LISTLAB_LIST" "$(date -R)" "$1" |
+	env HOME="$L/home" TMPDIR="$L/tmp" PI_CONFIG="$L/home/pi-config" PI_EMERGENCY="$L/emergency" \
+		GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$L/home/gitconfig" ORIGINAL_RECIPIENT="$LISTLAB_LIST" \
+		perl -e 'use PublicInbox::V2Writable; $PublicInbox::V2Writable::PACKING_FACTOR = 1e15;
+			 do "/usr/bin/public-inbox-mda"; die $@ if $@; exit 0' >"$WORK/mda.log" 2>&1
+}
+if new_epoch_mail e1@example.org && git ls-remote "$U/1" >/dev/null 2>&1; then
+	dump --state state --cursor-file git.cur public-inbox "$U"
+	is "a new epoch is not probed for before the interval" "$(stat_of messages) $(stat_of probes)" "0 0"
+	dump --state state --cursor-file git.cur --probe-interval -1 public-inbox "$U"
+	is "once due, the message in epoch 1 is read" "$ids" "e1@example.org"
+	is "epoch 1 cloned, epoch 0 fetched once more, epochs 1 and 2 asked for" \
+		"$(stat_of clones) $(stat_of fetches) $(stat_of probes)" "1 2 2"
+	like "the cursor is in epoch 1" "$(cat git.cur)" '^git:1:'
+	send m8@example.org "message 8"
+	dump --state state --cursor-file git.cur public-inbox "$U"
+	is "later mail goes to epoch 1 and is read from there" "$ids" "m8@example.org"
+	is "with one fetch" "$(stat_of fetches) $(stat_of clones)" "1 0"
+	dump --state state3 public-inbox "$U"
+	is "a first poll reads both epochs in order" "$ids" \
+		"m1@example.org m2@example.org m3@example.org m4@example.org m5@example.org m6@example.org m7@example.org e1@example.org m8@example.org"
+	all_git=$out
+else
+	ok "# SKIP cannot make a second epoch here"
+	cat "$WORK/mda.log" | sed 's/^/#   /'
+	send m8@example.org "message 8"
+	dump --state state3 public-inbox "$U"
+	all_git=$out
+fi
+is "the message bytes are the archive's" "$(curl -sf "$U/m1@example.org/raw" | sed '1d; $d; s/^>\(>*From \)/\1/' | sha256sum | cut -c1-16)" "$h1"
+
+# --- threads: t.mbox.gz --------------------------------------------------------
+dump --state state --thread '<m1@example.org>' public-inbox "$U"
+is "a thread download has the whole thread" "$ids" "m1@example.org m2@example.org m3@example.org m4@example.org"
+is "with the same bytes as the git epochs (mboxrd quoting undone)" "$(hash_of m1@example.org)" "$h1"
+is "in one request" "$(stat_of http)" "1"
+dump --state state --thread 'nobody@example.org' public-inbox "$U"
+like "a thread the archive does not have: not found" "$out" "^error not-found give-up HTTP 404"
+
+# --- Atom ---------------------------------------------------------------------
+dump --cursor-file atom.cur atom "$U"
+is "Atom: the first poll reads the feed, oldest first" \
+	"$(printf '%s\n' "$out" | grep -c '^msg ')" "$(printf '%s\n' "$all_git" | grep -c '^msg ')"
+is "the same messages as git" "$(printf '%s\n' "$out" | awk '$1 == "msg" { print $2, $3 }' | sort)" \
+	"$(printf '%s\n' "$all_git" | awk '$1 == "msg" { print $2, $3 }' | sort)"
+dump --cursor-file atom.cur atom "$U"
+is "a second poll reads nothing, with one request" "$(stat_of messages) $(stat_of http)" "0 1"
+send m9@example.org "message 9" m3@example.org
+dump --cursor-file atom.cur atom "$U"
+is "new mail: only it, with two requests (feed, raw)" "$ids $(stat_of http)" "m9@example.org 2"
+
+# --- Maildir ------------------------------------------------------------------
+mkdir -p Maildir/new Maildir/cur Maildir/tmp saved
+dump --state state3 --save-dir saved public-inbox "$U"
+n=0
+for f in $(ls saved | sort -n); do
+	n=$((n + 1))
+	cp "saved/$f" "Maildir/new/$((1000000 + n)).M$n.host"
+	touch -d "@$(( $(date +%s) - 1000 + n ))" "Maildir/new/$((1000000 + n)).M$n.host"
+done
+dump --cursor-file md.cur maildir Maildir
+is "Maildir: all $n messages" "$(stat_of messages)" "$n"
+is "in delivery order" "$(printf '%s\n' "$out" | awk '$1 == "msg" { print $2 }' | head -3 | tr '\n' ' ')" \
+	"m1@example.org m2@example.org m3@example.org "
+dump --cursor-file md.cur maildir Maildir
+is "nothing new" "$(stat_of messages)" "0"
+mv Maildir/new/1000001.M1.host "Maildir/cur/1000001.M1.host:2,S"
+cp saved/1.eml Maildir/new/2000000.new.host
+sed -i 's/^Message-ID: <m1@example.org>/Message-ID: <md-new@example.org>/' Maildir/new/2000000.new.host
+dump --cursor-file md.cur maildir Maildir
+is "a new file is read; one moved to cur/ with a flag is not" "$ids" "md-new@example.org"
+dump maildir "$WORK/no-such-maildir"
+like "a missing Maildir: not found" "$out" "^error not-found"
+
+# --- mbox ---------------------------------------------------------------------
+# mboxrd from the saved messages, as an MTA would append them
+to_mbox() {
+	python3 - "$@" <<'EOF'
+import re, sys
+out = open(sys.argv[1], "ab")
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    out.write(b"From tess@example.org Thu Dec  3 09:00:00 2026\n")
+    out.write(re.sub(rb"(?m)^(>*From )", rb">\1", data))
+    out.write(b"\n")
+EOF
+}
+to_mbox list.mbox saved/1.eml saved/2.eml saved/3.eml
+dump --cursor-file mbox.cur mbox list.mbox
+is "mbox: three messages" "$ids" "m1@example.org m2@example.org m3@example.org"
+is "the same bytes as from git (quoting undone)" "$(hash_of m1@example.org)" "$h1"
+dump --cursor-file mbox.cur mbox list.mbox
+is "nothing new" "$(stat_of messages)" "0"
+to_mbox list.mbox saved/4.eml
+printf 'From tess@example.org Thu Dec  3 09:00:00 2026\nMessage-ID: <half@x>\nSubject: half wri' >>list.mbox
+cp mbox.cur mbox.cur.before
+dump --cursor-file mbox.cur mbox list.mbox
+is "the appended message is read" "$ids" "m4@example.org"
+like "one still being written: retry later" "$out" "^error temporary retry-later .*incomplete"
+dump --cursor-file mbox.cur mbox list.mbox
+is "and not read again" "$(stat_of messages)" "0"
+printf 'tten\n\nbody\n\n' >>list.mbox
+dump --cursor-file mbox.cur mbox list.mbox
+is "once complete it is read" "$ids" "half@x"
+printf 'From x\nMessage-ID: <other@x>\n\nrewritten\n\n' >list.mbox
+dump --cursor-file mbox.cur mbox list.mbox
+is "a rewritten mbox is read again from its start" "$ids $(stat_of rewinds)" "other@x 1"
+printf 'Subject: no mbox\n\n' >not.mbox
+dump mbox not.mbox
+like "a file that is no mbox: invalid" "$out" "^error invalid give-up not an mbox"
+
+# --- broken inputs ------------------------------------------------------------
+cat >faults.py <<'EOF'
+import gzip, http.server, os, sys
+good = b"From mboxrd@z Thu Jan  1 00:00:00 1970\nMessage-ID: <t1@x>\nSubject: t\n\nbody\n\n"
+gz = gzip.compress(good)
+crc = bytearray(gz); crc[-6] ^= 0x40
+feed = (b"<feed xmlns='http://www.w3.org/2005/Atom'><entry><id>urn:a</id>"
+        b"<link href='http://elsewhere.example/x/a@x/'/></entry></feed>")
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        with open("faults.log", "a") as f: f.write(self.path + "\n")
+    def send(self, code, body, ctype="text/plain", extra=()):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra: self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        p = self.path
+        if p.startswith("/html/"):
+            return self.send(200, b"<html><body>Welcome</body></html>\n", "text/html")
+        if p == "/e500/new.atom": return self.send(500, b"oops\n")
+        if p == "/e429/new.atom": return self.send(429, b"slow\n", extra=[("Retry-After", "120")])
+        if p == "/bad/new.atom": return self.send(200, b"<feed xmlns='http://www.w3.org/2005/Atom'><entry><id>x", "application/atom+xml")
+        if p in ("/gone/new.atom", "/cut/new.atom"): return self.send(200, feed, "application/atom+xml")
+        if p == "/cut/a@x/raw":   # the connection drops mid-body
+            self.send_response(200); self.send_header("Content-Length", "1000"); self.end_headers()
+            self.wfile.write(good[:30]); self.wfile.flush(); self.close_connection = True
+            return
+        if p.endswith("/t.mbox.gz"):
+            mid = p.split("/")[-2]
+            body = {"trunc@x": gz[:len(gz) // 2], "crc@x": bytes(crc), "plain@x": good}.get(mid)
+            if body is not None: return self.send(200, body, "application/gzip")
+        self.send(404, b"not found\n")
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+with open("faults.port.tmp", "w") as f: f.write(str(s.server_address[1]))
+os.rename("faults.port.tmp", "faults.port")
+s.serve_forever()
+EOF
+python3 faults.py >faults.out 2>&1 &
+CLEANUP_PIDS="$CLEANUP_PIDS $!"
+for _ in $(seq 1 100); do [ -s faults.port ] && break; sleep 0.1; done
+F="http://127.0.0.1:$(cat faults.port)"
+
+dump --state state4 public-inbox "$F/html/site"
+like "a URL that is no git repository: protocol error" "$out" "^error protocol-error give-up git clone .*not valid: is this a git repository"
+dump --state state4 public-inbox "${U%/*}/no-such-inbox"
+like "an inbox the server does not have: not found" "$out" "^error not-found give-up no git epoch at .*public-inbox v2 inbox"
+dump --state state4 public-inbox "http://127.0.0.1:$(free_port)/test"
+like "a server that is not there: retry later" "$out" "^error temporary retry-later git clone .*(connect|Connection refused)"
+echo 'atom:0123456789abcdef' >atom-bad.cur
+cp atom-bad.cur atom-bad.cur.before
+dump --cursor-file atom-bad.cur atom "$F/e500"
+like "HTTP 500 for the feed: retry later" "$out" "^error temporary retry-later HTTP 500"
+check "and the cursor is kept" cmp atom-bad.cur atom-bad.cur.before
+dump --cursor-file atom-bad.cur atom "$F/e429"
+like "HTTP 429: retry later" "$out" "^error temporary retry-later HTTP 429"
+dump --cursor-file atom-bad.cur atom "$F/bad"
+like "a broken feed: protocol error" "$out" "^error protocol-error give-up .*not an Atom feed"
+dump --cursor-file atom-bad.cur atom "$F/cut"
+like "a message cut off mid-transfer: retry later" "$out" "^error temporary retry-later"
+check "and the cursor is kept" cmp atom-bad.cur atom-bad.cur.before
+dump atom "$F/gone"
+is "an entry whose message is gone is skipped, not fatal" "$(stat_of skipped) $(stat_of messages)" "1 0"
+like "and its raw URL stays on the configured server" "$(cat faults.log)" "^/gone/a@x/raw$"
+for bad in trunc crc plain; do
+	dump --thread "$bad@x" atom "$F/t"
+	like "t.mbox.gz that is $bad: protocol error" "$out" "^error protocol-error give-up .*gzip"
+	is "and nothing handed over" "$(stat_of messages)" "0"
+done
+dump --cursor-file git.cur atom "$U"
+like "a cursor of another kind: invalid" "$out" "^error invalid give-up not an Atom cursor"
+
+done_testing

@@ -1,0 +1,299 @@
+#!/bin/sh
+# End to end, the inbound bridge: replies sent over SMTP to a real
+# public-inbox list become comments in the fake Bugzilla, exactly once;
+# commands act on the bug for allowed senders only; #bugbridge track turns a
+# list thread into a bug.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/listlab.sh"
+
+listlab_start
+
+cat >state.json <<EOF2
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs", "editusers"]},
+            {"login": "dev@example.org", "real_name": "Dev Eloper", "groups": ["editbugs"]},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"},
+            {"login": "lead@example.org", "real_name": "Lead"}],
+  "products": [{"name": "Drivers", "components": ["Wireless", "USB"]}],
+  "bugs": [
+    {"id": 201, "summary": "iwlwifi: firmware crash after resume", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:00:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+                   "text": "Wi-Fi dies after every resume since 6.6.1."}]}
+  ]
+}
+EOF2
+/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state state.json \
+	--port-file bz.port --log bz.log >bz.out 2>&1 &
+CLEANUP_PIDS="$CLEANUP_PIDS $!"
+for _ in $(seq 1 100); do [ -s bz.port ] && break; sleep 0.1; done
+bz="http://127.0.0.1:$(cat bz.port)"
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+# comments BUG: the texts of the bug's comments, one JSON string per line
+comments() {
+	curl -sf "$bz/rest/bug/$1/comment?api_key=bridgekey0123" |
+		python3 -c 'import json,sys; b=json.load(sys.stdin)["bugs"]; [print(json.dumps(c["text"])) for c in list(b.values())[0]["comments"]]'
+}
+field() {
+	curl -sf "$bz/rest/bug/$1?api_key=bridgekey0123" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["bugs"][0][sys.argv[1]])' "$2"
+}
+archived() { ls "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l; }
+
+# send_mail FROM MESSAGE-ID IN-REPLY-TO SUBJECT [HEADER: VALUE]... <BODY
+send_mail() {
+	cat >"$WORK/body.txt"
+	/usr/bin/python3 - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" "$WORK/body.txt" "$@" <<'EOF2'
+import smtplib, sys, email.utils
+port, lst, body_file, sender, msgid, parent, subject = sys.argv[1:8]
+extra = sys.argv[8:]
+body = open(body_file, encoding="utf-8").read()
+head = ["From: %s" % sender, "To: %s" % lst, "Subject: %s" % subject,
+        "Date: %s" % email.utils.formatdate(), "Message-ID: <%s>" % msgid,
+        "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8"]
+if parent:
+    head += ["In-Reply-To: <%s>" % parent, "References: <%s>" % parent]
+head += extra
+msg = "\r\n".join(head) + "\r\n\r\n" + body.replace("\n", "\r\n")
+addr = email.utils.parseaddr(sender)[1]
+with smtplib.SMTP("127.0.0.1", int(port)) as s:
+    s.sendmail(addr, [lst], msg.encode())
+EOF2
+}
+
+write_config <<EOF2
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+api_key_in = param
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+[smtp]
+host = 127.0.0.1
+port = $LISTLAB_SMTP_PORT
+starttls = no
+[routing]
+default_lists = $LISTLAB_LIST
+[route wireless]
+component = Wireless
+lists = $LISTLAB_LIST
+people = Wendy Maintainer <wendy@example.org>
+[archive]
+url = $LISTLAB_URL
+[inbound]
+allow = Lead <lead@example.org>
+allow_group = editbugs
+track_product = Drivers
+track_component = USB
+reopen_status = CONFIRMED
+attachments = bugzilla
+[blob]
+base_url = http://blobs.test
+EOF2
+
+check "first sync: the bug goes to the list, the archive is read from its end" bb sync
+raw=$(listlab_raw bug-201@bugbridge.test)
+like "the bug's thread is in the archive" "$raw" "Subject: \[Bug 201\]"
+is "Bugzilla has one comment" "$(comments 201 | wc -l)" "1"
+
+printf 'Thanks, I can reproduce this.\n\nOn Thu, Ines wrote:\n> Wi-Fi dies after every resume since 6.6.1.\n\nCould you send the dmesg?\n\n-- \nWendy\n' |
+	send_mail "Wendy Maintainer <wendy@example.org>" reply-1@example.org bug-201@bugbridge.test \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+archived_before=$(archived)
+check "sync after a reply on the list" bb sync
+all=$(comments 201)
+is "the reply became a comment" "$(printf '%s\n' "$all" | wc -l)" "2"
+last=$(printf '%s\n' "$all" | tail -1)
+like "attributed to its writer" "$last" "Wendy Maintainer replied on the list to the bug report"
+like "with the reply's words" "$last" "Thanks, I can reproduce this"
+like "and the words after the quote" "$last" "Could you send the dmesg"
+like "with the quote kept for context" "$last" "> Wi-Fi dies after every resume"
+unlike "without the signature" "$last" "Wendy\\\\n\$"
+like "linking the archived mail" "$last" "$LISTLAB_URL/reply-1@example.org/"
+check "another sync" bb sync
+is "posts nothing twice" "$(comments 201 | wc -l)" "2"
+is "and the bridge's own comment is not mailed back" "$(archived)" "$archived_before"
+
+# Commands
+printf 'Fixed by the firmware update.\n\n#bugbridge close\n#bugbridge title iwlwifi: firmware 77 crashes after resume\n' |
+	send_mail "Wendy Maintainer <wendy@example.org>" cmd-1@example.org bug-201@bugbridge.test \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after commands from the bug's maintainer" bb sync
+is "close sets the status" "$(field 201 status)" "RESOLVED"
+is "with the default resolution" "$(field 201 resolution)" "FIXED"
+is "title sets the summary" "$(field 201 summary)" "iwlwifi: firmware 77 crashes after resume"
+last=$(comments 201 | tail -1)
+like "the mail's other words are a comment" "$last" "Fixed by the firmware update"
+unlike "without the command lines" "$last" "#bugbridge"
+
+printf '#bugbridge reopen\n' |
+	send_mail "Mallory <mallory@example.net>" cmd-2@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after a command from a stranger" bb sync
+is "the stranger's command is ignored" "$(field 201 status)" "RESOLVED"
+is "and recorded as refused" "$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select c.state from in_command c join in_mail m on m.id=c.mail where m.message_id=?", ("cmd-2@example.org",)).fetchone()[0])' data/bugbridge.db)" "refused"
+
+printf '#bugbridge reopen\n' |
+	send_mail "Wendy Maintainer <wendy@example.org>" cmd-3@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume" \
+		"Authentication-Results: lists.lab; dmarc=fail (p=reject) header.from=example.org"
+check "sync after a command that failed authentication" bb sync
+is "a sender that failed DMARC is not obeyed" "$(field 201 status)" "RESOLVED"
+
+printf '#bugbridge frobnicate now\n#bugbridge reopen\n' |
+	send_mail "Lead <lead@example.org>" cmd-4@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after an unknown command" bb sync
+is "the allowed sender's valid command acts" "$(field 201 status)" "CONFIRMED"
+notice=$(grep -l "frobnicate" "$WORK"/listlab/received/*.eml | xargs grep -l "X-Bugbridge-Loop" | head -1)
+check "the unknown command gets a reply on the thread" test -n "$notice"
+like "answering the mail" "$(cat "$notice" 2>/dev/null)" "In-Reply-To: <cmd-4@example.org>"
+like "saying what was not understood" "$(cat "$notice" 2>/dev/null)" "did not act on"
+
+printf '#bugbridge reassign No Such Part\n' |
+	send_mail "Lead <lead@example.org>" cmd-5@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after a command Bugzilla refuses" bb sync
+notice=$(grep -l "No Such Part" "$WORK"/listlab/received/*.eml | xargs grep -l "X-Bugbridge-Loop" | head -1)
+like "the refusal is answered on the thread" "$(cat "$notice" 2>/dev/null)" "Bugzilla refused it: .*No Such Part"
+printf '#bugbridge reassign USB\n#bugbridge assign me\n#bugbridge severity major\n' |
+	send_mail "Lead <lead@example.org>" cmd-6@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after reassign, assign and severity" bb sync
+is "reassign moves the bug" "$(field 201 component)" "USB"
+is "assign me takes it" "$(field 201 assigned_to)" "lead@example.org"
+is "severity sets it" "$(field 201 severity)" "major"
+is "a mail of commands only makes no comment" "$(comments 201 | grep -c 'reassign USB')" "0"
+
+printf '#bugbridge severity critical\n' |
+	send_mail "Dev Eloper <dev@example.org>" cmd-7@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after a command from a member of allow_group" bb sync
+is "a member of the group may act" "$(field 201 severity)" "critical"
+
+# A reply with an attachment: into the blob store, linked, and uploaded
+random_bytes 3000 21 >fw.bin
+fw_hash=$(sha256_of fw.bin)
+/usr/bin/python3 - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" <<'EOF2'
+import smtplib, sys, email.utils
+from email.message import EmailMessage
+m = EmailMessage()
+m["From"] = "Wendy Maintainer <wendy@example.org>"
+m["To"] = sys.argv[2]
+m["Subject"] = "Re: [Bug 201] iwlwifi: firmware crash after resume"
+m["Date"] = email.utils.formatdate()
+m["Message-ID"] = "<att-1@example.org>"
+m["In-Reply-To"] = m["References"] = "<bug-201@bugbridge.test>"
+m.set_content("The firmware image I tested with is attached.\n")
+m.add_attachment(open("fw.bin", "rb").read(), maintype="application",
+                 subtype="x-firmware", filename="iwlwifi-77.ucode")
+with smtplib.SMTP("127.0.0.1", int(sys.argv[1])) as s:
+    s.send_message(m)
+EOF2
+check "sync after a reply with an attachment" bb sync
+last=$(comments 201 | tail -1)
+like "the comment names the attachment" "$last" "Attachment: iwlwifi-77.ucode"
+like "with its hash" "$last" "sha256:$fw_hash"
+like "and its URL" "$last" "http://blobs.test/blob/sha256/$fw_hash/iwlwifi-77.ucode"
+check "the blob store has the bytes" sh -c "'$BUGBRIDGE' blob get $fw_hash | cmp - fw.bin"
+got=$(curl -sf "$bz/rest/bug/201/attachment?api_key=bridgekey0123" | python3 -c '
+import json, sys, base64, hashlib
+for a in list(json.load(sys.stdin)["bugs"].values())[0]:
+    if a["file_name"] == "iwlwifi-77.ucode":
+        print(hashlib.sha256(base64.b64decode(a["data"])).hexdigest(), a["summary"])')
+like "and it was uploaded to the bug" "$got" "^$fw_hash iwlwifi-77.ucode .from the list mail <att-1@example.org>.$"
+check "another sync" bb sync
+is "uploads nothing twice" "$(curl -sf "$bz/rest/bug/201/attachment?api_key=bridgekey0123&exclude_fields=data" |
+	python3 -c 'import json,sys; print(sum(a["file_name"] == "iwlwifi-77.ucode" for a in list(json.load(sys.stdin)["bugs"].values())[0]))')" "1"
+
+# What is never posted
+n=$(comments 201 | wc -l)
+printf 'I am out of the office until Monday.\n' |
+	send_mail "Wendy Maintainer <wendy@example.org>" auto-1@example.org bug-201@bugbridge.test \
+		"Out of office: [Bug 201]" "Auto-Submitted: auto-replied"
+printf 'A mail that claims to come from the bridge.\n' |
+	send_mail "Bugzilla bridge <bridge@bugbridge.test>" loop-1@example.org bug-201@bugbridge.test \
+		"Re: [Bug 201] loop" "X-Bugbridge-Loop: bugbridge.test"
+check "sync after an auto-reply and a looped mail" bb sync
+is "neither is posted" "$(comments 201 | wc -l)" "$n"
+
+printf 'My mail client lost the thread, but this is about the bug.\n' |
+	send_mail "Ines Reporter <ines@example.net>" nothread-1@example.org "" \
+		"[Bug 201] more details"
+check "sync after a reply without threading headers" bb sync
+like "[Bug N] in the subject still finds the bug" "$(comments 201 | tail -1)" "lost the thread"
+
+# Crash safety: a reply is posted exactly once, wherever the run stops.
+for point in inbound.recorded inbound.post inbound.posted sync.committed; do
+	n=$(comments 201 | wc -l)
+	printf 'A reply while the bridge stops at %s.\n' "$point" |
+		send_mail "Wendy Maintainer <wendy@example.org>" "crash-$point@example.org" bug-201@bugbridge.test \
+			"Re: [Bug 201] iwlwifi: firmware crash after resume"
+	BUGBRIDGE_CRASH_AT=$point "$BUGBRIDGE" sync >/dev/null 2>&1
+	check "sync after stopping at $point" bb sync
+	bb sync >/dev/null 2>&1
+	is "the reply is posted exactly once ($point)" \
+		"$(comments 201 | grep -c "stops at $point")" "1"
+	is "and nothing else was posted ($point)" "$(comments 201 | wc -l)" "$((n + 1))"
+done
+
+# #bugbridge track: a list thread becomes a bug
+printf 'The hub at 1-1 resets every second since 6.7.\n' |
+	send_mail "Ines Reporter <ines@example.net>" usb-1@example.org "" "usb: hub resets in a loop"
+printf 'Same here on a different board.\n' |
+	send_mail "Other User <other@example.net>" usb-2@example.org usb-1@example.org "Re: usb: hub resets in a loop"
+printf 'Let us track this.\n\n#bugbridge track\n' |
+	send_mail "Lead <lead@example.org>" usb-3@example.org usb-2@example.org "Re: usb: hub resets in a loop"
+check "sync after #bugbridge track" bb sync
+new=$(curl -sf "$bz/rest/bug?summary=hub%20resets&api_key=bridgekey0123" |
+	python3 -c 'import json,sys; b=json.load(sys.stdin)["bugs"]; print(b[0]["id"] if b else "")')
+check "a bug was created from the thread" test -n "$new"
+is "with the thread's subject" "$(field "$new" summary)" "usb: hub resets in a loop"
+is "in the configured component" "$(field "$new" component)" "USB"
+like "its description is the first mail" "$(comments "$new" | head -1)" "resets every second since 6.7"
+like "the later mails are comments" "$(comments "$new" | sed -n 2p)" "Same here on a different board"
+like "the track mail's words too" "$(comments "$new" | sed -n 3p)" "Let us track this"
+is "nothing more" "$(comments "$new" | wc -l)" "3"
+check "one more sync" bb sync
+is "the new bug's comments are not mailed to the list as a second thread" \
+	"$(grep -l "Same here on a different board" "$WORK"/listlab/received/*.eml | wc -l)" "1"
+printf 'A later reply in the tracked thread.\n' |
+	send_mail "Other User <other@example.net>" usb-4@example.org usb-3@example.org "Re: usb: hub resets in a loop"
+check "sync after a later reply" bb sync
+like "later replies in the thread reach the new bug" "$(comments "$new" | tail -1)" "later reply in the tracked thread"
+
+# a crash while the bug is created: resumed, one bug and each comment once
+for point in inbound.create inbound.created inbound.post inbound.posted; do
+	printf 'Touchpad stops after suspend (%s).\n' "$point" |
+		send_mail "Ines Reporter <ines@example.net>" "tp-$point@example.org" "" "input: touchpad dead after suspend $point"
+	printf 'Reproduced.\n\n#bugbridge track\n' |
+		send_mail "Lead <lead@example.org>" "tp-track-$point@example.org" "tp-$point@example.org" \
+			"Re: input: touchpad dead after suspend $point"
+	BUGBRIDGE_CRASH_AT=$point "$BUGBRIDGE" sync >/dev/null 2>&1
+	check "sync after stopping at $point while tracking" bb sync
+	ids=$(curl -sf "$bz/rest/bug?summary=suspend%20$point&api_key=bridgekey0123" |
+		python3 -c 'import json,sys; print(" ".join(str(b["id"]) for b in json.load(sys.stdin)["bugs"]))')
+	is "one bug for the thread ($point)" "$(echo "$ids" | wc -w)" "1"
+	is "with the description and one comment ($point)" "$(comments "$ids" | wc -l)" "2"
+done
+
+printf '#bugbridge track\n' |
+	send_mail "Mallory <mallory@example.net>" other-1@example.org "" "Please track my thread"
+check "sync after a track from a stranger" bb sync
+is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track%20my&api_key=bridgekey0123" |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" "0"
+
+out=$(bb status --json)
+is "status counts replies, commands and pending work" "$(printf '%s' "$out" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["archive"]
+print(a["replies_posted"] > 5, a["commands_done"] >= 6, a["commands_refused"], a["pending"], a["value"].startswith("git:0:"))')" \
+	"True True 2 0 True"
+like "status shows the archive" "$(bb status)" "replies: +[0-9]+ posted"
+
+done_testing

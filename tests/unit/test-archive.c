@@ -1,0 +1,605 @@
+/* bridge/archive.c without a network: the mbox splitter (mboxrd quoting,
+ * separators, offsets, any feed sizes, incomplete and hostile input), the
+ * Atom parser (public-inbox's feed, DTDs and entities refused), gzip
+ * checks, option and cursor errors, and the Maildir and mbox sources with
+ * files made here (mtimes set, files moved, rewritten, locked). */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bridge/archive.h"
+#include "core/buf.h"
+#include "tests/unit/tap.h"
+
+/* --------------------------------------------------------------- helpers */
+
+#define MAX_GOT 16
+
+struct got {
+	size_t n, nulls;
+	char text[MAX_GOT][512];
+	uint64_t end[MAX_GOT + 8];
+	char position[MAX_GOT][512];
+	int stop_at;      /* return BB_ERR_INTERRUPTED for message number stop_at (1-based) */
+};
+
+static enum bb_status on_split(void *ctx, const char *raw, size_t len, uint64_t end)
+{
+	struct got *g = ctx;
+
+	if (!raw) {
+		g->end[MAX_GOT + (g->nulls < 8 ? g->nulls : 7)] = end;
+		g->nulls++;
+		return BB_OK;
+	}
+	if (g->n < MAX_GOT) {
+		snprintf(g->text[g->n], sizeof(g->text[0]), "%.*s", (int)len, raw);
+		g->end[g->n] = end;
+	}
+	g->n++;
+	return BB_OK;
+}
+
+static enum bb_status split(const char *data, size_t len, size_t piece, size_t max, int complete,
+			    struct got *g, struct bb_error *err)
+{
+	struct archive_mbox *m = archive_mbox_new(0, max, on_split, g);
+	enum bb_status st = BB_OK;
+
+	memset(g, 0, sizeof(*g));
+	bb_error_clear(err);
+	for (size_t at = 0; at < len && !st; at += piece)
+		st = archive_mbox_feed(m, data + at, len - at < piece ? len - at : piece, err);
+	if (!st)
+		st = archive_mbox_finish(m, complete, err);
+	archive_mbox_free(m);
+	return st;
+}
+
+static enum bb_status on_message(void *ctx, const char *raw, size_t len, const char *position)
+{
+	struct got *g = ctx;
+
+	if (g->stop_at && (int)g->n + 1 == g->stop_at)
+		return BB_ERR_INTERRUPTED;
+	if (g->n < MAX_GOT) {
+		snprintf(g->text[g->n], sizeof(g->text[0]), "%.*s", (int)len, raw);
+		snprintf(g->position[g->n], sizeof(g->position[0]), "%s", position ? position : "-");
+	}
+	g->n++;
+	return BB_OK;
+}
+
+static char work[256];
+
+static void write_file(const char *path, const char *text, long long mtime)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		printf("# cannot write %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	if (mtime) {
+		struct timespec ts[2] = { { (time_t)mtime, 0 }, { (time_t)mtime, 0 } };
+
+		utimensat(AT_FDCWD, path, ts, 0);
+	}
+}
+
+static void append_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "ab");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		exit(1);
+}
+
+/* gzip of data, made with libarchive's writer (raw format, gzip filter). */
+static size_t gzip_of(const char *data, size_t len, unsigned char *out, size_t cap)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	size_t used = 0;
+
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_raw(a);
+	archive_write_set_bytes_in_last_block(a, 1);
+	archive_write_open_memory(a, out, cap, &used);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_write_header(a, e);
+	archive_write_data(a, data, len);
+	archive_write_close(a);
+	archive_write_free(a);
+	archive_entry_free(e);
+	return used;
+}
+
+static struct archive_source *local_source(const char *kind, const char *path)
+{
+	struct archive_options opt;
+	struct archive_source *src = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.kind = kind;
+	opt.path = path;
+	if (archive_source_new(&src, &opt, &err))
+		printf("# archive_source_new: %s\n", err.message);
+	return src;
+}
+
+/* ------------------------------------------------------------- the splitter */
+
+static void test_split(void)
+{
+	static const char mbox[] =
+		"From a@b Thu Jan  1 00:00:00 1970\n"
+		"Subject: one\n"
+		"\n"
+		">From here\n"
+		">>From there\n"
+		"From inside a paragraph stays\n"
+		">not From\n"
+		"\n"
+		"From b@c Thu Jan  1 00:00:00 1970\n"
+		"Subject: two\n"
+		"\n"
+		"body\n"
+		"\n"
+		"\n"
+		"From c@d Thu Jan  1 00:00:00 1970\n"
+		"Subject: three\n"
+		"\n"
+		"last\n";
+	struct bb_error err = BB_ERROR_INIT;
+	struct got g, whole;
+	size_t len = strlen(mbox);
+	int same = 1;
+
+	is_int(split(mbox, len, len, 0, 1, &whole, &err), BB_OK, "an mboxrd file splits");
+	is_int(whole.n, 3, "into three messages");
+	is_str(whole.text[0], "Subject: one\n\nFrom here\n>From there\nFrom inside a paragraph stays\n>not From\n",
+	       "mboxrd quoting undone, an unquoted From inside a paragraph kept");
+	is_str(whole.text[1], "Subject: two\n\nbody\n\n", "only the separating empty line is dropped");
+	is_str(whole.text[2], "Subject: three\n\nlast\n", "the last message");
+	is_int(whole.end[0], strstr(mbox, "From b@c") - mbox, "offset after the first message");
+	is_int(whole.end[1], strstr(mbox, "From c@d") - mbox, "offset after the second");
+	is_int(whole.end[2], len, "offset after the last is the end");
+	for (size_t piece = 1; piece < 40; piece++) {
+		if (split(mbox, len, piece, 0, 1, &g, &err) || g.n != whole.n)
+			same = 0;
+		for (size_t i = 0; same && i < g.n; i++)
+			if (strcmp(g.text[i], whole.text[i]) || g.end[i] != whole.end[i])
+				same = 0;
+	}
+	ok(same, "fed in pieces of 1..39 bytes, the same messages and offsets");
+
+	{
+		static const char crlf[] = "From x\r\nA: 1\r\n\r\n>From q\r\n\r\nFrom y\r\nB: 2\r\n\r\nz\r\n";
+
+		is_int(split(crlf, strlen(crlf), 7, 0, 1, &g, &err), BB_OK, "CRLF mbox");
+		is_int(g.n, 2, "two messages");
+		is_str(g.text[0], "A: 1\r\n\r\nFrom q\r\n", "CRLF kept, quoting and separator handled");
+	}
+	{
+		static const char lead[] = "\n\nFrom x\nA: 1\n\nFrom y\n\nFrom z\nC: 3\n";
+
+		is_int(split(lead, strlen(lead), 100, 0, 1, &g, &err), BB_OK,
+		       "empty lines before the first From_ line");
+		is_int(g.n, 2, "an empty message is not delivered");
+		is_int(g.nulls, 1, "but its offset is reported");
+	}
+	is_int(split("Subject: x\n\nbody\n", 17, 17, 0, 1, &g, &err), BB_ERR_INVALID,
+	       "no From_ line: not an mbox");
+	ok(strstr(err.message, "not an mbox") != NULL, "the error says so: %s", err.message);
+	is_int(split("", 0, 1, 0, 1, &g, &err), BB_OK, "an empty stream");
+	is_int(g.n, 0, "has no message");
+
+	{
+		static const char part[] = "From x\nA: 1\n\nbody\n\nFrom y\nB: 2\n\nunfinish";
+
+		is_int(split(part, strlen(part), 5, 0, 0, &g, &err), BB_ERR_TEMPORARY,
+		       "a last line without newline, more may come: temporary");
+		is_int(g.n, 1, "the complete message before it is delivered");
+		is_int(split(part, strlen(part), 5, 0, 1, &g, &err), BB_OK,
+		       "the same stream known complete");
+		is_int(g.n, 2, "delivers the last message as it is");
+		is_str(g.text[1], "B: 2\n\nunfinish", "without a newline");
+	}
+	{
+		static const char big[] = "From x\nA: 1\n\n0123456789012345678901234567890123456789\n\n"
+					  "From y\nB: 2\n\nsmall\n";
+
+		is_int(split(big, strlen(big), 3, 32, 1, &g, &err), BB_OK, "a message over the limit");
+		is_int(g.n, 1, "is not delivered");
+		is_int(g.nulls, 1, "but reported as skipped");
+		is_str(g.text[0], "B: 2\n\nsmall\n", "the next one is");
+	}
+	{
+		char *huge = malloc(300000);
+
+		memcpy(huge, "From x\nA: 1\n\n", 13);
+		memset(huge + 13, 'x', 300000 - 13);   /* one endless line */
+		is_int(split(huge, 300000, 4096, 1000, 1, &g, &err), BB_OK,
+		       "an endless line over the limit does not grow memory");
+		is_int(g.nulls, 1, "and is skipped");
+		free(huge);
+	}
+	{
+		struct got stop;
+		struct archive_mbox *m;
+
+		memset(&stop, 0, sizeof(stop));
+		m = archive_mbox_new(1000, 0, on_split, &stop);
+		is_int(archive_mbox_feed(m, "From x\nA: 1\n", 12, &err), BB_OK, "a stream from offset 1000");
+		is_int(archive_mbox_finish(m, 1, &err), BB_OK, "ends");
+		is_int(stop.end[0], 1012, "offsets count from the start offset");
+		archive_mbox_free(m);
+	}
+}
+
+/* ------------------------------------------------------------------- Atom */
+
+static void test_atom(void)
+{
+	static const char feed[] =
+		"<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n"
+		"<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:thr=\"http://purl.org/syndication/thread/1.0\">"
+		"<title>public inbox</title><link rel=\"alternate\" href=\"http://x/test/\"/>"
+		"<entry><author><name>T</name></author><title>Re: one</title>"
+		"<link href=\"http://x/test/m2@example.org/\"/>"
+		"<id>urn:uuid:30a94b22-f1f6-97f4-44cf-2b9f2375ad45</id>"
+		"<thr:in-reply-to ref=\"urn:uuid:3\" href=\"http://x/test/m1@example.org/\"/></entry>"
+		"<entry><link rel=\"replies\" href=\"http://x/other\"/>"
+		"<link rel=\"alternate\" href=\"http://x/test/m1@example.org/\"/>"
+		"<id>\n  urn:uuid:3aff3cc0 </id></entry>"
+		"<entry><title>no id</title><link href=\"http://x/test/m0/\"/></entry>"
+		"</feed>";
+	static const char xxe[] =
+		"<?xml version=\"1.0\"?><!DOCTYPE feed [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+		"<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>&x;</id></entry></feed>";
+	static const char laughs[] =
+		"<?xml version=\"1.0\"?><!DOCTYPE feed [<!ENTITY a \"aaaaaaaaaa\">"
+		"<!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\"><!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">]>"
+		"<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>&c;</id></entry></feed>";
+	static const char rss[] = "<rss><channel><item><guid>x</guid></item></channel></rss>";
+	static const char unnamespaced[] = "<feed><entry><id>x</id></entry></feed>";
+	struct archive_atom_entry *e = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	size_t n = 0;
+
+	is_int(archive_atom_parse(feed, strlen(feed), &e, &n, &err), BB_OK,
+	       "public-inbox's new.atom parses");
+	is_int(n, 2, "two entries (one without an id is left out)");
+	if (n == 2) {
+		is_str(e[0].id, "urn:uuid:30a94b22-f1f6-97f4-44cf-2b9f2375ad45", "first id");
+		is_str(e[0].link, "http://x/test/m2@example.org/", "a link without rel is the entry's");
+		is_str(e[1].id, "urn:uuid:3aff3cc0", "ids are trimmed");
+		is_str(e[1].link, "http://x/test/m1@example.org/", "rel=alternate, not rel=replies");
+	}
+	archive_atom_entries_free(e, n);
+	is_int(archive_atom_parse(xxe, strlen(xxe), &e, &n, &err), BB_ERR_PROTOCOL,
+	       "an external entity: refused");
+	diag("%s", err.message);
+	is_int(archive_atom_parse(laughs, strlen(laughs), &e, &n, &err), BB_ERR_PROTOCOL,
+	       "nested entities (billion laughs): refused");
+	is_int(archive_atom_parse(rss, strlen(rss), &e, &n, &err), BB_ERR_PROTOCOL, "RSS is no Atom");
+	is_int(archive_atom_parse(unnamespaced, strlen(unnamespaced), &e, &n, &err), BB_ERR_PROTOCOL,
+	       "a <feed> outside the Atom namespace is no Atom");
+	is_int(archive_atom_parse("<feed", 5, &e, &n, &err), BB_ERR_PROTOCOL, "truncated XML");
+	ok(strstr(err.message, "not an Atom feed") != NULL, "with a message: %s", err.message);
+	is_int(archive_atom_parse("", 0, &e, &n, &err), BB_ERR_PROTOCOL, "empty input");
+	ok(e == NULL && n == 0, "nothing is returned on failure");
+}
+
+/* ------------------------------------------------------------------- gzip */
+
+static void test_gzip(void)
+{
+	static const char text[] = "From x\nA: 1\n\nhello\n";
+	unsigned char gz[4096], bad[4096], two[8192];
+	struct bb_error err = BB_ERROR_INIT;
+	size_t len = gzip_of(text, strlen(text), gz, sizeof(gz)), out_len = 0, len2;
+	char *out = NULL;
+
+	ok(len > 20, "made a gzip file of %zu bytes", len);
+	is_int(archive_gunzip(gz, len, 1 << 20, &out, &out_len, &err), BB_OK, "it decompresses");
+	ok(out && out_len == strlen(text) && !memcmp(out, text, out_len), "to the text");
+	free(out);
+	out = NULL;
+	is_int(archive_gunzip(gz, len - 3, 1 << 20, &out, &out_len, &err), BB_ERR_PROTOCOL,
+	       "truncated gzip: protocol error");
+	diag("%s", err.message);
+	memcpy(bad, gz, len);
+	bad[len - 6] ^= 0x40;   /* the CRC, which libarchive does not check */
+	is_int(archive_gunzip(bad, len, 1 << 20, &out, &out_len, &err), BB_ERR_PROTOCOL,
+	       "a wrong CRC-32 is caught");
+	ok(strstr(err.message, "CRC") != NULL, "and named: %s", err.message);
+	is_int(archive_gunzip(text, strlen(text), 1 << 20, &out, &out_len, &err), BB_ERR_PROTOCOL,
+	       "plain text is not gzip");
+	is_int(archive_gunzip(gz, len, 4, &out, &out_len, &err), BB_ERR_TOO_LARGE,
+	       "decompressing over the limit");
+	memcpy(two, gz, len);
+	len2 = gzip_of("From y\nB: 2\n\n", 13, two + len, sizeof(two) - len);
+	is_int(archive_gunzip(two, len + len2, 1 << 20, &out, &out_len, &err), BB_OK,
+	       "two gzip members");
+	is_int(out_len, strlen(text) + 13, "decompress to both texts");
+	free(out);
+}
+
+/* ------------------------------------------------------- options, cursors */
+
+static void test_options(void)
+{
+	struct archive_options opt;
+	struct archive_source *src = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct got g;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.kind = "imap";
+	is_int(archive_source_new(&src, &opt, &err), BB_ERR_CONFIG, "unknown kind");
+	ok(src == NULL, "no source");
+	opt.kind = "public-inbox";
+	opt.url = "https://lore.kernel.org/lkml";
+	is_int(archive_source_new(&src, &opt, &err), BB_ERR_CONFIG, "public-inbox without a state folder");
+	opt.state_dir = work;
+	opt.url = "ftp://lore.kernel.org/lkml";
+	is_int(archive_source_new(&src, &opt, &err), BB_ERR_CONFIG, "an ftp:// url");
+	opt.url = "https://lore.kernel.org/lkml?x=1";
+	is_int(archive_source_new(&src, &opt, &err), BB_ERR_CONFIG, "a url with a query");
+	opt.url = "https://user:secret@lore.kernel.org/lkml";
+	is_int(archive_source_new(&src, &opt, &err), BB_ERR_CONFIG, "a url with credentials");
+	ok(strstr(err.message, "secret") == NULL, "whose password is not repeated");
+	opt.url = "https://lore.kernel.org/lkml/";
+	is_int(archive_source_new(&src, &opt, &err), BB_OK, "a good url");
+	ok(src && strstr(archive_source_dir(src), "/lore.kernel.org_lkml-") != NULL,
+	   "state folder named after it: %s", src ? archive_source_dir(src) : "");
+	is_int(archive_poll(src, "mbox:0", on_message, &g, NULL, &err), BB_ERR_INVALID,
+	       "a cursor of another kind");
+	is_int(archive_poll(src, "git:1:abc", on_message, &g, NULL, &err), BB_ERR_INVALID,
+	       "a git cursor with a short commit");
+	is_int(archive_fetch_thread(src, "<>", on_message, &g, &err), BB_ERR_INVALID,
+	       "an empty Message-ID");
+	is_int(archive_fetch_thread(src, "a b@c", on_message, &g, &err), BB_ERR_INVALID,
+	       "a Message-ID with a space");
+	archive_source_free(src);
+	src = NULL;
+	opt.kind = "maildir";
+	opt.path = NULL;
+	is_int(archive_source_new(&src, &opt, &err), BB_ERR_CONFIG, "maildir without a path");
+	src = local_source("maildir", "/nonexistent/maildir");
+	is_int(archive_poll(src, NULL, on_message, &g, NULL, &err), BB_ERR_NOT_FOUND,
+	       "a missing Maildir");
+	is_int(archive_fetch_thread(src, "a@b", on_message, &g, &err), BB_ERR_UNSUPPORTED,
+	       "no thread download from a Maildir");
+	archive_source_free(src);
+}
+
+/* ---------------------------------------------------------------- Maildir */
+
+static char *poll_all(struct archive_source *src, const char *cursor, struct got *g,
+		      enum bb_status *st)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	char *next = NULL;
+	int stop = g->stop_at;
+
+	memset(g, 0, sizeof(*g));
+	g->stop_at = stop;
+	*st = archive_poll(src, cursor, on_message, g, &next, &err);
+	if (*st)
+		printf("# poll: %s\n", err.message);
+	return next;
+}
+
+static void test_maildir(void)
+{
+	char md[300], path[600], to[600];
+	struct archive_source *src;
+	struct got g;
+	enum bb_status st;
+	char *c1, *c2, *c3, *c4;
+	long long now = (long long)time(NULL);
+
+	snprintf(md, sizeof(md), "%s/Maildir", work);
+	mkdir(md, 0700);
+	snprintf(path, sizeof(path), "%s/new", md);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/cur", md);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/tmp", md);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/new/1000.b.host", md);
+	write_file(path, "Message-ID: <b>\n\nB\n", now - 3000);
+	snprintf(path, sizeof(path), "%s/cur/1000.a.host:2,S", md);
+	write_file(path, "Message-ID: <a>\n\nA\n", now - 3000);
+	snprintf(path, sizeof(path), "%s/new/0999.c.host", md);
+	write_file(path, "Message-ID: <c>\n\nC\n", now - 1000);
+	snprintf(path, sizeof(path), "%s/tmp/1.being.written", md);
+	write_file(path, "Message-ID: <tmp>\n\n", now);
+	src = local_source("maildir", md);
+
+	memset(&g, 0, sizeof(g));
+	c1 = poll_all(src, NULL, &g, &st);
+	is_int(st, BB_OK, "Maildir: first poll");
+	is_int(g.n, 3, "reads new/ and cur/, not tmp/");
+	is_str(g.text[0], "Message-ID: <a>\n\nA\n", "in (mtime, name) order: a");
+	is_str(g.text[1], "Message-ID: <b>\n\nB\n", "b");
+	is_str(g.text[2], "Message-ID: <c>\n\nC\n", "then the newer c");
+	is_str(g.position[2], c1, "the last position is the poll's cursor");
+	diag("cursor %s", c1);
+
+	c2 = poll_all(src, c1, &g, &st);
+	is_int(g.n, 0, "second poll: nothing new");
+	snprintf(path, sizeof(path), "%s/new/0999.c.host", md);
+	snprintf(to, sizeof(to), "%s/cur/0999.c.host:2,RS", md);
+	rename(path, to);
+	free(c2);
+	c2 = poll_all(src, c1, &g, &st);
+	is_int(g.n, 0, "a message moved to cur/ with flags is not new");
+
+	/* delivered late: older than the newest read, within the slack */
+	snprintf(path, sizeof(path), "%s/new/0998.late.host", md);
+	write_file(path, "Message-ID: <late>\n\nL\n", now - 1000 - 60);
+	snprintf(path, sizeof(path), "%s/new/2000.d.host", md);
+	write_file(path, "Message-ID: <d>\n\nD\n", now);
+	c3 = poll_all(src, c2, &g, &st);
+	is_int(g.n, 2, "a new message and one renamed into new/ late (within the slack)");
+	is_str(g.text[0], "Message-ID: <late>\n\nL\n", "the late one first (older mtime)");
+	is_str(g.text[1], "Message-ID: <d>\n\nD\n", "then the new one");
+
+	/* the caller stops after one: the cursor it keeps is that message's */
+	snprintf(path, sizeof(path), "%s/new/2001.e.host", md);
+	write_file(path, "Message-ID: <e>\n\nE\n", now);
+	snprintf(path, sizeof(path), "%s/new/2002.f.host", md);
+	write_file(path, "Message-ID: <f>\n\nF\n", now);
+	g.stop_at = 2;
+	c4 = poll_all(src, c3, &g, &st);
+	is_int(st, BB_ERR_INTERRUPTED, "the handler stops the poll");
+	ok(c4 == NULL, "no cursor for the poll");
+	is_int(g.n, 1, "after one message");
+	{
+		char kept[512];
+
+		snprintf(kept, sizeof(kept), "%s", g.position[0]);
+		g.stop_at = 0;
+		free(poll_all(src, kept, &g, &st));
+		is_int(g.n, 1, "polling from that message's position reads the rest");
+		is_str(g.text[0], "Message-ID: <f>\n\nF\n", "f");
+	}
+	{
+		char *t = NULL;
+		struct bb_error err = BB_ERROR_INIT;
+
+		is_int(archive_tail(src, &t, &err), BB_OK, "Maildir tail");
+		free(poll_all(src, t, &g, &st));
+		is_int(g.n, 0, "reads nothing after the tail");
+		free(t);
+	}
+	is_int(archive_poll(src, "maildir:x", on_message, &g, NULL, NULL), BB_ERR_INVALID,
+	       "a broken Maildir cursor");
+	archive_source_free(src);
+	free(c1);
+	free(c2);
+	free(c3);
+}
+
+/* ------------------------------------------------------------------- mbox */
+
+static void test_mbox(void)
+{
+	char mb[300], lock[320];
+	struct archive_source *src;
+	struct got g;
+	enum bb_status st;
+	struct bb_error err = BB_ERROR_INIT;
+	char *c1, *c2, *c3;
+
+	snprintf(mb, sizeof(mb), "%s/list.mbox", work);
+	write_file(mb, "From a Thu Jan  1 00:00:00 1970\nMessage-ID: <1>\n\n>From x\n\n"
+		       "From b Thu Jan  1 00:00:00 1970\nMessage-ID: <2>\n\ntwo\n\n", 0);
+	src = local_source("mbox", mb);
+	memset(&g, 0, sizeof(g));
+	c1 = poll_all(src, NULL, &g, &st);
+	is_int(g.n, 2, "mbox: two messages");
+	is_str(g.text[0], "Message-ID: <1>\n\nFrom x\n", "unquoted, without From_ line and separator");
+	is_str(g.position[1], c1, "the last position is the poll's cursor");
+	diag("cursor %s", c1);
+	c2 = poll_all(src, c1, &g, &st);
+	is_int(g.n, 0, "nothing new");
+	free(c2);
+	append_file(mb, "From c Thu Jan  1 00:00:00 1970\nMessage-ID: <3>\n\nthr");
+	c2 = poll_all(src, c1, &g, &st);
+	is_int(st, BB_ERR_TEMPORARY, "a message still being written: temporary");
+	is_int(g.n, 0, "and nothing delivered");
+	append_file(mb, "ee\n\n");
+	c2 = poll_all(src, c1, &g, &st);
+	is_int(g.n, 1, "once complete it is read");
+	is_str(g.text[0], "Message-ID: <3>\n\nthree\n", "the third message");
+
+	/* rewritten by a mail reader: read again from the start */
+	write_file(mb, "From a Thu Jan  1 00:00:00 1970\nMessage-ID: <2>\n\ntwo\n\n"
+		       "From b Thu Jan  1 00:00:00 1970\nMessage-ID: <3>\n\nthree\n\n", 0);
+	c3 = poll_all(src, c2, &g, &st);
+	is_int(g.n, 2, "a rewritten mbox is read again from the start");
+	is_int(archive_source_stats(src)->rewinds, 1, "counted as a rewind");
+	free(c3);
+
+	snprintf(lock, sizeof(lock), "%s.lock", mb);
+	write_file(lock, "", 0);
+	c3 = poll_all(src, c2, &g, &st);
+	is_int(st, BB_ERR_BUSY, "a dot-lock: busy");
+	unlink(lock);
+	{
+		int ready[2], done[2];
+		pid_t pid = -1;
+		char c = 'x';
+
+		if (pipe(ready) == 0 && pipe(done) == 0 && (pid = fork()) == 0) {
+			int fd = open(mb, O_RDWR);
+			struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+			close(ready[0]);
+			close(done[1]);
+			fcntl(fd, F_SETLK, &lk);
+			if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(ready[1]);
+		close(done[0]);
+		if (pid > 0 && read(ready[0], &c, 1) == 1) {
+			c3 = poll_all(src, c2, &g, &st);
+			is_int(st, BB_ERR_BUSY, "an fcntl() write lock: busy");
+		}
+		close(done[1]);   /* lets the child end */
+		close(ready[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	archive_source_free(src);
+
+	write_file(mb, "Subject: not an mbox\n\n", 0);
+	src = local_source("mbox", mb);
+	c3 = poll_all(src, NULL, &g, &st);
+	is_int(st, BB_ERR_INVALID, "a file that is no mbox: invalid");
+	is_int(archive_tail(src, &c3, &err), BB_OK, "tail of any file ending in a newline");
+	free(c3);
+	archive_source_free(src);
+	free(c1);
+	free(c2);
+}
+
+int main(void)
+{
+	snprintf(work, sizeof(work), "%s/test-archive.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(work))
+		return 1;
+	test_split();
+	test_atom();
+	test_gzip();
+	test_options();
+	test_maildir();
+	test_mbox();
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
+		if (system(cmd) != 0)
+			diag("could not remove %s", work);
+	}
+	return done_testing();
+}

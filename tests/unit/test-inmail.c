@@ -1,0 +1,1034 @@
+/* Unit tests for bridge/inmail.c: every mail of the shared corpus
+ * ($BUGBRIDGE_SHARED/corpus/mail/, mboxes split with GMime) through every
+ * step, with checks on named corpus mails (threading, charsets, broken
+ * mails, auto-replies, authentication results); then adversarial mails
+ * written here: header injection, a References loop, a 10 MB header, mails
+ * that claim to come from the bridge, and MIME edge cases. */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <glib.h>
+
+#include "bridge/inmail.h"
+#include "bridge/mail.h"
+#include "bridge/mailcmd.h"
+#include "core/buf.h"
+#include "tests/unit/tap.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+#define DOMAIN "bugbridge.example.org"
+
+static char shared[4096];
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 1 if s is valid UTF-8 without controls (LF and TAB allowed if text). */
+static int clean_utf8(const char *s, int text)
+{
+	if (!s || !g_utf8_validate(s, -1, NULL))
+		return 0;
+	for (const char *p = s; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (text && (c == '\n' || c == '\t'))
+			continue;
+		if (c < 0x20 || c == 0x7f || (!text && c >= 0x80 && c < 0xa0))
+			return 0;
+	}
+	return 1;
+}
+
+/* --- the corpus ------------------------------------------------------------- */
+
+struct corpus_stats {
+	size_t files, mails, failed, header_errors, decode_errors, auto_replies, opaque;
+	size_t parts, html, encrypted;
+	double header_s, scan_s, decode_s, slowest_s;
+	const char *file;
+	char why[600];
+};
+
+/* Every check a corpus mail must pass; returns 0 and fills st->why if not. */
+static int check_mail(struct corpus_stats *st, const char *raw, size_t len)
+{
+	struct inmail_options opt = { DOMAIN, NULL };
+	struct inmail m;
+	struct inmail_body b;
+	struct bb_error err = BB_ERROR_INIT;
+	struct mailcmd *cmds = NULL;
+	size_t ncmds = 0;
+	char *reply;
+	double t0 = now_s(), t1, t2, t3;
+	unsigned flags;
+	int good = 1;
+
+	if (inmail_parse_headers(raw, len, &opt, &m, &err) != BB_OK) {
+		st->header_errors++;
+		snprintf(st->why, sizeof(st->why), "headers: %s", err.message);
+		return 0;
+	}
+	t1 = now_s();
+	flags = inmail_raw_scan(raw, len);
+	t2 = now_s();
+	st->opaque += !!(flags & INMAIL_SCAN_OPAQUE);
+	st->auto_replies += m.auto_reply;
+	if (!clean_utf8(m.from_name, 0) || !clean_utf8(m.subject, 0) ||
+	    (m.from_addr && !clean_utf8(m.from_addr, 0)) || (m.list_id && !clean_utf8(m.list_id, 0))) {
+		snprintf(st->why, sizeof(st->why), "a header field is not clean UTF-8");
+		good = 0;
+	}
+	if (!m.references || m.nreferences > INMAIL_REFERENCES_MAX || m.references[m.nreferences]) {
+		snprintf(st->why, sizeof(st->why), "references not a capped NULL-terminated list");
+		good = 0;
+	}
+	for (size_t i = 0; good && i < m.nreferences; i++) {
+		if (m.message_id && !strcmp(m.references[i], m.message_id))
+			good = 0;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(m.references[i], m.references[j]))
+				good = 0;
+		if (!good)
+			snprintf(st->why, sizeof(st->why), "references hold a loop or a duplicate");
+	}
+	if (m.body_offset > len) {
+		snprintf(st->why, sizeof(st->why), "body offset past the end");
+		good = 0;
+	}
+	if (inmail_decode(raw, len, &b, &err) != BB_OK) {
+		st->decode_errors++;
+		snprintf(st->why, sizeof(st->why), "decode: %s", err.message);
+		inmail_release(&m);
+		return 0;
+	}
+	t3 = now_s();
+	st->parts += b.nparts;
+	st->html += b.from_html;
+	st->encrypted += b.encrypted;
+	if (!b.text || strlen(b.text) != b.text_len || !clean_utf8(b.text, 1)) {
+		snprintf(st->why, sizeof(st->why), "body text is not clean UTF-8");
+		good = 0;
+	}
+	for (size_t i = 0; i < b.nparts; i++)
+		if (!b.parts[i].data || !b.parts[i].len || !clean_utf8(b.parts[i].content_type, 0) ||
+		    !strchr(b.parts[i].content_type, '/') ||
+		    (b.parts[i].filename && (!clean_utf8(b.parts[i].filename, 0) ||
+					     strchr(b.parts[i].filename, '/')))) {
+			snprintf(st->why, sizeof(st->why), "attachment %zu is not sane", i);
+			good = 0;
+		}
+	reply = inmail_reply_text(b.text);
+	if (!reply || !clean_utf8(reply, 1) || strlen(reply) > b.text_len + 16) {
+		snprintf(st->why, sizeof(st->why), "reply text");
+		good = 0;
+	}
+	if (mailcmd_parse(b.text, &cmds, &ncmds, &err) != BB_OK) {
+		snprintf(st->why, sizeof(st->why), "commands: %s", err.message);
+		good = 0;
+	}
+	mailcmd_free(cmds, ncmds);
+	free(reply);
+	inmail_body_release(&b);
+	inmail_release(&m);
+	st->header_s += t1 - t0;
+	st->scan_s += t2 - t1;
+	st->decode_s += t3 - t2;
+	if (t3 - t0 > st->slowest_s)
+		st->slowest_s = t3 - t0;
+	return good;
+}
+
+static enum bb_status corpus_one(void *ctx, const char *raw, size_t len)
+{
+	struct corpus_stats *st = ctx;
+
+	st->mails++;
+	if (!check_mail(st, raw, len))
+		st->failed++;
+	return BB_OK;
+}
+
+static int is_mbox(const char *data, size_t len)
+{
+	return len > 5 && !memcmp(data, "From ", 5);
+}
+
+static void corpus_file(struct corpus_stats *st, const char *path, const char *rel)
+{
+	gchar *data = NULL;
+	gsize len = 0;
+	struct bb_error err = BB_ERROR_INIT;
+	size_t failed_before = st->failed, mails_before = st->mails;
+	int good;
+
+	if (!g_file_get_contents(path, &data, &len, NULL)) {
+		ok(0, "corpus %s: readable", rel);
+		return;
+	}
+	st->files++;
+	st->why[0] = '\0';
+	if (is_mbox(data, len))
+		good = inmail_mbox_split(data, len, corpus_one, st, &err) == BB_OK;
+	else
+		good = corpus_one(st, data, len) == BB_OK;
+	good = good && st->failed == failed_before;
+	if (!ok(good, "corpus %s: %zu mail(s) read through", rel, st->mails - mails_before))
+		diag("%s%s", st->why, err.message);
+	g_free(data);
+}
+
+static void walk(struct corpus_stats *st, const char *dir, const char *rel)
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char path[8192], sub[4096];
+		struct stat sb;
+
+		if (name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", name);
+			if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
+				walk(st, path, sub);
+			else if (S_ISREG(sb.st_mode))
+				corpus_file(st, path, sub);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* Reads one corpus mail (the first of an mbox) into *out (g_free it). */
+static int corpus_mail(const char *rel, gchar **out, gsize *len)
+{
+	char path[8192];
+
+	snprintf(path, sizeof(path), "%s/corpus/mail/%s", shared, rel);
+	if (!g_file_get_contents(path, out, len, NULL)) {
+		ok(0, "corpus mail %s readable", rel);
+		return 0;
+	}
+	return 1;
+}
+
+static int corpus_headers(const char *rel, struct inmail *m, const struct inmail_options *opt)
+{
+	gchar *data;
+	gsize len;
+	struct bb_error err = BB_ERROR_INIT;
+	int good;
+
+	if (!corpus_mail(rel, &data, &len))
+		return 0;
+	good = inmail_parse_headers(data, len, opt, m, &err) == BB_OK;
+	if (!good)
+		ok(0, "%s: headers parse (%s)", rel, err.message);
+	g_free(data);
+	return good;
+}
+
+static int corpus_body(const char *rel, struct inmail_body *b, unsigned *flags)
+{
+	gchar *data;
+	gsize len;
+	struct bb_error err = BB_ERROR_INIT;
+	int good;
+
+	if (!corpus_mail(rel, &data, &len))
+		return 0;
+	if (flags)
+		*flags = inmail_raw_scan(data, len);
+	good = inmail_decode(data, len, b, &err) == BB_OK;
+	if (!good)
+		ok(0, "%s: decodes (%s)", rel, err.message);
+	g_free(data);
+	return good;
+}
+
+static int has_ref(const struct inmail *m, const char *id)
+{
+	for (size_t i = 0; i < m->nreferences; i++)
+		if (!strcmp(m->references[i], id))
+			return 1;
+	return 0;
+}
+
+static void test_corpus_threading(void)
+{
+	struct inmail m;
+	const char *dir = "notmuch/threading/ghost-root/";
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%sfake-root.eml", dir);
+	if (corpus_headers(rel, &m, NULL)) {
+		is_str(m.message_id, "001-fake-message-root@example.org", "ghost root: Message-ID");
+		is_str(m.in_reply_to, "nonexistent-message@example.org", "ghost root: In-Reply-To");
+		is_int(m.nreferences, 3, "ghost root: three references");
+		is_str(m.references[0], "000-real-root@example.org", "ghost root: root first");
+		is_str(inmail_parent_id(&m), "nonexistent-message@example.org", "ghost root: parent");
+		inmail_release(&m);
+	}
+	snprintf(rel, sizeof(rel), "%sgreat-grand-child.eml", dir);
+	if (corpus_headers(rel, &m, NULL)) {
+		/* References skips the child; In-Reply-To names the real parent */
+		is_str(inmail_parent_id(&m), "001-grand-child@example.org", "great-grand-child: parent");
+		ok(has_ref(&m, "000-real-root@example.org") && m.nreferences == 2,
+		   "great-grand-child: references as written");
+		inmail_release(&m);
+	}
+	snprintf(rel, sizeof(rel), "%sreal-root.eml", dir);
+	if (corpus_headers(rel, &m, NULL)) {
+		ok(!m.in_reply_to && m.nreferences == 0 && !inmail_parent_id(&m), "real root: no parent");
+		is_int(m.date, 1466129681, "real root: Date (-0400) in UTC");
+		inmail_release(&m);
+	}
+	/* a patch series: every reply names the cover letter or a patch of it */
+	/* a patch series: replies name the patch they answer, then their parent */
+	if (corpus_headers("lkml-archive/platform-driver-x86/patch-threads/toshiba-acpi-series/"
+			   "07-861b495d968a.eml", &m, NULL)) {
+		ok(m.nreferences == 2 && !strcmp(m.references[0], "20220828192920.805253-3-lkml@vorpal.se"),
+		   "series reply: the patch is the first reference");
+		is_str(inmail_parent_id(&m), "202208290605.gE9IGbxE-lkp@intel.com", "series reply: parent");
+		is_str(m.list_id, "platform-driver-x86.vger.kernel.org", "series reply: List-Id");
+		ok(!m.auto_reply && !m.from_bridge && !m.auth_failed,
+		   "series reply: a human's mail via vger (Precedence: bulk is the list's)");
+		inmail_release(&m);
+	}
+	if (corpus_headers("lkml-archive/platform-driver-x86/bugzilla-daemon/bug-219517/"
+			   "05-5ad0a76efa0e.eml", &m, NULL)) {
+		ok(m.auto_reply && m.skip_reason && !strcmp(m.skip_reason, "auto-submitted"),
+		   "Bugzilla's own notification is auto-submitted");
+		is_str(m.from_addr, "bugzilla-daemon@kernel.org", "Bugzilla notification: From");
+		inmail_release(&m);
+	}
+	if (corpus_headers("notmuch/threading/ghost-root/1532672447.R3166642290392477575.len.eml",
+			   &m, NULL)) {
+		ok(m.auto_reply && !strcmp(m.skip_reason, "autoreply-subject"),
+		   "RT \"AutoReply:\" without Auto-Submitted is an auto-reply");
+		inmail_release(&m);
+	}
+	if (corpus_headers("notmuch/broken/empty-part.eml", &m, NULL)) {
+		ok(m.auto_reply && !strcmp(m.skip_reason, "bounce"),
+		   "a list-owner notice (list+owner@) is not posted");
+		inmail_release(&m);
+	}
+	if (corpus_headers("notmuch/lkml/cur/1382298793.002257.eml", &m, NULL)) {
+		ok(!m.auto_reply, "majordomo list mail: Precedence: bulk with Sender: owner-list");
+		inmail_release(&m);
+	}
+}
+
+static void test_corpus_charsets(void)
+{
+	const char *dir = "lkml-archive/platform-driver-x86/charset/";
+	struct inmail_body b;
+	struct inmail m;
+	unsigned flags = 0;
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%sc146362c9e8b.eml", dir);
+	if (corpus_body(rel, &b, &flags)) {
+		ok(strstr(b.text, "Ilpo J\xc3\xa4rvinen") != NULL, "bogus charset \"y\": UTF-8 text kept");
+		ok(strstr(b.text, "diff --git") != NULL && !(flags & INMAIL_SCAN_OPAQUE),
+		   "bogus charset \"y\", 8bit: the raw scan can tell");
+		inmail_body_release(&b);
+	}
+	snprintf(rel, sizeof(rel), "%se7d45a138fad.eml", dir);
+	if (corpus_body(rel, &b, &flags)) {
+		ok(strstr(b.text, "m\xc3\xa1jus") != NULL, "iso-8859-2 quoted-printable decoded");
+		ok(flags & INMAIL_SCAN_OPAQUE, "quoted-printable: the raw scan cannot tell");
+		inmail_body_release(&b);
+	}
+	snprintf(rel, sizeof(rel), "%sac3c98dcc95e.eml", dir);
+	if (corpus_body(rel, &b, &flags)) {
+		ok(strstr(b.text, "5.16-rc1 is already out") != NULL, "GBK base64 body decoded");
+		ok(flags & INMAIL_SCAN_OPAQUE, "base64: the raw scan cannot tell");
+		inmail_body_release(&b);
+	}
+	snprintf(rel, sizeof(rel), "%s5e0ea6ef8943.eml", dir);
+	if (corpus_body(rel, &b, NULL)) {
+		ok(strstr(b.text, "Tested-By: Yijun Shen") != NULL, "UTF-7 quoted-printable decoded");
+		inmail_body_release(&b);
+	}
+	snprintf(rel, sizeof(rel), "%sc000ba693345.eml", dir);
+	if (corpus_headers(rel, &m, NULL)) {
+		ok(g_str_has_prefix(m.subject, "\xe3\x83\xa8\xe3\x83\x89\xe3\x83\x90\xe3\x82\xb7"),
+		   "gb2312 base64 encoded-word Subject decoded");
+		inmail_release(&m);
+	}
+	if (corpus_headers("public-inbox/utf8.eml", &m, NULL)) {
+		is_str(m.subject, "Testing for El\xc3\xa9" "anor", "RFC 2047 Subject");
+		is_str(m.from_name, "El\xc3\xa9" "anor", "RFC 2047 display name");
+		inmail_release(&m);
+	}
+	if (corpus_headers("patchwork/mail/0014-with-unencoded-utf8-headers.mbox", &m, NULL)) {
+		ok(clean_utf8(m.subject, 0) && clean_utf8(m.from_name, 0) &&
+		   g_utf8_strlen(m.from_name, -1) < (glong)strlen(m.from_name),
+		   "raw UTF-8 header bytes decoded");
+		inmail_release(&m);
+	}
+}
+
+static void test_corpus_mime(void)
+{
+	struct inmail_body b;
+	struct inmail m;
+
+	if (corpus_body("notmuch/html/attribute-text.eml", &b, NULL)) {
+		ok(b.from_html && strstr(b.text, "hunter2") && !strstr(b.text, "swordfish"),
+		   "HTML-only mail: text extracted, attribute values not");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("notmuch/crypto/encrypted-rfc822-attachment.eml", &b, NULL)) {
+		ok(b.encrypted && b.nparts == 0, "PGP/MIME encrypted: marked, nothing read");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("notmuch/indexing/fake-pdf.eml", &b, NULL)) {
+		ok(b.nparts == 1 && !strcmp(b.parts[0].filename, "fake.pdf") &&
+		   !strcmp(b.parts[0].content_type, "application/pdf") &&
+		   b.parts[0].len == 23 && !memcmp(b.parts[0].data, "this is not really PDF\n", 23),
+		   "base64 attachment decoded with its name and claimed type");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("notmuch/attachment/x-gtar-compressed.eml", &b, NULL)) {
+		ok(b.nparts == 1 && b.parts[0].len > 1000 && b.parts[0].data[0] == 0x1f &&
+		   b.parts[0].data[1] == 0x8b, "tar.gz attachment: gzip bytes");
+		ok(strstr(b.text, "forget the frigging attachment") != NULL, "... and the body");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("patchwork/mail/0020-multipart-comment.mbox", &b, NULL)) {
+		ok(strstr(b.text, "Yup, this looks sensible") && !strchr(b.text, '<') && !b.from_html,
+		   "multipart/alternative: the text/plain part");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("public-inbox/plack-2-txt-bodies.eml", &b, NULL)) {
+		is_str(b.text, "hi\n\nbye\n", "two inline text parts: both, a blank line apart");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("public-inbox/plack-attached-patch.eml", &b, NULL)) {
+		ok(strstr(b.text, "+++ b/file") && b.nparts == 0, "inline .patch part is body");
+		inmail_body_release(&b);
+	}
+	if (corpus_body("lkml-archive/platform-driver-x86/attachments/1034c7206f48.eml", &b, NULL)) {
+		ok(b.nparts >= 1, "list reply with base64 attachments: %zu part(s)", b.nparts);
+		for (size_t i = 0; i < b.nparts; i++)
+			ok(b.parts[i].filename != NULL, "  part %zu: %s, %s, %zu bytes", i,
+			   b.parts[i].filename ? b.parts[i].filename : "(no name)",
+			   b.parts[i].content_type, b.parts[i].len);
+		inmail_body_release(&b);
+	}
+	if (corpus_headers("notmuch/broken/broken-cc.eml", &m, NULL)) {
+		is_str(m.from_addr, "alice@example.org", "broken Cc: the rest parses");
+		inmail_release(&m);
+	}
+	if (corpus_headers("patchwork/fuzz/refshdr.mbox", &m, NULL)) {
+		ok(!m.message_id && m.in_reply_to && clean_utf8(m.subject, 0),
+		   "fuzzer mail: broken Message-ID dropped, In-Reply-To kept");
+		inmail_release(&m);
+	}
+}
+
+static void test_corpus_auth_and_scan(void)
+{
+	struct inmail m;
+	struct inmail_options opt = { NULL, "smtp.subspace.kernel.org" };
+	const char *dir = "lkml-archive/platform-driver-x86/";
+	char rel[256];
+	gchar *data;
+	gsize len;
+
+	snprintf(rel, sizeof(rel), "%sgitpull/9e93a8cc9a0f.eml", dir);
+	if (corpus_headers(rel, &m, &opt)) {
+		ok(!m.auth_failed, "spf=fail but dkim and dmarc pass: not failed");
+		inmail_release(&m);
+	}
+	snprintf(rel, sizeof(rel), "%sregzbot/5795cb3f671b.eml", dir);
+	if (corpus_mail(rel, &data, &len)) {
+		unsigned flags = inmail_raw_scan(data, len);
+
+		ok((flags & INMAIL_SCAN_REGZBOT) && !(flags & INMAIL_SCAN_COMMAND),
+		   "regzbot directive mail: flagged for the tracker, no bridge command");
+		g_free(data);
+	}
+	snprintf(rel, sizeof(rel), "%sregzbot/88f6aeb05bb7.eml", dir);
+	if (corpus_mail(rel, &data, &len)) {
+		ok(!(inmail_raw_scan(data, len) & INMAIL_SCAN_REGZBOT),
+		   "quoted #regzbot lines do not count");
+		g_free(data);
+	}
+}
+
+static void test_corpus(void)
+{
+	struct corpus_stats st;
+	char dir[8192];
+	struct stat sb;
+	double limit = SANITIZED ? 10.0 : 2.0;
+
+	snprintf(dir, sizeof(dir), "%s/corpus/mail", shared);
+	if (stat(dir, &sb)) {
+		printf("ok %d # SKIP no mail corpus at %s (set BUGBRIDGE_SHARED)\n", ++tap_count, dir);
+		return;
+	}
+	memset(&st, 0, sizeof(st));
+	walk(&st, dir, "");
+	ok(st.files >= 350 && st.mails >= 450, "corpus: %zu files, %zu mails", st.files, st.mails);
+	is_int(st.failed, 0, "corpus: every mail parses, decodes and is cut without a failure");
+	ok(st.slowest_s < limit, "corpus: slowest mail took %.3f s (bounded)", st.slowest_s);
+	diag("corpus: %zu auto-replies, %zu opaque to the raw scan, %zu attachments, %zu HTML-only, "
+	     "%zu encrypted", st.auto_replies, st.opaque, st.parts, st.html, st.encrypted);
+	diag("corpus speed: header pass %.0f mails/s, raw scan %.0f mails/s, full decode %.0f mails/s%s",
+	     st.mails / st.header_s, st.mails / st.scan_s, st.mails / st.decode_s,
+	     SANITIZED ? " (sanitizers)" : "");
+	test_corpus_threading();
+	test_corpus_charsets();
+	test_corpus_mime();
+	test_corpus_auth_and_scan();
+}
+
+/* --- adversarial mails ----------------------------------------------------- */
+
+static enum bb_status parse(const char *text, const struct inmail_options *opt, struct inmail *m)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	return inmail_parse_headers(text, strlen(text), opt, m, &err);
+}
+
+static enum bb_status decode(const char *text, struct inmail_body *b)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	enum bb_status st = inmail_decode(text, strlen(text), b, &err);
+
+	if (st != BB_OK)
+		diag("decode: %s", err.message);
+	return st;
+}
+
+static void test_header_injection(void)
+{
+	struct inmail m;
+	const char *mail =
+		"From: =?utf-8?q?Mallory=0D=0AX-Bugbridge-Loop:_x?= <mallory@example.org>\n"
+		"Subject: =?utf-8?q?hello=0D=0AX-Bugbridge-Loop:=20evil=0A=0A#bugbridge_close?=\n"
+		"Message-ID: <abc\r\n def@example.org>\n"
+		"In-Reply-To: <parent@example.org>\n"
+		"List-Id: Evil <list.example.org>\n"
+		"\n"
+		"body\n";
+	const char *bare_cr =
+		"From: a@example.org\n"
+		"Subject: one\rX-Bugbridge-Loop: two\n"
+		"Message-ID: <nul@example.org>\n"
+		"\n"
+		"body\n";
+	char nul_mail[] = "From: a@example.org\nSubject: before\0after\nMessage-ID: <x@y>\n\nbody\n";
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (ok(parse(mail, NULL, &m) == BB_OK, "injection: parses")) {
+		ok(!m.from_bridge && !m.auto_reply, "injection: an encoded loop header is no header");
+		ok(clean_utf8(m.subject, 0) && !strchr(m.subject, '\n') && !strchr(m.subject, '\r'),
+		   "injection: Subject has no line breaks (\"%s\")", m.subject);
+		ok(clean_utf8(m.from_name, 0), "injection: display name clean (\"%s\")", m.from_name);
+		is_str(m.from_addr, "mallory@example.org", "injection: address");
+		ok(!m.message_id || !strchr(m.message_id, ' '), "injection: Message-ID has no blanks");
+		inmail_release(&m);
+	}
+	if (ok(parse(bare_cr, NULL, &m) == BB_OK, "bare CR: parses")) {
+		ok(!m.from_bridge && !strcmp(m.subject, "one X-Bugbridge-Loop: two"),
+		   "bare CR does not end a header (\"%s\")", m.subject);
+		inmail_release(&m);
+	}
+	if (ok(inmail_parse_headers(nul_mail, sizeof(nul_mail) - 1, NULL, &m, &err) == BB_OK,
+	       "NUL in a header: parses")) {
+		is_str(m.subject, "beforeafter", "NUL dropped from Subject");
+		is_str(m.message_id, "x@y", "fields after the NUL are read");
+		inmail_release(&m);
+	}
+}
+
+static void test_references_loop(void)
+{
+	struct inmail m;
+	struct buf b = BUF_INIT;
+	double t0;
+
+	buf_addstr(&b, "From: a@example.org\nMessage-ID: <self@example.org>\n"
+		   "In-Reply-To: <self@example.org>\nReferences: <root@example.org>");
+	for (int i = 0; i < 15000; i++)   /* 860 KB, under INMAIL_HEADER_MAX */
+		buf_addf(&b, " <self@example.org> <a%d@example.org> <root@example.org>\n", i % 300);
+	buf_addstr(&b, "\nbody\n");
+	t0 = now_s();
+	if (ok(parse(b.data, NULL, &m) == BB_OK, "References loop: parses (%zu bytes)", b.len)) {
+		ok(!m.in_reply_to, "In-Reply-To naming the mail itself is dropped");
+		is_int(m.nreferences, INMAIL_REFERENCES_MAX, "references capped");
+		is_str(m.references[0], "root@example.org", "the root stays first");
+		ok(!has_ref(&m, "self@example.org"), "the mail is not its own ancestor");
+		is_str(m.references[m.nreferences - 1], "a299@example.org", "the newest stays last");
+		ok(now_s() - t0 < (SANITIZED ? 10 : 1), "... in bounded time");
+		inmail_release(&m);
+	}
+	buf_release(&b);
+}
+
+static void test_huge_header(void)
+{
+	struct inmail m;
+	struct inmail_body body;
+	struct buf b = BUF_INIT;
+	struct bb_error err = BB_ERROR_INIT;
+	enum bb_status st;
+	double t0;
+
+	buf_addstr(&b, "From: a@example.org\nMessage-ID: <big@example.org>\nX-Junk: ");
+	while (b.len < 10 * 1024 * 1024)
+		buf_addstr(&b, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n ");
+	buf_addstr(&b, "\nSubject: late\n\nbody\n");
+	t0 = now_s();
+	st = inmail_parse_headers(b.data, b.len, NULL, &m, &err);
+	ok(st == BB_ERR_TOO_LARGE && strstr(err.message, "header"),
+	   "10 MB header: too large (%s)", err.message);
+	ok(now_s() - t0 < (SANITIZED ? 10 : 1), "10 MB header: refused in bounded time");
+	inmail_release(&m);
+	t0 = now_s();
+	st = inmail_decode(b.data, b.len, &body, &err);
+	ok(st == BB_OK || st == BB_ERR_INVALID, "10 MB header: full decode ends (%s)", status_str(st));
+	ok(now_s() - t0 < (SANITIZED ? 30 : 5), "10 MB header: full decode in bounded time");
+	if (st == BB_OK)
+		inmail_body_release(&body);
+	buf_reset(&b);
+	buf_addstr(&b, "From: a@example.org\n");
+	while (b.len < 10 * 1024 * 1024)
+		buf_addstr(&b, "Received: from x by y; Thu, 1 Jan 2025 00:00:00 +0000\n");
+	buf_addstr(&b, "\nbody\n");
+	st = inmail_parse_headers(b.data, b.len, NULL, &m, &err);
+	ok(st == BB_ERR_TOO_LARGE, "10 MB of header lines: too large");
+	inmail_release(&m);
+	buf_release(&b);
+	ok(inmail_parse_headers("", 0, NULL, &m, &err) == BB_ERR_INVALID, "empty input: invalid");
+	ok(inmail_parse_headers("just some text\n", 15, NULL, &m, &err) == BB_ERR_INVALID,
+	   "no header: invalid");
+}
+
+static void test_from_bridge(void)
+{
+	struct inmail_options opt = { DOMAIN, NULL };
+	struct inmail m;
+	char *own = mail_message_id(DOMAIN, 42, 3), *mail;
+
+	mail = str_printf("From: bugbridge <bugbridge@example.org>\nMessage-ID: <other@example.org>\n"
+			  MAIL_LOOP_HEADER ": " DOMAIN "\nAuto-Submitted: auto-generated\n\nhi\n");
+	if (ok(parse(mail, &opt, &m) == BB_OK, "bridge mail parses")) {
+		ok(m.from_bridge && !strcmp(m.skip_reason, "loop-header"), "loop header: the bridge's own");
+		inmail_release(&m);
+	}
+	free(mail);
+	mail = str_printf("From: Mallory <m@example.org>\nMessage-ID: <%s>\nSubject: Re: [Bug 42]\n\nhi\n",
+			  own);
+	if (ok(parse(mail, &opt, &m) == BB_OK, "mail with the bridge's Message-ID parses")) {
+		ok(m.from_bridge && !strcmp(m.skip_reason, "bridge-message-id"),
+		   "a mail claiming the bridge's Message-ID is treated as the bridge's own");
+		inmail_release(&m);
+	}
+	if (ok(parse(mail, NULL, &m) == BB_OK, "... without a domain")) {
+		ok(!m.from_bridge, "... not recognised without the bridge's domain");
+		inmail_release(&m);
+	}
+	free(mail);
+	if (ok(parse("From: a@example.org\nMessage-ID: <bug-42-c3@elsewhere.example>\n\n"
+		     "X-Bugbridge-Loop: in the body\n", &opt, &m) == BB_OK, "foreign id")) {
+		ok(!m.from_bridge, "another domain's bug-N id and a loop header in the body: not ours");
+		inmail_release(&m);
+	}
+	free(own);
+}
+
+struct auto_case {
+	const char *headers, *reason;
+};
+
+static void test_auto_replies(void)
+{
+	static const struct auto_case cases[] = {
+		{ "Auto-Submitted: auto-replied\n", "auto-submitted" },
+		{ "Auto-Submitted: auto-generated; owner-email=x@y\n", "auto-submitted" },
+		{ "Auto-Submitted: no\n", NULL },
+		{ "Precedence: junk\n", "precedence" },
+		{ "Precedence: bulk\n", "precedence" },
+		{ "Precedence: bulk\nList-Id: <l.example.org>\n", NULL },
+		{ "Precedence: bulk\nPrecedence: bulk\nList-Id: <l.example.org>\n", "precedence" },
+		{ "Precedence: list\n", NULL },
+		{ "X-Autoreply: yes\n", "autoreply-header" },
+		{ "Return-Path: <>\n", "bounce" },
+		{ "X-Failed-Recipients: x@example.org\n", "bounce" },
+		{ "Content-Type: multipart/report; report-type=delivery-status; boundary=x\n", "bounce" },
+		{ "Subject: Automatic reply: [PATCH] foo\n", "autoreply-subject" },
+		{ "Subject: [ticket #1] AutoReply: foo\n", "autoreply-subject" },
+		{ "Subject: Out of Office: back Monday\n", "autoreply-subject" },
+		{ "Subject: Re: out of office hours suspend bug\n", NULL },
+	};
+	struct inmail m;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *mail = str_printf("From: a@example.org\nMessage-ID: <%zu@x>\n%s\nbody\n", i,
+					cases[i].headers);
+
+		if (parse(mail, NULL, &m) == BB_OK) {
+			ok(cases[i].reason ? m.auto_reply && m.skip_reason &&
+			   !strcmp(m.skip_reason, cases[i].reason) : !m.auto_reply,
+			   "auto-reply %zu: %.*s -> %s", i, (int)strcspn(cases[i].headers, "\n"),
+			   cases[i].headers, m.skip_reason ? m.skip_reason : "posted");
+			inmail_release(&m);
+		} else {
+			ok(0, "auto-reply %zu parses", i);
+		}
+		free(mail);
+	}
+	if (parse("From: MAILER-DAEMON@mx.example.org\nSubject: Undelivered Mail\n\nx\n", NULL,
+		  &m) == BB_OK) {
+		ok(m.auto_reply && !strcmp(m.skip_reason, "bounce"), "MAILER-DAEMON: bounce");
+		inmail_release(&m);
+	}
+}
+
+struct auth_case {
+	const char *results;
+	int failed;
+	const char *name;
+};
+
+static void test_auth_results(void)
+{
+	static const struct auth_case cases[] = {
+		{ "mx.example.net; dmarc=fail (p=reject) header.from=example.org", 1, "DMARC fail" },
+		{ "mx.example.net; dmarc=pass header.from=example.org", 0, "DMARC pass" },
+		{ "mx.example.net; dkim=fail header.d=example.org", 1, "aligned DKIM fail" },
+		{ "mx.example.net; dkim=fail header.d=other.example; spf=none", 0, "other domain's DKIM" },
+		{ "mx.example.net; dkim=fail header.d=example.org; dkim=pass header.d=example.org", 0,
+		  "one DKIM signature passes" },
+		{ "mx.example.net; spf=fail smtp.mailfrom=user@example.org", 1, "aligned SPF fail" },
+		{ "mx.example.net; spf=fail smtp.mailfrom=example.org; dkim=pass header.i=@mail.example.org",
+		  0, "SPF fail, subdomain DKIM pass" },
+		{ "mx.example.net; dkim=pass (dmarc=fail in a comment; x) header.d=example.org", 0,
+		  "results in comments do not count" },
+		{ "mx.example.net; dkim=permerror (bad format) header.d=example.org", 0,
+		  "permerror is no fail" },
+		{ "mx.example.net; none", 0, "no results" },
+	};
+	struct inmail_options trusted = { NULL, "mx.example.net" };
+	struct inmail m;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *mail = str_printf("Authentication-Results: %s\nFrom: Ann <ann@Example.ORG>\n\nx\n",
+					cases[i].results);
+
+		if (parse(mail, NULL, &m) == BB_OK) {
+			is_int(m.auth_failed, cases[i].failed, "auth: %s", cases[i].name);
+			inmail_release(&m);
+		}
+		free(mail);
+	}
+	/* a sender can add his own Authentication-Results below the archive's */
+	if (parse("Authentication-Results: mx.example.net; dmarc=fail header.from=example.org\n"
+		  "Authentication-Results: evil.example; dmarc=pass header.from=example.org\n"
+		  "From: ann@example.org\n\nx\n", &trusted, &m) == BB_OK) {
+		ok(m.auth_failed, "auth: only the archive's authserv-id is believed");
+		inmail_release(&m);
+	}
+	if (parse("Authentication-Results: evil.example; dmarc=fail header.from=example.org\n"
+		  "From: ann@example.org\n\nx\n", &trusted, &m) == BB_OK) {
+		ok(!m.auth_failed, "auth: another host's results are ignored");
+		inmail_release(&m);
+	}
+}
+
+static void test_raw_scan(void)
+{
+	static const struct {
+		const char *mail;
+		unsigned want;
+		const char *name;
+	} cases[] = {
+		{ "From: a@b\n\nThanks.\n#bugbridge close\n", INMAIL_SCAN_COMMAND, "command" },
+		{ "From: a@b\n\n  #BugBridge title: x\n", INMAIL_SCAN_COMMAND, "indented, any case" },
+		{ "From: a@b\n\n> #bugbridge close\n", 0, "quoted command" },
+		{ "From: a@b\n\n#regzbot introduced: v6.1..v6.2\n", INMAIL_SCAN_REGZBOT, "regzbot" },
+		{ "From: a@b\nContent-Transfer-Encoding: base64\n\nI2J1Z2JyaWRnZSBjbG9zZQo=\n",
+		  INMAIL_SCAN_OPAQUE, "base64" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\n=23bugbridge close\n",
+		  INMAIL_SCAN_OPAQUE, "quoted-printable" },
+		{ "From: a@b\nContent-Type: text/plain; charset=\"UTF-16LE\"\n\nbody\n", INMAIL_SCAN_OPAQUE,
+		  "UTF-16" },
+		{ "From: a@b\nContent-Type: text/html\n\n<p>#bugbridge close</p>\n", INMAIL_SCAN_OPAQUE,
+		  "HTML" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\nContent-Transfer-Encoding: 8bit\n\n"
+		  "--x\n\nhi\n--x--\n", INMAIL_SCAN_MULTIPART, "multipart, 8bit" },
+		{ "From: a@b\nContent-Transfer-Encoding: 7bit\n\nplain text\n", 0, "plain" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_int(inmail_raw_scan(cases[i].mail, strlen(cases[i].mail)), cases[i].want,
+		       "raw scan: %s", cases[i].name);
+}
+
+static void test_decode_text(void)
+{
+	struct inmail_body b;
+	struct buf big = BUF_INIT;
+
+	if (decode("From: a@b\nContent-Type: text/plain; charset=iso-8859-1\n"
+		   "Content-Transfer-Encoding: quoted-printable\n\nJ=F6rg said =93hi=94 caf=E9=\n"
+		   "\r\nnext\r\n", &b) == BB_OK) {
+		is_str(b.text, "J\xc3\xb6rg said \xe2\x80\x9chi\xe2\x80\x9d caf\xc3\xa9\nnext\n",
+		       "latin1 label, cp1252 quotes, soft line break, CRLF");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=x-no-such-charset\n\ncaf\xe9\n", &b) ==
+	    BB_OK) {
+		is_str(b.text, "caf\xc3\xa9\n", "unknown charset: windows-1252 fallback");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=us-ascii\n\nJ\xc3\xb6rg\n", &b) == BB_OK) {
+		is_str(b.text, "J\xc3\xb6rg\n", "ASCII label on UTF-8: UTF-8");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=utf-8\n\nok \xff\xfe end\x1b[0m\n", &b) ==
+	    BB_OK) {
+		ok(clean_utf8(b.text, 1) && strstr(b.text, "\xef\xbf\xbd") && strstr(b.text, "end[0m"),
+		   "invalid UTF-8 repaired, escape dropped");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=utf-16le\n"
+		   "Content-Transfer-Encoding: base64\n\nSABpACEACgA=\n", &b) == BB_OK) {
+		is_str(b.text, "Hi!\n", "UTF-16LE base64 body");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=iso-2022-jp\n\n"
+		   "\x1b$B$3$s$K$A$O\x1b(B\n", &b) == BB_OK) {
+		is_str(b.text, "\xe3\x81\x93\xe3\x82\x93\xe3\x81\xab\xe3\x81\xa1\xe3\x81\xaf\n",
+		       "ISO-2022-JP body");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
+		   "!!!not base64 at all***\n", &b) == BB_OK) {
+		ok(clean_utf8(b.text, 1), "broken base64: some clean text, no error");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nSubject: no body\n", &b) == BB_OK) {
+		is_str(b.text, "", "no body: empty text");
+		inmail_body_release(&b);
+	}
+	buf_addstr(&big, "From: a@b\nContent-Type: text/html; charset=utf-8\n\n<html><head><style>p{}</style>"
+		   "<title>T</title></head><body><p>Hello &amp; <b>welcome</b></p><blockquote>quoted"
+		   "<br>two</blockquote><pre>  code\n  more</pre><script>evil()</script></body></html>\n");
+	if (decode(big.data, &b) == BB_OK) {
+		is_str(b.text, "Hello & welcome\n> quoted\n> two\n  code\n  more\n", "HTML to text");
+		ok(b.from_html, "HTML-only: marked");
+		inmail_body_release(&b);
+	}
+	buf_release(&big);
+}
+
+static void test_decode_parts(void)
+{
+	struct inmail_body b;
+	struct buf m = BUF_INIT;
+	struct bb_error err = BB_ERROR_INIT;
+
+	buf_addstr(&m, "From: a@b\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"B\"\n\n"
+		   "--B\nContent-Type: multipart/alternative; boundary=\"A\"\n\n"
+		   "--A\nContent-Type: text/html\n\n<p>html version</p>\n"
+		   "--A\nContent-Type: text/plain; charset=utf-8\n\nplain version\n--A--\n"
+		   "--B\nContent-Type: application/octet-stream\n"
+		   "Content-Disposition: attachment; filename*=UTF-8''%E2%82%AC%20dump.bin\n"
+		   "Content-Transfer-Encoding: base64\n\nAAECA/8=\n"
+		   "--B\nContent-Type: text/plain; name=\"=?utf-8?q?r=C3=A9sum=C3=A9.txt?=\"\n"
+		   "Content-Disposition: attachment; filename=\"../../etc/passwd\"\n\nsecret\n"
+		   "--B\nContent-Type: text/x-patch\nContent-Disposition: inline; filename=fix.patch\n\n"
+		   "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n"
+		   "--B\nContent-Type: message/rfc822\n\nFrom: x@y\nSubject: inner\n\ninner body\n"
+		   "--B\nContent-Type: application/pgp-signature\n\n-----BEGIN PGP SIGNATURE-----\n"
+		   "--B--\n");
+	if (decode(m.data, &b) == BB_OK) {
+		ok(g_str_has_prefix(b.text, "plain version\n") && !strstr(b.text, "html version"),
+		   "alternative: the plain part");
+		ok(strstr(b.text, "+new\n") != NULL, "inline patch part joins the body");
+		is_int(b.nparts, 3, "three attachments (the signature is none)");
+		if (b.nparts == 3) {
+			is_str(b.parts[0].filename, "\xe2\x82\xac dump.bin", "RFC 2231 file name");
+			ok(b.parts[0].len == 5 && !memcmp(b.parts[0].data, "\0\1\2\3\xff", 5),
+			   "base64 bytes decoded");
+			is_str(b.parts[1].filename, "passwd", "a path in a file name is cut to its base");
+			is_str(b.parts[1].content_type, "text/plain", "claimed type kept");
+			is_str(b.parts[2].content_type, "message/rfc822", "attached mail");
+			ok(strstr((char *)b.parts[2].data, "inner body") != NULL, "... with its text");
+		}
+		inmail_body_release(&b);
+	}
+	buf_reset(&m);
+	buf_addstr(&m, "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n");
+	for (int i = 0; i <= INMAIL_PARTS_MAX; i++)
+		buf_addf(&m, "--x\nContent-Type: application/octet-stream\n\npart %d\n", i);
+	buf_addstr(&m, "--x--\n");
+	ok(inmail_decode(m.data, m.len, &b, &err) == BB_ERR_TOO_LARGE && strstr(err.message, "parts"),
+	   "too many parts: %s", err.message);
+	buf_reset(&m);
+	buf_addstr(&m, "From: a@b\n");
+	for (int i = 0; i < 200; i++)
+		buf_addf(&m, "Content-Type: multipart/mixed; boundary=b%d\n\n--b%d\n", i, i);
+	buf_addstr(&m, "Content-Type: text/plain\n\ndeep\n");
+	if (decode(m.data, &b) == BB_OK) {
+		ok(b.skipped_parts > 0 && !strstr(b.text, "deep"), "nesting past the depth cap is skipped");
+		inmail_body_release(&b);
+	}
+	buf_reset(&m);
+	buf_addstr(&m, "From: a@b\nContent-Type: multipart/signed; boundary=s; protocol=x\n\n"
+		   "--s\nContent-Type: text/plain\n\nsigned words\n--s\n"
+		   "Content-Type: application/pgp-signature\n\nsig\n--s--\n");
+	if (decode(m.data, &b) == BB_OK) {
+		ok(!strcmp(b.text, "signed words\n") && b.nparts == 0, "signed: the content only");
+		inmail_body_release(&b);
+	}
+	buf_release(&m);
+	ok(inmail_decode("x", (size_t)INMAIL_RAW_MAX + 1, &b, &err) == BB_ERR_TOO_LARGE,
+	   "over INMAIL_RAW_MAX: refused before reading");
+}
+
+static void test_reply_text(void)
+{
+	static const struct {
+		const char *body, *want, *name;
+	} cases[] = {
+		{ "On Mon, Jane wrote:\n> one\n> two\n> three\n> four\n> five\n\nMy answer.\n",
+		  "On Mon, Jane wrote:\n> [...]\n> three\n> four\n> five\n\nMy answer.\n",
+		  "long quote cut to its last lines" },
+		{ "> a\n> b\nreply one\n\n> c\nreply two\n",
+		  "> a\n> b\nreply one\n\n> c\nreply two\n", "short quotes kept" },
+		{ "Top post.\n\nOn Mon, 1 Jan 2024, Jane Doe\n<jane@example.org> wrote:\n> old\n> older\n",
+		  "Top post.\n", "top-post: the quote and its attribution go" },
+		{ "Fine.\n-----Original Message-----\nFrom: x\nSent: y\n\nold text\n", "Fine.\n",
+		  "Outlook top-post" },
+		{ "Thanks!\n\n-- \nJane\nhttps://example.org\n", "Thanks!\n", "signature dropped" },
+		{ "Patch:\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@\n-- \n x\n-y\n"
+		  "\n-- \n2.43.0\n",
+		  "Patch:\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@\n-- \n x\n-y\n",
+		  "\"-- \" inside a hunk is a hunk line; the patch is whole" },
+		{ "a\n\n\n\nb\n\n\n", "a\n\nb\n", "blank lines collapsed" },
+		{ "> only quote\n", "", "only a quote" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = inmail_reply_text(cases[i].body);
+
+		is_str(got, cases[i].want, "reply: %s", cases[i].name);
+		free(got);
+	}
+}
+
+static void test_lines(void)
+{
+	const char *text = "hi\n> q\n\n@@ -1,2 +1,2 @@\n-a\n+b\n c\ntext\n-- \nsig\n";
+	static const enum inmail_line_kind want[] = {
+		INMAIL_LINE_TEXT, INMAIL_LINE_QUOTE, INMAIL_LINE_BLANK, INMAIL_LINE_PATCH,
+		INMAIL_LINE_PATCH, INMAIL_LINE_PATCH, INMAIL_LINE_PATCH, INMAIL_LINE_TEXT,
+		INMAIL_LINE_SIGNATURE, INMAIL_LINE_SIGNATURE,
+	};
+	struct inmail_lines it;
+	const char *s;
+	size_t len, n = 0;
+	enum inmail_line_kind kind;
+	int good = 1;
+
+	inmail_lines_init(&it, text, strlen(text));
+	while (inmail_lines_next(&it, &s, &len, &kind)) {
+		if (n >= sizeof(want) / sizeof(want[0]) || kind != want[n] || it.lineno != n + 1)
+			good = 0;
+		n++;
+	}
+	ok(good && n == sizeof(want) / sizeof(want[0]), "line kinds");
+}
+
+struct split_state {
+	size_t n;
+	int good;
+};
+
+static enum bb_status split_one(void *ctx, const char *raw, size_t len)
+{
+	struct split_state *s = ctx;
+	struct inmail m;
+	struct bb_error err = BB_ERROR_INIT;
+	char want[32];
+
+	snprintf(want, sizeof(want), "m%zu@x", ++s->n);
+	if (inmail_parse_headers(raw, len, NULL, &m, &err) != BB_OK || !m.message_id ||
+	    strcmp(m.message_id, want) || len == 0 || raw[len - 1] != '\n' ||
+	    (len > 1 && raw[len - 2] == '\n'))
+		s->good = 0;
+	inmail_release(&m);
+	return BB_OK;
+}
+
+static void test_mbox(void)
+{
+	const char *mbox =
+		"From a@b Thu Jan  1 00:00:00 2025\nFrom: a@b\nMessage-ID: <m1@x>\n\none\n>From here\n\n"
+		"From a@b Thu Jan  1 00:00:01 2025\nFrom: a@b\nMessage-ID: <m2@x>\n\ntwo\n\n"
+		"From a@b Thu Jan  1 00:00:02 2025\nFrom: a@b\nMessage-ID: <m3@x>\n\nthree\n";
+	struct split_state s = { 0, 1 };
+	struct bb_error err = BB_ERROR_INIT;
+
+	ok(inmail_mbox_split(mbox, strlen(mbox), split_one, &s, &err) == BB_OK && s.n == 3 && s.good,
+	   "mbox: three messages, each without the separating blank line");
+	ok(inmail_mbox_split("no mbox\n", 8, split_one, &s, &err) == BB_ERR_INVALID,
+	   "not an mbox: invalid");
+}
+
+int main(void)
+{
+	const char *env = getenv("BUGBRIDGE_SHARED");
+	const char *top = getenv("top_srcdir");
+
+	if (env && *env)
+		snprintf(shared, sizeof(shared), "%s", env);
+	else
+		snprintf(shared, sizeof(shared), "%s/../shared", top && *top ? top : ABS_SRCDIR);
+	test_corpus();
+	test_header_injection();
+	test_references_loop();
+	test_huge_header();
+	test_from_bridge();
+	test_auto_replies();
+	test_auth_results();
+	test_raw_scan();
+	test_decode_text();
+	test_decode_parts();
+	test_reply_text();
+	test_lines();
+	test_mbox();
+	mail_shutdown();
+	return done_testing();
+}
