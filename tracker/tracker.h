@@ -1,0 +1,173 @@
+/* The regression tracker: the job regzbot does, fed by both sides of the
+ * bridge and by git trees.
+ *
+ * A regression has a report (a list mail, or a Bugzilla bug flagged as a
+ * regression), a branch it lives on (mainline, next, linux-6.1.y, ...), a
+ * state and a history.  States:
+ *
+ *   open          reported, nothing fixes it yet
+ *   fix-incoming  a fix is named (#regzbot fix) or was seen in a tree
+ *                 upstream of the regression's own branch
+ *   fixed         the fix is in the regression's own branch
+ *   resolved      closed by hand (#regzbot resolve / invalid)
+ *   inconclusive  given up (#regzbot inconclusive)
+ *   duplicate     of another regression (#regzbot dup)
+ *
+ * and flags: back burner (with its reason), poked (time), ignore-activity,
+ * culprit identified (introduced names one commit).  Activity is every mail
+ * in a tracked thread (unless ignore-activity) and every directive; a
+ * regression without activity for [tracker] stale_after (90 days) is stale.
+ *
+ * Mails of a regression: its report, every mail seen in its thread (so a
+ * Link:/Closes: trailer pointing at any of them is found) and the threads
+ * it monitors.  Trees: [tree NAME] sections name a local clone (or a URL to
+ * mirror), the ref to follow and its upstream tree; a fix seen in NAME
+ * counts as "fixed" for regressions on NAME and as "fix incoming" for
+ * regressions on trees downstream of NAME (next -> mainline -> stable), and
+ * for nothing else: a fix in linux-6.6.y fixes no linux-6.1.y regression.
+ *
+ * Everything lives in the store (core/store.c, schema 4: reg_regression,
+ * reg_mail, reg_link, reg_event, reg_unhandled, reg_fix); every change is
+ * in the caller's transaction or one of its own.  Nothing prints.
+ */
+#ifndef BB_TRACKER_H
+#define BB_TRACKER_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "bridge/bug.h"
+#include "bridge/inmail.h"
+#include "config/conf.h"
+#include "core/status.h"
+#include "core/store.h"
+
+enum reg_state {
+	REG_OPEN = 0,
+	REG_FIX_INCOMING,
+	REG_FIXED,
+	REG_RESOLVED,
+	REG_INCONCLUSIVE,
+	REG_DUPLICATE,
+};
+
+/* "open", "fix-incoming", ...; and back (REG_OPEN for unknown text). */
+const char *reg_state_str(enum reg_state st);
+enum reg_state reg_state_parse(const char *text);
+
+/* One regression as stored; strings malloc'd, "" when unset (never NULL). */
+struct reg_regression {
+	long long id;
+	char *title;
+	enum reg_state state;
+	char *branch;             /* tree the regression lives on ("mainline") */
+	char *introduced;         /* as written: a commit, "A..B" or "A.." ("" unknown) */
+	char *culprit;            /* one commit when identified, else "" */
+	char *report_msgid;       /* the report mail, "" if the report is a bug */
+	char *report_url;         /* lore link or Bugzilla bug URL */
+	long long bug_id;         /* Bugzilla bug, 0 if none */
+	char *reporter;           /* "Name <addr>" */
+	long long dup_of;         /* duplicate: the regression it duplicates */
+	char *fix_commit;         /* named or seen; "" if none */
+	char *fix_subject;
+	char *fix_tree;           /* where the fix was seen, "" if only named */
+	char *resolution;         /* reason given to resolve/inconclusive/backburner */
+	int backburner;
+	int ignore_activity;
+	time_t poked;             /* 0 if never */
+	time_t created, updated;
+	time_t last_activity;
+	long long activity_count;
+	char *last_activity_by;   /* "Name <addr>" of the last mail */
+	char *last_activity_msgid;
+	int stale;                /* computed at load: no activity for stale_after */
+};
+
+struct reg_link {
+	char *url;
+	char *title;              /* "" if none */
+	char *kind;               /* "link", "monitor" */
+};
+
+struct reg_event {
+	time_t time;
+	char *kind;               /* "reported", "introduced", "title", "fix", "fixed", "note", ... */
+	char *text;
+	char *message_id;         /* the mail that said it, "" if none */
+};
+
+struct reg_unhandled {
+	time_t time;
+	char *message_id;
+	char *line;               /* the directive as written */
+	char *reason;
+};
+
+void reg_regression_release(struct reg_regression *r);
+
+/* All regressions, newest first (stale computed against now and
+ * stale_after seconds).  *out malloc'd; free each with
+ * reg_regression_release() and the array with free(). */
+enum bb_status reg_load_all(struct store *db, time_t now, long long stale_after,
+			    struct reg_regression **out, size_t *n, struct bb_error *err);
+/* One regression with its links and history (oldest first); BB_ERR_NOT_FOUND
+ * for an unknown id.  links/events may be NULL when not wanted. */
+enum bb_status reg_load_one(struct store *db, long long id, time_t now, long long stale_after,
+			    struct reg_regression *r, struct reg_link **links, size_t *nlinks,
+			    struct reg_event **events, size_t *nevents, struct bb_error *err);
+void reg_links_free(struct reg_link *l, size_t n);
+void reg_events_free(struct reg_event *e, size_t n);
+/* Directives that were not acted on (unknown verbs, malformed arguments,
+ * directives outside tracked threads), newest first, at most max. */
+enum bb_status reg_load_unhandled(struct store *db, size_t max, struct reg_unhandled **out,
+				  size_t *n, struct bb_error *err);
+void reg_unhandled_free(struct reg_unhandled *u, size_t n);
+/* Events of all regressions since a time, newest first, at most max (for
+ * the Atom feed); each event's regression id in ids[i]. */
+enum bb_status reg_load_events_since(struct store *db, time_t since, size_t max,
+				     struct reg_event **events, long long **ids, size_t *n,
+				     struct bb_error *err);
+
+/* --- inputs ---------------------------------------------------------------- */
+
+struct tracker;
+
+struct tracker_options {
+	const char *bugzilla_url;     /* for bug URLs and matching them in trailers */
+	const char *archive_url;      /* "<inbox URL>" for report links; NULL: lore's /r/ */
+	const char *regression_field; /* a Bugzilla field flagging regressions (cf_regression) */
+	const char *regression_keyword;/* or a keyword ("regression") */
+	const char *bisect_field;     /* cf_bisect_commit */
+	long long stale_after;        /* seconds; 0: 90 days */
+};
+
+enum bb_status tracker_new(struct tracker **out, struct store *db,
+			   const struct tracker_options *opt, struct bb_error *err);
+void tracker_free(struct tracker *t);
+
+/* A list mail (headers parsed; body decoded text, or NULL when the raw scan
+ * showed neither a directive nor an encoding that could hide one): activity
+ * in tracked threads, #regzbot directives.  Call inside the transaction
+ * that records the mail; the caller decides whether the body is needed
+ * with tracker_wants_body(). */
+enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
+			    struct bb_error *err);
+/* Whether tracker_mail() needs this mail's decoded body: it may carry a
+ * directive (raw scan flags of inmail_raw_scan()). */
+int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags);
+
+/* A bug the bridge saw: a regression when flagged so, kept in step. */
+enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const char *thread_msgid,
+			   struct bb_error *err);
+
+/* One commit that appeared on tree (see tracker/gitscan.h): Link:/Closes:
+ * trailers pointing at a regression's mail or bug, or a hash or subject a
+ * fix directive named, move it to fix-incoming or fixed; Fixes: naming a
+ * culprit becomes a note.  upstream_of(tree, branch) says whether tree is
+ * upstream of branch. */
+struct gitscan_commit;
+enum bb_status tracker_commit(struct tracker *t, const char *tree,
+			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
+			      void *ctx, const struct gitscan_commit *c, struct bb_error *err);
+
+#endif
