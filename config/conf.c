@@ -174,6 +174,15 @@ static const struct key_spec keys[] = {
 	{ { "inbound", "track_platform", "All", 0,
 	    "platform of bugs created by #bugbridge track" }, KEY_STRING, OFF(inbound_track_platform) },
 
+	{ { "tracker", "regression_field", "cf_regression", 0,
+	    "Bugzilla field whose value Yes flags a bug as a regression" }, KEY_STRING, OFF(tracker_regression_field) },
+	{ { "tracker", "regression_keyword", "regression", 0,
+	    "Bugzilla keyword that flags a bug as a regression" }, KEY_STRING, OFF(tracker_regression_keyword) },
+	{ { "tracker", "bisect_field", "cf_bisect_commit", 0,
+	    "Bugzilla field naming the commit a bisection found" }, KEY_STRING, OFF(tracker_bisect_field) },
+	{ { "tracker", "stale_after", "90d", 0,
+	    "a regression without activity for this long is listed as stale" }, KEY_DURATION, OFF(tracker_stale_after) },
+
 	{ { "sync", "interval", "5m", 0,
 	    "time between rounds of bugbridge daemon" }, KEY_DURATION, OFF(sync_interval) },
 	{ { "sync", "retry_min", "1m", 0,
@@ -436,6 +445,14 @@ void config_free(struct bb_config *cfg)
 		free(r->maintainers_section);
 	}
 	free(cfg->routes);
+	for (size_t i = 0; i < cfg->ntrees; i++) {
+		free(cfg->trees[i].name);
+		free(cfg->trees[i].path);
+		free(cfg->trees[i].url);
+		free(cfg->trees[i].ref);
+		free(cfg->trees[i].upstream);
+	}
+	free(cfg->trees);
 	free(cfg->source);
 	free(cfg);
 }
@@ -493,28 +510,16 @@ void config_list_free(char **list)
 	free(list);
 }
 
-/* [route NAME]: one routing rule. */
-static enum bb_status load_route(struct bb_config *cfg, GKeyFile *kf, const char *group,
-				 const char *path, struct bb_error *err)
+/* Reads the keys of a [KIND NAME] section into slots, known[i] into
+ * *slots[i]; an unknown key is an error naming the known ones. */
+static enum bb_status read_named_section(GKeyFile *kf, const char *group, const char *path,
+					 const char *const *known, char **const *slots,
+					 struct bb_error *err)
 {
-	static const char *const known[] = { "product", "component", "subsystem", "lists",
-					     "people", "maintainers_section", NULL };
-	struct config_route *r, *np;
 	gchar **names = g_key_file_get_keys(kf, group, NULL, NULL);
 	enum bb_status s = BB_OK;
 
-	np = realloc(cfg->routes, (cfg->nroutes + 1) * sizeof(*np));
-	if (!np) {
-		g_strfreev(names);
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	}
-	cfg->routes = np;
-	r = &cfg->routes[cfg->nroutes++];
-	memset(r, 0, sizeof(*r));
-	r->name = strdup(group + strlen("route "));
 	for (gchar **k = names; k && *k && !s; k++) {
-		char **slot[] = { &r->product, &r->component, &r->subsystem, &r->lists,
-				  &r->people, &r->maintainers_section };
 		int idx = -1;
 		gchar *value;
 
@@ -522,24 +527,86 @@ static enum bb_status load_route(struct bb_config *cfg, GKeyFile *kf, const char
 			if (!strcmp(*k, known[i]))
 				idx = i;
 		if (idx < 0) {
-			s = bb_error_set(err, BB_ERR_CONFIG,
-					 "config %s: unknown key \"%s\" in [%s] (known: product, component, "
-					 "subsystem, lists, people, maintainers_section)", path, *k, group);
+			gchar *list = g_strjoinv(", ", (gchar **)known);
+
+			s = bb_error_set(err, BB_ERR_CONFIG, "config %s: unknown key \"%s\" in [%s]"
+					 " (known: %s)", path, *k, group, list);
+			g_free(list);
 			break;
 		}
 		value = g_key_file_get_string(kf, group, *k, NULL);
 		if (value) {
 			g_strstrip(value);
-			free(*slot[idx]);
-			*slot[idx] = *value ? strdup(value) : NULL;
+			free(*slots[idx]);
+			*slots[idx] = *value ? strdup(value) : NULL;
 			g_free(value);
 		}
 	}
 	g_strfreev(names);
+	return s;
+}
+
+/* [route NAME]: one routing rule. */
+static enum bb_status load_route(struct bb_config *cfg, GKeyFile *kf, const char *group,
+				 const char *path, struct bb_error *err)
+{
+	static const char *const known[] = { "product", "component", "subsystem", "lists",
+					     "people", "maintainers_section", NULL };
+	struct config_route *r, *np;
+	enum bb_status s;
+
+	np = realloc(cfg->routes, (cfg->nroutes + 1) * sizeof(*np));
+	if (!np)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	cfg->routes = np;
+	r = &cfg->routes[cfg->nroutes++];
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(group + strlen("route "));
+	{
+		char **const slots[] = { &r->product, &r->component, &r->subsystem, &r->lists,
+					 &r->people, &r->maintainers_section };
+
+		s = read_named_section(kf, group, path, known, slots, err);
+	}
 	if (!s && !r->lists && !r->people && !r->maintainers_section)
 		s = bb_error_set(err, BB_ERR_CONFIG,
 				 "config %s: [%s] names no recipients (lists, people or "
 				 "maintainers_section)", path, group);
+	return s;
+}
+
+/* [tree NAME]: a git tree the regression tracker watches. */
+static enum bb_status load_tree(struct bb_config *cfg, GKeyFile *kf, const char *group,
+				const char *path, const char *base_dir, struct bb_error *err)
+{
+	static const char *const known[] = { "path", "url", "ref", "upstream", NULL };
+	struct config_tree *t, *nt;
+	enum bb_status s;
+
+	nt = realloc(cfg->trees, (cfg->ntrees + 1) * sizeof(*nt));
+	if (!nt)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	cfg->trees = nt;
+	t = &cfg->trees[cfg->ntrees++];
+	memset(t, 0, sizeof(*t));
+	t->name = strdup(group + strlen("tree "));
+	{
+		char **const slots[] = { &t->path, &t->url, &t->ref, &t->upstream };
+
+		s = read_named_section(kf, group, path, known, slots, err);
+	}
+	if (!s && t->path && t->path[0] != '/') {
+		char *abs = resolve_path(base_dir, t->path);
+
+		free(t->path);
+		t->path = abs;
+	}
+	if (!s && !t->path && !t->url)
+		s = bb_error_set(err, BB_ERR_CONFIG, "config %s: [%s] names no repository (path or"
+				 " url)", path, group);
+	if (!s && !t->ref)
+		s = bb_error_set(err, BB_ERR_CONFIG, "config %s: [%s] names no ref to follow", path,
+				 group);
 	return s;
 }
 
@@ -617,6 +684,10 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 
 		if (!strncmp(*g, "route ", 6) && (*g)[6]) {
 			s = load_route(cfg, kf, *g, path, err);
+			continue;
+		}
+		if (!strncmp(*g, "tree ", 5) && (*g)[5]) {
+			s = load_tree(cfg, kf, *g, path, base_dir, err);
 			continue;
 		}
 		if (!section_known(*g)) {

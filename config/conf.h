@@ -102,9 +102,27 @@ struct bb_config {
 	long long retry_min;     /* first backoff after a temporary failure */
 	long long retry_max;
 
+	/* [tracker] */
+	char *tracker_regression_field;
+	char *tracker_regression_keyword;
+	char *tracker_bisect_field;
+	long long tracker_stale_after;
+
 	/* [route NAME] sections, in file order */
 	struct config_route *routes;
 	size_t nroutes;
+	/* [tree NAME] sections, in file order */
+	struct config_tree *trees;
+	size_t ntrees;
+};
+
+/* A git tree the regression tracker watches: a local clone (path), or a
+ * branch bugbridge mirrors from url; ref is the branch or ref to follow;
+ * upstream names the tree fixes come from (next for mainline, mainline for
+ * a stable branch), so a fix seen there is "incoming" here. */
+struct config_tree {
+	char *name;              /* the text after "tree " */
+	char *path, *url, *ref, *upstream;
 };
 
 /* A routing rule: bugs matching product/component/subsystem (each NULL

@@ -145,6 +145,40 @@ static void test_errors(void)
 	}
 }
 
+static void test_trees(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path, *want;
+
+	path = write_file("trees.conf", 0600,
+			  "[tree mainline]\npath = git/linux\nref = master\nupstream = next\n"
+			  "[tree next]\nurl = https://git.example.org/next.git\nref = master\n"
+			  "[route usb]\ncomponent = USB\nlists = linux-usb@vger.kernel.org\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "[tree NAME] sections load: %s", err.message);
+	if (cfg) {
+		is_int(cfg->ntrees, 2, "two trees, in file order");
+		is_str(cfg->trees[0].name, "mainline", "the tree's name");
+		want = str_printf("%s/git/linux", dir);
+		is_str(cfg->trees[0].path, want, "a relative path is relative to the file's folder");
+		free(want);
+		is_str(cfg->trees[0].upstream, "next", "its upstream");
+		is_str(cfg->trees[1].url, "https://git.example.org/next.git", "a mirrored tree's URL");
+		ok(cfg->trees[1].path == NULL, "with no path");
+		is_int(cfg->nroutes, 1, "routes still load beside trees");
+		is_str(cfg->tracker_regression_field, "cf_regression", "tracker defaults");
+		is_int(cfg->tracker_stale_after, 90 * 24 * 3600, "stale after 90 days");
+	}
+	config_free(cfg);
+	free(path);
+	expect_error("tree-key.conf", "[tree x]\npath = /a\nref = m\nbranch = m\n", 0600,
+		     BB_ERR_CONFIG, "unknown key \"branch\" in [tree x] (known: path, url, ref, upstream)");
+	expect_error("tree-ref.conf", "[tree x]\npath = /a\n", 0600, BB_ERR_CONFIG,
+		     "names no ref");
+	expect_error("tree-repo.conf", "[tree x]\nref = master\n", 0600, BB_ERR_CONFIG,
+		     "names no repository");
+}
+
 static void test_search(void)
 {
 	struct bb_config *cfg = NULL;
@@ -227,6 +261,7 @@ int main(void)
 	test_defaults();
 	test_file();
 	test_errors();
+	test_trees();
 	test_search();
 	test_sample();
 	cmd = str_printf("rm -rf %s", dir);
