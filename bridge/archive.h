@@ -79,9 +79,10 @@
  * BB_ERR_BUSY; `git` missing, a bad URL or a TLS verification failure are
  * BB_ERR_CONFIG.  A failure never moves the cursor: positions are handed
  * out only with messages that were read whole.  A message larger than
- * max_message_size, or a commit without a message blob (a public-inbox
- * deletion), is skipped (stats.skipped, a warn log line) rather than stopping
- * the source for good.
+ * max_message_size, an Atom entry whose message is gone (404), or a commit
+ * without a message blob (a public-inbox deletion) is skipped (stats.skipped
+ * and a log line: warn, info for deletions) rather than stopping the source
+ * for good.
  *
  * The git side runs `git` with an argv array (never a shell), a clean
  * environment (no GIT_* variables from ours, GIT_CONFIG_NOSYSTEM=1,
@@ -201,13 +202,13 @@ enum bb_status archive_fetch_thread(struct archive_source *src, const char *mess
  * empty lines before the first From_ line are skipped; the From_ line is
  * dropped, one '>' is taken off lines matching ^>+From  (mboxrd), and the
  * empty line that separates a message from the next From_ line (or ends the
- * stream) is dropped.  CRLF line ends are kept as they are.  Empty messages
- * are not delivered.  fn gets each message and the stream offset (counted
- * from start_offset) just after it: the start of the next From_ line, or
- * the end of the stream.  A message over max_message bytes (0: 64 MiB) is
- * not delivered (fn gets raw NULL, len 0, so the offset still moves).  A
- * status other than BB_OK from fn stops the splitter and is returned by
- * that and every later call. */
+ * stream) is dropped.  CRLF line ends are kept as they are.  fn gets each
+ * message (NUL-terminated as well) and the stream offset (counted from
+ * start_offset) just after it: the start of the next From_ line, or the end
+ * of the stream.  An empty message, or one over max_message bytes (0:
+ * 64 MiB), comes as raw NULL, len 0, so the offset still moves; memory stays
+ * within max_message whatever the input.  A status other than BB_OK from fn
+ * stops the splitter and is returned by that and every later call. */
 typedef enum bb_status (*archive_mbox_fn)(void *ctx, const char *raw, size_t len,
 					  uint64_t end_offset);
 struct archive_mbox;

@@ -33,3 +33,28 @@ print("LISTLAB_SMTP_PORT=%d LISTLAB_HTTP_PORT=%d LISTLAB_LIST=%s LISTLAB_URL=%s"
 listlab_raw() {
 	curl -sf "$LISTLAB_URL/$1/raw"
 }
+
+# listlab_send FROM MESSAGE-ID IN-REPLY-TO SUBJECT [HEADER: VALUE]... <BODY
+# Sends a plain-text mail to the list (IN-REPLY-TO may be empty; a Date:
+# among the extra headers replaces the current date).
+listlab_send() {
+	cat >"$WORK/body.txt"
+	/usr/bin/python3 - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" "$WORK/body.txt" "$@" <<'EOF2'
+import smtplib, sys, email.utils
+port, lst, body_file, sender, msgid, parent, subject = sys.argv[1:8]
+extra = sys.argv[8:]
+body = open(body_file, encoding="utf-8").read()
+head = ["From: %s" % sender, "To: %s" % lst, "Subject: %s" % subject,
+        "Message-ID: <%s>" % msgid, "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=utf-8"]
+if not any(h.lower().startswith("date:") for h in extra):
+    head.append("Date: %s" % email.utils.formatdate())
+if parent:
+    head += ["In-Reply-To: <%s>" % parent, "References: <%s>" % parent]
+head += extra
+msg = "\r\n".join(head) + "\r\n\r\n" + body.replace("\n", "\r\n")
+addr = email.utils.parseaddr(sender)[1]
+with smtplib.SMTP("127.0.0.1", int(port)) as s:
+    s.sendmail(addr, [lst], msg.encode())
+EOF2
+}

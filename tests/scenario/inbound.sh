@@ -43,26 +43,6 @@ field() {
 }
 archived() { ls "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l; }
 
-# send_mail FROM MESSAGE-ID IN-REPLY-TO SUBJECT [HEADER: VALUE]... <BODY
-send_mail() {
-	cat >"$WORK/body.txt"
-	/usr/bin/python3 - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" "$WORK/body.txt" "$@" <<'EOF2'
-import smtplib, sys, email.utils
-port, lst, body_file, sender, msgid, parent, subject = sys.argv[1:8]
-extra = sys.argv[8:]
-body = open(body_file, encoding="utf-8").read()
-head = ["From: %s" % sender, "To: %s" % lst, "Subject: %s" % subject,
-        "Date: %s" % email.utils.formatdate(), "Message-ID: <%s>" % msgid,
-        "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8"]
-if parent:
-    head += ["In-Reply-To: <%s>" % parent, "References: <%s>" % parent]
-head += extra
-msg = "\r\n".join(head) + "\r\n\r\n" + body.replace("\n", "\r\n")
-addr = email.utils.parseaddr(sender)[1]
-with smtplib.SMTP("127.0.0.1", int(port)) as s:
-    s.sendmail(addr, [lst], msg.encode())
-EOF2
-}
 
 write_config <<EOF2
 [bugzilla]
@@ -102,7 +82,7 @@ like "the bug's thread is in the archive" "$raw" "Subject: \[Bug 201\]"
 is "Bugzilla has one comment" "$(comments 201 | wc -l)" "1"
 
 printf 'Thanks, I can reproduce this.\n\nOn Thu, Ines wrote:\n> Wi-Fi dies after every resume since 6.6.1.\n\nCould you send the dmesg?\n\n-- \nWendy\n' |
-	send_mail "Wendy Maintainer <wendy@example.org>" reply-1@example.org bug-201@bugbridge.test \
+	listlab_send "Wendy Maintainer <wendy@example.org>" reply-1@example.org bug-201@bugbridge.test \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 archived_before=$(archived)
 check "sync after a reply on the list" bb sync
@@ -121,7 +101,7 @@ is "and the bridge's own comment is not mailed back" "$(archived)" "$archived_be
 
 # Commands
 printf 'Fixed by the firmware update.\n\n#bugbridge close\n#bugbridge title iwlwifi: firmware 77 crashes after resume\n' |
-	send_mail "Wendy Maintainer <wendy@example.org>" cmd-1@example.org bug-201@bugbridge.test \
+	listlab_send "Wendy Maintainer <wendy@example.org>" cmd-1@example.org bug-201@bugbridge.test \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after commands from the bug's maintainer" bb sync
 is "close sets the status" "$(field 201 status)" "RESOLVED"
@@ -132,21 +112,21 @@ like "the mail's other words are a comment" "$last" "Fixed by the firmware updat
 unlike "without the command lines" "$last" "#bugbridge"
 
 printf '#bugbridge reopen\n' |
-	send_mail "Mallory <mallory@example.net>" cmd-2@example.org cmd-1@example.org \
+	listlab_send "Mallory <mallory@example.net>" cmd-2@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after a command from a stranger" bb sync
 is "the stranger's command is ignored" "$(field 201 status)" "RESOLVED"
 is "and recorded as refused" "$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select c.state from in_command c join in_mail m on m.id=c.mail where m.message_id=?", ("cmd-2@example.org",)).fetchone()[0])' data/bugbridge.db)" "refused"
 
 printf '#bugbridge reopen\n' |
-	send_mail "Wendy Maintainer <wendy@example.org>" cmd-3@example.org cmd-1@example.org \
+	listlab_send "Wendy Maintainer <wendy@example.org>" cmd-3@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume" \
 		"Authentication-Results: lists.lab; dmarc=fail (p=reject) header.from=example.org"
 check "sync after a command that failed authentication" bb sync
 is "a sender that failed DMARC is not obeyed" "$(field 201 status)" "RESOLVED"
 
 printf '#bugbridge frobnicate now\n#bugbridge reopen\n' |
-	send_mail "Lead <lead@example.org>" cmd-4@example.org cmd-1@example.org \
+	listlab_send "Lead <lead@example.org>" cmd-4@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after an unknown command" bb sync
 is "the allowed sender's valid command acts" "$(field 201 status)" "CONFIRMED"
@@ -156,13 +136,13 @@ like "answering the mail" "$(cat "$notice" 2>/dev/null)" "In-Reply-To: <cmd-4@ex
 like "saying what was not understood" "$(cat "$notice" 2>/dev/null)" "did not act on"
 
 printf '#bugbridge reassign No Such Part\n' |
-	send_mail "Lead <lead@example.org>" cmd-5@example.org cmd-1@example.org \
+	listlab_send "Lead <lead@example.org>" cmd-5@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after a command Bugzilla refuses" bb sync
 notice=$(grep -l "No Such Part" "$WORK"/listlab/received/*.eml | xargs grep -l "X-Bugbridge-Loop" | head -1)
 like "the refusal is answered on the thread" "$(cat "$notice" 2>/dev/null)" "Bugzilla refused it: .*No Such Part"
 printf '#bugbridge reassign USB\n#bugbridge assign me\n#bugbridge severity major\n' |
-	send_mail "Lead <lead@example.org>" cmd-6@example.org cmd-1@example.org \
+	listlab_send "Lead <lead@example.org>" cmd-6@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after reassign, assign and severity" bb sync
 is "reassign moves the bug" "$(field 201 component)" "USB"
@@ -171,7 +151,7 @@ is "severity sets it" "$(field 201 severity)" "major"
 is "a mail of commands only makes no comment" "$(comments 201 | grep -c 'reassign USB')" "0"
 
 printf '#bugbridge severity critical\n' |
-	send_mail "Dev Eloper <dev@example.org>" cmd-7@example.org cmd-1@example.org \
+	listlab_send "Dev Eloper <dev@example.org>" cmd-7@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after a command from a member of allow_group" bb sync
 is "a member of the group may act" "$(field 201 severity)" "critical"
@@ -214,16 +194,16 @@ is "uploads nothing twice" "$(curl -sf "$bz/rest/bug/201/attachment?api_key=brid
 # What is never posted
 n=$(comments 201 | wc -l)
 printf 'I am out of the office until Monday.\n' |
-	send_mail "Wendy Maintainer <wendy@example.org>" auto-1@example.org bug-201@bugbridge.test \
+	listlab_send "Wendy Maintainer <wendy@example.org>" auto-1@example.org bug-201@bugbridge.test \
 		"Out of office: [Bug 201]" "Auto-Submitted: auto-replied"
 printf 'A mail that claims to come from the bridge.\n' |
-	send_mail "Bugzilla bridge <bridge@bugbridge.test>" loop-1@example.org bug-201@bugbridge.test \
+	listlab_send "Bugzilla bridge <bridge@bugbridge.test>" loop-1@example.org bug-201@bugbridge.test \
 		"Re: [Bug 201] loop" "X-Bugbridge-Loop: bugbridge.test"
 check "sync after an auto-reply and a looped mail" bb sync
 is "neither is posted" "$(comments 201 | wc -l)" "$n"
 
 printf 'My mail client lost the thread, but this is about the bug.\n' |
-	send_mail "Ines Reporter <ines@example.net>" nothread-1@example.org "" \
+	listlab_send "Ines Reporter <ines@example.net>" nothread-1@example.org "" \
 		"[Bug 201] more details"
 check "sync after a reply without threading headers" bb sync
 like "[Bug N] in the subject still finds the bug" "$(comments 201 | tail -1)" "lost the thread"
@@ -232,7 +212,7 @@ like "[Bug N] in the subject still finds the bug" "$(comments 201 | tail -1)" "l
 for point in inbound.recorded inbound.post inbound.posted sync.committed; do
 	n=$(comments 201 | wc -l)
 	printf 'A reply while the bridge stops at %s.\n' "$point" |
-		send_mail "Wendy Maintainer <wendy@example.org>" "crash-$point@example.org" bug-201@bugbridge.test \
+		listlab_send "Wendy Maintainer <wendy@example.org>" "crash-$point@example.org" bug-201@bugbridge.test \
 			"Re: [Bug 201] iwlwifi: firmware crash after resume"
 	BUGBRIDGE_CRASH_AT=$point "$BUGBRIDGE" sync >/dev/null 2>&1
 	check "sync after stopping at $point" bb sync
@@ -244,11 +224,11 @@ done
 
 # #bugbridge track: a list thread becomes a bug
 printf 'The hub at 1-1 resets every second since 6.7.\n' |
-	send_mail "Ines Reporter <ines@example.net>" usb-1@example.org "" "usb: hub resets in a loop"
+	listlab_send "Ines Reporter <ines@example.net>" usb-1@example.org "" "usb: hub resets in a loop"
 printf 'Same here on a different board.\n' |
-	send_mail "Other User <other@example.net>" usb-2@example.org usb-1@example.org "Re: usb: hub resets in a loop"
+	listlab_send "Other User <other@example.net>" usb-2@example.org usb-1@example.org "Re: usb: hub resets in a loop"
 printf 'Let us track this.\n\n#bugbridge track\n' |
-	send_mail "Lead <lead@example.org>" usb-3@example.org usb-2@example.org "Re: usb: hub resets in a loop"
+	listlab_send "Lead <lead@example.org>" usb-3@example.org usb-2@example.org "Re: usb: hub resets in a loop"
 check "sync after #bugbridge track" bb sync
 new=$(curl -sf "$bz/rest/bug?summary=hub%20resets&api_key=bridgekey0123" |
 	python3 -c 'import json,sys; b=json.load(sys.stdin)["bugs"]; print(b[0]["id"] if b else "")')
@@ -263,16 +243,16 @@ check "one more sync" bb sync
 is "the new bug's comments are not mailed to the list as a second thread" \
 	"$(grep -l "Same here on a different board" "$WORK"/listlab/received/*.eml | wc -l)" "1"
 printf 'A later reply in the tracked thread.\n' |
-	send_mail "Other User <other@example.net>" usb-4@example.org usb-3@example.org "Re: usb: hub resets in a loop"
+	listlab_send "Other User <other@example.net>" usb-4@example.org usb-3@example.org "Re: usb: hub resets in a loop"
 check "sync after a later reply" bb sync
 like "later replies in the thread reach the new bug" "$(comments "$new" | tail -1)" "later reply in the tracked thread"
 
 # a crash while the bug is created: resumed, one bug and each comment once
 for point in inbound.create inbound.created inbound.post inbound.posted; do
 	printf 'Touchpad stops after suspend (%s).\n' "$point" |
-		send_mail "Ines Reporter <ines@example.net>" "tp-$point@example.org" "" "input: touchpad dead after suspend $point"
+		listlab_send "Ines Reporter <ines@example.net>" "tp-$point@example.org" "" "input: touchpad dead after suspend $point"
 	printf 'Reproduced.\n\n#bugbridge track\n' |
-		send_mail "Lead <lead@example.org>" "tp-track-$point@example.org" "tp-$point@example.org" \
+		listlab_send "Lead <lead@example.org>" "tp-track-$point@example.org" "tp-$point@example.org" \
 			"Re: input: touchpad dead after suspend $point"
 	BUGBRIDGE_CRASH_AT=$point "$BUGBRIDGE" sync >/dev/null 2>&1
 	check "sync after stopping at $point while tracking" bb sync
@@ -283,7 +263,7 @@ for point in inbound.create inbound.created inbound.post inbound.posted; do
 done
 
 printf '#bugbridge track\n' |
-	send_mail "Mallory <mallory@example.net>" other-1@example.org "" "Please track my thread"
+	listlab_send "Mallory <mallory@example.net>" other-1@example.org "" "Please track my thread"
 check "sync after a track from a stranger" bb sync
 is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track%20my&api_key=bridgekey0123" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" "0"

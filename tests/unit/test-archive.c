@@ -300,6 +300,14 @@ static void test_atom(void)
 	       "a <feed> outside the Atom namespace is no Atom");
 	is_int(archive_atom_parse("<feed", 5, &e, &n, &err), BB_ERR_PROTOCOL, "truncated XML");
 	ok(strstr(err.message, "not an Atom feed") != NULL, "with a message: %s", err.message);
+	{
+		static const char noids[] = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>"
+					    "<title>x</title></entry><entry><id> </id></entry></feed>";
+
+		is_int(archive_atom_parse(noids, strlen(noids), &e, &n, &err), BB_OK,
+		       "a feed whose entries have no id");
+		ok(e == NULL && n == 0, "gives no entries and no array (found by the fuzzer)");
+	}
 	is_int(archive_atom_parse("", 0, &e, &n, &err), BB_ERR_PROTOCOL, "empty input");
 	ok(e == NULL && n == 0, "nothing is returned on failure");
 }
@@ -373,6 +381,15 @@ static void test_options(void)
 	       "a git cursor with a short commit");
 	is_int(archive_fetch_thread(src, "<>", on_message, &g, &err), BB_ERR_INVALID,
 	       "an empty Message-ID");
+	archive_source_free(src);
+	src = NULL;
+	opt.git_program = "/nonexistent/git";
+	opt.url = "http://127.0.0.1:9/test";
+	is_int(archive_source_new(&src, &opt, &err), BB_OK, "a source whose git is missing");
+	is_int(archive_poll(src, NULL, on_message, &g, NULL, &err), BB_ERR_CONFIG,
+	       "polls with a configuration error");
+	ok(strstr(err.message, "/nonexistent/git") != NULL, "naming the program: %s", err.message);
+	opt.git_program = NULL;
 	is_int(archive_fetch_thread(src, "a b@c", on_message, &g, &err), BB_ERR_INVALID,
 	       "a Message-ID with a space");
 	archive_source_free(src);
