@@ -984,7 +984,7 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
-		switch (*q) {
+		switch (n ? *q : '\n') {
 		case '#':
 			if (has_prefix_ci(q, n, "#bugbridge"))
 				flags |= INMAIL_SCAN_COMMAND;
@@ -1415,6 +1415,12 @@ static char *decode_unknown(const char *bytes, size_t len)
 		return copy;
 	out = g_mime_utils_decode_8bit(options(), copy, n);
 	g_free(copy);
+	/* GMime can hand back bytes that are not UTF-8 (seen: 0xF5) */
+	if (!g_utf8_validate(out, -1, NULL)) {
+		copy = g_utf8_make_valid(out, -1);
+		g_free(out);
+		out = copy;
+	}
 	return out;
 }
 
@@ -1869,6 +1875,22 @@ static void decode_walk(struct decode *d, GMimeObject *obj, int depth)
 		decode_leaf(d, GMIME_PART(obj));
 }
 
+/* 1 if no empty line ends the header section within INMAIL_HEADER_MAX
+ * bytes (the header pass refuses such mail too). */
+static int header_section_too_large(const char *raw, size_t len)
+{
+	const char *p = raw, *end = raw + (len < INMAIL_HEADER_MAX ? len : INMAIL_HEADER_MAX);
+
+	if (len <= INMAIL_HEADER_MAX)
+		return 0;
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+		p++;
+		if (p < end && (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')))
+			return 0;
+	}
+	return 1;
+}
+
 void inmail_body_release(struct inmail_body *b)
 {
 	if (!b)
@@ -1907,6 +1929,11 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	}
 	options();
 	skip = skip_from_line(raw, len);
+	if (header_section_too_large(raw + skip, len - skip)) {
+		d.st = bb_error_set(err, BB_ERR_TOO_LARGE,
+				    "mail header section is larger than %d bytes", INMAIL_HEADER_MAX);
+		goto out;
+	}
 	stream = stream_over(raw + skip, len - skip, &array);
 	parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
@@ -1920,17 +1947,22 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 		goto out;
 	if (d.text.len == 0 && d.html.len == 0 && d.named_html.len) {
 		/* HTML-only mail whose HTML is a named part (kept as attachment too) */
-		if (buf_add(&d.html, d.named_html.data, d.named_html.len) != BB_OK) {
-			decode_fail(&d, BB_ERR_NOMEM, "text");
-			goto out;
-		}
+		struct buf swap = d.html;
+
+		d.html = d.named_html;
+		d.named_html = swap;
 	}
 	if (d.text.len == 0 && d.html.len) {
+		/* HTML text nodes may hold any character: clean as any body */
+		char *valid = g_utf8_make_valid(d.html.data, (gssize)d.html.len);
+
 		b->from_html = 1;
-		if (buf_add(&d.text, d.html.data, d.html.len) != BB_OK) {
+		if (add_body_text(&d.text, valid, strlen(valid)) != BB_OK) {
+			g_free(valid);
 			decode_fail(&d, BB_ERR_NOMEM, "text");
 			goto out;
 		}
+		g_free(valid);
 	}
 	b->text = buf_detach(&d.text, &b->text_len);
 out:

@@ -147,7 +147,8 @@ struct inmail_body {
 
 /* The full decode of raw/len.  On success b is filled (inmail_body_release()
  * it); on error b is empty and err says why: BB_ERR_TOO_LARGE (mail over
- * INMAIL_RAW_MAX, more than INMAIL_PARTS_MAX parts), BB_ERR_INVALID (GMime
+ * INMAIL_RAW_MAX, header section over INMAIL_HEADER_MAX, more than
+ * INMAIL_PARTS_MAX parts), BB_ERR_INVALID (GMime
  * found no message), BB_ERR_NOMEM.  A bogus or unknown charset is no error:
  * the text is decoded as UTF-8, else as windows-1252, and invalid bytes
  * become U+FFFD. */

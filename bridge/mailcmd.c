@@ -237,7 +237,12 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, cons
 			*why = "the title is longer than 255 characters";
 			return 1;
 		}
-		return (c->arg = clean(p, (size_t)(end - p), TITLE_MAX)) != NULL;
+		if (!(c->arg = clean(p, (size_t)(end - p), TITLE_MAX)))
+			return 0;
+		if (!*c->arg)   /* only control characters */
+			*why = c->verb == MAILCMD_TITLE ? "\"title\" needs the new title"
+				: "\"reassign\" needs a component or a MAINTAINERS section";
+		return 1;
 	case MAILCMD_ASSIGN:
 		wl = (size_t)(end - p);
 		while (wl && is_blank(p[wl - 1]))
