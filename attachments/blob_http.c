@@ -35,6 +35,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -56,6 +57,7 @@
 #include "attachments/blob_http.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "tracker/report.h"
 
 #define BLOB_SERVER_TIMEOUT_SECONDS 120u   /* idle connection */
 #define BLOB_SERVER_DRAIN_SECONDS 10       /* blob_server_stop() waits this long */
@@ -66,6 +68,10 @@
 #define BLOB_SERVER_LOG_PATH_MAX 512
 
 static const char blob_server_csp[] = "default-src 'none'; sandbox";
+/* the reports' pages: no script, their style sheet from the same place */
+static const char blob_server_report_csp[] = "default-src 'none'; style-src 'self'; "
+					     "img-src 'self'; base-uri 'none'; "
+					     "form-action 'none'; frame-ancestors 'none'";
 static const char blob_server_immutable[] = "public, max-age=31536000, immutable";
 static const char blob_server_index[] = "bugbridge blob server\n";
 
@@ -77,6 +83,7 @@ struct blob_server {
 	unsigned int token_digest_len;
 	uint64_t max_upload_size;   /* 0: no limit */
 	unsigned port;
+	char *reports_dir;          /* NULL: /regressions/ is not served */
 
 	pthread_mutex_t lock;       /* guards what follows */
 	pthread_cond_t idle;        /* signalled when in_flight drops to 0 */
@@ -104,6 +111,7 @@ struct blob_request {
 	char client[64];
 	int head;
 	int routed;                 /* blob_server_route() was called */
+	const char *csp;            /* NULL: blob_server_csp */
 	unsigned status;            /* HTTP status queued, 0 while none */
 	uint64_t bytes_out;         /* body bytes of the answer */
 	uint64_t bytes_in;          /* body bytes received */
@@ -466,7 +474,8 @@ static enum MHD_Result blob_server_queue(struct blob_request *req, struct MHD_Co
 	if (!resp)
 		goto out;
 	blob_server_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff", &ok);
-	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, blob_server_csp, &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY,
+			   req->csp ? req->csp : blob_server_csp, &ok);
 	if (!ok)
 		goto out;
 	ret = MHD_queue_response(conn, status, resp);
@@ -1143,6 +1152,77 @@ out:
 	return ret;
 }
 
+/* ---------------------------------------------------------------- reports */
+
+/* GET or HEAD /regressions/...: a file of the reports folder, never
+ * through a symbolic link, only by a name reg_report_file() accepts. */
+static enum MHD_Result blob_server_send_report(struct blob_request *req,
+					       struct MHD_Connection *conn, const char *path)
+{
+	struct blob_server *srv = req->srv;
+	struct MHD_Response *resp = NULL;
+	struct stat sb;
+	char rel[256];
+	const char *type, *slash, *name;
+	enum MHD_Result ret = MHD_NO;
+	int dirfd = -1, subfd = -1, fd = -1, ok = 1;
+
+	type = reg_report_file(path, rel, sizeof(rel));
+	if (!srv->reports_dir || !type) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, BB_ERR_NOT_FOUND, NULL,
+					     NULL, srv->reports_dir ? "no such report"
+								    : "reports are not served here");
+		goto out;
+	}
+	dirfd = open(srv->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, BB_ERR_NOT_FOUND, NULL,
+					     NULL, "no reports yet (bugbridge regressions report "
+					     "writes them)");
+		goto out;
+	}
+	name = rel;
+	if ((slash = strchr(rel, '/'))) {
+		*(char *)slash = '\0';
+		subfd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		name = slash + 1;
+	}
+	fd = slash && subfd < 0 ? -1
+				: openat(slash ? subfd : dirfd, name,
+					 O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, BB_ERR_NOT_FOUND, NULL,
+					     NULL, "no such report");
+		goto out;
+	}
+	if (sb.st_size == 0) {
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_fd64((uint64_t)sb.st_size, fd);
+		if (resp)
+			fd = -1; /* closed by MHD with the response */
+	}
+	if (!resp)
+		goto out;
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type, &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache", &ok);
+	if (!ok)
+		goto out;
+	req->csp = blob_server_report_csp;
+	ret = blob_server_queue(req, conn, MHD_HTTP_OK, resp, (uint64_t)sb.st_size);
+	resp = NULL;
+out:
+	if (resp)
+		MHD_destroy_response(resp);
+	if (fd >= 0)
+		close(fd);
+	if (subfd >= 0)
+		close(subfd);
+	if (dirfd >= 0)
+		close(dirfd);
+	return ret;
+}
+
 /* ---------------------------------------------------------------- routing */
 
 static enum MHD_Result blob_server_route(struct blob_request *req, struct MHD_Connection *conn,
@@ -1167,6 +1247,17 @@ static enum MHD_Result blob_server_route(struct blob_request *req, struct MHD_Co
 							   BB_ERR_UNSUPPORTED, MHD_HTTP_HEADER_ALLOW,
 							   "GET, HEAD", "blobs are read with GET or "
 							   "HEAD; upload with POST or PUT /upload");
+	} else if (!strcmp(path, "/regressions") || !strncmp(path, "/regressions/", 13)) {
+		if (!get_or_head)
+			ret = blob_server_send_error(req, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+						     BB_ERR_UNSUPPORTED, MHD_HTTP_HEADER_ALLOW,
+						     "GET, HEAD", "the reports are read-only");
+		else if (!path[12])
+			ret = blob_server_send_error(req, conn, MHD_HTTP_MOVED_PERMANENTLY,
+						     BB_ERR_NOT_FOUND, MHD_HTTP_HEADER_LOCATION,
+						     "/regressions/", "the reports are at /regressions/");
+		else
+			ret = blob_server_send_report(req, conn, path);
 	} else if (!strcmp(path, "/upload") || !strncmp(path, "/upload/", 8)) {
 		ret = upload_method ? blob_server_upload_begin(req, conn, path)
 				    : blob_server_send_error(req, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -1407,6 +1498,7 @@ static void blob_server_free(struct blob_server *srv)
 	if (!srv)
 		return;
 	OPENSSL_cleanse(srv->token_digest, sizeof(srv->token_digest));
+	free(srv->reports_dir);
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv);
@@ -1443,6 +1535,10 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->idle, &cond_attr);
 	pthread_condattr_destroy(&cond_attr);
+	if (opt->reports_dir && !(srv->reports_dir = strdup(opt->reports_dir))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	if (opt->upload_token && *opt->upload_token) {
 		if (EVP_Digest(opt->upload_token, strlen(opt->upload_token), srv->token_digest,
 			       &srv->token_digest_len, EVP_sha256(), NULL) != 1) {

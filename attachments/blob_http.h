@@ -13,6 +13,14 @@
  *       store; answers 201 (or 200 if already stored) with JSON
  *       {"hash":"sha256:…","size":N,"url":"…","content_type":"…"}.
  *
+ *   GET|HEAD /regressions/[<file>]
+ *       The regression tracker's reports (tracker/report.h), read-only, from
+ *       reports_dir: index.html, trees/<name>.html, regression/<id>.html,
+ *       regressions.json, changes.atom, weekly.txt, style.css, each with its
+ *       content type, Cache-Control: no-cache and a Content-Security-Policy
+ *       that allows no script.  Only names reg_report_file() accepts are
+ *       looked up, and never through a symbolic link.
+ *
  * Every error is a JSON body {"error":"<status name>","message":"…"} with a
  * fitting status: 400 malformed hash or path, 401 wrong or missing token,
  * 403 uploads disabled, 404, 405, 413 too large, 416, 507 disk full.
@@ -30,6 +38,7 @@ struct blob_server_options {
 	const char *upload_token;  /* NULL: uploads answer 403 */
 	uint64_t max_upload_size;  /* bytes */
 	unsigned threads;          /* worker threads */
+	const char *reports_dir;   /* served under /regressions/; NULL: not served */
 };
 
 struct blob_server;

@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -972,6 +973,30 @@ static enum bb_status finish_mail(struct sync_context *sc, long long row, int ma
 	return s;
 }
 
+/* ----------------------------------------------------- the tracker */
+
+/* Hands a mail to the regression tracker (in the caller's transaction):
+ * body is the decoded text when the caller has it; otherwise it is decoded
+ * here only if the raw scan says a directive may be in it. */
+static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
+				   const char *raw, size_t len, const char *body,
+				   struct bb_error *err)
+{
+	struct inmail_body b;
+	enum bb_status s;
+
+	if (!sc->tracker)
+		return BB_OK;
+	if (body || !tracker_wants_body(sc->tracker, m, inmail_raw_scan(raw, len)))
+		return tracker_mail(sc->tracker, m, body, err);
+	memset(&b, 0, sizeof(b));
+	if (inmail_decode(raw, len, &b, NULL) != BB_OK)
+		return tracker_mail(sc->tracker, m, NULL, err);
+	s = tracker_mail(sc->tracker, m, b.text, err);
+	inmail_body_release(&b);
+	return s;
+}
+
 /* ------------------------------------------------------------- a mail */
 
 static enum bb_status handle_matched(struct sync_context *sc, const struct inbound_options *opt,
@@ -1015,6 +1040,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
 		s = record_commands(sc, m, bug_id, row, cmds, ncmds, stats, err);
+	if (!s)
+		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1352,6 +1379,8 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 			allowed ? NULL : "#bugbridge track from a sender not allowed", NULL, &row,
 			err);
 	if (!s)
+		s = feed_tracker(sc, m, raw, len, NULL, err);
+	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s || sc->dry_run) {
 		store_rollback(sc->db);
@@ -1458,6 +1487,8 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 		 * them); others only move the cursor */
 		if (bug_id)
 			s = mail_record(sc, opt, &m, bug_id, parent, "ignored", why, NULL, NULL, err);
+		if (!s)
+			s = feed_tracker(sc, &m, raw, len, NULL, err);
 		if (!s)
 			s = cursor_move(sc, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);

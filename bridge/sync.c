@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ cursors */
 
@@ -829,6 +830,14 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 			goto out;
 	}
 	s = save_bug(&br, err);
+	if (!s && sc->tracker) {
+		char *root = comment_message_id(sc->db, bug->id, 0);
+
+		if (!root)
+			root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
+		s = tracker_bug(sc->tracker, bug, root, err);
+		free(root);
+	}
 out:
 	bug_run_release(&br);
 	return s;

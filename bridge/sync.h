@@ -27,12 +27,15 @@
 #include "core/status.h"
 #include "core/store.h"
 
+struct tracker;
+
 struct sync_context {
 	const struct bb_config *cfg;
 	struct store *db;
 	struct blob_store *blobs;
 	struct bz_client *bz;        /* NULL when bugs come from elsewhere */
 	struct router *router;
+	struct tracker *tracker;     /* NULL: no regression tracking */
 	int dry_run;                 /* compose and count, change nothing */
 	/* Called with each mail queued (or, in a dry run, that would be). */
 	void (*on_mail)(void *ctx, long long bug_id, const char *message_id,

@@ -48,6 +48,7 @@ int cmd_outbox(struct cli_context *ctx, int argc, char **argv);
 int cmd_serve(struct cli_context *ctx, int argc, char **argv);
 int cmd_config(struct cli_context *ctx, int argc, char **argv);
 int cmd_demo(struct cli_context *ctx, int argc, char **argv);
+int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
 
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */
@@ -57,11 +58,13 @@ int cli_open_store(struct cli_context *ctx, enum store_mode mode);
  * the router, the Bugzilla client (if configured) and a sync context. */
 #include "bridge/inbound.h"
 #include "bridge/sync.h"
+#include "tracker/tracker.h"
 struct cli_bridge {
 	struct mnt_file *maintainers;
 	struct router *router;
 	struct bz_client *bz;
 	struct archive_source *archive; /* NULL: no inbound bridge */
+	struct tracker *tracker;
 	struct inbound_options inbound;
 	char *archive_state;
 	struct sync_context sc;

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "tracker/report.h"
 
 static const char serve_usage[] =
 	"usage: bugbridge serve [--listen ADDR:PORT] [--port-file FILE] [--pid-file FILE]\n"
@@ -22,6 +23,8 @@ static const char serve_usage[] =
 	"  GET|HEAD /blob/sha256/<hash>[/<name>]   a blob (ranges, ETag, immutable)\n"
 	"  POST /upload[?name=FILE], PUT /upload[/FILE]\n"
 	"                                     store an upload ([server] upload_token)\n"
+	"  GET|HEAD /regressions/[<file>]     the regression reports, read-only\n"
+	"                                     ([tracker] report_dir)\n"
 	"\n"
 	"Options:\n"
 	"  -l, --listen ADDR:PORT  listen there instead of [server] listen;\n"
@@ -98,7 +101,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	struct blob_server_options opt;
 	struct blob_server *srv = NULL;
 	const char *port_file = NULL, *pid_file = NULL;
-	char *host = NULL, *blob_root = NULL;
+	char *host = NULL, *blob_root = NULL, *reports_dir = NULL;
 	sigset_t stop_signals;
 	int c, sig = 0, rc = EX_OK, wrote_port = 0, wrote_pid = 0;
 
@@ -120,6 +123,13 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	opt.upload_token = ctx->cfg->upload_token;
 	opt.max_upload_size = ctx->cfg->max_upload_size;
 	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
+	reports_dir = reg_report_dir(ctx->cfg);
+	if (!reports_dir) {
+		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		rc = cli_fail(&err);
+		goto out;
+	}
+	opt.reports_dir = reports_dir;
 
 	/* Blocked before any thread starts, so that every thread of the
 	 * server inherits the mask and sigwait() below receives them.  They
@@ -182,5 +192,6 @@ out:
 		unlink(pid_file);
 	free(host);
 	free(blob_root);
+	free(reports_dir);
 	return rc;
 }

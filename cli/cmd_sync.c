@@ -90,8 +90,23 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		b->inbound.commands = ctx->cfg->inbound_commands;
 		b->inbound.track = ctx->cfg->inbound_track;
 	}
+	{
+		struct tracker_options to;
+
+		memset(&to, 0, sizeof(to));
+		to.bugzilla_url = ctx->cfg->bz_url;
+		to.archive_url = ctx->cfg->archive_link_url ? ctx->cfg->archive_link_url
+							    : ctx->cfg->archive_url;
+		to.regression_field = ctx->cfg->tracker_regression_field;
+		to.regression_keyword = ctx->cfg->tracker_regression_keyword;
+		to.bisect_field = ctx->cfg->tracker_bisect_field;
+		to.stale_after = ctx->cfg->tracker_stale_after;
+		if (tracker_new(&b->tracker, ctx->db, &to, &err))
+			goto fail;
+	}
 	b->sc.cfg = ctx->cfg;
 	b->sc.db = ctx->db;
+	b->sc.tracker = b->tracker;
 	b->sc.blobs = ctx->blobs;
 	b->sc.bz = b->bz;
 	b->sc.router = b->router;
@@ -104,6 +119,7 @@ fail:
 
 void cli_bridge_close(struct cli_bridge *b)
 {
+	tracker_free(b->tracker);
 	archive_source_free(b->archive);
 	free(b->archive_state);
 	bz_client_free(b->bz);
@@ -120,10 +136,26 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 	enum bb_status s;
 
 	memset(in, 0, sizeof(*in));
-	if ((s = sync_round(&b->sc, st, err)) || !b->archive)
+	if ((s = sync_round(&b->sc, st, err)))
 		return s;
-	if ((s = inbound_round(&b->sc, b->archive, &b->inbound, in, err)))
+	if (b->archive && (s = inbound_round(&b->sc, b->archive, &b->inbound, in, err)))
 		return s;
+	if (b->sc.cfg->ntrees && !b->sc.dry_run) {
+		struct tracker_tree_stats ts;
+		char *dir = config_data_path(b->sc.cfg, "trees");
+
+		s = dir ? tracker_scan_trees(b->tracker, b->sc.cfg, dir, &ts, err)
+			: bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		free(dir);
+		if (s)
+			return s;
+	}
+	if (b->bz && !b->sc.dry_run) {
+		unsigned long notes;
+
+		if ((s = tracker_push(b->tracker, b->bz, &notes, err)))
+			return s;
+	}
 	if (in->replies_queued && !b->sc.dry_run) {
 		struct outbox_options oopt;
 		struct outbox_stats more;

@@ -24,6 +24,8 @@ static const struct cli_command commands[] = {
 	  "cursors, mirrored bugs, outbox counts and failures" },
 	{ "outbox", cmd_outbox, CLI_NEEDS_CONFIG,
 	  "list, retry or deliver the mail outbox" },
+	{ "regressions", cmd_regressions, CLI_NEEDS_CONFIG,
+	  "list and show tracked regressions; write and mail the reports" },
 	{ "serve", cmd_serve, CLI_NEEDS_CONFIG | CLI_NEEDS_DB_WRITE,
 	  "serve blobs over HTTP and accept uploads" },
 	{ "demo", cmd_demo, CLI_NEEDS_CONFIG,
@@ -57,7 +59,7 @@ static void print_usage(FILE *out)
 {
 	fputs(usage_head, out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 	fputs("\nSee bugbridge(1) and bugbridge.conf(5).\n", out);
 }
 

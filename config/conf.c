@@ -182,6 +182,12 @@ static const struct key_spec keys[] = {
 	    "Bugzilla field naming the commit a bisection found" }, KEY_STRING, OFF(tracker_bisect_field) },
 	{ { "tracker", "stale_after", "90d", 0,
 	    "a regression without activity for this long is listed as stale" }, KEY_DURATION, OFF(tracker_stale_after) },
+	{ { "tracker", "report_dir", NULL, 0,
+	    "folder the reports (HTML, JSON, Atom, weekly text) are written to (default: data_dir/reports)" }, KEY_PATH, OFF(tracker_report_dir) },
+	{ { "tracker", "report_url", NULL, 0,
+	    "public URL of the reports, for links in the feed and the weekly mail (default: <[blob] base_url>/regressions)" }, KEY_URL, OFF(tracker_report_url) },
+	{ { "tracker", "report_lists", NULL, 0,
+	    "comma-separated addresses the weekly report is mailed to (regressions report --send)" }, KEY_STRING, OFF(tracker_report_lists) },
 
 	{ { "sync", "interval", "5m", 0,
 	    "time between rounds of bugbridge daemon" }, KEY_DURATION, OFF(sync_interval) },

@@ -107,6 +107,9 @@ struct bb_config {
 	char *tracker_regression_keyword;
 	char *tracker_bisect_field;
 	long long tracker_stale_after;
+	char *tracker_report_dir;     /* NULL: data_dir/reports (tracker/report.h) */
+	char *tracker_report_url;     /* NULL: <blob base_url>/regressions */
+	char *tracker_report_lists;   /* To: of the weekly report; NULL: none */
 
 	/* [route NAME] sections, in file order */
 	struct config_route *routes;

@@ -234,7 +234,18 @@ static const char *const migrations[] = {
 	"  subject TEXT NOT NULL DEFAULT '',"
 	"  time INTEGER NOT NULL,"
 	"  PRIMARY KEY (regression, tree, commit_hash)"
-	") WITHOUT ROWID;",
+	") WITHOUT ROWID;"
+	/* notes for the Bugzilla bug of a regression (its fix), posted once */
+	"CREATE TABLE reg_push ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression INTEGER NOT NULL,"
+	"  bug_id INTEGER NOT NULL,"
+	"  marker TEXT NOT NULL UNIQUE,"        /* a line only this note carries */
+	"  text TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'intent'," /* intent, posted */
+	"  comment_id INTEGER,"
+	"  created INTEGER NOT NULL"
+	");",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

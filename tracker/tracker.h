@@ -43,15 +43,15 @@
 #include "core/store.h"
 
 enum reg_state {
-	REG_OPEN = 0,
-	REG_FIX_INCOMING,
-	REG_FIXED,
-	REG_RESOLVED,
-	REG_INCONCLUSIVE,
-	REG_DUPLICATE,
+	REG_STATE_OPEN = 0,
+	REG_STATE_FIX_INCOMING,
+	REG_STATE_FIXED,
+	REG_STATE_RESOLVED,
+	REG_STATE_INCONCLUSIVE,
+	REG_STATE_DUPLICATE,
 };
 
-/* "open", "fix-incoming", ...; and back (REG_OPEN for unknown text). */
+/* "open", "fix-incoming", ...; and back (REG_STATE_OPEN for unknown text). */
 const char *reg_state_str(enum reg_state st);
 enum reg_state reg_state_parse(const char *text);
 
@@ -169,5 +169,24 @@ struct gitscan_commit;
 enum bb_status tracker_commit(struct tracker *t, const char *tree,
 			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
 			      void *ctx, const struct gitscan_commit *c, struct bb_error *err);
+
+/* Posts the notes fixed regressions left for their Bugzilla bugs, each
+ * once (a note posted before a crash is found by its marker line);
+ * *posted counts them. */
+struct bz_client;
+enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned long *posted,
+			    struct bb_error *err);
+
+struct tracker_tree_stats {
+	unsigned long trees;          /* trees scanned */
+	unsigned long commits;        /* new commits read */
+};
+
+/* Fetches (url trees) and scans every [tree NAME] from its cursor
+ * "tree:<name>" (a tree never scanned: its last 10000 commits), each in a
+ * transaction with its cursor; mirrors go under state_dir. */
+enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg,
+				  const char *state_dir, struct tracker_tree_stats *stats,
+				  struct bb_error *err);
 
 #endif

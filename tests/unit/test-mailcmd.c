@@ -135,6 +135,9 @@ static void test_invalid(void)
 	invalid("#bugbridge priority\n", "priority", "priority without a value");
 	invalid("#bugbridge priority very high\n", "priority", "priority of two words");
 	invalid("#bugbridge severity\n", "severity", "severity without a value");
+	/* found by fuzz-mailcmd: nothing left once controls are dropped */
+	invalid("#bugbridge title: \x12\x01\n", "title", "title of control characters");
+	invalid("#bugbridge reassign \x1b\n", "component", "reassign to a control character");
 	{
 		struct buf b = BUF_INIT;
 

@@ -1,0 +1,817 @@
+/* Unit tests for tracker/directive.c and tracker/links.c: the real
+ * #regzbot mails of the shared corpus ($BUGBRIDGE_SHARED/corpus/mail/,
+ * decoded with inmail_decode()) each give exactly the directives a human
+ * reads there; every verb and alias; where a directive counts (column 0,
+ * not quoted, not in a diff; after a signature it does) and how
+ * continuation lines join; what is kept as unhandled; limits and hostile
+ * bytes; every form of mail and Bugzilla link. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <glib.h>
+
+#include "bridge/inmail.h"
+#include "bridge/mail.h"
+#include "core/buf.h"
+#include "tracker/directive.h"
+#include "tracker/links.h"
+#include "tests/unit/tap.h"
+
+static char shared[4096];
+
+/* What one directive must parse to; NULL strings must be NULL, error is a
+ * part of the expected message (NULL: understood). */
+struct want {
+	enum reg_verb verb;
+	const char *verb_text, *arg;
+	const char *from, *to;
+	int open;
+	char anchor;
+	const char *url;
+	const char *fix_commit, *fix_subject;
+	const char *error;
+};
+
+static int same(const char *got, const char *want)
+{
+	return want ? got && !strcmp(got, want) : !got;
+}
+
+static const char *show(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+static int matches(const struct reg_directive *d, const struct want *w)
+{
+	return d->verb == w->verb && (!w->verb_text || same(d->verb_text, w->verb_text)) &&
+		same(d->arg, w->arg ? w->arg : "") && same(d->commit_from, w->from) &&
+		same(d->commit_to, w->to) && d->range_open == w->open && d->anchor == w->anchor &&
+		same(d->url, w->url) && same(d->fix_commit, w->fix_commit) &&
+		same(d->fix_subject, w->fix_subject) &&
+		(w->error ? d->error && strstr(d->error, w->error) : !d->error);
+}
+
+static void dump(const struct reg_directive *d)
+{
+	diag("got %s [%s] arg=\"%s\" from=%s to=%s open=%d anchor=%c url=%s fix=%s/%s error=%s",
+	     reg_verb_str(d->verb), show(d->verb_text), show(d->arg), show(d->commit_from),
+	     show(d->commit_to), d->range_open, d->anchor ? d->anchor : '0', show(d->url),
+	     show(d->fix_commit), show(d->fix_subject), show(d->error));
+}
+
+/* Parses body and checks it gives exactly the n directives wanted. */
+static void expect(const char *body, const struct want *want, size_t nwant, const char *name)
+{
+	struct reg_directive *d = NULL;
+	size_t n = 0;
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (!ok(reg_directives_parse(body, &d, &n, &err) == BB_OK && n == nwant,
+		"%s: %zu directive(s)", name, nwant)) {
+		diag("got %zu", n);
+		for (size_t i = 0; i < n; i++)
+			dump(&d[i]);
+		reg_directives_free(d, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!ok(matches(&d[i], &want[i]), "%s: #%zu is %s \"%s\"", name, i + 1,
+			reg_verb_str(want[i].verb), show(want[i].arg)))
+			dump(&d[i]);
+	reg_directives_free(d, n);
+}
+
+static void one(const char *body, struct want w, const char *name)
+{
+	expect(body, &w, 1, name);
+}
+
+static size_t count(const char *body)
+{
+	struct reg_directive *d = NULL;
+	size_t n = 0;
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (reg_directives_parse(body, &d, &n, &err) != BB_OK)
+		return (size_t)-1;
+	reg_directives_free(d, n);
+	return n;
+}
+
+/* --- the real mails ---------------------------------------------------------- */
+
+#define BZ "https://bugzilla.kernel.org/show_bug.cgi?id="
+#define IGNORE_ACTIVITY { .verb = REG_IGNORE_ACTIVITY }
+
+static const struct corpus_mail {
+	const char *file;
+	size_t n;
+	struct want want[4];
+} corpus_mails[] = {
+	/* replies quoting someone's directives: nothing */
+	{ "0d986e141a0c.eml", 0, { { 0 } } },
+	{ "4cf390bda14c.eml", 0, { { 0 } } },
+	{ "7f46f3d96243.eml", 0, { { 0 } } },
+	{ "88f6aeb05bb7.eml", 0, { { 0 } } },
+	{ "96c5a640dec5.eml", 0, { { 0 } } },
+	{ "b1a203bd52d1.eml", 0, { { 0 } } },
+	{ "ff0e99d5967b.eml", 0, { { 0 } } },
+	/* quoted inside an Outlook "-----Original Message-----" quote */
+	{ "e634c523424f.eml", 0, { { 0 } } },
+	/* below the "--" footer: still a directive */
+	{ "37f63e5a900f.eml", 1, { { .verb = REG_POKE } } },
+	{ "40f0f90719bd.eml", 3, {
+		{ .verb = REG_INTRODUCED_PARENT, .arg = "14c200b7ca46b9a9f4af9e81d258a5827432",
+		  .from = "14c200b7ca46b9a9f4af9e81d258a5827432", .anchor = '^' },
+		{ .verb = REG_TITLE,
+		  .arg = "platform/x86: intel-vbtn: suspend broken on Thinkpad X1 Tablet Gen2" },
+		IGNORE_ACTIVITY } },
+	/* the report's Bugzilla URL on a continuation line */
+	{ "45e2712778db.eml", 3, {
+		{ .verb = REG_INTRODUCED, .arg = "v6.1.15..v6.1.20 " BZ "217225",
+		  .from = "v6.1.15", .to = "v6.1.20", .url = BZ "217225" },
+		{ .verb = REG_TITLE, .arg = "platform: thinkpad: can no longer alter /proc/acpi/ibm/fan" },
+		IGNORE_ACTIVITY } },
+	{ "5795cb3f671b.eml", 3, {
+		{ .verb = REG_INTRODUCED_PARENT, .arg = "804951203aa541ad6720c9726 " BZ "218143",
+		  .from = "804951203aa541ad6720c9726", .anchor = '^', .url = BZ "218143" },
+		{ .verb = REG_TITLE, .arg = "platform/x86/intel/pmc: bad performance regression "
+		  "whereby the TV streams are basically unstable" },
+		IGNORE_ACTIVITY } },
+	{ "6983f6f4cde7.eml", 3, {
+		{ .verb = REG_INTRODUCED, .arg = "5829f8a897e4f0 " BZ "217234",
+		  .from = "5829f8a897e4f0", .url = BZ "217234" },
+		{ .verb = REG_TITLE, .arg = "platform/x86: ideapad-laptop: Touchpad disabled after wakeup" },
+		IGNORE_ACTIVITY } },
+	/* quoting the thread, then the writer's own directive */
+	{ "6d0ce745e782.eml", 1, {
+		{ .verb = REG_INTRODUCED, .arg = "a9c4a912b7dc7ff922d4b9261160c001558f9755",
+		  .from = "a9c4a912b7dc7ff922d4b9261160c001558f9755" } } },
+	/* "/": the thread's root is the report */
+	{ "6ff6aa233d6b.eml", 3, {
+		{ .verb = REG_INTRODUCED, .arg = "7c45534afa4435 /", .from = "7c45534afa4435",
+		  .anchor = '/' },
+		{ .verb = REG_TITLE, .arg = "platform/x86/amd/pmf: system freezes after resuming from suspend" },
+		IGNORE_ACTIVITY } },
+	{ "a4371520d133.eml", 3, {
+		{ .verb = REG_INTRODUCED_PARENT, .arg = "0c4cae1bc00d", .from = "0c4cae1bc00d",
+		  .anchor = '^' },
+		{ .verb = REG_TITLE,
+		  .arg = "PM: hibernate: & platform/x86/intel/hid: hibernate on Dell Latitude 7430 fails" },
+		IGNORE_ACTIVITY } },
+	{ "a916db0a000a.eml", 2, {
+		{ .verb = REG_INTRODUCED, .arg = "v6.4..v6.5-rc1 " BZ "217726", .from = "v6.4",
+		  .to = "v6.5-rc1", .url = BZ "217726" },
+		{ .verb = REG_TITLE, .arg = "ASUE140D:00 04F3:31B9 doesn't respond to input" } } },
+	/* quoted-printable, multipart/signed */
+	{ "acf53bf39d7d.eml", 1, {
+		{ .verb = REG_INTRODUCED_PARENT, .verb_text = "^introduced", .arg = "v6.5..v6.6",
+		  .from = "v6.5", .to = "v6.6", .anchor = '^' } } },
+	{ "ae0811665de9.eml", 3, {
+		{ .verb = REG_INTRODUCED, .arg = "v6.1.3..v6.1.4 " BZ "217026", .from = "v6.1.3",
+		  .to = "v6.1.4", .url = BZ "217026" },
+		{ .verb = REG_TITLE, .arg = "backlight: brightness control stopped working on a Ryzen "
+		  "system with hybrid graphics" },
+		IGNORE_ACTIVITY } },
+	{ "ca154d2fa42e.eml", 3, {
+		{ .verb = REG_INTRODUCED, .arg = "4b4967cbd2685f31 " BZ "217020",
+		  .from = "4b4967cbd2685f31", .url = BZ "217020" },
+		{ .verb = REG_TITLE, .arg = "hp-wmi: changing platform profile became impossible" },
+		IGNORE_ACTIVITY } },
+	{ "d00c8d4c7d33.eml", 1, {
+		{ .verb = REG_INTRODUCED, .arg = "v6.5..v6.6-rc7 " BZ "218045", .from = "v6.5",
+		  .to = "v6.6-rc7", .url = BZ "218045" } } },
+	{ "d58841726bfc.eml", 2, {
+		{ .verb = REG_INTRODUCED, .arg = "v5.18..v5.19 " BZ "216355", .from = "v5.18",
+		  .to = "v5.19", .url = BZ "216355" },
+		IGNORE_ACTIVITY } },
+	{ "fd71798ee7ff.eml", 4, {
+		{ .verb = REG_INTRODUCED_PARENT, .arg = "847e1eb30e269a094da046c08273abe3f3361cf2",
+		  .from = "847e1eb30e269a094da046c08273abe3f3361cf2", .anchor = '^' },
+		{ .verb = REG_DUP, .verb_text = "duplicate", .arg = BZ "218531", .url = BZ "218531" },
+		{ .verb = REG_TITLE, .arg = "platform/x86: p2sb: Continuous ACPI errors resulting in "
+		  "high CPU usage by journald" },
+		IGNORE_ACTIVITY } },
+};
+
+static char *read_file(const char *path, size_t *len)
+{
+	gchar *data;
+	gsize n;
+
+	if (!g_file_get_contents(path, &data, &n, NULL))
+		return NULL;
+	*len = n;
+	return data;
+}
+
+/* The decoded body of a corpus mail (free() it), or NULL. */
+static char *corpus_body(const char *path)
+{
+	size_t len;
+	char *raw = read_file(path, &len), *text = NULL;
+	struct inmail_body b;
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (raw && inmail_decode(raw, len, &b, &err) == BB_OK) {
+		text = strdup(b.text);
+		inmail_body_release(&b);
+	}
+	g_free(raw);
+	return text;
+}
+
+static char *corpus_message_id(const char *path)
+{
+	size_t len;
+	char *raw = read_file(path, &len), *id = NULL;
+	struct inmail m;
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (raw && inmail_parse_headers(raw, len, NULL, &m, &err) == BB_OK) {
+		id = m.message_id ? strdup(m.message_id) : NULL;
+		inmail_release(&m);
+	}
+	g_free(raw);
+	return id;
+}
+
+/* Every other mail of the corpus: no directive (recursive walk). */
+static void walk_others(const char *dir, size_t *mails, size_t *with)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+
+	if (!d)
+		return;
+	while ((name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+
+		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+			if (strcmp(name, "regzbot"))
+				walk_others(path, mails, with);
+		} else {
+			char *body = corpus_body(path);
+
+			if (body) {
+				size_t n = count(body);
+
+				(*mails)++;
+				if (n) {
+					(*with)++;
+					diag("%s: %zu directive(s)", path, n);
+				}
+				free(body);
+			}
+		}
+		g_free(path);
+	}
+	g_dir_close(d);
+}
+
+static void test_corpus(void)
+{
+	char dir[8192], path[8400];
+	size_t mails = 0, with = 0;
+	GDir *d;
+	const char *name;
+	int listed = 0, found = 0;
+
+	snprintf(dir, sizeof(dir), "%s/corpus/mail/lkml-archive/platform-driver-x86/regzbot", shared);
+	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+		printf("ok %d # SKIP no mail corpus at %s (set BUGBRIDGE_SHARED)\n", ++tap_count, dir);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(corpus_mails) / sizeof(corpus_mails[0]); i++) {
+		const struct corpus_mail *c = &corpus_mails[i];
+		char *body;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, c->file);
+		body = corpus_body(path);
+		if (!ok(body != NULL, "%s decodes", c->file))
+			continue;
+		expect(body, c->want, c->n, c->file);
+		free(body);
+	}
+	/* the table covers every mail of the folder */
+	d = g_dir_open(dir, 0, NULL);
+	while (d && (name = g_dir_read_name(d))) {
+		found++;
+		for (size_t i = 0; i < sizeof(corpus_mails) / sizeof(corpus_mails[0]); i++)
+			listed += !strcmp(name, corpus_mails[i].file);
+	}
+	if (d)
+		g_dir_close(d);
+	is_int(listed, found, "every mail of regzbot/ has its expected directives");
+
+	/* a lore link split by a quoted-printable soft line break is whole
+	 * after decoding, and names the report it points to */
+	snprintf(path, sizeof(path), "%s/acf53bf39d7d.eml", dir);
+	{
+		char *body = corpus_body(path), *id = NULL, *target;
+		const char *url = body ? strstr(body, "https://lore.kernel.org/regressions/") : NULL;
+
+		if (url) {
+			char *u = g_strndup(url, strcspn(url, " \n"));
+
+			id = reg_link_message_id(u);
+			g_free(u);
+		}
+		snprintf(path, sizeof(path), "%s/d00c8d4c7d33.eml", dir);
+		target = corpus_message_id(path);
+		ok(id && target && !strcmp(id, target),
+		   "QP-split lore link names the report mail (%s = %s)", show(id), show(target));
+		free(id);
+		free(target);
+		free(body);
+	}
+
+	snprintf(dir, sizeof(dir), "%s/corpus/mail", shared);
+	walk_others(dir, &mails, &with);
+	ok(mails > 100 && with == 0, "the other %zu corpus mails carry no directive", mails);
+}
+
+/* --- verbs ---------------------------------------------------------------------- */
+
+static void test_aliases(void)
+{
+	static const struct {
+		const char *alias;
+		enum reg_verb verb;
+		const char *arg;
+	} aliases[] = {
+		{ "introduced", REG_INTRODUCED, "1234567890ab" },
+		{ "^introduced", REG_INTRODUCED_PARENT, "1234567890ab" },
+		{ "title", REG_TITLE, "Some title" },
+		{ "subject", REG_TITLE, "Some title" },
+		{ "summary", REG_TITLE, "Some title" },
+		{ "from", REG_FROM, "Jane Doe <jane@example.org>" },
+		{ "link", REG_LINK, "https://lore.kernel.org/r/a@b" },
+		{ "related-brief", REG_LINK, "https://lore.kernel.org/r/a@b" },
+		{ "monitor", REG_MONITOR, "https://lore.kernel.org/r/a@b" },
+		{ "related", REG_MONITOR, "https://lore.kernel.org/r/a@b" },
+		{ "unlink", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
+		{ "unmonitor", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
+		{ "unrelated", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
+		{ "dup", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "dupof", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "dup-of", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "duplicate", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "duplicate-of", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "fix", REG_FIX, "1234567890ab" },
+		{ "fixed-by", REG_FIX, "1234567890ab" },
+		{ "fixedby", REG_FIX, "1234567890ab" },
+		{ "resolve", REG_RESOLVE, "" },
+		{ "resolved", REG_RESOLVE, "" },
+		{ "invalid", REG_RESOLVE, "" },
+		{ "inconclusive", REG_INCONCLUSIVE, "" },
+		{ "backburner", REG_BACKBURNER, "" },
+		{ "back-burner", REG_BACKBURNER, "" },
+		{ "unbackburn", REG_UNBACKBURNER, "" },
+		{ "unbackburner", REG_UNBACKBURNER, "" },
+		{ "unback-burner", REG_UNBACKBURNER, "" },
+		{ "poke", REG_POKE, "" },
+		{ "note", REG_NOTE, "a note" },
+		{ "ignore-activity", REG_IGNORE_ACTIVITY, "" },
+		{ "activity-ignore", REG_IGNORE_ACTIVITY, "" },
+	};
+
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		for (int form = 0; form < 3; form++) {
+			char body[256], upper[64];
+			struct reg_directive *d = NULL;
+			size_t n = 0;
+			struct bb_error err = BB_ERROR_INIT;
+			const char *verb = aliases[i].alias;
+
+			if (form == 2) {   /* any case */
+				snprintf(upper, sizeof(upper), "%s", verb);
+				for (char *p = upper; *p; p++)
+					*p = (char)g_ascii_toupper(*p);
+				verb = upper;
+			}
+			snprintf(body, sizeof(body), "%s %s%s %s\n", form == 2 ? "#REGZBOT" : "#regzbot",
+				 verb, form == 1 ? ":" : "", aliases[i].arg);
+			if (!ok(reg_directives_parse(body, &d, &n, &err) == BB_OK && n == 1 &&
+				d[0].verb == aliases[i].verb && !d[0].error && !strcmp(d[0].verb_text, verb) &&
+				!strcmp(d[0].arg, aliases[i].arg),
+				"alias %s%s%s -> %s", verb, form == 1 ? ":" : "", form == 2 ? " (upper case)" : "",
+				reg_verb_str(aliases[i].verb)) && n == 1)
+				dump(&d[0]);
+			reg_directives_free(d, n);
+		}
+	}
+	is_str(reg_verb_str(REG_INTRODUCED_PARENT), "^introduced", "canonical name of ^introduced");
+	is_str(reg_verb_str(REG_DUP), "dup", "canonical name of dup");
+	is_str(reg_verb_str(REG_UNBACKBURNER), "unbackburner", "canonical name of unbackburner");
+	is_str(reg_verb_str(REG_UNKNOWN), "unknown", "name of REG_UNKNOWN");
+	is_str(reg_verb_str((enum reg_verb)999), "unknown", "name of a bogus verb");
+}
+
+#define W(...) ((struct want){ __VA_ARGS__ })
+
+static void test_introduced(void)
+{
+	one("#regzbot introduced: 1234abcd\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd", .from = "1234abcd"), "8 hex digits");
+	one("#regzbot introduced 1234ABCDEF\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234ABCDEF", .from = "1234abcdef"), "hex lower-cased");
+	one("#regzbot introduced 1234abc\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abc", .error = "commit"), "7 hex digits: not understood");
+	one("#regzbot introduced v6.5\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v6.5", .error = "range"), "a lone tag: not understood");
+	one("#regzbot introduced\n",
+	    W(.verb = REG_INTRODUCED, .error = "commit"), "no culprit");
+	one("#regzbot introduced: deadbeef00..cafebabe00\n",
+	    W(.verb = REG_INTRODUCED, .arg = "deadbeef00..cafebabe00", .from = "deadbeef00",
+	      .to = "cafebabe00"), "commit range");
+	one("#regzbot introduced: v6.1..\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v6.1..", .from = "v6.1", .open = 1), "open range");
+	one("#regzbot introduced: next-20240101..next-20240102\n",
+	    W(.verb = REG_INTRODUCED, .arg = "next-20240101..next-20240102", .from = "next-20240101",
+	      .to = "next-20240102"), "linux-next tags");
+	one("#regzbot introduced: v6.1...v6.2\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v6.1...v6.2", .error = "range"), "three dots");
+	one("#regzbot introduced: ..v6.2\n",
+	    W(.verb = REG_INTRODUCED, .arg = "..v6.2", .error = "range"), "range without a start");
+	one("#regzbot introduced: abc..def\n",
+	    W(.verb = REG_INTRODUCED, .arg = "abc..def", .error = "range"), "short hashes in a range");
+	one("#regzbot introduced 1234abcd ^\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd ^", .from = "1234abcd", .anchor = '^'),
+	    "anchor ^");
+	one("#regzbot introduced 1234abcd ~\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd ~", .from = "1234abcd", .anchor = '~'),
+	    "anchor ~");
+	one("#regzbot introduced v6.1..v6.2 /\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v6.1..v6.2 /", .from = "v6.1", .to = "v6.2",
+	      .anchor = '/'), "range and anchor /");
+	one("#regzbot introduced v6.1..v6.2 <https://lore.kernel.org/r/x@y>.\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v6.1..v6.2 <https://lore.kernel.org/r/x@y>.",
+	      .from = "v6.1", .to = "v6.2", .url = "https://lore.kernel.org/r/x@y"),
+	    "URL in <> with a full stop");
+	one("#regzbot ^introduced v6.1..v6.2 /\n",
+	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2 /", .from = "v6.1", .to = "v6.2",
+	      .anchor = '^'), "^introduced keeps '^'");
+	one("#regzbot introduced 1234abcd (\"subject of it\") https://example.org/x\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd (\"subject of it\") https://example.org/x",
+	      .from = "1234abcd"), "a URL that is not the next word is no report");
+	{
+		static const char hex65[] =
+			"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0";
+		char body[128];
+
+		snprintf(body, sizeof(body), "#regzbot introduced %s\n", hex65);
+		one(body, W(.verb = REG_INTRODUCED, .arg = hex65, .error = "commit"),
+		    "65 hex digits: not a commit");
+	}
+}
+
+static void test_other_verbs(void)
+{
+	static const char subject[] = "platform/x86: foo: Fix bar";
+	static const char git_url[] = "https://git.kernel.org/linus/1234567890ab";
+
+	one("#regzbot title:   Spaces \t collapsed  \n",
+	    W(.verb = REG_TITLE, .arg = "Spaces collapsed"), "title trimmed and collapsed");
+	one("#regzbot title\n", W(.verb = REG_TITLE, .error = "text"), "title without text");
+	one("#regzbot note\n", W(.verb = REG_NOTE, .error = "text"), "note without text");
+	one("#regzbot from\n", W(.verb = REG_FROM, .error = "text"), "from without text");
+	one("#regzbot from: Jane Doe <jane@example.org>\n",
+	    W(.verb = REG_FROM, .arg = "Jane Doe <jane@example.org>"), "from");
+	one("#regzbot link: https://lore.kernel.org/all/a@b/ Earlier report\n",
+	    W(.verb = REG_LINK, .arg = "https://lore.kernel.org/all/a@b/ Earlier report",
+	      .url = "https://lore.kernel.org/all/a@b/"), "link with a description");
+	one("#regzbot link: see the other thread\n",
+	    W(.verb = REG_LINK, .arg = "see the other thread", .error = "URL"), "link without a URL");
+	one("#regzbot monitor\n", W(.verb = REG_MONITOR, .error = "URL"), "monitor without a URL");
+	one("#regzbot dup-of: " BZ "1\n", W(.verb = REG_DUP, .arg = BZ "1", .url = BZ "1"),
+	    "dup-of a bug");
+	one("#regzbot fix: 1234567890ab\n",
+	    W(.verb = REG_FIX, .arg = "1234567890ab", .fix_commit = "1234567890ab"), "fix by hash");
+	one("#regzbot fix: 1234567890AB (\"platform/x86: foo: Fix bar\")\n",
+	    W(.verb = REG_FIX, .arg = "1234567890AB (\"platform/x86: foo: Fix bar\")",
+	      .fix_commit = "1234567890ab", .fix_subject = subject), "fix by hash and subject");
+	one("#regzbot fixed-by: platform/x86: foo: Fix bar\n",
+	    W(.verb = REG_FIX, .arg = subject, .fix_subject = subject), "fix by subject");
+	one("#regzbot fix: \"platform/x86: foo: Fix bar\"\n",
+	    W(.verb = REG_FIX, .arg = "\"platform/x86: foo: Fix bar\"", .fix_subject = subject),
+	    "fix by quoted subject");
+	one("#regzbot fix: 1234567890ab ( \"platform/x86: foo: Fix bar\" )\n",
+	    W(.verb = REG_FIX, .arg = "1234567890ab ( \"platform/x86: foo: Fix bar\" )",
+	      .fix_commit = "1234567890ab", .fix_subject = subject), "fix: blanks inside () and quotes");
+	one("#regzbot fix: 1234567890ab: \xe2\x80\x9cplatform/x86: foo: Fix bar\xe2\x80\x9d\n",
+	    W(.verb = REG_FIX, .arg = "1234567890ab: \xe2\x80\x9cplatform/x86: foo: Fix bar\xe2\x80\x9d",
+	      .fix_commit = "1234567890ab", .fix_subject = subject), "fix: hash, ':' and typographic quotes");
+	one("#regzbot fix: https://git.kernel.org/linus/1234567890ab\n",
+	    W(.verb = REG_FIX, .arg = git_url, .url = git_url), "fix by URL");
+	one("#regzbot fix\n", W(.verb = REG_FIX, .error = "hash or subject"), "fix without anything");
+	one("#regzbot resolve: user error\n",
+	    W(.verb = REG_RESOLVE, .verb_text = "resolve", .arg = "user error"), "resolve with a reason");
+	one("#regzbot invalid: not a regression\n",
+	    W(.verb = REG_RESOLVE, .verb_text = "invalid", .arg = "not a regression"),
+	    "invalid keeps its spelling");
+	one("#regzbot backburner: needs hardware nobody has\n",
+	    W(.verb = REG_BACKBURNER, .arg = "needs hardware nobody has"), "backburner with a reason");
+	one("#regzbot inconclusive: reporter vanished\n",
+	    W(.verb = REG_INCONCLUSIVE, .arg = "reporter vanished"), "inconclusive with a reason");
+}
+
+/* --- where a directive counts -------------------------------------------------- */
+
+static void test_where(void)
+{
+	const struct want poke = { .verb = REG_POKE }, title = { .verb = REG_TITLE, .arg = "A title" };
+
+	is_int(count("> #regzbot poke\n"), 0, "quoted: no directive");
+	is_int(count(">#regzbot poke\n>> #regzbot poke\n"), 0, "quoted without a blank, twice: none");
+	is_int(count(" #regzbot poke\n\t#regzbot poke\n"), 0, "indented: none");
+	is_int(count("say #regzbot poke\n"), 0, "not at the start of the line: none");
+	is_int(count("#regzbotpoke\n#regzbot-poke\n#regzbots poke\n"), 0, "not the keyword: none");
+	is_int(count("Ok.\n-----Original Message-----\nFrom: x\n\n#regzbot poke\n"), 0,
+	       "in an Outlook quote: none");
+	is_int(count("diff --git a/x b/x\n#regzbot poke\n"), 0, "among a diff's headers: none");
+	is_int(count(""), 0, "empty body");
+	is_int(count(NULL), 0, "no body");
+	one("#Regzbot poke\n", poke, "keyword in mixed case");
+	one("#regzbot: poke\n", poke, "a ':' after the keyword");
+	one("#regzbot poke", poke, "no line end");
+	one("#regzbot poke\r\n", poke, "CRLF");
+	one("Thanks\n-- \nJane\n#regzbot poke\n", poke, "after a signature: still a directive");
+	one("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n#regzbot poke\n", poke,
+	    "after a hunk: a directive");
+	one("#regzbot title: A title\n-- \nJane Doe\n", title, "the signature marker ends a paragraph");
+	one("#regzbot title: A title\n---\n drivers/x.c | 2 +-\n", title, "a '---' rule ends it");
+	one("#regzbot title: A title\n> quoted\n", title, "a quoted line ends it");
+	one("#regzbot title: A title\n\nMore prose.\n", title, "a blank line ends it");
+	one("#regzbot title: A title\n \t \nMore prose.\n", title, "a line of blanks ends it");
+	{
+		const struct want w[] = {
+			{ .verb = REG_TITLE, .arg = "A title over two lines" },
+			{ .verb = REG_INTRODUCED, .arg = "v6.1..v6.2 " BZ "5", .from = "v6.1", .to = "v6.2", .url = BZ "5" },
+			{ .verb = REG_IGNORE_ACTIVITY },
+		};
+
+		expect("Hi,\n\nSee this:\n#regzbot title: A title\nover two lines\n"
+		       "#regzbot introduced v6.1..v6.2\n" BZ "5\n#regzbot ignore-activity\n\nBye\n",
+		       w, 3, "three in a paragraph after prose, continuations joined");
+	}
+	{
+		const struct want w[] = { { .verb = REG_TITLE, .arg = "quoted one" }, { .verb = REG_POKE } };
+
+		expect("On Mon, Jane wrote:\n> #regzbot title: not mine\n\n#regzbot title: quoted one\n"
+		       "\n#regzbot poke\n", w, 2, "the quoted one ignored, the own two read");
+	}
+	{
+		struct reg_directive *d = NULL;
+		size_t n = 0;
+		struct bb_error err = BB_ERROR_INIT;
+
+		ok(reg_directives_parse("a\nb\n\n#regzbot poke\nc\n#regzbot note: x\n", &d, &n, &err) ==
+		   BB_OK && n == 2 && d[0].line == 4 && d[1].line == 6, "line numbers of the keyword lines");
+		reg_directives_free(d, n);
+	}
+}
+
+/* --- unhandled ------------------------------------------------------------------ */
+
+static void test_unhandled(void)
+{
+	one("#regzbot frobnicate: the thing\n",
+	    W(.verb = REG_UNKNOWN, .verb_text = "frobnicate", .arg = "the thing", .error = "unknown"),
+	    "unknown verb kept");
+	one("#regzbot\n", W(.verb = REG_UNKNOWN, .verb_text = "", .error = "no command"),
+	    "keyword alone");
+	one("#regzbot:\n", W(.verb = REG_UNKNOWN, .verb_text = "", .error = "no command"),
+	    "keyword and ':'");
+	one("#regzbot introduce v6.1..v6.2\n",
+	    W(.verb = REG_UNKNOWN, .verb_text = "introduce", .arg = "v6.1..v6.2", .error = "unknown"),
+	    "a misspelt verb");
+	{
+		const struct want w[] = {
+			{ .verb = REG_UNKNOWN, .verb_text = "fixme", .arg = "", .error = "unknown" },
+			{ .verb = REG_TITLE, .arg = "Still read" },
+		};
+
+		expect("#regzbot fixme\n#regzbot title Still read\n", w, 2,
+		       "an unknown verb does not hide the next");
+	}
+}
+
+/* --- limits and hostile input ----------------------------------------------- */
+
+static void test_limits(void)
+{
+	struct buf b = BUF_INIT;
+	struct reg_directive *d = NULL;
+	size_t n = 0;
+	struct bb_error err = BB_ERROR_INIT;
+	clock_t t0;
+
+	for (int i = 0; i < REG_DIRECTIVES_MAX + 10; i++)
+		buf_addf(&b, "#regzbot note: %d\n", i);
+	if (ok(reg_directives_parse(b.data, &d, &n, &err) == BB_OK && n == REG_DIRECTIVES_MAX + 1,
+	       "too many: %d kept and one more entry", REG_DIRECTIVES_MAX)) {
+		ok(d[REG_DIRECTIVES_MAX - 1].verb == REG_NOTE && !d[REG_DIRECTIVES_MAX - 1].error,
+		   "the last one kept is a note");
+		ok(d[REG_DIRECTIVES_MAX].verb == REG_UNKNOWN && d[REG_DIRECTIVES_MAX].error &&
+		   strstr(d[REG_DIRECTIVES_MAX].error, "not read") &&
+		   d[REG_DIRECTIVES_MAX].line == REG_DIRECTIVES_MAX + 1, "then: the rest were not read");
+	}
+	reg_directives_free(d, n);
+
+	/* a title that goes on for 1 MiB of continuation lines */
+	buf_reset(&b);
+	buf_addstr(&b, "#regzbot title: long\n");
+	for (int i = 0; i < 64 * 1024; i++)
+		buf_addstr(&b, "fifteen letters\n");
+	t0 = clock();
+	if (ok(reg_directives_parse(b.data, &d, &n, &err) == BB_OK && n == 1, "a huge paragraph: one")) {
+		ok(d[0].verb == REG_TITLE && d[0].error && strstr(d[0].error, "longer") &&
+		   strlen(d[0].arg) <= REG_ARG_MAX && strlen(d[0].arg) > REG_ARG_MAX - 20,
+		   "cut at %d bytes (%zu), with an error", REG_ARG_MAX, strlen(d[0].arg));
+		reg_directives_free(d, n);
+	}
+	/* a cut never splits a character */
+	buf_reset(&b);
+	buf_addstr(&b, "#regzbot note: ");
+	for (int i = 0; i < REG_ARG_MAX; i++)
+		buf_addstr(&b, "\xe2\x82\xac");  /* € */
+	if (ok(reg_directives_parse(b.data, &d, &n, &err) == BB_OK && n == 1, "a long UTF-8 note")) {
+		ok(g_utf8_validate(d[0].arg, -1, NULL) && strlen(d[0].arg) % 3 == 0 && d[0].error,
+		   "cut at a character");
+		reg_directives_free(d, n);
+	}
+	/* many directive lines and many short lines: linear */
+	buf_reset(&b);
+	for (int i = 0; i < 200000; i++)
+		buf_addstr(&b, i % 2 ? "x\n" : "\n");
+	for (int i = 0; i < 200000; i++)
+		buf_addstr(&b, "> #regzbot poke\n");
+	if (ok(reg_directives_parse(b.data, &d, &n, &err) == BB_OK && n == 0, "4 MB of noise: none"))
+		reg_directives_free(d, n);
+	ok((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0, "large inputs parse fast (%.2fs)",
+	   (double)(clock() - t0) / CLOCKS_PER_SEC);
+	{
+		char verb[300];
+
+		memset(verb, 'a', sizeof(verb) - 1);
+		verb[sizeof(verb) - 1] = '\0';
+		buf_reset(&b);
+		buf_addf(&b, "#regzbot %s x\n", verb);
+		if (ok(reg_directives_parse(b.data, &d, &n, &err) == BB_OK && n == 1, "a 299-byte verb")) {
+			ok(d[0].verb == REG_UNKNOWN && strlen(d[0].verb_text) == REG_VERB_MAX &&
+			   !strcmp(d[0].arg, "x"), "unknown, cut to %d bytes", REG_VERB_MAX);
+			reg_directives_free(d, n);
+		}
+	}
+	buf_release(&b);
+
+	/* hostile bytes: controls, escapes, invalid UTF-8, bidi overrides */
+	if (ok(reg_directives_parse("#regzbot title a\x01\x1b[31mb \xff\xfe c\xe2\x80\xae" "d\xc2\xa0" "e\n"
+				    "#regzbot zz\x07\xff: q\n", &d, &n, &err) == BB_OK && n == 2,
+	       "hostile bytes: parses")) {
+		is_str(d[0].arg, "a[31mb \xef\xbf\xbd\xef\xbf\xbd cd e", "title cleaned");
+		ok(d[1].verb == REG_UNKNOWN && g_utf8_validate(d[1].verb_text, -1, NULL) &&
+		   !strchr(d[1].verb_text, '\x07'), "unknown verb cleaned (\"%s\")", d[1].verb_text);
+		reg_directives_free(d, n);
+	}
+	{
+		static const char body[] = "#regzbot poke\0#regzbot note: hidden\n";
+
+		is_int(count(body), 1, "text after a NUL is not read");
+	}
+}
+
+/* --- links ---------------------------------------------------------------------- */
+
+static void msgid(const char *url, const char *want)
+{
+	char *got = reg_link_message_id(url);
+
+	if (want)
+		is_str(got, want, "message id of %s", url);
+	else if (!ok(got == NULL, "no message id in %s", url))
+		diag("got %s", got);
+	free(got);
+}
+
+static void test_links(void)
+{
+	static const char id[] = "20240318191153.6978-1-corngood@gmail.com";
+
+	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com/", id);
+	msgid("https://lore.kernel.org/linux-pm/20240318191153.6978-1-corngood@gmail.com/", id);
+	msgid("https://lore.kernel.org/all/20240318191153.6978-1-corngood@gmail.com/", id);
+	msgid("https://lore.kernel.org/all/20240318191153.6978-1-corngood@gmail.com/T/", id);
+	msgid("https://lore.kernel.org/all/20240318191153.6978-1-corngood@gmail.com/T/#u", id);
+	msgid("https://lore.kernel.org/all/20240318191153.6978-1-corngood@gmail.com/t/", id);
+	msgid("https://lore.kernel.org/all/20240318191153.6978-1-corngood@gmail.com/raw", id);
+	msgid("https://lore.kernel.org/all/20240318191153.6978-1-corngood@gmail.com/t.mbox.gz", id);
+	msgid("https://lore.kernel.org/lkml/20240318191153.6978-1-corngood@gmail.com/#r", id);
+	msgid("https://lore.kernel.org/lkml/20240318191153.6978-1-corngood@gmail.com/?q=x", id);
+	msgid("http://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("HTTPS://Lore.Kernel.ORG/r/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://lore.kernel.org//r//20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood%40gmail.com", id);
+	msgid("https://lore.kernel.org/r/%3C20240318191153.6978-1-corngood%40gmail.com%3E", id);
+	msgid("<https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com>", id);
+	msgid("https://lore.kernel.org/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://lkml.kernel.org/r/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://patch.msgid.link/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://msgid.link/r/20240318191153.6978-1-corngood@gmail.com", id);
+	msgid("https://lore.kernel.org/all/CAHk-%3Dwg%2Babc%2Fdef@mail.gmail.com/", "CAHk-=wg+abc/def@mail.gmail.com");
+	msgid("https://lore.kernel.org/regressions/b5646db3-acff-45aa-baef-df3f660486fb@gmail.com/",
+	      "b5646db3-acff-45aa-baef-df3f660486fb@gmail.com");
+	/* not a link to one mail */
+	msgid("https://lore.kernel.org/linux-pm/", NULL);
+	msgid("https://lore.kernel.org/all/", NULL);
+	msgid("https://lore.kernel.org/lkml/?q=s:regression", NULL);
+	msgid("https://lore.kernel.org/linux-pm/_/text/config/", NULL);
+	msgid("https://example.org/r/20240318191153.6978-1-corngood@gmail.com", NULL);
+	msgid("ftp://lore.kernel.org/r/a@b", NULL);
+	msgid("lore.kernel.org/r/a@b", NULL);
+	msgid("https://user@lore.kernel.org/r/a@b", NULL);
+	msgid("https://lore.kernel.org/r/no-at-sign", NULL);
+	msgid("https://lore.kernel.org/r/@b", NULL);
+	msgid("https://lore.kernel.org/r/a@", NULL);
+	msgid("https://lore.kernel.org/r/a%ZZ@b", NULL);
+	msgid("https://lore.kernel.org/r/a%00@b", NULL);
+	msgid("https://lore.kernel.org/r/a%20b@c", NULL);
+	msgid("https://lore.kernel.org/r/a b@c", NULL);
+	msgid("https://lore.kernel.org/r/a%3Eb@c", NULL);
+	msgid("https://lore.kernel.org/r/\xc3\xa4@b", NULL);
+	msgid("", NULL);
+	ok(reg_link_message_id(NULL) == NULL, "no message id in NULL");
+	{
+		struct buf b = BUF_INIT;
+		char *got;
+
+		buf_addstr(&b, "https://lore.kernel.org/r/");
+		for (int i = 0; i < 1000; i++)
+			buf_addch(&b, 'x');
+		buf_addstr(&b, "@b");
+		ok(reg_link_message_id(b.data) == NULL, "a Message-ID over %d bytes", REG_LINK_MESSAGE_ID_MAX);
+		buf_reset(&b);
+		buf_addstr(&b, "https://lore.kernel.org/r/a@b/");
+		for (int i = 0; i < REG_LINK_URL_MAX; i++)
+			buf_addch(&b, 'x');
+		got = reg_link_message_id(b.data);
+		ok(got == NULL, "a URL over %d bytes", REG_LINK_URL_MAX);
+		free(got);
+		buf_release(&b);
+	}
+
+	is_int(reg_link_bugzilla_id(BZ "217726", NULL), 217726, "bugzilla: any host");
+	is_int(reg_link_bugzilla_id(BZ "217726#c9", "https://bugzilla.kernel.org"), 217726, "with #c9");
+	is_int(reg_link_bugzilla_id(BZ "217726", "https://bugzilla.kernel.org/"), 217726, "base with '/'");
+	is_int(reg_link_bugzilla_id("http://Bugzilla.Kernel.org/show_bug.cgi?id=5",
+				    "https://bugzilla.kernel.org"), 5, "http, host case");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?format=multiple&id=7", NULL),
+	       7, "id not first");
+	is_int(reg_link_bugzilla_id("<" BZ "8>", NULL), 8, "in <>");
+	is_int(reg_link_bugzilla_id("https://bugs.example.org/bz/show_bug.cgi?id=9",
+				    "https://bugs.example.org/bz"), 9, "base with a path");
+	is_int(reg_link_bugzilla_id("https://bugs.example.org/show_bug.cgi?id=9",
+				    "https://bugs.example.org/bz"), 0, "other path");
+	is_int(reg_link_bugzilla_id("https://bugzilla.redhat.com/show_bug.cgi?id=2229165",
+				    "https://bugzilla.kernel.org"), 0, "other Bugzilla");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org:8443/show_bug.cgi?id=1",
+				    "https://bugzilla.kernel.org"), 0, "other port");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?id=some-alias", NULL), 0, "alias");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?id=", NULL), 0, "empty id");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?bid=3", NULL), 0, "no id=");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi", NULL), 0, "no query");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?id=1234567890123456", NULL), 0,
+	       "16 digits");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/buglist.cgi?id=3", NULL), 0, "buglist");
+	is_int(reg_link_bugzilla_id("https://lore.kernel.org/r/a@b", NULL), 0, "a mail link");
+	is_int(reg_link_bugzilla_id(NULL, NULL), 0, "NULL");
+	is_int(reg_link_bugzilla_id(BZ "3", "not a url"), 0, "bad base");
+}
+
+int main(void)
+{
+	const char *env = getenv("BUGBRIDGE_SHARED");
+	const char *top = getenv("top_srcdir");
+
+	if (env && *env)
+		snprintf(shared, sizeof(shared), "%s", env);
+	else
+		snprintf(shared, sizeof(shared), "%s/../shared", top && *top ? top : ABS_SRCDIR);
+	test_corpus();
+	test_aliases();
+	test_introduced();
+	test_other_verbs();
+	test_where();
+	test_unhandled();
+	test_limits();
+	test_links();
+	mail_shutdown();
+	return done_testing();
+}

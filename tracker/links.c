@@ -1,0 +1,281 @@
+/* Links to mail and to Bugzilla bugs (see links.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracker/links.h"
+
+/* Hosts that serve one mail under its Message-ID.  On each the Message-ID
+ * is the first path segment holding an '@' (patch.msgid.link/<id>,
+ * lore.kernel.org/<id>), else the second (/r/<id>, /<list>/<id>, /all/<id>);
+ * what follows it (/T/, /raw, ...) does not change the mail. */
+static const char *const mail_hosts[] = {
+	"lore.kernel.org",
+	"lkml.kernel.org",
+	"patch.msgid.link",
+	"msgid.link",
+};
+
+/* The parts of an http(s) URL, pointing into it. */
+struct url_parts {
+	const char *host, *port, *path, *query;
+	size_t host_len, port_len, path_len, query_len;
+};
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+static int equals_ci(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (alen != blen)
+		return 0;
+	for (size_t i = 0; i < alen; i++)
+		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+			return 0;
+	return 1;
+}
+
+static int prefix_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && equals_ci(s, n, prefix, n);
+}
+
+static int is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hex_value(int c)
+{
+	if (is_digit(c))
+		return c - '0';
+	c = lower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Splits s/len (an "http://" or "https://" URL, '<' '>' around it allowed)
+ * into its parts.  Returns 0 for anything else: another scheme, a user
+ * name in the authority, a bad port, a blank or control byte. */
+static int url_split(const char *s, size_t len, struct url_parts *u)
+{
+	const char *end, *p, *auth, *colon;
+
+	memset(u, 0, sizeof(*u));
+	if (len && s[0] == '<') {
+		s++;
+		len--;
+		if (len && s[len - 1] == '>')
+			len--;
+	}
+	if (len > REG_LINK_URL_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return 0;
+	if (prefix_ci(s, len, "https://"))
+		p = s + 8;
+	else if (prefix_ci(s, len, "http://"))
+		p = s + 7;
+	else
+		return 0;
+	end = s + len;
+	auth = p;
+	while (p < end && *p != '/' && *p != '?' && *p != '#')
+		p++;
+	if (memchr(auth, '@', (size_t)(p - auth)))
+		return 0;
+	colon = memchr(auth, ':', (size_t)(p - auth));
+	u->host = auth;
+	u->host_len = (size_t)((colon ? colon : p) - auth);
+	if (!u->host_len)
+		return 0;
+	if (colon) {
+		u->port = colon + 1;
+		u->port_len = (size_t)(p - u->port);
+		if (!u->port_len || u->port_len > 5)
+			return 0;
+		for (size_t i = 0; i < u->port_len; i++)
+			if (!is_digit((unsigned char)u->port[i]))
+				return 0;
+	}
+	u->path = p;
+	while (p < end && *p != '?' && *p != '#')
+		p++;
+	u->path_len = (size_t)(p - u->path);
+	if (p < end && *p == '?') {
+		u->query = ++p;
+		while (p < end && *p != '#')
+			p++;
+		u->query_len = (size_t)(p - u->query);
+	}
+	return 1;
+}
+
+/* Path segment number index (0-based, empty segments skipped) of u. */
+static int path_segment(const struct url_parts *u, int index, const char **seg, size_t *len)
+{
+	const char *p = u->path, *end = u->path + u->path_len;
+
+	while (p < end) {
+		const char *start;
+
+		while (p < end && *p == '/')
+			p++;
+		start = p;
+		while (p < end && *p != '/')
+			p++;
+		if (p > start && index-- == 0) {
+			*seg = start;
+			*len = (size_t)(p - start);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Does the segment hold an '@', raw or as %40? */
+static int segment_has_at(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '@' || (s[i] == '%' && i + 2 < len && s[i + 1] == '4' && s[i + 2] == '0'))
+			return 1;
+	return 0;
+}
+
+/* The percent-decoded Message-ID in s/len, checked; NULL if unusable. */
+static char *decode_message_id(const char *s, size_t len)
+{
+	char *out = malloc(len + 1);
+	size_t n = 0, start, at = 0;
+	int ats = 0;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		int c = (unsigned char)s[i];
+
+		if (c == '%') {
+			int hi = i + 2 < len ? hex_value((unsigned char)s[i + 1]) : -1;
+			int lo = hi >= 0 ? hex_value((unsigned char)s[i + 2]) : -1;
+
+			if (lo < 0)
+				goto bad;
+			c = hi * 16 + lo;
+			i += 2;
+		}
+		out[n++] = (char)c;
+	}
+	out[n] = '\0';
+	/* <id>, as some links carry it (%3Cid%3E) */
+	start = 0;
+	if (n >= 2 && out[0] == '<' && out[n - 1] == '>') {
+		start = 1;
+		out[--n] = '\0';
+	}
+	if (n - start > REG_LINK_MESSAGE_ID_MAX || n == start)
+		goto bad;
+	for (size_t i = start; i < n; i++) {
+		unsigned char c = (unsigned char)out[i];
+
+		if (c <= ' ' || c >= 0x7f || c == '<' || c == '>')
+			goto bad;
+		if (c == '@') {
+			ats++;
+			at = i;
+		}
+	}
+	if (!ats || at == start || at == n - 1)
+		goto bad;
+	if (start)
+		memmove(out, out + start, n - start + 1);
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+char *reg_link_message_id(const char *url)
+{
+	struct url_parts u;
+	const char *seg;
+	size_t len, seg_len;
+	int known = 0;
+
+	if (!url)
+		return NULL;
+	len = strnlen(url, REG_LINK_URL_MAX + 3);
+	if (!url_split(url, len, &u))
+		return NULL;
+	for (size_t i = 0; i < sizeof(mail_hosts) / sizeof(mail_hosts[0]); i++)
+		known = known || equals_ci(u.host, u.host_len, mail_hosts[i], strlen(mail_hosts[i]));
+	if (!known || !path_segment(&u, 0, &seg, &seg_len))
+		return NULL;
+	if (!segment_has_at(seg, seg_len) && !path_segment(&u, 1, &seg, &seg_len))
+		return NULL;
+	return decode_message_id(seg, seg_len);
+}
+
+/* The value of the first "id" parameter of a query (split at '&' or ';'). */
+static int query_id(const char *q, size_t len, const char **value, size_t *value_len)
+{
+	const char *p = q, *end = q + len;
+
+	while (p < end) {
+		const char *start = p;
+
+		while (p < end && *p != '&' && *p != ';')
+			p++;
+		if (p - start >= 3 && !memcmp(start, "id=", 3)) {
+			*value = start + 3;
+			*value_len = (size_t)(p - start - 3);
+			return 1;
+		}
+		if (p < end)
+			p++;
+	}
+	return 0;
+}
+
+long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base)
+{
+	static const char script[] = "/show_bug.cgi";
+	const size_t script_len = sizeof(script) - 1;
+	struct url_parts u, b;
+	const char *value;
+	size_t len, value_len;
+	long long id = 0;
+
+	if (!url)
+		return 0;
+	len = strnlen(url, REG_LINK_URL_MAX + 3);
+	if (!url_split(url, len, &u) || u.path_len < script_len ||
+	    memcmp(u.path + u.path_len - script_len, script, script_len) != 0)
+		return 0;
+	if (bugzilla_base) {
+		size_t base_path_len;
+
+		if (!url_split(bugzilla_base, strnlen(bugzilla_base, REG_LINK_URL_MAX + 3), &b) ||
+		    b.query || !equals_ci(u.host, u.host_len, b.host, b.host_len) ||
+		    u.port_len != b.port_len || memcmp(u.port ? u.port : "", b.port ? b.port : "", u.port_len))
+			return 0;
+		base_path_len = b.path_len;
+		while (base_path_len && b.path[base_path_len - 1] == '/')
+			base_path_len--;
+		if (u.path_len != base_path_len + script_len || memcmp(u.path, b.path, base_path_len))
+			return 0;
+	}
+	if (!u.query || !query_id(u.query, u.query_len, &value, &value_len) || !value_len ||
+	    value_len > 15)
+		return 0;
+	for (size_t i = 0; i < value_len; i++) {
+		if (!is_digit((unsigned char)value[i]))
+			return 0;
+		id = id * 10 + (value[i] - '0');
+	}
+	return id;
+}

@@ -1,0 +1,44 @@
+/* Links to mail and to Bugzilla bugs, as they appear in #regzbot
+ * directives, commit trailers (Link:, Closes:) and mail text.
+ *
+ * One mail has many URLs (kernel-conventions.md, "Links to mail"): lore's
+ * https://lore.kernel.org/r/<msgid>, /<list>/<msgid>/, /all/<msgid>/, each
+ * with /T/, /t/, /raw, /t.mbox.gz ... after the Message-ID and a #fragment,
+ * http:// as well as https://, lkml.kernel.org/r/<msgid>, b4's
+ * patch.msgid.link/<msgid> (and msgid.link/<msgid>), the Message-ID
+ * percent-encoded (%40 for '@', %2F for '/', ...).  Matching a link to a
+ * tracked mail compares the bare Message-ID these functions return, never
+ * the URL.
+ *
+ * Nothing here trusts its input: any NUL-terminated string may be passed;
+ * the functions hold no state, are safe from several threads and take time
+ * linear in the length of the input.
+ */
+#ifndef BB_TRACKER_LINKS_H
+#define BB_TRACKER_LINKS_H
+
+/* Longest URL looked at, in bytes; longer ones are no link (NULL / 0). */
+#define REG_LINK_URL_MAX 4096
+/* Longest Message-ID returned (as inmail.h: RFC 5322's line limit). */
+#define REG_LINK_MESSAGE_ID_MAX 998
+
+/* The bare Message-ID (no <>, percent-decoding undone) a mail link points
+ * to, or NULL if url is not a link to one mail on lore.kernel.org,
+ * lkml.kernel.org, patch.msgid.link or msgid.link.  Host and scheme are
+ * read without regard to case; a '<' before and a '>' after the URL are
+ * dropped.  A Message-ID must be printable ASCII without blank, '<' or '>',
+ * with an '@' that has text on both sides (a link to a list or a search is
+ * no link to a mail).  Returns a malloc'd string (free() it); NULL also when out of
+ * memory. */
+char *reg_link_message_id(const char *url);
+
+/* The bug number of a Bugzilla bug URL, <base>/show_bug.cgi?id=N (other
+ * query parameters and a #fragment allowed, e.g. "#c9"), or 0 if url is no
+ * such URL.  bugzilla_base is the Bugzilla's base URL
+ * ("https://bugzilla.kernel.org", a trailing '/' allowed); http and https
+ * count as the same, the host is compared without regard to case.  NULL:
+ * any http(s) host.  A bug alias (id=some-name) gives 0: only the Bugzilla
+ * can resolve it. */
+long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base);
+
+#endif

@@ -1,0 +1,2490 @@
+/* The regression tracker's reports (report.h).
+ *
+ * Choices the header leaves open, made here:
+ *
+ *  - Links and history of all regressions are read with one query each
+ *    (ordered by regression) rather than reg_load_one() per regression:
+ *    10,000 regressions make 10,000 pages, and a report run has to stay
+ *    well under a second.
+ *  - Every page is built in memory and written with one write(); the pages
+ *    of one run share a "generated" time, so a run is self-consistent.
+ *  - The current cycle of the weekly report is the newest cycle any
+ *    mainline regression's "introduced" names (reg_report_cycle()); a
+ *    regression naming no version counts as current when it was reported
+ *    within the last 10 weeks (one cycle), else as a previous one.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <gmime/gmime.h>
+#include <json-c/json.h>
+#include <libxml/xmlwriter.h>
+
+#include "bridge/outbox.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "tracker/report.h"
+
+#define DAY 86400LL
+/* A kernel development cycle, roughly (for regressions naming no version). */
+#define CYCLE_SECONDS (70 * DAY)
+/* Without a previous weekly report, "new" means reported this recently. */
+#define NEW_WITHOUT_REPORT (7 * DAY)
+/* Longest text from mail or Bugzilla on one line of the weekly report. */
+#define WEEKLY_TEXT_MAX 200
+/* Noteworthy links shown per regression in the weekly report. */
+#define WEEKLY_LINKS_MAX 3
+/* RFC 5322 line limit, for the mail body's transfer encoding. */
+#define MAIL_LINE_MAX 998
+#define MESSAGE_ID_MAX 244
+/* Tree page names longer than this are cut and end in a digest. */
+#define TREE_FILE_MAX 100
+#define LORE_URL "https://lore.kernel.org/r"
+
+static const char report_css[] =
+	"body{font-family:system-ui,sans-serif;margin:0 auto;max-width:72em;padding:0 1em;"
+	"color:#1d1d1f;background:#fff;line-height:1.4}\n"
+	"header,footer{color:#555;font-size:.9em;margin:1em 0}\n"
+	"nav a{margin-right:1em}\n"
+	"h1{font-size:1.5em;overflow-wrap:anywhere}h2{font-size:1.2em;margin-top:1.5em}\n"
+	"table{border-collapse:collapse;width:100%}\n"
+	"th,td{text-align:left;vertical-align:top;padding:.25em .5em;border-bottom:1px solid #ddd;"
+	"overflow-wrap:anywhere}\n"
+	"table.facts th{width:10em;white-space:nowrap}\n"
+	"td.num{text-align:right;white-space:nowrap}\n"
+	".state{display:inline-block;padding:0 .4em;border-radius:.3em;background:#eee;"
+	"font-size:.9em}\n"
+	".state-open{background:#fdd}.state-fix-incoming{background:#ffd}"
+	".state-fixed{background:#dfd}\n"
+	".badge{display:inline-block;padding:0 .4em;border-radius:.3em;background:#ddd;"
+	"font-size:.8em;margin-left:.3em}\n"
+	".badge-stale{background:#e8d5ff}.badge-backburner{background:#d5e8ff}\n"
+	"tr.stale td{color:#777}\n"
+	"pre,code{font-family:ui-monospace,monospace;font-size:.9em}\n"
+	".empty{color:#777;font-style:italic}\n";
+
+/* No script, no frames, no forms; the style sheet from the same place. */
+static const char report_csp[] = "default-src 'none'; style-src 'self'; img-src 'self'; "
+				 "base-uri 'none'; form-action 'none'";
+
+/* ------------------------------------------------------------ cleaning */
+
+/* 1 for the bytes a page or a file never carries: C0 controls but tab and
+ * line feed, and DEL. */
+static int drop_byte(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
+}
+
+/* 1 if text needs no cleaning: valid UTF-8 without C0/C1 controls (tab
+ * and line feed allowed) and without U+FFFE/U+FFFF. */
+static int is_clean(const char *text)
+{
+	const unsigned char *r = (const unsigned char *)text;
+	int ascii = 1;
+
+	for (; *r; r++) {
+		if (*r < 0x80) {
+			if (drop_byte(*r))
+				return 0;
+			continue;
+		}
+		ascii = 0;
+		if ((r[0] == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) ||
+		    (r[0] == 0xef && r[1] == 0xbf && r[2] >= 0xbe))
+			return 0;
+	}
+	return ascii || g_utf8_validate(text, -1, NULL);
+}
+
+/* A clean copy of text (g_free() it): valid UTF-8 without C0/C1 controls
+ * (tab and line feed kept), without U+FFFE/U+FFFF (not XML). */
+static char *clean_dup(const char *text)
+{
+	char *valid, *w;
+	const char *r;
+
+	if (!text)
+		return g_strdup("");
+	if (is_clean(text))
+		return g_strdup(text);
+	valid = g_utf8_make_valid(text, -1);
+	w = valid;
+	for (r = valid; *r;) {
+		gunichar c = g_utf8_get_char(r);
+		const char *next = g_utf8_next_char(r);
+
+		if (!(c < 0x20 && c != '\t' && c != '\n') && !(c >= 0x7f && c <= 0x9f) &&
+		    c != 0xfffe && c != 0xffff) {
+			memmove(w, r, (size_t)(next - r));
+			w += next - r;
+		}
+		r = next;
+	}
+	*w = '\0';
+	return valid;
+}
+
+enum bb_status reg_html_escape(struct buf *out, const char *text)
+{
+	char *clean = text && is_clean(text) ? NULL : clean_dup(text);
+	const char *p = clean ? clean : text, *run = p;
+	enum bb_status st = BB_OK;
+
+	for (; *p && !st; p++) {
+		const char *entity;
+
+		switch (*p) {
+		case '&': entity = "&amp;"; break;
+		case '<': entity = "&lt;"; break;
+		case '>': entity = "&gt;"; break;
+		case '"': entity = "&quot;"; break;
+		case '\'': entity = "&#39;"; break;
+		default: continue;
+		}
+		if (p > run)
+			st = buf_add(out, run, (size_t)(p - run));
+		if (!st)
+			st = buf_addstr(out, entity);
+		run = p + 1;
+	}
+	if (!st && p > run)
+		st = buf_add(out, run, (size_t)(p - run));
+	g_free(clean);
+	return st;
+}
+
+enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars)
+{
+	char *valid = g_utf8_make_valid(text ? text : "", -1);
+	size_t start = out->len, chars = 0;
+	int space = 0, started = 0;
+	enum bb_status st = BB_OK;
+
+	for (const char *p = valid; *p && !st; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+		char utf8[8];
+		int n;
+
+		if (c == ' ' || g_unichar_isspace(c) || g_unichar_iscntrl(c) || c == 0x2028 ||
+		    c == 0x2029) {
+			space = started;
+			continue;
+		}
+		if (space) {
+			st = buf_addch(out, ' ');
+			chars++;
+			space = 0;
+		}
+		n = g_unichar_to_utf8(c, utf8);
+		if (!st)
+			st = buf_add(out, utf8, (size_t)n);
+		chars++;
+		started = 1;
+		if (max_chars && chars > max_chars)
+			break;
+	}
+	if (!st && max_chars && chars > max_chars) {
+		/* cut to max_chars - 1 characters and the ellipsis */
+		const char *cut = g_utf8_offset_to_pointer(out->data + start,
+							   (glong)(max_chars > 0 ? max_chars - 1 : 0));
+
+		buf_truncate(out, (size_t)(cut - out->data));
+		while (out->len > start && out->data[out->len - 1] == ' ')
+			buf_truncate(out, out->len - 1);
+		st = buf_addstr(out, "\xe2\x80\xa6"); /* … */
+	}
+	g_free(valid);
+	return st;
+}
+
+int reg_report_url_ok(const char *url)
+{
+	const char *p;
+
+	if (!url || (g_ascii_strncasecmp(url, "http://", 7) && g_ascii_strncasecmp(url, "https://", 8)))
+		return 0;
+	for (p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '"' ||
+		    *p == '\'' || *p == '<' || *p == '>' || *p == '\\' || *p == '`')
+			return 0;
+	return p - url > 8 && p - url < 4096;
+}
+
+/* Appends s with every byte outside [A-Za-z0-9-._~@!$+=,;:] as %XX. */
+static enum bb_status url_encode(struct buf *out, const char *s)
+{
+	static const char keep[] = "-._~@!$+=,;:";
+	enum bb_status st = BB_OK;
+
+	for (; s && *s && !st; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (isalnum(c) || (c && strchr(keep, c)))
+			st = buf_addch(out, (char)c);
+		else
+			st = buf_addf(out, "%%%02X", c);
+	}
+	return st;
+}
+
+/* ------------------------------------------------------------ names */
+
+char *reg_report_tree_file(const char *branch)
+{
+	struct buf b = BUF_INIT;
+	enum bb_status st = BB_OK;
+	const char *p;
+
+	for (p = branch ? branch : ""; *p && !st; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) || c == '-' || (c == '.' && p != branch))
+			st = buf_addch(&b, (char)c);
+		else
+			st = buf_addf(&b, "_%02x", c);
+	}
+	if (!st && b.len == 0)
+		st = buf_addch(&b, '_');
+	if (!st && b.len > TREE_FILE_MAX) {
+		char hex[SHA256_HEX_LEN + 1];
+
+		if ((st = sha256_hex(branch, strlen(branch), hex)) == BB_OK) {
+			buf_truncate(&b, TREE_FILE_MAX - 17);
+			st = buf_addf(&b, "-%.16s", hex);
+		}
+	}
+	if (st) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* 1 if seg[0..len) is a name the reports use: [A-Za-z0-9._-], not
+ * starting with '.'. */
+static int report_segment_ok(const char *seg, size_t len)
+{
+	if (len == 0 || len > 120 || seg[0] == '.')
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)seg[i];
+
+		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
+			return 0;
+	}
+	return 1;
+}
+
+const char *reg_report_file(const char *path, char *rel, size_t rel_len)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{ ".html", "text/html; charset=utf-8" },
+		{ ".json", "application/json" },
+		{ ".atom", "application/atom+xml; charset=utf-8" },
+		{ ".txt", "text/plain; charset=utf-8" },
+		{ ".css", "text/css; charset=utf-8" },
+	};
+	static const char prefix[] = "/regressions/";
+	const char *p, *slash, *base;
+	size_t len;
+
+	if (!path || strncmp(path, prefix, sizeof(prefix) - 1) || rel_len < 128)
+		return NULL;
+	p = path + sizeof(prefix) - 1;
+	if (!*p)
+		p = "index.html";
+	len = strlen(p);
+	slash = strchr(p, '/');
+	if (slash) {
+		size_t first = (size_t)(slash - p);
+
+		if (strchr(slash + 1, '/') ||
+		    !((first == 10 && !strncmp(p, "regression", 10)) ||
+		      (first == 5 && !strncmp(p, "trees", 5))))
+			return NULL;
+		base = slash + 1;
+	} else {
+		base = p;
+	}
+	if (!report_segment_ok(base, strlen(base)) || len >= rel_len)
+		return NULL;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t elen = strlen(types[i].ext), blen = strlen(base);
+
+		if (blen > elen && !strcmp(base + blen - elen, types[i].ext)) {
+			memcpy(rel, p, len + 1);
+			return types[i].type;
+		}
+	}
+	return NULL;
+}
+
+char *reg_report_dir(const struct bb_config *cfg)
+{
+	if (cfg->tracker_report_dir && *cfg->tracker_report_dir)
+		return strdup(cfg->tracker_report_dir);
+	return config_data_path(cfg, "reports");
+}
+
+char *reg_report_base_url(const struct bb_config *cfg)
+{
+	const char *base = cfg->tracker_report_url && *cfg->tracker_report_url
+				   ? cfg->tracker_report_url : NULL;
+	char *out;
+	size_t len;
+
+	out = base ? strdup(base)
+		   : str_printf("%s/regressions",
+				cfg->blob_base_url ? cfg->blob_base_url : "http://127.0.0.1:8080");
+	if (!out)
+		return NULL;
+	len = strlen(out);
+	while (len > 0 && out[len - 1] == '/')
+		out[--len] = '\0';
+	return out;
+}
+
+const char *reg_report_mail_url(const struct bb_config *cfg)
+{
+	if (cfg->archive_link_url && *cfg->archive_link_url)
+		return cfg->archive_link_url;
+	if (cfg->archive_url && *cfg->archive_url)
+		return cfg->archive_url;
+	return LORE_URL;
+}
+
+/* ------------------------------------------------------------ cycles */
+
+static int parse_uint(const char **p, int *out)
+{
+	long v = 0;
+	const char *s = *p;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	while (isdigit((unsigned char)*s)) {
+		if (v < 100000)
+			v = v * 10 + (*s - '0');
+		s++;
+	}
+	*p = s;
+	*out = (int)v;
+	return 1;
+}
+
+int reg_report_cycle(const char *introduced, int *major, int *minor)
+{
+	const char *s = introduced ? introduced : "", *p, *after = NULL;
+	int found = 0, ma = 0, mi = 0;
+
+	for (p = s; *p; p++) {
+		const char *q = p + 1;
+		int a, b;
+
+		if (*p != 'v' || (p > s && isalnum((unsigned char)p[-1])))
+			continue;
+		if (!parse_uint(&q, &a) || *q != '.')
+			continue;
+		q++;
+		if (!parse_uint(&q, &b))
+			continue;
+		found = 1;
+		ma = a;
+		mi = b;
+		after = q;
+		p = q - 1;
+	}
+	if (!found)
+		return 0;
+	/* "vX.Y-rcN" and "vX.Y.Z" belong to X.Y; "vX.Y.." (open) to the next */
+	if (!strncmp(after, "-rc", 3)) {
+		int rc;
+
+		after += 3;
+		parse_uint(&after, &rc);
+	} else {
+		while (after[0] == '.' && isdigit((unsigned char)after[1])) {
+			int z;
+
+			after++;
+			parse_uint(&after, &z);
+		}
+		if (!strncmp(after, "..", 2)) {
+			const char *rest = after + 2;
+
+			while (*rest == ' ' || *rest == '\t')
+				rest++;
+			if (!*rest)
+				mi++;
+		}
+	}
+	*major = ma;
+	*minor = mi;
+	return 1;
+}
+
+/* ------------------------------------------------------------ times */
+
+static void format_day(char *out, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%d", &tm);
+}
+
+static void format_iso(char *out, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void format_time(char *out, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+/* Whole days from then to now (0 for the future). */
+static long long days_between(time_t then, time_t now)
+{
+	return then && now > then ? (long long)(now - then) / DAY : 0;
+}
+
+static const char *plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* ------------------------------------------------------------ loading */
+
+struct id_index {
+	long long id;
+	size_t index;
+};
+
+/* What every report reads from the store. */
+struct report_data {
+	struct reg_regression *regs;
+	size_t nregs;
+	struct reg_report_item *items;   /* one per regression, same order */
+	struct id_index *by_id;          /* items by regression id */
+	struct reg_link *links;          /* all of them, by regression */
+	long long *link_reg;
+	size_t nlinks;
+	struct reg_event *events;        /* all of them, by regression, oldest first */
+	long long *event_reg;
+	size_t nevents;
+	struct reg_unhandled *unhandled;
+	size_t nunhandled;
+	time_t last_report;
+};
+
+static char *column_dup(sqlite3_stmt *q, int col)
+{
+	const unsigned char *t = sqlite3_column_text(q, col);
+
+	return strdup(t ? (const char *)t : "");
+}
+
+static enum bb_status load_links(struct store *db, struct report_data *d, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0;
+	enum bb_status st;
+	int rc;
+
+	st = store_prepare(db, &q, "SELECT regression, url, title, kind FROM reg_link"
+				   " ORDER BY regression, kind, url", err);
+	if (st)
+		goto out;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct reg_link *l;
+
+		if (d->nlinks == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct reg_link *nl = realloc(d->links, ncap * sizeof(*nl));
+			long long *nr;
+
+			if (nl)
+				d->links = nl;
+			nr = nl ? realloc(d->link_reg, ncap * sizeof(*nr)) : NULL;
+			if (!nr) {
+				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			d->link_reg = nr;
+			cap = ncap;
+		}
+		l = &d->links[d->nlinks];
+		d->link_reg[d->nlinks] = sqlite3_column_int64(q, 0);
+		l->url = column_dup(q, 1);
+		l->title = column_dup(q, 2);
+		l->kind = column_dup(q, 3);
+		d->nlinks++;
+		if (!l->url || !l->title || !l->kind) {
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		st = store_fail(db, err, "reading regression links");
+out:
+	sqlite3_finalize(q);
+	return st;
+}
+
+static enum bb_status load_events(struct store *db, struct report_data *d, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0;
+	enum bb_status st;
+	int rc;
+
+	st = store_prepare(db, &q, "SELECT regression, time, kind, text, message_id FROM reg_event"
+				   " ORDER BY regression, time, id", err);
+	if (st)
+		goto out;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct reg_event *e;
+
+		if (d->nevents == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct reg_event *ne = realloc(d->events, ncap * sizeof(*ne));
+			long long *nr;
+
+			if (ne)
+				d->events = ne;
+			nr = ne ? realloc(d->event_reg, ncap * sizeof(*nr)) : NULL;
+			if (!nr) {
+				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			d->event_reg = nr;
+			cap = ncap;
+		}
+		e = &d->events[d->nevents];
+		d->event_reg[d->nevents] = sqlite3_column_int64(q, 0);
+		e->time = (time_t)sqlite3_column_int64(q, 1);
+		e->kind = column_dup(q, 2);
+		e->text = column_dup(q, 3);
+		e->message_id = column_dup(q, 4);
+		d->nevents++;
+		if (!e->kind || !e->text || !e->message_id) {
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		st = store_fail(db, err, "reading regression history");
+out:
+	sqlite3_finalize(q);
+	return st;
+}
+
+/* First index in sorted keys[0..n) holding a value >= key. */
+static size_t lower_bound(const long long *keys, size_t n, long long key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int by_id_cmp(const void *a, const void *b)
+{
+	long long x = ((const struct id_index *)a)->id, y = ((const struct id_index *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The item of regression id, or NULL. */
+static const struct reg_report_item *item_by_id(const struct report_data *d, long long id)
+{
+	size_t lo = 0, hi = d->nregs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		long long v = d->by_id[mid].id;
+
+		if (v == id)
+			return &d->items[d->by_id[mid].index];
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void report_data_release(struct report_data *d)
+{
+	for (size_t i = 0; i < d->nregs; i++)
+		reg_regression_release(&d->regs[i]);
+	free(d->regs);
+	free(d->items);
+	free(d->by_id);
+	reg_links_free(d->links, d->nlinks);
+	free(d->link_reg);
+	reg_events_free(d->events, d->nevents);
+	free(d->event_reg);
+	reg_unhandled_free(d->unhandled, d->nunhandled);
+	memset(d, 0, sizeof(*d));
+}
+
+static enum bb_status report_data_load(struct store *db, const struct bb_config *cfg, time_t now,
+				       struct report_data *d, struct bb_error *err)
+{
+	long long stale_after = cfg->tracker_stale_after > 0 ? cfg->tracker_stale_after : 90 * DAY;
+	enum bb_status st;
+
+	memset(d, 0, sizeof(*d));
+	if ((st = reg_load_all(db, now, stale_after, &d->regs, &d->nregs, err)) ||
+	    (st = load_links(db, d, err)) || (st = load_events(db, d, err)) ||
+	    (st = reg_load_unhandled(db, REG_REPORT_UNHANDLED_MAX, &d->unhandled, &d->nunhandled,
+				     err)) ||
+	    (st = reg_report_last_sent(db, cfg, now, &d->last_report, err)))
+		goto out;
+	d->items = calloc(d->nregs ? d->nregs : 1, sizeof(*d->items));
+	d->by_id = calloc(d->nregs ? d->nregs : 1, sizeof(*d->by_id));
+	if (!d->items || !d->by_id) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < d->nregs; i++) {
+		struct reg_report_item *it = &d->items[i];
+		long long id = d->regs[i].id;
+		size_t a = lower_bound(d->link_reg, d->nlinks, id);
+		size_t b = lower_bound(d->link_reg, d->nlinks, id + 1);
+
+		it->r = &d->regs[i];
+		it->links = d->links ? d->links + a : NULL;
+		it->nlinks = b - a;
+		a = lower_bound(d->event_reg, d->nevents, id);
+		b = lower_bound(d->event_reg, d->nevents, id + 1);
+		it->events = d->events ? d->events + a : NULL;
+		it->nevents = b - a;
+		d->by_id[i].id = id;
+		d->by_id[i].index = i;
+	}
+	qsort(d->by_id, d->nregs, sizeof(*d->by_id), by_id_cmp);
+out:
+	if (st)
+		report_data_release(d);
+	return st;
+}
+
+enum bb_status reg_report_last_sent(struct store *db, const struct bb_config *cfg, time_t now,
+				    time_t *when, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	char day[16], *today = NULL, *suffix = NULL;
+	enum bb_status st;
+
+	*when = 0;
+	format_day(day, sizeof(day), now);
+	today = str_printf("regressions-report-%s@%s", day, cfg->mail_domain);
+	suffix = str_printf("@%s", cfg->mail_domain);
+	if (!today || !suffix) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	st = store_prepare(db, &q, "SELECT max(created) FROM outbox"
+				   " WHERE substr(message_id, 1, 19) = 'regressions-report-'"
+				   " AND substr(message_id, -length(?2)) = ?2 AND message_id <> ?1",
+			   err);
+	if (st)
+		goto out;
+	sqlite3_bind_text(q, 1, today, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, suffix, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		st = store_fail(db, err, "looking for the last weekly report");
+		goto out;
+	}
+	*when = (time_t)sqlite3_column_int64(q, 0);
+out:
+	sqlite3_finalize(q);
+	free(today);
+	free(suffix);
+	return st;
+}
+
+/* ------------------------------------------------------------ links */
+
+/* The link to a mail (malloc'd), NULL when out of memory. */
+static char *mail_link(const char *mail_url, const char *message_id)
+{
+	struct buf b = BUF_INIT;
+
+	if (buf_addstr(&b, mail_url) || buf_addch(&b, '/') || url_encode(&b, message_id) ||
+	    buf_addch(&b, '/')) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static char *bug_link(const char *bugzilla_url, long long bug_id)
+{
+	if (!bugzilla_url || !*bugzilla_url || bug_id <= 0)
+		return NULL;
+	return str_printf("%s/show_bug.cgi?id=%lld", bugzilla_url, bug_id);
+}
+
+/* Where a regression was reported: its report URL, else the link to its
+ * report mail, else its bug; malloc'd or NULL. */
+static char *report_link(const struct reg_regression *r, const char *mail_url,
+			 const char *bugzilla_url)
+{
+	if (r->report_url && *r->report_url)
+		return strdup(r->report_url);
+	if (r->report_msgid && *r->report_msgid)
+		return mail_link(mail_url, r->report_msgid);
+	return bug_link(bugzilla_url, r->bug_id);
+}
+
+/* ------------------------------------------------------------ sections */
+
+static int is_active(const struct reg_regression *r)
+{
+	return r->state == REG_STATE_OPEN || r->state == REG_STATE_FIX_INCOMING;
+}
+
+enum section {
+	SEC_OPEN,
+	SEC_FIX_INCOMING,
+	SEC_BACKBURNER,
+	SEC_STALE,
+	SEC_FIXED,
+	SEC_CLOSED,
+	SEC_COUNT,
+};
+
+static const char *const section_titles[SEC_COUNT] = {
+	"Open", "Fix incoming", "On the back burner", "Stale (no recent activity)", "Fixed",
+	"Resolved, inconclusive or duplicate",
+};
+static const char *const section_ids[SEC_COUNT] = {
+	"open", "fix-incoming", "backburner", "stale", "fixed", "closed",
+};
+
+static enum section section_of(const struct reg_regression *r)
+{
+	if (is_active(r)) {
+		if (r->backburner)
+			return SEC_BACKBURNER;
+		if (r->stale)
+			return SEC_STALE;
+		return r->state == REG_STATE_OPEN ? SEC_OPEN : SEC_FIX_INCOMING;
+	}
+	return r->state == REG_STATE_FIXED ? SEC_FIXED : SEC_CLOSED;
+}
+
+/* ------------------------------------------------------------ pages */
+
+/* A page or file under construction; the first failure sticks. */
+struct page {
+	struct buf b;
+	enum bb_status st;
+};
+
+static void p_raw(struct page *p, const char *s)
+{
+	if (!p->st)
+		p->st = buf_addstr(&p->b, s);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void p_fmt(struct page *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->st)
+		return;
+	va_start(ap, fmt);
+	p->st = buf_vaddf(&p->b, fmt, ap);
+	va_end(ap);
+}
+
+/* Text from mail or Bugzilla (or anything else), escaped. */
+static void p_esc(struct page *p, const char *s)
+{
+	if (!p->st)
+		p->st = reg_html_escape(&p->b, s);
+}
+
+/* <a href="url">text</a> when url is a usable http(s) URL, else the text
+ * (or the URL) alone.  Both escaped. */
+static void p_link(struct page *p, const char *url, const char *text)
+{
+	if (url && reg_report_url_ok(url)) {
+		p_raw(p, "<a href=\"");
+		p_esc(p, url);
+		p_raw(p, "\">");
+		p_esc(p, text && *text ? text : url);
+		p_raw(p, "</a>");
+	} else if (text && *text && url && *url && strcmp(text, url)) {
+		/* no link, but the reader sees where it would have gone */
+		p_esc(p, text);
+		p_raw(p, " (");
+		p_esc(p, url);
+		p_raw(p, ")");
+	} else {
+		p_esc(p, text && *text ? text : url);
+	}
+}
+
+/* A link to one of our own pages (rel is made here, not from input, but
+ * goes through the escape all the same). */
+static void p_own_link(struct page *p, const char *rel, const char *text)
+{
+	p_raw(p, "<a href=\"");
+	p_esc(p, rel);
+	p_raw(p, "\">");
+	p_esc(p, text);
+	p_raw(p, "</a>");
+}
+
+/* Options every page needs. */
+struct page_ctx {
+	const struct bb_config *cfg;
+	time_t now;
+	char generated[40];
+	char generated_day[16];
+	const char *mail_url;
+	const char *bugzilla_url;
+	char *base_url;
+	const struct report_data *d;
+};
+
+static void page_head(struct page *p, const struct page_ctx *pc, const char *up,
+		      const char *title)
+{
+	p_raw(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		 "<meta http-equiv=\"Content-Security-Policy\" content=\"");
+	p_esc(p, report_csp);
+	p_raw(p, "\">\n<title>");
+	p_esc(p, title);
+	p_raw(p, " \xe2\x80\x94 bugbridge regressions</title>\n<link rel=\"stylesheet\" href=\"");
+	p_esc(p, up);
+	p_raw(p, "style.css\">\n<link rel=\"alternate\" type=\"application/atom+xml\" "
+		 "title=\"Regression changes\" href=\"");
+	p_esc(p, up);
+	p_raw(p, "changes.atom\">\n</head>\n<body>\n<header><nav>");
+	p_raw(p, "<a href=\"");
+	p_esc(p, up);
+	p_raw(p, "index.html\">All trees</a>");
+	(void)pc;
+	p_raw(p, "</nav></header>\n<main>\n");
+}
+
+/* The footer; a regression's page names no time (its ages say the day),
+ * so that it stays the same file, and is not written again, until it
+ * changes. */
+static void page_foot(struct page *p, const struct page_ctx *pc, const char *up, int timeless)
+{
+	p_raw(p, "</main>\n<footer>Generated by bugbridge " PACKAGE_VERSION);
+	if (!timeless) {
+		p_raw(p, " at ");
+		p_esc(p, pc->generated);
+	}
+	p_raw(p, " \xc2\xb7 <a href=\"");
+	p_esc(p, up);
+	p_raw(p, "regressions.json\">JSON</a> \xc2\xb7 <a href=\"");
+	p_esc(p, up);
+	p_raw(p, "changes.atom\">Atom feed</a> \xc2\xb7 <a href=\"");
+	p_esc(p, up);
+	p_raw(p, "weekly.txt\">weekly report</a></footer>\n</body>\n</html>\n");
+}
+
+static void p_state(struct page *p, const struct reg_regression *r)
+{
+	const char *s = reg_state_str(r->state);
+
+	p_raw(p, "<span class=\"state state-");
+	p_esc(p, s);
+	p_raw(p, "\">");
+	p_esc(p, s);
+	p_raw(p, "</span>");
+	if (r->backburner)
+		p_raw(p, "<span class=\"badge badge-backburner\">back burner</span>");
+	if (r->stale && is_active(r))
+		p_raw(p, "<span class=\"badge badge-stale\">stale</span>");
+	if (r->ignore_activity)
+		p_raw(p, "<span class=\"badge\">activity ignored</span>");
+}
+
+static void p_days(struct page *p, long long days)
+{
+	p_fmt(p, "%lld day%s", days, plural(days));
+}
+
+/* --- regression/<id>.html */
+
+static void fact_row(struct page *p, const char *label)
+{
+	p_raw(p, "<tr><th>");
+	p_esc(p, label);
+	p_raw(p, "</th><td>");
+}
+
+static void regression_page(struct page *p, const struct page_ctx *pc,
+			    const struct reg_report_item *it)
+{
+	const struct reg_regression *r = it->r;
+	char when[40], title[64];
+	char *tree = reg_report_tree_file(r->branch), *url = NULL;
+
+	snprintf(title, sizeof(title), "Regression #%lld", r->id);
+	page_head(p, pc, "../", r->title && *r->title ? r->title : title);
+	p_fmt(p, "<h1><span class=\"id\">#%lld</span> ", r->id);
+	p_esc(p, r->title && *r->title ? r->title : "(no title)");
+	p_raw(p, "</h1>\n<p>");
+	p_state(p, r);
+	p_raw(p, "</p>\n<table class=\"facts\">\n");
+
+	fact_row(p, "Tree");
+	if (tree) {
+		char *rel = str_printf("../trees/%s.html", tree);
+
+		if (rel)
+			p_own_link(p, rel, r->branch);
+		else
+			p->st = BB_ERR_NOMEM;
+		free(rel);
+	} else {
+		p->st = BB_ERR_NOMEM;
+	}
+	p_raw(p, "</td></tr>\n");
+
+	/* An open regression's page says its age as of today; a closed one's
+	 * how long it was open, so that its page stays the same file and is
+	 * not written again every day. */
+	fact_row(p, "Age");
+	format_time(when, sizeof(when), r->created);
+	if (is_active(r)) {
+		p_days(p, days_between(r->created, pc->now));
+		p_raw(p, " (reported ");
+		p_esc(p, when);
+		p_raw(p, "; as of ");
+		p_esc(p, pc->generated_day);
+		p_raw(p, ")</td></tr>\n");
+	} else {
+		p_raw(p, "reported ");
+		p_esc(p, when);
+		format_time(when, sizeof(when), r->updated);
+		p_raw(p, ", closed ");
+		p_esc(p, when);
+		p_raw(p, " after ");
+		p_days(p, days_between(r->created, r->updated));
+		p_raw(p, "</td></tr>\n");
+	}
+
+	fact_row(p, "Last activity");
+	if (r->last_activity) {
+		long long d = days_between(r->last_activity, pc->now);
+
+		format_time(when, sizeof(when), r->last_activity);
+		if (is_active(r)) {
+			p_fmt(p, "%lld day%s ago (", d, plural(d));
+			p_esc(p, when);
+			p_raw(p, ")");
+		} else {
+			p_esc(p, when);
+		}
+		if (r->last_activity_by && *r->last_activity_by) {
+			p_raw(p, " by ");
+			p_esc(p, r->last_activity_by);
+		}
+		if (r->last_activity_msgid && *r->last_activity_msgid) {
+			url = mail_link(pc->mail_url, r->last_activity_msgid);
+			p_raw(p, " \xe2\x80\x94 ");
+			p_link(p, url, "the mail");
+			free(url);
+			url = NULL;
+		}
+	} else {
+		p_raw(p, "none");
+	}
+	p_fmt(p, "; %lld activit%s</td></tr>\n", r->activity_count,
+	      r->activity_count == 1 ? "y" : "ies");
+
+	fact_row(p, "Introduced");
+	p_raw(p, "<code>");
+	p_esc(p, r->introduced && *r->introduced ? r->introduced : "unknown");
+	p_raw(p, "</code></td></tr>\n");
+	fact_row(p, "Culprit");
+	if (r->culprit && *r->culprit) {
+		p_raw(p, "<code>");
+		p_esc(p, r->culprit);
+		p_raw(p, "</code>");
+	} else {
+		p_raw(p, "not identified");
+	}
+	p_raw(p, "</td></tr>\n");
+
+	if (r->reporter && *r->reporter) {
+		fact_row(p, "Reported by");
+		p_esc(p, r->reporter);
+		p_raw(p, "</td></tr>\n");
+	}
+	url = report_link(r, pc->mail_url, pc->bugzilla_url);
+	fact_row(p, "Report");
+	if (url && *url)
+		p_link(p, url, url);
+	else
+		p_raw(p, "<span class=\"empty\">unknown</span>");
+	p_raw(p, "</td></tr>\n");
+	free(url);
+	url = NULL;
+	if (r->bug_id > 0) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "bug %lld", r->bug_id);
+		url = bug_link(pc->bugzilla_url, r->bug_id);
+		fact_row(p, "Bugzilla");
+		p_link(p, url, label);
+		p_raw(p, "</td></tr>\n");
+		free(url);
+		url = NULL;
+	}
+	if ((r->fix_commit && *r->fix_commit) || (r->fix_subject && *r->fix_subject)) {
+		fact_row(p, "Fix");
+		if (r->fix_commit && *r->fix_commit) {
+			p_raw(p, "<code>");
+			p_esc(p, r->fix_commit);
+			p_raw(p, "</code> ");
+		}
+		if (r->fix_subject && *r->fix_subject) {
+			p_raw(p, "(\xe2\x80\x9c");
+			p_esc(p, r->fix_subject);
+			p_raw(p, "\xe2\x80\x9d)");
+		}
+		if (r->fix_tree && *r->fix_tree) {
+			p_raw(p, ", seen in ");
+			p_esc(p, r->fix_tree);
+		} else {
+			p_raw(p, ", named, not seen in a tree yet");
+		}
+		p_raw(p, "</td></tr>\n");
+	}
+	if (r->state == REG_STATE_DUPLICATE && r->dup_of > 0) {
+		char rel[48], label[48];
+
+		snprintf(rel, sizeof(rel), "%lld.html", r->dup_of);
+		snprintf(label, sizeof(label), "#%lld", r->dup_of);
+		fact_row(p, "Duplicate of");
+		p_own_link(p, rel, label);
+		p_raw(p, "</td></tr>\n");
+	}
+	if (r->resolution && *r->resolution) {
+		fact_row(p, r->backburner && is_active(r) ? "Back burner" : "Resolution");
+		p_esc(p, r->resolution);
+		p_raw(p, "</td></tr>\n");
+	}
+	if (r->poked) {
+		format_time(when, sizeof(when), r->poked);
+		fact_row(p, "Poked");
+		p_esc(p, when);
+		p_raw(p, "</td></tr>\n");
+	}
+	p_raw(p, "</table>\n");
+
+	p_raw(p, "<h2>Links</h2>\n");
+	if (!it->nlinks) {
+		p_raw(p, "<p class=\"empty\">none</p>\n");
+	} else {
+		p_raw(p, "<ul class=\"links\">\n");
+		for (size_t i = 0; i < it->nlinks; i++) {
+			const struct reg_link *l = &it->links[i];
+
+			p_raw(p, "<li>");
+			p_link(p, l->url, l->title && *l->title ? l->title : l->url);
+			if (l->kind && *l->kind && strcmp(l->kind, "link")) {
+				p_raw(p, " <span class=\"badge\">");
+				p_esc(p, l->kind);
+				p_raw(p, "</span>");
+			}
+			p_raw(p, "</li>\n");
+		}
+		p_raw(p, "</ul>\n");
+	}
+
+	p_raw(p, "<h2>History</h2>\n");
+	if (!it->nevents) {
+		p_raw(p, "<p class=\"empty\">none</p>\n");
+	} else {
+		p_raw(p, "<table class=\"history\">\n<tr><th>When</th><th>What</th><th>Details</th>"
+			 "<th>Mail</th></tr>\n");
+		for (size_t i = 0; i < it->nevents; i++) {
+			const struct reg_event *e = &it->events[i];
+
+			format_time(when, sizeof(when), e->time);
+			p_raw(p, "<tr><td>");
+			p_esc(p, when);
+			p_raw(p, "</td><td>");
+			p_esc(p, e->kind);
+			p_raw(p, "</td><td>");
+			p_esc(p, e->text);
+			p_raw(p, "</td><td>");
+			if (e->message_id && *e->message_id) {
+				url = mail_link(pc->mail_url, e->message_id);
+				p_link(p, url, "mail");
+				free(url);
+				url = NULL;
+			}
+			p_raw(p, "</td></tr>\n");
+		}
+		p_raw(p, "</table>\n");
+	}
+	page_foot(p, pc, "../", 1);
+	free(tree);
+}
+
+/* --- trees/<name>.html */
+
+static void tree_row(struct page *p, const struct page_ctx *pc, const struct reg_report_item *it,
+		     const char *up)
+{
+	const struct reg_regression *r = it->r;
+	char rel[64], label[32];
+	char *url;
+
+	snprintf(rel, sizeof(rel), "%sregression/%lld.html", up, r->id);
+	snprintf(label, sizeof(label), "#%lld", r->id);
+	p_raw(p, r->stale && is_active(r) ? "<tr class=\"stale\"><td>" : "<tr><td>");
+	p_own_link(p, rel, label);
+	p_raw(p, "</td><td>");
+	p_own_link(p, rel, r->title && *r->title ? r->title : "(no title)");
+	p_raw(p, "</td><td>");
+	p_state(p, r);
+	p_fmt(p, "</td><td class=\"num\">%lld</td><td class=\"num\">",
+	      days_between(r->created, pc->now));
+	if (r->last_activity)
+		p_fmt(p, "%lld", days_between(r->last_activity, pc->now));
+	else
+		p_raw(p, "\xe2\x80\x94");
+	p_raw(p, "</td><td><code>");
+	p_esc(p, r->culprit && *r->culprit ? r->culprit : "");
+	p_raw(p, "</code></td><td>");
+	url = report_link(r, pc->mail_url, pc->bugzilla_url);
+	if (url && *url)
+		p_link(p, url, "report");
+	free(url);
+	p_raw(p, "</td></tr>\n");
+}
+
+static void tree_table_head(struct page *p)
+{
+	p_raw(p, "<table class=\"regressions\">\n<tr><th>#</th><th>Title</th><th>State</th>"
+		 "<th>Age (days)</th><th>Last activity (days ago)</th><th>Culprit</th>"
+		 "<th>Report</th></tr>\n");
+}
+
+static void tree_page(struct page *p, const struct page_ctx *pc, const char *branch)
+{
+	const struct report_data *d = pc->d;
+	char *title = str_printf("Regressions on %s", branch);
+	size_t counts[SEC_COUNT] = { 0 };
+
+	if (!title) {
+		p->st = BB_ERR_NOMEM;
+		return;
+	}
+	for (size_t i = 0; i < d->nregs; i++)
+		if (!strcmp(d->regs[i].branch, branch))
+			counts[section_of(&d->regs[i])]++;
+	page_head(p, pc, "../", title);
+	p_raw(p, "<h1>");
+	p_esc(p, title);
+	p_raw(p, "</h1>\n<p>");
+	for (int s = 0; s < SEC_COUNT; s++) {
+		p_fmt(p, "%s<a href=\"#%s\">", s ? " \xc2\xb7 " : "", section_ids[s]);
+		p_esc(p, section_titles[s]);
+		p_fmt(p, "</a>: %zu", counts[s]);
+	}
+	p_raw(p, "</p>\n");
+	for (int s = 0; s < SEC_COUNT; s++) {
+		p_fmt(p, "<h2 id=\"%s\">", section_ids[s]);
+		p_esc(p, section_titles[s]);
+		p_fmt(p, " (%zu)</h2>\n", counts[s]);
+		if (!counts[s]) {
+			p_raw(p, "<p class=\"empty\">none</p>\n");
+			continue;
+		}
+		tree_table_head(p);
+		for (size_t i = 0; i < d->nregs; i++)
+			if (!strcmp(d->regs[i].branch, branch) &&
+			    section_of(&d->regs[i]) == (enum section)s)
+				tree_row(p, pc, &d->items[i], "../");
+		p_raw(p, "</table>\n");
+	}
+	page_foot(p, pc, "../", 0);
+	free(title);
+}
+
+/* --- index.html */
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The trees to show: mainline, then the configured ones, then any other
+ * branch a regression names, sorted.  A NULL-terminated array of borrowed
+ * strings (free() the array). */
+static const char **tree_names(const struct page_ctx *pc, size_t *count)
+{
+	const struct report_data *d = pc->d;
+	size_t cap = 1 + pc->cfg->ntrees + d->nregs + 1, n = 0, fixed;
+	const char **names = calloc(cap, sizeof(*names));
+	GHashTable *seen;
+
+	if (!names)
+		return NULL;
+	seen = g_hash_table_new(g_str_hash, g_str_equal);
+	names[n++] = "mainline";
+	g_hash_table_add(seen, (gpointer) "mainline");
+	for (size_t i = 0; i < pc->cfg->ntrees; i++) {
+		const char *t = pc->cfg->trees[i].name;
+
+		if (t && !g_hash_table_contains(seen, t)) {
+			g_hash_table_add(seen, (gpointer)t);
+			names[n++] = t;
+		}
+	}
+	fixed = n;
+	for (size_t i = 0; i < d->nregs; i++) {
+		const char *t = d->regs[i].branch;
+
+		if (t && !g_hash_table_contains(seen, t)) {
+			g_hash_table_add(seen, (gpointer)t);
+			names[n++] = t;
+		}
+	}
+	g_hash_table_destroy(seen);
+	qsort(names + fixed, n - fixed, sizeof(*names), str_ptr_cmp);
+	*count = n;
+	return names;
+}
+
+static void index_page(struct page *p, const struct page_ctx *pc, const char **trees,
+		       size_t ntrees)
+{
+	const struct report_data *d = pc->d;
+	size_t total[SEC_COUNT] = { 0 };
+	char when[40];
+
+	for (size_t i = 0; i < d->nregs; i++)
+		total[section_of(&d->regs[i])]++;
+	page_head(p, pc, "", "Regressions");
+	p_raw(p, "<h1>Regressions</h1>\n");
+	p_fmt(p, "<p>%zu regression%s tracked: %zu open, %zu with a fix incoming, %zu on the "
+		 "back burner, %zu stale (no activity for %lld days), %zu fixed, %zu closed.</p>\n",
+	      d->nregs, plural((long long)d->nregs), total[SEC_OPEN], total[SEC_FIX_INCOMING],
+	      total[SEC_BACKBURNER], total[SEC_STALE],
+	      (pc->cfg->tracker_stale_after > 0 ? pc->cfg->tracker_stale_after : 90 * DAY) / DAY,
+	      total[SEC_FIXED], total[SEC_CLOSED]);
+	p_raw(p, "<h2>Trees</h2>\n<table class=\"trees\">\n<tr><th>Tree</th>");
+	for (int s = 0; s < SEC_COUNT; s++) {
+		p_raw(p, "<th>");
+		p_esc(p, section_titles[s]);
+		p_raw(p, "</th>");
+	}
+	p_raw(p, "</tr>\n");
+	for (size_t t = 0; t < ntrees; t++) {
+		size_t counts[SEC_COUNT] = { 0 };
+		char *file = reg_report_tree_file(trees[t]), *rel;
+
+		for (size_t i = 0; i < d->nregs; i++)
+			if (!strcmp(d->regs[i].branch, trees[t]))
+				counts[section_of(&d->regs[i])]++;
+		rel = file ? str_printf("trees/%s.html", file) : NULL;
+		if (!rel)
+			p->st = BB_ERR_NOMEM;
+		p_raw(p, "<tr><td>");
+		if (rel)
+			p_own_link(p, rel, trees[t]);
+		p_raw(p, "</td>");
+		for (int s = 0; s < SEC_COUNT; s++)
+			p_fmt(p, "<td class=\"num\">%zu</td>", counts[s]);
+		p_raw(p, "</tr>\n");
+		free(rel);
+		free(file);
+	}
+	p_raw(p, "</table>\n");
+
+	p_raw(p, "<h2 id=\"unhandled\">Directives not acted on</h2>\n");
+	if (!d->nunhandled) {
+		p_raw(p, "<p class=\"empty\">none</p>\n");
+	} else {
+		p_raw(p, "<table class=\"unhandled\">\n<tr><th>When</th><th>Directive</th>"
+			 "<th>Why not</th><th>Mail</th></tr>\n");
+		for (size_t i = 0; i < d->nunhandled; i++) {
+			const struct reg_unhandled *u = &d->unhandled[i];
+			char *url = u->message_id && *u->message_id
+					    ? mail_link(pc->mail_url, u->message_id) : NULL;
+
+			format_time(when, sizeof(when), u->time);
+			p_raw(p, "<tr><td>");
+			p_esc(p, when);
+			p_raw(p, "</td><td><code>");
+			p_esc(p, u->line);
+			p_raw(p, "</code></td><td>");
+			p_esc(p, u->reason);
+			p_raw(p, "</td><td>");
+			if (url)
+				p_link(p, url, "mail");
+			p_raw(p, "</td></tr>\n");
+			free(url);
+		}
+		p_raw(p, "</table>\n");
+	}
+	page_foot(p, pc, "", 0);
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static void json_add_string(struct json_object *o, const char *key, const char *value)
+{
+	char *clean;
+
+	if (value && is_clean(value)) {
+		json_object_object_add(o, key, json_object_new_string(value));
+		return;
+	}
+	clean = clean_dup(value);
+	json_object_object_add(o, key, json_object_new_string(clean));
+	g_free(clean);
+}
+
+static void json_add_time(struct json_object *o, const char *key, time_t t)
+{
+	char iso[40];
+
+	if (!t) {
+		json_object_object_add(o, key, NULL);
+		return;
+	}
+	format_iso(iso, sizeof(iso), t);
+	json_object_object_add(o, key, json_object_new_string(iso));
+}
+
+struct json_object *reg_report_json(const struct reg_report_item *item, time_t now,
+				    const char *base_url, int with_details)
+{
+	const struct reg_regression *r = item->r;
+	struct json_object *o = json_object_new_object(), *a;
+	char *page;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "id", json_object_new_int64(r->id));
+	json_add_string(o, "title", r->title);
+	json_add_string(o, "state", reg_state_str(r->state));
+	json_add_string(o, "branch", r->branch);
+	json_add_string(o, "introduced", r->introduced);
+	json_add_string(o, "culprit", r->culprit);
+	json_add_string(o, "reporter", r->reporter);
+	json_add_string(o, "report_message_id", r->report_msgid);
+	json_add_string(o, "report_url", r->report_url);
+	json_object_object_add(o, "bug_id", json_object_new_int64(r->bug_id));
+	json_object_object_add(o, "duplicate_of", json_object_new_int64(r->dup_of));
+	json_add_string(o, "fix_commit", r->fix_commit);
+	json_add_string(o, "fix_subject", r->fix_subject);
+	json_add_string(o, "fix_tree", r->fix_tree);
+	json_add_string(o, "resolution", r->resolution);
+	json_object_object_add(o, "backburner", json_object_new_boolean(r->backburner));
+	json_object_object_add(o, "ignore_activity", json_object_new_boolean(r->ignore_activity));
+	json_object_object_add(o, "stale", json_object_new_boolean(r->stale));
+	json_add_time(o, "poked", r->poked);
+	json_add_time(o, "created", r->created);
+	json_add_time(o, "updated", r->updated);
+	json_add_time(o, "last_activity", r->last_activity);
+	json_object_object_add(o, "age_days", json_object_new_int64(days_between(r->created, now)));
+	json_object_object_add(o, "activity_count", json_object_new_int64(r->activity_count));
+	json_add_string(o, "last_activity_by", r->last_activity_by);
+	json_add_string(o, "last_activity_message_id", r->last_activity_msgid);
+	page = base_url ? str_printf("%s/regression/%lld.html", base_url, r->id) : NULL;
+	if (page)
+		json_add_string(o, "page", page);
+	free(page);
+	if (with_details || item->nlinks) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < item->nlinks; i++) {
+			struct json_object *l = json_object_new_object();
+
+			json_add_string(l, "url", item->links[i].url);
+			json_add_string(l, "title", item->links[i].title);
+			json_add_string(l, "kind", item->links[i].kind);
+			json_object_array_add(a, l);
+		}
+		json_object_object_add(o, "links", a);
+	}
+	if (with_details || item->nevents) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < item->nevents; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_add_time(e, "time", item->events[i].time);
+			json_add_string(e, "kind", item->events[i].kind);
+			json_add_string(e, "text", item->events[i].text);
+			json_add_string(e, "message_id", item->events[i].message_id);
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "history", a);
+	}
+	return o;
+}
+
+struct json_object *reg_report_json_unhandled(const struct reg_unhandled *u)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_add_time(o, "time", u->time);
+	json_add_string(o, "message_id", u->message_id);
+	json_add_string(o, "line", u->line);
+	json_add_string(o, "reason", u->reason);
+	return o;
+}
+
+/* Appends obj as compact JSON (and drops it). */
+static void p_json(struct page *p, struct json_object *obj)
+{
+	const char *text;
+
+	if (!obj) {
+		if (!p->st)
+			p->st = BB_ERR_NOMEM;
+		return;
+	}
+	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		p_raw(p, text);
+	else if (!p->st)
+		p->st = BB_ERR_NOMEM;
+	json_object_put(obj);
+}
+
+static void json_file(struct page *p, const struct page_ctx *pc)
+{
+	const struct report_data *d = pc->d;
+	char iso[40];
+
+	/* the top level by hand, so that each regression is one line */
+	format_iso(iso, sizeof(iso), pc->now);
+	p_fmt(p, "{\"version\":%d,\"generated\":\"%s\",\"generator\":\"bugbridge %s\","
+		 "\"base_url\":", REG_REPORT_VERSION, iso, PACKAGE_VERSION);
+	p_json(p, json_object_new_string(pc->base_url));
+	p_fmt(p, ",\"stale_after_days\":%lld,\n\"regressions\":[",
+	      (pc->cfg->tracker_stale_after > 0 ? pc->cfg->tracker_stale_after : 90 * DAY) / DAY);
+	for (size_t i = 0; i < d->nregs && !p->st; i++) {
+		p_raw(p, i ? ",\n" : "\n");
+		p_json(p, reg_report_json(&d->items[i], pc->now, pc->base_url, 1));
+	}
+	p_raw(p, "],\n\"unhandled\":[");
+	for (size_t i = 0; i < d->nunhandled && !p->st; i++) {
+		p_raw(p, i ? ",\n" : "\n");
+		p_json(p, reg_report_json_unhandled(&d->unhandled[i]));
+	}
+	p_raw(p, "]}\n");
+}
+
+/* ------------------------------------------------------------ Atom */
+
+/* Writes a text element with cleaned content; returns < 0 on failure. */
+static int atom_element(xmlTextWriterPtr w, const char *name, const char *text)
+{
+	char *clean = clean_dup(text);
+	int rc = xmlTextWriterWriteElement(w, BAD_CAST name, BAD_CAST clean);
+
+	g_free(clean);
+	return rc;
+}
+
+static int atom_link(xmlTextWriterPtr w, const char *rel, const char *type, const char *href)
+{
+	char *clean = clean_dup(href);
+	int rc = xmlTextWriterStartElement(w, BAD_CAST "link");
+
+	if (rc >= 0 && rel)
+		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "rel", BAD_CAST rel);
+	if (rc >= 0 && type)
+		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST type);
+	if (rc >= 0)
+		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "href", BAD_CAST clean);
+	if (rc >= 0)
+		rc = xmlTextWriterEndElement(w);
+	g_free(clean);
+	return rc;
+}
+
+/* The feed of the events since now - REG_REPORT_FEED_DAYS, newest first. */
+static enum bb_status atom_file(struct store *db, struct page *p, const struct page_ctx *pc,
+				struct bb_error *err)
+{
+	struct reg_event *events = NULL;
+	long long *ids = NULL;
+	size_t n = 0;
+	xmlBufferPtr xbuf = NULL;
+	xmlTextWriterPtr w = NULL;
+	char iso[40], *s = NULL;
+	enum bb_status st;
+	int rc = 0;
+
+	st = reg_load_events_since(db, pc->now - REG_REPORT_FEED_DAYS * DAY, REG_REPORT_FEED_MAX,
+				   &events, &ids, &n, err);
+	if (st)
+		goto out;
+	xbuf = xmlBufferCreate();
+	w = xbuf ? xmlNewTextWriterMemory(xbuf, 0) : NULL;
+	if (!w) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	xmlTextWriterSetIndent(w, 1);
+	rc = xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
+	if (rc >= 0)
+		rc = xmlTextWriterStartElementNS(w, NULL, BAD_CAST "feed",
+						 BAD_CAST "http://www.w3.org/2005/Atom");
+	s = str_printf("%s/changes.atom", pc->base_url);
+	if (rc >= 0 && s)
+		rc = atom_element(w, "id", s);
+	if (rc >= 0)
+		rc = atom_element(w, "title", "Regression tracker: changes");
+	format_iso(iso, sizeof(iso), n ? events[0].time : pc->now);
+	if (rc >= 0)
+		rc = atom_element(w, "updated", iso);
+	if (rc >= 0 && s)
+		rc = atom_link(w, "self", "application/atom+xml", s);
+	free(s);
+	s = str_printf("%s/index.html", pc->base_url);
+	if (rc >= 0 && s)
+		rc = atom_link(w, "alternate", "text/html", s);
+	free(s);
+	s = NULL;
+	if (rc >= 0)
+		rc = xmlTextWriterStartElement(w, BAD_CAST "author");
+	if (rc >= 0)
+		rc = atom_element(w, "name", "bugbridge");
+	if (rc >= 0)
+		rc = xmlTextWriterEndElement(w);
+	if (rc >= 0)
+		rc = atom_element(w, "generator", "bugbridge");
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		const struct reg_event *e = &events[i];
+		const struct reg_report_item *it = item_by_id(pc->d, ids[i]);
+		struct buf title = BUF_INIT;
+		struct sha256 h;
+		char hex[SHA256_HEX_LEN + 1], stamp[64];
+
+		/* a stable id: the regression's page and a digest of the event */
+		snprintf(stamp, sizeof(stamp), "%lld\n%lld\n", ids[i], (long long)e->time);
+		if (sha256_init(&h)) {
+			st = bb_error_set(err, BB_ERR_INTERNAL, "cannot hash an event");
+			goto out;
+		}
+		sha256_update(&h, stamp, strlen(stamp));
+		sha256_update(&h, e->kind, strlen(e->kind) + 1);
+		sha256_update(&h, e->text, strlen(e->text) + 1);
+		sha256_update(&h, e->message_id, strlen(e->message_id));
+		sha256_final_hex(&h, hex);
+
+		rc = xmlTextWriterStartElement(w, BAD_CAST "entry");
+		s = str_printf("%s/regression/%lld.html#event-%.20s", pc->base_url, ids[i], hex);
+		if (rc >= 0 && s)
+			rc = atom_element(w, "id", s);
+		free(s);
+		if (buf_addf(&title, "#%lld %s: ", ids[i], e->kind) ||
+		    reg_text_line(&title, it ? it->r->title : "", 200)) {
+			buf_release(&title);
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if (rc >= 0)
+			rc = atom_element(w, "title", title.data);
+		buf_release(&title);
+		format_iso(iso, sizeof(iso), e->time);
+		if (rc >= 0)
+			rc = atom_element(w, "updated", iso);
+		s = str_printf("%s/regression/%lld.html", pc->base_url, ids[i]);
+		if (rc >= 0 && s)
+			rc = atom_link(w, "alternate", "text/html", s);
+		free(s);
+		s = NULL;
+		if (rc >= 0 && e->message_id && *e->message_id) {
+			s = mail_link(pc->mail_url, e->message_id);
+			if (s)
+				rc = atom_link(w, "related", NULL, s);
+			free(s);
+			s = NULL;
+		}
+		if (rc >= 0)
+			rc = atom_element(w, "summary", *e->text ? e->text : e->kind);
+		if (rc >= 0)
+			rc = xmlTextWriterEndElement(w);
+	}
+	if (rc >= 0)
+		rc = xmlTextWriterEndDocument(w);
+	if (rc < 0) {
+		st = bb_error_set(err, BB_ERR_INTERNAL, "cannot write the Atom feed");
+		goto out;
+	}
+	xmlFreeTextWriter(w); /* flushes into xbuf */
+	w = NULL;
+	p_raw(p, (const char *)xmlBufferContent(xbuf));
+out:
+	if (w)
+		xmlFreeTextWriter(w);
+	if (xbuf)
+		xmlBufferFree(xbuf);
+	reg_events_free(events, n);
+	free(ids);
+	return st;
+}
+
+/* ------------------------------------------------------------ weekly */
+
+/* A line of user text: one line, capped, never starting with '#' (the
+ * tracker must not read its own report). */
+static void t_line(struct page *p, const char *text)
+{
+	size_t start = p->b.len;
+
+	if (p->st)
+		return;
+	p->st = reg_text_line(&p->b, text, WEEKLY_TEXT_MAX);
+	if (!p->st && p->b.len > start && p->b.data[start] == '#' &&
+	    (start == 0 || p->b.data[start - 1] == '\n')) {
+		/* shift right by one and put a blank in front */
+		if (!(p->st = buf_addch(&p->b, ' '))) {
+			memmove(p->b.data + start + 1, p->b.data + start, p->b.len - start - 1);
+			p->b.data[start] = ' ';
+		}
+	}
+}
+
+static void t_frame(struct page *p, const char *heading)
+{
+	size_t width = (size_t)g_utf8_strlen(heading, -1);
+
+	p_raw(p, "\n");
+	for (size_t i = 0; i < width; i++)
+		p_raw(p, "=");
+	p_raw(p, "\n");
+	p_raw(p, heading);
+	p_raw(p, "\n");
+	for (size_t i = 0; i < width; i++)
+		p_raw(p, "=");
+	p_raw(p, "\n");
+}
+
+static int is_new(const struct reg_regression *r, const struct reg_weekly_options *opt)
+{
+	time_t since = opt->last_report ? opt->last_report : opt->now - NEW_WITHOUT_REPORT;
+
+	return r->created > since;
+}
+
+static void t_block(struct page *p, const struct reg_weekly_options *opt,
+		    const struct reg_report_item *it)
+{
+	const struct reg_regression *r = it->r;
+	size_t start = p->b.len, width;
+	char *url;
+	long long age = days_between(r->created, opt->now);
+
+	p_raw(p, "\n");
+	start = p->b.len;
+	if (is_new(r, opt))
+		p_raw(p, "[ *NEW* ] ");
+	t_line(p, r->title && *r->title ? r->title : "(no title)");
+	if (p->st)
+		return;
+	width = (size_t)g_utf8_strlen(p->b.data + start, (gssize)(p->b.len - start));
+	p_raw(p, "\n");
+	for (size_t i = 0; i < width && i < 72; i++)
+		p_raw(p, "-");
+	p_raw(p, "\n");
+	p_fmt(p, "%s/regression/%lld.html\n", opt->base_url, r->id);
+	url = report_link(r, opt->mail_url, opt->bugzilla_url);
+	if (url && *url) {
+		t_line(p, url);
+		p_raw(p, "\n");
+	}
+	if (r->bug_id > 0 && opt->bugzilla_url) {
+		char *bug = bug_link(opt->bugzilla_url, r->bug_id);
+
+		if (bug && (!url || strcmp(bug, url))) {
+			p_raw(p, bug);
+			p_raw(p, "\n");
+		}
+		free(bug);
+	}
+	free(url);
+	p_raw(p, "\n");
+	if (r->reporter && *r->reporter) {
+		p_raw(p, "By ");
+		t_line(p, r->reporter);
+		p_raw(p, "; ");
+	}
+	p_fmt(p, "%lld day%s ago; %lld activit%s", age, plural(age), r->activity_count,
+	      r->activity_count == 1 ? "y" : "ies");
+	if (r->last_activity) {
+		long long d = days_between(r->last_activity, opt->now);
+
+		p_fmt(p, ", latest %lld day%s ago", d, plural(d));
+		if (r->last_activity_by && *r->last_activity_by) {
+			p_raw(p, " (by ");
+			t_line(p, r->last_activity_by);
+			p_raw(p, ")");
+		}
+	}
+	p_raw(p, ".\n");
+	if (r->introduced && *r->introduced) {
+		p_raw(p, "Introduced in ");
+		t_line(p, r->introduced);
+		p_raw(p, "\n");
+	}
+	if (r->culprit && *r->culprit && (!r->introduced || strcmp(r->culprit, r->introduced))) {
+		p_raw(p, "Culprit: ");
+		t_line(p, r->culprit);
+		p_raw(p, "\n");
+	}
+	if (r->backburner && r->resolution && *r->resolution) {
+		p_raw(p, "On the back burner: ");
+		t_line(p, r->resolution);
+		p_raw(p, "\n");
+	}
+	if ((r->fix_commit && *r->fix_commit) || (r->fix_subject && *r->fix_subject)) {
+		p_raw(p, r->state == REG_STATE_FIX_INCOMING ? "\nFix incoming:\n* " : "\nFix named:\n* ");
+		t_line(p, r->fix_subject && *r->fix_subject ? r->fix_subject : r->fix_commit);
+		p_raw(p, "\n  ");
+		if (r->fix_commit && *r->fix_commit)
+			t_line(p, r->fix_commit);
+		if (r->fix_tree && *r->fix_tree) {
+			p_raw(p, r->fix_commit && *r->fix_commit ? ", seen in " : "seen in ");
+			t_line(p, r->fix_tree);
+		} else {
+			p_raw(p, r->fix_commit && *r->fix_commit ? ", not seen in a tree yet"
+								 : "not seen in a tree yet");
+		}
+		p_raw(p, "\n");
+	}
+	if (it->nlinks) {
+		size_t shown = 0;
+
+		p_raw(p, "\nNoteworthy links:\n");
+		for (size_t i = 0; i < it->nlinks && shown < WEEKLY_LINKS_MAX; i++, shown++) {
+			const struct reg_link *l = &it->links[i];
+
+			p_raw(p, "* ");
+			t_line(p, l->title && *l->title ? l->title : l->url);
+			p_raw(p, "\n  ");
+			t_line(p, l->url);
+			p_raw(p, "\n");
+		}
+		if (it->nlinks > shown)
+			p_fmt(p, "  (%zu more on the regression's page)\n", it->nlinks - shown);
+	}
+}
+
+static const char weekly_help[] =
+	"\n"
+	"--\n"
+	"How to talk to the tracker\n"
+	"--------------------------\n"
+	"  Put a directive at the start of a line (no indentation) in a reply to a\n"
+	"  regression's report or to any mail in its thread; the examples are\n"
+	"  indented here only so that the tracker does not read its own report:\n"
+	"\n"
+	"    #regzbot introduced: <commit> or <A>..<B>   this thread reports a regression\n"
+	"    #regzbot ^introduced: <commit>              ... reported in the parent mail\n"
+	"    #regzbot title: <text>                      a better title\n"
+	"    #regzbot from: <Name <address>>             who reported it\n"
+	"    #regzbot fix: <commit> (\"<subject>\")        the fix, once posted or applied\n"
+	"    #regzbot link: <url> [<text>]               a noteworthy link\n"
+	"    #regzbot monitor: <url>                     also watch that thread\n"
+	"    #regzbot dup-of: <url>                      a duplicate of another report\n"
+	"    #regzbot backburner: <reason>               not urgent, park it\n"
+	"    #regzbot unbackburn                         take it off the back burner\n"
+	"    #regzbot resolve: <reason>                  resolved some other way\n"
+	"    #regzbot inconclusive: <reason>             given up\n"
+	"    #regzbot ignore-activity                    mails here are no progress\n"
+	"    #regzbot poke                               still a problem\n"
+	"    #regzbot note: <text>                       a note for the history\n"
+	"\n"
+	"  A fix is found by itself when a commit carries \"Link:\" or \"Closes:\"\n"
+	"  pointing at the report, at any mail of its thread or at its bug.\n";
+
+enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_options *opt,
+				      const struct reg_report_item *items, size_t n,
+				      const struct reg_unhandled *unhandled, size_t nunhandled)
+{
+	struct page p = { .b = BUF_INIT, .st = BB_OK };
+	enum { W_CUR_KNOWN, W_CUR_UNKNOWN, W_PREVIOUS, W_BACKBURNER, W_STALE, W_DONE, W_OTHER,
+	       W_COUNT };
+	size_t counts[W_COUNT] = { 0 }, fresh = 0, other_trees = 0;
+	int *where = NULL, cur_major = -1, cur_minor = -1;
+	char day[16], last[16], cycle[32] = "";
+	enum bb_status st = BB_OK;
+	time_t since = opt->last_report ? opt->last_report : opt->now - NEW_WITHOUT_REPORT;
+
+	p.b = *out;
+	where = calloc(n ? n : 1, sizeof(*where));
+	if (!where) {
+		st = BB_ERR_NOMEM;
+		goto out;
+	}
+	/* the current cycle: the newest one a mainline regression names */
+	for (size_t i = 0; i < n; i++) {
+		int ma, mi;
+
+		if (strcmp(items[i].r->branch, "mainline"))
+			continue;
+		if (reg_report_cycle(items[i].r->introduced, &ma, &mi) &&
+		    (ma > cur_major || (ma == cur_major && mi > cur_minor))) {
+			cur_major = ma;
+			cur_minor = mi;
+		}
+	}
+	if (cur_major >= 0)
+		snprintf(cycle, sizeof(cycle), " (v%d.%d)", cur_major, cur_minor);
+	for (size_t i = 0; i < n; i++) {
+		const struct reg_regression *r = items[i].r;
+		int ma, mi, current;
+
+		if (strcmp(r->branch, "mainline")) {
+			where[i] = W_OTHER;
+			if (is_active(r))
+				other_trees++;
+			continue;
+		}
+		if (!is_active(r)) {
+			where[i] = r->updated > since ? W_DONE : W_OTHER;
+		} else if (r->backburner) {
+			where[i] = W_BACKBURNER;
+		} else if (r->stale) {
+			where[i] = W_STALE;
+		} else {
+			if (reg_report_cycle(r->introduced, &ma, &mi))
+				current = ma == cur_major && mi == cur_minor;
+			else
+				current = opt->now - r->created <= CYCLE_SECONDS;
+			where[i] = !current ? W_PREVIOUS
+					    : r->culprit && *r->culprit ? W_CUR_KNOWN : W_CUR_UNKNOWN;
+			if (is_new(r, opt))
+				fresh++;
+		}
+		counts[where[i]]++;
+	}
+
+	format_day(day, sizeof(day), opt->now);
+	p_raw(&p, "Hi, this is bugbridge, the regression tracker.  Below is the list of the\n"
+		  "regressions in mainline it knows about, as of ");
+	p_raw(&p, day);
+	p_raw(&p, ", with their age (in days)\nand their latest activity.  All of them, on every "
+		  "tree, with their history:\n");
+	p_raw(&p, opt->base_url);
+	p_raw(&p, "/index.html\n\n");
+	{
+		size_t active = counts[W_CUR_KNOWN] + counts[W_CUR_UNKNOWN] + counts[W_PREVIOUS];
+
+		p_fmt(&p, "Currently %zu regression%s in mainline %s open", active,
+		      plural((long long)active), active == 1 ? "is" : "are");
+		if (opt->last_report) {
+			format_day(last, sizeof(last), opt->last_report);
+			p_fmt(&p, " (%zu new since the last report of %s)", fresh, last);
+		} else {
+			p_fmt(&p, " (%zu reported in the last 7 days)", fresh);
+		}
+		p_fmt(&p, ";\n%zu on the back burner, %zu stale (no activity for %lld days), "
+			  "%zu fixed or\nclosed %s.",
+		      counts[W_BACKBURNER], counts[W_STALE],
+		      (opt->stale_after > 0 ? opt->stale_after : 90 * DAY) / DAY, counts[W_DONE],
+		      opt->last_report ? "since the last report" : "in the last 7 days");
+		if (other_trees)
+			p_fmt(&p, "  %zu more %s open on other trees (see the web pages).",
+			      other_trees, other_trees == 1 ? "is" : "are");
+		p_raw(&p, "\n");
+	}
+
+	for (int w = 0; w < W_OTHER && !p.st; w++) {
+		char heading[128];
+
+		if (!counts[w])
+			continue;
+		switch (w) {
+		case W_CUR_KNOWN:
+			snprintf(heading, sizeof(heading), "current cycle%s, culprit identified", cycle);
+			break;
+		case W_CUR_UNKNOWN:
+			snprintf(heading, sizeof(heading), "current cycle%s, unknown culprit", cycle);
+			break;
+		case W_PREVIOUS:
+			snprintf(heading, sizeof(heading), "previous cycles");
+			break;
+		case W_BACKBURNER:
+			snprintf(heading, sizeof(heading), "on the back burner");
+			break;
+		case W_STALE:
+			snprintf(heading, sizeof(heading), "stale: no activity for %lld days",
+				 (opt->stale_after > 0 ? opt->stale_after : 90 * DAY) / DAY);
+			break;
+		default:
+			snprintf(heading, sizeof(heading), "fixed or closed %s",
+				 opt->last_report ? "since the last report" : "in the last 7 days");
+			break;
+		}
+		t_frame(&p, heading);
+		for (size_t i = 0; i < n; i++) {
+			const struct reg_regression *r = items[i].r;
+
+			if (where[i] != w)
+				continue;
+			if (w != W_DONE) {
+				t_block(&p, opt, &items[i]);
+				continue;
+			}
+			p_raw(&p, "\n* ");
+			t_line(&p, r->title && *r->title ? r->title : "(no title)");
+			p_fmt(&p, "\n  %s", reg_state_str(r->state));
+			if (r->fix_commit && *r->fix_commit) {
+				p_raw(&p, ": ");
+				t_line(&p, r->fix_commit);
+				if (r->fix_subject && *r->fix_subject) {
+					p_raw(&p, " (\"");
+					t_line(&p, r->fix_subject);
+					p_raw(&p, "\")");
+				}
+			} else if (r->resolution && *r->resolution) {
+				p_raw(&p, ": ");
+				t_line(&p, r->resolution);
+			} else if (r->state == REG_STATE_DUPLICATE && r->dup_of > 0) {
+				p_fmt(&p, " of %s/regression/%lld.html", opt->base_url, r->dup_of);
+			}
+			p_fmt(&p, "\n  %s/regression/%lld.html\n", opt->base_url, r->id);
+		}
+	}
+	if (nunhandled) {
+		t_frame(&p, "directives not acted on");
+		p_raw(&p, "\nThe tracker kept these directives but did not act on them; please send\n"
+			  "them again, corrected:\n");
+		for (size_t i = 0; i < nunhandled; i++) {
+			const struct reg_unhandled *u = &unhandled[i];
+			char when[16];
+			char *url = u->message_id && *u->message_id
+					    ? mail_link(opt->mail_url, u->message_id) : NULL;
+
+			format_day(when, sizeof(when), u->time);
+			p_fmt(&p, "\n* %s, ", when);
+			t_line(&p, u->reason);
+			p_raw(&p, "\n  ");
+			if (url)
+				t_line(&p, url);
+			p_raw(&p, "\n    ");
+			t_line(&p, u->line);
+			p_raw(&p, "\n");
+			free(url);
+		}
+	}
+	p_raw(&p, weekly_help);
+	st = p.st;
+out:
+	*out = p.b;
+	free(where);
+	return st;
+}
+
+/* ------------------------------------------------------------ the mail */
+
+/* 1 if every line of text[0..len) fits SMTP's limit. */
+static int lines_fit(const char *text, size_t len)
+{
+	size_t line = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			line = 0;
+		else if (++line > MAIL_LINE_MAX)
+			return 0;
+	}
+	return 1;
+}
+
+static GMimeContentEncoding body_encoding(const char *body, size_t len)
+{
+	if (!lines_fit(body, len))
+		return GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)body[i] >= 0x80)
+			return GMIME_CONTENT_ENCODING_8BIT;
+	return GMIME_CONTENT_ENCODING_7BIT;
+}
+
+/* Appends the addresses of list (one line each, cleaned) to the header of
+ * type; *count gets how many. */
+static enum bb_status add_recipients(GMimeMessage *msg, char *const *list, size_t *count,
+				     struct bb_error *err)
+{
+	InternetAddressList *dest = g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO);
+	enum bb_status st = BB_OK;
+
+	for (; list && *list && !st; list++) {
+		struct buf clean = BUF_INIT;
+		InternetAddressList *parsed = NULL;
+		int n = 0;
+
+		if (reg_text_line(&clean, *list, 500)) {
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		parsed = internet_address_list_parse(NULL, clean.data);
+		n = parsed ? internet_address_list_length(parsed) : 0;
+		if (n > 0) {
+			for (int i = 0; i < n; i++)
+				internet_address_set_charset(
+					internet_address_list_get_address(parsed, i), "utf-8");
+			internet_address_list_append(dest, parsed);
+			*count += (size_t)n;
+		} else {
+			st = bb_error_set(err, BB_ERR_CONFIG,
+					  "[tracker] report_lists: cannot parse the address \"%s\"",
+					  clean.data);
+		}
+		if (parsed)
+			g_object_unref(parsed);
+		buf_release(&clean);
+	}
+	return st;
+}
+
+enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *const *lists,
+					 const char *text, time_t now,
+					 struct mail_message *out, struct bb_error *err)
+{
+	GMimeMessage *msg = NULL;
+	InternetAddressList *from = NULL;
+	GMimeFormatOptions *format = NULL;
+	GDateTime *date = NULL;
+	GMimeObject *part = NULL;
+	GMimeStream *stream = NULL;
+	GMimeDataWrapper *content = NULL;
+	struct buf from_clean = BUF_INIT, b = BUF_INIT;
+	char day[16], subject[80], *message_id = NULL, *mail = NULL, *body = NULL;
+	size_t recipients = 0, len, body_len;
+	enum bb_status st = BB_OK;
+
+	memset(out, 0, sizeof(*out));
+	mail_init();
+	if (!cfg->mail_domain || !*cfg->mail_domain || strpbrk(cfg->mail_domain, " <>@\"\\")) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "[mail] domain is not a usable domain");
+		goto out;
+	}
+	format_day(day, sizeof(day), now);
+	message_id = str_printf("regressions-report-%s@%s", day, cfg->mail_domain);
+	if (!message_id || strlen(message_id) > MESSAGE_ID_MAX) {
+		st = bb_error_set(err, message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
+				  message_id ? "[mail] domain is too long" : "out of memory");
+		goto out;
+	}
+	snprintf(subject, sizeof(subject), "Linux regressions report for mainline [%s]", day);
+
+	msg = g_mime_message_new(TRUE);
+	if (reg_text_line(&from_clean, cfg->mail_from, 500)) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	from = internet_address_list_parse(NULL, from_clean.data);
+	if (!from || internet_address_list_length(from) != 1) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "[mail] from: cannot use \"%s\" as the From "
+				  "address", from_clean.data);
+		goto out;
+	}
+	internet_address_set_charset(internet_address_list_get_address(from, 0), "utf-8");
+	internet_address_list_append(g_mime_message_get_from(msg), from);
+	if ((st = add_recipients(msg, lists, &recipients, err)))
+		goto out;
+	if (!recipients) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "no recipients for the weekly report (set "
+				  "[tracker] report_lists)");
+		goto out;
+	}
+	g_mime_message_set_subject(msg, subject, "utf-8");
+	date = g_date_time_new_from_unix_utc(now);
+	if (!date) {
+		st = bb_error_set(err, BB_ERR_INVALID, "unusable date %lld", (long long)now);
+		goto out;
+	}
+	g_mime_message_set_date(msg, date);
+	g_mime_message_set_message_id(msg, message_id);
+	g_mime_object_set_header(GMIME_OBJECT(msg), "MIME-Version", "1.0", NULL);
+	g_mime_object_set_header(GMIME_OBJECT(msg), "Auto-Submitted", "auto-generated", NULL);
+	g_mime_object_set_header(GMIME_OBJECT(msg), MAIL_LOOP_HEADER, cfg->mail_domain, NULL);
+
+	body = clean_dup(text);
+	body_len = strlen(body);
+	part = GMIME_OBJECT(g_mime_text_part_new_with_subtype("plain"));
+	stream = g_mime_stream_mem_new_with_buffer(body, body_len);
+	content = g_mime_data_wrapper_new_with_stream(stream, GMIME_CONTENT_ENCODING_DEFAULT);
+	g_mime_part_set_content(GMIME_PART(part), content);
+	g_mime_text_part_set_charset(GMIME_TEXT_PART(part), "utf-8");
+	g_mime_part_set_content_encoding(GMIME_PART(part), body_encoding(body, body_len));
+	g_mime_message_set_mime_part(msg, part);
+
+	format = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(format, GMIME_NEWLINE_FORMAT_UNIX);
+	mail = g_mime_object_to_string(GMIME_OBJECT(msg), format);
+	len = mail ? strlen(mail) : 0;
+	if (!len || !lines_fit(mail, len) || memchr(mail, '\r', len)) {
+		st = bb_error_set(err, BB_ERR_INTERNAL, "the weekly report mail is not fit to send");
+		goto out;
+	}
+	if (buf_add(&b, mail, len) || (mail[len - 1] != '\n' && buf_addch(&b, '\n'))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	out->text = buf_detach(&b, &out->len);
+	out->message_id = message_id;
+	message_id = NULL;
+out:
+	buf_release(&b);
+	buf_release(&from_clean);
+	g_free(mail);
+	g_free(body);
+	if (content)
+		g_object_unref(content);
+	if (stream)
+		g_object_unref(stream);
+	if (part)
+		g_object_unref(part);
+	if (format)
+		g_mime_format_options_free(format);
+	if (date)
+		g_date_time_unref(date);
+	if (from)
+		g_object_unref(from);
+	if (msg)
+		g_object_unref(msg);
+	free(message_id);
+	return st;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* 1 if dir/rel already holds exactly data[0..len). */
+static int same_content(int dirfd, const char *rel, const void *data, size_t len)
+{
+	struct stat sb;
+	char *old = NULL;
+	int fd, same = 0;
+
+	fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == len &&
+	    (old = malloc(len ? len : 1)) && fs_read_full(fd, old, len) == (ssize_t)len)
+		same = !memcmp(old, data, len);
+	free(old);
+	close(fd);
+	return same;
+}
+
+/* Writes data to dir/rel through ".<base>.tmp-<pid>" beside it and a
+ * rename, unless the file holds that already (renames are what a run of
+ * 10,000 pages spends its time on). */
+static enum bb_status write_atomic(int dirfd, const char *dir, const char *rel, const void *data,
+				   size_t len, struct bb_error *err)
+{
+	const char *slash = strrchr(rel, '/');
+	char *tmp = NULL;
+	enum bb_status st = BB_OK;
+	int fd = -1;
+
+	if (same_content(dirfd, rel, data, len))
+		goto out;
+	tmp = slash ? str_printf("%.*s/.%s.tmp-%ld", (int)(slash - rel), rel, slash + 1,
+				 (long)getpid())
+		    : str_printf(".%s.tmp-%ld", rel, (long)getpid());
+	if (!tmp) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		st = bb_error_errno(err, errno, "cannot write %s/%s", dir, tmp);
+		goto out;
+	}
+	if (fs_write_all(fd, data, len) != 0) {
+		st = bb_error_errno(err, errno, "cannot write %s/%s", dir, tmp);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		st = bb_error_errno(err, errno, "cannot write %s/%s", dir, tmp);
+		goto out;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmp, dirfd, rel) != 0) {
+		st = bb_error_errno(err, errno, "cannot rename %s/%s to %s", dir, tmp, rel);
+		goto out;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (st && tmp)
+		unlinkat(dirfd, tmp, 0);
+	free(tmp);
+	return st;
+}
+
+/* Writes the page (and empties it for the next one). */
+static enum bb_status write_page(int dirfd, const char *dir, const char *rel, struct page *p,
+				 struct bb_error *err)
+{
+	enum bb_status st;
+
+	if (p->st)
+		st = bb_error_set(err, p->st, "cannot make %s/%s: %s", dir, rel, status_str(p->st));
+	else
+		st = write_atomic(dirfd, dir, rel, p->b.data, p->b.len, err);
+	buf_reset(&p->b);
+	p->st = BB_OK;
+	return st;
+}
+
+static enum bb_status make_subdir(int dirfd, const char *dir, const char *name,
+				  struct bb_error *err)
+{
+	if (mkdirat(dirfd, name, 0755) != 0 && errno != EEXIST)
+		return bb_error_errno(err, errno, "cannot create %s/%s", dir, name);
+	return BB_OK;
+}
+
+static void page_ctx_init(struct page_ctx *pc, const struct bb_config *cfg, time_t now,
+			  const struct report_data *d)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->cfg = cfg;
+	pc->now = now;
+	pc->d = d;
+	format_time(pc->generated, sizeof(pc->generated), now);
+	format_day(pc->generated_day, sizeof(pc->generated_day), now);
+	pc->mail_url = reg_report_mail_url(cfg);
+	pc->bugzilla_url = cfg->bz_url;
+	pc->base_url = reg_report_base_url(cfg);
+}
+
+static void weekly_options(struct reg_weekly_options *wo, const struct page_ctx *pc)
+{
+	memset(wo, 0, sizeof(*wo));
+	wo->now = pc->now;
+	wo->last_report = pc->d->last_report;
+	wo->base_url = pc->base_url;
+	wo->bugzilla_url = pc->bugzilla_url;
+	wo->mail_url = pc->mail_url;
+	wo->stale_after = pc->cfg->tracker_stale_after;
+}
+
+enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, const char *dir,
+				time_t now, struct bb_error *err)
+{
+	struct report_data d;
+	struct page_ctx pc;
+	struct page p = { .b = BUF_INIT, .st = BB_OK };
+	struct reg_weekly_options wo;
+	const char **trees = NULL;
+	size_t ntrees = 0;
+	char rel[160];
+	enum bb_status st;
+	int dirfd = -1, loaded = 0;
+
+	memset(&pc, 0, sizeof(pc));
+	if ((st = report_data_load(db, cfg, now, &d, err)))
+		goto out;
+	loaded = 1;
+	page_ctx_init(&pc, cfg, now, &d);
+	trees = tree_names(&pc, &ntrees);
+	if (!pc.base_url || !trees) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = fs_mkdir_p(dir, err)))
+		goto out;
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		st = bb_error_errno(err, errno, "cannot open %s", dir);
+		goto out;
+	}
+	if ((st = make_subdir(dirfd, dir, "regression", err)) ||
+	    (st = make_subdir(dirfd, dir, "trees", err)))
+		goto out;
+
+	p_raw(&p, report_css);
+	if ((st = write_page(dirfd, dir, "style.css", &p, err)))
+		goto out;
+	for (size_t i = 0; i < d.nregs; i++) {
+		regression_page(&p, &pc, &d.items[i]);
+		snprintf(rel, sizeof(rel), "regression/%lld.html", d.regs[i].id);
+		if ((st = write_page(dirfd, dir, rel, &p, err)))
+			goto out;
+	}
+	for (size_t t = 0; t < ntrees; t++) {
+		char *file = reg_report_tree_file(trees[t]);
+
+		if (!file) {
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		snprintf(rel, sizeof(rel), "trees/%s.html", file);
+		free(file);
+		tree_page(&p, &pc, trees[t]);
+		if ((st = write_page(dirfd, dir, rel, &p, err)))
+			goto out;
+	}
+	json_file(&p, &pc);
+	if ((st = write_page(dirfd, dir, "regressions.json", &p, err)))
+		goto out;
+	if ((st = atom_file(db, &p, &pc, err)))
+		goto out;
+	if ((st = write_page(dirfd, dir, "changes.atom", &p, err)))
+		goto out;
+	weekly_options(&wo, &pc);
+	if ((st = reg_report_weekly_text(&p.b, &wo, d.items, d.nregs, d.unhandled, d.nunhandled))) {
+		st = bb_error_set(err, st, "cannot make the weekly report: %s", status_str(st));
+		goto out;
+	}
+	if ((st = write_page(dirfd, dir, "weekly.txt", &p, err)))
+		goto out;
+	/* the entry point last */
+	index_page(&p, &pc, trees, ntrees);
+	if ((st = write_page(dirfd, dir, "index.html", &p, err)))
+		goto out;
+	{
+		char *sub = str_printf("%s/regression", dir), *sub2 = str_printf("%s/trees", dir);
+
+		if (!sub || !sub2)
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		if (!st)
+			st = fs_fsync_dir(sub, err);
+		if (!st)
+			st = fs_fsync_dir(sub2, err);
+		if (!st)
+			st = fs_fsync_dir(dir, err);
+		free(sub);
+		free(sub2);
+	}
+	if (!st)
+		log_event(LOG_LEVEL_INFO, "tracker.report", LF_STR("dir", dir),
+			  LF_UINT("regressions", d.nregs), LF_UINT("trees", ntrees),
+			  LF_UINT("unhandled", d.nunhandled));
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	buf_release(&p.b);
+	free(trees);
+	free(pc.base_url);
+	if (loaded)
+		report_data_release(&d);
+	return st;
+}
+
+enum bb_status reg_report_weekly_mail(struct store *db, const struct bb_config *cfg,
+				      time_t now, char **message_id, struct bb_error *err)
+{
+	struct report_data d;
+	struct page_ctx pc;
+	struct reg_weekly_options wo;
+	struct mail_message m = { NULL, NULL, 0 };
+	struct buf text = BUF_INIT;
+	char **lists = NULL;
+	size_t nlists = 0;
+	enum bb_status st;
+	int loaded = 0, began = 0;
+
+	memset(&pc, 0, sizeof(pc));
+	if (message_id)
+		*message_id = NULL;
+	lists = config_list(cfg->tracker_report_lists, &nlists);
+	if (!lists) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (!nlists) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "the weekly report has no recipients: set "
+				  "[tracker] report_lists");
+		goto out;
+	}
+	if ((st = report_data_load(db, cfg, now, &d, err)))
+		goto out;
+	loaded = 1;
+	page_ctx_init(&pc, cfg, now, &d);
+	if (!pc.base_url) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	weekly_options(&wo, &pc);
+	if ((st = reg_report_weekly_text(&text, &wo, d.items, d.nregs, d.unhandled,
+					 d.nunhandled))) {
+		st = bb_error_set(err, st, "cannot make the weekly report: %s", status_str(st));
+		goto out;
+	}
+	if ((st = reg_report_compose_weekly(cfg, lists, text.data, now, &m, err)))
+		goto out;
+	if ((st = store_begin(db, err)))
+		goto out;
+	began = 1;
+	if ((st = outbox_add(db, m.message_id, 0, 0, cfg->mail_from, lists, m.text, m.len, err)))
+		goto out;
+	st = store_commit(db, err);
+	began = 0;
+	if (st)
+		goto out;
+	log_event(LOG_LEVEL_INFO, "tracker.weekly_report", LF_STR("message_id", m.message_id),
+		  LF_UINT("recipients", nlists));
+	if (message_id) {
+		*message_id = m.message_id;
+		m.message_id = NULL;
+	}
+out:
+	if (began)
+		store_rollback(db);
+	mail_message_release(&m);
+	buf_release(&text);
+	config_list_free(lists);
+	free(pc.base_url);
+	if (loaded)
+		report_data_release(&d);
+	return st;
+}

@@ -1,0 +1,1231 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "bridge/bz_client.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "tracker/directive.h"
+#include "tracker/gitscan.h"
+#include "tracker/links.h"
+#include "tracker/tracker.h"
+
+static const char *const state_names[] = {
+	"open", "fix-incoming", "fixed", "resolved", "inconclusive", "duplicate",
+};
+
+const char *reg_state_str(enum reg_state st)
+{
+	return (unsigned)st < sizeof(state_names) / sizeof(state_names[0]) ? state_names[st]
+									    : "open";
+}
+
+enum reg_state reg_state_parse(const char *text)
+{
+	for (size_t i = 0; text && i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (!strcmp(text, state_names[i]))
+			return (enum reg_state)i;
+	return REG_STATE_OPEN;
+}
+
+static char *col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return strdup(t ? (const char *)t : "");
+}
+
+/* ------------------------------------------------------------- loading */
+
+#define REG_COLUMNS \
+	"id, title, state, branch, introduced, culprit, report_msgid, report_url, bug_id," \
+	" reporter, dup_of, fix_commit, fix_subject, fix_tree, resolution, backburner," \
+	" ignore_activity, poked, created, updated, last_activity, activity_count," \
+	" last_activity_by, last_activity_msgid"
+
+static int reg_from_row(sqlite3_stmt *st, time_t now, long long stale_after,
+			struct reg_regression *r)
+{
+	char *state;
+
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->title = col(st, 1);
+	state = col(st, 2);
+	r->state = reg_state_parse(state);
+	free(state);
+	r->branch = col(st, 3);
+	r->introduced = col(st, 4);
+	r->culprit = col(st, 5);
+	r->report_msgid = col(st, 6);
+	r->report_url = col(st, 7);
+	r->bug_id = sqlite3_column_int64(st, 8);
+	r->reporter = col(st, 9);
+	r->dup_of = sqlite3_column_int64(st, 10);
+	r->fix_commit = col(st, 11);
+	r->fix_subject = col(st, 12);
+	r->fix_tree = col(st, 13);
+	r->resolution = col(st, 14);
+	r->backburner = sqlite3_column_int(st, 15);
+	r->ignore_activity = sqlite3_column_int(st, 16);
+	r->poked = (time_t)sqlite3_column_int64(st, 17);
+	r->created = (time_t)sqlite3_column_int64(st, 18);
+	r->updated = (time_t)sqlite3_column_int64(st, 19);
+	r->last_activity = (time_t)sqlite3_column_int64(st, 20);
+	r->activity_count = sqlite3_column_int64(st, 21);
+	r->last_activity_by = col(st, 22);
+	r->last_activity_msgid = col(st, 23);
+	if (stale_after <= 0)
+		stale_after = 90LL * 24 * 3600;
+	r->stale = (r->state == REG_STATE_OPEN || r->state == REG_STATE_FIX_INCOMING) &&
+		   (long long)(now - r->last_activity) > stale_after;
+	return r->title && r->branch && r->introduced && r->culprit && r->report_msgid &&
+	       r->report_url && r->reporter && r->fix_commit && r->fix_subject && r->fix_tree &&
+	       r->resolution && r->last_activity_by && r->last_activity_msgid;
+}
+
+void reg_regression_release(struct reg_regression *r)
+{
+	free(r->title);
+	free(r->branch);
+	free(r->introduced);
+	free(r->culprit);
+	free(r->report_msgid);
+	free(r->report_url);
+	free(r->reporter);
+	free(r->fix_commit);
+	free(r->fix_subject);
+	free(r->fix_tree);
+	free(r->resolution);
+	free(r->last_activity_by);
+	free(r->last_activity_msgid);
+	memset(r, 0, sizeof(*r));
+}
+
+enum bb_status reg_load_all(struct store *db, time_t now, long long stale_after,
+			    struct reg_regression **out, size_t *n, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct reg_regression *list = NULL;
+	size_t count = 0, alloc = 0;
+	enum bb_status s;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = store_prepare(db, &st, "SELECT " REG_COLUMNS " FROM reg_regression"
+				   " ORDER BY created DESC, id DESC", err)))
+		return s;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (count == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			struct reg_regression *nl = realloc(list, na * sizeof(*nl));
+
+			if (!nl) {
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				break;
+			}
+			list = nl;
+			alloc = na;
+		}
+		if (!reg_from_row(st, now, stale_after, &list[count])) {
+			reg_regression_release(&list[count]);
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		count++;
+	}
+	sqlite3_finalize(st);
+	if (s) {
+		for (size_t i = 0; i < count; i++)
+			reg_regression_release(&list[i]);
+		free(list);
+		return s;
+	}
+	*out = list;
+	*n = count;
+	return BB_OK;
+}
+
+void reg_links_free(struct reg_link *l, size_t n)
+{
+	for (size_t i = 0; l && i < n; i++) {
+		free(l[i].url);
+		free(l[i].title);
+		free(l[i].kind);
+	}
+	free(l);
+}
+
+void reg_events_free(struct reg_event *e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++) {
+		free(e[i].kind);
+		free(e[i].text);
+		free(e[i].message_id);
+	}
+	free(e);
+}
+
+void reg_unhandled_free(struct reg_unhandled *u, size_t n)
+{
+	for (size_t i = 0; u && i < n; i++) {
+		free(u[i].message_id);
+		free(u[i].line);
+		free(u[i].reason);
+	}
+	free(u);
+}
+
+/* Grows *arr (elements of size) to hold one more; NULL when out of memory. */
+static void *grow(void **arr, size_t *alloc, size_t count, size_t size)
+{
+	if (count == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 16;
+		void *n = realloc(*arr, na * size);
+
+		if (!n)
+			return NULL;
+		*arr = n;
+		*alloc = na;
+	}
+	return (char *)*arr + count * size;
+}
+
+static enum bb_status load_events(struct store *db, const char *sql, long long arg,
+				  size_t max, struct reg_event **events, long long **ids,
+				  size_t *n, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct reg_event *list = NULL;
+	long long *idlist = NULL;
+	size_t count = 0, alloc = 0, idalloc = 0;
+	enum bb_status s;
+
+	if ((s = store_prepare(db, &st, sql, err)))
+		return s;
+	sqlite3_bind_int64(st, 1, arg);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct reg_event *e = grow((void **)&list, &alloc, count, sizeof(*list));
+		long long *id = ids ? grow((void **)&idlist, &idalloc, count, sizeof(*idlist)) : NULL;
+
+		if (!e || (ids && !id)) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		e->time = (time_t)sqlite3_column_int64(st, 0);
+		e->kind = col(st, 1);
+		e->text = col(st, 2);
+		e->message_id = col(st, 3);
+		if (id)
+			*id = sqlite3_column_int64(st, 4);
+		count++;
+	}
+	sqlite3_finalize(st);
+	if (s) {
+		reg_events_free(list, count);
+		free(idlist);
+		return s;
+	}
+	*events = list;
+	if (ids)
+		*ids = idlist;
+	*n = count;
+	return BB_OK;
+}
+
+enum bb_status reg_load_one(struct store *db, long long id, time_t now, long long stale_after,
+			    struct reg_regression *r, struct reg_link **links, size_t *nlinks,
+			    struct reg_event **events, size_t *nevents, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((s = store_prepare(db, &st, "SELECT " REG_COLUMNS " FROM reg_regression WHERE id = ?",
+			       err)))
+		return s;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return bb_error_set(err, BB_ERR_NOT_FOUND, "no regression %lld", id);
+	}
+	if (!reg_from_row(st, now, stale_after, r)) {
+		sqlite3_finalize(st);
+		reg_regression_release(r);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	sqlite3_finalize(st);
+	if (links) {
+		struct reg_link *list = NULL;
+		size_t count = 0, alloc = 0;
+
+		*links = NULL;
+		*nlinks = 0;
+		if ((s = store_prepare(db, &st, "SELECT url, title, kind FROM reg_link WHERE"
+					   " regression = ? ORDER BY kind, url", err)))
+			goto fail;
+		sqlite3_bind_int64(st, 1, id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			struct reg_link *l = grow((void **)&list, &alloc, count, sizeof(*list));
+
+			if (!l) {
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				break;
+			}
+			l->url = col(st, 0);
+			l->title = col(st, 1);
+			l->kind = col(st, 2);
+			count++;
+		}
+		sqlite3_finalize(st);
+		*links = list;
+		*nlinks = count;
+		if (s)
+			goto fail;
+	}
+	if (events && (s = load_events(db, "SELECT time, kind, text, message_id, regression"
+					   " FROM reg_event WHERE regression = ?1 ORDER BY time, id"
+					   " LIMIT ?2", id, 100000, events, NULL, nevents, err)))
+		goto fail;
+	return BB_OK;
+fail:
+	if (links) {
+		reg_links_free(*links, *nlinks);
+		*links = NULL;
+		*nlinks = 0;
+	}
+	reg_regression_release(r);
+	return s;
+}
+
+enum bb_status reg_load_events_since(struct store *db, time_t since, size_t max,
+				     struct reg_event **events, long long **ids, size_t *n,
+				     struct bb_error *err)
+{
+	*events = NULL;
+	*ids = NULL;
+	*n = 0;
+	return load_events(db, "SELECT time, kind, text, message_id, regression FROM reg_event"
+			       " WHERE time >= ?1 ORDER BY time DESC, id DESC LIMIT ?2",
+			   (long long)since, max, events, ids, n, err);
+}
+
+enum bb_status reg_load_unhandled(struct store *db, size_t max, struct reg_unhandled **out,
+				  size_t *n, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct reg_unhandled *list = NULL;
+	size_t count = 0, alloc = 0;
+	enum bb_status s;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = store_prepare(db, &st, "SELECT time, message_id, line, reason FROM reg_unhandled"
+				   " ORDER BY time DESC, id DESC LIMIT ?", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct reg_unhandled *u = grow((void **)&list, &alloc, count, sizeof(*list));
+
+		if (!u) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		u->time = (time_t)sqlite3_column_int64(st, 0);
+		u->message_id = col(st, 1);
+		u->line = col(st, 2);
+		u->reason = col(st, 3);
+		count++;
+	}
+	sqlite3_finalize(st);
+	if (s) {
+		reg_unhandled_free(list, count);
+		return s;
+	}
+	*out = list;
+	*n = count;
+	return BB_OK;
+}
+
+/* ------------------------------------------------------------- tracker */
+
+struct tracker {
+	struct store *db;
+	char *bugzilla_url, *archive_url, *regression_field, *regression_keyword, *bisect_field;
+	long long stale_after;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+enum bb_status tracker_new(struct tracker **out, struct store *db,
+			   const struct tracker_options *opt, struct bb_error *err)
+{
+	struct tracker *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	t->db = db;
+	t->bugzilla_url = dup_or_null(opt->bugzilla_url);
+	t->archive_url = dup_or_null(opt->archive_url);
+	t->regression_field = dup_or_null(opt->regression_field);
+	t->regression_keyword = dup_or_null(opt->regression_keyword);
+	t->bisect_field = dup_or_null(opt->bisect_field);
+	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
+	*out = t;
+	return BB_OK;
+}
+
+void tracker_free(struct tracker *t)
+{
+	if (!t)
+		return;
+	free(t->bugzilla_url);
+	free(t->archive_url);
+	free(t->regression_field);
+	free(t->regression_keyword);
+	free(t->bisect_field);
+	free(t);
+}
+
+int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags)
+{
+	(void)t;
+	(void)m;
+	return (scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0;
+}
+
+/* Runs one statement with text and integer parameters: "t" binds the next
+ * const char *, "i" the next long long. */
+static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const char *what,
+				const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	va_list ap;
+
+	if ((s = store_prepare(t->db, &st, sql, err)))
+		return s;
+	va_start(ap, types);
+	for (int i = 0; types[i]; i++) {
+		if (types[i] == 't') {
+			const char *v = va_arg(ap, const char *);
+
+			sqlite3_bind_text(st, i + 1, v ? v : "", -1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_int64(st, i + 1, va_arg(ap, long long));
+		}
+	}
+	va_end(ap);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(t->db, err, what);
+	sqlite3_finalize(st);
+	return s;
+}
+
+static enum bb_status add_event(struct tracker *t, long long id, time_t when, const char *kind,
+				const char *text, const char *msgid, struct bb_error *err)
+{
+	enum bb_status s = exec_bind(t, err, "recording a regression's history",
+				     "INSERT INTO reg_event (regression, time, kind, text, message_id)"
+				     " VALUES (?, ?, ?, ?, ?)", "iittt", id, (long long)when, kind,
+				     text, msgid);
+
+	if (!s)
+		s = exec_bind(t, err, "recording a regression's history",
+			      "UPDATE reg_regression SET updated = ? WHERE id = ?", "ii",
+			      (long long)when, id);
+	return s;
+}
+
+static enum bb_status add_mail(struct tracker *t, long long id, const char *msgid,
+			       const char *kind, struct bb_error *err)
+{
+	if (!msgid || !*msgid)
+		return BB_OK;
+	return exec_bind(t, err, "recording a regression's mail",
+			 "INSERT OR IGNORE INTO reg_mail (message_id, regression, kind) VALUES (?, ?, ?)",
+			 "tit", msgid, id, kind);
+}
+
+static enum bb_status set_text(struct tracker *t, long long id, const char *column,
+			       const char *value, struct bb_error *err)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "UPDATE reg_regression SET %s = ? WHERE id = ?", column);
+	return exec_bind(t, err, "updating a regression", sql, "ti", value, id);
+}
+
+static enum bb_status set_int(struct tracker *t, long long id, const char *column,
+			      long long value, struct bb_error *err)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "UPDATE reg_regression SET %s = ? WHERE id = ?", column);
+	return exec_bind(t, err, "updating a regression", sql, "ii", value, id);
+}
+
+static enum bb_status unhandled(struct tracker *t, const struct inmail *m, time_t when,
+				const char *line, const char *reason, struct bb_error *err)
+{
+	log_event(LOG_LEVEL_INFO, "tracker.unhandled", LF_STR("message_id", m->message_id),
+		  LF_STR("line", line), LF_STR("reason", reason));
+	return exec_bind(t, err, "recording an unhandled directive",
+			 "INSERT OR IGNORE INTO reg_unhandled (time, message_id, line, reason)"
+			 " VALUES (?, ?, ?, ?)", "ittt", (long long)when,
+			 m->message_id ? m->message_id : "", line, reason);
+}
+
+/* The regressions a Message-ID belongs to (its report, a mail seen in its
+ * thread, a monitored thread); appended to ids (at most max). */
+static size_t regressions_of(struct tracker *t, const char *msgid, long long *ids, size_t n,
+			     size_t max)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (!msgid || !*msgid ||
+	    store_prepare(t->db, &st, "SELECT regression FROM reg_mail WHERE message_id = ?", NULL))
+		return n;
+	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(st, 0);
+		size_t k;
+
+		for (k = 0; k < n && ids[k] != id; k++)
+			;
+		if (k == n)
+			ids[n++] = id;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+static long long regression_of_bug(struct tracker *t, long long bug_id)
+{
+	sqlite3_stmt *st = NULL;
+	long long id = 0;
+
+	if (bug_id <= 0 ||
+	    store_prepare(t->db, &st, "SELECT id FROM reg_regression WHERE bug_id = ?", NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, bug_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* The regression a link (lore URL of a mail, Bugzilla bug URL) names. */
+static long long regression_of_url(struct tracker *t, const char *url)
+{
+	char *msgid = reg_link_message_id(url);
+	long long ids[1], bug;
+	size_t n = 0;
+
+	if (msgid) {
+		n = regressions_of(t, msgid, ids, 0, 1);
+		free(msgid);
+		return n ? ids[0] : 0;
+	}
+	bug = reg_link_bugzilla_id(url, t->bugzilla_url);
+	return regression_of_bug(t, bug);
+}
+
+/* The tree a regression lives on, from where it was introduced:
+ * v6.1.15..v6.1.20 is linux-6.1.y, next-20261201 is next, else mainline. */
+static char *branch_of(const char *from, const char *to)
+{
+	const char *tags[2] = { to, from };
+
+	for (int i = 0; i < 2; i++) {
+		const char *v = tags[i];
+		unsigned a, b, c;
+		char tail;
+
+		if (!v)
+			continue;
+		if (!strncmp(v, "next-", 5))
+			return strdup("next");
+		if (sscanf(v, "v%u.%u.%u%c", &a, &b, &c, &tail) == 3)
+			return str_printf("linux-%u.%u.y", a, b);
+	}
+	return strdup("mainline");
+}
+
+static void bare_subject(const char *subject, struct buf *out)
+{
+	const char *p = subject ? subject : "";
+
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (!strncasecmp(p, "re:", 3) || !strncasecmp(p, "aw:", 3))
+			p += 3;
+		else if (!strncasecmp(p, "fwd:", 4))
+			p += 4;
+		else
+			break;
+	}
+	buf_addstr(out, p);
+}
+
+static char *person(const char *name, const char *addr)
+{
+	if (name && *name && addr && *addr)
+		return str_printf("%s <%s>", name, addr);
+	return strdup(addr && *addr ? addr : name ? name : "");
+}
+
+static char *report_link(struct tracker *t, const char *msgid)
+{
+	if (t->archive_url)
+		return str_printf("%s/%s/", t->archive_url, msgid);
+	return str_printf("https://lore.kernel.org/r/%s", msgid);
+}
+
+/* A new regression; *id gets it. */
+static enum bb_status create(struct tracker *t, time_t when, const char *title,
+			     const char *branch, const char *report_msgid, const char *report_url,
+			     long long bug_id, const char *reporter, long long *id,
+			     struct bb_error *err)
+{
+	enum bb_status s;
+
+	s = exec_bind(t, err, "recording a regression",
+		      "INSERT INTO reg_regression (title, branch, report_msgid, report_url, bug_id,"
+		      " reporter, created, updated, last_activity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		      "ttttitiii", title, branch, report_msgid, report_url, bug_id, reporter,
+		      (long long)when, (long long)when, (long long)when);
+	if (s)
+		return s;
+	*id = sqlite3_last_insert_rowid(t->db->db);
+	if (report_msgid && *report_msgid)
+		s = add_mail(t, *id, report_msgid, "report", err);
+	log_event(LOG_LEVEL_INFO, "tracker.regression", LF_INT("id", *id), LF_STR("title", title));
+	return s;
+}
+
+/* ---------------------------------------------------------------- mail */
+
+static int already_seen(struct tracker *t, const char *msgid)
+{
+	sqlite3_stmt *st = NULL;
+	int seen = 0;
+
+	if (store_prepare(t->db, &st, "SELECT 1 FROM reg_event WHERE message_id = ?1 UNION ALL"
+				      " SELECT 1 FROM reg_unhandled WHERE message_id = ?1 UNION ALL"
+				      " SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind = 'thread'"
+				      " LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
+	seen = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return seen;
+}
+
+/* introduced / ^introduced: a regression for the report this names, made
+ * when it is new. */
+static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m,
+				       const struct reg_directive *d, time_t when,
+				       long long *ids, size_t *n, struct bb_error *err)
+{
+	const char *report = m->message_id;
+	char *url_msgid = NULL, *branch = NULL, *reporter = NULL, *link = NULL;
+	long long bug = 0, id = 0;
+	struct buf title = BUF_INIT;
+	enum bb_status s = BB_OK;
+	size_t k;
+
+	if (d->anchor == '^' || d->verb == REG_INTRODUCED_PARENT)
+		report = inmail_parent_id(m);
+	else if (d->anchor == '/' || d->anchor == '~')
+		report = m->nreferences ? m->references[0] : m->in_reply_to ? m->in_reply_to
+									      : m->message_id;
+	else if (d->url && (url_msgid = reg_link_message_id(d->url)))
+		report = url_msgid;
+	else if (d->url && (bug = reg_link_bugzilla_id(d->url, t->bugzilla_url)) > 0)
+		report = NULL;
+	if (!report && !bug) {
+		s = unhandled(t, m, when, d->arg, "no report to attach the regression to", err);
+		goto out;
+	}
+	if (report) {
+		long long found[1];
+
+		if (regressions_of(t, report, found, 0, 1))
+			id = found[0];
+	} else {
+		id = regression_of_bug(t, bug);
+	}
+	branch = branch_of(d->commit_from, d->commit_to);
+	if (!id) {
+		bare_subject(m->subject, &title);
+		if (report == m->message_id)
+			reporter = person(m->from_name, m->from_addr);
+		link = report ? report_link(t, report)
+			      : str_printf("%s/show_bug.cgi?id=%lld", t->bugzilla_url ? t->bugzilla_url
+											 : "", bug);
+		if ((s = create(t, when, title.data ? title.data : "", branch, report ? report : "",
+				link, bug, reporter ? reporter : "", &id, err)))
+			goto out;
+		if ((s = add_event(t, id, when, "reported", title.data ? title.data : "",
+				   m->message_id, err)))
+			goto out;
+	}
+	/* this mail and its thread's root belong to it from now on */
+	if ((s = add_mail(t, id, m->message_id, "thread", err)) ||
+	    (m->nreferences && (s = add_mail(t, id, m->references[0], "thread", err))))
+		goto out;
+	if ((s = set_text(t, id, "introduced", d->arg, err)) ||
+	    (s = set_text(t, id, "branch", branch, err)) ||
+	    (s = set_text(t, id, "culprit", d->commit_from && !d->commit_to && !d->range_open
+						    ? d->commit_from : "", err)) ||
+	    (s = add_event(t, id, when, "introduced", d->arg, m->message_id, err)))
+		goto out;
+	for (k = 0; k < *n && ids[k] != id; k++)
+		;
+	if (k == *n && *n < 16)
+		ids[(*n)++] = id;
+out:
+	buf_release(&title);
+	free(url_msgid);
+	free(branch);
+	free(reporter);
+	free(link);
+	return s;
+}
+
+static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
+				const struct reg_directive *d, long long id, time_t when,
+				struct bb_error *err)
+{
+	const char *mid = m->message_id;
+	enum bb_status s = BB_OK;
+
+	switch (d->verb) {
+	case REG_TITLE:
+		s = set_text(t, id, "title", d->arg, err);
+		break;
+	case REG_FROM:
+		s = set_text(t, id, "reporter", d->arg, err);
+		break;
+	case REG_LINK:
+	case REG_MONITOR: {
+		const char *url = d->url ? d->url : d->arg;
+		const char *rest = d->arg;
+		char *msgid;
+
+		if (d->url && !strncmp(rest, d->url, strlen(d->url)))
+			rest += strlen(d->url);
+		while (*rest == ' ')
+			rest++;
+		s = exec_bind(t, err, "recording a link",
+			      "INSERT INTO reg_link (regression, url, title, kind) VALUES (?, ?, ?, ?)"
+			      " ON CONFLICT (regression, url) DO UPDATE SET title = excluded.title,"
+			      " kind = excluded.kind", "ittt", id, url, rest,
+			      d->verb == REG_MONITOR ? "monitor" : "link");
+		if (!s && d->verb == REG_MONITOR && (msgid = reg_link_message_id(url))) {
+			s = add_mail(t, id, msgid, "monitor", err);
+			free(msgid);
+		}
+		break;
+	}
+	case REG_UNLINK: {
+		const char *url = d->url ? d->url : d->arg;
+		char *msgid = reg_link_message_id(url);
+
+		s = exec_bind(t, err, "removing a link",
+			      "DELETE FROM reg_link WHERE regression = ? AND url = ?", "it", id, url);
+		if (!s && msgid)
+			s = exec_bind(t, err, "removing a link", "DELETE FROM reg_mail WHERE"
+				      " regression = ? AND message_id = ? AND kind = 'monitor'", "it",
+				      id, msgid);
+		free(msgid);
+		break;
+	}
+	case REG_DUP: {
+		long long other = regression_of_url(t, d->url ? d->url : d->arg);
+
+		if (!other || other == id)
+			return unhandled(t, m, when, d->arg, "duplicate of a report that is not tracked",
+					 err);
+		if (!(s = set_text(t, id, "state", "duplicate", err)))
+			s = set_int(t, id, "dup_of", other, err);
+		break;
+	}
+	case REG_FIX:
+		if ((s = set_text(t, id, "fix_commit", d->fix_commit ? d->fix_commit : "", err)) ||
+		    (s = set_text(t, id, "fix_subject", d->fix_subject ? d->fix_subject : "", err)))
+			break;
+		s = exec_bind(t, err, "updating a regression", "UPDATE reg_regression SET state ="
+			      " 'fix-incoming' WHERE id = ? AND state = 'open'", "i", id);
+		break;
+	case REG_RESOLVE:
+	case REG_INCONCLUSIVE:
+		if (!(s = set_text(t, id, "state", d->verb == REG_RESOLVE ? "resolved" : "inconclusive",
+				   err)))
+			s = set_text(t, id, "resolution", d->arg, err);
+		break;
+	case REG_BACKBURNER:
+		if (!(s = set_int(t, id, "backburner", 1, err)))
+			s = set_text(t, id, "resolution", d->arg, err);
+		break;
+	case REG_UNBACKBURNER:
+		s = set_int(t, id, "backburner", 0, err);
+		break;
+	case REG_POKE:
+		s = set_int(t, id, "poked", (long long)when, err);
+		break;
+	case REG_IGNORE_ACTIVITY:
+		s = set_int(t, id, "ignore_activity", 1, err);
+		break;
+	case REG_NOTE:
+	default:
+		break;
+	}
+	if (!s)
+		s = add_event(t, id, when, reg_verb_str(d->verb), d->arg, mid, err);
+	return s;
+}
+
+enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
+			    struct bb_error *err)
+{
+	struct reg_directive *d = NULL;
+	long long ids[16];
+	size_t n = 0, nd = 0;
+	time_t when = m->date > 0 ? m->date : time(NULL);
+	enum bb_status s = BB_OK;
+	char *who;
+
+	if (!m->message_id || already_seen(t, m->message_id))
+		return BB_OK;
+	/* the thread: a mail answering a regression's mail is part of it */
+	n = regressions_of(t, m->in_reply_to, ids, n, 16);
+	for (size_t i = m->nreferences; i-- > 0 && n < 16;)
+		n = regressions_of(t, m->references[i], ids, n, 16);
+	who = person(m->from_name, m->from_addr);
+	for (size_t i = 0; i < n && !s; i++) {
+		if ((s = add_mail(t, ids[i], m->message_id, "thread", err)))
+			break;
+		s = exec_bind(t, err, "recording activity",
+			      "UPDATE reg_regression SET activity_count = activity_count + 1,"
+			      " last_activity = max(last_activity, ?), last_activity_by = ?,"
+			      " last_activity_msgid = ? WHERE id = ? AND ignore_activity = 0",
+			      "itti", (long long)when, who ? who : "", m->message_id, ids[i]);
+	}
+	free(who);
+	if (s || !body)
+		return s;
+	if ((s = reg_directives_parse(body, &d, &nd, err)))
+		return s;
+	for (size_t i = 0; i < nd && !s; i++) {
+		const struct reg_directive *dir = &d[i];
+
+		if (dir->error || dir->verb == REG_UNKNOWN) {
+			s = unhandled(t, m, when, dir->arg[0] ? dir->arg : dir->verb_text,
+				      dir->error ? dir->error : "unknown directive", err);
+			continue;
+		}
+		if (dir->verb == REG_INTRODUCED || dir->verb == REG_INTRODUCED_PARENT) {
+			s = apply_introduced(t, m, dir, when, ids, &n, err);
+			continue;
+		}
+		if (!n) {
+			s = unhandled(t, m, when, dir->arg[0] ? dir->arg : reg_verb_str(dir->verb),
+				      "not in the thread of a tracked regression", err);
+			continue;
+		}
+		for (size_t k = 0; k < n && !s; k++)
+			s = apply_one(t, m, dir, ids[k], when, err);
+	}
+	reg_directives_free(d, nd);
+	return s;
+}
+
+/* ----------------------------------------------------------------- bugs */
+
+static int flagged(struct tracker *t, const struct bz_bug *bug)
+{
+	const char *v = t->regression_field ? bz_bug_field(bug, t->regression_field) : NULL;
+
+	if (v && (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1")))
+		return 1;
+	for (size_t i = 0; t->regression_keyword && bug->keywords && bug->keywords[i]; i++)
+		if (!strcasecmp(bug->keywords[i], t->regression_keyword))
+			return 1;
+	return 0;
+}
+
+enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const char *thread_msgid,
+			   struct bb_error *err)
+{
+	long long id = regression_of_bug(t, bug->id);
+	const char *bisect = t->bisect_field ? bz_bug_field(bug, t->bisect_field) : NULL;
+	time_t when = bug->last_change_time > 0 ? bug->last_change_time : time(NULL);
+	int closed = !strcmp(bug->status, "RESOLVED") || !strcmp(bug->status, "VERIFIED") ||
+		     !strcmp(bug->status, "CLOSED");
+	enum bb_status s = BB_OK;
+
+	if (!id && (!flagged(t, bug) || closed))
+		return BB_OK;
+	if (!id) {
+		char *url = str_printf("%s/show_bug.cgi?id=%lld", t->bugzilla_url ? t->bugzilla_url : "",
+				       bug->id);
+		char *who = person(bug->creator.real_name, bug->creator.login);
+
+		s = create(t, bug->creation_time > 0 ? bug->creation_time : when, bug->summary,
+			   "mainline", "", url ? url : "", bug->id, who ? who : "", &id, err);
+		if (!s)
+			s = add_event(t, id, bug->creation_time > 0 ? bug->creation_time : when,
+				      "reported", bug->summary, "", err);
+		free(url);
+		free(who);
+		if (s)
+			return s;
+	}
+	/* the bug's list thread: replies are activity, trailers may point at it */
+	if (thread_msgid && (s = add_mail(t, id, thread_msgid, "thread", err)))
+		return s;
+	if ((s = set_text(t, id, "title", bug->summary, err)))
+		return s;
+	if (bisect && *bisect && strcmp(bisect, "---")) {
+		sqlite3_stmt *st = NULL;
+		int known = 0;
+
+		if (!store_prepare(t->db, &st, "SELECT 1 FROM reg_regression WHERE id = ? AND"
+					       " culprit = ?", NULL)) {
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_text(st, 2, bisect, -1, SQLITE_STATIC);
+			known = sqlite3_step(st) == SQLITE_ROW;
+			sqlite3_finalize(st);
+		}
+		if (!known && ((s = set_text(t, id, "culprit", bisect, err)) ||
+			       (s = set_text(t, id, "introduced", bisect, err)) ||
+			       (s = add_event(t, id, when, "introduced", bisect, "", err))))
+			return s;
+	}
+	if (closed)
+		s = exec_bind(t, err, "updating a regression",
+			      "UPDATE reg_regression SET state = 'resolved', resolution = ? WHERE"
+			      " id = ? AND state IN ('open', 'fix-incoming')", "ti",
+			      bug->resolution, id);
+	return s;
+}
+
+/* ------------------------------------------------------------- commits */
+
+/* Regressions a commit's Link:/Closes: trailers or a fix directive name. */
+static size_t regressions_of_commit(struct tracker *t, const struct gitscan_commit *c,
+				    long long *ids, size_t max)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_trailers && n < max; i++) {
+		const struct gitscan_trailer *tr = &c->trailers[i];
+		char *msgid;
+		long long bug, id;
+
+		if (tr->kind != GITSCAN_TRAILER_LINK && tr->kind != GITSCAN_TRAILER_CLOSES)
+			continue;
+		if ((msgid = reg_link_message_id(tr->value))) {
+			n = regressions_of(t, msgid, ids, n, max);
+			free(msgid);
+		} else if ((bug = reg_link_bugzilla_id(tr->value, t->bugzilla_url)) > 0 &&
+			   (id = regression_of_bug(t, bug))) {
+			size_t k;
+
+			for (k = 0; k < n && ids[k] != id; k++)
+				;
+			if (k == n)
+				ids[n++] = id;
+		}
+	}
+	/* a fix directive named it by hash (8+ digits, a prefix) or subject */
+	if (!store_prepare(t->db, &st, "SELECT id FROM reg_regression WHERE (fix_commit != '' AND"
+				       " (substr(?1, 1, length(fix_commit)) = fix_commit OR"
+				       " substr(?2, 1, length(fix_commit)) = fix_commit)) OR"
+				       " (fix_subject != '' AND fix_subject = ?3)", NULL)) {
+		sqlite3_bind_text(st, 1, c->hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, c->upstream ? c->upstream : "-", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, c->subject, -1, SQLITE_STATIC);
+		while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+			long long id = sqlite3_column_int64(st, 0);
+			size_t k;
+
+			for (k = 0; k < n && ids[k] != id; k++)
+				;
+			if (k == n)
+				ids[n++] = id;
+		}
+		sqlite3_finalize(st);
+	}
+	return n;
+}
+
+/* The note a fixed regression's Bugzilla bug gets: recorded here, posted
+ * by tracker_push(). */
+static enum bb_status queue_fixed_note(struct tracker *t, const struct reg_regression *r,
+				       const char *tree, const struct gitscan_commit *c,
+				       struct bb_error *err)
+{
+	char *marker = str_printf("[bugbridge regression %lld: fixed by %.12s]", r->id, c->hash);
+	char *text = str_printf("The regression tracker saw the fix land in %s:\n\n"
+				"  %.12s (\"%s\")\n\n%s\n", tree, c->hash, c->subject,
+				marker ? marker : "");
+	enum bb_status s;
+
+	if (!marker || !text)
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	else
+		s = exec_bind(t, err, "recording a note for Bugzilla",
+			      "INSERT OR IGNORE INTO reg_push (regression, bug_id, marker, text, created)"
+			      " VALUES (?, ?, ?, ?, ?)", "iitti", r->id, r->bug_id, marker, text,
+			      (long long)time(NULL));
+	free(marker);
+	free(text);
+	return s;
+}
+
+enum bb_status tracker_commit(struct tracker *t, const char *tree,
+			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
+			      void *ctx, const struct gitscan_commit *c, struct bb_error *err)
+{
+	long long ids[16];
+	size_t n = regressions_of_commit(t, c, ids, 16);
+	time_t now = time(NULL);
+	enum bb_status s = BB_OK;
+
+	for (size_t i = 0; i < n && !s; i++) {
+		struct reg_regression r;
+		char *text;
+
+		if (reg_load_one(t->db, ids[i], now, t->stale_after, &r, NULL, NULL, NULL, NULL,
+				 NULL))
+			continue;
+		if (r.state == REG_STATE_RESOLVED || r.state == REG_STATE_INCONCLUSIVE ||
+		    r.state == REG_STATE_DUPLICATE || r.state == REG_STATE_FIXED) {
+			reg_regression_release(&r);
+			continue;
+		}
+		text = str_printf("%.12s (\"%s\") in %s", c->hash, c->subject, tree);
+		s = exec_bind(t, err, "recording a fix", "INSERT OR IGNORE INTO reg_fix (regression,"
+			      " tree, commit_hash, subject, time) VALUES (?, ?, ?, ?, ?)", "ittti",
+			      ids[i], tree, c->hash, c->subject, (long long)now);
+		if (!s && !strcmp(tree, r.branch)) {
+			if (!(s = set_text(t, ids[i], "state", "fixed", err)) &&
+			    !(s = set_text(t, ids[i], "fix_commit", c->hash, err)) &&
+			    !(s = set_text(t, ids[i], "fix_subject", c->subject, err)) &&
+			    !(s = set_text(t, ids[i], "fix_tree", tree, err)))
+				s = add_event(t, ids[i], now, "fixed", text ? text : "", "", err);
+			if (!s && r.bug_id > 0)
+				s = queue_fixed_note(t, &r, tree, c, err);
+			log_event(LOG_LEVEL_INFO, "tracker.fixed", LF_INT("id", ids[i]),
+				  LF_STR("tree", tree), LF_STR("commit", c->hash));
+		} else if (!s && upstream_of && upstream_of(ctx, tree, r.branch) &&
+			   r.state == REG_STATE_OPEN) {
+			if (!(s = set_text(t, ids[i], "state", "fix-incoming", err)) &&
+			    !(s = set_text(t, ids[i], "fix_commit", c->hash, err)) &&
+			    !(s = set_text(t, ids[i], "fix_subject", c->subject, err)) &&
+			    !(s = set_text(t, ids[i], "fix_tree", tree, err)))
+				s = add_event(t, ids[i], now, "fix-incoming", text ? text : "", "", err);
+		}
+		free(text);
+		reg_regression_release(&r);
+	}
+	/* Fixes: <culprit> becomes a note on the regressions it caused */
+	for (size_t i = 0; i < c->n_trailers && !s; i++) {
+		const struct gitscan_trailer *tr = &c->trailers[i];
+		sqlite3_stmt *st = NULL;
+		char culprit[41];
+		size_t len = 0;
+		long long hit[16];
+		size_t nhit = 0;
+
+		if (tr->kind != GITSCAN_TRAILER_FIXES)
+			continue;
+		while (len < 40 && ((tr->value[len] >= '0' && tr->value[len] <= '9') ||
+				    (tr->value[len] >= 'a' && tr->value[len] <= 'f')))
+			len++;
+		if (len < 8)
+			continue;
+		memcpy(culprit, tr->value, len);
+		culprit[len] = '\0';
+		if (store_prepare(t->db, &st, "SELECT id FROM reg_regression WHERE culprit != '' AND"
+					      " (substr(culprit, 1, length(?1)) = ?1 OR"
+					      " substr(?1, 1, length(culprit)) = culprit)", NULL))
+			continue;
+		sqlite3_bind_text(st, 1, culprit, -1, SQLITE_STATIC);
+		while (nhit < 16 && sqlite3_step(st) == SQLITE_ROW)
+			hit[nhit++] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		for (size_t k = 0; k < nhit && !s; k++) {
+			char *note = str_printf("%.12s (\"%s\") in %s says Fixes: %s", c->hash,
+						c->subject, tree, tr->value);
+
+			s = add_event(t, hit[k], now, "fixes-culprit", note ? note : "", "", err);
+			free(note);
+		}
+	}
+	return s;
+}
+
+/* --------------------------------------------------------------- trees */
+
+struct tree_scan {
+	struct tracker *t;
+	const struct bb_config *cfg;
+	const char *tree;
+	unsigned long commits;
+	struct bb_error *err;
+};
+
+/* Whether tree is upstream of branch: branch's upstream chain reaches it
+ * ([tree NAME] upstream = ...). */
+static int upstream_of_cfg(void *ctx, const char *tree, const char *branch)
+{
+	const struct bb_config *cfg = ctx;
+	const char *at = branch;
+
+	for (size_t hops = 0; at && hops < cfg->ntrees; hops++) {
+		const char *up = NULL;
+
+		for (size_t i = 0; i < cfg->ntrees; i++)
+			if (!strcmp(cfg->trees[i].name, at))
+				up = cfg->trees[i].upstream;
+		if (!up)
+			return 0;
+		if (!strcmp(up, tree))
+			return 1;
+		at = up;
+	}
+	return 0;
+}
+
+static enum bb_status on_commit(void *ctx, const struct gitscan_commit *c)
+{
+	struct tree_scan *ts = ctx;
+
+	ts->commits++;
+	return tracker_commit(ts->t, ts->tree, upstream_of_cfg, (void *)ts->cfg, c, ts->err);
+}
+
+enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg,
+				  const char *state_dir, struct tracker_tree_stats *stats,
+				  struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	memset(stats, 0, sizeof(*stats));
+	for (size_t i = 0; i < cfg->ntrees && !s; i++) {
+		const struct config_tree *ct = &cfg->trees[i];
+		struct gitscan_options o;
+		struct gitscan_tree *tree = NULL;
+		struct tree_scan ts = { t, cfg, ct->name, 0, err };
+		char *name = str_printf("tree:%s", ct->name), *cursor = NULL, *next = NULL;
+		sqlite3_stmt *st = NULL;
+
+		memset(&o, 0, sizeof(o));
+		o.name = ct->name;
+		o.path = ct->path;
+		o.url = ct->url;
+		o.ref = ct->ref;
+		o.state_dir = state_dir;
+		/* a tree seen for the first time: its recent history only */
+		o.first_scan_depth = 10000;
+		if (!name) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		if (!store_prepare(t->db, &st, "SELECT value FROM cursor WHERE source = ?", NULL)) {
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				cursor = strdup((const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+		}
+		if (!(s = gitscan_tree_new(&tree, &o, err)) && !(s = gitscan_fetch(tree, err)) &&
+		    !(s = store_begin(t->db, err))) {
+			s = gitscan_scan(tree, cursor, on_commit, &ts, &next, err);
+			if (!s && next)
+				s = exec_bind(t, err, "moving a cursor",
+					      "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
+					      " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
+					      " updated = excluded.updated", "tti", name, next,
+					      (long long)time(NULL));
+			s = s ? (store_rollback(t->db), s) : store_commit(t->db, err);
+		}
+		if (!s) {
+			stats->trees++;
+			stats->commits += ts.commits;
+			log_event(LOG_LEVEL_INFO, "tracker.tree", LF_STR("tree", ct->name),
+				  LF_UINT("commits", ts.commits));
+		}
+		gitscan_tree_free(tree);
+		free(cursor);
+		free(next);
+		free(name);
+	}
+	return s;
+}
+
+/* -------------------------------------------------------- to Bugzilla */
+
+enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned long *posted,
+			    struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s = BB_OK;
+
+	*posted = 0;
+	for (;;) {
+		long long row, bug_id, comment_id = 0;
+		char *marker, *text;
+		struct bz_bug bug;
+
+		if ((s = store_prepare(t->db, &st, "SELECT id, bug_id, marker, text FROM reg_push"
+					      " WHERE state = 'intent' ORDER BY id LIMIT 1", err)))
+			return s;
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return BB_OK;
+		}
+		row = sqlite3_column_int64(st, 0);
+		bug_id = sqlite3_column_int64(st, 1);
+		marker = col(st, 2);
+		text = col(st, 3);
+		sqlite3_finalize(st);
+		/* posted before a crash?  The marker says so */
+		memset(&bug, 0, sizeof(bug));
+		bug.id = bug_id;
+		if (!marker || !text) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		} else if (!(s = bz_fetch_comments(bz, &bug, 1, 0, err))) {
+			for (size_t i = 0; i < bug.ncomments; i++)
+				if (bug.comments[i].text && strstr(bug.comments[i].text, marker))
+					comment_id = bug.comments[i].id;
+			if (!comment_id && !(s = bz_add_comment(bz, bug_id, text, 0, &comment_id, err)))
+				(*posted)++;
+		}
+		bz_bug_release(&bug);
+		free(marker);
+		free(text);
+		if (!s)
+			s = exec_bind(t, err, "recording a note for Bugzilla", "UPDATE reg_push SET"
+				      " state = 'posted', comment_id = ? WHERE id = ?", "ii", comment_id,
+				      row);
+		if (s)
+			return s;
+	}
+}
