@@ -13,19 +13,14 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,8 +29,7 @@
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
-
-extern char **environ;
+#include "core/run.h"
 
 #define ARCHIVE_DEFAULT_TIMEOUT 60
 #define ARCHIVE_DEFAULT_MAX_MESSAGE ((size_t)64 << 20)
@@ -45,7 +39,6 @@ extern char **environ;
 #define ARCHIVE_THREAD_GZ_CAP ((size_t)256 << 20)  /* t.mbox.gz as downloaded */
 #define ARCHIVE_THREAD_CAP ((size_t)512 << 20)     /* and decompressed */
 #define ARCHIVE_GIT_OUTPUT_CAP ((size_t)1 << 20)   /* stdout of small git commands */
-#define ARCHIVE_STDERR_CAP 8192
 #define ARCHIVE_MAX_EPOCH 100000L
 #define ARCHIVE_ATOM_MAX_ENTRIES 10000
 #define ARCHIVE_ATOM_HASH_LEN 16
@@ -114,65 +107,6 @@ static long long elapsed_ms(const struct timespec *start)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (long long)(t.tv_sec - start->tv_sec) * 1000 +
 	       (t.tv_nsec - start->tv_nsec) / 1000000;
-}
-
-/* Copies text into out (size n) as one printable line: control characters
- * become '?', so a server's or git's words cannot break a log line or an
- * error message. */
-static void clean_line(const char *text, size_t len, char *out, size_t n)
-{
-	size_t o = 0;
-
-	if (!n)
-		return;
-	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
-		len--;
-	for (size_t i = 0; i < len && o + 1 < n; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	out[o] = '\0';
-}
-
-/* A growable array of malloc'd strings (argv, name lists). */
-struct strvec {
-	char **v;
-	size_t n, alloc;
-};
-
-static void strvec_clear(struct strvec *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = sv->alloc = 0;
-}
-
-static enum bb_status strvec_push_owned(struct strvec *sv, char *s)
-{
-	if (!s)
-		return BB_ERR_NOMEM;
-	if (sv->n + 2 > sv->alloc) {
-		size_t alloc = sv->alloc ? sv->alloc * 2 : 16;
-		char **v = realloc(sv->v, alloc * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			return BB_ERR_NOMEM;
-		}
-		sv->v = v;
-		sv->alloc = alloc;
-	}
-	sv->v[sv->n++] = s;
-	sv->v[sv->n] = NULL;
-	return BB_OK;
-}
-
-static enum bb_status strvec_push(struct strvec *sv, const char *s)
-{
-	return strvec_push_owned(sv, strdup(s));
 }
 
 /* Removes a folder tree (a half-made clone). */
@@ -589,6 +523,8 @@ static enum bb_status http_get(struct archive_source *src, const char *url, size
 		  LF_INT("curl", rc), LF_UINT("bytes", t.body.len),
 		  LF_INT("ms", elapsed_ms(&start)));
 	if (rc != CURLE_OK) {
+		const char *why = src->curl_error[0] ? src->curl_error : curl_easy_strerror(rc);
+
 		if (rc == CURLE_WRITE_ERROR && t.write_status) {
 			st = t.write_status;
 			if (st == BB_ERR_TOO_LARGE)
@@ -597,9 +533,7 @@ static enum bb_status http_get(struct archive_source *src, const char *url, size
 				nomem(err);
 			goto out;
 		}
-		clean_line(src->curl_error[0] ? src->curl_error : curl_easy_strerror(rc),
-			   strlen(src->curl_error[0] ? src->curl_error : curl_easy_strerror(rc)),
-			   message, sizeof(message));
+		run_clean_line(why, strlen(why), message, sizeof(message));
 		st = bb_error_set(err, fold_curl(rc), "%s: %s", url, message);
 		goto out;
 	}
@@ -621,138 +555,34 @@ out:
  * Child processes (git)
  */
 
+/* A git child (core/run.h) whose stdout is read by lines or by byte counts:
+ * rbuf holds what has been read from it but not consumed yet. */
 struct child {
-	pid_t pid;
-	int in_fd;            /* a socket to the child's stdin (written with
-			       * MSG_NOSIGNAL: a dead child is an error, not a
-			       * SIGPIPE for the caller's process), or -1 */
-	int out_fd, err_fd;   /* pipes from its stdout and stderr, or -1 */
-	struct buf errout;    /* what it wrote to stderr (capped) */
-	struct buf rbuf;      /* stdout read but not consumed yet */
+	struct run_child run;
+	struct buf rbuf;
 	size_t rpos;
-	int out_eof;
-	const char *what;     /* "git fetch", for messages */
 };
 
 static void child_init(struct child *c, const char *what)
 {
-	c->pid = -1;
-	c->in_fd = c->out_fd = c->err_fd = -1;
-	buf_init(&c->errout);
+	run_child_init(&c->run, what);
 	buf_init(&c->rbuf);
 	c->rpos = 0;
-	c->out_eof = 0;
-	c->what = what;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* The environment for git: ours minus GIT_*, locale and askpass variables,
- * plus a fixed set.  The strings belong to environ or are literals. */
-static char **git_environment(void)
-{
-	static const char *const fixed[] = {
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C",
-	};
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ && environ[n])
-		n++;
-	env = calloc(n + sizeof(fixed) / sizeof(fixed[0]) + 1, sizeof(*env));
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *e = environ[i];
-
-		if (!strncmp(e, "GIT_", 4) || !strncmp(e, "LC_", 3) || !strncmp(e, "LANG=", 5) ||
-		    !strncmp(e, "LANGUAGE=", 9) || !strncmp(e, "PAGER=", 6) ||
-		    !strncmp(e, "SSH_ASKPASS=", 12))
-			continue;
-		env[k++] = environ[i];
-	}
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		env[k++] = (char *)fixed[i];
-	env[k] = NULL;
-	return env;
-}
-
-static enum bb_status child_spawn(struct archive_source *src, struct strvec *argv, int with_stdin,
+/* Starts argv with git's clean environment (run_git_environment()). */
+static enum bb_status child_spawn(struct archive_source *src, struct run_args *argv, int with_stdin,
 				  struct child *c, struct bb_error *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int in_sv[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
-	int fa_ok = 0, attr_ok = 0, rc;
-	sigset_t none, deflt;
-	char **env = NULL;
-	enum bb_status st = BB_OK;
+	char **env = run_git_environment();
+	enum bb_status st;
 
-	if ((with_stdin && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_sv)) ||
-	    pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC)) {
-		st = bb_error_errno(err, errno, "%s: cannot make pipes", c->what);
-		goto out;
-	}
-	env = git_environment();
-	if (!env) {
-		st = nomem(err);
-		goto out;
-	}
-	if (posix_spawn_file_actions_init(&fa) || posix_spawnattr_init(&attr)) {
-		st = nomem(err);
-		goto out;
-	}
-	fa_ok = attr_ok = 1;
-	if (with_stdin)
-		rc = posix_spawn_file_actions_adddup2(&fa, in_sv[1], 0);
-	else
-		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc || posix_spawn_file_actions_adddup2(&fa, out_p[1], 1) ||
-	    posix_spawn_file_actions_adddup2(&fa, err_p[1], 2)) {
-		st = nomem(err);
-		goto out;
-	}
-	/* the child starts with no blocked signals and SIGPIPE as default, so a
-	 * reader that goes away ends it whatever our own disposition is */
-	sigemptyset(&none);
-	sigemptyset(&deflt);
-	sigaddset(&deflt, SIGPIPE);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &deflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawnp(&c->pid, argv->v[0], &fa, &attr, argv->v, env);
-	if (rc) {
-		c->pid = -1;
-		st = bb_error_set(err, BB_ERR_CONFIG, "cannot run %s (%s): %s", argv->v[0], c->what,
-				  strerror(rc));
-		goto out;
-	}
-	if (with_stdin) {
-		c->in_fd = in_sv[0];
-		in_sv[0] = -1;
-	}
-	c->out_fd = out_p[0];
-	out_p[0] = -1;
-	c->err_fd = err_p[0];
-	err_p[0] = -1;
-	src->stats.git_commands++;
-out:
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ok)
-		posix_spawnattr_destroy(&attr);
+	if (!env)
+		return nomem(err);
+	st = run_child_spawn(&c->run, argv->v, env, with_stdin, err);
 	free(env);
-	for (int i = 0; i < 2; i++) {
-		close_fd(&in_sv[i]);
-		close_fd(&out_p[i]);
-		close_fd(&err_p[i]);
-	}
+	if (st == BB_OK)
+		src->stats.git_commands++;
 	return st;
 }
 
@@ -761,53 +591,17 @@ out:
 static enum bb_status child_fill(struct child *c, struct bb_error *err)
 {
 	char tmp[65536];
+	size_t got;
+	enum bb_status st;
 
 	if (c->rpos && c->rpos == c->rbuf.len) {
 		buf_reset(&c->rbuf);
 		c->rpos = 0;
 	}
-	while (!c->out_eof) {
-		struct pollfd pfd[2];
-		nfds_t n = 0;
-		ssize_t got;
-
-		pfd[n].fd = c->out_fd;
-		pfd[n++].events = POLLIN;
-		if (c->err_fd >= 0) {
-			pfd[n].fd = c->err_fd;
-			pfd[n++].events = POLLIN;
-		}
-		if (poll(pfd, n, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return bb_error_errno(err, errno, "%s: poll", c->what);
-		}
-		if (n == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			got = read(c->err_fd, tmp, sizeof(tmp));
-			if (got <= 0 && !(got < 0 && errno == EINTR)) {
-				close_fd(&c->err_fd);
-			} else if (got > 0 && c->errout.len < ARCHIVE_STDERR_CAP) {
-				size_t keep = ARCHIVE_STDERR_CAP - c->errout.len;
-
-				buf_add(&c->errout, tmp, (size_t)got < keep ? (size_t)got : keep);
-			}
-		}
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			got = read(c->out_fd, tmp, sizeof(tmp));
-			if (got < 0) {
-				if (errno == EINTR)
-					continue;
-				return bb_error_errno(err, errno, "%s: reading its output", c->what);
-			}
-			if (got == 0) {
-				c->out_eof = 1;
-				break;
-			}
-			if (buf_add(&c->rbuf, tmp, (size_t)got))
-				return nomem(err);
-			return BB_OK;
-		}
-	}
+	if ((st = run_child_read(&c->run, tmp, sizeof(tmp), &got, err)))
+		return st;
+	if (got && buf_add(&c->rbuf, tmp, got))
+		return nomem(err);
 	return BB_OK;
 }
 
@@ -831,7 +625,7 @@ static enum bb_status child_read_line(struct child *c, struct buf *line, int *go
 			*got = 1;
 			return BB_OK;
 		}
-		if (c->out_eof) {
+		if (c->run.out_eof) {
 			if (avail) {
 				if (buf_add(line, start, avail))
 					return nomem(err);
@@ -842,7 +636,7 @@ static enum bb_status child_read_line(struct child *c, struct buf *line, int *go
 		}
 		if (line->len + avail > ARCHIVE_GIT_OUTPUT_CAP)
 			return bb_error_set(err, BB_ERR_PROTOCOL, "%s: a line of output is too long",
-					    c->what);
+					    c->run.what);
 		if ((st = child_fill(c, err)))
 			return st;
 	}
@@ -858,8 +652,9 @@ static enum bb_status child_read_bytes(struct child *c, size_t n, struct buf *ou
 		size_t avail = c->rbuf.len - c->rpos, take;
 
 		if (!avail) {
-			if (c->out_eof)
-				return bb_error_set(err, BB_ERR_IO, "%s: output ended early", c->what);
+			if (c->run.out_eof)
+				return bb_error_set(err, BB_ERR_IO, "%s: output ended early",
+						    c->run.what);
 			if ((st = child_fill(c, err)))
 				return st;
 			continue;
@@ -873,103 +668,11 @@ static enum bb_status child_read_bytes(struct child *c, size_t n, struct buf *ou
 	return BB_OK;
 }
 
-static enum bb_status child_write(struct child *c, const char *data, size_t len,
-				  struct bb_error *err)
-{
-	while (len) {
-		ssize_t n = send(c->in_fd, data, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return bb_error_errno(err, errno, "%s: writing to it", c->what);
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return BB_OK;
-}
-
-/* Closes our ends, reads stderr to its end and reaps the child; *status is
- * its exit code, or 128 + signal. */
-static void child_wait(struct child *c, int *status)
-{
-	int ws = 0;
-
-	close_fd(&c->in_fd);
-	close_fd(&c->out_fd);
-	while (c->err_fd >= 0) {
-		char tmp[4096];
-		ssize_t got = read(c->err_fd, tmp, sizeof(tmp));
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			close_fd(&c->err_fd);
-			break;
-		}
-		if (c->errout.len < ARCHIVE_STDERR_CAP) {
-			size_t keep = ARCHIVE_STDERR_CAP - c->errout.len;
-
-			buf_add(&c->errout, tmp, (size_t)got < keep ? (size_t)got : keep);
-		}
-	}
-	*status = 255;
-	if (c->pid > 0) {
-		while (waitpid(c->pid, &ws, 0) < 0 && errno == EINTR)
-			;
-		c->pid = -1;
-		if (WIFEXITED(ws))
-			*status = WEXITSTATUS(ws);
-		else if (WIFSIGNALED(ws))
-			*status = 128 + WTERMSIG(ws);
-	}
-}
-
 /* Ends a child that may still run (after an early stop). */
 static void child_release(struct child *c)
 {
-	int status;
-
-	close_fd(&c->in_fd);
-	close_fd(&c->out_fd);
-	if (c->pid > 0) {
-		kill(c->pid, SIGTERM);
-		child_wait(c, &status);
-	}
-	close_fd(&c->err_fd);
-	buf_release(&c->errout);
+	run_child_release(&c->run);
 	buf_release(&c->rbuf);
-}
-
-/* The last non-empty line of git's stderr, minus "fatal: " / "error: ". */
-static void git_message(const struct buf *errout, char *out, size_t n)
-{
-	const char *text = errout->data, *end = text + errout->len, *line = NULL;
-	size_t len = 0;
-
-	while (text < end) {
-		const char *nl = memchr(text, '\n', (size_t)(end - text));
-		const char *stop = nl ? nl : end;
-
-		if (stop > text && !(stop - text == 1 && *text == '\r')) {
-			line = text;
-			len = (size_t)(stop - text);
-		}
-		text = nl ? nl + 1 : end;
-	}
-	if (!line) {
-		clean_line("no message", 10, out, n);
-		return;
-	}
-	if (len > 7 && !strncmp(line, "fatal: ", 7)) {
-		line += 7;
-		len -= 7;
-	} else if (len > 7 && !strncmp(line, "error: ", 7)) {
-		line += 7;
-		len -= 7;
-	}
-	clean_line(line, len, out, n);
 }
 
 static int has(const struct buf *b, const char *needle)
@@ -1009,31 +712,31 @@ static enum bb_status fold_git(const struct buf *e)
 	return BB_ERR_TEMPORARY;
 }
 
-static enum bb_status git_argv(struct archive_source *src, struct strvec *v, const char *git_dir)
+static enum bb_status git_argv(struct archive_source *src, struct run_args *v, const char *git_dir)
 {
 	char *s;
 
-	if (strvec_push(v, src->git_program))
+	if (run_args_push(v, src->git_program))
 		return BB_ERR_NOMEM;
-	if (git_dir && strvec_push_owned(v, str_printf("--git-dir=%s", git_dir)))
+	if (git_dir && run_args_push_owned(v, str_printf("--git-dir=%s", git_dir)))
 		return BB_ERR_NOMEM;
-	if (strvec_push(v, "-c") || strvec_push(v, "http.lowSpeedLimit=1") ||
-	    strvec_push(v, "-c") ||
-	    strvec_push_owned(v, str_printf("http.lowSpeedTime=%ld", src->timeout)) ||
-	    strvec_push(v, "-c") || strvec_push(v, "protocol.allow=never") ||
-	    strvec_push(v, "-c") || strvec_push(v, "protocol.http.allow=always") ||
-	    strvec_push(v, "-c") || strvec_push(v, "protocol.https.allow=always") ||
-	    strvec_push(v, "-c") || strvec_push(v, "credential.helper=") ||
-	    strvec_push(v, "-c") || strvec_push(v, "core.askPass="))
+	if (run_args_push(v, "-c") || run_args_push(v, "http.lowSpeedLimit=1") ||
+	    run_args_push(v, "-c") ||
+	    run_args_push_owned(v, str_printf("http.lowSpeedTime=%ld", src->timeout)) ||
+	    run_args_push(v, "-c") || run_args_push(v, "protocol.allow=never") ||
+	    run_args_push(v, "-c") || run_args_push(v, "protocol.http.allow=always") ||
+	    run_args_push(v, "-c") || run_args_push(v, "protocol.https.allow=always") ||
+	    run_args_push(v, "-c") || run_args_push(v, "credential.helper=") ||
+	    run_args_push(v, "-c") || run_args_push(v, "core.askPass="))
 		return BB_ERR_NOMEM;
 	if (src->proxy) {
 		s = str_printf("http.proxy=%s", src->proxy);
-		if (strvec_push(v, "-c") || strvec_push_owned(v, s))
+		if (run_args_push(v, "-c") || run_args_push_owned(v, s))
 			return BB_ERR_NOMEM;
 	}
 	if (src->ca_file) {
 		s = str_printf("http.sslCAInfo=%s", src->ca_file);
-		if (strvec_push(v, "-c") || strvec_push_owned(v, s))
+		if (run_args_push(v, "-c") || run_args_push_owned(v, s))
 			return BB_ERR_NOMEM;
 	}
 	return BB_OK;
@@ -1042,7 +745,7 @@ static enum bb_status git_argv(struct archive_source *src, struct strvec *v, con
 /* Runs a git command to its end.  stdout goes to out (capped) if out is
  * not NULL.  A failure of a network command (remote set) is folded by
  * fold_git() and names remote; others are BB_ERR_IO. */
-static enum bb_status git_run(struct archive_source *src, struct strvec *argv, const char *what,
+static enum bb_status git_run(struct archive_source *src, struct run_args *argv, const char *what,
 			      const char *remote, struct buf *out, int *exit_status,
 			      struct bb_error *err)
 {
@@ -1063,23 +766,24 @@ static enum bb_status git_run(struct archive_source *src, struct strvec *argv, c
 			st = bb_error_set(err, BB_ERR_TOO_LARGE, "%s: too much output", what);
 			goto out;
 		}
-		if (c.out_eof)
+		if (c.run.out_eof)
 			break;
 		if (!out) {
 			buf_reset(&c.rbuf);
 			c.rpos = 0;
 		}
 	}
-	child_wait(&c, &status);
+	run_child_wait(&c.run, &status);
 	if (exit_status)
 		*exit_status = status;
 	log_event(LOG_LEVEL_DEBUG, "archive.git", LF_STR("command", what),
 		  LF_STR("remote", remote ? remote : ""), LF_INT("exit", status),
 		  LF_INT("ms", elapsed_ms(&start)));
 	if (status != 0) {
-		git_message(&c.errout, message, sizeof(message));
+		run_git_message(&c.run.errout, message, sizeof(message));
 		if (remote)
-			st = bb_error_set(err, fold_git(&c.errout), "%s %s: %s", what, remote, message);
+			st = bb_error_set(err, fold_git(&c.run.errout), "%s %s: %s", what, remote,
+					  message);
 		else
 			st = bb_error_set(err, BB_ERR_IO, "%s: %s", what, message);
 		goto out;
@@ -1177,7 +881,7 @@ static long newest_local_epoch(struct archive_source *src)
 
 static enum bb_status git_clone(struct archive_source *src, long epoch, struct bb_error *err)
 {
-	struct strvec argv = { 0 };
+	struct run_args argv = RUN_ARGS_INIT;
 	char *dir = epoch_dir(src, epoch), *part = NULL, *url = epoch_url(src, epoch);
 	enum bb_status st;
 
@@ -1189,10 +893,10 @@ static enum bb_status git_clone(struct archive_source *src, long epoch, struct b
 		st = bb_error_errno(err, errno, "cannot remove the half-made clone %s", part);
 		goto out;
 	}
-	if (git_argv(src, &argv, NULL) || strvec_push(&argv, "clone") ||
-	    strvec_push(&argv, "--mirror") || strvec_push(&argv, "--quiet") ||
-	    strvec_push(&argv, "--template=") || strvec_push(&argv, "--") ||
-	    strvec_push(&argv, url) || strvec_push(&argv, part)) {
+	if (git_argv(src, &argv, NULL) || run_args_push(&argv, "clone") ||
+	    run_args_push(&argv, "--mirror") || run_args_push(&argv, "--quiet") ||
+	    run_args_push(&argv, "--template=") || run_args_push(&argv, "--") ||
+	    run_args_push(&argv, url) || run_args_push(&argv, part)) {
 		st = nomem(err);
 		goto out;
 	}
@@ -1212,7 +916,7 @@ static enum bb_status git_clone(struct archive_source *src, long epoch, struct b
 	}
 	log_event(LOG_LEVEL_INFO, "archive.cloned", LF_STR("url", url), LF_INT("epoch", epoch));
 out:
-	strvec_clear(&argv);
+	run_args_clear(&argv);
 	free(dir);
 	free(part);
 	free(url);
@@ -1221,19 +925,19 @@ out:
 
 static enum bb_status git_fetch(struct archive_source *src, long epoch, struct bb_error *err)
 {
-	struct strvec argv = { 0 };
+	struct run_args argv = RUN_ARGS_INIT;
 	char *dir = epoch_dir(src, epoch), *url = epoch_url(src, epoch);
 	enum bb_status st;
 
-	if (!dir || !url || git_argv(src, &argv, dir) || strvec_push(&argv, "fetch") ||
-	    strvec_push(&argv, "--quiet") || strvec_push(&argv, "origin")) {
+	if (!dir || !url || git_argv(src, &argv, dir) || run_args_push(&argv, "fetch") ||
+	    run_args_push(&argv, "--quiet") || run_args_push(&argv, "origin")) {
 		st = nomem(err);
 		goto out;
 	}
 	src->stats.git_fetches++;
 	st = git_run(src, &argv, "git fetch", url, NULL, NULL, err);
 out:
-	strvec_clear(&argv);
+	run_args_clear(&argv);
 	free(dir);
 	free(url);
 	return st;
@@ -1340,7 +1044,8 @@ static enum bb_status lock_state(struct archive_source *src, int *fd, struct bb_
 			? bb_error_set(err, BB_ERR_BUSY, "%s is being polled by another process",
 				       src->dir)
 			: bb_error_errno(err, errno, "cannot lock %s", src->dir);
-		close_fd(fd);
+		close(*fd);
+		*fd = -1;
 		return st;
 	}
 	return BB_OK;
@@ -1376,7 +1081,7 @@ static enum bb_status walk_commit(struct git_walk *w, struct child *cat, long ep
 	enum bb_status st;
 
 	snprintf(request, sizeof(request), "%s:m\n", commit);
-	if ((st = child_write(cat, request, strlen(request), err)) ||
+	if ((st = run_child_write(&cat->run, request, strlen(request), err)) ||
 	    (st = child_read_line(cat, &w->line, &got, err)))
 		return st;
 	if (!got)
@@ -1416,7 +1121,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 				 struct bb_error *err)
 {
 	struct archive_source *src = w->src;
-	struct strvec argv = { 0 }, cat_argv = { 0 };
+	struct run_args argv = RUN_ARGS_INIT, cat_argv = RUN_ARGS_INIT;
 	struct child rev, cat;
 	char *dir = epoch_dir(src, epoch), *range = NULL;
 	char message[300];
@@ -1433,10 +1138,10 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 again:
 	free(range);
 	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
-	strvec_clear(&argv);
-	if (!range || git_argv(src, &argv, dir) || strvec_push(&argv, "rev-list") ||
-	    strvec_push(&argv, "--reverse") || strvec_push(&argv, "--first-parent") ||
-	    strvec_push(&argv, range) || strvec_push(&argv, "--")) {
+	run_args_clear(&argv);
+	if (!range || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-list") ||
+	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
+	    run_args_push(&argv, range) || run_args_push(&argv, "--")) {
 		st = nomem(err);
 		goto out;
 	}
@@ -1453,9 +1158,9 @@ again:
 					  w->line.data);
 			goto out;
 		}
-		if (cat.pid < 0) {
-			if (git_argv(src, &cat_argv, dir) || strvec_push(&cat_argv, "cat-file") ||
-			    strvec_push(&cat_argv, "--batch")) {
+		if (cat.run.pid < 0) {
+			if (git_argv(src, &cat_argv, dir) || run_args_push(&cat_argv, "cat-file") ||
+			    run_args_push(&cat_argv, "--batch")) {
 				st = nomem(err);
 				goto out;
 			}
@@ -1471,9 +1176,9 @@ again:
 				goto out;
 		}
 	}
-	child_wait(&rev, &status);
+	run_child_wait(&rev.run, &status);
 	if (status != 0) {
-		if (!w->walked && looks_like_bad_revision(&rev.errout)) {
+		if (!w->walked && looks_like_bad_revision(&rev.run.errout)) {
 			if (from[0] && !retried) {
 				/* the cursor's commit is gone: read the epoch again */
 				char where[ARCHIVE_OID_MAX + 32];
@@ -1491,22 +1196,22 @@ again:
 			}
 			goto out; /* an epoch without commits (no HEAD yet) */
 		}
-		git_message(&rev.errout, message, sizeof(message));
+		run_git_message(&rev.run.errout, message, sizeof(message));
 		st = bb_error_set(err, BB_ERR_IO, "git rev-list in %s: %s", dir, message);
 		goto out;
 	}
-	if (cat.pid > 0) {
-		child_wait(&cat, &status);
+	if (cat.run.pid > 0) {
+		run_child_wait(&cat.run, &status);
 		if (status != 0) {
-			git_message(&cat.errout, message, sizeof(message));
+			run_git_message(&cat.run.errout, message, sizeof(message));
 			st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
 		}
 	}
 out:
 	child_release(&rev);
 	child_release(&cat);
-	strvec_clear(&argv);
-	strvec_clear(&cat_argv);
+	run_args_clear(&argv);
+	run_args_clear(&cat_argv);
 	free(range);
 	free(dir);
 	return st;
@@ -1516,7 +1221,7 @@ out:
 static enum bb_status epoch_head(struct archive_source *src, long epoch,
 				 char out[ARCHIVE_OID_MAX + 1], struct bb_error *err)
 {
-	struct strvec argv = { 0 };
+	struct run_args argv = RUN_ARGS_INIT;
 	struct buf text = BUF_INIT;
 	struct bb_error ignored = BB_ERROR_INIT;
 	char *dir = epoch_dir(src, epoch);
@@ -1525,9 +1230,9 @@ static enum bb_status epoch_head(struct archive_source *src, long epoch,
 	int status = 255;
 
 	out[0] = '\0';
-	if (!dir || git_argv(src, &argv, dir) || strvec_push(&argv, "rev-parse") ||
-	    strvec_push(&argv, "--verify") || strvec_push(&argv, "-q") ||
-	    strvec_push(&argv, "HEAD^{commit}")) {
+	if (!dir || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-parse") ||
+	    run_args_push(&argv, "--verify") || run_args_push(&argv, "-q") ||
+	    run_args_push(&argv, "HEAD^{commit}")) {
 		st = nomem(err);
 		goto out;
 	}
@@ -1546,7 +1251,7 @@ static enum bb_status epoch_head(struct archive_source *src, long epoch,
 	out[len] = '\0';
 	st = BB_OK;
 out:
-	strvec_clear(&argv);
+	run_args_clear(&argv);
 	buf_release(&text);
 	free(dir);
 	return st;
@@ -1785,7 +1490,7 @@ static enum bb_status mbox_line(struct archive_mbox *m, const char *l, size_t n,
 
 			if (show && l[show - 1] == '\r')
 				show--;
-			clean_line(l, show < 30 ? show : 30, head, sizeof(head));
+			run_clean_line(l, show < 30 ? show : 30, head, sizeof(head));
 			m->stopped = BB_ERR_INVALID;
 			return bb_error_set(err, BB_ERR_INVALID,
 					    "not an mbox: \"%s\" at offset %" PRIu64
@@ -2115,9 +1820,9 @@ enum bb_status archive_atom_parse(const char *data, size_t len,
 		const xmlError *e = xmlCtxtGetLastError(ctxt);
 		char message[160];
 
-		clean_line(e && e->message ? e->message : "not well-formed",
-			   strlen(e && e->message ? e->message : "not well-formed"), message,
-			   sizeof(message));
+		run_clean_line(e && e->message ? e->message : "not well-formed",
+			       strlen(e && e->message ? e->message : "not well-formed"), message,
+			       sizeof(message));
 		st = bb_error_set(err, BB_ERR_PROTOCOL, "not an Atom feed: %s (line %d)", message,
 				  e ? e->line : 0);
 		goto out;
@@ -2680,7 +2385,7 @@ static enum bb_status md_scan(const char *path, long long now, struct md_list *l
 
 struct md_cursor {
 	long long horizon;   /* -1: none (read everything) */
-	struct strvec names; /* sorted */
+	struct run_args names; /* sorted */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -2706,8 +2411,8 @@ static enum bb_status parse_md_cursor(const char *cursor, struct md_cursor *c,
 
 		if (!len || memchr(p, ':', len))
 			goto bad;
-		if (strvec_push_owned(&c->names, strndup(p, len))) {
-			strvec_clear(&c->names);
+		if (run_args_push_owned(&c->names, strndup(p, len))) {
+			run_args_clear(&c->names);
 			return nomem(err);
 		}
 		p += len;
@@ -2718,7 +2423,7 @@ static enum bb_status parse_md_cursor(const char *cursor, struct md_cursor *c,
 		qsort(c->names.v, c->names.n, sizeof(char *), cmp_str);
 	return BB_OK;
 bad:
-	strvec_clear(&c->names);
+	run_args_clear(&c->names);
 	c->horizon = -1;
 	return bb_error_set(err, BB_ERR_INVALID,
 			    "not a Maildir cursor (maildir:<time>:<name>/...): \"%.80s\"", cursor);
@@ -2911,7 +2616,7 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 	if (next_cursor && !(*next_cursor = md_cursor_text(&l, horizon, l.n, ahead, nahead)))
 		st = nomem(err);
 out:
-	strvec_clear(&c.names);
+	run_args_clear(&c.names);
 	md_list_release(&l);
 	buf_release(&msg);
 	free(position);

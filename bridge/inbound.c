@@ -520,23 +520,7 @@ static int mail_seen(struct sync_context *sc, const char *message_id)
 static enum bb_status cursor_move(struct sync_context *sc, const char *name, const char *value,
 				  struct bb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if (!name || !value)
-		return BB_OK;
-	if ((s = store_prepare(sc->db, &st,
-			       "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
-			       " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
-			       " updated = excluded.updated", err)))
-		return s;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
-	if (sqlite3_step(st) != SQLITE_DONE)
-		s = store_fail(sc->db, err, "moving a cursor");
-	sqlite3_finalize(st);
-	return s;
+	return name && value ? sync_cursor_set(sc->db, name, value, err) : BB_OK;
 }
 
 /* A reply on the thread saying which command lines were not understood or
@@ -1102,22 +1086,6 @@ static void thread_release(struct thread *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* "Re: [PATCH v2] usb: ..." -> "[PATCH v2] usb: ..." */
-static const char *bare_subject(const char *subject)
-{
-	const char *p = subject ? subject : "";
-
-	for (;;) {
-		while (*p == ' ')
-			p++;
-		if (!strncasecmp(p, "re:", 3) || !strncasecmp(p, "aw:", 3))
-			p += 3;
-		else if (!strncasecmp(p, "fwd:", 4))
-			p += 4;
-		else
-			return p;
-	}
-}
 
 /* The whole thread of the mail that says "#bugbridge track", oldest first,
  * with that mail in it. */
@@ -1184,7 +1152,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			{ "version", sc->cfg->inbound_track_version },
 			{ "op_sys", sc->cfg->inbound_track_op_sys },
 			{ "platform", sc->cfg->inbound_track_platform },
-			{ "summary", *bare_subject(root.subject) ? bare_subject(root.subject)
+			{ "summary", *inmail_bare_subject(root.subject) ? inmail_bare_subject(root.subject)
 								: "(no subject)" },
 			{ "url", link },
 		};
@@ -1225,7 +1193,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			       " ON CONFLICT (id) DO NOTHING", err)))
 		goto rollback;
 	sqlite3_bind_int64(st, 1, bug_id);
-	sqlite3_bind_text(st, 2, bare_subject(root.subject), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, inmail_bare_subject(root.subject), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, sc->cfg->inbound_track_product, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, sc->cfg->inbound_track_component, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {

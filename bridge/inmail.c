@@ -2041,3 +2041,19 @@ out_arrays:
 	g_array_free(markers, TRUE);
 	return st;
 }
+
+const char *inmail_bare_subject(const char *subject)
+{
+	const char *p = subject ? subject : "";
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!g_ascii_strncasecmp(p, "re:", 3) || !g_ascii_strncasecmp(p, "aw:", 3))
+			p += 3;
+		else if (!g_ascii_strncasecmp(p, "fwd:", 4))
+			p += 4;
+		else
+			return p;
+	}
+}

@@ -107,6 +107,10 @@ void inmail_release(struct inmail *m);
  * else NULL.  Points into m. */
 const char *inmail_parent_id(const struct inmail *m);
 
+/* The subject without reply and forward prefixes ("Re: ", "AW: ",
+ * "Fwd: ", repeated): points into subject ("" for NULL). */
+const char *inmail_bare_subject(const char *subject);
+
 /* inmail_raw_scan() flags. */
 #define INMAIL_SCAN_COMMAND 0x1  /* a line may be a "#bugbridge" command */
 #define INMAIL_SCAN_REGZBOT 0x2  /* a line may be a "#regzbot" directive */

@@ -769,10 +769,19 @@ out:
 	return s;
 }
 
-enum bb_status mail_compose_changes(const struct mail_options *opt, const struct bz_bug *bug,
-				    long long seq, const struct mail_change *changes,
-				    size_t nchanges, char *const *to, char *const *cc,
-				    const char *in_reply_to, const char *route_note,
+/* What the replies that are not comments share: a Message-ID made by
+ * make_id, a "Re:" subject, the thread, the body that fill writes, the
+ * footer. */
+struct reply_spec {
+	char *message_id;        /* malloc'd, taken over */
+	time_t date;
+	const char *in_reply_to;
+	char *const *to, *const *cc;
+};
+
+static enum bb_status compose_reply(const struct mail_options *opt, const struct bz_bug *bug,
+				    struct reply_spec *spec,
+				    void (*fill)(struct body *body, const void *ctx), const void *ctx,
 				    struct mail_message *out, struct bb_error *err)
 {
 	struct mail_parts mp = { .body.b = BUF_INIT };
@@ -781,29 +790,22 @@ enum bb_status mail_compose_changes(const struct mail_options *opt, const struct
 
 	memset(out, 0, sizeof(*out));
 	mail_init();
-	s = check_options(opt, err);
-	if (s)
+	mp.message_id = spec->message_id;
+	spec->message_id = NULL;
+	if ((s = check_options(opt, err)))
 		goto out;
-	mp.message_id = mail_changes_message_id(opt->domain, bug->id, seq);
 	if (!mp.message_id || !message_id_ok(mp.message_id)) {
 		s = bb_error_set(err, mp.message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
 				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
 		goto out;
 	}
 	mp.subject = make_subject(opt, bug, 1);
-	mp.date = bug->last_change_time > 0 ? bug->last_change_time
-		: bug->creation_time > 0 ? bug->creation_time : time(NULL);
-	mp.in_reply_to = in_reply_to;
-	mp.to = to;
-	mp.cc = cc;
+	mp.date = spec->date;
+	mp.in_reply_to = spec->in_reply_to;
+	mp.to = spec->to;
+	mp.cc = spec->cc;
 	url = bug_url(opt, bug->id);
-
-	body_addf(&mp.body, "Bug %lld was changed:\n\n", bug->id);
-	add_changes(&mp.body, changes, nchanges);
-	if (route_note && *route_note) {
-		body_add_text(&mp.body, route_note, "");
-		body_adds(&mp.body, "\n");
-	}
+	fill(&mp.body, ctx);
 	add_footer(&mp.body, opt, url);
 	s = build_message(opt, bug, &mp, out, err);
 out:
@@ -812,6 +814,56 @@ out:
 	if (s)
 		mail_message_release(out);
 	return s;
+}
+
+struct changes_body {
+	long long bug_id;
+	const struct mail_change *changes;
+	size_t nchanges;
+	const char *route_note;
+};
+
+static void fill_changes(struct body *body, const void *ctx)
+{
+	const struct changes_body *c = ctx;
+
+	body_addf(body, "Bug %lld was changed:\n\n", c->bug_id);
+	add_changes(body, c->changes, c->nchanges);
+	if (c->route_note && *c->route_note) {
+		body_add_text(body, c->route_note, "");
+		body_adds(body, "\n");
+	}
+}
+
+enum bb_status mail_compose_changes(const struct mail_options *opt, const struct bz_bug *bug,
+				    long long seq, const struct mail_change *changes,
+				    size_t nchanges, char *const *to, char *const *cc,
+				    const char *in_reply_to, const char *route_note,
+				    struct mail_message *out, struct bb_error *err)
+{
+	struct changes_body c = { bug->id, changes, nchanges, route_note };
+	struct reply_spec spec = {
+		opt && opt->domain ? mail_changes_message_id(opt->domain, bug->id, seq) : NULL,
+		bug->last_change_time > 0 ? bug->last_change_time
+			: bug->creation_time > 0 ? bug->creation_time : time(NULL),
+		in_reply_to, to, cc,
+	};
+
+	return compose_reply(opt, bug, &spec, fill_changes, &c, out, err);
+}
+
+struct attachment_body {
+	long long bug_id;
+	const struct mail_attachment *att;
+};
+
+static void fill_attachment(struct body *body, const void *ctx)
+{
+	const struct attachment_body *a = ctx;
+
+	body_addf(body, "An attachment of bug %lld that could not be stored when it was "
+		  "announced is stored now:\n\n", a->bug_id);
+	add_attachment(body, a->att);
 }
 
 enum bb_status mail_compose_attachment(const struct mail_options *opt, const struct bz_bug *bug,
@@ -819,39 +871,25 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
 				       char *const *cc, const char *in_reply_to,
 				       struct mail_message *out, struct bb_error *err)
 {
-	struct mail_parts mp = { .body.b = BUF_INIT };
-	char *url = NULL;
-	enum bb_status s;
+	struct attachment_body a = { bug->id, att };
+	struct reply_spec spec = {
+		opt && opt->domain ? mail_attachment_message_id(opt->domain, bug->id, att->att->id)
+				   : NULL,
+		time(NULL), in_reply_to, to, cc,
+	};
 
-	memset(out, 0, sizeof(*out));
-	mail_init();
-	s = check_options(opt, err);
-	if (s)
-		goto out;
-	mp.message_id = mail_attachment_message_id(opt->domain, bug->id, att->att->id);
-	if (!mp.message_id || !message_id_ok(mp.message_id)) {
-		s = bb_error_set(err, mp.message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
-				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
-		goto out;
-	}
-	mp.subject = make_subject(opt, bug, 1);
-	mp.date = time(NULL);
-	mp.in_reply_to = in_reply_to;
-	mp.to = to;
-	mp.cc = cc;
-	url = bug_url(opt, bug->id);
+	return compose_reply(opt, bug, &spec, fill_attachment, &a, out, err);
+}
 
-	body_addf(&mp.body, "An attachment of bug %lld that could not be stored when it was "
-		  "announced is stored now:\n\n", bug->id);
-	add_attachment(&mp.body, att);
-	add_footer(&mp.body, opt, url);
-	s = build_message(opt, bug, &mp, out, err);
-out:
-	g_free(url);
-	parts_release(&mp);
-	if (s)
-		mail_message_release(out);
-	return s;
+static void fill_notice(struct body *body, const void *ctx)
+{
+	body_adds(body, "bugbridge did not act on these lines of the mail above:\n\n");
+	body_add_text(body, ctx, "");
+	body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n"
+		  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
+		  "  #bugbridge reassign COMPONENT    #bugbridge assign ADDRESS|me\n"
+		  "  #bugbridge title TEXT            #bugbridge priority VALUE\n"
+		  "  #bugbridge severity VALUE        #bugbridge stop\n\n");
 }
 
 enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
@@ -859,43 +897,12 @@ enum bb_status mail_compose_notice(const struct mail_options *opt, const struct 
 				   char *const *cc, const char *in_reply_to,
 				   struct mail_message *out, struct bb_error *err)
 {
-	struct mail_parts mp = { .body.b = BUF_INIT };
-	char *url = NULL;
-	enum bb_status s;
+	struct reply_spec spec = {
+		opt && opt->domain ? mail_notice_message_id(opt->domain, bug->id, seq) : NULL,
+		time(NULL), in_reply_to, to, cc,
+	};
 
-	memset(out, 0, sizeof(*out));
-	mail_init();
-	s = check_options(opt, err);
-	if (s)
-		goto out;
-	mp.message_id = mail_notice_message_id(opt->domain, bug->id, seq);
-	if (!mp.message_id || !message_id_ok(mp.message_id)) {
-		s = bb_error_set(err, mp.message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
-				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
-		goto out;
-	}
-	mp.subject = make_subject(opt, bug, 1);
-	mp.date = time(NULL);
-	mp.in_reply_to = in_reply_to;
-	mp.to = to;
-	mp.cc = cc;
-	url = bug_url(opt, bug->id);
-
-	body_adds(&mp.body, "bugbridge did not act on these lines of the mail above:\n\n");
-	body_add_text(&mp.body, text, "");
-	body_adds(&mp.body, "\nCommands, each on a line of its own outside quoted text:\n"
-		  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
-		  "  #bugbridge reassign COMPONENT    #bugbridge assign ADDRESS|me\n"
-		  "  #bugbridge title TEXT            #bugbridge priority VALUE\n"
-		  "  #bugbridge severity VALUE        #bugbridge stop\n\n");
-	add_footer(&mp.body, opt, url);
-	s = build_message(opt, bug, &mp, out, err);
-out:
-	g_free(url);
-	parts_release(&mp);
-	if (s)
-		mail_message_release(out);
-	return s;
+	return compose_reply(opt, bug, &spec, fill_notice, text, out, err);
 }
 
 void mail_message_release(struct mail_message *m)

@@ -48,7 +48,7 @@ enum bb_status sync_cursor_get(struct store *db, const char *name, char **value,
 	return s;
 }
 
-static enum bb_status cursor_set(struct store *db, const char *name, const char *value,
+enum bb_status sync_cursor_set(struct store *db, const char *name, const char *value,
 				 struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -866,7 +866,7 @@ enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n
 		test_hook("sync.bug");
 	}
 	if (!s && cursor_source && cursor_value)
-		s = cursor_set(sc->db, cursor_source, cursor_value, err);
+		s = sync_cursor_set(sc->db, cursor_source, cursor_value, err);
 	if (s || sc->dry_run) {
 		store_rollback(sc->db);
 		return s;

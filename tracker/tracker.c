@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "bridge/bz_client.h"
+#include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "tracker/directive.h"
@@ -563,22 +564,6 @@ static char *branch_of(const char *from, const char *to)
 	return strdup("mainline");
 }
 
-static void bare_subject(const char *subject, struct buf *out)
-{
-	const char *p = subject ? subject : "";
-
-	for (;;) {
-		while (*p == ' ')
-			p++;
-		if (!strncasecmp(p, "re:", 3) || !strncasecmp(p, "aw:", 3))
-			p += 3;
-		else if (!strncasecmp(p, "fwd:", 4))
-			p += 4;
-		else
-			break;
-	}
-	buf_addstr(out, p);
-}
 
 static char *person(const char *name, const char *addr)
 {
@@ -670,7 +655,7 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 	}
 	branch = branch_of(d->commit_from, d->commit_to);
 	if (!id) {
-		bare_subject(m->subject, &title);
+		buf_addstr(&title, inmail_bare_subject(m->subject));
 		if (report == m->message_id)
 			reporter = person(m->from_name, m->from_addr);
 		link = report ? report_link(t, report)
@@ -1135,7 +1120,6 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 		struct gitscan_tree *tree = NULL;
 		struct tree_scan ts = { t, cfg, ct->name, 0, err };
 		char *name = str_printf("tree:%s", ct->name), *cursor = NULL, *next = NULL;
-		sqlite3_stmt *st = NULL;
 
 		memset(&o, 0, sizeof(o));
 		o.name = ct->name;
@@ -1149,21 +1133,12 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 			break;
 		}
-		if (!store_prepare(t->db, &st, "SELECT value FROM cursor WHERE source = ?", NULL)) {
-			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-			if (sqlite3_step(st) == SQLITE_ROW)
-				cursor = strdup((const char *)sqlite3_column_text(st, 0));
-			sqlite3_finalize(st);
-		}
+		sync_cursor_get(t->db, name, &cursor, NULL, NULL);
 		if (!(s = gitscan_tree_new(&tree, &o, err)) && !(s = gitscan_fetch(tree, err)) &&
 		    !(s = store_begin(t->db, err))) {
 			s = gitscan_scan(tree, cursor, on_commit, &ts, &next, err);
 			if (!s && next)
-				s = exec_bind(t, err, "moving a cursor",
-					      "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
-					      " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
-					      " updated = excluded.updated", "tti", name, next,
-					      (long long)time(NULL));
+				s = sync_cursor_set(t->db, name, next, err);
 			s = s ? (store_rollback(t->db), s) : store_commit(t->db, err);
 		}
 		if (!s) {

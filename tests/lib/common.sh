@@ -84,6 +84,18 @@ write_config() {
 
 bb() { "$BUGBRIDGE" "$@"; }
 
+# fakebz_start STATE-FILE: starts the fake Bugzilla (tests/lib/fake_bugzilla.py)
+# with that state on a free port, logging to $WORK/bz.log; sets $bz to its
+# URL.  It is stopped by pid when the test ends.
+fakebz_start() {
+	/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state "$1" \
+		--port-file "$WORK/bz.port" --log "$WORK/bz.log" >"$WORK/bz.out" 2>&1 &
+	CLEANUP_PIDS="$CLEANUP_PIDS $!"
+	for _ in $(seq 1 100); do [ -s "$WORK/bz.port" ] && break; sleep 0.1; done
+	[ -s "$WORK/bz.port" ] || { cat "$WORK/bz.out" >&2; skip_all "the fake Bugzilla did not start"; }
+	bz="http://127.0.0.1:$(cat "$WORK/bz.port")"
+}
+
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 # random_bytes N [SEED]: N pseudo-random bytes, the same on every run, so a

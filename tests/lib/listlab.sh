@@ -58,3 +58,25 @@ with smtplib.SMTP("127.0.0.1", int(port)) as s:
     s.sendmail(addr, [lst], msg.encode())
 EOF2
 }
+
+# listlab_bridge_config: the sections of a bridge between the fake Bugzilla
+# at $bz (product Drivers, the API key bridgekey0123) and the list lab, for
+# a write_config here-document: $(listlab_bridge_config), more sections.
+listlab_bridge_config() {
+	cat <<EOF2
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+api_key_in = param
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+[smtp]
+host = 127.0.0.1
+port = $LISTLAB_SMTP_PORT
+starttls = no
+[routing]
+default_lists = $LISTLAB_LIST
+EOF2
+}

@@ -26,11 +26,7 @@ cat >state.json <<EOF2
   ]
 }
 EOF2
-/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state state.json \
-	--port-file bz.port --log bz.log >bz.out 2>&1 &
-CLEANUP_PIDS="$CLEANUP_PIDS $!"
-for _ in $(seq 1 100); do [ -s bz.port ] && break; sleep 0.1; done
-bz="http://127.0.0.1:$(cat bz.port)"
+fakebz_start state.json
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
 # comments BUG: the texts of the bug's comments, one JSON string per line
 comments() {
@@ -45,20 +41,7 @@ archived() { ls "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l; }
 
 
 write_config <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-host = 127.0.0.1
-port = $LISTLAB_SMTP_PORT
-starttls = no
-[routing]
-default_lists = $LISTLAB_LIST
+$(listlab_bridge_config)
 [route wireless]
 component = Wireless
 lists = $LISTLAB_LIST

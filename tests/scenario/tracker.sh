@@ -27,11 +27,7 @@ cat >state.json <<'EOF2'
   ]
 }
 EOF2
-/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state state.json \
-	--port-file bz.port --log bz.log >bz.out 2>&1 &
-CLEANUP_PIDS="$CLEANUP_PIDS $!"
-for _ in $(seq 1 100); do [ -s bz.port ] && break; sleep 0.1; done
-bz="http://127.0.0.1:$(cat bz.port)"
+fakebz_start state.json
 
 # one repository, four branches: next feeds mainline, mainline the stables
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
@@ -45,20 +41,7 @@ for b in next linux-6.1.y linux-6.6.y; do g branch "$b"; done
 commit() { g checkout -q "$1" && g commit -q --allow-empty -m "$2" && g checkout -q master; }
 
 write_config <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-host = 127.0.0.1
-port = $LISTLAB_SMTP_PORT
-starttls = no
-[routing]
-default_lists = $LISTLAB_LIST
+$(listlab_bridge_config)
 [archive]
 url = $LISTLAB_URL
 [tree next]
