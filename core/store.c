@@ -246,6 +246,111 @@ static const char *const migrations[] = {
 	"  comment_id INTEGER,"
 	"  created INTEGER NOT NULL"
 	");",
+
+	/* 4 -> 5: migration off Bugzilla (bugbridge import / export) and the
+	 * front door for filing reports */
+	"CREATE TABLE imp_bug ("
+	"  id INTEGER PRIMARY KEY,"             /* the Bugzilla bug id */
+	"  source TEXT NOT NULL,"               /* the instance URL, or xml:<file> */
+	"  summary TEXT NOT NULL DEFAULT '',"
+	"  product TEXT NOT NULL DEFAULT '',"
+	"  component TEXT NOT NULL DEFAULT '',"
+	"  status TEXT NOT NULL DEFAULT '',"
+	"  resolution TEXT NOT NULL DEFAULT '',"
+	"  severity TEXT NOT NULL DEFAULT '',"
+	"  priority TEXT NOT NULL DEFAULT '',"
+	"  version TEXT NOT NULL DEFAULT '',"
+	"  reporter TEXT NOT NULL DEFAULT '',"  /* login */
+	"  reporter_name TEXT NOT NULL DEFAULT '',"
+	"  assigned_to TEXT NOT NULL DEFAULT '',"
+	"  url TEXT NOT NULL DEFAULT '',"
+	"  dupe_of INTEGER NOT NULL DEFAULT 0,"
+	"  creation_time INTEGER NOT NULL DEFAULT 0,"
+	"  last_change_time INTEGER NOT NULL DEFAULT 0,"
+	"  keywords TEXT NOT NULL DEFAULT '[]',"  /* JSON arrays ... */
+	"  cc TEXT NOT NULL DEFAULT '[]',"
+	"  groups TEXT NOT NULL DEFAULT '[]',"  /* non-empty: restricted, never exported publicly */
+	"  flags TEXT NOT NULL DEFAULT '[]',"   /* [{name, status, setter, requestee}] */
+	"  fields TEXT NOT NULL DEFAULT '{}',"  /* custom fields: {cf_x: value} */
+	"  complete INTEGER NOT NULL DEFAULT 0," /* comments, attachments, history all in */
+	"  imported INTEGER NOT NULL"           /* when an import last changed it */
+	");"
+	"CREATE TABLE imp_comment ("
+	"  id INTEGER PRIMARY KEY,"             /* the Bugzilla comment id */
+	"  bug_id INTEGER NOT NULL,"
+	"  count INTEGER NOT NULL,"
+	"  author TEXT NOT NULL DEFAULT '',"
+	"  author_name TEXT NOT NULL DEFAULT '',"
+	"  time INTEGER NOT NULL DEFAULT 0,"
+	"  text TEXT NOT NULL DEFAULT '',"
+	"  is_private INTEGER NOT NULL DEFAULT 0,"  /* stays private: never exported publicly */
+	"  attachment_id INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX imp_comment_by_bug ON imp_comment(bug_id, count);"
+	"CREATE TABLE imp_attachment ("
+	"  id INTEGER PRIMARY KEY,"
+	"  bug_id INTEGER NOT NULL,"
+	"  file_name TEXT NOT NULL DEFAULT '',"
+	"  summary TEXT NOT NULL DEFAULT '',"
+	"  content_type TEXT NOT NULL DEFAULT '',"
+	"  size INTEGER NOT NULL DEFAULT 0,"    /* as Bugzilla reports it */
+	"  creator TEXT NOT NULL DEFAULT '',"
+	"  time INTEGER NOT NULL DEFAULT 0,"
+	"  is_private INTEGER NOT NULL DEFAULT 0,"
+	"  is_obsolete INTEGER NOT NULL DEFAULT 0,"
+	"  is_patch INTEGER NOT NULL DEFAULT 0,"
+	"  blob_hash TEXT,"                     /* in the blob store once fetched */
+	"  state TEXT NOT NULL DEFAULT 'pending'," /* pending, stored, failed */
+	"  note TEXT"                           /* why it failed (size mismatch, ...) */
+	");"
+	"CREATE INDEX imp_attachment_by_bug ON imp_attachment(bug_id);"
+	"CREATE TABLE imp_history ("
+	"  bug_id INTEGER NOT NULL,"
+	"  seq INTEGER NOT NULL,"               /* order within the bug */
+	"  who TEXT NOT NULL DEFAULT '',"
+	"  time INTEGER NOT NULL DEFAULT 0,"
+	"  field TEXT NOT NULL,"
+	"  removed TEXT NOT NULL DEFAULT '',"
+	"  added TEXT NOT NULL DEFAULT '',"
+	"  attachment_id INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (bug_id, seq)"
+	") WITHOUT ROWID;"
+	/* what an import left out, with the reason, for its summary */
+	"CREATE TABLE imp_skip ("
+	"  id INTEGER PRIMARY KEY,"
+	"  source TEXT NOT NULL,"
+	"  bug_id INTEGER NOT NULL DEFAULT 0,"
+	"  what TEXT NOT NULL,"                 /* bug, comment, attachment, file */
+	"  ref TEXT NOT NULL DEFAULT '',"
+	"  reason TEXT NOT NULL,"
+	"  time INTEGER NOT NULL"
+	");"
+	/* reports filed through bugbridge serve's front door */
+	"CREATE TABLE fd_report ("
+	"  id INTEGER PRIMARY KEY,"
+	"  token TEXT NOT NULL UNIQUE,"         /* secret in the confirmation link */
+	"  email TEXT NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  title TEXT NOT NULL,"
+	"  description TEXT NOT NULL,"
+	"  kernel_version TEXT NOT NULL DEFAULT '',"
+	"  regression TEXT NOT NULL DEFAULT '',"  /* last good version, culprit, ... */
+	"  product TEXT NOT NULL DEFAULT '',"
+	"  component TEXT NOT NULL DEFAULT '',"
+	"  state TEXT NOT NULL DEFAULT 'unconfirmed'," /* unconfirmed, confirmed, sent, expired */
+	"  message_id TEXT,"                    /* the mail it became */
+	"  bug_id INTEGER NOT NULL DEFAULT 0,"  /* the Bugzilla bug, where configured */
+	"  client TEXT NOT NULL DEFAULT '',"    /* the submitter's address, for rate limits */
+	"  created INTEGER NOT NULL,"
+	"  confirmed INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE TABLE fd_attachment ("
+	"  report INTEGER NOT NULL REFERENCES fd_report(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  blob_hash TEXT NOT NULL,"
+	"  file_name TEXT NOT NULL DEFAULT '',"
+	"  PRIMARY KEY (report, seq)"
+	") WITHOUT ROWID;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
