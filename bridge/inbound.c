@@ -1377,6 +1377,33 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	return s;
 }
 
+/* A mail that belongs to a bug (or starts one) acts on Bugzilla: what is
+ * recorded before must be on disk first, so a batch transaction the caller
+ * holds is committed before and opened again after. */
+static enum bb_status handle_durably(struct sync_context *sc, const struct inbound_options *opt,
+				     const char *raw, size_t len, const struct inmail *m,
+				     long long bug_id, const char *parent, int count,
+				     const char *cursor_name, const char *cursor_value,
+				     struct inbound_stats *stats, struct bb_error *err, int track)
+{
+	int batch = sc->db->depth > 0;
+	enum bb_status s;
+
+	if (batch && (s = store_commit(sc->db, err)))
+		return s;
+	s = track ? handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, stats, err)
+		  : handle_matched(sc, opt, raw, len, m, bug_id, parent, count, cursor_name,
+				   cursor_value, stats, err);
+	if (batch) {
+		struct bb_error berr = BB_ERROR_INIT;
+		enum bb_status b = store_begin(sc->db, s ? &berr : err);
+
+		if (!s)
+			s = b;
+	}
+	return s;
+}
+
 enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_options *opt,
 			      const char *raw, size_t len, const char *cursor_name,
 			      const char *cursor_value, struct inbound_stats *stats,
@@ -1438,7 +1465,8 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 		mailcmd_free(cmds, ncmds);
 		inmail_body_release(&body);
 		if (track && !m.from_bridge && !m.auto_reply) {
-			s = handle_track(sc, opt, raw, len, &m, cursor_name, cursor_value, stats, err);
+			s = handle_durably(sc, opt, raw, len, &m, 0, NULL, -1, cursor_name, cursor_value,
+					   stats, err, 1);
 			goto out;
 		}
 	}
@@ -1462,8 +1490,8 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		goto out;
 	}
-	s = handle_matched(sc, opt, raw, len, &m, bug_id, parent, count, cursor_name, cursor_value,
-			   stats, err);
+	s = handle_durably(sc, opt, raw, len, &m, bug_id, parent, count, cursor_name, cursor_value,
+			   stats, err, 0);
 out:
 	inmail_release(&m);
 	return s;
@@ -1539,6 +1567,7 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
 
 struct round {
 	struct sync_context *sc;
+	unsigned batched;            /* mails in the open batch transaction */
 	const struct inbound_options *opt;
 	struct archive_source *src;
 	const char *cursor_name;
@@ -1546,11 +1575,28 @@ struct round {
 	struct bb_error *err;
 };
 
+/* Mails that belong to no bug only move the cursor (and feed the
+ * tracker): they are recorded in batches of BATCH_MAILS per transaction.
+ * A mail that belongs to a bug commits the batch first (inbound_handle). */
+#define BATCH_MAILS 1000
+
 static enum bb_status on_message(void *ctx, const char *raw, size_t len, const char *position)
 {
 	struct round *r = ctx;
+	enum bb_status s;
 
-	return inbound_handle(r->sc, r->opt, raw, len, r->cursor_name, position, r->stats, r->err);
+	if (!r->sc->dry_run && r->sc->db->depth == 0 && (s = store_begin(r->sc->db, r->err)))
+		return s;
+	s = inbound_handle(r->sc, r->opt, raw, len, r->cursor_name, position, r->stats, r->err);
+	if (s) {
+		store_rollback(r->sc->db);
+		return s;
+	}
+	if (++r->batched >= BATCH_MAILS && r->sc->db->depth > 0) {
+		r->batched = 0;
+		return store_commit(r->sc->db, r->err);
+	}
+	return BB_OK;
 }
 
 struct thread_relay {
@@ -1619,7 +1665,17 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		r.cursor_name = name;
 		r.stats = stats;
 		r.err = err;
-		if ((s = archive_poll(src, cursor, on_message, &r, &next, err)))
+		r.batched = 0;
+		s = archive_poll(src, cursor, on_message, &r, &next, err);
+		if (sc->db->depth > 0) {
+			/* the last batch: kept when the poll stopped on an error
+			 * too, since every mail in it was handled */
+			enum bb_status c = s ? store_commit(sc->db, NULL) : store_commit(sc->db, err);
+
+			if (!s)
+				s = c;
+		}
+		if (s)
 			goto out;
 	}
 	if (next && !sc->dry_run && !(s = store_begin(sc->db, err))) {

@@ -248,7 +248,10 @@ static const char *const migrations[] = {
 	");",
 
 	/* 4 -> 5: migration off Bugzilla (bugbridge import / export) and the
-	 * front door for filing reports */
+	 * front door for filing reports; and the index the inbound side
+	 * needs to find a list mail's parent among the mailed comments */
+	"CREATE INDEX bz_comment_by_message_id ON bz_comment(message_id)"
+	"  WHERE message_id IS NOT NULL;"
 	"CREATE TABLE imp_bug ("
 	"  id INTEGER PRIMARY KEY,"             /* the Bugzilla bug id */
 	"  source TEXT NOT NULL,"               /* the instance URL, or xml:<file> */
