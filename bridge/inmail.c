@@ -967,8 +967,12 @@ static int opaque_encoding(const char *v, size_t len)
 		len--;
 	if (len == 0)
 		return 1;   /* folded onto the next line: assume the worst */
+	/* quoted-printable keeps a command line readable: '#' is written as
+	 * itself or "=23" at the start of a line (checked below), leading
+	 * blanks are never encoded, and a soft break comes after 76 characters,
+	 * well past the keyword */
 	return !(has_prefix_ci(v, len, "7bit") || has_prefix_ci(v, len, "8bit") ||
-		 has_prefix_ci(v, len, "binary"));
+		 has_prefix_ci(v, len, "binary") || has_prefix_ci(v, len, "quoted-printable"));
 }
 
 unsigned inmail_raw_scan(const char *raw, size_t len)
@@ -989,6 +993,13 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 			if (has_prefix_ci(q, n, "#bugbridge"))
 				flags |= INMAIL_SCAN_COMMAND;
 			else if (has_prefix_ci(q, n, "#regzbot"))
+				flags |= INMAIL_SCAN_REGZBOT;
+			break;
+		case '=':
+			/* '#' as quoted-printable writes it */
+			if (has_prefix_ci(q, n, "=23bugbridge"))
+				flags |= INMAIL_SCAN_COMMAND;
+			else if (has_prefix_ci(q, n, "=23regzbot"))
 				flags |= INMAIL_SCAN_REGZBOT;
 			break;
 		case 'C':

@@ -114,9 +114,11 @@ const char *inmail_bare_subject(const char *subject);
 /* inmail_raw_scan() flags. */
 #define INMAIL_SCAN_COMMAND 0x1  /* a line may be a "#bugbridge" command */
 #define INMAIL_SCAN_REGZBOT 0x2  /* a line may be a "#regzbot" directive */
-/* Base64, quoted-printable or uuencoded content, a charset in which ASCII
- * is not itself (UTF-16/32, UTF-7, ISO-2022, ...), or HTML: the two flags
- * above can be missing and only inmail_decode() tells. */
+/* Base64 or uuencoded content, a charset in which ASCII is not itself
+ * (UTF-16/32, UTF-7, ISO-2022, ...), or HTML: the two flags above can be
+ * missing and only inmail_decode() tells.  Quoted-printable is seen
+ * through: a command line starts with "#" or "=23" there, and a soft line
+ * break never splits the keyword. */
 #define INMAIL_SCAN_OPAQUE  0x4
 #define INMAIL_SCAN_MULTIPART 0x8 /* MIME multipart: may have attachments */
 

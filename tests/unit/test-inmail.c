@@ -359,7 +359,7 @@ static void test_corpus_charsets(void)
 	snprintf(rel, sizeof(rel), "%se7d45a138fad.eml", dir);
 	if (corpus_body(rel, &b, &flags)) {
 		ok(strstr(b.text, "m\xc3\xa1jus") != NULL, "iso-8859-2 quoted-printable decoded");
-		ok(flags & INMAIL_SCAN_OPAQUE, "quoted-printable: the raw scan cannot tell");
+		ok(!(flags & INMAIL_SCAN_OPAQUE), "quoted-printable: the raw scan sees through it");
 		inmail_body_release(&b);
 	}
 	snprintf(rel, sizeof(rel), "%sac3c98dcc95e.eml", dir);
@@ -790,7 +790,12 @@ static void test_raw_scan(void)
 		{ "From: a@b\nContent-Transfer-Encoding: base64\n\nI2J1Z2JyaWRnZSBjbG9zZQo=\n",
 		  INMAIL_SCAN_OPAQUE, "base64" },
 		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\n=23bugbridge close\n",
-		  INMAIL_SCAN_OPAQUE, "quoted-printable" },
+		  INMAIL_SCAN_COMMAND, "quoted-printable, '#' encoded" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\ncaf=E9 a long line =\n"
+		  "that goes on\n#regzbot title: x=3Dy\n", INMAIL_SCAN_REGZBOT,
+		  "quoted-printable, soft breaks" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\ncaf=E9\n", 0,
+		  "quoted-printable without commands" },
 		{ "From: a@b\nContent-Type: text/plain; charset=\"UTF-16LE\"\n\nbody\n", INMAIL_SCAN_OPAQUE,
 		  "UTF-16" },
 		{ "From: a@b\nContent-Type: text/html\n\n<p>#bugbridge close</p>\n", INMAIL_SCAN_OPAQUE,
