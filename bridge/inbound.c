@@ -46,9 +46,9 @@ static long long known_message(struct sync_context *sc, const char *message_id, 
 			*count = atoi(dash + 2);
 		return bug;
 	}
-	if (store_prepare(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
-				   " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
-				   " AND bug_id IS NOT NULL LIMIT 1", NULL))
+	if (store_cached(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
+				  " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
+				  " AND bug_id IS NOT NULL LIMIT 1", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);
@@ -56,7 +56,7 @@ static long long known_message(struct sync_context *sc, const char *message_id, 
 		bug = sqlite3_column_int64(st, 0);
 		*count = sqlite3_column_int(st, 1);
 	}
-	sqlite3_finalize(st);
+	store_cached_done(sc->db, st);
 	return bug;
 }
 
@@ -65,12 +65,12 @@ static int bug_mirrored(struct sync_context *sc, long long id)
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
 
-	if (store_prepare(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND mirrored = 1"
-				   " AND restricted = 0", NULL))
+	if (store_cached(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND mirrored = 1"
+				  " AND restricted = 0", NULL))
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	store_cached_done(sc->db, st);
 	return yes;
 }
 
@@ -509,11 +509,11 @@ static int mail_seen(struct sync_context *sc, const char *message_id)
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
 
-	if (store_prepare(sc->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ?", NULL))
+	if (store_cached(sc->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ?", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
 	seen = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	store_cached_done(sc->db, st);
 	return seen;
 }
 

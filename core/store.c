@@ -218,6 +218,7 @@ static const char *const migrations[] = {
 	");"
 	"CREATE INDEX reg_event_by_regression ON reg_event(regression, time);"
 	"CREATE INDEX reg_event_by_time ON reg_event(time);"
+	"CREATE INDEX reg_event_by_message ON reg_event(message_id) WHERE message_id != '';"
 	"CREATE TABLE reg_unhandled ("
 	"  id INTEGER PRIMARY KEY,"
 	"  time INTEGER NOT NULL,"
@@ -409,6 +410,43 @@ enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
 	return BB_OK;
 }
 
+enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *sql,
+			    struct bb_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < STORE_CACHED_MAX && st->cached[i].sql; i++) {
+		if (st->cached[i].sql == sql) {
+			*stmt = st->cached[i].stmt;
+			return BB_OK;
+		}
+	}
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL) !=
+	    SQLITE_OK) {
+		*stmt = NULL;
+		return store_fail(st, err, "preparing a query failed");
+	}
+	if (i < STORE_CACHED_MAX) {
+		st->cached[i].sql = sql;
+		st->cached[i].stmt = *stmt;
+	}
+	return BB_OK;
+}
+
+void store_cached_done(struct store *st, sqlite3_stmt *stmt)
+{
+	if (!stmt)
+		return;
+	for (size_t i = 0; i < STORE_CACHED_MAX && st->cached[i].sql; i++) {
+		if (st->cached[i].stmt == stmt) {
+			sqlite3_reset(stmt);
+			sqlite3_clear_bindings(stmt);
+			return;
+		}
+	}
+	sqlite3_finalize(stmt);
+}
+
 int store_file_version(struct store *st)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -550,6 +588,8 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
+	for (size_t i = 0; i < STORE_CACHED_MAX && st->cached[i].sql; i++)
+		sqlite3_finalize(st->cached[i].stmt);
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	free(st->path);

@@ -25,11 +25,18 @@ enum store_mode {
 	STORE_READ_ONLY = 1, /* falls back to read-write when the schema needs creating or upgrading */
 };
 
+#define STORE_CACHED_MAX 32
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	int depth;      /* nesting depth of store_begin() */
 	int failed;     /* an inner level rolled back */
+	/* statements of store_cached(), by the address of their SQL text */
+	struct {
+		const char *sql;
+		sqlite3_stmt *stmt;
+	} cached[STORE_CACHED_MAX];
 };
 
 /* Opens (creating if needed) the database at path, with its parent folder.
@@ -49,6 +56,16 @@ void store_rollback(struct store *st);
 
 enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *err);
 /* Prepares sql; *stmt is to be finalised with sqlite3_finalize(). */
+/* A statement for a query run very often (once per list mail): prepared
+ * once and kept, looked up by the address of sql, which must be a string
+ * literal (or live as long as the store).  Hand it back with
+ * store_cached_done(), never sqlite3_finalize(); it is reset and its
+ * bindings cleared.  Past STORE_CACHED_MAX texts it falls back to a
+ * fresh statement that store_cached_done() finalizes. */
+enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *sql,
+			    struct bb_error *err);
+void store_cached_done(struct store *st, sqlite3_stmt *stmt);
+
 enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
 			     const char *sql, struct bb_error *err);
 /* Fills err from the connection's last error, naming what failed;

@@ -496,7 +496,7 @@ static size_t regressions_of(struct tracker *t, const char *msgid, long long *id
 	sqlite3_stmt *st = NULL;
 
 	if (!msgid || !*msgid ||
-	    store_prepare(t->db, &st, "SELECT regression FROM reg_mail WHERE message_id = ?", NULL))
+	    store_cached(t->db, &st, "SELECT regression FROM reg_mail WHERE message_id = ?", NULL))
 		return n;
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
 	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
@@ -508,7 +508,7 @@ static size_t regressions_of(struct tracker *t, const char *msgid, long long *id
 		if (k == n)
 			ids[n++] = id;
 	}
-	sqlite3_finalize(st);
+	store_cached_done(t->db, st);
 	return n;
 }
 
@@ -518,12 +518,12 @@ static long long regression_of_bug(struct tracker *t, long long bug_id)
 	long long id = 0;
 
 	if (bug_id <= 0 ||
-	    store_prepare(t->db, &st, "SELECT id FROM reg_regression WHERE bug_id = ?", NULL))
+	    store_cached(t->db, &st, "SELECT id FROM reg_regression WHERE bug_id = ?", NULL))
 		return 0;
 	sqlite3_bind_int64(st, 1, bug_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	store_cached_done(t->db, st);
 	return id;
 }
 
@@ -608,14 +608,14 @@ static int already_seen(struct tracker *t, const char *msgid)
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
 
-	if (store_prepare(t->db, &st, "SELECT 1 FROM reg_event WHERE message_id = ?1 UNION ALL"
-				      " SELECT 1 FROM reg_unhandled WHERE message_id = ?1 UNION ALL"
-				      " SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind = 'thread'"
-				      " LIMIT 1", NULL))
+	if (store_cached(t->db, &st, "SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind ="
+				     " 'thread' UNION ALL SELECT 1 FROM reg_unhandled WHERE"
+				     " message_id = ?1 UNION ALL SELECT 1 FROM reg_event WHERE"
+				     " message_id = ?1 LIMIT 1", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
 	seen = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	store_cached_done(t->db, st);
 	return seen;
 }
 
