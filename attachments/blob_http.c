@@ -84,6 +84,7 @@ struct blob_server {
 	uint64_t max_upload_size;   /* 0: no limit */
 	unsigned port;
 	char *reports_dir;          /* NULL: /regressions/ is not served */
+	const struct blob_server_site *site; /* NULL: none */
 
 	pthread_mutex_t lock;       /* guards what follows */
 	pthread_cond_t idle;        /* signalled when in_flight drops to 0 */
@@ -95,6 +96,7 @@ struct blob_server {
 enum blob_request_kind {
 	BLOB_REQUEST_SIMPLE,        /* everything but an accepted upload */
 	BLOB_REQUEST_UPLOAD,        /* answered once the body is in */
+	BLOB_REQUEST_SITE,          /* handed to srv->site */
 };
 
 enum blob_part_state {
@@ -129,6 +131,8 @@ struct blob_request {
 	unsigned failure_http;
 	char failure_message[256];
 	uint64_t discarded;
+
+	void *site_state;           /* BLOB_REQUEST_SITE: the site's own */
 };
 
 enum blob_range {
@@ -1323,16 +1327,28 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 		if (!req)
 			goto out;
 		*con_cls = req;
-		/* MHD closes the connection after an answer queued on this
-		 * first call: reads wait for the next call to keep it alive,
-		 * the rest (uploads, errors) is answered before any body is
-		 * read. */
-		if (req->head || !strcmp(method, MHD_HTTP_METHOD_GET)) {
-			ret = MHD_YES;
+		if (req->srv->site && blob_server_path_ok(url) &&
+		    req->srv->site->claims(req->srv->site->cls, url, method)) {
+			req->kind = BLOB_REQUEST_SITE;
+		} else {
+			/* MHD closes the connection after an answer queued on
+			 * this first call: reads wait for the next call to keep
+			 * it alive, the rest (uploads, errors) is answered
+			 * before any body is read. */
+			if (!req->head && strcmp(method, MHD_HTTP_METHOD_GET)) {
+				req->routed = 1;
+				ret = blob_server_route(req, conn, url);
+			} else {
+				ret = MHD_YES;
+			}
 			goto out;
 		}
+	}
+	if (req->kind == BLOB_REQUEST_SITE) {
 		req->routed = 1;
-		ret = blob_server_route(req, conn, url);
+		ret = req->srv->site->handle(req->srv->site->cls, conn, url, method, req->client,
+					     upload_data, upload_data_size, &req->site_state,
+					     &req->status) ? MHD_YES : MHD_NO;
 		goto out;
 	}
 	if (req->kind == BLOB_REQUEST_UPLOAD) {
@@ -1369,6 +1385,8 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 	*con_cls = NULL;
 	if (req->post)
 		MHD_destroy_post_processor(req->post);
+	if (req->kind == BLOB_REQUEST_SITE)
+		srv->site->completed(srv->site->cls, req->site_state);
 	if (req->writer) {
 		blob_writer_abort(req->writer);
 		log_event(LOG_LEVEL_WARN, "http.upload_aborted", LF_STR("client", req->client),
@@ -1530,6 +1548,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	}
 	srv->store = bs;
 	srv->max_upload_size = opt->max_upload_size;
+	srv->site = opt->site;
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_condattr_init(&cond_attr);
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);

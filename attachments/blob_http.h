@@ -39,9 +39,28 @@ struct blob_server_options {
 	uint64_t max_upload_size;  /* bytes */
 	unsigned threads;          /* worker threads */
 	const char *reports_dir;   /* served under /regressions/; NULL: not served */
+	const struct blob_server_site *site; /* more pages (bridge/frontdoor.h); NULL: none */
 };
 
 struct blob_server;
+struct MHD_Connection;
+
+/* Pages served besides the blobs (the front door, bridge/frontdoor.h).  For
+ * a request whose path (raw, escapes kept, without the query) claims()
+ * accepts, every call of MHD's access handler goes to handle() instead,
+ * with the client's numeric address, and *state (NULL at first) for the
+ * site's own per-request data; handle() returns MHD_YES or MHD_NO and sets
+ * *status to the HTTP status it queued, for the log.  completed() is
+ * called once at the end of such a request with the state (which may be
+ * NULL).  The functions run in the server's worker threads. */
+struct blob_server_site {
+	void *cls;
+	int (*claims)(void *cls, const char *path, const char *method);
+	int (*handle)(void *cls, struct MHD_Connection *conn, const char *path,
+		      const char *method, const char *client, const char *upload_data,
+		      size_t *upload_data_size, void **state, unsigned *status);
+	void (*completed)(void *cls, void *state);
+};
 
 /* Starts serving bs (not owned; must outlive the server) in background
  * threads.  BB_ERR_INVALID for a bad listen address, BB_ERR_IO if it cannot

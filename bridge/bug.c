@@ -47,6 +47,7 @@ void bz_bug_release(struct bz_bug *bug)
 		free(bug->fields[i].value);
 	}
 	free(bug->fields);
+	free(bug->flags);
 	for (size_t i = 0; i < bug->ncomments; i++) {
 		user_release(&bug->comments[i].author);
 		free(bug->comments[i].text);

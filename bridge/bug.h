@@ -64,6 +64,8 @@ struct bz_bug {
 	long long dupe_of;       /* 0 if not a duplicate */
 	struct bz_field *fields;
 	size_t nfields;
+	char *flags;             /* JSON array [{name, status, setter, requestee}],
+				  * NULL when the reader was not asked for them */
 	struct bz_comment *comments;   /* ordered by count */
 	size_t ncomments;
 	struct bz_attachment *attachments;

@@ -609,6 +609,49 @@ out:
 	return st;
 }
 
+/* b->flags from a bug's "flags" list: each flag's name, status, setter
+ * and requestee, as compact JSON text. */
+static enum bb_status bug_flags(struct bz_bug *b, json_object *list)
+{
+	static const char *const keys[] = { "name", "status", "setter", "requestee" };
+	json_object *out = json_object_new_array();
+	enum bb_status st = BB_OK;
+	size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+
+	if (!out)
+		return BB_ERR_NOMEM;
+	for (size_t i = 0; i < n && !st; i++) {
+		json_object *f = json_object_array_get_idx(list, i), *o;
+
+		if (!json_object_is_type(f, json_type_object))
+			continue;
+		if (!(o = json_object_new_object()) || json_object_array_add(out, o)) {
+			json_object_put(o);
+			st = BB_ERR_NOMEM;
+			break;
+		}
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !st; k++) {
+			char *text = jtext(jget(f, keys[k]));
+			json_object *v = text ? json_object_new_string(text) : NULL;
+
+			free(text);
+			if (!v || json_object_object_add(o, keys[k], v)) {
+				json_object_put(v);
+				st = BB_ERR_NOMEM;
+			}
+		}
+	}
+	if (!st) {
+		free(b->flags);
+		b->flags = strdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
+		if (!b->flags)
+			st = BB_ERR_NOMEM;
+	}
+	json_object_put(out);
+	return st;
+}
+
 /* Fills b from one element of a bugs array.  BB_ERR_INVALID (no message)
  * for an element to skip; b is released on any failure. */
 static enum bb_status bug_from_json(json_object *o, const char *subsystem_field,
@@ -658,6 +701,8 @@ static enum bb_status bug_from_json(json_object *o, const char *subsystem_field,
 				goto out;
 		}
 	}
+	if (jget(o, "flags") && (st = bug_flags(b, jget(o, "flags"))))
+		goto out;
 	st = bug_defaults(b);
 out:
 	if (st)
@@ -2583,5 +2628,177 @@ out:
 	json_object_put(body);
 	json_object_put(root);
 	free(fixed);
+	return st;
+}
+
+/* ---- import: whole-instance paging and history ------------------------- */
+
+enum bb_status bz_search_page(struct bz_client *c, long long after_id, time_t since,
+			      unsigned limit, struct bz_bug **bugs, size_t *count,
+			      struct bb_error *err)
+{
+	static const char fields[] =
+		"id,summary,product,component,status,resolution,severity,priority,version,url,"
+		"creator,creator_detail,assigned_to,assigned_to_detail,creation_time,"
+		"last_change_time,keywords,groups,cc,dupe_of,flags,_custom";
+	struct buf url = BUF_INIT;
+	json_object *root = NULL;
+	enum bb_status st;
+	char when[32], after[32];
+
+	*bugs = NULL;
+	*count = 0;
+	snprintf(after, sizeof(after), "%lld", after_id > 0 ? after_id : 0);
+	bz_format_time(since > 0 ? since : 0, when, sizeof(when));
+	if (url_start(c, &url, "/rest/bug") ||
+	    url_param(c, &url, "f1", "bug_id") || url_param(c, &url, "o1", "greaterthan") ||
+	    url_param(c, &url, "v1", after) ||
+	    (since > 0 && url_param(c, &url, "last_change_time", when)) ||
+	    url_param(c, &url, "order", "bug_id") ||
+	    buf_addf(&url, "&limit=%u", limit ? limit : c->page_size) ||
+	    url_param(c, &url, "include_fields", fields)) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = get_json(c, &url, &root, err)))
+		goto out;
+	st = bugs_from_root(root, NULL, bugs, count, err);
+	if (!st && *count > 1)
+		qsort(*bugs, *count, sizeof(**bugs), bug_id_cmp);
+out:
+	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
+enum bb_status bz_max_bug_id(struct bz_client *c, long long *id, struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	json_object *root = NULL, *list;
+	enum bb_status st;
+
+	*id = 0;
+	if (url_start(c, &url, "/rest/bug") || url_param(c, &url, "order", "bug_id DESC") ||
+	    buf_addstr(&url, "&limit=1") || url_param(c, &url, "include_fields", "id")) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = get_json(c, &url, &root, err)))
+		goto out;
+	list = jget(root, "bugs");
+	/* a server that ignores limit or order still gives the largest id */
+	for (size_t i = 0; list && json_object_is_type(list, json_type_array) &&
+			   i < json_object_array_length(list); i++) {
+		long long x = jid(jget(json_object_array_get_idx(list, i), "id"));
+
+		if (x > *id)
+			*id = x;
+	}
+out:
+	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
+static enum bb_status history_from_root(json_object *root, bz_history_fn fn, void *ctx,
+					struct bb_error *err)
+{
+	json_object *bugs = jget(root, "bugs");
+	enum bb_status st = BB_OK;
+
+	if (!bugs || !json_object_is_type(bugs, json_type_array))
+		return bb_error_set(err, BB_ERR_PROTOCOL, "answer has no \"bugs\" list");
+	for (size_t i = 0; i < json_object_array_length(bugs) && !st; i++) {
+		json_object *bug = json_object_array_get_idx(bugs, i);
+		json_object *entries = jget(bug, "history");
+		long long bug_id = jid(jget(bug, "id"));
+
+		if (!bug_id || !entries || !json_object_is_type(entries, json_type_array))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(entries) && !st; k++) {
+			json_object *e = json_object_array_get_idx(entries, k);
+			json_object *changes = jget(e, "changes");
+			char *who = jtext(jget(e, "who"));
+			struct bz_history_change ch;
+
+			memset(&ch, 0, sizeof(ch));
+			ch.bug_id = bug_id;
+			ch.when = jtime(jget(e, "when"));
+			ch.who = who;
+			for (size_t j = 0; who && changes &&
+					   json_object_is_type(changes, json_type_array) &&
+					   j < json_object_array_length(changes) && !st; j++) {
+				json_object *one = json_object_array_get_idx(changes, j);
+				char *field = jtext(jget(one, "field_name"));
+				char *removed = jtext(jget(one, "removed"));
+				char *added = jtext(jget(one, "added"));
+
+				if (!field || !removed || !added) {
+					st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				} else if (field[0]) {
+					ch.field = field;
+					ch.removed = removed;
+					ch.added = added;
+					ch.attachment_id = jid(jget(one, "attachment_id"));
+					st = fn(ctx, &ch);
+				}
+				free(field);
+				free(removed);
+				free(added);
+			}
+			if (!who)
+				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			free(who);
+		}
+	}
+	return st;
+}
+
+static enum bb_status history_batch(struct bz_client *c, const long long *ids, size_t n,
+				    bz_history_fn fn, void *ctx, struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	json_object *root = NULL;
+	enum bb_status st = BB_OK;
+
+	if (url_start(c, &url, "/rest/bug/%lld/history", ids[0]))
+		st = BB_ERR_NOMEM;
+	for (size_t i = 1; i < n && !st; i++)
+		st = url_param_id(&url, "ids", ids[i]);
+	if (st) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (!(st = get_json(c, &url, &root, err)))
+		st = history_from_root(root, fn, ctx, err);
+out:
+	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
+enum bb_status bz_fetch_history(struct bz_client *c, const long long *ids, size_t n,
+				bz_history_fn fn, void *ctx, struct bb_error *err)
+{
+	enum bb_status st = BB_OK;
+	size_t start, end;
+
+	for (start = 0; start < n && !st; start = end) {
+		end = batch_end(c, NULL, start, n);
+		st = history_batch(c, ids + start, end - start, fn, ctx, err);
+		if (!st || !bug_vanished(c, st))
+			continue;
+		st = BB_OK;
+		for (size_t i = start; i < end && !st; i++) {
+			st = history_batch(c, ids + i, 1, fn, ctx, err);
+			if (st && bug_vanished(c, st)) {
+				log_event(LOG_LEVEL_WARN, "bz.bug.vanished", LF_INT("bug", ids[i]),
+					  LF_STR("reason", err ? err->message : status_str(st)));
+				st = BB_OK;
+			}
+		}
+	}
+	if (!st)
+		bb_error_clear(err);
 	return st;
 }

@@ -176,6 +176,36 @@ enum bb_status bz_create_bug(struct bz_client *c, const struct bz_change *fields
 enum bb_status bz_find_bug_by_url(struct bz_client *c, const char *bug_url, long long *bug_id,
 				  struct bb_error *err);
 
+/* --- import (bridge/import.h): the whole instance, page by page --- */
+
+/* One page of GET /rest/bug: bugs with id > after_id (and, when since > 0,
+ * last_change_time at or after since), ordered by id, at most limit (0:
+ * page_size), with flags (bug->flags) and every custom field.  An empty
+ * page means there are no more.  Frees as bz_search_changed(). */
+enum bb_status bz_search_page(struct bz_client *c, long long after_id, time_t since,
+			      unsigned limit, struct bz_bug **bugs, size_t *count,
+			      struct bb_error *err);
+/* The largest bug id the account can see (0: none), for progress. */
+enum bb_status bz_max_bug_id(struct bz_client *c, long long *id, struct bb_error *err);
+
+/* One change of a bug's history; strings are valid during the call only. */
+struct bz_history_change {
+	long long bug_id;
+	time_t when;
+	const char *who;
+	const char *field;
+	const char *removed, *added;
+	long long attachment_id;  /* 0 unless the change is to an attachment */
+};
+typedef enum bb_status (*bz_history_fn)(void *ctx, const struct bz_history_change *ch);
+
+/* The history of the n bugs (GET /rest/bug/<first>/history?ids=..., batched
+ * like bz_fetch_comments()): fn gets each change, bug by bug in the
+ * server's order, entries oldest first.  A bug deleted or hidden since is
+ * left out (logged).  fn's failure stops the fetch and is returned. */
+enum bb_status bz_fetch_history(struct bz_client *c, const long long *ids, size_t n,
+				bz_history_fn fn, void *ctx, struct bb_error *err);
+
 /* Parsers, shared with tests and fuzz targets: a response body of
  * GET /rest/bug (bugs appended to *bugs), of a comment request (filling
  * matching bugs), of an attachment listing.  BB_ERR_PROTOCOL with a message

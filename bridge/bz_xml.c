@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
@@ -814,6 +815,43 @@ static void leaf_start(struct xml_reader *r, const char *name, const xmlChar **a
 	r->leaf_real_name = attribute(r, attrs, nattrs, "name");
 }
 
+/* A bug's <flag name= status= setter= requestee=/>, appended to
+ * bug->flags (JSON text, as the REST reader writes it). */
+static void bug_flag(struct xml_reader *r, const xmlChar **attrs, int n)
+{
+	static const char *const keys[] = { "name", "status", "setter", "requestee" };
+	json_object *list = r->bug->flags ? json_tokener_parse(r->bug->flags)
+					  : json_object_new_array();
+	json_object *flag = json_object_new_object();
+	char *text;
+
+	if (!list || !flag || json_object_array_add(list, flag)) {
+		json_object_put(flag);
+		goto fail;
+	}
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char *v = attribute(r, attrs, n, keys[k]);
+		json_object *jv = json_object_new_string(v ? v : "");
+
+		free(v);
+		if (!jv || json_object_object_add(flag, keys[k], jv)) {
+			json_object_put(jv);
+			goto fail;
+		}
+	}
+	text = strdup(json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!text)
+		goto fail;
+	free(r->bug->flags);
+	r->bug->flags = text;
+	json_object_put(list);
+	return;
+fail:
+	json_object_put(list);
+	reader_fail(r, BB_ERR_NOMEM);
+}
+
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		     const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
 		     int nb_attributes, int nb_defaulted, const xmlChar **attrs)
@@ -857,6 +895,8 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 			r->attachment.is_private = attribute_flag(r, attrs, nb_attributes, "isprivate");
 			r->attachment.is_obsolete = attribute_flag(r, attrs, nb_attributes, "isobsolete");
 			r->attachment.is_patch = attribute_flag(r, attrs, nb_attributes, "ispatch");
+		} else if (!strcmp(name, "flag")) {
+			bug_flag(r, attrs, nb_attributes);
 		} else {
 			leaf_start(r, name, attrs, nb_attributes);
 		}

@@ -49,6 +49,8 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv);
 int cmd_config(struct cli_context *ctx, int argc, char **argv);
 int cmd_demo(struct cli_context *ctx, int argc, char **argv);
 int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
+int cmd_export(struct cli_context *ctx, int argc, char **argv);
+int cmd_import(struct cli_context *ctx, int argc, char **argv);
 
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */

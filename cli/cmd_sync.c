@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "tracker/report.h"
 
 static const char usage_sync[] =
 	"usage: bugbridge sync [--once] [--dry-run]\n"
@@ -166,6 +167,17 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 		st->delivery.sent += more.sent;
 		st->delivery.deferred += more.deferred;
 		st->delivery.failed += more.failed;
+	}
+	if (!b->sc.dry_run) {
+		/* the reports follow every round; trouble writing them is logged
+		 * and fails no round */
+		struct bb_error report_err = BB_ERROR_INIT;
+		char *dir = reg_report_dir(b->sc.cfg);
+
+		if (!dir || reg_report_write(b->sc.db, b->sc.cfg, dir, time(NULL), &report_err))
+			log_event(LOG_LEVEL_WARN, "tracker.report_failed",
+				  LF_STR("error", dir ? report_err.message : "out of memory"));
+		free(dir);
 	}
 	return BB_OK;
 }

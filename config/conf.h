@@ -111,6 +111,14 @@ struct bb_config {
 	char *tracker_report_url;     /* NULL: <blob base_url>/regressions */
 	char *tracker_report_lists;   /* To: of the weekly report; NULL: none */
 
+	/* [frontdoor] (bugbridge serve's report form and bug pages) */
+	int frontdoor_enabled;
+	char *frontdoor_base_url;     /* NULL: [blob] base_url */
+	unsigned long long frontdoor_rate_limit; /* submissions per client per hour */
+	int frontdoor_create_bugs;    /* also file the Bugzilla bug */
+	char *frontdoor_product;      /* product/component when the filer is not sure */
+	char *frontdoor_component;
+
 	/* [route NAME] sections, in file order */
 	struct config_route *routes;
 	size_t nroutes;

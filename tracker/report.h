@@ -18,11 +18,16 @@
  *                          mail reg_report_weekly_mail() queues
  *   style.css              the pages' style sheet
  *
- * Every file is written to a temporary name (".<name>.tmp-<pid>", hidden
- * from the web server) and renamed into place, so a reader never sees a
- * half-written file; the folders are fsynced once at the end rather than
- * each file (a crash may lose the latest generation, which the next run
- * writes again).  Files of regressions that no longer exist are left alone.
+ * Every file is written to a spare beside it (".<name>.spare", hidden from
+ * the web server) that then trades places with it in one rename
+ * (RENAME_EXCHANGE; a plain rename for a new file), so a reader never sees
+ * a half-written file, and the spare keeps the previous version's inode for
+ * the next run: once the pages exist a run creates and frees no inodes.  A
+ * file that would not change is not written at all.  One run writes a
+ * folder at a time (a lock on the folder).  Nothing is fsynced: the next
+ * run makes the reports again, and a crash leaves each file whole, old or
+ * new (ext4 writes a replaced file's data before the rename).  Files of
+ * regressions that no longer exist are left alone.
  *
  * Everything that came from mail or Bugzilla goes through one escaping
  * function, reg_html_escape(), for text and attribute values alike; a link

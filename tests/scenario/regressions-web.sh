@@ -116,7 +116,7 @@ for f in index.html style.css regressions.json changes.atom weekly.txt regressio
 	test -s "$R/$f" || not_ok "report file $f"
 done
 ok "every report file is there"
-ls -a "$R" "$R/regression" "$R/trees" | grep -q '\.tmp-' && not_ok "temporary files left" || ok "no temporary files left"
+ls -a "$R" "$R/regression" "$R/trees" | grep -q '\.tmp' && not_ok "temporary files left" || ok "no temporary files left"
 out=$(ls "$R/trees")
 unlike "a tree name with a path stays in trees/" "$out" "/"
 
@@ -210,7 +210,8 @@ is "no way up" "$(type_of /regressions/../bugbridge.db | cut -c1-3)" "400"
 is "no escaped way up" "$(type_of /regressions/%2e%2e/bugbridge.db | cut -c1-3)" "400"
 is "no way up from a folder" "$(type_of /regressions/regression/../../bugbridge.db | cut -c1-3)" "400"
 is "no other file" "$(type_of /regressions/bugbridge.db | cut -c1-3)" "404"
-is "no hidden file" "$(type_of /regressions/.index.html.tmp-1 | cut -c1-3)" "404"
+is "no hidden file" "$(type_of /regressions/.index.html.spare | cut -c1-3)" "404"
+is "no hidden file below" "$(type_of /regressions/regression/.1.html.spare | cut -c1-3)" "404"
 is "no other folder" "$(type_of /regressions/mail/new.html | cut -c1-3)" "404"
 ln -s "$WORK/data/bugbridge.db" "$R/trees/evil.html"
 is "no symbolic link" "$(type_of /regressions/trees/evil.html | cut -c1-3)" "404"

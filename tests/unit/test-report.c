@@ -464,6 +464,21 @@ static void test_write(struct bb_config *cfg)
 	before = inode_of(path);
 	ok(reg_report_write(db, cfg, dir, NOW + 60, &err) == BB_OK, "written again");
 	ok(before && inode_of(path) == before, "an unchanged page is not written again");
+	ok(reg_report_write(db, cfg, dir, NOW + 10 * DAY, &err) == BB_OK, "written ten days later");
+	text = slurp(path);
+	ok(text && strstr(text, "<tr><th>Age</th><td>13 days"), "the page has its new age");
+	free(text);
+	text = NULL;
+	free(path);
+	path = str_printf("%s/regression/.1.html.spare", dir);
+	text = slurp(path);
+	ok(text && strstr(text, "<tr><th>Age</th><td>3 days"), "the previous version is the spare");
+	free(text);
+	text = NULL;
+	free(path);
+	path = str_printf("%s/regression/1.html", dir);
+	ok(reg_report_write(db, cfg, dir, NOW + 20 * DAY, &err) == BB_OK && inode_of(path) == before,
+	   "twenty days later the spare's inode is the page again");
 	free(path);
 
 	path = str_printf("%s/index.html", dir);
@@ -479,7 +494,8 @@ static void test_write(struct bb_config *cfg)
 	free(path);
 	path = str_printf("%s/weekly.txt", dir);
 	text = slurp(path);
-	ok(text && strstr(text, "[ *NEW* ] <script>alert(1)</script>"), "weekly.txt written");
+	ok(text && strstr(text, "\n<script>alert(1)</script>"), "weekly.txt written (twenty days "
+	   "later: no longer new)");
 	free(text);
 	text = NULL;
 	free(path);
