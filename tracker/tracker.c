@@ -6,6 +6,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <glib.h>
+
 #include "bridge/bz_client.h"
 #include "bridge/sync.h"
 #include "core/buf.h"
@@ -399,12 +401,20 @@ void tracker_free(struct tracker *t)
 	free(t);
 }
 
+/* A patch mail: "[PATCH ...]" (after any Re:). */
+static int is_patch(const struct inmail *m)
+{
+	const char *subject = inmail_bare_subject(m->subject);
+
+	return !strncasecmp(subject, "[PATCH", 6);
+}
+
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags)
 {
 	(void)t;
-	(void)m;
-	return (scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0;
+	return (scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 || is_patch(m);
 }
+
 
 /* Runs one statement with text and integer parameters: "t" binds the next
  * const char *, "i" the next long long. */
@@ -784,6 +794,48 @@ static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
 	return s;
 }
 
+/* A patch posted for a regression: its Link:/Closes: lines name a mail of
+ * the regression's thread (or its bug).  The patch mail joins the
+ * regression's mails, so the commit that carries a link to the patch (as
+ * b4 adds) is found as its fix too. */
+static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, const char *body,
+				   time_t when, struct bb_error *err)
+{
+	const char *p = body;
+	enum bb_status s = BB_OK;
+
+	while (*p && !s) {
+		size_t len = strcspn(p, "\n");
+		char line[1024];
+		long long ids[16];
+		size_t n = 0;
+
+		if (len < sizeof(line) && (!strncasecmp(p, "Closes:", 7) || !strncasecmp(p, "Link:", 5))) {
+			const char *v = p + (p[0] == 'C' || p[0] == 'c' ? 7 : 5);
+			char *msgid;
+			long long bug, id;
+
+			memcpy(line, v, len - (size_t)(v - p));
+			line[len - (size_t)(v - p)] = '\0';
+			g_strstrip(line);
+			if ((msgid = reg_link_message_id(line))) {
+				n = regressions_of(t, msgid, ids, 0, 16);
+				free(msgid);
+			} else if ((bug = reg_link_bugzilla_id(line, t->bugzilla_url)) > 0 &&
+				   (id = regression_of_bug(t, bug))) {
+				ids[n++] = id;
+			}
+			for (size_t i = 0; i < n && !s; i++) {
+				if (!(s = add_mail(t, ids[i], m->message_id, "patch", err)))
+					s = add_event(t, ids[i], when, "patch",
+						      inmail_bare_subject(m->subject), m->message_id, err);
+			}
+		}
+		p += len + (p[len] == '\n');
+	}
+	return s;
+}
+
 enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
 			    struct bb_error *err)
 {
@@ -812,6 +864,8 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	}
 	free(who);
 	if (s || !body)
+		return s;
+	if (is_patch(m) && (s = patch_posted(t, m, body, when, err)))
 		return s;
 	if ((s = reg_directives_parse(body, &d, &nd, err)))
 		return s;

@@ -85,12 +85,18 @@ is "and added a link" "$(reg "select l.title from reg_link l join reg_regression
 is "the reply counts as activity" "$(reg "select activity_count, last_activity_by from reg_regression where report_msgid = 'r1@example.net'")" \
 	"1|Other <other@example.net>"
 
-# The fix lands in next (fix incoming), then in mainline (fixed); it links
-# to the reply, not the report: any mail of the thread counts.
+# A fix is posted as a patch that closes the report; the commit that
+# lands links to the patch mail (as b4 writes it), and that is enough.
+printf 'Restore the firmware state on resume.\n\nCloses: https://lore.kernel.org/all/r1-reply%%40example.net/T/#u\nSigned-off-by: Dev <dev@example.org>\n---\n drivers/net/wireless/intel/iwlwifi/pcie/drv.c | 2 ++\n' |
+	listlab_send "Dev <dev@example.org>" patch-1@example.org "" "[PATCH] wifi: iwlwifi: restore firmware state on resume"
+check "sync after the fix was posted" bb sync
+is "the patch is noted on the regression" "$(reg "select e.text from reg_event e join reg_regression r on r.id = e.regression where r.report_msgid = 'r1@example.net' and e.kind = 'patch'")" \
+	"[PATCH] wifi: iwlwifi: restore firmware state on resume"
+is "which is still open" "$(state_of r1@example.net)" "open"
 commit next "wifi: iwlwifi: restore firmware state on resume
 
-Closes: https://lore.kernel.org/all/r1-reply%40example.net/T/#u
-Signed-off-by: Dev <dev@example.org>"
+Signed-off-by: Dev <dev@example.org>
+Link: https://patch.msgid.link/patch-1@example.org"
 check "sync after the fix reached next" bb sync
 is "the fix is incoming" "$(state_of r1@example.net)" "fix-incoming"
 is "seen in next" "$(reg "select fix_tree from reg_regression where report_msgid = 'r1@example.net'")" "next"
