@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "bridge/export.h"
+#include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 
@@ -458,81 +459,18 @@ char *export_thread_url(const struct export_options *opt, const char *message_id
 
 /* ------------------------------------------------------------- the mbox */
 
-struct att_view {
-	char detected[128];
-	char *url;
-	char *note;
-	char *archive_summary;
-	char *inline_text;
-};
-
-static void att_view_release(struct att_view *v)
-{
-	free(v->url);
-	free(v->note);
-	free(v->archive_summary);
-	free(v->inline_text);
-	memset(v, 0, sizeof(*v));
-}
-
-static enum bb_status summarise_member(void *ctx, const struct inspect_member *m)
-{
-	struct buf *b = ctx;
-
-	if (m->depth != 1 || strcmp(m->kind, "file"))
-		return BB_OK;
-	if (b->len > 200) {
-		if (!strstr(b->data, ", …"))
-			buf_addstr(b, ", …");
-		return BB_OK;
-	}
-	buf_addf(b, "%s%s", b->len ? ", " : "", m->path);
-	return BB_OK;
-}
-
-/* Fills what a mail says of an attachment, as the bridge does: the type
- * detected from the bytes, an archive's members, a small text quoted. */
+/* What the mail says of an attachment: the bridge's own description
+ * (sync_attachment_view), so exported and mirrored mails are the same. */
 static void att_describe(struct blob_store *bs, const struct export_options *opt,
 			 const struct bz_attachment *a, const struct export_att *x,
-			 struct att_view *v)
+			 struct attachment_view *v, struct mail_attachment *ma)
 {
-	struct blob_info info;
+	char *note = x->hash ? NULL
+		: str_printf("not in the blob store (%s); the attachment stayed at Bugzilla",
+			     x->note && *x->note ? x->note : x->state);
 
-	memset(v, 0, sizeof(*v));
-	if (!x->hash) {
-		v->note = str_printf("not in the blob store (%s); the attachment stayed at Bugzilla",
-				     x->note && *x->note ? x->note : x->state);
-		return;
-	}
-	if (blob_lookup(bs, x->hash, &info, NULL) == BB_OK) {
-		snprintf(v->detected, sizeof(v->detected), "%s", info.content_type);
-		if (info.archive_status != INSPECT_NOT_ARCHIVE) {
-			struct buf b = BUF_INIT;
-
-			blob_each_member(bs, x->hash, summarise_member, &b, NULL);
-			v->archive_summary = str_printf("%s archive%s%s%s%s", info.archive_format,
-							b.len ? ": " : "", b.len ? b.data : "",
-							info.archive_note[0] ? "; " : "",
-							info.archive_note);
-			buf_release(&b);
-		}
-		if (opt->inline_limit && info.size <= opt->inline_limit &&
-		    !strncmp(info.content_type, "text/", 5)) {
-			int fd;
-
-			if (blob_open(bs, x->hash, &fd, NULL, NULL) == BB_OK) {
-				char *text = calloc(1, (size_t)info.size + 1);
-
-				if (text && fs_read_full(fd, text, (size_t)info.size) ==
-						    (ssize_t)info.size && !memchr(text, 0, info.size))
-					v->inline_text = text;
-				else
-					free(text);
-				close(fd);
-			}
-		}
-	}
-	v->url = blob_url(bs, x->hash, a->file_name);
+	sync_attachment_view(bs, opt->inline_limit, a, x->hash, note, v, ma);
+	free(note);
 }
 
 /* Appends one mboxrd entry: the From_ line, the message with every line
@@ -569,7 +507,7 @@ static enum bb_status mbox_one_comment(struct blob_store *bs, const struct expor
 {
 	const struct bz_bug *bug = &eb->bug;
 	struct mail_attachment *atts = NULL;
-	struct att_view *views = NULL;
+	struct attachment_view *views = NULL;
 	struct mail_message m = { NULL, NULL, 0 };
 	char *parent = NULL, *refs[3] = { NULL, NULL, NULL };
 	size_t natts = 0;
@@ -591,14 +529,7 @@ static enum bb_status mbox_one_comment(struct blob_store *bs, const struct expor
 		if (a->is_private || (c->attachment_id != a->id &&
 				      !(c->count == 0 && a->creation_time <= c->time)))
 			continue;
-		att_describe(bs, opt, a, &eb->atts[i], &views[natts]);
-		atts[natts].att = a;
-		atts[natts].hash = eb->atts[i].hash;
-		atts[natts].url = views[natts].url;
-		atts[natts].detected_type = views[natts].detected[0] ? views[natts].detected : NULL;
-		atts[natts].archive_summary = views[natts].archive_summary;
-		atts[natts].inline_text = views[natts].inline_text;
-		atts[natts].note = views[natts].note;
+		att_describe(bs, opt, a, &eb->atts[i], &views[natts], &atts[natts]);
 		if (eb->atts[i].hash)
 			stats->attachments++;
 		natts++;
@@ -625,7 +556,7 @@ out:
 	mail_message_release(&m);
 	free(parent);
 	for (size_t i = 0; i < natts; i++)
-		att_view_release(&views[i]);
+		sync_attachment_view_release(&views[i]);
 	free(views);
 	free(atts);
 	return s;

@@ -231,23 +231,6 @@ static enum bb_status att_sink_write(void *ctx, const void *data, size_t len)
 	return blob_writer_write(as->w, data, len, NULL);
 }
 
-struct att_state {
-	char hash[BLOB_HEX_LEN + 1];
-	char detected[128];
-	char *url;
-	char *note;
-	char *archive_summary;
-	char *inline_text;
-};
-
-static void att_state_release(struct att_state *a)
-{
-	free(a->url);
-	free(a->note);
-	free(a->archive_summary);
-	free(a->inline_text);
-	memset(a, 0, sizeof(*a));
-}
 
 /* Where an attachment stands: stored (hash), or failed with a note. */
 static enum bb_status att_lookup(struct store *db, long long id, char *hash, int *attempts,
@@ -397,52 +380,82 @@ static enum bb_status summarise_member(void *ctx, const struct inspect_member *m
 	return BB_OK;
 }
 
-/* Fills what a mail says of attachment a. */
-static void att_describe(struct sync_context *sc, const struct bz_attachment *a,
-			 struct att_state *st)
+void sync_attachment_view(struct blob_store *bs, unsigned long long inline_limit,
+			  const struct bz_attachment *a, const char *hash, const char *note,
+			  struct attachment_view *v, struct mail_attachment *ma)
 {
 	struct blob_info info;
-	char *last_error = NULL;
-	int attempts = 0;
 
-	if (att_lookup(sc->db, a->id, st->hash, &attempts, &last_error) || !st->hash[0]) {
-		st->note = str_printf("not stored yet (%s); bugbridge retries and the "
-				      "attachment stays at Bugzilla",
-				      last_error ? last_error : sc->dry_run ? "dry run" : "pending");
-		st->hash[0] = '\0';
-		free(last_error);
+	memset(v, 0, sizeof(*v));
+	memset(ma, 0, sizeof(*ma));
+	ma->att = a;
+	if (!hash || !*hash) {
+		v->note = strdup(note ? note : "not stored");
+		ma->note = v->note;
 		return;
 	}
-	free(last_error);
-	if (blob_lookup(sc->blobs, st->hash, &info, NULL) == BB_OK) {
-		snprintf(st->detected, sizeof(st->detected), "%s", info.content_type);
+	snprintf(v->hash, sizeof(v->hash), "%s", hash);
+	if (blob_lookup(bs, v->hash, &info, NULL) == BB_OK) {
+		snprintf(v->detected, sizeof(v->detected), "%s", info.content_type);
 		if (info.archive_status != INSPECT_NOT_ARCHIVE) {
 			struct buf b = BUF_INIT;
 
-			blob_each_member(sc->blobs, st->hash, summarise_member, &b, NULL);
-			st->archive_summary = str_printf("%s archive%s%s%s%s", info.archive_format,
-							 b.len ? ": " : "", b.data,
-							 info.archive_note[0] ? "; " : "",
-							 info.archive_note);
+			blob_each_member(bs, v->hash, summarise_member, &b, NULL);
+			v->archive_summary = str_printf("%s archive%s%s%s%s", info.archive_format,
+							b.len ? ": " : "", b.len ? b.data : "",
+							info.archive_note[0] ? "; " : "",
+							info.archive_note);
 			buf_release(&b);
 		}
-		if (sc->cfg->mail_inline_limit && info.size <= sc->cfg->mail_inline_limit &&
+		if (inline_limit && info.size <= inline_limit &&
 		    !strncmp(info.content_type, "text/", 5)) {
 			int fd;
 
-			if (blob_open(sc->blobs, st->hash, &fd, NULL, NULL) == BB_OK) {
+			if (blob_open(bs, v->hash, &fd, NULL, NULL) == BB_OK) {
 				char *text = calloc(1, (size_t)info.size + 1);
 
 				if (text && fs_read_full(fd, text, (size_t)info.size) ==
 						    (ssize_t)info.size && !memchr(text, 0, info.size))
-					st->inline_text = text;
+					v->inline_text = text;
 				else
 					free(text);
 				close(fd);
 			}
 		}
 	}
-	st->url = blob_url(sc->blobs, st->hash, a->file_name);
+	v->url = blob_url(bs, v->hash, a->file_name);
+	ma->hash = v->hash;
+	ma->url = v->url;
+	ma->detected_type = v->detected[0] ? v->detected : NULL;
+	ma->archive_summary = v->archive_summary;
+	ma->inline_text = v->inline_text;
+}
+
+void sync_attachment_view_release(struct attachment_view *v)
+{
+	free(v->url);
+	free(v->note);
+	free(v->archive_summary);
+	free(v->inline_text);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Fills what a mail says of attachment a, as stored (or not yet). */
+static void att_describe(struct sync_context *sc, const struct bz_attachment *a,
+			 struct attachment_view *v, struct mail_attachment *ma)
+{
+	char hash[BLOB_HEX_LEN + 1], *last_error = NULL, *note = NULL;
+	int attempts = 0;
+
+	if (att_lookup(sc->db, a->id, hash, &attempts, &last_error) || !hash[0]) {
+		note = str_printf("not stored yet (%s); bugbridge retries and the "
+				  "attachment stays at Bugzilla",
+				  last_error ? last_error : sc->dry_run ? "dry run" : "pending");
+		hash[0] = '\0';
+	}
+	sync_attachment_view(sc->blobs, sc->cfg->mail_inline_limit, a, hash, note, v, ma);
+	free(note);
+	free(last_error);
 }
 
 /* ----------------------------------------------------------- one bug */
@@ -663,7 +676,7 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 {
 	struct sync_context *sc = br->sc;
 	struct mail_attachment atts[16];
-	struct att_state states[16];
+	struct attachment_view states[16];
 	struct mail_message m = { NULL, NULL, 0 };
 	char *parent = NULL, *root = NULL, *refs[3] = { NULL, NULL, NULL };
 	size_t natts = 0;
@@ -678,15 +691,7 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 		if (a->is_private || (c->attachment_id != a->id &&
 				      !(c->count == 0 && a->creation_time <= c->time)))
 			continue;
-		att_describe(sc, a, &states[natts]);
-		memset(&atts[natts], 0, sizeof(atts[natts]));
-		atts[natts].att = a;
-		atts[natts].hash = states[natts].hash[0] ? states[natts].hash : NULL;
-		atts[natts].url = states[natts].url;
-		atts[natts].detected_type = states[natts].detected[0] ? states[natts].detected : NULL;
-		atts[natts].archive_summary = states[natts].archive_summary;
-		atts[natts].inline_text = states[natts].inline_text;
-		atts[natts].note = states[natts].note;
+		att_describe(sc, a, &states[natts], &atts[natts]);
 		natts++;
 	}
 	if (c->count > 0) {
@@ -712,7 +717,7 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 	free(parent);
 	free(root);
 	for (size_t i = 0; i < natts; i++)
-		att_state_release(&states[i]);
+		sync_attachment_view_release(&states[i]);
 	return s;
 }
 
@@ -1002,7 +1007,7 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 {
 	struct bz_bug bug;
 	struct route_result route = { NULL, NULL, NULL };
-	struct att_state state;
+	struct attachment_view state;
 	struct mail_attachment ma;
 	struct mail_options mopt;
 	struct mail_message m = { NULL, NULL, 0 };
@@ -1025,15 +1030,7 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 		goto out;
 	}
 	add_reporter(sc, &route, bug.creator.login);
-	att_describe(sc, a, &state);
-	memset(&ma, 0, sizeof(ma));
-	ma.att = a;
-	ma.hash = state.hash[0] ? state.hash : NULL;
-	ma.url = state.url;
-	ma.detected_type = state.detected[0] ? state.detected : NULL;
-	ma.archive_summary = state.archive_summary;
-	ma.inline_text = state.inline_text;
-	ma.note = state.note;
+	att_describe(sc, a, &state, &ma);
 	memset(&mopt, 0, sizeof(mopt));
 	mopt.domain = sc->cfg->mail_domain;
 	mopt.from = sc->cfg->mail_from;
@@ -1060,7 +1057,7 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 		sc->on_mail(sc->on_mail_ctx, bug.id, m.message_id, bug.summary);
 out:
 	mail_message_release(&m);
-	att_state_release(&state);
+	sync_attachment_view_release(&state);
 	strv_free(rcpt);
 	free(sender);
 	free(root);

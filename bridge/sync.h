@@ -68,6 +68,23 @@ enum bb_status sync_store_attachment_data(struct sync_context *sc,
 					  const struct bz_attachment *a, const void *data,
 					  size_t len, struct bb_error *err);
 
+/* What a mail says of an attachment: the type detected from its bytes, an
+ * archive's members, a small text quoted (up to inline_limit bytes), its
+ * blob URL; or, when hash is NULL or "", the note why it is not stored.
+ * The bridge and the export describe attachments with this one function,
+ * so their mails are the same.  ma points into v; release v with
+ * sync_attachment_view_release(). */
+struct attachment_view {
+	char hash[BLOB_HEX_LEN + 1];
+	char detected[128];
+	char *url, *note, *archive_summary, *inline_text;
+};
+struct mail_attachment;
+void sync_attachment_view(struct blob_store *bs, unsigned long long inline_limit,
+			  const struct bz_attachment *a, const char *hash, const char *note,
+			  struct attachment_view *v, struct mail_attachment *ma);
+void sync_attachment_view_release(struct attachment_view *v);
+
 /* Delivery options from the configuration. */
 void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt);
 
