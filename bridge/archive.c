@@ -26,6 +26,7 @@
 
 #include "bridge/archive.h"
 #include "core/buf.h"
+#include "core/http.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -385,69 +386,13 @@ static size_t http_on_body(char *data, size_t size, size_t nmemb, void *p)
 	return len;
 }
 
-static time_t parse_retry_after(const char *value)
-{
-	time_t now = time(NULL), when;
-	long long secs;
-	const char *end;
-
-	while (*value == ' ' || *value == '\t')
-		value++;
-	if (*value >= '0' && *value <= '9') {
-		if (parse_long(value, &end, ARCHIVE_RETRY_AFTER_MAX, &secs))
-			secs = ARCHIVE_RETRY_AFTER_MAX;
-		return now + (time_t)secs;
-	}
-	when = curl_getdate(value, NULL);
-	if (when < 0)
-		return 0;
-	if (when < now)
-		return now;
-	return when - now > ARCHIVE_RETRY_AFTER_MAX ? now + ARCHIVE_RETRY_AFTER_MAX : when;
-}
-
 static size_t http_on_header(char *data, size_t size, size_t nmemb, void *p)
 {
 	struct http_transfer *t = p;
 	size_t len = size * nmemb;
-	char value[128];
 
-	if (len >= 5 && !strncasecmp(data, "HTTP/", 5)) {
-		t->retry_after = 0;
-	} else if (len > 12 && !strncasecmp(data, "Retry-After:", 12)) {
-		size_t n = len - 12 < sizeof(value) - 1 ? len - 12 : sizeof(value) - 1;
-
-		memcpy(value, data + 12, n);
-		value[n] = '\0';
-		value[strcspn(value, "\r\n")] = '\0';
-		t->retry_after = parse_retry_after(value);
-	}
+	http_header_line(data, len, ARCHIVE_RETRY_AFTER_MAX, &t->retry_after);
 	return len;
-}
-
-static enum bb_status fold_curl(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_OUT_OF_MEMORY:
-		return BB_ERR_NOMEM;
-	case CURLE_UNSUPPORTED_PROTOCOL:
-	case CURLE_URL_MALFORMAT:
-	case CURLE_NOT_BUILT_IN:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_CRL_BADFILE:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-		return BB_ERR_CONFIG;
-	case CURLE_BAD_CONTENT_ENCODING:
-	case CURLE_WEIRD_SERVER_REPLY:
-	case CURLE_TOO_MANY_REDIRECTS:
-		return BB_ERR_PROTOCOL;
-	case CURLE_FILESIZE_EXCEEDED:
-		return BB_ERR_TOO_LARGE;
-	default:
-		return BB_ERR_TEMPORARY; /* connect, resolve, timeout, reset, cut short */
-	}
 }
 
 static enum bb_status http_handle(struct archive_source *src, struct bb_error *err)
@@ -534,7 +479,7 @@ static enum bb_status http_get(struct archive_source *src, const char *url, size
 			goto out;
 		}
 		run_clean_line(why, strlen(why), message, sizeof(message));
-		st = bb_error_set(err, fold_curl(rc), "%s: %s", url, message);
+		st = bb_error_set(err, http_fold_curl(rc), "%s: %s", url, message);
 		goto out;
 	}
 	if (code < 200 || code >= 300) {

@@ -52,6 +52,7 @@
 
 #include "bridge/bz_client.h"
 #include "core/buf.h"
+#include "core/http.h"
 #include "core/log.h"
 
 #define BZ_RESPONSE_CAP ((size_t)256 << 20)   /* largest body kept in memory */
@@ -1365,78 +1366,13 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *p)
 	return len;
 }
 
-/* Retry-After: delta-seconds or an HTTP date, as an absolute time. */
-static time_t parse_retry_after(const char *value)
-{
-	time_t now = time(NULL), when;
-	const char *p = value;
-	unsigned long long secs = 0;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p >= '0' && *p <= '9') {
-		for (; *p >= '0' && *p <= '9'; p++) {
-			secs = secs * 10 + (unsigned)(*p - '0');
-			if (secs > BZ_RETRY_AFTER_MAX)
-				secs = BZ_RETRY_AFTER_MAX;
-		}
-		return now + (time_t)secs;
-	}
-	when = curl_getdate(p, NULL);
-	if (when < 0)
-		return 0;
-	if (when < now)
-		return now;
-	if (when - now > BZ_RETRY_AFTER_MAX)
-		return now + BZ_RETRY_AFTER_MAX;
-	return when;
-}
-
 static size_t on_header(char *data, size_t size, size_t nmemb, void *p)
 {
 	struct bz_transfer *t = p;
 	size_t len = size * nmemb;
-	char value[128];
-	size_t n;
 
-	if (len >= 5 && !strncasecmp(data, "HTTP/", 5)) {
-		t->retry_after = 0;   /* a new response (after 100 Continue) */
-	} else if (len > 12 && !strncasecmp(data, "Retry-After:", 12)) {
-		n = len - 12;
-		if (n >= sizeof(value))
-			n = sizeof(value) - 1;
-		memcpy(value, data + 12, n);
-		value[n] = '\0';
-		value[strcspn(value, "\r\n")] = '\0';
-		t->retry_after = parse_retry_after(value);
-	}
+	http_header_line(data, len, BZ_RETRY_AFTER_MAX, &t->retry_after);
 	return len;
-}
-
-static enum bb_status fold_curl(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_OUT_OF_MEMORY:
-		return BB_ERR_NOMEM;
-	case CURLE_UNSUPPORTED_PROTOCOL:
-	case CURLE_URL_MALFORMAT:
-	case CURLE_NOT_BUILT_IN:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_CRL_BADFILE:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-		return BB_ERR_CONFIG;
-	case CURLE_BAD_CONTENT_ENCODING:
-	case CURLE_WEIRD_SERVER_REPLY:
-	case CURLE_TOO_MANY_REDIRECTS:
-		return BB_ERR_PROTOCOL;
-	case CURLE_FILESIZE_EXCEEDED:
-		return BB_ERR_TOO_LARGE;
-	default:
-		/* connect, resolve, timeout, reset, nothing received, cut short */
-		return BB_ERR_TEMPORARY;
-	}
 }
 
 static int connection_was_reset(CURLcode rc)
@@ -1565,7 +1501,7 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 	message_clean(c, c->curl_error[0] ? c->curl_error : curl_easy_strerror(rc),
 		      strlen(c->curl_error[0] ? c->curl_error : curl_easy_strerror(rc)),
 		      message, sizeof(message));
-	st = bb_error_set(err, fold_curl(rc), "%s: %s", url->data, message);
+	st = bb_error_set(err, http_fold_curl(rc), "%s: %s", url->data, message);
 out:
 	if (full.alloc)
 		OPENSSL_cleanse(full.data, full.len);
