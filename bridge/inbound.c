@@ -1396,7 +1396,8 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 				   cursor_value, stats, err);
 	if (batch) {
 		struct bb_error berr = BB_ERROR_INIT;
-		enum bb_status b = store_begin(sc->db, s ? &berr : err);
+		enum bb_status b = sc->dry_run ? store_begin_read(sc->db, s ? &berr : err)
+					       : store_begin(sc->db, s ? &berr : err);
 
 		if (!s)
 			s = b;
@@ -1585,7 +1586,8 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 	struct round *r = ctx;
 	enum bb_status s;
 
-	if (!r->sc->dry_run && r->sc->db->depth == 0 && (s = store_begin(r->sc->db, r->err)))
+	if (r->sc->db->depth == 0 &&
+	    (s = r->sc->dry_run ? store_begin_read(r->sc->db, r->err) : store_begin(r->sc->db, r->err)))
 		return s;
 	s = inbound_handle(r->sc, r->opt, raw, len, r->cursor_name, position, r->stats, r->err);
 	if (s) {

@@ -459,16 +459,26 @@ int store_file_version(struct store *st)
 	return version;
 }
 
-enum bb_status store_begin(struct store *st, struct bb_error *err)
+static enum bb_status begin(struct store *st, const char *sql, struct bb_error *err)
 {
 	if (st->depth++ > 0)
 		return BB_OK;
 	st->failed = 0;
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		st->depth = 0;
 		return store_fail(st, err, "starting a transaction failed");
 	}
 	return BB_OK;
+}
+
+enum bb_status store_begin_read(struct store *st, struct bb_error *err)
+{
+	return begin(st, "BEGIN DEFERRED", err);
+}
+
+enum bb_status store_begin(struct store *st, struct bb_error *err)
+{
+	return begin(st, "BEGIN IMMEDIATE", err);
 }
 
 enum bb_status store_commit(struct store *st, struct bb_error *err)
@@ -565,9 +575,11 @@ enum bb_status store_open(struct store **out, const char *path,
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, 10000);
+	/* reads through a mapping, not a pread() per page */
 	s = store_exec(st, "PRAGMA journal_mode = WAL;"
 			   "PRAGMA synchronous = FULL;"
-			   "PRAGMA foreign_keys = ON;", err);
+			   "PRAGMA foreign_keys = ON;"
+			   "PRAGMA mmap_size = 268435456;", err);
 	if (s)
 		goto out;
 	s = migrate(st, err);

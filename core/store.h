@@ -53,6 +53,9 @@ int store_file_version(struct store *st);
 enum bb_status store_begin(struct store *st, struct bb_error *err);
 enum bb_status store_commit(struct store *st, struct bb_error *err);
 void store_rollback(struct store *st);
+/* As store_begin(), but takes no write lock until something is written:
+ * for long runs of reads (a dry run), which then cost one lock. */
+enum bb_status store_begin_read(struct store *st, struct bb_error *err);
 
 enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *err);
 /* Prepares sql; *stmt is to be finalised with sqlite3_finalize(). */
