@@ -548,13 +548,7 @@ static enum bb_status queue_notice(struct sync_context *sc, const char *from_add
 		}
 		goto out;
 	}
-	memset(&mopt, 0, sizeof(mopt));
-	mopt.domain = sc->cfg->mail_domain;
-	mopt.from = sc->cfg->mail_from;
-	mopt.subject = sc->cfg->mail_subject;
-	mopt.bug_url_base = sc->cfg->bz_url ? sc->cfg->bz_url : "";
-	mopt.show_addresses = sc->cfg->mail_show_addresses;
-	mopt.footer = sc->cfg->mail_footer;
+	sync_mail_options(sc->cfg, &mopt);
 	for (size_t i = 0; route.to && route.to[i]; i++)
 		n++;
 	rcpt = calloc(n + 2, sizeof(*rcpt));

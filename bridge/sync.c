@@ -68,6 +68,17 @@ enum bb_status sync_cursor_set(struct store *db, const char *name, const char *v
 	return s;
 }
 
+void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->domain = cfg->mail_domain;
+	opt->from = cfg->mail_from;
+	opt->subject = cfg->mail_subject;
+	opt->bug_url_base = cfg->bz_url ? cfg->bz_url : "";
+	opt->show_addresses = cfg->mail_show_addresses;
+	opt->footer = cfg->mail_footer;
+}
+
 void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
@@ -792,12 +803,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		br.route_note = str_printf("Recipients changed with the bug's fields; this thread "
 					   "now goes to: %s (before: %s)", br.recipients,
 					   br.known.recipients);
-	br.mopt.domain = sc->cfg->mail_domain;
-	br.mopt.from = sc->cfg->mail_from;
-	br.mopt.subject = sc->cfg->mail_subject;
-	br.mopt.bug_url_base = sc->cfg->bz_url ? sc->cfg->bz_url : "";
-	br.mopt.show_addresses = sc->cfg->mail_show_addresses;
-	br.mopt.footer = sc->cfg->mail_footer;
+	sync_mail_options(sc->cfg, &br.mopt);
 
 	for (size_t i = 0; i < bug->ncomments; i++) {
 		const struct bz_comment *c = &bug->comments[i];
@@ -1031,13 +1037,7 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 	}
 	add_reporter(sc, &route, bug.creator.login);
 	att_describe(sc, a, &state, &ma);
-	memset(&mopt, 0, sizeof(mopt));
-	mopt.domain = sc->cfg->mail_domain;
-	mopt.from = sc->cfg->mail_from;
-	mopt.subject = sc->cfg->mail_subject;
-	mopt.bug_url_base = sc->cfg->bz_url ? sc->cfg->bz_url : "";
-	mopt.show_addresses = sc->cfg->mail_show_addresses;
-	mopt.footer = sc->cfg->mail_footer;
+	sync_mail_options(sc->cfg, &mopt);
 	root = comment_message_id(sc->db, bug.id, 0);
 	if (!root)
 		root = mail_message_id(sc->cfg->mail_domain, bug.id, 0);

@@ -85,6 +85,10 @@ void sync_attachment_view(struct blob_store *bs, unsigned long long inline_limit
 			  struct attachment_view *v, struct mail_attachment *ma);
 void sync_attachment_view_release(struct attachment_view *v);
 
+/* Mail options (domain, From, subject format, ...) from the configuration. */
+struct mail_options;
+void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt);
+
 /* Delivery options from the configuration. */
 void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bridge/export.h"
+#include "bridge/sync.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 
@@ -167,12 +168,10 @@ int cmd_export(struct cli_context *ctx, int argc, char **argv)
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
 		goto out;
 
-	eo.mail.domain = ctx->cfg->mail_domain;
-	eo.mail.from = ctx->cfg->mail_from;
-	eo.mail.subject = ctx->cfg->mail_subject;
-	eo.mail.bug_url_base = ctx->cfg->bz_url;
-	eo.mail.show_addresses = ctx->cfg->mail_show_addresses;
-	eo.mail.footer = ctx->cfg->mail_footer;
+	/* the bridge's own mail options: the same mails */
+	sync_mail_options(ctx->cfg, &eo.mail);
+	if (!ctx->cfg->bz_url)
+		eo.mail.bug_url_base = NULL;
 	eo.inline_limit = ctx->cfg->mail_inline_limit;
 	if (!eo.archive_url)
 		eo.archive_url = ctx->cfg->archive_link_url ? ctx->cfg->archive_link_url

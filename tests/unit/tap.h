@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_count, tap_failed;
@@ -50,6 +51,20 @@ static void diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+}
+
+/* Where the shared corpora and fixtures are: $BUGBRIDGE_SHARED, else
+ * ../shared beside the source tree.  Fills out (size len). */
+__attribute__((unused))
+static void tap_shared_dir(char *out, size_t len)
+{
+	const char *env = getenv("BUGBRIDGE_SHARED");
+	const char *top = getenv("top_srcdir");
+
+	if (env && *env)
+		snprintf(out, len, "%s", env);
+	else
+		snprintf(out, len, "%s/../shared", top && *top ? top : ABS_SRCDIR);
 }
 
 static int done_testing(void)

@@ -696,15 +696,10 @@ static void test_hostile(void)
 
 int main(void)
 {
-	const char *env = getenv("BUGBRIDGE_SHARED");
-	const char *top = getenv("top_srcdir");
 	struct stat sb;
 	char probe[8192];
 
-	if (env && *env)
-		snprintf(shared, sizeof(shared), "%s", env);
-	else
-		snprintf(shared, sizeof(shared), "%s/../shared", top ? top : ABS_SRCDIR);
+	tap_shared_dir(shared, sizeof(shared));
 	snprintf(probe, sizeof(probe), "%s/fixtures/bugzilla-5/034-bug-1-admin.json", shared);
 	if (stat(probe, &sb)) {
 		printf("1..0 # SKIP no Bugzilla fixtures at %s/fixtures/bugzilla-5\n", shared);

@@ -804,16 +804,11 @@ static void test_broken_input(void)
 
 int main(void)
 {
-	const char *env = getenv("BUGBRIDGE_SHARED");
-	const char *top = getenv("top_srcdir");
 	struct stat sb;
 	char dir[8192];
 	size_t files = 0;
 
-	if (env && *env)
-		snprintf(shared, sizeof(shared), "%s", env);
-	else
-		snprintf(shared, sizeof(shared), "%s/../shared", top ? top : ABS_SRCDIR);
+	tap_shared_dir(shared, sizeof(shared));
 	snprintf(dir, sizeof(dir), "%s/corpus/bugzilla", shared);
 	if (stat(dir, &sb)) {
 		printf("1..0 # SKIP no Bugzilla corpus at %s\n", dir);

@@ -1037,13 +1037,7 @@ static void test_mbox(void)
 
 int main(void)
 {
-	const char *env = getenv("BUGBRIDGE_SHARED");
-	const char *top = getenv("top_srcdir");
-
-	if (env && *env)
-		snprintf(shared, sizeof(shared), "%s", env);
-	else
-		snprintf(shared, sizeof(shared), "%s/../shared", top && *top ? top : ABS_SRCDIR);
+	tap_shared_dir(shared, sizeof(shared));
 	test_corpus();
 	test_header_injection();
 	test_references_loop();

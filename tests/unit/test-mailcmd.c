@@ -276,13 +276,7 @@ static void test_corpus(void)
 
 int main(void)
 {
-	const char *env = getenv("BUGBRIDGE_SHARED");
-	const char *top = getenv("top_srcdir");
-
-	if (env && *env)
-		snprintf(shared, sizeof(shared), "%s", env);
-	else
-		snprintf(shared, sizeof(shared), "%s/../shared", top && *top ? top : ABS_SRCDIR);
+	tap_shared_dir(shared, sizeof(shared));
 	test_verbs();
 	test_where();
 	test_invalid();
