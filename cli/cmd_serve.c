@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "attachments/blob_http.h"
+#include "bridge/frontdoor.h"
+#include "bridge/maintainers.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -25,6 +27,8 @@ static const char serve_usage[] =
 	"                                     store an upload ([server] upload_token)\n"
 	"  GET|HEAD /regressions/[<file>]     the regression reports, read-only\n"
 	"                                     ([tracker] report_dir)\n"
+	"  GET /, POST /report, GET /confirm/<token>, GET /bugs, GET /bug/<id>\n"
+	"                                     the front door ([frontdoor] enabled)\n"
 	"\n"
 	"Options:\n"
 	"  -l, --listen ADDR:PORT  listen there instead of [server] listen;\n"
@@ -88,6 +92,58 @@ static char *serve_url_host(const char *listen)
 	return strndup(listen, len);
 }
 
+/* What the front door needs besides the store. */
+struct serve_frontdoor {
+	struct mnt_file *maintainers;
+	struct router *router;
+	struct bz_client *bz;
+	struct frontdoor *fd;
+};
+
+static void serve_frontdoor_close(struct serve_frontdoor *f)
+{
+	frontdoor_free(f->fd);
+	bz_client_free(f->bz);
+	router_free(f->router);
+	mnt_free(f->maintainers);
+	memset(f, 0, sizeof(*f));
+}
+
+static enum bb_status serve_frontdoor_open(struct cli_context *ctx, struct serve_frontdoor *f,
+					   struct bb_error *err)
+{
+	const struct bb_config *cfg = ctx->cfg;
+	struct frontdoor_options fo;
+	enum bb_status st;
+
+	if (cfg->maintainers_file && (st = mnt_load(&f->maintainers, cfg->maintainers_file, err)))
+		return st;
+	if ((st = router_new(&f->router, cfg, f->maintainers, err)))
+		return st;
+	if (cfg->frontdoor_create_bugs && cfg->bz_url) {
+		struct bz_client_options o;
+
+		memset(&o, 0, sizeof(o));
+		o.url = cfg->bz_url;
+		o.api_key = cfg->bz_api_key;
+		o.key_in_header = cfg->bz_key_in_header;
+		o.ca_file = cfg->bz_ca_file;
+		o.proxy = cfg->bz_proxy;
+		o.timeout = (long)cfg->bz_timeout;
+		o.subsystem_field = cfg->bz_subsystem_field;
+		o.page_size = (unsigned)cfg->bz_page_size;
+		if ((st = bz_client_new(&f->bz, &o, err)))
+			return st;
+	}
+	memset(&fo, 0, sizeof(fo));
+	fo.cfg = cfg;
+	fo.blobs = ctx->blobs;
+	fo.router = f->router;
+	fo.bz = f->bz;
+	fo.max_upload_size = cfg->max_upload_size;
+	return frontdoor_new(&f->fd, &fo, err);
+}
+
 int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -100,6 +156,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	struct bb_error err = BB_ERROR_INIT;
 	struct blob_server_options opt;
 	struct blob_server *srv = NULL;
+	struct serve_frontdoor front = { NULL, NULL, NULL, NULL };
 	const char *port_file = NULL, *pid_file = NULL;
 	char *host = NULL, *blob_root = NULL, *reports_dir = NULL;
 	sigset_t stop_signals;
@@ -145,6 +202,11 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		goto out;
 	}
 
+	if (ctx->cfg->frontdoor_enabled && serve_frontdoor_open(ctx, &front, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	opt.site = frontdoor_site(front.fd);
 	if (blob_server_start(&srv, ctx->blobs, &opt, &err)) {
 		rc = cli_fail(&err);
 		goto out;
@@ -186,6 +248,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	log_event(LOG_LEVEL_INFO, "serve.stopping", LF_STR("signal", sig == SIGINT ? "INT" : "TERM"));
 out:
 	blob_server_stop(srv);
+	serve_frontdoor_close(&front);
 	if (wrote_port)
 		unlink(port_file);
 	if (wrote_pid)

@@ -1,0 +1,1689 @@
+/* The front door of bugbridge serve (frontdoor.h).
+ *
+ * Choices made here:
+ *  - The blob server hands over the raw path and leaves escapes alone
+ *    (blob_http.c), so query values are decoded here ('+' and %XX) and
+ *    repaired to valid UTF-8 before use.
+ *  - A file field becomes a blob writer when its part starts and is
+ *    committed when the next part starts or the body ends; an empty or
+ *    nameless file field (a browser's empty file input) stores nothing.
+ *    Blobs of a submission that is then refused stay unreferenced and go
+ *    with `bugbridge blob gc`; those of a stored report get a
+ *    "frontdoor-report" reference.
+ *  - After a failure found while the body streams (an attachment past the
+ *    limit, a full disk) the writer is aborted at once, the rest of the
+ *    body is dropped (up to FD_DISCARD_MAX bytes, then the connection is
+ *    cut) and the error answered at the end, as MHD 0.9 wants.
+ *  - The report mail is queued and its fd_report row marked sent in one
+ *    transaction; the Bugzilla bug (when filed) is created first and its
+ *    id recorded before the mail is queued, so the mail links it.  A crash
+ *    between creating the bug and recording its id would file it twice on
+ *    the next confirmation: Bugzilla has no idempotent create.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <glib.h>
+#include <gmime/gmime.h>
+#include <microhttpd.h>
+#include <openssl/rand.h>
+
+#include "bridge/frontdoor.h"
+#include "bridge/mail.h"
+#include "bridge/maintainers.h"
+#include "bridge/outbox.h"
+#include "bridge/sync.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "core/store.h"
+
+#define FD_POST_BUFFER 65536
+#define FD_DISCARD_MAX (8u * 1024 * 1024)
+#define FD_MAX_FILES 20
+#define FD_TOKEN_BYTES 16
+#define FD_CONFIRM_TTL (7 * 24 * 3600)
+#define FD_LIST_MAX 200
+
+static const char fd_csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; "
+			     "frame-ancestors 'none'";
+
+static const char fd_css[] =
+	"body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}\n"
+	"header a{margin-right:1em}\n"
+	"label{display:block;margin-top:.8em;font-weight:bold}\n"
+	"input[type=text],input[type=email],textarea,select{width:100%;box-sizing:border-box}\n"
+	"textarea{min-height:8em;font-family:monospace}\n"
+	".notice{border:1px solid #c90;background:#ffe;padding:.5em 1em}\n"
+	".error{border:1px solid #c00;background:#fee;padding:.5em 1em}\n"
+	"table{border-collapse:collapse;width:100%}\n"
+	"td,th{border-bottom:1px solid #ddd;padding:.2em .4em;text-align:left}\n"
+	"pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}\n"
+	".comment h3{font-size:1em;margin-bottom:0}\n";
+
+/* The text fields of the form, with their size caps. */
+enum fd_field {
+	FD_NAME, FD_EMAIL, FD_TITLE, FD_DESCRIPTION, FD_KERNEL, FD_REGRESSION, FD_ROUTE,
+	FD_NFIELDS
+};
+static const struct {
+	const char *key;
+	size_t cap;
+} fd_fields[FD_NFIELDS] = {
+	{ "name", 200 }, { "email", 254 }, { "title", 300 }, { "description", 65536 },
+	{ "kernel_version", 200 }, { "regression", 16384 }, { "route", 20 },
+};
+
+struct frontdoor {
+	const struct bb_config *cfg;
+	struct blob_store *blobs;
+	const struct router *router;
+	struct bz_client *bz;
+	uint64_t max_upload;
+	char *base_url;             /* no trailing slash */
+	struct blob_server_site site;
+
+	pthread_mutex_t lock;       /* guards db and bz */
+	struct store *db;
+};
+
+struct fd_upload {
+	char hash[BLOB_HEX_LEN + 1];
+	char *name;
+	char content_type[128];
+	uint64_t size;
+};
+
+enum fd_kind { FD_REQ_PAGE, FD_REQ_SUBMIT };
+
+struct fd_request {
+	enum fd_kind kind;
+	char client[64];
+	struct MHD_PostProcessor *pp;
+	struct buf fields[FD_NFIELDS];
+	struct blob_writer *writer;
+	char *part_name;            /* file name of the part being written */
+	char *part_type;
+	struct fd_upload uploads[FD_MAX_FILES];
+	size_t nuploads;
+	unsigned fail_http;         /* 0 while all is well */
+	char fail_message[256];
+	uint64_t discarded;
+};
+
+/* ------------------------------------------------------------ text helpers */
+
+enum bb_status frontdoor_escape(struct buf *out, const char *text)
+{
+	gchar *valid = g_utf8_make_valid(text ? text : "", -1);
+	gchar *escaped = g_markup_escape_text(valid, -1);
+	enum bb_status st = buf_addstr(out, escaped);
+
+	g_free(escaped);
+	g_free(valid);
+	return st;
+}
+
+/* Appends a query value percent-encoded (then safe in an attribute). */
+static enum bb_status fd_add_uri_value(struct buf *out, const char *text)
+{
+	char *e = g_uri_escape_string(text ? text : "", NULL, FALSE);
+	enum bb_status st = frontdoor_escape(out, e);
+
+	g_free(e);
+	return st;
+}
+
+static int fd_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A query value as sent ('+' and %XX escapes kept) decoded to valid UTF-8
+ * without control characters; g_free() it.  "" for NULL or a bad escape. */
+static char *fd_query_value(struct MHD_Connection *conn, const char *key)
+{
+	const char *raw = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+	GString *s = g_string_new("");
+	char *valid;
+	size_t i;
+
+	for (i = 0; raw && raw[i] && s->len < 500; i++) {
+		if (raw[i] == '+') {
+			g_string_append_c(s, ' ');
+		} else if (raw[i] == '%' && fd_hex(raw[i + 1]) >= 0 && fd_hex(raw[i + 2]) >= 0) {
+			g_string_append_c(s, (char)(fd_hex(raw[i + 1]) * 16 + fd_hex(raw[i + 2])));
+			i += 2;
+		} else if (raw[i] == '%') {
+			g_string_truncate(s, 0);
+			break;
+		} else {
+			g_string_append_c(s, raw[i]);
+		}
+	}
+	for (i = 0; i < s->len; i++)
+		if ((unsigned char)s->str[i] < 0x20 || s->str[i] == 0x7f)
+			s->str[i] = ' ';
+	valid = g_utf8_make_valid(s->str, (gssize)s->len);
+	g_string_free(s, TRUE);
+	g_strstrip(valid);
+	return valid;
+}
+
+/* Text for a header or a one-line field: valid UTF-8, control characters
+ * and line breaks made spaces, trimmed; g_free() it. */
+static char *fd_one_line(const char *text)
+{
+	char *v = g_utf8_make_valid(text ? text : "", -1);
+
+	for (char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	return g_strstrip(v);
+}
+
+/* Multi-line text: valid UTF-8, CRLF and CR made LF, other control
+ * characters but tab dropped; g_free() it. */
+static char *fd_multi_line(const char *text)
+{
+	char *v = g_utf8_make_valid(text ? text : "", -1);
+	char *r = v, *w = v;
+
+	for (; *r; r++) {
+		if (*r == '\r') {
+			if (r[1] != '\n')
+				*w++ = '\n';
+			continue;
+		}
+		if (((unsigned char)*r < 0x20 && *r != '\n' && *r != '\t') || *r == 0x7f)
+			continue;
+		*w++ = *r;
+	}
+	*w = '\0';
+	return v;
+}
+
+/* A plain address local@domain: one '@', no space, quote, bracket or
+ * control character. */
+static int fd_email_ok(const char *e)
+{
+	const char *at = strchr(e, '@');
+	size_t len = strlen(e);
+
+	if (!at || at == e || !at[1] || strchr(at + 1, '@') || len > 254 || !strchr(at + 1, '.'))
+		return 0;
+	for (const char *p = e; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("<>()[],;:\\\"", *p))
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------ responses */
+
+static int fd_header(struct MHD_Response *r, const char *name, const char *value)
+{
+	return MHD_add_response_header(r, name, value) == MHD_YES;
+}
+
+/* Queues body (taken over; malloc'd) as the answer. */
+static enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, unsigned *logged,
+				const char *type, struct buf *body, const char *extra_name,
+				const char *extra_value)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret = MHD_NO;
+	size_t len = 0;
+	char *data = buf_detach(body, &len);
+	int ok = 1;
+
+	if (!data)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(data);
+		return MHD_NO;
+	}
+	ok &= fd_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ok &= fd_header(resp, "Content-Security-Policy", fd_csp);
+	ok &= fd_header(resp, "X-Content-Type-Options", "nosniff");
+	ok &= fd_header(resp, "Referrer-Policy", "no-referrer");
+	ok &= fd_header(resp, "X-Frame-Options", "DENY");
+	ok &= fd_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (extra_name)
+		ok &= fd_header(resp, extra_name, extra_value);
+	if (ok) {
+		ret = MHD_queue_response(conn, status, resp);
+		*logged = status;
+	}
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static void fd_page_start(struct buf *b, const char *title)
+{
+	buf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		      "<meta name=\"viewport\" content=\"width=device-width\"><title>");
+	frontdoor_escape(b, title);
+	buf_addstr(b, "</title><link rel=\"stylesheet\" href=\"/frontdoor.css\"></head><body>\n"
+		      "<header><a href=\"/\">Report a bug</a><a href=\"/bugs\">Bugs</a>"
+		      "<a href=\"/regressions/\">Regressions</a></header>\n<main>\n<h1>");
+	frontdoor_escape(b, title);
+	buf_addstr(b, "</h1>\n");
+}
+
+static void fd_page_end(struct buf *b)
+{
+	buf_addstr(b, "</main>\n</body></html>\n");
+}
+
+/* A page with one paragraph of text (escaped). */
+static enum MHD_Result fd_message_page(struct MHD_Connection *conn, unsigned status,
+				       unsigned *logged, const char *title, const char *text,
+				       const char *extra_name, const char *extra_value)
+{
+	struct buf b = BUF_INIT;
+
+	fd_page_start(&b, title);
+	buf_addstr(&b, status >= 400 ? "<p class=\"error\">" : "<p>");
+	frontdoor_escape(&b, text);
+	buf_addstr(&b, "</p>\n");
+	fd_page_end(&b);
+	return fd_queue(conn, status, logged, "text/html; charset=utf-8", &b, extra_name,
+			extra_value);
+}
+
+/* ------------------------------------------------------------ the form */
+
+/* product and component a choice of the form files under; the route index
+ * is -1 for "not sure". */
+static void fd_route_target(const struct frontdoor *fd, long idx, const char **product,
+			    const char **component)
+{
+	const struct bb_config *cfg = fd->cfg;
+
+	*product = fd->cfg->frontdoor_product ? cfg->frontdoor_product : cfg->inbound_track_product;
+	*component = cfg->frontdoor_component ? cfg->frontdoor_component
+					      : cfg->inbound_track_component;
+	if (idx >= 0 && (size_t)idx < cfg->nroutes) {
+		if (cfg->routes[idx].product)
+			*product = cfg->routes[idx].product;
+		if (cfg->routes[idx].component)
+			*component = cfg->routes[idx].component;
+	}
+}
+
+/* 1 if route number i is offered in the form (it names a product or a
+ * component; others match on subsystems only). */
+static int fd_route_offered(const struct frontdoor *fd, size_t i)
+{
+	return fd->cfg->routes[i].product || fd->cfg->routes[i].component;
+}
+
+static enum MHD_Result fd_send_form(struct frontdoor *fd, struct MHD_Connection *conn,
+				    unsigned *logged)
+{
+	struct buf b = BUF_INIT;
+	char tmp[64];
+
+	fd_page_start(&b, "Report a kernel bug");
+	buf_addstr(&b, "<p class=\"notice\"><strong>Your report will be public.</strong> "
+		       "Everything you enter here, your name and e-mail address included, "
+		       "and every file you attach, is sent to public mailing lists, archived "
+		       "on the web for anyone to read");
+	if (fd->cfg->frontdoor_create_bugs)
+		buf_addstr(&b, ", and filed in the public Bugzilla");
+	buf_addstr(&b, ".  Do not include passwords, keys or other private data.  Before "
+		       "anything is posted we send you a mail with a link to confirm your "
+		       "address.</p>\n"
+		       "<form method=\"post\" action=\"/report\" enctype=\"multipart/form-data\">\n"
+		       "<label for=\"name\">Your name</label>"
+		       "<input type=\"text\" id=\"name\" name=\"name\" maxlength=\"200\">\n"
+		       "<label for=\"email\">Your e-mail address (a confirmation link is sent "
+		       "there)</label><input type=\"email\" id=\"email\" name=\"email\" "
+		       "maxlength=\"254\" required>\n"
+		       "<label for=\"title\">Title</label><input type=\"text\" id=\"title\" "
+		       "name=\"title\" maxlength=\"300\" required>\n"
+		       "<label for=\"route\">Area</label><select id=\"route\" name=\"route\">"
+		       "<option value=\"\">Not sure</option>");
+	for (size_t i = 0; i < fd->cfg->nroutes; i++) {
+		const char *product, *component;
+
+		if (!fd_route_offered(fd, i))
+			continue;
+		fd_route_target(fd, (long)i, &product, &component);
+		snprintf(tmp, sizeof(tmp), "%zu", i);
+		buf_addf(&b, "<option value=\"%s\">", tmp);
+		frontdoor_escape(&b, product ? product : "");
+		buf_addstr(&b, product && component ? " / " : "");
+		frontdoor_escape(&b, component ? component : "");
+		buf_addstr(&b, " (");
+		frontdoor_escape(&b, fd->cfg->routes[i].name);
+		buf_addstr(&b, ")</option>");
+	}
+	buf_addstr(&b, "</select>\n"
+		       "<label for=\"kernel_version\">Kernel version (uname -r)</label>"
+		       "<input type=\"text\" id=\"kernel_version\" name=\"kernel_version\" "
+		       "maxlength=\"200\">\n"
+		       "<label for=\"description\">What happened, and what did you expect?"
+		       "</label><textarea id=\"description\" name=\"description\" required>"
+		       "</textarea>\n"
+		       "<label for=\"regression\">Regression: the last version that worked, "
+		       "the first that broke, a bisected commit (leave empty if it never "
+		       "worked)</label><textarea id=\"regression\" name=\"regression\">"
+		       "</textarea>\n"
+		       "<label for=\"attachment\">Attachments (logs, dumps, firmware images; "
+		       "any size");
+	if (fd->max_upload) {
+		snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)fd->max_upload);
+		buf_addf(&b, " up to %s bytes each", tmp);
+	}
+	buf_addstr(&b, ")</label><input type=\"file\" id=\"attachment\" name=\"attachment\" "
+		       "multiple>\n"
+		       "<p><button type=\"submit\" id=\"submit\">Send the report</button></p>\n"
+		       "</form>\n");
+	fd_page_end(&b);
+	return fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL, NULL);
+}
+
+/* ------------------------------------------------------------ composing */
+
+static void fd_add_addresses(InternetAddressList *list, char *const *addrs)
+{
+	for (char *const *a = addrs; a && *a; a++) {
+		InternetAddressList *parsed = internet_address_list_parse(NULL, *a);
+
+		if (parsed) {
+			internet_address_list_append(list, parsed);
+			g_object_unref(parsed);
+		}
+	}
+}
+
+/* A plain-text mail from [mail] from to to, cc and the filer (self_addr,
+ * may be NULL; self_name is quoted by GMime as needed); *out gets the
+ * message text (LF line ends). */
+static enum bb_status fd_compose(const struct frontdoor *fd, const char *message_id,
+				 const char *subject, char *const *to, char *const *cc,
+				 const char *self_name, const char *self_addr,
+				 const char *body, struct buf *out, struct bb_error *err)
+{
+	GMimeMessage *msg = NULL;
+	InternetAddressList *from = NULL;
+	GMimeTextPart *part = NULL;
+	GMimeFormatOptions *format = NULL;
+	GDateTime *date = NULL;
+	char *subj = NULL, *text = NULL;
+	enum bb_status st = BB_OK;
+
+	mail_init();
+	msg = g_mime_message_new(TRUE);
+	from = internet_address_list_parse(NULL, fd->cfg->mail_from);
+	if (!from || internet_address_list_length(from) != 1) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "[mail] from \"%s\" is not one address",
+				  fd->cfg->mail_from);
+		goto out;
+	}
+	internet_address_list_append(g_mime_message_get_from(msg), from);
+	fd_add_addresses(g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO), to);
+	fd_add_addresses(g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC), cc);
+	if (self_addr) {
+		InternetAddress *self = internet_address_mailbox_new(self_name ? self_name : "",
+								     self_addr);
+
+		internet_address_list_add(g_mime_message_get_addresses(
+						  msg, to ? GMIME_ADDRESS_TYPE_CC
+							: GMIME_ADDRESS_TYPE_TO), self);
+		g_object_unref(self);
+	}
+	subj = fd_one_line(subject);
+	g_mime_message_set_subject(msg, subj, "utf-8");
+	date = g_date_time_new_now_utc();
+	g_mime_message_set_date(msg, date);
+	g_mime_message_set_message_id(msg, message_id);
+	g_mime_object_set_header(GMIME_OBJECT(msg), "MIME-Version", "1.0", NULL);
+	g_mime_object_set_header(GMIME_OBJECT(msg), "Auto-Submitted", "auto-generated", NULL);
+	g_mime_object_set_header(GMIME_OBJECT(msg), MAIL_LOOP_HEADER, fd->cfg->mail_domain, NULL);
+	part = g_mime_text_part_new_with_subtype("plain");
+	g_mime_text_part_set_text(part, body);
+	g_mime_text_part_set_charset(part, "utf-8");
+	g_mime_part_set_content_encoding(
+		GMIME_PART(part),
+		g_mime_part_get_best_content_encoding(GMIME_PART(part),
+						      GMIME_ENCODING_CONSTRAINT_7BIT));
+	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
+	format = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(format, GMIME_NEWLINE_FORMAT_UNIX);
+	text = g_mime_object_to_string(GMIME_OBJECT(msg), format);
+	if (!text || (st = buf_addstr(out, text))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory composing a mail");
+		goto out;
+	}
+	if (out->len && out->data[out->len - 1] != '\n')
+		st = buf_addch(out, '\n');
+out:
+	g_free(text);
+	g_free(subj);
+	if (format)
+		g_mime_format_options_free(format);
+	if (part)
+		g_object_unref(part);
+	if (date)
+		g_date_time_unref(date);
+	if (from)
+		g_object_unref(from);
+	if (msg)
+		g_object_unref(msg);
+	return st;
+}
+
+/* ------------------------------------------------------------ submitting */
+
+static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
+					const char *filename, const char *content_type,
+					const char *transfer_encoding, const char *data,
+					uint64_t off, size_t size);
+
+/* Ends the file part being written: committed (and listed) when it holds
+ * bytes, aborted when empty. */
+static void fd_finish_part(struct frontdoor *fd, struct fd_request *r)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct blob_origin origin;
+	struct blob_info info;
+	struct fd_upload *u;
+
+	if (!r->writer)
+		goto out;
+	if (blob_writer_size(r->writer) == 0 || r->fail_http) {
+		blob_writer_abort(r->writer);
+		r->writer = NULL;
+		goto out;
+	}
+	memset(&origin, 0, sizeof(origin));
+	origin.name = r->part_name ? r->part_name : "";
+	origin.declared_type = r->part_type ? r->part_type : "";
+	origin.origin = "frontdoor";
+	origin.origin_ref = "";
+	if (blob_writer_commit(r->writer, &origin, &info, &err)) {
+		r->writer = NULL;
+		r->fail_http = err.code == BB_ERR_NO_SPACE ? MHD_HTTP_INSUFFICIENT_STORAGE
+							   : MHD_HTTP_INTERNAL_SERVER_ERROR;
+		snprintf(r->fail_message, sizeof(r->fail_message),
+			 "storing an attachment failed: %.200s", err.message);
+		goto out;
+	}
+	r->writer = NULL;
+	u = &r->uploads[r->nuploads++];
+	memcpy(u->hash, info.hash, sizeof(u->hash));
+	u->size = info.size;
+	snprintf(u->content_type, sizeof(u->content_type), "%s", info.content_type);
+	u->name = r->part_name;
+	r->part_name = NULL;
+	log_event(LOG_LEVEL_INFO, "frontdoor.attachment", LF_STR("client", r->client),
+		  LF_STR("hash", u->hash), LF_UINT("size", u->size));
+	(void)fd;
+out:
+	free(r->part_name);
+	free(r->part_type);
+	r->part_name = r->part_type = NULL;
+}
+
+static void fd_fail(struct fd_request *r, unsigned http, const char *message)
+{
+	if (r->fail_http)
+		return;
+	r->fail_http = http;
+	g_strlcpy(r->fail_message, message, sizeof(r->fail_message));
+	if (r->writer) {
+		blob_writer_abort(r->writer);
+		r->writer = NULL;
+	}
+}
+
+/* The file name part of what a browser sent (some send a whole path),
+ * made one line; malloc'd. */
+static char *fd_file_name(const char *filename)
+{
+	const char *base = filename, *p;
+	char *line, *out;
+
+	for (p = filename; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	line = fd_one_line(base);
+	if (strlen(line) > 255)
+		line[255] = '\0';
+	out = strdup(*line ? line : "attachment");
+	g_free(line);
+	return out;
+}
+
+struct fd_iter_ctx {
+	struct frontdoor *fd;
+	struct fd_request *r;
+};
+
+static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
+					const char *filename, const char *content_type,
+					const char *transfer_encoding, const char *data,
+					uint64_t off, size_t size)
+{
+	struct fd_iter_ctx *ctx = cls;
+	struct fd_request *r = ctx->r;
+	struct bb_error err = BB_ERROR_INIT;
+	size_t i;
+
+	(void)kind;
+	(void)transfer_encoding;
+	if (r->fail_http)
+		return MHD_YES;
+	if (off == 0)
+		fd_finish_part(ctx->fd, r);
+	if (r->fail_http)
+		return MHD_YES;
+	if (filename) {
+		if (strcmp(key, "attachment") || !*filename)
+			return MHD_YES;
+		if (off == 0) {
+			if (r->nuploads >= FD_MAX_FILES) {
+				fd_fail(r, MHD_HTTP_CONTENT_TOO_LARGE, "too many attachments");
+				return MHD_YES;
+			}
+			if (blob_writer_open(ctx->fd->blobs, ctx->fd->max_upload, &r->writer, &err)) {
+				fd_fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, err.message);
+				return MHD_YES;
+			}
+			r->part_name = fd_file_name(filename);
+			r->part_type = strdup(content_type ? content_type : "");
+		}
+		if (r->writer && size && blob_writer_write(r->writer, data, size, &err)) {
+			fd_fail(r, err.code == BB_ERR_TOO_LARGE ? MHD_HTTP_CONTENT_TOO_LARGE
+				: err.code == BB_ERR_NO_SPACE ? MHD_HTTP_INSUFFICIENT_STORAGE
+				: MHD_HTTP_INTERNAL_SERVER_ERROR,
+				err.code == BB_ERR_TOO_LARGE ? "an attachment is larger than this "
+							       "server accepts" : err.message);
+		}
+		return MHD_YES;
+	}
+	for (i = 0; i < FD_NFIELDS; i++) {
+		if (strcmp(key, fd_fields[i].key))
+			continue;
+		if (size && buf_add(&r->fields[i], data, size)) {
+			char message[128];
+
+			snprintf(message, sizeof(message), "the field %s is too long", key);
+			fd_fail(r, MHD_HTTP_CONTENT_TOO_LARGE, message);
+		}
+		break;
+	}
+	return MHD_YES;
+}
+
+/* How many reports client filed in the last hour, and when the oldest of
+ * them leaves the window. */
+static enum bb_status fd_recent(struct frontdoor *fd, const char *client, time_t now,
+				long long *count, long long *oldest, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	enum bb_status st;
+
+	if ((st = store_prepare(fd->db, &q, "SELECT count(*), coalesce(min(created), 0) FROM "
+				"fd_report WHERE client = ?1 AND created > ?2", err)))
+		return st;
+	sqlite3_bind_text(q, 1, client, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 3600);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		*count = sqlite3_column_int64(q, 0);
+		*oldest = sqlite3_column_int64(q, 1);
+	} else {
+		st = store_fail(fd->db, err, "counting recent reports");
+	}
+	sqlite3_finalize(q);
+	return st;
+}
+
+/* First call of POST /report: the rate limit and the form's type, before
+ * a byte of the body is read. */
+static enum MHD_Result fd_submit_begin(struct frontdoor *fd, struct MHD_Connection *conn,
+				       struct fd_request *r, struct fd_iter_ctx *ctx,
+				       unsigned *logged)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	long long count = 0, oldest = 0;
+	time_t now = time(NULL);
+	enum bb_status st;
+
+	pthread_mutex_lock(&fd->lock);
+	st = fd_recent(fd, r->client, now, &count, &oldest, &err);
+	pthread_mutex_unlock(&fd->lock);
+	if (st)
+		return fd_message_page(conn, MHD_HTTP_SERVICE_UNAVAILABLE, logged,
+				       "Please try again later", "The server cannot take reports "
+				       "right now.", MHD_HTTP_HEADER_RETRY_AFTER, "60");
+	if ((unsigned long long)count >= fd->cfg->frontdoor_rate_limit) {
+		char retry[32];
+		long long wait = oldest + 3600 - (long long)now;
+
+		snprintf(retry, sizeof(retry), "%lld", wait > 0 ? wait : 1);
+		log_event(LOG_LEVEL_WARN, "frontdoor.rate_limited", LF_STR("client", r->client),
+			  LF_INT("count", count));
+		return fd_message_page(conn, MHD_HTTP_TOO_MANY_REQUESTS, logged,
+				       "Too many reports", "Too many reports came from your "
+				       "address in the last hour.  Please try again later.",
+				       MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	}
+	r->pp = MHD_create_post_processor(conn, FD_POST_BUFFER, fd_post_iterator, ctx);
+	if (!r->pp)
+		return fd_message_page(conn, MHD_HTTP_BAD_REQUEST, logged, "Not a form",
+				       "Send the report with the form (multipart/form-data).",
+				       NULL, NULL);
+	return MHD_YES;
+}
+
+static char *fd_field(struct fd_request *r, enum fd_field f, int multi_line)
+{
+	return multi_line ? fd_multi_line(r->fields[f].data) : fd_one_line(r->fields[f].data);
+}
+
+/* The report as text, for the mail and the Bugzilla bug. */
+static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *description,
+			   const char *kernel, const char *regression, const char *name,
+			   const char *email, sqlite3_stmt *atts, long long bug_id)
+{
+	int first = 1;
+
+	buf_addstr(b, description);
+	if (b->len && b->data[b->len - 1] != '\n')
+		buf_addch(b, '\n');
+	if (*kernel)
+		buf_addf(b, "\nKernel version: %s\n", kernel);
+	if (*regression) {
+		buf_addstr(b, "\nRegression:\n");
+		buf_addstr(b, regression);
+		if (b->data[b->len - 1] != '\n')
+			buf_addch(b, '\n');
+	}
+	while (atts && sqlite3_step(atts) == SQLITE_ROW) {
+		const char *hash = (const char *)sqlite3_column_text(atts, 0);
+		const char *file = (const char *)sqlite3_column_text(atts, 1);
+		struct blob_info info;
+		struct bb_error err = BB_ERROR_INIT;
+		char *url;
+
+		if (first)
+			buf_addstr(b, "\nAttachments (verify with sha256sum):\n");
+		first = 0;
+		memset(&info, 0, sizeof(info));
+		blob_lookup(fd->blobs, hash, &info, &err);
+		url = blob_url(fd->blobs, hash, file);
+		buf_addf(b, "\n  %s (%llu bytes, %s)\n  sha256:%s\n  %s\n", file,
+			 (unsigned long long)info.size,
+			 info.content_type[0] ? info.content_type : "unknown type", hash,
+			 url ? url : "");
+		free(url);
+	}
+	if (bug_id > 0 && fd->cfg->bz_url)
+		buf_addf(b, "\nBugzilla: %s/show_bug.cgi?id=%lld\n", fd->cfg->bz_url, bug_id);
+	buf_addf(b, "\n-- \nReported by %s%s<%s> through %s/, address confirmed by mail.\n",
+		 name, *name ? " " : "", email, fd->base_url);
+}
+
+/* Last call of POST /report: checks the fields, stores the report and
+ * queues the confirmation mail. */
+static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connection *conn,
+					struct fd_request *r, unsigned *logged)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf page = BUF_INIT, mail = BUF_INIT, body = BUF_INIT;
+	char *name = NULL, *email = NULL, *title = NULL, *description = NULL, *kernel = NULL;
+	char *regression = NULL, *route = NULL, *mid = NULL, *subject = NULL;
+	const char *product = NULL, *component = NULL, *problem = NULL;
+	unsigned char raw[FD_TOKEN_BYTES];
+	char token[2 * FD_TOKEN_BYTES + 1];
+	char *to[2] = { NULL, NULL };
+	sqlite3_stmt *q = NULL;
+	long long id = 0;
+	long idx = -1;
+	int in_tx = 0, locked = 0;
+	enum MHD_Result ret;
+	enum bb_status st;
+	struct outbox_options oopt;
+	struct outbox_stats stats;
+
+	if (r->pp && MHD_destroy_post_processor(r->pp) != MHD_YES)
+		fd_fail(r, MHD_HTTP_BAD_REQUEST, "the form data was malformed or cut short");
+	r->pp = NULL;
+	fd_finish_part(fd, r);
+	if (r->fail_http) {
+		ret = fd_message_page(conn, r->fail_http, logged, "The report was not taken",
+				      r->fail_message, NULL, NULL);
+		goto out;
+	}
+	name = fd_field(r, FD_NAME, 0);
+	email = fd_field(r, FD_EMAIL, 0);
+	title = fd_field(r, FD_TITLE, 0);
+	description = fd_field(r, FD_DESCRIPTION, 1);
+	kernel = fd_field(r, FD_KERNEL, 0);
+	regression = fd_field(r, FD_REGRESSION, 1);
+	route = fd_field(r, FD_ROUTE, 0);
+	g_strstrip(description);
+	g_strstrip(regression);
+	if (*route) {
+		char *end;
+
+		idx = strtol(route, &end, 10);
+		if (*end || idx < 0 || (size_t)idx >= fd->cfg->nroutes || !fd_route_offered(fd, (size_t)idx))
+			problem = "Choose an area from the list.";
+	}
+	if (!fd_email_ok(email))
+		problem = "Give an e-mail address (name@example.org): the confirmation link is sent there.";
+	else if (!*title)
+		problem = "Give the report a title.";
+	else if (!*description)
+		problem = "Describe the problem.";
+	if (problem) {
+		ret = fd_message_page(conn, MHD_HTTP_BAD_REQUEST, logged, "The report is not complete",
+				      problem, NULL, NULL);
+		goto out;
+	}
+	fd_route_target(fd, idx, &product, &component);
+	if (RAND_bytes(raw, sizeof(raw)) != 1) {
+		ret = fd_message_page(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, logged, "Server error",
+				      "No random token could be made.", NULL, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(token + 2 * i, 3, "%02x", raw[i]);
+
+	pthread_mutex_lock(&fd->lock);
+	locked = 1;
+	if ((st = store_begin(fd->db, &err)))
+		goto db_fail;
+	in_tx = 1;
+	if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_report (token, email, name, title, "
+				"description, kernel_version, regression, product, component, "
+				"client, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+				&err)))
+		goto db_fail;
+	sqlite3_bind_text(q, 1, token, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, email, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, title, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 5, description, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 6, kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 7, regression, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 8, product ? product : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 9, component ? component : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 10, r->client, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 11, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(q) != SQLITE_DONE) {
+		st = store_fail(fd->db, &err, "storing a report");
+		goto db_fail;
+	}
+	id = sqlite3_last_insert_rowid(fd->db->db);
+	sqlite3_finalize(q);
+	q = NULL;
+	for (size_t i = 0; i < r->nuploads; i++) {
+		char ref[32];
+
+		if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_attachment (report, seq, "
+					"blob_hash, file_name) VALUES (?1, ?2, ?3, ?4)", &err)))
+			goto db_fail;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)i + 1);
+		sqlite3_bind_text(q, 3, r->uploads[i].hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 4, r->uploads[i].name, -1, SQLITE_STATIC);
+		if (sqlite3_step(q) != SQLITE_DONE) {
+			st = store_fail(fd->db, &err, "storing an attachment of a report");
+			goto db_fail;
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+		snprintf(ref, sizeof(ref), "%lld", id);
+		blob_add_ref(fd->blobs, r->uploads[i].hash, "frontdoor-report", ref, NULL);
+	}
+	mid = str_printf("report-%lld-confirm@%s", id, fd->cfg->mail_domain);
+	subject = str_printf("Confirm your bug report: %s", title);
+	buf_addf(&body, "Someone, hopefully you, filed this bug report at %s/ with your address:\n\n"
+		 "  %s\n\n"
+		 "To confirm your address and send the report to the kernel developers "
+		 "(on public mailing lists%s), open this link:\n\n  %s/confirm/%s\n\n"
+		 "If it was not you, ignore this mail: nothing is sent without the link.\n",
+		 fd->base_url, title,
+		 fd->cfg->frontdoor_create_bugs ? " and in Bugzilla" : "", fd->base_url, token);
+	to[0] = email;
+	if (!mid || !subject ||
+	    (st = fd_compose(fd, mid, subject, NULL, NULL, name, email, body.data, &mail, &err)))
+		goto db_fail;
+	if ((st = outbox_add(fd->db, mid, 0, 0, fd->cfg->mail_from, to, mail.data, mail.len,
+			     &err)))
+		goto db_fail;
+	in_tx = 0;
+	if ((st = store_commit(fd->db, &err)))
+		goto db_fail;
+	sync_outbox_options(fd->cfg, &oopt);
+	memset(&stats, 0, sizeof(stats));
+	if (outbox_deliver(fd->db, &oopt, time(NULL), &stats, &err))
+		log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed", LF_STR("error", err.message));
+	pthread_mutex_unlock(&fd->lock);
+	locked = 0;
+	log_event(LOG_LEVEL_INFO, "frontdoor.report", LF_INT("report", id),
+		  LF_STR("client", r->client), LF_UINT("attachments", r->nuploads));
+
+	fd_page_start(&page, "Check your mail");
+	buf_addstr(&page, "<p>Thank you.  We sent a mail to <strong>");
+	frontdoor_escape(&page, email);
+	buf_addstr(&page, "</strong> with a link.  Open it to confirm your address; only then "
+			  "is your report <em>");
+	frontdoor_escape(&page, title);
+	buf_addstr(&page, "</em> sent to the developers.</p>\n");
+	if (r->nuploads) {
+		buf_addstr(&page, "<p>Attachments stored:</p>\n<ul>\n");
+		for (size_t i = 0; i < r->nuploads; i++) {
+			buf_addstr(&page, "<li>");
+			frontdoor_escape(&page, r->uploads[i].name);
+			buf_addf(&page, " (%llu bytes) <code class=\"sha256\">sha256:%s</code></li>\n",
+				 (unsigned long long)r->uploads[i].size, r->uploads[i].hash);
+		}
+		buf_addstr(&page, "</ul>\n");
+	}
+	fd_page_end(&page);
+	ret = fd_queue(conn, MHD_HTTP_ACCEPTED, logged, "text/html; charset=utf-8", &page, NULL,
+		       NULL);
+	goto out;
+
+db_fail:
+	if (q)
+		sqlite3_finalize(q);
+	q = NULL;
+	if (in_tx)
+		store_rollback(fd->db);
+	if (locked)
+		pthread_mutex_unlock(&fd->lock);
+	locked = 0;
+	log_event(LOG_LEVEL_ERROR, "frontdoor.report_failed", LF_STR("error", err.message));
+	ret = fd_message_page(conn, st == BB_ERR_BUSY ? MHD_HTTP_SERVICE_UNAVAILABLE
+				    : MHD_HTTP_INTERNAL_SERVER_ERROR, logged,
+			      "The report was not taken", "The server could not store the "
+			      "report; please try again later.", NULL, NULL);
+out:
+	if (locked)
+		pthread_mutex_unlock(&fd->lock);
+	buf_release(&page);
+	buf_release(&mail);
+	buf_release(&body);
+	free(mid);
+	free(subject);
+	g_free(name);
+	g_free(email);
+	g_free(title);
+	g_free(description);
+	g_free(kernel);
+	g_free(regression);
+	g_free(route);
+	return ret;
+}
+
+/* ------------------------------------------------------------ confirming */
+
+static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *conn,
+				  const char *token, unsigned *logged)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf body = BUF_INIT, mail = BUF_INIT, page = BUF_INIT;
+	struct route_result rr;
+	struct bz_bug bug;
+	sqlite3_stmt *q = NULL, *atts = NULL;
+	char *email = NULL, *name = NULL, *title = NULL, *description = NULL, *kernel = NULL;
+	char *regression = NULL, *product = NULL, *component = NULL, *state = NULL;
+	char *mid = NULL, *subject = NULL, *cc_self = NULL, *lists = NULL;
+	char **recipients = NULL, **cc = NULL;
+	char empty[1] = "";
+	char *no_words[1] = { NULL };
+	long long id = 0, bug_id = 0, created = 0;
+	size_t n = 0, k = 0;
+	int in_tx = 0;
+	enum MHD_Result ret;
+	enum bb_status st = BB_OK;
+	const char *bz_problem = NULL;
+	struct outbox_options oopt;
+	struct outbox_stats stats;
+
+	memset(&rr, 0, sizeof(rr));
+	if (strlen(token) != 2 * FD_TOKEN_BYTES || strspn(token, "0123456789abcdef") != strlen(token))
+		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
+				       "This confirmation link is not known.", NULL, NULL);
+	pthread_mutex_lock(&fd->lock);
+	if ((st = store_prepare(fd->db, &q, "SELECT id, email, name, title, description, "
+				"kernel_version, regression, product, component, state, bug_id, "
+				"created FROM fd_report WHERE token = ?1", &err)))
+		goto db_fail;
+	sqlite3_bind_text(q, 1, token, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		pthread_mutex_unlock(&fd->lock);
+		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
+				       "This confirmation link is not known.", NULL, NULL);
+	}
+#define COL(i) strdup((const char *)sqlite3_column_text(q, (i)))
+	id = sqlite3_column_int64(q, 0);
+	email = COL(1);
+	name = COL(2);
+	title = COL(3);
+	description = COL(4);
+	kernel = COL(5);
+	regression = COL(6);
+	product = COL(7);
+	component = COL(8);
+	state = COL(9);
+	bug_id = sqlite3_column_int64(q, 10);
+	created = sqlite3_column_int64(q, 11);
+#undef COL
+	sqlite3_finalize(q);
+	q = NULL;
+	if (!email || !name || !title || !description || !kernel || !regression || !product ||
+	    !component || !state) {
+		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		goto db_fail;
+	}
+	if (!strcmp(state, "sent")) {
+		pthread_mutex_unlock(&fd->lock);
+		ret = fd_message_page(conn, MHD_HTTP_OK, logged, "Already confirmed",
+				      "This report was confirmed and sent already.  Thank you.",
+				      NULL, NULL);
+		goto out;
+	}
+	if (!strcmp(state, "unconfirmed") && created + FD_CONFIRM_TTL < (long long)time(NULL)) {
+		pthread_mutex_unlock(&fd->lock);
+		ret = fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
+				      "This confirmation link has expired; please file the "
+				      "report again.", NULL, NULL);
+		goto out;
+	}
+	if (!strcmp(state, "unconfirmed")) {
+		if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET state = 'confirmed', "
+					"confirmed = ?2 WHERE id = ?1", &err)))
+			goto db_fail;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)time(NULL));
+		if (sqlite3_step(q) != SQLITE_DONE) {
+			st = store_fail(fd->db, &err, "confirming a report");
+			goto db_fail;
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+	}
+
+	/* the Bugzilla bug first, so the mail can link it */
+	if (fd->cfg->frontdoor_create_bugs && fd->bz && bug_id == 0) {
+		struct bz_change fields[6];
+		struct buf text = BUF_INIT;
+		struct bb_error bzerr = BB_ERROR_INIT;
+		size_t nf = 0;
+
+		fields[nf++] = (struct bz_change){ "product", product };
+		fields[nf++] = (struct bz_change){ "component", component };
+		fields[nf++] = (struct bz_change){ "summary", title };
+		fields[nf++] = (struct bz_change){ "version", fd->cfg->inbound_track_version };
+		fields[nf++] = (struct bz_change){ "op_sys", fd->cfg->inbound_track_op_sys };
+		fields[nf++] = (struct bz_change){ "platform", fd->cfg->inbound_track_platform };
+		fd_report_text(fd, &text, description, kernel, regression, name, email, NULL, 0);
+		if (store_prepare(fd->db, &atts, "SELECT blob_hash, file_name FROM fd_attachment "
+				  "WHERE report = ?1 ORDER BY seq", &err) == BB_OK) {
+			struct buf with = BUF_INIT;
+
+			sqlite3_bind_int64(atts, 1, id);
+			fd_report_text(fd, &with, description, kernel, regression, name, email,
+				       atts, 0);
+			sqlite3_finalize(atts);
+			atts = NULL;
+			buf_release(&text);
+			text = with;
+		}
+		if (bz_create_bug(fd->bz, fields, nf, text.data, &bug_id, &bzerr)) {
+			bz_problem = "The Bugzilla bug could not be filed; the report went to the "
+				     "lists only.";
+			log_event(LOG_LEVEL_WARN, "frontdoor.bug_failed", LF_INT("report", id),
+				  LF_STR("error", bzerr.message));
+			bug_id = 0;
+		} else {
+			log_event(LOG_LEVEL_INFO, "frontdoor.bug_filed", LF_INT("report", id),
+				  LF_INT("bug", bug_id));
+			if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET bug_id = ?2 "
+						"WHERE id = ?1", &err)))
+				goto db_fail;
+			sqlite3_bind_int64(q, 1, id);
+			sqlite3_bind_int64(q, 2, bug_id);
+			if (sqlite3_step(q) != SQLITE_DONE) {
+				st = store_fail(fd->db, &err, "recording a filed bug");
+				goto db_fail;
+			}
+			sqlite3_finalize(q);
+			q = NULL;
+		}
+		buf_release(&text);
+	}
+
+	/* whom the report goes to */
+	memset(&bug, 0, sizeof(bug));
+	bug.id = id;
+	bug.summary = title;
+	bug.product = product;
+	bug.component = component;
+	bug.status = bug.resolution = bug.severity = bug.priority = bug.version = bug.url = empty;
+	bug.creator.login = bug.creator.real_name = empty;
+	bug.assigned_to.login = bug.assigned_to.real_name = empty;
+	bug.keywords = bug.groups = bug.cc = no_words;
+	if ((st = router_route(fd->router, &bug, &rr, &err)))
+		goto db_fail;
+	for (n = 0; rr.to && rr.to[n]; n++)
+		;
+	for (k = 0; rr.cc && rr.cc[k]; k++)
+		;
+	recipients = calloc(n + k + 2, sizeof(*recipients));
+	cc = calloc(k + 2, sizeof(*cc));
+	cc_self = strdup(email);
+	lists = route_result_describe(&rr);
+	if (!recipients || !cc || !cc_self || !lists) {
+		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		goto db_fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		recipients[i] = rr.to[i];
+	for (size_t i = 0; i < k; i++)
+		recipients[n + i] = cc[i] = rr.cc[i];
+	recipients[n + k] = cc_self;
+
+	if ((st = store_prepare(fd->db, &atts, "SELECT blob_hash, file_name FROM fd_attachment "
+				"WHERE report = ?1 ORDER BY seq", &err)))
+		goto db_fail;
+	sqlite3_bind_int64(atts, 1, id);
+	fd_report_text(fd, &body, description, kernel, regression, name, email, atts, bug_id);
+	sqlite3_finalize(atts);
+	atts = NULL;
+	mid = str_printf("report-%lld@%s", id, fd->cfg->mail_domain);
+	subject = str_printf("%s%s", *regression ? "[REGRESSION] " : "", title);
+	if (!mid || !subject) {
+		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		goto db_fail;
+	}
+	if ((st = fd_compose(fd, mid, subject, rr.to, cc, name, email, body.data, &mail, &err)))
+		goto db_fail;
+	if ((st = store_begin(fd->db, &err)))
+		goto db_fail;
+	in_tx = 1;
+	if ((st = outbox_add(fd->db, mid, bug_id, 0, fd->cfg->mail_from, recipients, mail.data,
+			     mail.len, &err)))
+		goto db_fail;
+	if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET state = 'sent', message_id = ?2 "
+				"WHERE id = ?1", &err)))
+		goto db_fail;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_text(q, 2, mid, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_DONE) {
+		st = store_fail(fd->db, &err, "marking a report sent");
+		goto db_fail;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	in_tx = 0;
+	if ((st = store_commit(fd->db, &err)))
+		goto db_fail;
+	sync_outbox_options(fd->cfg, &oopt);
+	memset(&stats, 0, sizeof(stats));
+	if (outbox_deliver(fd->db, &oopt, time(NULL), &stats, &err))
+		log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed", LF_STR("error", err.message));
+	pthread_mutex_unlock(&fd->lock);
+	log_event(LOG_LEVEL_INFO, "frontdoor.confirmed", LF_INT("report", id),
+		  LF_STR("message_id", mid), LF_INT("bug", bug_id));
+
+	fd_page_start(&page, "Report sent");
+	buf_addstr(&page, "<p>Thank you.  Your report <em>");
+	frontdoor_escape(&page, title);
+	buf_addstr(&page, "</em> was sent to ");
+	frontdoor_escape(&page, lists);
+	buf_addstr(&page, " as <code>");
+	frontdoor_escape(&page, mid);
+	buf_addstr(&page, "</code>.  Replies reach you by mail.</p>\n");
+	if (bug_id > 0 && fd->cfg->bz_url) {
+		buf_addstr(&page, "<p>It is <a id=\"bug\" href=\"");
+		frontdoor_escape(&page, fd->cfg->bz_url);
+		buf_addf(&page, "/show_bug.cgi?id=%lld\">bug %lld</a> in Bugzilla.</p>\n", bug_id,
+			 bug_id);
+	}
+	if (bz_problem) {
+		buf_addstr(&page, "<p class=\"error\">");
+		frontdoor_escape(&page, bz_problem);
+		buf_addstr(&page, "</p>\n");
+	}
+	fd_page_end(&page);
+	ret = fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &page, NULL, NULL);
+	goto out;
+
+db_fail:
+	if (q)
+		sqlite3_finalize(q);
+	if (atts)
+		sqlite3_finalize(atts);
+	if (in_tx)
+		store_rollback(fd->db);
+	pthread_mutex_unlock(&fd->lock);
+	log_event(LOG_LEVEL_ERROR, "frontdoor.confirm_failed", LF_INT("report", id),
+		  LF_STR("error", err.message));
+	ret = fd_message_page(conn, st == BB_ERR_NOT_FOUND ? MHD_HTTP_INTERNAL_SERVER_ERROR
+				    : st == BB_ERR_BUSY ? MHD_HTTP_SERVICE_UNAVAILABLE
+				    : MHD_HTTP_INTERNAL_SERVER_ERROR, logged, "Not sent yet",
+			      st == BB_ERR_NOT_FOUND ? "No mailing list is configured for this "
+			      "report; the administrators were told."
+			      : "The report could not be sent right now; open the link again "
+			      "later.", NULL, NULL);
+out:
+	route_result_release(&rr);
+	buf_release(&body);
+	buf_release(&mail);
+	buf_release(&page);
+	free(recipients);
+	free(cc);
+	free(cc_self);
+	free(lists);
+	free(mid);
+	free(subject);
+	free(email);
+	free(name);
+	free(title);
+	free(description);
+	free(kernel);
+	free(regression);
+	free(product);
+	free(component);
+	free(state);
+	return ret;
+}
+
+/* ------------------------------------------------------------ browsing */
+
+static const char fd_list_sql[] =
+	"SELECT id, summary, product, component, status, resolution, regression, src FROM ("
+	"  SELECT b.id, b.summary, b.product, b.component, b.status, b.resolution,"
+	"    (EXISTS (SELECT 1 FROM json_each(b.keywords) WHERE lower(value) = lower(?5))"
+	"     OR coalesce(json_extract(b.fields, '$.' || ?6) = 'Yes', 0)"
+	"     OR EXISTS (SELECT 1 FROM reg_regression r WHERE r.bug_id = b.id)) AS regression,"
+	"    b.last_change_time AS changed, 'imported' AS src"
+	"  FROM imp_bug b WHERE json_array_length(b.groups) = 0"
+	"  UNION ALL"
+	"  SELECT m.id, m.summary, m.product, m.component, m.status, m.resolution,"
+	"    EXISTS (SELECT 1 FROM reg_regression r WHERE r.bug_id = m.id),"
+	"    m.last_change_time, 'mirrored'"
+	"  FROM bz_bug m WHERE m.restricted = 0 AND m.id NOT IN (SELECT id FROM imp_bug)"
+	") WHERE (?1 = '' OR status = ?1 COLLATE NOCASE)"
+	"  AND (?2 = '' OR component = ?2 COLLATE NOCASE)"
+	"  AND (?3 = 0 OR (?3 = 1 AND regression) OR (?3 = 2 AND NOT regression))"
+	"  AND (?4 = '' OR summary LIKE ?4 ESCAPE '\\' OR id IN (SELECT bug_id FROM imp_comment"
+	"       WHERE is_private = 0 AND text LIKE ?4 ESCAPE '\\'))"
+	" ORDER BY changed DESC, id DESC LIMIT ?7";
+
+/* A <select> of the distinct values of a column (imported and mirrored,
+ * public bugs only). */
+static void fd_select(struct frontdoor *fd, struct buf *b, const char *column,
+		      const char *label, const char *current)
+{
+	sqlite3_stmt *q = NULL;
+	char *sql = str_printf("SELECT DISTINCT %s FROM (SELECT %s FROM imp_bug WHERE "
+			       "json_array_length(groups) = 0 UNION SELECT %s FROM bz_bug WHERE "
+			       "restricted = 0) WHERE %s <> '' ORDER BY 1 LIMIT 500",
+			       column, column, column, column);
+
+	buf_addf(b, "<label for=\"%s\">%s</label><select id=\"%s\" name=\"%s\">"
+		    "<option value=\"\">any</option>", column, label, column, column);
+	if (sql && store_prepare(fd->db, &q, sql, NULL) == BB_OK) {
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(q, 0);
+
+			buf_addstr(b, "<option value=\"");
+			frontdoor_escape(b, v);
+			buf_addstr(b, !strcmp(v, current) ? "\" selected>" : "\">");
+			frontdoor_escape(b, v);
+			buf_addstr(b, "</option>");
+		}
+		sqlite3_finalize(q);
+	}
+	free(sql);
+	buf_addstr(b, "</select>\n");
+}
+
+static enum MHD_Result fd_send_list(struct frontdoor *fd, struct MHD_Connection *conn,
+				    unsigned *logged)
+{
+	char *status = fd_query_value(conn, "status");
+	char *component = fd_query_value(conn, "component");
+	char *regression = fd_query_value(conn, "regression");
+	char *text = fd_query_value(conn, "q");
+	struct buf b = BUF_INIT, like = BUF_INIT;
+	sqlite3_stmt *q = NULL;
+	int reg = !strcasecmp(regression, "yes") ? 1 : !strcasecmp(regression, "no") ? 2 : 0;
+	unsigned long rows = 0;
+	enum MHD_Result ret;
+
+	if (*text) {
+		buf_addch(&like, '%');
+		for (const char *p = text; *p; p++) {
+			if (*p == '%' || *p == '_' || *p == '\\')
+				buf_addch(&like, '\\');
+			buf_addch(&like, *p);
+		}
+		buf_addch(&like, '%');
+	}
+	fd_page_start(&b, "Bugs");
+	buf_addstr(&b, "<form method=\"get\" action=\"/bugs\" id=\"filter\">\n");
+	pthread_mutex_lock(&fd->lock);
+	fd_select(fd, &b, "status", "Status", status);
+	fd_select(fd, &b, "component", "Component", component);
+	buf_addf(&b, "<label for=\"regression\">Regression</label><select id=\"regression\" "
+		     "name=\"regression\"><option value=\"\">any</option><option value=\"yes\"%s>"
+		     "yes</option><option value=\"no\"%s>no</option></select>\n"
+		     "<label for=\"q\">Text</label><input type=\"text\" id=\"q\" name=\"q\" "
+		     "value=\"", reg == 1 ? " selected" : "", reg == 2 ? " selected" : "");
+	frontdoor_escape(&b, text);
+	buf_addstr(&b, "\">\n<p><button type=\"submit\">Show</button></p>\n</form>\n");
+	buf_addstr(&b, "<table id=\"bugs\"><thead><tr><th>Bug</th><th>Summary</th><th>Product"
+		       "</th><th>Component</th><th>Status</th><th>Regression</th></tr></thead>"
+		       "<tbody>\n");
+	if (store_prepare(fd->db, &q, fd_list_sql, NULL) == BB_OK) {
+		sqlite3_bind_text(q, 1, status, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, component, -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 3, reg);
+		sqlite3_bind_text(q, 4, like.data, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 5, fd->cfg->tracker_regression_keyword
+					? fd->cfg->tracker_regression_keyword : "regression", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(q, 6, fd->cfg->tracker_regression_field
+					? fd->cfg->tracker_regression_field : "cf_regression", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int(q, 7, FD_LIST_MAX);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			long long id = sqlite3_column_int64(q, 0);
+
+			rows++;
+			buf_addf(&b, "<tr class=\"bug\"><td><a href=\"/bug/%lld\">%lld</a></td><td>",
+				 id, id);
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 1));
+			buf_addstr(&b, "</td><td>");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 2));
+			buf_addstr(&b, "</td><td>");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 3));
+			buf_addstr(&b, "</td><td>");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 4));
+			buf_addstr(&b, " ");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 5));
+			buf_addf(&b, "</td><td>%s</td></tr>\n",
+				 sqlite3_column_int(q, 6) ? "yes" : "");
+		}
+		sqlite3_finalize(q);
+	}
+	pthread_mutex_unlock(&fd->lock);
+	buf_addf(&b, "</tbody></table>\n<p id=\"count\">%lu bug%s%s.</p>\n", rows,
+		 rows == 1 ? "" : "s", rows == FD_LIST_MAX ? " (the most recent; narrow the search)"
+							  : "");
+	if (rows == 0) {
+		buf_addstr(&b, "<p>Nothing matches; <a href=\"/bugs?q=");
+		fd_add_uri_value(&b, text);
+		buf_addstr(&b, "\">search all statuses</a>.</p>\n");
+	}
+	fd_page_end(&b);
+	ret = fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL, NULL);
+	buf_release(&like);
+	g_free(status);
+	g_free(component);
+	g_free(regression);
+	g_free(text);
+	return ret;
+}
+
+/* One attachment link: name, size, type, sha256 and its blob URL. */
+static void fd_attachment_item(struct frontdoor *fd, struct buf *b, const char *hash,
+			       const char *file, const char *summary, long long size)
+{
+	char *url = blob_url(fd->blobs, hash, file);
+
+	buf_addstr(b, "<li class=\"attachment\"><a href=\"");
+	frontdoor_escape(b, url ? url : "");
+	buf_addstr(b, "\">");
+	frontdoor_escape(b, file);
+	buf_addstr(b, "</a>");
+	if (summary && *summary && strcmp(summary, file)) {
+		buf_addstr(b, " — ");
+		frontdoor_escape(b, summary);
+	}
+	buf_addf(b, " (%lld bytes) <code class=\"sha256\">sha256:", size);
+	frontdoor_escape(b, hash);
+	buf_addstr(b, "</code></li>\n");
+	free(url);
+}
+
+static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *conn,
+				   const char *id_text, unsigned *logged)
+{
+	struct buf b = BUF_INIT;
+	sqlite3_stmt *q = NULL;
+	long long id;
+	char *end, *title = NULL;
+	int found = 0, imported = 0;
+	enum MHD_Result ret;
+
+	id = strtoll(id_text, &end, 10);
+	if (!*id_text || *end || id <= 0 || strspn(id_text, "0123456789") != strlen(id_text))
+		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such bug",
+				       "There is no such bug here.", NULL, NULL);
+	pthread_mutex_lock(&fd->lock);
+	if (store_prepare(fd->db, &q, "SELECT summary, product, component, status, resolution, "
+			  "version, reporter_name, creation_time, 1 FROM imp_bug WHERE id = ?1 AND "
+			  "json_array_length(groups) = 0 UNION ALL SELECT summary, product, "
+			  "component, status, resolution, '', '', creation_time, 0 FROM bz_bug "
+			  "WHERE id = ?1 AND restricted = 0 AND id NOT IN (SELECT id FROM imp_bug) "
+			  "LIMIT 1", NULL) == BB_OK) {
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			found = 1;
+			imported = sqlite3_column_int(q, 8);
+			title = str_printf("Bug %lld — %s", id,
+					   (const char *)sqlite3_column_text(q, 0));
+			fd_page_start(&b, title ? title : "Bug");
+			buf_addstr(&b, "<table id=\"fields\">\n<tr><th>Product</th><td>");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 1));
+			buf_addstr(&b, "</td></tr>\n<tr><th>Component</th><td>");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 2));
+			buf_addstr(&b, "</td></tr>\n<tr><th>Status</th><td>");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 3));
+			buf_addstr(&b, " ");
+			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 4));
+			if (*(const char *)sqlite3_column_text(q, 5)) {
+				buf_addstr(&b, "</td></tr>\n<tr><th>Version</th><td>");
+				frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 5));
+			}
+			if (*(const char *)sqlite3_column_text(q, 6)) {
+				buf_addstr(&b, "</td></tr>\n<tr><th>Reporter</th><td>");
+				frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 6));
+			}
+			buf_addstr(&b, "</td></tr>\n");
+			if (fd->cfg->bz_url) {
+				buf_addstr(&b, "<tr><th>Bugzilla</th><td><a href=\"");
+				frontdoor_escape(&b, fd->cfg->bz_url);
+				buf_addf(&b, "/show_bug.cgi?id=%lld\">", id);
+				frontdoor_escape(&b, fd->cfg->bz_url);
+				buf_addf(&b, "/show_bug.cgi?id=%lld</a></td></tr>\n", id);
+			}
+			{
+				char *mid = mail_message_id(fd->cfg->mail_domain, id, 0);
+
+				buf_addstr(&b, "<tr><th>Thread</th><td><code>");
+				frontdoor_escape(&b, mid ? mid : "");
+				buf_addstr(&b, "</code></td></tr>\n</table>\n");
+				free(mid);
+			}
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+	}
+	if (found) {
+		/* attachments: stored, public */
+		buf_addstr(&b, "<h2>Attachments</h2>\n<ul id=\"attachments\">\n");
+		if (store_prepare(fd->db, &q, imported
+				  ? "SELECT blob_hash, file_name, summary, size FROM imp_attachment "
+				    "WHERE bug_id = ?1 AND is_private = 0 AND blob_hash IS NOT NULL "
+				    "ORDER BY id"
+				  : "SELECT blob_hash, file_name, '', size FROM bz_attachment WHERE "
+				    "bug_id = ?1 AND is_private = 0 AND blob_hash IS NOT NULL ORDER BY id",
+				  NULL) == BB_OK) {
+			sqlite3_bind_int64(q, 1, id);
+			while (sqlite3_step(q) == SQLITE_ROW)
+				fd_attachment_item(fd, &b, (const char *)sqlite3_column_text(q, 0),
+						   (const char *)sqlite3_column_text(q, 1),
+						   (const char *)sqlite3_column_text(q, 2),
+						   sqlite3_column_int64(q, 3));
+			sqlite3_finalize(q);
+			q = NULL;
+		}
+		buf_addstr(&b, "</ul>\n<h2>Comments</h2>\n");
+		if (imported &&
+		    store_prepare(fd->db, &q, "SELECT count, author_name, author, time, text FROM "
+				  "imp_comment WHERE bug_id = ?1 AND is_private = 0 ORDER BY count",
+				  NULL) == BB_OK) {
+			sqlite3_bind_int64(q, 1, id);
+			while (sqlite3_step(q) == SQLITE_ROW) {
+				const char *who = (const char *)sqlite3_column_text(q, 1);
+				const char *login = (const char *)sqlite3_column_text(q, 2);
+				time_t when = (time_t)sqlite3_column_int64(q, 3);
+				char stamp[32] = "";
+				struct tm tm;
+				char *local = NULL;
+
+				if (!*who) {
+					/* no addresses on the page: the name part of the login */
+					local = strndup(login, strcspn(login, "@"));
+					who = local ? local : "";
+				}
+				if (gmtime_r(&when, &tm))
+					strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
+				buf_addf(&b, "<div class=\"comment\" id=\"c%d\"><h3>",
+					 sqlite3_column_int(q, 0));
+				buf_addf(&b, "%s #%d ", sqlite3_column_int(q, 0) ? "Comment"
+										: "Description",
+					 sqlite3_column_int(q, 0));
+				frontdoor_escape(&b, who);
+				buf_addf(&b, " %s</h3><pre>", stamp);
+				frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 4));
+				buf_addstr(&b, "</pre></div>\n");
+				free(local);
+			}
+			sqlite3_finalize(q);
+			q = NULL;
+		} else if (!imported) {
+			buf_addstr(&b, "<p>This bug is mirrored to the mailing lists; its comments "
+				       "are in the list archive's thread.</p>\n");
+		}
+		fd_page_end(&b);
+	}
+	pthread_mutex_unlock(&fd->lock);
+	if (found)
+		ret = fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL,
+			       NULL);
+	else
+		ret = fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such bug",
+				      "There is no such bug here.", NULL, NULL);
+	buf_release(&b);
+	free(title);
+	return ret;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static int fd_claims(void *cls, const char *path, const char *method)
+{
+	(void)cls;
+	(void)method;
+	return !strcmp(path, "/") || !strcmp(path, "/report") || !strcmp(path, "/bugs") ||
+	       !strncmp(path, "/bug/", 5) || !strncmp(path, "/confirm/", 9) ||
+	       !strcmp(path, "/frontdoor.css");
+}
+
+struct fd_state {
+	struct fd_request req;
+	struct fd_iter_ctx ctx;
+	int answered;
+};
+
+static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
+		     const char *method, const char *client, const char *upload_data,
+		     size_t *upload_data_size, void **state, unsigned *status)
+{
+	struct frontdoor *fd = cls;
+	struct fd_state *s = *state;
+	int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	int post = !strcmp(method, MHD_HTTP_METHOD_POST);
+	struct buf b = BUF_INIT;
+
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return MHD_NO;
+		*state = s;
+		snprintf(s->req.client, sizeof(s->req.client), "%s", client);
+		for (size_t i = 0; i < FD_NFIELDS; i++)
+			buf_init_capped(&s->req.fields[i], fd_fields[i].cap);
+		s->ctx.fd = fd;
+		s->ctx.r = &s->req;
+		if (!strcmp(path, "/report") && post) {
+			s->req.kind = FD_REQ_SUBMIT;
+			if (fd_submit_begin(fd, conn, &s->req, &s->ctx, status) != MHD_YES)
+				return MHD_NO;
+			if (*status)
+				s->answered = 1;
+			return MHD_YES;
+		}
+		if (!get) {
+			s->answered = 1;
+			return fd_message_page(conn, MHD_HTTP_METHOD_NOT_ALLOWED, status,
+					       "Method not allowed", "Use GET here (POST for "
+					       "/report).", MHD_HTTP_HEADER_ALLOW,
+					       !strcmp(path, "/report") ? "GET, HEAD, POST"
+									: "GET, HEAD");
+		}
+		return MHD_YES; /* GET answers on the next call */
+	}
+	if (s->answered) {
+		/* a body after an early answer: dropped */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (s->req.kind != FD_REQ_SUBMIT || s->req.fail_http) {
+			s->req.discarded += n;
+			return s->req.discarded > FD_DISCARD_MAX ? MHD_NO : MHD_YES;
+		}
+		if (MHD_post_process(s->req.pp, upload_data, n) != MHD_YES)
+			fd_fail(&s->req, MHD_HTTP_BAD_REQUEST, "the form data was malformed");
+		return MHD_YES;
+	}
+	s->answered = 1;
+	if (s->req.kind == FD_REQ_SUBMIT)
+		return fd_submit_finish(fd, conn, &s->req, status);
+	if (!strcmp(path, "/") || !strcmp(path, "/report"))
+		return fd_send_form(fd, conn, status);
+	if (!strcmp(path, "/bugs"))
+		return fd_send_list(fd, conn, status);
+	if (!strncmp(path, "/bug/", 5))
+		return fd_send_bug(fd, conn, path + 5, status);
+	if (!strncmp(path, "/confirm/", 9) && strcmp(method, MHD_HTTP_METHOD_GET))
+		/* HEAD (link checkers) confirms nothing */
+		return fd_message_page(conn, MHD_HTTP_OK, status, "Confirm your report",
+				       "Open this link in a browser to confirm.", NULL, NULL);
+	if (!strncmp(path, "/confirm/", 9))
+		return fd_confirm(fd, conn, path + 9, status);
+	buf_addstr(&b, fd_css);
+	return fd_queue(conn, MHD_HTTP_OK, status, "text/css; charset=utf-8", &b, NULL, NULL);
+}
+
+static void fd_completed(void *cls, void *state)
+{
+	struct fd_state *s = state;
+
+	(void)cls;
+	if (!s)
+		return;
+	if (s->req.pp)
+		MHD_destroy_post_processor(s->req.pp);
+	if (s->req.writer)
+		blob_writer_abort(s->req.writer);
+	for (size_t i = 0; i < FD_NFIELDS; i++)
+		buf_release(&s->req.fields[i]);
+	for (size_t i = 0; i < s->req.nuploads; i++)
+		free(s->req.uploads[i].name);
+	free(s->req.part_name);
+	free(s->req.part_type);
+	free(s);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_options *opt,
+			     struct bb_error *err)
+{
+	struct frontdoor *fd = NULL;
+	char *db_path = NULL;
+	const char *base;
+	enum bb_status st = BB_OK;
+
+	*out = NULL;
+	if (opt->cfg->frontdoor_create_bugs && !opt->bz) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] create_bugs needs [bugzilla] url");
+		goto out;
+	}
+	base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
+					    : opt->cfg->blob_base_url;
+	if (!base || !*base) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url is not set");
+		goto out;
+	}
+	fd = calloc(1, sizeof(*fd));
+	if (!fd || !(fd->base_url = strdup(base))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	while (*fd->base_url && fd->base_url[strlen(fd->base_url) - 1] == '/')
+		fd->base_url[strlen(fd->base_url) - 1] = '\0';
+	fd->cfg = opt->cfg;
+	fd->blobs = opt->blobs;
+	fd->router = opt->router;
+	fd->bz = opt->bz;
+	fd->max_upload = opt->max_upload_size;
+	pthread_mutex_init(&fd->lock, NULL);
+	db_path = config_data_path(opt->cfg, "bugbridge.db");
+	if (!db_path) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = store_open(&fd->db, db_path, STORE_READ_WRITE, err)))
+		goto out;
+	fd->site.cls = fd;
+	fd->site.claims = fd_claims;
+	fd->site.handle = fd_handle;
+	fd->site.completed = fd_completed;
+	mail_init();
+	*out = fd;
+	fd = NULL;
+out:
+	free(db_path);
+	frontdoor_free(fd);
+	return st;
+}
+
+const struct blob_server_site *frontdoor_site(struct frontdoor *fd)
+{
+	return fd ? &fd->site : NULL;
+}
+
+void frontdoor_free(struct frontdoor *fd)
+{
+	if (!fd)
+		return;
+	if (fd->db)
+		store_close(fd->db);
+	if (fd->base_url)
+		pthread_mutex_destroy(&fd->lock);
+	free(fd->base_url);
+	free(fd);
+}

@@ -1,0 +1,76 @@
+/* The front door of `bugbridge serve`: a form to file a report, and pages
+ * to browse the bugs bugbridge knows (imported and mirrored).
+ *
+ *   GET  / (or /report)       the form, with a plain notice that the report
+ *                             will be public
+ *   POST /report              multipart/form-data: name, email, title,
+ *                             description, kernel_version, regression,
+ *                             route, and any number of "attachment" files,
+ *                             each streamed into the blob store (never held
+ *                             in memory), at most max_upload_size each.
+ *                             Stores an fd_report row (state unconfirmed,
+ *                             a random token) and queues a mail to the
+ *                             filer with <base_url>/confirm/<token>.  A
+ *                             client address past rate_limit reports in the
+ *                             last hour gets 429 with Retry-After before a
+ *                             byte of the body is read.
+ *   GET  /confirm/<token>     confirms: optionally files the Bugzilla bug
+ *                             ([frontdoor] create_bugs), queues the report
+ *                             mail to the routed lists (Message-ID
+ *                             report-<id>@<mail domain>; attachments as
+ *                             sha256 lines with their blob URL, never MIME
+ *                             parts) and delivers the outbox.  Following
+ *                             the link again changes nothing.
+ *   GET  /bugs?status=&component=&regression=yes|no&q=
+ *                             imported (imp_bug) and mirrored (bz_bug) bugs;
+ *                             q searches summaries and public comments
+ *   GET  /bug/<id>            one bug, its public comments and attachment
+ *                             links; restricted bugs are not found
+ *   GET  /frontdoor.css       the style sheet
+ *
+ * Every text from users or Bugzilla goes through g_markup_escape_text()
+ * (attributes too); every page carries Content-Security-Policy
+ * "default-src 'self'", X-Content-Type-Options: nosniff and
+ * Referrer-Policy: no-referrer (the confirmation link holds a secret).
+ *
+ * The front door opens its own connection to the state database and uses
+ * it (and the Bugzilla client) under one lock from the server's threads.
+ */
+#ifndef BB_FRONTDOOR_H
+#define BB_FRONTDOOR_H
+
+#include <stdint.h>
+
+#include "attachments/blob.h"
+#include "attachments/blob_http.h"
+#include "bridge/bz_client.h"
+#include "bridge/route.h"
+#include "config/conf.h"
+#include "core/buf.h"
+#include "core/status.h"
+
+struct frontdoor_options {
+	const struct bb_config *cfg;  /* must outlive the front door */
+	struct blob_store *blobs;     /* not owned */
+	const struct router *router;  /* not owned */
+	struct bz_client *bz;         /* not owned; NULL: no bugs are filed */
+	uint64_t max_upload_size;     /* per attachment; 0: none */
+};
+
+struct frontdoor;
+
+/* Opens the front door (its own database connection under cfg's
+ * data_dir).  BB_ERR_CONFIG when create_bugs is on without a Bugzilla
+ * client, or no base URL is known.  Free with frontdoor_free(). */
+enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_options *opt,
+			     struct bb_error *err);
+/* The pages for blob_server_options.site; valid as long as fd. */
+const struct blob_server_site *frontdoor_site(struct frontdoor *fd);
+void frontdoor_free(struct frontdoor *fd);
+
+/* Appends text, HTML-escaped for element content and quoted attributes
+ * (invalid UTF-8 repaired first).  The one escaping function of the
+ * pages. */
+enum bb_status frontdoor_escape(struct buf *out, const char *text);
+
+#endif
