@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -918,6 +919,32 @@ out:
 
 /* --- the public entry points ---------------------------------------------------- */
 
+/* One delivery of an outbox at a time, across processes and threads: an
+ * flock() on <database>.deliver-lock, dropped with the descriptor (and by
+ * the kernel when a process dies).  Returns the descriptor, -1 when there
+ * is no file to lock (a database in memory, a read-only folder: delivery
+ * goes on unlocked, as before), -2 when another delivery holds it. */
+static int deliver_lock(struct store *db)
+{
+	char *path;
+	int fd;
+
+	if (!db->path || !*db->path || !strcmp(db->path, ":memory:"))
+		return -1;
+	path = str_printf("%s.deliver-lock", db->path);
+	fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+	free(path);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int busy = errno == EWOULDBLOCK;
+
+		close(fd);
+		return busy ? -2 : -1;
+	}
+	return fd;
+}
+
 enum bb_status outbox_deliver(struct store *db, const struct outbox_options *opt, time_t now,
 			      struct outbox_stats *stats, struct bb_error *err)
 {
@@ -926,6 +953,7 @@ enum bb_status outbox_deliver(struct store *db, const struct outbox_options *opt
 	unsigned limit = opt->batch ? opt->batch : DEFAULT_BATCH;
 	long long after = 0;
 	enum bb_status s = BB_OK;
+	int lock;
 
 	if (!stats)
 		stats = &local;
@@ -933,6 +961,12 @@ enum bb_status outbox_deliver(struct store *db, const struct outbox_options *opt
 	if (!smtp && !(opt->mbox && *opt->mbox) && !(opt->maildir && *opt->maildir))
 		return bb_error_set(err, BB_ERR_CONFIG,
 				    "outbox: no SMTP host, Maildir or mbox to deliver to");
+	if ((lock = deliver_lock(db)) == -2) {
+		/* another process (or thread) is delivering this outbox: what
+		 * is due is in its hands, and nothing is sent twice */
+		log_event(LOG_LEVEL_INFO, "outbox.busy", LF_STR("reason", "another delivery runs"));
+		return BB_OK;
+	}
 	for (;;) {
 		struct pending *rows = NULL;
 		size_t n = 0;
@@ -954,6 +988,8 @@ enum bb_status outbox_deliver(struct store *db, const struct outbox_options *opt
 		if (s || trouble)
 			break;
 	}
+	if (lock >= 0)
+		close(lock);   /* releases the lock */
 	return s;
 }
 

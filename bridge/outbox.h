@@ -15,8 +15,11 @@
  * - Each row's outcome is committed as soon as the server has answered that
  *   message, not at the end of the session.  A crash between the server's
  *   250 and that commit leaves the row queued and the mail is sent again
- *   later, with the same Message-ID (archives store it once).  One process
- *   delivers an outbox at a time; two at once could both send a row.
+ *   later, with the same Message-ID (archives store it once).
+ * - One delivery of an outbox runs at a time: an flock() on
+ *   <database>.deliver-lock; a delivery that finds it held (bugbridge serve's
+ *   front door while the daemon delivers) returns at once, sending nothing,
+ *   so no row is sent twice.  The kernel drops the lock of a dead process.
  * - Per recipient: when the server takes the mail for some recipients and
  *   defers others (4xx), the row stays queued with only the deferred ones
  *   left in `recipients`; recipients refused for good (5xx) while others

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -348,6 +349,18 @@ static void test_maildir(struct store *db)
 
 	opt.maildir = maildir;
 	ok(add(db, "md2@test", 1, recipients), "queue a second mail");
+	{
+		/* another delivery holds the outbox: this one sends nothing */
+		char *lock_path = str_printf("%s/state.db.deliver-lock", base);
+		int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+		ok(fd >= 0 && flock(fd, LOCK_EX) == 0, "hold the delivery lock as another process would");
+		ok(outbox_deliver(db, &opt, 1000, &st, &err) == BB_OK && st.sent == 0,
+		   "a delivery while another runs sends nothing");
+		if (fd >= 0)
+			close(fd);
+		free(lock_path);
+	}
 	ok(outbox_deliver(db, &opt, 1000, &st, &err) == BB_OK, "deliver to a Maildir (%s)", err.message);
 	is_int(st.sent, 3, "three mails delivered");
 	is_int(st.deferred + st.failed, 0, "none deferred or failed");
