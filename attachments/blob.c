@@ -512,11 +512,19 @@ static void *copier_thread(void *arg)
 		}
 		if (n == 0)
 			break;
+		/* start writing back right away, so the disk works while the
+		 * other thread hashes and the final fsync has little left */
+		sync_file_range(c->out, (off_t)c->copied, n, SYNC_FILE_RANGE_WRITE);
 		pthread_mutex_lock(&c->mu);
 		c->copied += (uint64_t)n;
 		pthread_cond_signal(&c->cv);
 		pthread_mutex_unlock(&c->mu);
 	}
+	/* The content is almost surely new (known sizes are hashed first), so
+	 * make it durable now, while the other thread still hashes: the fsync
+	 * before the rename then finds nothing left to do. */
+	if (!e && fdatasync(c->out) != 0)
+		e = errno;
 	pthread_mutex_lock(&c->mu);
 	c->error = e;
 	c->done = 1;
@@ -563,8 +571,6 @@ static enum bb_status writer_copy_file(struct blob_writer *w, int fd, uint64_t t
 			}
 			sha256_update(&w->md, w->bufs[0], (size_t)n);
 			writer_note_head(w, w->bufs[0], (size_t)n);
-			/* start writing back now, so the final fsync has little left */
-			sync_file_range(w->fd, (off_t)hashed, n, SYNC_FILE_RANGE_WRITE);
 			hashed += (uint64_t)n;
 			if (progress)
 				progress(pctx, hashed, total);
