@@ -2222,6 +2222,34 @@ static int same_content(int dirfd, const char *rel, const void *data, size_t len
 	return same;
 }
 
+/* Writes data to the new file dir/rel, in a folder this run created: no
+ * reader can know of the file before the pages that link to it (written
+ * after it, index.html last), so it needs no spare and no rename.  A run
+ * that stops halfway leaves files the next run finds different and
+ * replaces the usual way. */
+static enum bb_status write_new(int dirfd, const char *dir, const char *rel, const void *data,
+				size_t len, struct bb_error *err)
+{
+	int fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	if (fd < 0)
+		return bb_error_errno(err, errno, "cannot write %s/%s", dir, rel);
+	if (fs_write_all(fd, data, len) != 0) {
+		int e = errno;
+
+		close(fd);
+		unlinkat(dirfd, rel, 0);
+		return bb_error_errno(err, e, "cannot write %s/%s", dir, rel);
+	}
+	if (close(fd) != 0) {
+		int e = errno;
+
+		unlinkat(dirfd, rel, 0);
+		return bb_error_errno(err, e, "cannot write %s/%s", dir, rel);
+	}
+	return BB_OK;
+}
+
 /* Writes data to dir/rel, unless the file holds that already: into the
  * spare ".<base>.spare" beside it, which then trades places with the file
  * in one rename (RENAME_EXCHANGE), so the file is whole at every moment and
@@ -2232,13 +2260,15 @@ static int same_content(int dirfd, const char *rel, const void *data, size_t len
  * allocates); rewriting a spare in place is not.  The caller holds the
  * folder's lock, so the spare is its own. */
 static enum bb_status write_atomic(int dirfd, const char *dir, const char *rel, const void *data,
-				   size_t len, struct bb_error *err)
+				   size_t len, int fresh, struct bb_error *err)
 {
 	const char *slash = strrchr(rel, '/');
 	char *tmp = NULL;
 	enum bb_status st = BB_OK;
 	int fd = -1;
 
+	if (fresh)
+		return write_new(dirfd, dir, rel, data, len, err);
 	if (same_content(dirfd, rel, data, len))
 		goto out;
 	tmp = slash ? str_printf("%.*s/.%s.spare", (int)(slash - rel), rel, slash + 1)
@@ -2281,25 +2311,36 @@ out:
 }
 
 /* Writes the page (and empties it for the next one). */
-static enum bb_status write_page(int dirfd, const char *dir, const char *rel, struct page *p,
-				 struct bb_error *err)
+static enum bb_status write_page_in(int dirfd, const char *dir, const char *rel, struct page *p,
+				    int fresh, struct bb_error *err)
 {
 	enum bb_status st;
 
 	if (p->st)
 		st = bb_error_set(err, p->st, "cannot make %s/%s: %s", dir, rel, status_str(p->st));
 	else
-		st = write_atomic(dirfd, dir, rel, p->b.data, p->b.len, err);
+		st = write_atomic(dirfd, dir, rel, p->b.data, p->b.len, fresh, err);
 	buf_reset(&p->b);
 	p->st = BB_OK;
 	return st;
 }
 
-static enum bb_status make_subdir(int dirfd, const char *dir, const char *name,
+static enum bb_status write_page(int dirfd, const char *dir, const char *rel, struct page *p,
+				 struct bb_error *err)
+{
+	return write_page_in(dirfd, dir, rel, p, 0, err);
+}
+
+/* Makes dir/name unless it exists; *created (if given) tells which. */
+static enum bb_status make_subdir(int dirfd, const char *dir, const char *name, int *created,
 				  struct bb_error *err)
 {
-	if (mkdirat(dirfd, name, 0755) != 0 && errno != EEXIST)
+	int made = mkdirat(dirfd, name, 0755) == 0;
+
+	if (!made && errno != EEXIST)
 		return bb_error_errno(err, errno, "cannot create %s/%s", dir, name);
+	if (created)
+		*created = made;
 	return BB_OK;
 }
 
@@ -2339,7 +2380,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	size_t ntrees = 0;
 	char rel[160];
 	enum bb_status st;
-	int dirfd = -1, loaded = 0;
+	int dirfd = -1, loaded = 0, fresh = 0;
 
 	memset(&pc, 0, sizeof(pc));
 	if ((st = report_data_load(db, cfg, now, &d, err)))
@@ -2363,8 +2404,8 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 		st = bb_error_errno(err, errno, "cannot lock %s", dir);
 		goto out;
 	}
-	if ((st = make_subdir(dirfd, dir, "regression", err)) ||
-	    (st = make_subdir(dirfd, dir, "trees", err)))
+	if ((st = make_subdir(dirfd, dir, "regression", &fresh, err)) ||
+	    (st = make_subdir(dirfd, dir, "trees", NULL, err)))
 		goto out;
 
 	p_raw(&p, report_css);
@@ -2373,7 +2414,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	for (size_t i = 0; i < d.nregs; i++) {
 		regression_page(&p, &pc, &d.items[i]);
 		snprintf(rel, sizeof(rel), "regression/%lld.html", d.regs[i].id);
-		if ((st = write_page(dirfd, dir, rel, &p, err)))
+		if ((st = write_page_in(dirfd, dir, rel, &p, fresh, err)))
 			goto out;
 	}
 	for (size_t t = 0; t < ntrees; t++) {

@@ -5,6 +5,7 @@
  * file not written again, the weekly mail queued once). */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,7 +390,7 @@ static void test_write(struct bb_config *cfg)
 	struct bb_error err = BB_ERROR_INIT;
 	struct store *db = NULL;
 	char *dbpath = str_printf("%s/bugbridge.db", base);
-	char *dir = str_printf("%s/reports", base), *path = NULL, *text = NULL, *msgid = NULL;
+	char *dir = str_printf("%s/reports", base), *path = NULL, *text = NULL, *msgid = NULL, *text2 = NULL;
 	char sql[4096];
 	struct json_object *top = NULL, *regs, *first, *v;
 	xmlDocPtr doc;
@@ -419,6 +420,10 @@ static void test_write(struct bb_config *cfg)
 	if (!ok(exec_sql(db, sql), "regressions inserted"))
 		goto out;
 	ok(reg_report_write(db, cfg, dir, NOW, &err) == BB_OK, "reports written: %s", err.message);
+	path = str_printf("%s/regression/.1.html.spare", dir);
+	ok(access(path, F_OK) != 0 && errno == ENOENT,
+	   "a new folder gets its pages written straight, with no spares");
+	free(path);
 
 	path = str_printf("%s/regressions.json", dir);
 	top = json_object_from_file(path);
@@ -479,6 +484,15 @@ static void test_write(struct bb_config *cfg)
 	path = str_printf("%s/regression/1.html", dir);
 	ok(reg_report_write(db, cfg, dir, NOW + 20 * DAY, &err) == BB_OK && inode_of(path) == before,
 	   "twenty days later the spare's inode is the page again");
+	text = slurp(path);
+	/* a run that stopped halfway through a new folder left a page cut short */
+	ok(text && truncate(path, 100) == 0, "a page cut short");
+	ok(reg_report_write(db, cfg, dir, NOW + 20 * DAY, &err) == BB_OK, "written once more");
+	text2 = slurp(path);
+	ok(text && text2 && !strcmp(text, text2), "the next run makes the page whole again");
+	free(text);
+	free(text2);
+	text = text2 = NULL;
 	free(path);
 
 	path = str_printf("%s/index.html", dir);
