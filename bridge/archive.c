@@ -2665,12 +2665,54 @@ struct mbox_ctx {
 	int fd;
 	char *position;      /* after the last message looked at */
 	struct bb_error *err;
+	/* What a cursor's check hashes, kept from the reading so that a
+	 * message's cursor costs no read: the file's first bytes, the chunk
+	 * being fed and the last bytes of the chunk before it. */
+	unsigned char head[ARCHIVE_MBOX_CHECK_BYTES];
+	size_t head_len;
+	const char *chunk;
+	uint64_t chunk_at;
+	size_t chunk_len;
+	unsigned char before[ARCHIVE_MBOX_CHECK_BYTES]; /* the bytes before chunk_at */
+	size_t before_len;
 };
+
+/* mbox_cursor_text() from the bytes at hand; reads only when they are not. */
+static char *mbox_cursor_text_kept(struct mbox_ctx *mc, uint64_t offset)
+{
+	unsigned char both[2 * ARCHIVE_MBOX_CHECK_BYTES + 1];
+	size_t n = offset < ARCHIVE_MBOX_CHECK_BYTES ? (size_t)offset : ARCHIVE_MBOX_CHECK_BYTES;
+	uint64_t from = offset - n;
+	char check[ARCHIVE_ATOM_HASH_LEN + 1];
+	char *text;
+
+	if (n > mc->head_len || offset < mc->chunk_at || offset > mc->chunk_at + mc->chunk_len ||
+	    from + mc->before_len < mc->chunk_at)
+		return mbox_cursor_text(mc->fd, offset, mc->err);
+	memcpy(both, mc->head, n);
+	both[n] = '|';
+	if (from >= mc->chunk_at) {
+		memcpy(both + n + 1, mc->chunk + (from - mc->chunk_at), n);
+	} else {
+		size_t early = (size_t)(mc->chunk_at - from);
+
+		memcpy(both + n + 1, mc->before + (mc->before_len - early), early);
+		memcpy(both + n + 1 + early, mc->chunk, n - early);
+	}
+	if (hash16(both, 2 * n + 1, check)) {
+		nomem(mc->err);
+		return NULL;
+	}
+	text = str_printf("mbox:%" PRIu64 ":%s", offset, check);
+	if (!text)
+		nomem(mc->err);
+	return text;
+}
 
 static enum bb_status mbox_on_message(void *ctx, const char *raw, size_t len, uint64_t end)
 {
 	struct mbox_ctx *m = ctx;
-	char *position = mbox_cursor_text(m->fd, end, m->err);
+	char *position = mbox_cursor_text_kept(m, end);
 
 	if (!position)
 		return m->err ? m->err->code : BB_ERR_IO;
@@ -2687,7 +2729,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 				archive_message_fn fn, void *ctx, int tail, char **next_cursor,
 				struct bb_error *err)
 {
-	struct mbox_ctx mc = { src, fn, ctx, -1, NULL, err };
+	struct mbox_ctx mc = { .src = src, .fn = fn, .ctx = ctx, .fd = -1, .err = err };
 	struct archive_mbox *m = NULL;
 	struct flock lk;
 	struct stat sb;
@@ -2763,12 +2805,18 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 		goto out;
 	}
 	if (offset < size) {
+		ssize_t h;
+
 		m = archive_mbox_new(offset, src->max_message, mbox_on_message, &mc);
 		chunk = malloc(ARCHIVE_MBOX_CHUNK);
 		if (!m || !chunk) {
 			st = nomem(err);
 			goto out;
 		}
+		h = pread(mc.fd, mc.head, sizeof(mc.head), 0);
+		mc.head_len = h > 0 ? (size_t)h : 0;
+		mc.chunk = chunk;
+		mc.chunk_at = offset;
 		for (uint64_t at = offset; at < size;) {
 			size_t want = size - at < ARCHIVE_MBOX_CHUNK ? (size_t)(size - at)
 								     : ARCHIVE_MBOX_CHUNK;
@@ -2781,9 +2829,24 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 						    src->path);
 				goto out;
 			}
+			mc.chunk_len = (size_t)n;
 			if ((st = archive_mbox_feed(m, chunk, (size_t)n, err)))
 				goto out;
+			if ((size_t)n >= sizeof(mc.before)) {
+				memcpy(mc.before, chunk + n - sizeof(mc.before), sizeof(mc.before));
+				mc.before_len = sizeof(mc.before);
+			} else {   /* a short read: keep what is still needed */
+				size_t keep = sizeof(mc.before) - (size_t)n;
+
+				if (keep > mc.before_len)
+					keep = mc.before_len;
+				memmove(mc.before, mc.before + mc.before_len - keep, keep);
+				memcpy(mc.before + keep, chunk, (size_t)n);
+				mc.before_len = keep + (size_t)n;
+			}
 			at += (uint64_t)n;
+			mc.chunk_at = at;
+			mc.chunk_len = 0;
 		}
 		if ((st = archive_mbox_finish(m, 0, err))) {
 			if (st == BB_ERR_TEMPORARY)

@@ -600,6 +600,108 @@ static void test_mbox(void)
 	free(c2);
 }
 
+/* Every position of a large mbox, as a poll hands them out. */
+struct positions {
+	char **v;
+	size_t n;
+};
+
+static enum bb_status on_position(void *ctx, const char *raw, size_t len, const char *position)
+{
+	struct positions *p = ctx;
+	char **v = realloc(p->v, (p->n + 1) * sizeof(*v));
+
+	(void)raw;
+	(void)len;
+	if (!v)
+		return BB_ERR_NOMEM;
+	p->v = v;
+	p->v[p->n++] = strdup(position);
+	return BB_OK;
+}
+
+/* A message that ends (its separator included) at offset target. */
+static void mbox_message_to(FILE *f, long target, int id)
+{
+	long at = ftell(f), left;
+
+	fprintf(f, "From x Thu Jan  1 00:00:00 1970\nMessage-ID: <%d@t>\n\n", id);
+	left = target - ftell(f) - 1; /* the separator's newline */
+	while (left > 72) {
+		fputs("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", f);
+		left -= 72;
+	}
+	for (; left > 1; left--)
+		fputc('y', f);
+	fputs("\n\n", f);
+	if (ftell(f) != target)
+		printf("# message %d at %ld ends at %ld, not %ld\n", id, at, ftell(f), target);
+}
+
+/* The positions of messages read across the reader's 1 MiB chunks, their
+ * checks taken from the bytes at hand, are those a poll starting there
+ * accepts: messages end just before, at and just after chunk boundaries. */
+static void test_mbox_chunks(void)
+{
+	static const long mib = 1L << 20;
+	/* one message ends near each boundary k MiB, after a filler message */
+	static const long near[] = { -100, -64, -1, 0, 1, 10, 63, 64, 65 };
+	long ends[2 * sizeof(near) / sizeof(near[0]) + 1];
+	size_t count = 0;
+	char mb[300];
+	struct archive_source *src;
+	struct positions p = { NULL, 0 };
+	struct bb_error err = BB_ERROR_INIT;
+	char *next = NULL;
+	FILE *f;
+	int good = 1;
+
+	for (size_t k = 0; k < sizeof(near) / sizeof(near[0]); k++) {
+		ends[count++] = (long)(k + 1) * mib - 400000;
+		ends[count++] = (long)(k + 1) * mib + near[k];
+	}
+	ends[count] = ends[count - 1] + 5000;
+	count++;
+	snprintf(mb, sizeof(mb), "%s/chunks.mbox", work);
+	if (!(f = fopen(mb, "wb")))
+		exit(1);
+	for (size_t i = 0; i < count; i++)
+		mbox_message_to(f, ends[i], (int)i);
+	if (fclose(f))
+		exit(1);
+	src = local_source("mbox", mb);
+	is_int(archive_poll(src, NULL, on_position, &p, &next, &err), BB_OK,
+	       "a 9 MiB mbox read in chunks");
+	is_int(p.n, count, "every message");
+	for (size_t i = 0; i < p.n && i < count; i++) {
+		char want[32];
+		struct got g;
+		enum bb_status st;
+		uint64_t rewinds = archive_source_stats(src)->rewinds;
+		char *c;
+
+		snprintf(want, sizeof(want), "mbox:%ld:", ends[i]);
+		if (strncmp(p.v[i], want, strlen(want))) {
+			good = ok(0, "position %zu is %s", i, p.v[i]);
+			continue;
+		}
+		memset(&g, 0, sizeof(g));
+		c = poll_all(src, p.v[i], &g, &st);
+		if (st || g.n != count - i - 1 || archive_source_stats(src)->rewinds != rewinds)
+			good = ok(0, "a poll from the position after message %zu (%s): %zu read, "
+				  "%s", i, p.v[i], g.n, archive_source_stats(src)->rewinds != rewinds
+				  ? "rewound" : "no rewind");
+		free(c);
+	}
+	ok(good, "a poll from each of them reads on from there, without a rewind");
+	is_str(next, p.n ? p.v[p.n - 1] : "", "the last is the poll's cursor");
+	for (size_t i = 0; i < p.n; i++)
+		free(p.v[i]);
+	free(p.v);
+	free(next);
+	archive_source_free(src);
+}
+
 int main(void)
 {
 	snprintf(work, sizeof(work), "%s/test-archive.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -611,6 +713,7 @@ int main(void)
 	test_options();
 	test_maildir();
 	test_mbox();
+	test_mbox_chunks();
 	{
 		char cmd[400];
 
