@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <iconv.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1016,7 +1017,14 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 				if (has_prefix_ci(q + 13, n - 13, " multipart/") ||
 				    has_prefix_ci(q + 13, n - 13, "multipart/"))
 					flags |= INMAIL_SCAN_MULTIPART;
+			} else if (has_prefix_ci(q, n, "closes:")) {
+				flags |= INMAIL_SCAN_TRAILER;
 			}
+			break;
+		case 'L':
+		case 'l':
+			if (q == p && has_prefix_ci(q, n, "link:"))
+				flags |= INMAIL_SCAN_TRAILER;
 			break;
 		case 'b':
 			/* uuencoded content: "begin 644 name" */
@@ -1382,21 +1390,21 @@ static const char *const latin1_names[] = { "iso-8859-1", "iso8859-1", "latin1",
 
 /* Converts with iconv, putting U+FFFD for bytes that are invalid in the
  * source charset instead of failing. */
-static GString *iconv_lenient(GIConv cd, const char *bytes, size_t len)
+static GString *iconv_lenient(iconv_t cd, const char *bytes, size_t len)
 {
 	GString *s = g_string_sized_new(len + 16);
-	gchar *in = (gchar *)(uintptr_t)bytes, *outp;
-	gsize inleft = len, outleft;
+	char *in = (char *)(uintptr_t)bytes, *outp;
+	size_t inleft = len, outleft;
 	char tmp[4096];
 
 	while (inleft > 0) {
-		gsize r;
+		size_t r;
 
 		outp = tmp;
 		outleft = sizeof(tmp);
-		r = g_iconv(cd, &in, &inleft, &outp, &outleft);
+		r = iconv(cd, &in, &inleft, &outp, &outleft);
 		g_string_append_len(s, tmp, (gssize)(outp - tmp));
-		if (r != (gsize)-1 || errno == E2BIG)
+		if (r != (size_t)-1 || errno == E2BIG)
 			continue;
 		g_string_append(s, "\xEF\xBF\xBD");
 		if (errno != EILSEQ)
@@ -1406,7 +1414,7 @@ static GString *iconv_lenient(GIConv cd, const char *bytes, size_t len)
 	}
 	outp = tmp;
 	outleft = sizeof(tmp);
-	g_iconv(cd, NULL, NULL, &outp, &outleft);   /* back to the initial shift state */
+	iconv(cd, NULL, NULL, &outp, &outleft);   /* back to the initial shift state */
 	g_string_append_len(s, tmp, (gssize)(outp - tmp));
 	return s;
 }
@@ -1435,11 +1443,59 @@ static char *decode_unknown(const char *bytes, size_t len)
 	return out;
 }
 
+/* Converters to UTF-8 kept open for reuse: iconv_open() loads the
+ * charset's gconv module and iconv_close() unloads it again, which cost
+ * more than the conversion itself when every mail did both.  A converter
+ * is taken out of the cache while in use, so threads never share one. */
+#define CONVERTERS 8
+static struct {
+	char name[40];
+	iconv_t cd;
+} converters[CONVERTERS];
+static size_t nconverters;
+static pthread_mutex_t converters_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static iconv_t converter_take(const char *name)
+{
+	iconv_t cd = (iconv_t)-1;
+
+	pthread_mutex_lock(&converters_lock);
+	for (size_t i = nconverters; i-- > 0;)
+		if (!strcmp(converters[i].name, name)) {
+			cd = converters[i].cd;
+			converters[i] = converters[--nconverters];
+			break;
+		}
+	pthread_mutex_unlock(&converters_lock);
+	return cd != (iconv_t)-1 ? cd : iconv_open("UTF-8", name);
+}
+
+/* Gives a converter back, in its initial shift state. */
+static void converter_give(const char *name, iconv_t cd)
+{
+	iconv(cd, NULL, NULL, NULL, NULL);
+	pthread_mutex_lock(&converters_lock);
+	if (strlen(name) < sizeof(converters[0].name)) {
+		if (nconverters == CONVERTERS) {   /* the oldest makes room */
+			iconv_close(converters[0].cd);
+			memmove(&converters[0], &converters[1],
+				(CONVERTERS - 1) * sizeof(converters[0]));
+			nconverters--;
+		}
+		strcpy(converters[nconverters].name, name);
+		converters[nconverters++].cd = cd;
+		cd = (iconv_t)-1;
+	}
+	pthread_mutex_unlock(&converters_lock);
+	if (cd != (iconv_t)-1)
+		iconv_close(cd);
+}
+
 /* Text of a part in charset (may be NULL) as valid UTF-8; g_free() it. */
 static char *to_utf8(const char *bytes, size_t len, const char *charset)
 {
 	const char *name;
-	GIConv cd;
+	iconv_t cd;
 	GString *s;
 	char *valid;
 
@@ -1450,11 +1506,11 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 	if (charset_is(charset, utf8_names))
 		return g_utf8_make_valid(bytes, (gssize)len);
 	name = charset_is(charset, latin1_names) ? "WINDOWS-1252" : g_mime_charset_iconv_name(charset);
-	cd = name ? g_iconv_open("UTF-8", name) : (GIConv)-1;
-	if (cd == (GIConv)-1)
+	cd = name ? converter_take(name) : (iconv_t)-1;
+	if (cd == (iconv_t)-1)
 		return decode_unknown(bytes, len);   /* a bogus label */
 	s = iconv_lenient(cd, bytes, len);
-	g_iconv_close(cd);
+	converter_give(name, cd);
 	valid = g_utf8_make_valid(s->str, (gssize)s->len);
 	g_string_free(s, TRUE);
 	return valid;
