@@ -121,6 +121,7 @@ const char *inmail_bare_subject(const char *subject);
  * break never splits the keyword. */
 #define INMAIL_SCAN_OPAQUE  0x4
 #define INMAIL_SCAN_MULTIPART 0x8 /* MIME multipart: may have attachments */
+#define INMAIL_SCAN_TRAILER 0x10  /* a line may be a "Link:" or "Closes:" trailer */
 
 /* One pass over the raw message (headers and body).  A command or directive
  * counts where it starts a line, after optional blanks, outside quoted

@@ -412,7 +412,10 @@ static int is_patch(const struct inmail *m)
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags)
 {
 	(void)t;
-	return (scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 || is_patch(m);
+	/* a patch matters for its Link:/Closes: trailers, which start a line
+	 * as they are, in plain text and in quoted-printable alike */
+	return (scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
+	       ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m));
 }
 
 

@@ -153,7 +153,8 @@ void tracker_free(struct tracker *t);
 enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
 			    struct bb_error *err);
 /* Whether tracker_mail() needs this mail's decoded body: it may carry a
- * directive (raw scan flags of inmail_raw_scan()). */
+ * directive, or it is a patch that may carry a Link:/Closes: trailer (raw
+ * scan flags of inmail_raw_scan()). */
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags);
 
 /* A bug the bridge saw: a regression when flagged so, kept in step. */

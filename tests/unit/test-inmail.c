@@ -803,6 +803,12 @@ static void test_raw_scan(void)
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\nContent-Transfer-Encoding: 8bit\n\n"
 		  "--x\n\nhi\n--x--\n", INMAIL_SCAN_MULTIPART, "multipart, 8bit" },
 		{ "From: a@b\nContent-Transfer-Encoding: 7bit\n\nplain text\n", 0, "plain" },
+		{ "From: a@b\nSubject: [PATCH] x\n\nfix\n\nLink: https://lore.kernel.org/r/x@y/\n",
+		  INMAIL_SCAN_TRAILER, "Link: trailer" },
+		{ "From: a@b\n\nfix\nCLOSES: https://bugzilla.kernel.org/show_bug.cgi?id=1\n",
+		  INMAIL_SCAN_TRAILER, "Closes: trailer, any case" },
+		{ "From: a@b\n\n> Link: https://lore.kernel.org/r/x@y/\n  Closes: 1\n", 0,
+		  "quoted or indented: no trailer" },
 		/* found by fuzz-inmail: a last line of blanks without a line end */
 		{ "From: a@b\n\nbody\n   ", 0, "trailing blanks" },
 	};
