@@ -976,10 +976,32 @@ static int opaque_encoding(const char *v, size_t len)
 		 has_prefix_ci(v, len, "binary") || has_prefix_ci(v, len, "quoted-printable"));
 }
 
+/* A Content-Type value whose part can never add to the body text: what
+ * inmail_decode() takes as text is text/ parts (and the parts of message/
+ * and multipart/ ones, which have headers of their own). */
+static int binary_type(const char *v, size_t len)
+{
+	static const char *const types[] = { "application/", "image/", "audio/", "video/",
+					     "font/", "model/", NULL };
+
+	while (len && is_blank(*v)) {
+		v++;
+		len--;
+	}
+	for (int i = 0; types[i]; i++)
+		if (has_prefix_ci(v, len, types[i]))
+			return 1;
+	return 0;
+}
+
 unsigned inmail_raw_scan(const char *raw, size_t len)
 {
 	const char *p = raw, *end = raw + len;
 	unsigned flags = 0;
+	/* A header section (the mail's, or a part's after its boundary line)
+	 * is a run of lines without a blank one: an opaque transfer encoding
+	 * hides text unless the same run gives a binary type, and no other. */
+	int opaque_here = 0, binary_here = 0, texty_here = 0;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -989,6 +1011,11 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
+		if (n == 0 || (n == 1 && *q == '\r')) {
+			if (opaque_here && (!binary_here || texty_here))
+				flags |= INMAIL_SCAN_OPAQUE;
+			opaque_here = binary_here = texty_here = 0;
+		}
 		switch (n ? *q : '\n') {
 		case '#':
 			if (has_prefix_ci(q, n, "#bugbridge"))
@@ -1009,7 +1036,7 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 				break;
 			if (has_prefix_ci(q, n, "content-transfer-encoding:")) {
 				if (opaque_encoding(q + 26, n - 26))
-					flags |= INMAIL_SCAN_OPAQUE;
+					opaque_here = 1;
 			} else if (has_prefix_ci(q, n, "content-type:")) {
 				if (opaque_charset(q, n) || has_prefix_ci(q + 13, n - 13, " text/html") ||
 				    has_prefix_ci(q + 13, n - 13, "text/html"))
@@ -1017,6 +1044,10 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 				if (has_prefix_ci(q + 13, n - 13, " multipart/") ||
 				    has_prefix_ci(q + 13, n - 13, "multipart/"))
 					flags |= INMAIL_SCAN_MULTIPART;
+				if (binary_type(q + 13, n - 13))
+					binary_here = 1;
+				else
+					texty_here = 1;
 			} else if (has_prefix_ci(q, n, "closes:")) {
 				flags |= INMAIL_SCAN_TRAILER;
 			}
@@ -1037,6 +1068,8 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 		}
 		p = nl ? nl + 1 : end;
 	}
+	if (opaque_here && (!binary_here || texty_here))
+		flags |= INMAIL_SCAN_OPAQUE;
 	return flags;
 }
 

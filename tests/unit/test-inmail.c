@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -146,6 +147,25 @@ static int check_mail(struct corpus_stats *st, const char *raw, size_t len)
 	if (mailcmd_parse(b.text, &cmds, &ncmds, &err) != BB_OK) {
 		snprintf(st->why, sizeof(st->why), "commands: %s", err.message);
 		good = 0;
+	}
+	/* the raw scan misses nothing that the decoded text holds, unless it
+	 * says the mail is opaque */
+	if (ncmds && !(flags & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE))) {
+		snprintf(st->why, sizeof(st->why), "a command the raw scan missed");
+		good = 0;
+	}
+	for (const char *l = b.text; good && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		const char *t = l + strspn(l, " \t");
+
+		if (!strncasecmp(t, "#regzbot", 8) && !(flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE))) {
+			snprintf(st->why, sizeof(st->why), "a directive the raw scan missed");
+			good = 0;
+		}
+		if ((!strncasecmp(l, "Link:", 5) || !strncasecmp(l, "Closes:", 7)) &&
+		    !(flags & (INMAIL_SCAN_TRAILER | INMAIL_SCAN_OPAQUE))) {
+			snprintf(st->why, sizeof(st->why), "a trailer the raw scan missed");
+			good = 0;
+		}
 	}
 	mailcmd_free(cmds, ncmds);
 	free(reply);
@@ -803,6 +823,26 @@ static void test_raw_scan(void)
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\nContent-Transfer-Encoding: 8bit\n\n"
 		  "--x\n\nhi\n--x--\n", INMAIL_SCAN_MULTIPART, "multipart, 8bit" },
 		{ "From: a@b\nContent-Transfer-Encoding: 7bit\n\nplain text\n", 0, "plain" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x\n"
+		  "Content-Type: application/octet-stream; name=fw.bin\n"
+		  "Content-Transfer-Encoding: base64\n\nAAECAw==\n--x--\n", INMAIL_SCAN_MULTIPART,
+		  "a base64 attachment of a binary type hides no text" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Transfer-Encoding: base64\nContent-Type: image/png\n\nAAECAw==\n--x--\n",
+		  INMAIL_SCAN_MULTIPART, "the type after the encoding" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\nI2J1Zwo=\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "a base64 text part" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Transfer-Encoding: base64\n\nI2J1Zwo=\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "a base64 part of no type (text/plain)" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: application/pdf\nContent-Type: text/plain\n"
+		  "Content-Transfer-Encoding: base64\n\nI2J1Zwo=\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "two types, one of them text" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type:\n application/pdf\nContent-Transfer-Encoding: base64\n\nI2J1Zwo=\n"
+		  "--x--\n", INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "a folded type: assume text" },
 		{ "From: a@b\nSubject: [PATCH] x\n\nfix\n\nLink: https://lore.kernel.org/r/x@y/\n",
 		  INMAIL_SCAN_TRAILER, "Link: trailer" },
 		{ "From: a@b\n\nfix\nCLOSES: https://bugzilla.kernel.org/show_bug.cgi?id=1\n",
