@@ -1399,26 +1399,73 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 	return s;
 }
 
-enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_options *opt,
-			      const char *raw, size_t len, const char *cursor_name,
-			      const char *cursor_value, struct inbound_stats *stats,
-			      struct bb_error *err)
-{
-	const struct inmail_options iopt = { sc->cfg->mail_domain, NULL };
+/* What handling a mail needs from its bytes alone: worked out before, and
+ * on a pipeline beside, the part that reads and writes the state. */
+struct prepared_mail {
 	struct inmail m;
+	enum bb_status parsed;  /* of inmail_parse_headers() */
+	struct bb_error err;    /* why it failed */
+	int track;              /* a #bugbridge track command (where looked for) */
+};
+
+/* Whether the mail holds a "#bugbridge track" command (in its decoded text). */
+static int has_track_command(const char *raw, size_t len)
+{
+	struct inmail_body body;
+	struct mailcmd *cmds = NULL;
+	size_t ncmds = 0;
+	int track = 0;
+
+	memset(&body, 0, sizeof(body));
+	if (inmail_decode(raw, len, &body, NULL) == BB_OK) {
+		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+		for (size_t i = 0; i < ncmds; i++)
+			track |= cmds[i].verb == MAILCMD_TRACK;
+	}
+	mailcmd_free(cmds, ncmds);
+	inmail_body_release(&body);
+	return track;
+}
+
+/* The header pass, and for a mail that could start a tracked thread the
+ * command scan (whether it belongs to a bug is not known yet: that reads
+ * the state; for the few that do, the scan is spent for nothing). */
+static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t len,
+			 struct prepared_mail *p)
+{
+	const struct inmail_options iopt = { cfg->mail_domain, NULL };
+
+	memset(p, 0, sizeof(*p));
+	p->parsed = inmail_parse_headers(raw, len, &iopt, &p->m, &p->err);
+	if (p->parsed != BB_OK || !p->m.message_id)
+		return;
+	if (cfg->inbound_track && cfg->inbound_commands &&
+	    (inmail_raw_scan(raw, len) & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
+		p->track = has_track_command(raw, len);
+}
+
+static void prepared_release(struct prepared_mail *p)
+{
+	inmail_release(&p->m);
+}
+
+static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
+				     const char *raw, size_t len, const char *cursor_name,
+				     const char *cursor_value, struct prepared_mail *p,
+				     struct inbound_stats *stats, struct bb_error *err)
+{
+	const struct inmail *m = &p->m;
 	const char *parent = NULL, *why = NULL;
 	long long bug_id = 0;
 	int count = -1;
 	enum bb_status s;
 
 	stats->mails++;
-	memset(&m, 0, sizeof(m));
-	if (inmail_parse_headers(raw, len, &iopt, &m, err) != BB_OK || !m.message_id) {
+	if (p->parsed != BB_OK || !m->message_id) {
 		/* nothing to key it by: it cannot be acted on, only skipped */
 		stats->rejected++;
 		log_event(LOG_LEVEL_WARN, "inbound.rejected", LF_STR("cursor", cursor_value),
-			  LF_STR("reason", err->message[0] ? err->message : "no Message-ID"));
-		bb_error_clear(err);
+			  LF_STR("reason", p->err.message[0] ? p->err.message : "no Message-ID"));
 		s = BB_OK;
 		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
 			s = cursor_move(sc, cursor_name, cursor_value, err);
@@ -1426,7 +1473,7 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 		}
 		goto out;
 	}
-	if (mail_seen(sc, m.message_id)) {
+	if (mail_seen(sc, m->message_id)) {
 		s = BB_OK;
 		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
 			s = cursor_move(sc, cursor_name, cursor_value, err);
@@ -1434,41 +1481,25 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 		}
 		goto out;
 	}
-	bug_id = match_mail(sc, &m, &parent, &count);
+	bug_id = match_mail(sc, m, &parent, &count);
 	if (bug_id) {
 		stats->matched++;
-		if (m.from_bridge || mail_message_id_parse(sc->cfg->mail_domain, m.message_id, NULL))
+		if (m->from_bridge || mail_message_id_parse(sc->cfg->mail_domain, m->message_id, NULL))
 			why = "sent by bugbridge";
-		else if (m.auto_reply)
+		else if (m->auto_reply)
 			why = "an automatic reply";
 		else if (!bug_mirrored(sc, bug_id))
 			why = "the bug is not mirrored";
 	}
-	if (!bug_id && sc->cfg->inbound_track && sc->cfg->inbound_commands &&
-	    (inmail_raw_scan(raw, len) & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE))) {
-		int track = 0;
-		struct inmail_body body;
-		struct mailcmd *cmds = NULL;
-		size_t ncmds = 0;
-
-		memset(&body, 0, sizeof(body));
-		if (inmail_decode(raw, len, &body, NULL) == BB_OK) {
-			mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
-			for (size_t i = 0; i < ncmds; i++)
-				track |= cmds[i].verb == MAILCMD_TRACK;
-		}
-		mailcmd_free(cmds, ncmds);
-		inmail_body_release(&body);
-		if (track && !m.from_bridge && !m.auto_reply) {
-			s = handle_durably(sc, opt, raw, len, &m, 0, NULL, -1, cursor_name, cursor_value,
-					   stats, err, 1);
-			goto out;
-		}
+	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
+		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,
+				   stats, err, 1);
+		goto out;
 	}
 	if (!bug_id || why) {
 		if (why) {
 			stats->ignored++;
-			log_event(LOG_LEVEL_INFO, "inbound.ignored", LF_STR("message_id", m.message_id),
+			log_event(LOG_LEVEL_INFO, "inbound.ignored", LF_STR("message_id", m->message_id),
 				  LF_INT("bug", bug_id), LF_STR("reason", why));
 		}
 		s = BB_OK;
@@ -1477,18 +1508,31 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 		/* matched mails are remembered (their replies thread through
 		 * them); others only move the cursor */
 		if (bug_id)
-			s = mail_record(sc, opt, &m, bug_id, parent, "ignored", why, NULL, NULL, err);
+			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
 		if (!s)
-			s = feed_tracker(sc, &m, raw, len, NULL, err);
+			s = feed_tracker(sc, m, raw, len, NULL, err);
 		if (!s)
 			s = cursor_move(sc, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		goto out;
 	}
-	s = handle_durably(sc, opt, raw, len, &m, bug_id, parent, count, cursor_name, cursor_value,
+	s = handle_durably(sc, opt, raw, len, m, bug_id, parent, count, cursor_name, cursor_value,
 			   stats, err, 0);
 out:
-	inmail_release(&m);
+	return s;
+}
+
+enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_options *opt,
+			      const char *raw, size_t len, const char *cursor_name,
+			      const char *cursor_value, struct inbound_stats *stats,
+			      struct bb_error *err)
+{
+	struct prepared_mail p;
+	enum bb_status s;
+
+	prepare_mail(sc->cfg, raw, len, &p);
+	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, stats, err);
+	prepared_release(&p);
 	return s;
 }
 
