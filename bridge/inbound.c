@@ -467,7 +467,7 @@ static enum bb_status mail_record(struct sync_context *sc, const struct inbound_
 	sqlite3_bind_text(st, 4, parent, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, m->from_addr ? m->from_addr : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, m->subject ? m->subject : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)m->date);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)inmail_date(m));
 	sqlite3_bind_text(st, 8, state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, reason, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 10, comment, -1, SQLITE_STATIC);

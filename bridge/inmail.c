@@ -753,7 +753,13 @@ void inmail_release(struct inmail *m)
 	free(m->from_addr);
 	free(m->subject);
 	free(m->list_id);
+	free(m->date_text);
 	memset(m, 0, sizeof(*m));
+}
+
+time_t inmail_date(const struct inmail *m)
+{
+	return m->date_text ? decode_date(m->date_text) : 0;
 }
 
 const char *inmail_parent_id(const struct inmail *m)
@@ -871,8 +877,8 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 	v = field_value(&scratch, &hs.subject);
 	if (!(m->subject = v ? decode_text(v) : strdup("")))
 		goto nomem;
-	if ((v = field_value(&scratch, &hs.date)))
-		m->date = decode_date(v);
+	if ((v = field_value(&scratch, &hs.date)) && !(m->date_text = strdup(v)))
+		goto nomem;
 	if ((v = field_value(&scratch, &hs.list_id)))
 		m->list_id = list_id(v);
 

@@ -77,7 +77,7 @@ struct inmail {
 	char *from_name;    /* display name, "" if none */
 	char *from_addr;    /* addr-spec with the domain lower-cased, NULL if none */
 	char *subject;      /* decoded, "" if none */
-	time_t date;        /* from Date:, 0 if none or unparsable */
+	char *date_text;    /* the Date: value, NULL if none: inmail_date() reads it */
 	char *list_id;      /* "netdev.vger.kernel.org", lower-case, NULL if none */
 
 	/* Never posted to Bugzilla when set; skip_reason (a static string)
@@ -103,6 +103,9 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 				    const struct inmail_options *opt,
 				    struct inmail *m, struct bb_error *err);
 void inmail_release(struct inmail *m);
+/* The time the Date: field gives, 0 if none or unparsable.  Parsed on
+ * demand: most list mail is never asked. */
+time_t inmail_date(const struct inmail *m);
 /* The direct parent's Message-ID: In-Reply-To, else the last reference,
  * else NULL.  Points into m. */
 const char *inmail_parent_id(const struct inmail *m);

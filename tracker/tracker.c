@@ -845,7 +845,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	struct reg_directive *d = NULL;
 	long long ids[16];
 	size_t n = 0, nd = 0;
-	time_t when = m->date > 0 ? m->date : time(NULL);
+	time_t when = 0;
 	enum bb_status s = BB_OK;
 	char *who;
 
@@ -855,6 +855,10 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	n = regressions_of(t, m->in_reply_to, ids, n, 16);
 	for (size_t i = m->nreferences; i-- > 0 && n < 16;)
 		n = regressions_of(t, m->references[i], ids, n, 16);
+	if (!n && !body)
+		return BB_OK;   /* neither in a tracked thread nor carrying directives */
+	if ((when = inmail_date(m)) <= 0)
+		when = time(NULL);
 	who = person(m->from_name, m->from_addr);
 	for (size_t i = 0; i < n && !s; i++) {
 		if ((s = add_mail(t, ids[i], m->message_id, "thread", err)))

@@ -322,7 +322,7 @@ static void test_corpus_threading(void)
 	snprintf(rel, sizeof(rel), "%sreal-root.eml", dir);
 	if (corpus_headers(rel, &m, NULL)) {
 		ok(!m.in_reply_to && m.nreferences == 0 && !inmail_parent_id(&m), "real root: no parent");
-		is_int(m.date, 1466129681, "real root: Date (-0400) in UTC");
+		is_int(inmail_date(&m), 1466129681, "real root: Date (-0400) in UTC");
 		inmail_release(&m);
 	}
 	/* a patch series: every reply names the cover letter or a patch of it */
