@@ -38,6 +38,8 @@
 static pthread_once_t inmail_once = PTHREAD_ONCE_INIT;
 static GMimeParserOptions *inmail_options;
 
+static void pin_charset(const char *mime_name, size_t len);
+
 static void inmail_init_once(void)
 {
 	/* 8-bit text without a (usable) charset: UTF-8 if it is valid UTF-8,
@@ -48,6 +50,7 @@ static void inmail_init_once(void)
 	inmail_options = g_mime_parser_options_new();
 	g_mime_parser_options_set_fallback_charsets(inmail_options, fallback);
 	g_mime_parser_options_set_allow_addresses_without_domain(inmail_options, FALSE);
+	pin_charset(fallback[1], strlen(fallback[1]));   /* for 8-bit header text */
 }
 
 static GMimeParserOptions *options(void)
@@ -324,13 +327,66 @@ static char *clean_address(const char *addr)
 	return out;
 }
 
+/* The charsets of encoded words ("=?charset?Q?...?=") kept loaded: GMime
+ * opens a converter for each encoded word and closes it again, and glibc
+ * loads a charset's gconv module on the first open and unloads it when the
+ * last converter closes - a dlopen() and dlclose() for every From: or
+ * Subject: in, say, ISO-8859-2.  One converter per charset kept open for
+ * the life of the process keeps its module loaded. */
+#define PINNED_CHARSETS 64
+static struct {
+	char name[40];
+	iconv_t cd;   /* (iconv_t)-1 for a name iconv does not know */
+} pinned[PINNED_CHARSETS];
+static size_t npinned;
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pin_charset(const char *mime_name, size_t len)
+{
+	char name[40];
+	const char *iconv_name;
+
+	if (len == 0 || len >= sizeof(name))
+		return;
+	memcpy(name, mime_name, len);
+	name[len] = '\0';
+	pthread_mutex_lock(&pinned_lock);
+	for (size_t i = 0; i < npinned; i++)
+		if (!g_ascii_strcasecmp(pinned[i].name, name)) {
+			pthread_mutex_unlock(&pinned_lock);
+			return;
+		}
+	if (npinned < PINNED_CHARSETS) {
+		/* tried once, whether it opens or not; kept open, never closed */
+		iconv_name = g_mime_charset_iconv_name(name);
+		strcpy(pinned[npinned].name, name);
+		pinned[npinned++].cd = iconv_name ? iconv_open("UTF-8", iconv_name) : (iconv_t)-1;
+	}
+	pthread_mutex_unlock(&pinned_lock);
+}
+
+/* Pins the charset of every encoded word in a header value. */
+static void pin_charsets(const char *value)
+{
+	for (const char *p = strstr(value, "=?"); p; p = strstr(p + 2, "=?")) {
+		size_t n = strcspn(p + 2, "?*");
+
+		if (p[2 + n] && n < 40)
+			pin_charset(p + 2, n);
+	}
+}
+
 static enum bb_status take_from(struct inmail *m, const char *value)
 {
-	InternetAddressList *list = internet_address_list_parse(options(), value);
-	InternetAddressMailbox *mb = first_mailbox(list, 0);
-	const char *name = mb ? internet_address_get_name(INTERNET_ADDRESS(mb)) : NULL;
+	InternetAddressList *list;
+	InternetAddressMailbox *mb;
+	const char *name;
 	enum bb_status st = BB_OK;
 
+	pin_charsets(value);
+	list = internet_address_list_parse(options(), value);
+	mb = first_mailbox(list, 0);
+	name = mb ? internet_address_get_name(INTERNET_ADDRESS(mb)) : NULL;
 	if (mb)
 		m->from_addr = clean_address(internet_address_mailbox_get_addr(mb));
 	m->from_name = clean_line(name ? name : "", name ? strlen(name) : 0, INMAIL_TEXT_MAX);
@@ -353,6 +409,7 @@ static char *decode_text(const char *value)
 			break;
 	if (!*p)
 		return clean_line(value, strlen(value), INMAIL_TEXT_MAX);
+	pin_charsets(value);
 	decoded = g_mime_utils_header_decode_text(options(), value);
 	out = clean_line(decoded ? decoded : "", decoded ? strlen(decoded) : 0, INMAIL_TEXT_MAX);
 	g_free(decoded);
