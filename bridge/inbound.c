@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 
 #include "bridge/inbound.h"
@@ -60,6 +61,54 @@ static long long known_message(struct sync_context *sc, const char *message_id, 
 	return bug;
 }
 
+/* References that named no mail we know, remembered through a round: a
+ * thread's root and first replies are named by every later mail of it, and
+ * most list mail answers nothing mirrored.  Right only as long as the
+ * state it was read from: cleared when the database changes under it (its
+ * data version; another process, or a commit of this one) and after every
+ * mail that made a Message-ID known (a matched mail, a tracked thread). */
+struct ref_memo {
+	GHashTable *unknown;
+	unsigned version;
+};
+#define REF_MEMO_MAX 200000
+
+static void ref_memo_clear(struct ref_memo *memo)
+{
+	if (memo && memo->unknown)
+		g_hash_table_remove_all(memo->unknown);
+}
+
+/* Forgets everything if the database changed since it was learnt. */
+static void ref_memo_check(struct sync_context *sc, struct ref_memo *memo)
+{
+	unsigned version = 0;
+
+	if (!memo || !memo->unknown)
+		return;
+	if (sqlite3_file_control(sc->db->db, "main", SQLITE_FCNTL_DATA_VERSION, &version) !=
+	    SQLITE_OK || version != memo->version || g_hash_table_size(memo->unknown) > REF_MEMO_MAX)
+		ref_memo_clear(memo);
+	memo->version = version;
+}
+
+/* known_message() for a reference, through the memo. */
+static long long known_reference(struct sync_context *sc, struct ref_memo *memo,
+				 const char *message_id, int *count)
+{
+	long long bug;
+
+	*count = -1;
+	if (!message_id || !*message_id)
+		return 0;
+	if (memo && memo->unknown && g_hash_table_contains(memo->unknown, message_id))
+		return 0;
+	bug = known_message(sc, message_id, count);
+	if (!bug && memo && memo->unknown)
+		g_hash_table_add(memo->unknown, g_strdup(message_id));
+	return bug;
+}
+
 static int bug_mirrored(struct sync_context *sc, long long id)
 {
 	sqlite3_stmt *st = NULL;
@@ -93,22 +142,22 @@ static long long subject_bug(const char *subject)
 /* The bug a mail belongs to: its parent first, then its References from
  * the nearest back, then the subject.  *parent gets the Message-ID it was
  * matched through (NULL for the subject), *count the comment it answers. */
-static long long match_mail(struct sync_context *sc, const struct inmail *m,
-			    const char **parent, int *count)
+static long long match_mail(struct sync_context *sc, struct ref_memo *memo,
+			    const struct inmail *m, const char **parent, int *count)
 {
 	long long bug;
 	size_t n = 0;
 
 	*parent = NULL;
 	*count = -1;
-	if ((bug = known_message(sc, m->in_reply_to, count))) {
+	if ((bug = known_reference(sc, memo, m->in_reply_to, count))) {
 		*parent = m->in_reply_to;
 		return bug;
 	}
 	while (m->references && m->references[n])
 		n++;
 	while (n-- > 0) {
-		if ((bug = known_message(sc, m->references[n], count))) {
+		if ((bug = known_reference(sc, memo, m->references[n], count))) {
 			*parent = m->references[n];
 			return bug;
 		}
@@ -1452,7 +1501,8 @@ static void prepared_release(struct prepared_mail *p)
 static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
 				     const char *raw, size_t len, const char *cursor_name,
 				     const char *cursor_value, struct prepared_mail *p,
-				     struct inbound_stats *stats, struct bb_error *err)
+				     struct ref_memo *memo, struct inbound_stats *stats,
+				     struct bb_error *err)
 {
 	const struct inmail *m = &p->m;
 	const char *parent = NULL, *why = NULL;
@@ -1481,7 +1531,8 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		}
 		goto out;
 	}
-	bug_id = match_mail(sc, m, &parent, &count);
+	ref_memo_check(sc, memo);
+	bug_id = match_mail(sc, memo, m, &parent, &count);
 	if (bug_id) {
 		stats->matched++;
 		if (m->from_bridge || mail_message_id_parse(sc->cfg->mail_domain, m->message_id, NULL))
@@ -1494,6 +1545,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
 		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,
 				   stats, err, 1);
+		ref_memo_clear(memo);
 		goto out;
 	}
 	if (!bug_id || why) {
@@ -1519,6 +1571,8 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	s = handle_durably(sc, opt, raw, len, m, bug_id, parent, count, cursor_name, cursor_value,
 			   stats, err, 0);
 out:
+	if (bug_id)
+		ref_memo_clear(memo);
 	return s;
 }
 
@@ -1531,7 +1585,7 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 	enum bb_status s;
 
 	prepare_mail(sc->cfg, raw, len, &p);
-	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, stats, err);
+	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, NULL, stats, err);
 	prepared_release(&p);
 	return s;
 }
@@ -1612,6 +1666,7 @@ struct round {
 	const char *cursor_name;
 	struct inbound_stats *stats;
 	struct bb_error *err;
+	struct ref_memo memo;
 };
 
 /* Mails that belong to no bug only move the cursor (and feed the
@@ -1627,7 +1682,14 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 	if (r->sc->db->depth == 0 &&
 	    (s = r->sc->dry_run ? store_begin_read(r->sc->db, r->err) : store_begin(r->sc->db, r->err)))
 		return s;
-	s = inbound_handle(r->sc, r->opt, raw, len, r->cursor_name, position, r->stats, r->err);
+	{
+		struct prepared_mail p;
+
+		prepare_mail(r->sc->cfg, raw, len, &p);
+		s = handle_prepared(r->sc, r->opt, raw, len, r->cursor_name, position, &p, &r->memo,
+				    r->stats, r->err);
+		prepared_release(&p);
+	}
 	if (s) {
 		store_rollback(r->sc->db);
 		return s;
@@ -1706,7 +1768,10 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		r.stats = stats;
 		r.err = err;
 		r.batched = 0;
+		r.memo.unknown = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		r.memo.version = 0;
 		s = archive_poll(src, cursor, on_message, &r, &next, err);
+		g_hash_table_destroy(r.memo.unknown);
 		if (sc->db->depth > 0) {
 			/* the last batch: kept when the poll stopped on an error
 			 * too, since every mail in it was handled */

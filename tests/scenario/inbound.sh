@@ -82,6 +82,26 @@ check "another sync" bb sync
 is "posts nothing twice" "$(comments 201 | wc -l)" "2"
 is "and the bridge's own comment is not mailed back" "$(archived)" "$archived_before"
 
+# In one poll: a mail naming a reply not archived yet, the reply, and an
+# answer to the reply that names nothing else: once the reply is matched,
+# its answer is matched through it (what the round remembered as unknown
+# is forgotten when a Message-ID becomes known).
+printf 'Answering a mail the archive does not have yet.\n' |
+	listlab_send "Ines Reporter <ines@example.net>" chain-x@example.org chain-a@example.org \
+		"Re: iwlwifi: firmware crash"
+printf 'Same crash here with firmware 77.\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" chain-a@example.org reply-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+printf 'And here, on a second laptop.\n' |
+	listlab_send "Other User <other@example.net>" chain-b@example.org chain-a@example.org \
+		"Re: iwlwifi: firmware crash"
+check "sync after a chain of replies" bb sync
+all=$(comments 201)
+is "the reply and its answer became comments" "$(printf '%s\n' "$all" | wc -l)" "4"
+like "the reply" "$(printf '%s\n' "$all" | sed -n 3p)" "Same crash here with firmware 77"
+like "its answer, matched through the reply" "$(printf '%s\n' "$all" | sed -n 4p)" "on a second laptop"
+archived_before=$(archived)
+
 # Commands
 printf 'Fixed by the firmware update.\n\n#bugbridge close\n#bugbridge title iwlwifi: firmware 77 crashes after resume\n' |
 	listlab_send "Wendy Maintainer <wendy@example.org>" cmd-1@example.org bug-201@bugbridge.test \
