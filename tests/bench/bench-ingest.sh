@@ -29,8 +29,8 @@
 #   BENCH_BUGS         mirrored bugs the replies go to (default 100)
 #   BENCH_COMMENTS     comments per bug, the description included (default 10)
 #   BENCH_MATCH_SHARE  share of mails that answer a mirrored bug (default 0.005)
-#   BENCH_RUNS         runs of the dry run and of each baseline; the median
-#                      is reported (default 1)
+#   BENCH_RUNS         rounds of the dry run and each baseline, run one
+#                      after the other; the medians are reported (default 3)
 #   BENCH_LISTLAB      0 to leave out the public-inbox poll (default 1)
 #   BENCH_DIR          where to work (default: a new folder in $TMPDIR or /tmp)
 #   BENCH_KEEP         non-empty: keep the work folder
@@ -43,7 +43,7 @@ nmails=${BENCH_MAILS:-100000}
 nbugs=${BENCH_BUGS:-100}
 ncomments=${BENCH_COMMENTS:-10}
 share=${BENCH_MATCH_SHARE:-0.005}
-runs=${BENCH_RUNS:-1}
+runs=${BENCH_RUNS:-3}
 shared=${BUGBRIDGE_SHARED:-$top_srcdir/../shared}
 corpus=$shared/corpus/mail
 PY=/usr/bin/python3 # Debian's: the baseline is the distribution's email package
@@ -176,10 +176,18 @@ archive_line() { sed -n 's/^bugbridge: archive: //p' "$1.err" | tail -1; }
 # mails_read NAME: "N mails read" of that report
 mails_read() { archive_line "$1" | sed 's/,.*//'; }
 
-# --- 1. dry run, 2. real sync, 3. nothing new --------------------------------
+# --- 1. dry run and 4. Python, interleaved: one of each per round, so a
+# busy spell of the machine falls on both sides alike ---------------------------
+round_ratios=()
 for _ in $(seq 1 "$runs"); do
 	measure dry "$BUGBRIDGE" sync --dry-run
+	measure py-default "$PY" "$top_srcdir/tests/bench/bench-ingest-py.py" list.mbox default
+	measure py-compat32 "$PY" "$top_srcdir/tests/bench/bench-ingest-py.py" list.mbox compat32
+	# shellcheck disable=SC2206
+	d=(${t[dry]}) p=(${t[py-default]})
+	round_ratios+=("$(echo "${p[-1]} / ${d[-1]}" | bc -l)")
 done
+# --- 2. real sync, 3. nothing new ---------------------------------------------
 admin reset_log '{}'
 measure sync "$BUGBRIDGE" sync --once
 sync_requests=$(requests)
@@ -187,14 +195,10 @@ admin reset_log '{}'
 measure idle "$BUGBRIDGE" sync --once
 idle_requests=$(requests)
 
-# --- 4. Python ---------------------------------------------------------------
-for _ in $(seq 1 "$runs"); do
-	measure py-default "$PY" "$top_srcdir/tests/bench/bench-ingest-py.py" list.mbox default
-	measure py-compat32 "$PY" "$top_srcdir/tests/bench/bench-ingest-py.py" list.mbox compat32
-done
-
+declare -A every
 # shellcheck disable=SC2086
 for k in "${!t[@]}"; do
+	every[$k]=${t[$k]}
 	t[$k]=$(median ${t[$k]})
 	r[$k]=$(median ${r[$k]})
 done
@@ -211,6 +215,13 @@ row "bugbridge sync (recorded, replies posted)" sync
 row "python3 email, policy.default" py-default
 row "python3 email, compat32" py-compat32
 echo
+if [ "$runs" -gt 1 ]; then
+	for k in dry py-default py-compat32; do
+		# shellcheck disable=SC2086
+		printf '%-26s every run: %s s\n' "$k" "$(printf '%.2f ' ${every[$k]})"
+	done
+	echo
+fi
 echo "bugbridge sync --dry-run: $(archive_line dry)"
 echo "bugbridge sync:           $(archive_line sync)"
 echo "                          $sync_requests Bugzilla requests (the outbound poll included)"
@@ -220,6 +231,10 @@ echo
 echo "ratios bugbridge / Python in mails/s (above 1: bugbridge is faster; goal: 30):"
 echo "  dry run (parse, match, scan)  vs policy.default = $(ratio "${t[py-default]}" "${t[dry]}")x," \
 	"vs compat32 = $(ratio "${t[py-compat32]}" "${t[dry]}")x"
+if [ "$runs" -gt 1 ]; then
+	echo "  dry run vs policy.default, round by round: $(printf '%.1fx ' "${round_ratios[@]}")" \
+		"(median $(printf '%.1f' "$(median "${round_ratios[@]}")")x)"
+fi
 echo "  whole sync (recorded, posted) vs policy.default = $(ratio "${t[py-default]}" "${t[sync]}")x," \
 	"vs compat32 = $(ratio "${t[py-compat32]}" "${t[sync]}")x"
 echo "  (wall times of whole processes; bugbridge's include its outbound poll of the fake"
