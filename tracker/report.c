@@ -2277,12 +2277,14 @@ static enum bb_status write_atomic(int dirfd, const char *dir, const char *rel, 
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* the spare is overwritten in place and then cut to length: its
+	 * blocks are reused, not freed and allocated again */
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		st = bb_error_errno(err, errno, "cannot write %s/%s", dir, tmp);
 		goto out;
 	}
-	if (fs_write_all(fd, data, len) != 0) {
+	if (fs_write_all(fd, data, len) != 0 || ftruncate(fd, (off_t)len) != 0) {
 		st = bb_error_errno(err, errno, "cannot write %s/%s", dir, tmp);
 		goto out;
 	}
