@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -870,37 +871,6 @@ static int comment_order_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Merges fresh comments (sorted by id, unique) into bug: a comment already
- * there is replaced by the fresh copy.  Takes the fresh strings. */
-static enum bb_status comments_merge(struct bz_bug *bug, struct bz_comment *fresh, size_t n)
-{
-	struct bz_comment *merged;
-	size_t i = 0, j = 0, k = 0, old = bug->ncomments;
-
-	merged = malloc((old + n) * sizeof(*merged));
-	if (!merged)
-		return BB_ERR_NOMEM;
-	/* comment ids are unique on a server, so bug_id plays no part here */
-	for (size_t x = 0; x < old; x++)
-		bug->comments[x].bug_id = bug->id;
-	if (old > 1)
-		qsort(bug->comments, old, sizeof(*merged), comment_id_cmp);
-	while (i < old || j < n) {
-		if (j >= n || (i < old && bug->comments[i].id < fresh[j].id)) {
-			merged[k++] = bug->comments[i++];
-		} else if (i >= old || fresh[j].id < bug->comments[i].id) {
-			merged[k++] = fresh[j++];
-		} else {
-			comment_release(&bug->comments[i++]);
-			merged[k++] = fresh[j++];
-		}
-	}
-	qsort(merged, k, sizeof(*merged), comment_order_cmp);
-	free(bug->comments);
-	bug->comments = merged;
-	bug->ncomments = k;
-	return BB_OK;
-}
 
 /* Real names the bug itself knows for its reporter and assignee. */
 static enum bb_status comment_names(const struct bz_bug *bug, struct bz_comment *cm)
@@ -924,151 +894,36 @@ static enum bb_status comment_names(const struct bz_bug *bug, struct bz_comment 
 	return BB_OK;
 }
 
-/* Growable array of parsed comments or attachments. */
-struct pending {
-	void *items;
-	size_t n, alloc, size;
-};
-
-static enum bb_status pending_push(struct pending *p, const void *item)
+/* Parses one comment of bug, with a real name for its author if the bug
+ * knows it; nothing is left to release on error. */
+static enum bb_status comment_parse(json_object *o, const struct bz_bug *bug, void *item)
 {
-	if (p->n == p->alloc) {
-		size_t alloc = p->alloc ? p->alloc * 2 : 16;
-		void *items;
+	struct bz_comment *cm = item;
+	enum bb_status st = comment_from_json(o, bug->id, cm);
 
-		if (alloc > SIZE_MAX / p->size)
-			return BB_ERR_NOMEM;
-		items = realloc(p->items, alloc * p->size);
-		if (!items)
-			return BB_ERR_NOMEM;
-		p->items = items;
-		p->alloc = alloc;
+	if (!st) {
+		st = comment_names(bug, cm);
+		if (st)
+			comment_release(cm);
 	}
-	memcpy((char *)p->items + p->n * p->size, item, p->size);
-	p->n++;
-	return BB_OK;
-}
-
-static enum bb_status comments_collect(json_object *list, struct bz_bug *bug, struct pending *p)
-{
-	struct bz_comment cm;
-	enum bb_status st;
-	size_t n;
-
-	if (!list || !json_object_is_type(list, json_type_array))
-		return BB_OK;
-	n = json_object_array_length(list);
-	for (size_t i = 0; i < n; i++) {
-		st = comment_from_json(json_object_array_get_idx(list, i), bug->id, &cm);
-		if (st == BB_ERR_INVALID)
-			continue;
-		if (!st)
-			st = comment_names(bug, &cm);
-		if (!st)
-			st = pending_push(p, &cm);
-		if (st) {
-			comment_release(&cm);
-			return st;
-		}
-	}
-	return BB_OK;
-}
-
-static enum bb_status comments_from_root(json_object *root, struct bz_bug *bugs, size_t n,
-					 struct bb_error *err)
-{
-	struct pending p = { NULL, 0, 0, sizeof(struct bz_comment) };
-	struct bug_index *idx = NULL;
-	json_object *map = jget(root, "bugs"), *by_id = jget(root, "comments");
-	struct bz_comment *items;
-	struct bz_bug *bug;
-	enum bb_status st = BB_OK;
-	size_t i, j;
-
-	if ((!map || !json_object_is_type(map, json_type_object)) &&
-	    (!by_id || !json_object_is_type(by_id, json_type_object))) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "answer has no \"bugs\" map of comments");
-		goto out;
-	}
-	idx = bug_index_new(bugs, n);
-	if (!idx) {
-		st = BB_ERR_NOMEM;
-		goto out;
-	}
-	if (map && json_object_is_type(map, json_type_object)) {
-		json_object_object_foreach(map, key, value) {
-			bug = bug_find(bugs, idx, n, key_id(key));
-			if (!bug)
-				continue;
-			if (json_object_is_type(value, json_type_array))
-				st = comments_collect(value, bug, &p);
-			else
-				st = comments_collect(jget(value, "comments"), bug, &p);
-			if (st) {
-				st = BB_ERR_NOMEM;
-				goto out;
-			}
-		}
-	}
-	if (by_id && json_object_is_type(by_id, json_type_object)) {
-		json_object_object_foreach(by_id, ckey, cvalue) {
-			struct bz_comment cm;
-
-			(void)ckey;
-			bug = bug_find(bugs, idx, n, jid(jget(cvalue, "bug_id")));
-			if (!bug)
-				continue;
-			st = comment_from_json(cvalue, bug->id, &cm);
-			if (st == BB_ERR_INVALID) {
-				st = BB_OK;
-				continue;
-			}
-			if (!st)
-				st = comment_names(bug, &cm);
-			if (!st)
-				st = pending_push(&p, &cm);
-			if (st) {
-				comment_release(&cm);
-				st = BB_ERR_NOMEM;
-				goto out;
-			}
-		}
-	}
-	/* by bug, then by id; a comment twice in one answer is kept once */
-	items = p.items;
-	if (p.n > 1)
-		qsort(items, p.n, sizeof(*items), comment_id_cmp);
-	for (i = 0; i < p.n; i = j) {
-		size_t unique = 1;
-
-		for (j = i + 1; j < p.n && items[j].bug_id == items[i].bug_id; j++) {
-			if (items[j].id == items[i + unique - 1].id) {
-				comment_release(&items[j]);
-				continue;
-			}
-			items[i + unique++] = items[j];
-		}
-		bug = bug_find(bugs, idx, n, items[i].bug_id);
-		if (!bug || comments_merge(bug, &items[i], unique)) {
-			/* everything from i on is still ours to free */
-			for (size_t k = i; k < i + unique; k++)
-				comment_release(&items[k]);
-			for (size_t k = j; k < p.n; k++)
-				comment_release(&items[k]);
-			p.n = 0;
-			st = BB_ERR_NOMEM;
-			goto out;
-		}
-	}
-	p.n = 0;
-out:
-	if (st == BB_ERR_NOMEM)
-		bb_error_set(err, st, "out of memory");
-	for (i = 0; i < p.n; i++)
-		comment_release(&((struct bz_comment *)p.items)[i]);
-	free(p.items);
-	free(idx);
 	return st;
+}
+
+static void comment_release_item(void *item)
+{
+	comment_release(item);
+}
+
+static void *bug_comments(const struct bz_bug *bug, size_t *n)
+{
+	*n = bug->ncomments;
+	return bug->comments;
+}
+
+static void bug_set_comments(struct bz_bug *bug, void *items, size_t n)
+{
+	bug->comments = items;
+	bug->ncomments = n;
 }
 
 /* ---- attachments ------------------------------------------------------- */
@@ -1128,64 +983,202 @@ static int attachment_id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static enum bb_status attachments_merge(struct bz_bug *bug, struct bz_attachment *fresh,
-					size_t n)
+static enum bb_status attachment_parse(json_object *o, const struct bz_bug *bug, void *item)
 {
-	struct bz_attachment *merged;
-	size_t i = 0, j = 0, k = 0, old = bug->nattachments;
+	return attachment_from_json(o, bug->id, item);
+}
 
-	merged = malloc((old + n) * sizeof(*merged));
-	if (!merged)
-		return BB_ERR_NOMEM;
-	for (size_t x = 0; x < old; x++)
-		bug->attachments[x].bug_id = bug->id;
-	if (old > 1)
-		qsort(bug->attachments, old, sizeof(*merged), attachment_id_cmp);
-	while (i < old || j < n) {
-		if (j >= n || (i < old && bug->attachments[i].id < fresh[j].id)) {
-			merged[k++] = bug->attachments[i++];
-		} else if (i >= old || fresh[j].id < bug->attachments[i].id) {
-			merged[k++] = fresh[j++];
-		} else {
-			attachment_release(&bug->attachments[i++]);
-			merged[k++] = fresh[j++];
-		}
+static void attachment_release_item(void *item)
+{
+	attachment_release(item);
+}
+
+static void *bug_attachments(const struct bz_bug *bug, size_t *n)
+{
+	*n = bug->nattachments;
+	return bug->attachments;
+}
+
+static void bug_set_attachments(struct bz_bug *bug, void *items, size_t n)
+{
+	bug->attachments = items;
+	bug->nattachments = n;
+}
+
+/* ---- comments and attachments into their bugs -------------------------- */
+
+/* Comments and attachments arrive alike (in a "bugs" map of lists, or in a
+ * map by their own id) and are merged alike into the bugs they belong to.
+ * What differs between the two is said here. */
+struct item_kind {
+	const char *name;	/* the answer's key for them: "comments" */
+	int in_bug_object;	/* "bugs" may map a bug to { "comments": [...] } */
+	size_t size;		/* of one item */
+	size_t id_offset;	/* of its long long id, unique on a server */
+	size_t bug_id_offset;	/* of its long long bug_id */
+	/* fills item from o, an item of bug; BB_ERR_INVALID for one to skip;
+	 * nothing is left to release on error */
+	enum bb_status (*parse)(json_object *o, const struct bz_bug *bug, void *item);
+	void (*release)(void *item);
+	int (*id_cmp)(const void *a, const void *b);	/* by bug_id, then id */
+	int (*order_cmp)(const void *a, const void *b);	/* in a bug; NULL: by id */
+	void *(*bug_items)(const struct bz_bug *bug, size_t *n);
+	void (*bug_set_items)(struct bz_bug *bug, void *items, size_t n);
+};
+
+static const struct item_kind comment_kind = {
+	.name = "comments",
+	.in_bug_object = 1,
+	.size = sizeof(struct bz_comment),
+	.id_offset = offsetof(struct bz_comment, id),
+	.bug_id_offset = offsetof(struct bz_comment, bug_id),
+	.parse = comment_parse,
+	.release = comment_release_item,
+	.id_cmp = comment_id_cmp,
+	.order_cmp = comment_order_cmp,	/* bz_bug.comments is ordered by count */
+	.bug_items = bug_comments,
+	.bug_set_items = bug_set_comments,
+};
+
+static const struct item_kind attachment_kind = {
+	.name = "attachments",
+	.in_bug_object = 0,
+	.size = sizeof(struct bz_attachment),
+	.id_offset = offsetof(struct bz_attachment, id),
+	.bug_id_offset = offsetof(struct bz_attachment, bug_id),
+	.parse = attachment_parse,
+	.release = attachment_release_item,
+	.id_cmp = attachment_id_cmp,
+	.order_cmp = NULL,
+	.bug_items = bug_attachments,
+	.bug_set_items = bug_set_attachments,
+};
+
+/* Room for one item of either kind. */
+union any_item {
+	struct bz_comment comment;
+	struct bz_attachment attachment;
+};
+
+static void *item_at(const struct item_kind *kind, void *items, size_t k)
+{
+	return (char *)items + k * kind->size;
+}
+
+/* Read through memcpy: a cast from char * would trip -Wcast-align. */
+static long long item_field(const void *item, size_t offset)
+{
+	long long value;
+
+	memcpy(&value, (const char *)item + offset, sizeof(value));
+	return value;
+}
+
+static long long item_id(const struct item_kind *kind, const void *item)
+{
+	return item_field(item, kind->id_offset);
+}
+
+static long long item_bug_id(const struct item_kind *kind, const void *item)
+{
+	return item_field(item, kind->bug_id_offset);
+}
+
+/* Growable array of parsed comments or attachments. */
+struct pending {
+	void *items;
+	size_t n, alloc, size;
+};
+
+static enum bb_status pending_push(struct pending *p, const void *item)
+{
+	if (p->n == p->alloc) {
+		size_t alloc = p->alloc ? p->alloc * 2 : 16;
+		void *items;
+
+		if (alloc > SIZE_MAX / p->size)
+			return BB_ERR_NOMEM;
+		items = realloc(p->items, alloc * p->size);
+		if (!items)
+			return BB_ERR_NOMEM;
+		p->items = items;
+		p->alloc = alloc;
 	}
-	free(bug->attachments);
-	bug->attachments = merged;
-	bug->nattachments = k;
+	memcpy((char *)p->items + p->n * p->size, item, p->size);
+	p->n++;
 	return BB_OK;
 }
 
-static enum bb_status attachments_collect_one(json_object *o, struct bz_bug *bug,
-					      struct pending *p)
+/* Merges fresh items (sorted by id, unique) into bug: an item already
+ * there is replaced by the fresh copy.  Takes the fresh strings. */
+static enum bb_status items_merge(const struct item_kind *kind, struct bz_bug *bug, void *fresh,
+				  size_t n)
 {
-	struct bz_attachment a;
-	enum bb_status st = attachment_from_json(o, bug->id, &a);
+	size_t i = 0, j = 0, k = 0, old;
+	void *items = kind->bug_items(bug, &old), *merged;
+
+	merged = malloc((old + n) * kind->size);
+	if (!merged)
+		return BB_ERR_NOMEM;
+	/* ids are unique on a server, so bug_id plays no part here */
+	for (size_t x = 0; x < old; x++)
+		memcpy((char *)item_at(kind, items, x) + kind->bug_id_offset, &bug->id,
+		       sizeof(bug->id));
+	if (old > 1)
+		qsort(items, old, kind->size, kind->id_cmp);
+	while (i < old || j < n) {
+		long long old_id = i < old ? item_id(kind, item_at(kind, items, i)) : 0;
+		long long fresh_id = j < n ? item_id(kind, item_at(kind, fresh, j)) : 0;
+		const void *next;
+
+		if (j >= n || (i < old && old_id < fresh_id)) {
+			next = item_at(kind, items, i++);
+		} else if (i >= old || fresh_id < old_id) {
+			next = item_at(kind, fresh, j++);
+		} else {
+			kind->release(item_at(kind, items, i++));
+			next = item_at(kind, fresh, j++);
+		}
+		memcpy(item_at(kind, merged, k++), next, kind->size);
+	}
+	if (kind->order_cmp)
+		qsort(merged, k, kind->size, kind->order_cmp);
+	free(items);
+	kind->bug_set_items(bug, merged, k);
+	return BB_OK;
+}
+
+/* Keeps the item o of bug in p unless it is one to skip. */
+static enum bb_status items_collect_one(const struct item_kind *kind, json_object *o,
+					const struct bz_bug *bug, struct pending *p)
+{
+	union any_item item;
+	enum bb_status st = kind->parse(o, bug, &item);
 
 	if (st == BB_ERR_INVALID)
 		return BB_OK;
-	if (!st)
-		st = pending_push(p, &a);
-	if (st)
-		attachment_release(&a);
+	if (!st) {
+		st = pending_push(p, &item);
+		if (st)
+			kind->release(&item);
+	}
 	return st;
 }
 
-static enum bb_status attachments_from_root(json_object *root, struct bz_bug *bugs, size_t n,
-					    struct bb_error *err)
+static enum bb_status items_from_root(const struct item_kind *kind, json_object *root,
+				      struct bz_bug *bugs, size_t n, struct bb_error *err)
 {
-	struct pending p = { NULL, 0, 0, sizeof(struct bz_attachment) };
+	struct pending p = { NULL, 0, 0, kind->size };
 	struct bug_index *idx = NULL;
-	json_object *map = jget(root, "bugs"), *by_id = jget(root, "attachments");
-	struct bz_attachment *items;
+	json_object *map = jget(root, "bugs"), *by_id = jget(root, kind->name);
 	struct bz_bug *bug;
 	enum bb_status st = BB_OK;
 	size_t i, j, len;
 
 	if ((!map || !json_object_is_type(map, json_type_object)) &&
 	    (!by_id || !json_object_is_type(by_id, json_type_object))) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "answer has no \"bugs\" map of attachments");
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "answer has no \"bugs\" map of %s",
+				  kind->name);
 		goto out;
 	}
 	idx = bug_index_new(bugs, n);
@@ -1195,47 +1188,58 @@ static enum bb_status attachments_from_root(json_object *root, struct bz_bug *bu
 	}
 	if (map && json_object_is_type(map, json_type_object)) {
 		json_object_object_foreach(map, key, value) {
+			json_object *list = value;
+
 			bug = bug_find(bugs, idx, n, key_id(key));
-			if (!bug || !json_object_is_type(value, json_type_array))
+			if (kind->in_bug_object && !json_object_is_type(list, json_type_array))
+				list = jget(value, kind->name);
+			if (!bug || !list || !json_object_is_type(list, json_type_array))
 				continue;
-			len = json_object_array_length(value);
+			len = json_object_array_length(list);
 			for (i = 0; i < len; i++)
-				if (attachments_collect_one(json_object_array_get_idx(value, i),
-							    bug, &p)) {
+				if (items_collect_one(kind, json_object_array_get_idx(list, i), bug,
+						      &p)) {
 					st = BB_ERR_NOMEM;
 					goto out;
 				}
 		}
 	}
 	if (by_id && json_object_is_type(by_id, json_type_object)) {
-		json_object_object_foreach(by_id, akey, avalue) {
-			(void)akey;
-			bug = bug_find(bugs, idx, n, jid(jget(avalue, "bug_id")));
-			if (bug && attachments_collect_one(avalue, bug, &p)) {
+		json_object_object_foreach(by_id, item_key, item) {
+			(void)item_key;
+			bug = bug_find(bugs, idx, n, jid(jget(item, "bug_id")));
+			if (bug && items_collect_one(kind, item, bug, &p)) {
 				st = BB_ERR_NOMEM;
 				goto out;
 			}
 		}
 	}
-	items = p.items;
+	/* by bug, then by id; an item twice in one answer is kept once */
 	if (p.n > 1)
-		qsort(items, p.n, sizeof(*items), attachment_id_cmp);
+		qsort(p.items, p.n, kind->size, kind->id_cmp);
 	for (i = 0; i < p.n; i = j) {
+		long long bug_id = item_bug_id(kind, item_at(kind, p.items, i));
 		size_t unique = 1;
 
-		for (j = i + 1; j < p.n && items[j].bug_id == items[i].bug_id; j++) {
-			if (items[j].id == items[i + unique - 1].id) {
-				attachment_release(&items[j]);
+		for (j = i + 1; j < p.n && item_bug_id(kind, item_at(kind, p.items, j)) == bug_id;
+		     j++) {
+			void *item = item_at(kind, p.items, j);
+			void *last = item_at(kind, p.items, i + unique - 1);
+
+			if (item_id(kind, item) == item_id(kind, last)) {
+				kind->release(item);
 				continue;
 			}
-			items[i + unique++] = items[j];
+			/* memmove: the item may be moved onto itself */
+			memmove(item_at(kind, p.items, i + unique++), item, kind->size);
 		}
-		bug = bug_find(bugs, idx, n, items[i].bug_id);
-		if (!bug || attachments_merge(bug, &items[i], unique)) {
+		bug = bug_find(bugs, idx, n, bug_id);
+		if (!bug || items_merge(kind, bug, item_at(kind, p.items, i), unique)) {
+			/* everything from i on is still ours to free */
 			for (size_t k = i; k < i + unique; k++)
-				attachment_release(&items[k]);
+				kind->release(item_at(kind, p.items, k));
 			for (size_t k = j; k < p.n; k++)
-				attachment_release(&items[k]);
+				kind->release(item_at(kind, p.items, k));
 			p.n = 0;
 			st = BB_ERR_NOMEM;
 			goto out;
@@ -1246,7 +1250,7 @@ out:
 	if (st == BB_ERR_NOMEM)
 		bb_error_set(err, st, "out of memory");
 	for (i = 0; i < p.n; i++)
-		attachment_release(&((struct bz_attachment *)p.items)[i]);
+		kind->release(item_at(kind, p.items, i));
 	free(p.items);
 	free(idx);
 	return st;
@@ -1279,7 +1283,7 @@ enum bb_status bz_parse_comments(const char *json, size_t len, struct bz_bug *bu
 	if (!st)
 		st = fold_error_object(NULL, root, 0, err);
 	if (!st)
-		st = comments_from_root(root, bugs, n, err);
+		st = items_from_root(&comment_kind, root, bugs, n, err);
 	json_object_put(root);
 	return st;
 }
@@ -1294,7 +1298,7 @@ enum bb_status bz_parse_attachments(const char *json, size_t len, struct bz_bug 
 	if (!st)
 		st = fold_error_object(NULL, root, 0, err);
 	if (!st)
-		st = attachments_from_root(root, bugs, n, err);
+		st = items_from_root(&attachment_kind, root, bugs, n, err);
 	json_object_put(root);
 	return st;
 }
@@ -2011,9 +2015,9 @@ static enum bb_status fetch_batch(struct bz_client *c, enum batch_kind kind, str
 	if (st)
 		goto out;
 	if (kind == BATCH_COMMENTS)
-		st = comments_from_root(root, bugs, n, err);
+		st = items_from_root(&comment_kind, root, bugs, n, err);
 	else
-		st = attachments_from_root(root, bugs, n, err);
+		st = items_from_root(&attachment_kind, root, bugs, n, err);
 out:
 	if (st == BB_ERR_NOMEM)
 		bb_error_set(err, st, "out of memory");
