@@ -416,21 +416,6 @@ static const struct bz_comment *public_comment_by_count(const struct bz_bug *bug
 	return NULL;
 }
 
-/* "(In reply to Someone from comment #3)": the comment answered, or -1
- * (the bridge threads such a comment under the one it answers). */
-static int answered_comment(const char *text)
-{
-	const char *p, *close;
-
-	if (strncmp(text, "(In reply to ", 13) != 0)
-		return -1;
-	close = strchr(text, ')');
-	p = strstr(text, "comment #");
-	if (!p || !close || p > close)
-		return -1;
-	return atoi(p + 9);
-}
-
 static const char *archive_base(const struct export_options *opt)
 {
 	return opt->archive_url && *opt->archive_url ? opt->archive_url : EXPORT_DEFAULT_ARCHIVE;
@@ -535,7 +520,7 @@ static enum bb_status mbox_one_comment(struct blob_store *bs, const struct expor
 		natts++;
 	}
 	if (c->count > 0) {
-		int answered = answered_comment(c->text);
+		int answered = sync_replied_comment(c->text);
 
 		if (answered > 0 && answered < c->count && public_comment_by_count(bug, answered))
 			parent = mail_message_id(mopt->domain, bug->id, answered);

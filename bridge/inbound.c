@@ -225,57 +225,6 @@ static int has_own_text(const char *text)
 
 /* ------------------------------------------------------- the bug itself */
 
-/* The bug's row as the outbound side recorded it, with what routing needs;
- * BB_ERR_NOT_FOUND when bugbridge does not mirror it. */
-static enum bb_status load_bug(struct sync_context *sc, long long id, struct bz_bug *bug,
-			       struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	memset(bug, 0, sizeof(*bug));
-	if ((s = store_prepare(sc->db, &st, "SELECT summary, product, component, subsystem, status"
-				      " FROM bz_bug WHERE id = ? AND mirrored = 1 AND restricted = 0",
-			       err)))
-		return s;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return bb_error_set(err, BB_ERR_NOT_FOUND, "bug %lld is not mirrored", id);
-	}
-	bug->id = id;
-	bug->summary = column_dup(st, 0);
-	bug->product = column_dup(st, 1);
-	bug->component = column_dup(st, 2);
-	bug->status = column_dup(st, 4);
-	bug->resolution = strdup("");
-	bug->severity = strdup("");
-	bug->priority = strdup("");
-	bug->version = strdup("");
-	bug->url = strdup("");
-	bug->creator.login = strdup("");
-	bug->creator.real_name = strdup("");
-	bug->assigned_to.login = strdup("");
-	bug->assigned_to.real_name = strdup("");
-	bug->keywords = calloc(1, sizeof(char *));
-	bug->groups = calloc(1, sizeof(char *));
-	bug->cc = calloc(1, sizeof(char *));
-	if (sc->cfg->bz_subsystem_field && (bug->fields = calloc(1, sizeof(*bug->fields)))) {
-		bug->nfields = 1;
-		bug->fields[0].name = strdup(sc->cfg->bz_subsystem_field);
-		bug->fields[0].value = column_dup(st, 3);
-	}
-	sqlite3_finalize(st);
-	if (!bug->summary || !bug->product || !bug->component || !bug->status ||
-	    !bug->resolution || !bug->severity || !bug->priority || !bug->version || !bug->url ||
-	    !bug->creator.login || !bug->creator.real_name || !bug->assigned_to.login ||
-	    !bug->assigned_to.real_name || !bug->keywords || !bug->groups || !bug->cc) {
-		bz_bug_release(bug);
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	}
-	return BB_OK;
-}
-
 /* Whether the sender may give commands for this bug: the allow-list, or
  * the people the bug's route names (M: of its MAINTAINERS section and the
  * route's people). */
@@ -588,7 +537,7 @@ static enum bb_status queue_notice(struct sync_context *sc, const char *from_add
 	size_t n = 0;
 	enum bb_status s;
 
-	if ((s = load_bug(sc, bug_id, &bug, err)))
+	if ((s = sync_load_bug(sc, bug_id, 0, &bug, err)))
 		return s == BB_ERR_NOT_FOUND ? (bb_error_clear(err), BB_OK) : s;
 	if ((s = router_route(sc->router, &bug, &route, err))) {
 		if (s == BB_ERR_NOT_FOUND) {
@@ -640,7 +589,7 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 				      struct bb_error *err)
 {
 	struct bz_bug bug;
-	int have_bug = load_bug(sc, bug_id, &bug, NULL) == BB_OK;
+	int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
 	int allowed = have_bug && !m->auth_failed && sender_allowed(sc, &bug, m->from_addr);
 	enum bb_status s = BB_OK;
 

@@ -214,9 +214,7 @@ static char *comment_message_id(struct store *db, long long bug_id, int count)
 	return id;
 }
 
-/* "(In reply to comment #3)" or "(In reply to Name from comment #3)" at the
- * start of a Bugzilla comment names the comment it answers. */
-static int replied_comment(const char *text)
+int sync_replied_comment(const char *text)
 {
 	const char *p, *close;
 
@@ -706,7 +704,7 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 		natts++;
 	}
 	if (c->count > 0) {
-		int answered = replied_comment(c->text);
+		int answered = sync_replied_comment(c->text);
 
 		root = comment_message_id(sc->db, br->bug->id, 0);
 		if (!root)
@@ -944,10 +942,18 @@ static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *
 	return store_commit(sc->db, err);
 }
 
-/* The bug as bugbridge last recorded it, enough to route and head a mail;
- * BB_ERR_NOT_FOUND if it is not (or no longer) mirrored or is restricted. */
-static enum bb_status load_mirrored_bug(struct sync_context *sc, long long id, struct bz_bug *bug,
-					struct bb_error *err)
+/* sqlite3_column_text() gives NULL when it runs out of memory, even for a
+ * NOT NULL column: the copy is then NULL too (an out-of-memory error for
+ * the caller), where strdup(NULL) would crash. */
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
+			     struct bz_bug *bug, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
@@ -966,32 +972,32 @@ static enum bb_status load_mirrored_bug(struct sync_context *sc, long long id, s
 				      : store_fail(sc->db, err, "reading a bug");
 		goto out;
 	}
-#define COL(i) strdup((const char *)sqlite3_column_text(st, (i)))
 	bug->id = id;
-	bug->summary = COL(0);
-	bug->product = COL(1);
-	bug->component = COL(2);
-	bug->status = COL(4);
-	bug->resolution = COL(5);
-	bug->severity = COL(6);
-	bug->priority = COL(7);
+	bug->summary = column_dup(st, 0);
+	bug->product = column_dup(st, 1);
+	bug->component = column_dup(st, 2);
+	bug->status = column_dup(st, 4);
+	bug->resolution = details ? column_dup(st, 5) : strdup("");
+	bug->severity = details ? column_dup(st, 6) : strdup("");
+	bug->priority = details ? column_dup(st, 7) : strdup("");
 	bug->version = strdup("");
 	bug->url = strdup("");
-	bug->creator.login = COL(8);
+	bug->creator.login = details ? column_dup(st, 8) : strdup("");
 	bug->creator.real_name = strdup("");
 	bug->assigned_to.login = strdup("");
 	bug->assigned_to.real_name = strdup("");
-	bug->creation_time = (time_t)sqlite3_column_int64(st, 9);
-	bug->last_change_time = (time_t)sqlite3_column_int64(st, 10);
+	if (details) {
+		bug->creation_time = (time_t)sqlite3_column_int64(st, 9);
+		bug->last_change_time = (time_t)sqlite3_column_int64(st, 10);
+	}
 	bug->keywords = calloc(1, sizeof(char *));
 	bug->groups = calloc(1, sizeof(char *));
 	bug->cc = calloc(1, sizeof(char *));
 	if (sc->cfg->bz_subsystem_field && (bug->fields = calloc(1, sizeof(*bug->fields)))) {
 		bug->nfields = 1;
 		bug->fields[0].name = strdup(sc->cfg->bz_subsystem_field);
-		bug->fields[0].value = COL(3);
+		bug->fields[0].value = column_dup(st, 3);
 	}
-#undef COL
 	if (!bug->summary || !bug->product || !bug->component || !bug->status ||
 	    !bug->resolution || !bug->severity || !bug->priority || !bug->version || !bug->url ||
 	    !bug->creator.login || !bug->creator.real_name || !bug->assigned_to.login ||
@@ -1021,7 +1027,7 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 	enum bb_status s;
 
 	memset(&state, 0, sizeof(state));
-	if ((s = load_mirrored_bug(sc, a->bug_id, &bug, err))) {
+	if ((s = sync_load_bug(sc, a->bug_id, 1, &bug, err))) {
 		if (s == BB_ERR_NOT_FOUND) {
 			bb_error_clear(err);
 			return BB_OK; /* no longer mirrored: nobody to tell */

@@ -85,6 +85,22 @@ void sync_attachment_view(struct blob_store *bs, unsigned long long inline_limit
 			  struct attachment_view *v, struct mail_attachment *ma);
 void sync_attachment_view_release(struct attachment_view *v);
 
+/* The bug as bugbridge last recorded it (no comments or attachments), enough
+ * to route it and head a mail; BB_ERR_NOT_FOUND if it is not (or no longer)
+ * mirrored or is restricted.  details also loads its resolution, severity,
+ * priority, reporter and times; 0 leaves them empty, which the inbound side
+ * passes so its notices go without an X-Bugzilla-Resolution header, as they
+ * always have.  On BB_OK release *bug with bz_bug_release(); on error there
+ * is nothing to release. */
+enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
+			     struct bz_bug *bug, struct bb_error *err);
+
+/* The comment a Bugzilla comment answers, from its "(In reply to comment #3)"
+ * or "(In reply to Name from comment #3)" opening, or -1.  The bridge and the
+ * export thread a comment's mail under that one with this function, so their
+ * threads are the same. */
+int sync_replied_comment(const char *text);
+
 /* Mail options (domain, From, subject format, ...) from the configuration. */
 struct mail_options;
 void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt);
