@@ -963,7 +963,7 @@ static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail 
 
 	if (!sc->tracker)
 		return BB_OK;
-	if (body || !tracker_wants_body(sc->tracker, m, inmail_raw_scan(raw, len)))
+	if (body || !tracker_wants_body(sc->tracker, m, inmail_scan(m, raw, len)))
 		return tracker_mail(sc->tracker, m, body, err);
 	memset(&b, 0, sizeof(b));
 	if (inmail_decode(raw, len, &b, NULL) != BB_OK)
@@ -1438,7 +1438,7 @@ static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t le
 	if (p->parsed != BB_OK || !p->m.message_id)
 		return;
 	if (cfg->inbound_track && cfg->inbound_commands &&
-	    (inmail_raw_scan(raw, len) & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
+	    (inmail_scan(&p->m, raw, len) & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
 		p->track = has_track_command(raw, len);
 }
 

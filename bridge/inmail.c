@@ -683,6 +683,9 @@ struct header_scan {
 	size_t nauth;
 	int loop_header, auto_submitted, autoreply_header, failed_recipients;
 	int precedence_bulk, precedence_junk, list_headers;
+	/* what inmail_raw_scan() would say of the header section */
+	unsigned scan;
+	int opaque_cte, binary_type, texty_type;
 };
 
 /* The first word of a raw field value (which is not NUL-terminated). */
@@ -696,6 +699,30 @@ static size_t field_first_word(const struct field *f, const char **word)
 	while (p < end && !is_blank(*p) && *p != ';' && *p != '(' && *p != '\r' && *p != '\n')
 		p++;
 	return (size_t)(p - *word);
+}
+
+static int opaque_charset(const char *line, size_t len);
+static int opaque_encoding(const char *v, size_t len);
+static int binary_type(const char *v, size_t len);
+
+/* A Content-Type field of the mail's own header, as the raw scan would
+ * take its line (but unfolded). */
+static void note_content_type(struct header_scan *hs, const struct field *f)
+{
+	const char *v = f->value, *end = f->value + f->value_len;
+	size_t len;
+
+	while (v < end && (is_blank(*v) || *v == '\r' || *v == '\n'))
+		v++;
+	len = (size_t)(end - v);
+	if (opaque_charset(f->value, f->value_len) || has_prefix_ci(v, len, "text/html"))
+		hs->scan |= INMAIL_SCAN_OPAQUE;
+	if (has_prefix_ci(v, len, "multipart/"))
+		hs->scan |= INMAIL_SCAN_MULTIPART;
+	if (binary_type(v, len))
+		hs->binary_type = 1;
+	else
+		hs->texty_type = 1;
 }
 
 static void note_field(struct header_scan *hs, const struct field *f)
@@ -718,8 +745,17 @@ static void note_field(struct header_scan *hs, const struct field *f)
 		}
 		break;
 	case 'c':
-		if (equals_ci(n, l, "content-type"))
+		if (equals_ci(n, l, "content-type")) {
 			slot = &hs->content_type;
+			note_content_type(hs, f);
+		} else if (equals_ci(n, l, "content-transfer-encoding")) {
+			const char *w;
+			size_t wl = field_first_word(f, &w);
+
+			/* folded onto the next line or not: the first word */
+			if (!wl || opaque_encoding(w, wl))
+				hs->opaque_cte = 1;
+		}
 		break;
 	case 'd':
 		if (equals_ci(n, l, "date"))
@@ -906,6 +942,9 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 	memset(&hs, 0, sizeof(hs));
 	options();
 	m->body_offset = scan_header_section(raw, len, &hs, &too_large, &nfields);
+	m->head_scan = hs.scan;
+	if (hs.opaque_cte && (!hs.binary_type || hs.texty_type))
+		m->head_scan |= INMAIL_SCAN_OPAQUE;
 	if (too_large) {
 		st = bb_error_set(err, BB_ERR_TOO_LARGE,
 				  "mail header section is larger than %d bytes", INMAIL_HEADER_MAX);
@@ -1057,9 +1096,9 @@ static int binary_type(const char *v, size_t len)
 	return 0;
 }
 
-unsigned inmail_raw_scan(const char *raw, size_t len)
+/* The raw scan of the lines from p to end. */
+static unsigned scan_lines(const char *p, const char *end)
 {
-	const char *p = raw, *end = raw + len;
 	unsigned flags = 0;
 	/* A header section (the mail's, or a part's after its boundary line)
 	 * is a run of lines without a blank one: an opaque transfer encoding
@@ -1134,6 +1173,18 @@ unsigned inmail_raw_scan(const char *raw, size_t len)
 	if (opaque_here && (!binary_here || texty_here))
 		flags |= INMAIL_SCAN_OPAQUE;
 	return flags;
+}
+
+unsigned inmail_raw_scan(const char *raw, size_t len)
+{
+	return scan_lines(raw, raw + len);
+}
+
+unsigned inmail_scan(const struct inmail *m, const char *raw, size_t len)
+{
+	size_t at = m->body_offset < len ? m->body_offset : len;
+
+	return m->head_scan | scan_lines(raw + at, raw + len);
 }
 
 /* --- line classification ------------------------------------------------- */

@@ -91,6 +91,7 @@ struct inmail {
 	int auth_failed;
 
 	size_t body_offset; /* where the body starts in the raw mail */
+	unsigned head_scan; /* inmail_raw_scan() flags of the header section */
 };
 
 /* The header pass.  raw/len is one message.  On success m is filled
@@ -131,6 +132,10 @@ const char *inmail_bare_subject(const char *subject);
  * text; false positives are possible (the full parse decides), false
  * negatives only when INMAIL_SCAN_OPAQUE is set. */
 unsigned inmail_raw_scan(const char *raw, size_t len);
+/* The same for a mail whose headers m holds (inmail_parse_headers() of
+ * raw/len): the header section's flags come from its parsed fields, so
+ * only the body is read. */
+unsigned inmail_scan(const struct inmail *m, const char *raw, size_t len);
 
 /* One decoded attachment (a claim of the mail; the blob store checks). */
 struct inmail_part {

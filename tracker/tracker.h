@@ -154,7 +154,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 			    struct bb_error *err);
 /* Whether tracker_mail() needs this mail's decoded body: it may carry a
  * directive, or it is a patch that may carry a Link:/Closes: trailer (raw
- * scan flags of inmail_raw_scan()). */
+ * scan flags of inmail_scan()). */
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags);
 
 /* A bug the bridge saw: a regression when flagged so, kept in step. */

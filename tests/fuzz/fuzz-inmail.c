@@ -73,6 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				expect(strcmp(m.references[i], m.references[j]));
 		}
 		expect(m.body_offset <= size);
+		(void)inmail_date(&m);
+		{
+			/* what the body scan finds in the body, the whole scan finds too */
+			unsigned body_only = inmail_scan(&m, raw, size) & ~m.head_scan;
+
+			expect((body_only & ~inmail_raw_scan(raw, size)) == 0 ||
+			       (body_only & ~inmail_raw_scan(raw, size)) == INMAIL_SCAN_OPAQUE);
+		}
 		expect(!m.from_bridge || m.skip_reason);
 		expect(!m.auto_reply || m.skip_reason);
 	}

@@ -82,7 +82,7 @@ static int check_mail(struct corpus_stats *st, const char *raw, size_t len)
 	size_t ncmds = 0;
 	char *reply;
 	double t0 = now_s(), t1, t2, t3;
-	unsigned flags;
+	unsigned flags, fast;
 	int good = 1;
 
 	if (inmail_parse_headers(raw, len, &opt, &m, &err) != BB_OK) {
@@ -93,6 +93,7 @@ static int check_mail(struct corpus_stats *st, const char *raw, size_t len)
 	t1 = now_s();
 	flags = inmail_raw_scan(raw, len);
 	t2 = now_s();
+	fast = inmail_scan(&m, raw, len);
 	st->opaque += !!(flags & INMAIL_SCAN_OPAQUE);
 	st->auto_replies += m.auto_reply;
 	if (!clean_utf8(m.from_name, 0) || !clean_utf8(m.subject, 0) ||
@@ -154,15 +155,21 @@ static int check_mail(struct corpus_stats *st, const char *raw, size_t len)
 		snprintf(st->why, sizeof(st->why), "a command the raw scan missed");
 		good = 0;
 	}
+	if (ncmds && !(fast & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE))) {
+		snprintf(st->why, sizeof(st->why), "a command the body scan missed");
+		good = 0;
+	}
 	for (const char *l = b.text; good && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 		const char *t = l + strspn(l, " \t");
 
-		if (!strncasecmp(t, "#regzbot", 8) && !(flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE))) {
+		if (!strncasecmp(t, "#regzbot", 8) && (!(flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) ||
+							!(fast & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)))) {
 			snprintf(st->why, sizeof(st->why), "a directive the raw scan missed");
 			good = 0;
 		}
 		if ((!strncasecmp(l, "Link:", 5) || !strncasecmp(l, "Closes:", 7)) &&
-		    !(flags & (INMAIL_SCAN_TRAILER | INMAIL_SCAN_OPAQUE))) {
+		    (!(flags & (INMAIL_SCAN_TRAILER | INMAIL_SCAN_OPAQUE)) ||
+		     !(fast & (INMAIL_SCAN_TRAILER | INMAIL_SCAN_OPAQUE)))) {
 			snprintf(st->why, sizeof(st->why), "a trailer the raw scan missed");
 			good = 0;
 		}
@@ -849,13 +856,29 @@ static void test_raw_scan(void)
 		  INMAIL_SCAN_TRAILER, "Closes: trailer, any case" },
 		{ "From: a@b\n\n> Link: https://lore.kernel.org/r/x@y/\n  Closes: 1\n", 0,
 		  "quoted or indented: no trailer" },
+		{ "From: a@b\nContent-Type: application/octet-stream\n"
+		  "Content-Transfer-Encoding: base64\n\nAAECAw==\n", 0, "a mail that is one binary part" },
+		{ "From: a@b\nContent-Transfer-Encoding: base64\n\nI2J1Zwo=\n", INMAIL_SCAN_OPAQUE,
+		  "a base64 mail of no type" },
+		{ "From: a@b\nContent-Transfer-Encoding:\n base64\nContent-Type: text/plain\n\nI2J1Zwo=\n",
+		  INMAIL_SCAN_OPAQUE, "a folded encoding" },
 		/* found by fuzz-inmail: a last line of blanks without a line end */
 		{ "From: a@b\n\nbody\n   ", 0, "trailing blanks" },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		is_int(inmail_raw_scan(cases[i].mail, strlen(cases[i].mail)), cases[i].want,
-		       "raw scan: %s", cases[i].name);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct inmail m;
+		size_t len = strlen(cases[i].mail);
+
+		is_int(inmail_raw_scan(cases[i].mail, len), cases[i].want, "raw scan: %s",
+		       cases[i].name);
+		if (inmail_parse_headers(cases[i].mail, len, NULL, &m, NULL) == BB_OK)
+			is_int(inmail_scan(&m, cases[i].mail, len), cases[i].want,
+			       "body scan after the header pass: %s", cases[i].name);
+		else
+			ok(0, "headers of %s", cases[i].name);
+		inmail_release(&m);
+	}
 }
 
 static void test_decode_text(void)
