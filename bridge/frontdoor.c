@@ -858,7 +858,8 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	buf_addf(&body, "Someone, hopefully you, filed this bug report at %s/ with your address:\n\n"
 		 "  %s\n\n"
 		 "To confirm your address and send the report to the kernel developers "
-		 "(on public mailing lists%s), open this link:\n\n  %s/confirm/%s\n\n"
+		 "(on public mailing lists%s), open this link and press its button:\n\n"
+		 "  %s/confirm/%s\n\n"
 		 "If it was not you, ignore this mail: nothing is sent without the link.\n",
 		 fd->base_url, title,
 		 fd->cfg->frontdoor_create_bugs ? " and in Bugzilla" : "", fd->base_url, token);
@@ -936,6 +937,76 @@ out:
 }
 
 /* ------------------------------------------------------------ confirming */
+
+/* GET of a confirmation link: a page with a button that POSTs back to it.
+ * Following the link does not confirm by itself, since mail scanners and
+ * link previewers fetch links nobody clicked. */
+static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connection *conn,
+				       const char *token, unsigned *logged)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf b = BUF_INIT;
+	sqlite3_stmt *q = NULL;
+	char *title = NULL, *state = NULL;
+	long long created = 0;
+	int found = 0;
+
+	if (strlen(token) != 2 * FD_TOKEN_BYTES || strspn(token, "0123456789abcdef") != strlen(token))
+		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
+				       "This confirmation link is not known.", NULL, NULL);
+	pthread_mutex_lock(&fd->lock);
+	if (!store_prepare(fd->db, &q, "SELECT title, state, created FROM fd_report"
+			   " WHERE token = ?1", &err)) {
+		sqlite3_bind_text(q, 1, token, -1, SQLITE_STATIC);
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			found = 1;
+			title = strdup((const char *)sqlite3_column_text(q, 0));
+			state = strdup((const char *)sqlite3_column_text(q, 1));
+			created = sqlite3_column_int64(q, 2);
+		}
+		sqlite3_finalize(q);
+	}
+	pthread_mutex_unlock(&fd->lock);
+	if (!found) {
+		free(title);
+		free(state);
+		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
+				       "This confirmation link is not known.", NULL, NULL);
+	}
+	if (!title || !state) {
+		free(title);
+		free(state);
+		return fd_message_page(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, logged, "Try again",
+				       "Something went wrong on our side; please try again.",
+				       NULL, NULL);
+	}
+	if (!strcmp(state, "sent")) {
+		free(title);
+		free(state);
+		return fd_message_page(conn, MHD_HTTP_OK, logged, "Already confirmed",
+				       "This report was confirmed and sent already.  Thank you.",
+				       NULL, NULL);
+	}
+	if (!strcmp(state, "unconfirmed") && created + FD_CONFIRM_TTL < (long long)time(NULL)) {
+		free(title);
+		free(state);
+		return fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
+				       "This confirmation link has expired; please file the "
+				       "report again.", NULL, NULL);
+	}
+	fd_page_start(&b, "Confirm your report");
+	buf_addstr(&b, "<p>Your report <strong>");
+	frontdoor_escape(&b, title);
+	buf_addstr(&b, "</strong> is ready.  Sending it posts it to public mailing lists "
+		       "(and to Bugzilla, where configured) under your name and address.</p>\n"
+		       "<form method=\"post\" action=\"\">\n"
+		       "<button type=\"submit\" name=\"confirm\" value=\"1\">"
+		       "Confirm and send the report</button>\n</form>\n");
+	fd_page_end(&b);
+	free(title);
+	free(state);
+	return fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL, NULL);
+}
 
 static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *conn,
 				  const char *token, unsigned *logged)
@@ -1551,15 +1622,15 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 				s->answered = 1;
 			return MHD_YES;
 		}
-		if (!get) {
+		if (!get && !(post && !strncmp(path, "/confirm/", 9))) {
 			s->answered = 1;
 			return fd_message_page(conn, MHD_HTTP_METHOD_NOT_ALLOWED, status,
 					       "Method not allowed", "Use GET here (POST for "
-					       "/report).", MHD_HTTP_HEADER_ALLOW,
-					       !strcmp(path, "/report") ? "GET, HEAD, POST"
-									: "GET, HEAD");
+					       "/report and /confirm/).", MHD_HTTP_HEADER_ALLOW,
+					       !strcmp(path, "/report") || !strncmp(path, "/confirm/", 9)
+					       ? "GET, HEAD, POST" : "GET, HEAD");
 		}
-		return MHD_YES; /* GET answers on the next call */
+		return MHD_YES; /* GET (or the confirming POST) answers on the next call */
 	}
 	if (s->answered) {
 		/* a body after an early answer: dropped */
@@ -1587,12 +1658,14 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		return fd_send_list(fd, conn, status);
 	if (!strncmp(path, "/bug/", 5))
 		return fd_send_bug(fd, conn, path + 5, status);
+	if (!strncmp(path, "/confirm/", 9) && post)
+		return fd_confirm(fd, conn, path + 9, status);
 	if (!strncmp(path, "/confirm/", 9) && strcmp(method, MHD_HTTP_METHOD_GET))
-		/* HEAD (link checkers) confirms nothing */
+		/* HEAD (link checkers) learns nothing */
 		return fd_message_page(conn, MHD_HTTP_OK, status, "Confirm your report",
 				       "Open this link in a browser to confirm.", NULL, NULL);
 	if (!strncmp(path, "/confirm/", 9))
-		return fd_confirm(fd, conn, path + 9, status);
+		return fd_confirm_page(fd, conn, path + 9, status);
 	buf_addstr(&b, fd_css);
 	return fd_queue(conn, MHD_HTTP_OK, status, "text/css; charset=utf-8", &b, NULL, NULL);
 }

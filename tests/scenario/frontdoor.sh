@@ -142,8 +142,16 @@ test -z "$(mail_with 'linux-usb@vger.kernel.org')" && ok "nothing reaches the li
 curl -s -I "$link" >/dev/null
 test -z "$(mail_with 'linux-usb@vger.kernel.org')" && ok "a HEAD of the link confirms nothing" ||
 	not_ok "a HEAD of the link confirms nothing"
-code=$(curl -s -o confirm.html -w '%{http_code}' "$link")
-is "the link confirms (200)" "$code" "200"
+code=$(curl -s -o confirm-page.html -w '%{http_code}' "$link")
+is "the link shows a page (200)" "$code" "200"
+like "with a button that posts back to it" "$(cat confirm-page.html)" '<form method="post" action="">'
+grep -qF "$HOSTILE_ESC" confirm-page.html && ok "the title is escaped on it" ||
+	not_ok "the title is escaped on it"
+test -z "$(mail_with 'linux-usb@vger.kernel.org')" &&
+	ok "following the link alone confirms nothing (a mail scanner fetching it sends nothing)" ||
+	not_ok "following the link alone confirms nothing (a mail scanner fetching it sends nothing)"
+code=$(curl -s -o confirm.html -w '%{http_code}' -d confirm=1 "$link")
+is "pressing the button confirms (200)" "$code" "200"
 like "the page says where it went" "$(cat confirm.html)" "sent to linux-usb@vger.kernel.org"
 grep -qF "$HOSTILE_ESC" confirm.html && ok "the title is escaped on the confirmation page" ||
 	not_ok "the title is escaped on the confirmation page"
@@ -173,9 +181,11 @@ like "its description holds the attachment's hash" \
 	"$(curl -sf "$bz/rest/bug/$bug_id/comment?api_key=bridgekey0123")" "sha256:$DUMP"
 
 before=$(mails)
-code=$(curl -s -o again.html -w '%{http_code}' "$link")
-is "following the link again changes nothing (200)" "$code" "200"
+code=$(curl -s -o again.html -w '%{http_code}' -d confirm=1 "$link")
+is "confirming again changes nothing (200)" "$code" "200"
 like "it says so" "$(cat again.html)" "Already confirmed"
+like "and so does the link" "$(curl -s "$link")" "Already confirmed"
+is "other methods: 405" "$(curl -s -o /dev/null -w '%{http_code}' -X PUT "$link")" "405"
 is "no second mail" "$(mails)" "$before"
 is "no second bug" "$(curl -sf "$bz/rest/bug?product=Drivers&api_key=bridgekey0123" | python3 -c '
 import json, sys; print(len(json.load(sys.stdin)["bugs"]))')" "1"
