@@ -501,108 +501,6 @@ struct report_data {
 	time_t last_report;
 };
 
-static char *column_dup(sqlite3_stmt *q, int col)
-{
-	const unsigned char *t = sqlite3_column_text(q, col);
-
-	return strdup(t ? (const char *)t : "");
-}
-
-static enum bb_status load_links(struct store *db, struct report_data *d, struct bb_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	size_t cap = 0;
-	enum bb_status st;
-	int rc;
-
-	st = store_prepare(db, &q, "SELECT regression, url, title, kind FROM reg_link"
-				   " ORDER BY regression, kind, url", err);
-	if (st)
-		goto out;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct reg_link *l;
-
-		if (d->nlinks == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct reg_link *nl = realloc(d->links, ncap * sizeof(*nl));
-			long long *nr;
-
-			if (nl)
-				d->links = nl;
-			nr = nl ? realloc(d->link_reg, ncap * sizeof(*nr)) : NULL;
-			if (!nr) {
-				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			d->link_reg = nr;
-			cap = ncap;
-		}
-		l = &d->links[d->nlinks];
-		d->link_reg[d->nlinks] = sqlite3_column_int64(q, 0);
-		l->url = column_dup(q, 1);
-		l->title = column_dup(q, 2);
-		l->kind = column_dup(q, 3);
-		d->nlinks++;
-		if (!l->url || !l->title || !l->kind) {
-			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		st = store_fail(db, err, "reading regression links");
-out:
-	sqlite3_finalize(q);
-	return st;
-}
-
-static enum bb_status load_events(struct store *db, struct report_data *d, struct bb_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	size_t cap = 0;
-	enum bb_status st;
-	int rc;
-
-	st = store_prepare(db, &q, "SELECT regression, time, kind, text, message_id FROM reg_event"
-				   " ORDER BY regression, time, id", err);
-	if (st)
-		goto out;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct reg_event *e;
-
-		if (d->nevents == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct reg_event *ne = realloc(d->events, ncap * sizeof(*ne));
-			long long *nr;
-
-			if (ne)
-				d->events = ne;
-			nr = ne ? realloc(d->event_reg, ncap * sizeof(*nr)) : NULL;
-			if (!nr) {
-				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			d->event_reg = nr;
-			cap = ncap;
-		}
-		e = &d->events[d->nevents];
-		d->event_reg[d->nevents] = sqlite3_column_int64(q, 0);
-		e->time = (time_t)sqlite3_column_int64(q, 1);
-		e->kind = column_dup(q, 2);
-		e->text = column_dup(q, 3);
-		e->message_id = column_dup(q, 4);
-		d->nevents++;
-		if (!e->kind || !e->text || !e->message_id) {
-			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		st = store_fail(db, err, "reading regression history");
-out:
-	sqlite3_finalize(q);
-	return st;
-}
-
 /* First index in sorted keys[0..n) holding a value >= key. */
 static size_t lower_bound(const long long *keys, size_t n, long long key)
 {
@@ -668,7 +566,8 @@ static enum bb_status report_data_load(struct store *db, const struct bb_config 
 
 	memset(d, 0, sizeof(*d));
 	if ((st = reg_load_all(db, now, stale_after, &d->regs, &d->nregs, err)) ||
-	    (st = load_links(db, d, err)) || (st = load_events(db, d, err)) ||
+	    (st = reg_load_all_links(db, &d->links, &d->link_reg, &d->nlinks, err)) ||
+	    (st = reg_load_all_events(db, &d->events, &d->event_reg, &d->nevents, err)) ||
 	    (st = reg_load_unhandled(db, REG_REPORT_UNHANDLED_MAX, &d->unhandled, &d->nunhandled,
 				     err)) ||
 	    (st = reg_report_last_sent(db, cfg, now, &d->last_report, err)))

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,15 +45,28 @@ static char *col(sqlite3_stmt *st, int i)
 
 /* ------------------------------------------------------------- loading */
 
+/* How to read one kind of row (a regression, link, event, unhandled
+ * directive) into an element of an array, so that one loop, load_rows(),
+ * serves every kind and the kinds differ only in their columns. */
+struct row_kind {
+	size_t size;		/* of one element */
+	/* Fills elem from the row's first columns; 0 when out of memory, with
+	 * every string of elem set (maybe NULL) so that release() can run. */
+	int (*read)(sqlite3_stmt *st, void *elem);
+	void (*release)(void *elem);
+	int id_column;		/* the row's regression, for callers that ask for ids */
+	const char *what;	/* names the query in errors */
+};
+
 #define REG_COLUMNS \
 	"id, title, state, branch, introduced, culprit, report_msgid, report_url, bug_id," \
 	" reporter, dup_of, fix_commit, fix_subject, fix_tree, resolution, backburner," \
 	" ignore_activity, poked, created, updated, last_activity, activity_count," \
 	" last_activity_by, last_activity_msgid"
 
-static int reg_from_row(sqlite3_stmt *st, time_t now, long long stale_after,
-			struct reg_regression *r)
+static int regression_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct reg_regression *r = elem;
 	char *state;
 
 	memset(r, 0, sizeof(*r));
@@ -82,13 +96,19 @@ static int reg_from_row(sqlite3_stmt *st, time_t now, long long stale_after,
 	r->activity_count = sqlite3_column_int64(st, 21);
 	r->last_activity_by = col(st, 22);
 	r->last_activity_msgid = col(st, 23);
+	return r->title && r->branch && r->introduced && r->culprit && r->report_msgid &&
+	       r->report_url && r->reporter && r->fix_commit && r->fix_subject && r->fix_tree &&
+	       r->resolution && r->last_activity_by && r->last_activity_msgid;
+}
+
+/* Staleness depends on the caller's clock, not on the row, so it is set
+ * after reading. */
+static void regression_set_stale(struct reg_regression *r, time_t now, long long stale_after)
+{
 	if (stale_after <= 0)
 		stale_after = 90LL * 24 * 3600;
 	r->stale = (r->state == REG_STATE_OPEN || r->state == REG_STATE_FIX_INCOMING) &&
 		   (long long)(now - r->last_activity) > stale_after;
-	return r->title && r->branch && r->introduced && r->culprit && r->report_msgid &&
-	       r->report_url && r->reporter && r->fix_commit && r->fix_subject && r->fix_tree &&
-	       r->resolution && r->last_activity_by && r->last_activity_msgid;
 }
 
 void reg_regression_release(struct reg_regression *r)
@@ -109,86 +129,100 @@ void reg_regression_release(struct reg_regression *r)
 	memset(r, 0, sizeof(*r));
 }
 
-enum bb_status reg_load_all(struct store *db, time_t now, long long stale_after,
-			    struct reg_regression **out, size_t *n, struct bb_error *err)
+static void regression_release(void *elem)
 {
-	sqlite3_stmt *st = NULL;
-	struct reg_regression *list = NULL;
-	size_t count = 0, alloc = 0;
-	enum bb_status s;
-
-	*out = NULL;
-	*n = 0;
-	if ((s = store_prepare(db, &st, "SELECT " REG_COLUMNS " FROM reg_regression"
-				   " ORDER BY created DESC, id DESC", err)))
-		return s;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (count == alloc) {
-			size_t na = alloc ? alloc * 2 : 64;
-			struct reg_regression *nl = realloc(list, na * sizeof(*nl));
-
-			if (!nl) {
-				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-				break;
-			}
-			list = nl;
-			alloc = na;
-		}
-		if (!reg_from_row(st, now, stale_after, &list[count])) {
-			reg_regression_release(&list[count]);
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			break;
-		}
-		count++;
-	}
-	sqlite3_finalize(st);
-	if (s) {
-		for (size_t i = 0; i < count; i++)
-			reg_regression_release(&list[i]);
-		free(list);
-		return s;
-	}
-	*out = list;
-	*n = count;
-	return BB_OK;
+	reg_regression_release(elem);
 }
 
-void reg_links_free(struct reg_link *l, size_t n)
+static int link_from_row(sqlite3_stmt *st, void *elem)
 {
-	for (size_t i = 0; l && i < n; i++) {
-		free(l[i].url);
-		free(l[i].title);
-		free(l[i].kind);
-	}
-	free(l);
+	struct reg_link *l = elem;
+
+	l->url = col(st, 0);
+	l->title = col(st, 1);
+	l->kind = col(st, 2);
+	return l->url && l->title && l->kind;
 }
 
-void reg_events_free(struct reg_event *e, size_t n)
+static void link_release(void *elem)
 {
-	for (size_t i = 0; e && i < n; i++) {
-		free(e[i].kind);
-		free(e[i].text);
-		free(e[i].message_id);
-	}
-	free(e);
+	struct reg_link *l = elem;
+
+	free(l->url);
+	free(l->title);
+	free(l->kind);
 }
 
-void reg_unhandled_free(struct reg_unhandled *u, size_t n)
+static int event_from_row(sqlite3_stmt *st, void *elem)
 {
-	for (size_t i = 0; u && i < n; i++) {
-		free(u[i].message_id);
-		free(u[i].line);
-		free(u[i].reason);
-	}
-	free(u);
+	struct reg_event *e = elem;
+
+	e->time = (time_t)sqlite3_column_int64(st, 0);
+	e->kind = col(st, 1);
+	e->text = col(st, 2);
+	e->message_id = col(st, 3);
+	return e->kind && e->text && e->message_id;
+}
+
+static void event_release(void *elem)
+{
+	struct reg_event *e = elem;
+
+	free(e->kind);
+	free(e->text);
+	free(e->message_id);
+}
+
+static int unhandled_from_row(sqlite3_stmt *st, void *elem)
+{
+	struct reg_unhandled *u = elem;
+
+	u->time = (time_t)sqlite3_column_int64(st, 0);
+	u->message_id = col(st, 1);
+	u->line = col(st, 2);
+	u->reason = col(st, 3);
+	return u->message_id && u->line && u->reason;
+}
+
+static void unhandled_release(void *elem)
+{
+	struct reg_unhandled *u = elem;
+
+	free(u->message_id);
+	free(u->line);
+	free(u->reason);
+}
+
+/* The SELECTs of each kind list exactly the columns its read() takes, in
+ * that order, then the regression when the caller asks for ids. */
+static const struct row_kind regression_rows = {
+	sizeof(struct reg_regression), regression_from_row, regression_release, -1,
+	"reading regressions",
+};
+static const struct row_kind link_rows = {
+	sizeof(struct reg_link), link_from_row, link_release, 3, "reading regression links",
+};
+static const struct row_kind event_rows = {
+	sizeof(struct reg_event), event_from_row, event_release, 4, "reading regression history",
+};
+static const struct row_kind unhandled_rows = {
+	sizeof(struct reg_unhandled), unhandled_from_row, unhandled_release, -1,
+	"reading unhandled directives",
+};
+
+static void free_rows(const struct row_kind *kind, void *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		kind->release((char *)rows + i * kind->size);
+	free(rows);
 }
 
 /* Grows *arr (elements of size) to hold one more; NULL when out of memory. */
 static void *grow(void **arr, size_t *alloc, size_t count, size_t size)
 {
 	if (count == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 16;
-		void *n = realloc(*arr, na * size);
+		size_t na = *alloc ? *alloc * 2 : 64;
+		void *n = na <= SIZE_MAX / size ? realloc(*arr, na * size) : NULL;
 
 		if (!n)
 			return NULL;
@@ -198,47 +232,88 @@ static void *grow(void **arr, size_t *alloc, size_t count, size_t size)
 	return (char *)*arr + count * size;
 }
 
-static enum bb_status load_events(struct store *db, const char *sql, long long arg,
-				  size_t max, struct reg_event **events, long long **ids,
-				  size_t *n, struct bb_error *err)
+/* Runs sql with binds[] as ?1, ?2, ... and reads every row into *rows
+ * (malloc'd, NULL when there is none) and, when ids is not NULL, each
+ * row's regression into *ids (malloc'd, same order).  Nothing is left to
+ * free on error. */
+static enum bb_status load_rows(struct store *db, const struct row_kind *kind, const char *sql,
+				const long long *binds, size_t nbinds, void **rows, long long **ids,
+				size_t *n, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct reg_event *list = NULL;
-	long long *idlist = NULL;
+	void *list = NULL, *idlist = NULL;
 	size_t count = 0, alloc = 0, idalloc = 0;
 	enum bb_status s;
+	int rc;
 
+	*rows = NULL;
+	if (ids)
+		*ids = NULL;
+	*n = 0;
 	if ((s = store_prepare(db, &st, sql, err)))
-		return s;
-	sqlite3_bind_int64(st, 1, arg);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct reg_event *e = grow((void **)&list, &alloc, count, sizeof(*list));
-		long long *id = ids ? grow((void **)&idlist, &idalloc, count, sizeof(*idlist)) : NULL;
+		goto out;
+	for (size_t i = 0; i < nbinds; i++)
+		sqlite3_bind_int64(st, (int)i + 1, binds[i]);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		void *elem = grow(&list, &alloc, count, kind->size);
+		long long *id = ids ? grow(&idlist, &idalloc, count, sizeof(*id)) : NULL;
 
-		if (!e || (ids && !id)) {
+		if (!elem || (ids && !id)) {
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			break;
+			goto out;
 		}
-		e->time = (time_t)sqlite3_column_int64(st, 0);
-		e->kind = col(st, 1);
-		e->text = col(st, 2);
-		e->message_id = col(st, 3);
 		if (id)
-			*id = sqlite3_column_int64(st, 4);
+			*id = sqlite3_column_int64(st, kind->id_column);
+		/* counted before it is read, so a half-read element is released too */
 		count++;
+		if (!kind->read(st, elem)) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
 	}
+	if (rc != SQLITE_DONE)
+		s = store_fail(db, err, kind->what);
+out:
 	sqlite3_finalize(st);
 	if (s) {
-		reg_events_free(list, count);
+		free_rows(kind, list, count);
 		free(idlist);
 		return s;
 	}
-	*events = list;
+	*rows = list;
 	if (ids)
 		*ids = idlist;
 	*n = count;
 	return BB_OK;
+}
+
+enum bb_status reg_load_all(struct store *db, time_t now, long long stale_after,
+			    struct reg_regression **out, size_t *n, struct bb_error *err)
+{
+	void *rows;
+	enum bb_status s;
+
+	s = load_rows(db, &regression_rows, "SELECT " REG_COLUMNS " FROM reg_regression"
+		      " ORDER BY created DESC, id DESC", NULL, 0, &rows, NULL, n, err);
+	*out = rows;
+	for (size_t i = 0; i < *n; i++)
+		regression_set_stale(&(*out)[i], now, stale_after);
+	return s;
+}
+
+void reg_links_free(struct reg_link *l, size_t n)
+{
+	free_rows(&link_rows, l, n);
+}
+
+void reg_events_free(struct reg_event *e, size_t n)
+{
+	free_rows(&event_rows, e, n);
+}
+
+void reg_unhandled_free(struct reg_unhandled *u, size_t n)
+{
+	free_rows(&unhandled_rows, u, n);
 }
 
 enum bb_status reg_load_one(struct store *db, long long id, time_t now, long long stale_after,
@@ -246,6 +321,7 @@ enum bb_status reg_load_one(struct store *db, long long id, time_t now, long lon
 			    struct reg_event **events, size_t *nevents, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
+	void *rows;
 	enum bb_status s;
 	int rc;
 
@@ -259,44 +335,31 @@ enum bb_status reg_load_one(struct store *db, long long id, time_t now, long lon
 		sqlite3_finalize(st);
 		return bb_error_set(err, BB_ERR_NOT_FOUND, "no regression %lld", id);
 	}
-	if (!reg_from_row(st, now, stale_after, r)) {
+	if (!regression_from_row(st, r)) {
 		sqlite3_finalize(st);
 		reg_regression_release(r);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
 	sqlite3_finalize(st);
+	regression_set_stale(r, now, stale_after);
 	if (links) {
-		struct reg_link *list = NULL;
-		size_t count = 0, alloc = 0;
-
-		*links = NULL;
-		*nlinks = 0;
-		if ((s = store_prepare(db, &st, "SELECT url, title, kind FROM reg_link WHERE"
-					   " regression = ? ORDER BY kind, url", err)))
-			goto fail;
-		sqlite3_bind_int64(st, 1, id);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			struct reg_link *l = grow((void **)&list, &alloc, count, sizeof(*list));
-
-			if (!l) {
-				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-				break;
-			}
-			l->url = col(st, 0);
-			l->title = col(st, 1);
-			l->kind = col(st, 2);
-			count++;
-		}
-		sqlite3_finalize(st);
-		*links = list;
-		*nlinks = count;
+		s = load_rows(db, &link_rows, "SELECT url, title, kind FROM reg_link"
+			      " WHERE regression = ?1 ORDER BY kind, url", &id, 1, &rows, NULL,
+			      nlinks, err);
+		*links = rows;
 		if (s)
 			goto fail;
 	}
-	if (events && (s = load_events(db, "SELECT time, kind, text, message_id, regression"
-					   " FROM reg_event WHERE regression = ?1 ORDER BY time, id"
-					   " LIMIT ?2", id, 100000, events, NULL, nevents, err)))
-		goto fail;
+	if (events) {
+		const long long binds[] = { id, 100000 };
+
+		s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id FROM reg_event"
+			      " WHERE regression = ?1 ORDER BY time, id LIMIT ?2", binds, 2, &rows,
+			      NULL, nevents, err);
+		*events = rows;
+		if (s)
+			goto fail;
+	}
 	return BB_OK;
 fail:
 	if (links) {
@@ -308,53 +371,58 @@ fail:
 	return s;
 }
 
+enum bb_status reg_load_all_links(struct store *db, struct reg_link **links,
+				  long long **regressions, size_t *n, struct bb_error *err)
+{
+	void *rows;
+	enum bb_status s;
+
+	s = load_rows(db, &link_rows, "SELECT url, title, kind, regression FROM reg_link"
+		      " ORDER BY regression, kind, url", NULL, 0, &rows, regressions, n, err);
+	*links = rows;
+	return s;
+}
+
+enum bb_status reg_load_all_events(struct store *db, struct reg_event **events,
+				   long long **regressions, size_t *n, struct bb_error *err)
+{
+	void *rows;
+	enum bb_status s;
+
+	s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, regression"
+		      " FROM reg_event ORDER BY regression, time, id", NULL, 0, &rows, regressions,
+		      n, err);
+	*events = rows;
+	return s;
+}
+
 enum bb_status reg_load_events_since(struct store *db, time_t since, size_t max,
 				     struct reg_event **events, long long **ids, size_t *n,
 				     struct bb_error *err)
 {
-	*events = NULL;
-	*ids = NULL;
-	*n = 0;
-	return load_events(db, "SELECT time, kind, text, message_id, regression FROM reg_event"
-			       " WHERE time >= ?1 ORDER BY time DESC, id DESC LIMIT ?2",
-			   (long long)since, max, events, ids, n, err);
+	const long long binds[] = { (long long)since, (long long)max };
+	void *rows;
+	enum bb_status s;
+
+	s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, regression"
+		      " FROM reg_event WHERE time >= ?1 ORDER BY time DESC, id DESC LIMIT ?2",
+		      binds, 2, &rows, ids, n, err);
+	*events = rows;
+	return s;
 }
 
 enum bb_status reg_load_unhandled(struct store *db, size_t max, struct reg_unhandled **out,
 				  size_t *n, struct bb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	struct reg_unhandled *list = NULL;
-	size_t count = 0, alloc = 0;
+	const long long binds[] = { (long long)max };
+	void *rows;
 	enum bb_status s;
 
-	*out = NULL;
-	*n = 0;
-	if ((s = store_prepare(db, &st, "SELECT time, message_id, line, reason FROM reg_unhandled"
-				   " ORDER BY time DESC, id DESC LIMIT ?", err)))
-		return s;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct reg_unhandled *u = grow((void **)&list, &alloc, count, sizeof(*list));
-
-		if (!u) {
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			break;
-		}
-		u->time = (time_t)sqlite3_column_int64(st, 0);
-		u->message_id = col(st, 1);
-		u->line = col(st, 2);
-		u->reason = col(st, 3);
-		count++;
-	}
-	sqlite3_finalize(st);
-	if (s) {
-		reg_unhandled_free(list, count);
-		return s;
-	}
-	*out = list;
-	*n = count;
-	return BB_OK;
+	s = load_rows(db, &unhandled_rows, "SELECT time, message_id, line, reason"
+		      " FROM reg_unhandled ORDER BY time DESC, id DESC LIMIT ?1", binds, 1, &rows,
+		      NULL, n, err);
+	*out = rows;
+	return s;
 }
 
 /* ------------------------------------------------------------- tracker */

@@ -122,6 +122,16 @@ void reg_events_free(struct reg_event *e, size_t n);
 enum bb_status reg_load_unhandled(struct store *db, size_t max, struct reg_unhandled **out,
 				  size_t *n, struct bb_error *err);
 void reg_unhandled_free(struct reg_unhandled *u, size_t n);
+/* The links (by kind, url) and history (oldest first) of every regression
+ * at once, ordered by regression, with the regression of row i in
+ * (*regressions)[i]: a report reads them with one query each rather than
+ * reg_load_one() per regression.  Both arrays are malloc'd (NULL when
+ * empty): free them with reg_links_free()/reg_events_free() and free().
+ * Nothing is left to free on error. */
+enum bb_status reg_load_all_links(struct store *db, struct reg_link **links,
+				  long long **regressions, size_t *n, struct bb_error *err);
+enum bb_status reg_load_all_events(struct store *db, struct reg_event **events,
+				   long long **regressions, size_t *n, struct bb_error *err);
 /* Events of all regressions since a time, newest first, at most max (for
  * the Atom feed); each event's regression id in ids[i]. */
 enum bb_status reg_load_events_since(struct store *db, time_t since, size_t max,
