@@ -355,6 +355,13 @@ static const char *const migrations[] = {
 	"  file_name TEXT NOT NULL DEFAULT '',"
 	"  PRIMARY KEY (report, seq)"
 	") WITHOUT ROWID;",
+	/* 5 -> 6: fix directives looked up in a tree's history */
+	"CREATE TABLE reg_fix_lookup ("
+	"  regression INTEGER NOT NULL,"
+	"  tree TEXT NOT NULL,"
+	"  fix TEXT NOT NULL,"                  /* the commit or subject looked for */
+	"  PRIMARY KEY (regression, tree)"
+	") WITHOUT ROWID;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1453,6 +1453,31 @@ out:
 	return st;
 }
 
+enum bb_status gitscan_find_commit(struct gitscan_tree *t, const char *commit,
+				   gitscan_commit_fn fn, void *ctx, struct bb_error *err)
+{
+	struct run_args a = RUN_ARGS_INIT;
+	struct log_sink sink = { fn, ctx, NULL, 0 };
+	char hash[GITSCAN_OID_MAX + 1];
+	enum bb_status st;
+	int contained = 0;
+
+	if ((st = gitscan_contains(t, commit, NULL, &contained, err)))
+		return st;
+	if (!contained)
+		return BB_OK;
+	if ((st = rev_parse(t, commit, "commit", hash, err)))
+		return st;
+	if (log_args(t, &a) || run_args_push(&a, "-1") || run_args_push(&a, hash)) {
+		st = nomem(err);
+		goto out;
+	}
+	st = stream_log(t, &a, &sink, err);
+out:
+	run_args_clear(&a);
+	return st;
+}
+
 enum bb_status gitscan_contains(struct gitscan_tree *t, const char *commit, const char *ref,
 				int *contained, struct bb_error *err)
 {

@@ -194,6 +194,13 @@ enum bb_status gitscan_find_subject(struct gitscan_tree *tree, const char *subje
 				    const char *start, gitscan_commit_fn fn, void *ctx,
 				    struct bb_error *err);
 
+/* Hands commit (hex, abbreviated or full) to fn if it is in the history of
+ * the tree's ref; nothing if it is not.  For `fix` directives that name a
+ * commit the tree had before the directive came.  BB_ERR_NOT_FOUND if the
+ * repository has no such commit. */
+enum bb_status gitscan_find_commit(struct gitscan_tree *tree, const char *commit,
+				   gitscan_commit_fn fn, void *ctx, struct bb_error *err);
+
 /* *contained = 1 if commit (hex, abbreviated or full) is in the history of
  * ref (NULL: the tree's ref), else 0.  BB_ERR_NOT_FOUND if the repository
  * has no such commit or ref. */

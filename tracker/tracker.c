@@ -1236,6 +1236,83 @@ static enum bb_status on_commit(void *ctx, const struct gitscan_commit *c)
 	return tracker_commit(ts->t, ts->tree, upstream_of_cfg, (void *)ts->cfg, c, ts->err);
 }
 
+/* A fix directive names a commit (by hash or subject) that the tree may
+ * have had before the directive came, so scanning new commits never shows
+ * it: each such fix is looked up once in each tree's history, and the
+ * commit, if there, handled as if new.  A lookup that fails (git) is tried
+ * again next round. */
+struct fix_lookup {
+	long long id;
+	char *commit, *subject;
+};
+
+static enum bb_status look_back(struct tracker *t, struct gitscan_tree *tree,
+				struct tree_scan *ts, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct fix_lookup *todo = NULL;
+	size_t n = 0, alloc = 0;
+	enum bb_status s;
+
+	if ((s = store_prepare(t->db, &st, "SELECT r.id, r.fix_commit, r.fix_subject"
+			       " FROM reg_regression r WHERE (r.fix_commit != '' OR"
+			       " r.fix_subject != '') AND r.state IN ('open', 'fix-incoming') AND"
+			       " NOT EXISTS (SELECT 1 FROM reg_fix_lookup l WHERE l.regression = r.id"
+			       " AND l.tree = ?1 AND l.fix = CASE WHEN r.fix_commit != ''"
+			       " THEN r.fix_commit ELSE r.fix_subject END)", err)))
+		return s;
+	sqlite3_bind_text(st, 1, ts->tree, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (n == alloc) {
+			struct fix_lookup *more = realloc(todo, (alloc = alloc ? 2 * alloc : 8) *
+								sizeof(*todo));
+
+			if (!more) {
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				break;
+			}
+			todo = more;
+		}
+		todo[n].id = sqlite3_column_int64(st, 0);
+		todo[n].commit = strdup((const char *)sqlite3_column_text(st, 1));
+		todo[n].subject = strdup((const char *)sqlite3_column_text(st, 2));
+		n++;
+		if (!todo[n - 1].commit || !todo[n - 1].subject) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n && !s; i++) {
+		const char *fix = todo[i].commit[0] ? todo[i].commit : todo[i].subject;
+		struct bb_error gerr = BB_ERROR_INIT;
+		enum bb_status g;
+
+		g = todo[i].commit[0] ? gitscan_find_commit(tree, fix, on_commit, ts, &gerr)
+				      : gitscan_find_subject(tree, fix, NULL, on_commit, ts, &gerr);
+		if (g == BB_ERR_NOT_FOUND || g == BB_ERR_INVALID)
+			g = BB_OK;   /* not in this tree, or no commit name here */
+		if (g && ts->err->code != BB_OK) {
+			s = g;   /* the handler failed: the state, not git */
+			break;
+		}
+		if (g) {
+			log_event(LOG_LEVEL_WARN, "tracker.fix_lookup_failed", LF_STR("tree", ts->tree),
+				  LF_INT("regression", todo[i].id), LF_STR("error", gerr.message));
+			continue;
+		}
+		s = exec_bind(t, err, "recording a fix lookup", "INSERT OR REPLACE INTO reg_fix_lookup"
+			      " (regression, tree, fix) VALUES (?, ?, ?)", "itt", todo[i].id,
+			      ts->tree, fix);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(todo[i].commit);
+		free(todo[i].subject);
+	}
+	free(todo);
+	return s;
+}
+
 enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg,
 				  const char *state_dir, struct tracker_tree_stats *stats,
 				  struct bb_error *err)
@@ -1268,6 +1345,11 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 			s = gitscan_scan(tree, cursor, on_commit, &ts, &next, err);
 			if (!s && next)
 				s = sync_cursor_set(t->db, name, next, err);
+			if (!s) {
+				struct tree_scan back = ts;   /* its commits are not new ones */
+
+				s = look_back(t, tree, &back, err);
+			}
 			s = s ? (store_rollback(t->db), s) : store_commit(t->db, err);
 		}
 		if (!s) {

@@ -163,6 +163,31 @@ check "sync after the named fix landed" bb sync
 is "the fix found by its subject fixes it" "$(state_of r6@example.net)" "fixed"
 is "Fixes: naming a culprit is noted" "$(reg "select count(*) from reg_event e join reg_regression r on r.id = e.regression where r.report_msgid = 'r5@example.net' and e.kind = 'fixes-culprit'")" "1"
 
+# A fix named after it landed (by subject, by hash): found in the history
+# already scanned
+printf 'Old webcams fail to probe.\n\n#regzbot introduced: v6.7..\n' |
+	listlab_send "Seventh <seventh@example.net>" r9@example.net "" "webcam probe fails"
+printf 'Touchpad jumps.\n\n#regzbot introduced: v6.7..\n' |
+	listlab_send "Eighth <eighth@example.net>" r10@example.net "" "touchpad jumps"
+commit master "media: uvc: fix probe of old cameras"
+commit master "HID: i2c: filter touchpad noise"
+touchpad_fix=$(g rev-parse master)
+check "sync after two reports and two commits" bb sync
+is "a commit nobody named yet fixes nothing" "$(state_of r9@example.net)|$(state_of r10@example.net)" "open|open"
+printf '#regzbot fix: media: uvc: fix probe of old cameras\n' |
+	listlab_send "Dev <dev@example.org>" r9-fix@example.org r9@example.net "Re: webcam probe fails"
+printf '#regzbot fix: %s\n' "$(printf '%.12s' "$touchpad_fix")" |
+	listlab_send "Dev <dev@example.org>" r10-fix@example.org r10@example.net "Re: touchpad jumps"
+check "sync after naming fixes already in mainline" bb sync
+is "the subject is found in mainline's history: fixed" "$(state_of r9@example.net)" "fixed"
+is "so is the hash" "$(state_of r10@example.net)" "fixed"
+lookups() { reg "select count(*) || ' ' || count(distinct l.regression || ' ' || l.tree) from reg_fix_lookup l join reg_regression r on r.id = l.regression where r.report_msgid in ('r9@example.net', 'r10@example.net')"; }
+looked=$(lookups)
+like "each fix was looked up once in each tree it was looked for in" "$looked" "^([0-9]+) \\1\$"
+check "one more sync" bb sync
+is "each fix event once" "$(reg "select count(*) from reg_event e join reg_regression r on r.id = e.regression where r.report_msgid in ('r9@example.net', 'r10@example.net') and e.kind = 'fixed'")" "2"
+is "and no fix looked up again" "$(lookups)" "$looked"
+
 # Unhandled directives are kept, never dropped
 printf '#regzbot frobnicate now\n' |
 	listlab_send "Dev <dev@example.org>" r1-unk@example.org r1@example.net "Re: [REGRESSION] wifi dies after resume"

@@ -499,6 +499,16 @@ static void test_queries(void)
 	is_int(s.n, 0, "not after the start");
 	is_int(gitscan_find_subject(t, "", NULL, collect, &s, &err), BB_ERR_INVALID, "empty subject");
 
+	memset(&s, 0, sizeof(s));
+	is_int(gitscan_find_commit(t, short_hash, collect, &s, &err), BB_OK, "find a commit");
+	ok(s.n == 1 && !strcmp(s.hash[0], c_fix), "the commit, parsed, by its short hash");
+	memset(&s, 0, sizeof(s));
+	is_int(gitscan_find_commit(st, c_fix, collect, &s, &err), BB_OK,
+	       "find a commit the tree does not have");
+	is_int(s.n, 0, "nothing handed on");
+	is_int(gitscan_find_commit(t, "0000000000000000000000000000000000000001", collect, &s, &err),
+	       BB_ERR_NOT_FOUND, "find an unknown commit");
+
 	is_int(gitscan_resolve(t, short_hash, &h, &err), BB_OK, "resolve a short hash");
 	is_str(h, c_fix, "to the full hash");
 	free(h);
