@@ -6,21 +6,18 @@
 #   BENCH_RUNS      runs per measurement; the median is reported (default 3)
 #   BENCH_DIR       where to work (default: a new folder in $TMPDIR or /tmp)
 set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
 size_mb=${BENCH_SIZE_MB:-1024}
 runs=${BENCH_RUNS:-3}
-work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench.XXXXXX")
 server_pid=""
 cleanup() {
-	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	stop "$server_pid"
 	rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work" || exit 1
+make_work bugbridge-bench
 
-now() { date +%s.%N; }
-# median of the arguments
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # Contenders run interleaved, one run of each per round, so that drifting
 # conditions (write-back, a virtual machine faulting in memory it handed
 # back) fall on all of them alike.  contender NAME SETUP CMD registers one;
@@ -29,16 +26,11 @@ names=() setups=() cmds=()
 declare -A times
 contender() { names+=("$1"); setups+=("$2"); cmds+=("$3"); times[$1]=""; }
 run_rounds() {
-	local r i start
-	for r in $(seq 1 "$runs"); do
+	local i
+	for _ in $(seq 1 "$runs"); do
 		for i in "${!names[@]}"; do
-			eval "${setups[$i]}" >/dev/null 2>&1
-			start=$(now)
-			if ! eval "${cmds[$i]}" >/dev/null 2>&1; then
-				echo "bench: command failed: ${cmds[$i]}" >&2
-				return 1
-			fi
-			times[${names[$i]}]+=" $(echo "$(now) - $start" | bc -l)"
+			time_eval "${setups[$i]}" "${cmds[$i]}" || return 1
+			times[${names[$i]}]+=" $run_secs"
 		done
 	done
 }
@@ -46,7 +38,6 @@ run_rounds() {
 t() { median ${times[$1]}; }
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 mbps() { echo "scale=0; $size_mb / $1" | bc -l; }
-peak_rss_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "bugbridge blob benchmark: ${size_mb} MiB file, median of $runs runs, in $work"
 echo "machine: $(nproc) cores, $(uname -r); OpenSSL $(openssl version | cut -d' ' -f2)"
@@ -104,7 +95,7 @@ rss_put=$(peak_rss_kb "$BUGBRIDGE" -q blob put input.bin)
 hash=$(sha256sum input.bin | cut -c1-64)
 "$BUGBRIDGE" -q serve --port-file port.txt &
 server_pid=$!
-for i in $(seq 1 100); do [ -s port.txt ] && break; sleep 0.05; done
+wait_for_file port.txt 100 2>/dev/null
 port=$(cat port.txt)
 start=$(now)
 curl -sS -o /dev/null "http://127.0.0.1:$port/blob/sha256/$hash"

@@ -18,18 +18,16 @@
 #   BENCH_DIR       where to work (default: a new folder in $TMPDIR or /tmp)
 #   BENCH_GITSCAN   the bench-gitscan driver (make bench sets it)
 set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 : "${BENCH_GITSCAN:?set BENCH_GITSCAN to the bench-gitscan binary (make bench does)}"
 ncommits=${BENCH_COMMITS:-1000000}
 runs=${BENCH_RUNS:-3}
 PY=python3
-work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench-gitscan.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+make_work bugbridge-bench-gitscan
 export TZ=UTC GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
 unset GIT_DIR GIT_WORK_TREE
 
-now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # timed OUT COMMAND...: runs COMMAND with stdout to OUT; prints its wall
 # time and CPU time (user + system, its children included) in seconds.
 timed() {
@@ -38,7 +36,7 @@ timed() {
 	t=$( { time "$@" >"$out"; } 2>&1 ) || { echo "bench: $* failed: $t" >&2; return 1; }
 	echo "$t" | awk '{printf "%s %.3f\n", $1, $2 + $3}'
 }
-ratio() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.2f' "$(echo "$1 / $2" | bc -l)"; else echo "-"; fi; }
+ratio() { quotient %.2f "$1" "$2"; }
 
 # gen FIRST COUNT: a fast-import stream of COUNT commits on master,
 # numbered from FIRST, on standard output.

@@ -12,20 +12,19 @@
 #   BENCH_BATCH     bugs per request and transaction (default 500)
 #   BENCH_DIR       where to work (default: a new folder in $TMPDIR or /tmp)
 set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 nbugs=${BENCH_BUGS:-100000}
 ncomments=${BENCH_COMMENTS:-10}
 batch=${BENCH_BATCH:-500}
 PY=/usr/bin/python3
-work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench-import.XXXXXX")
 bz_pid=""
 cleanup() {
-	[ -n "$bz_pid" ] && kill "$bz_pid" 2>/dev/null && wait "$bz_pid" 2>/dev/null
+	stop "$bz_pid"
 	rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work" || exit 1
+make_work bugbridge-bench-import
 export TZ=UTC
 [ -x /usr/bin/time ] || { echo "bench-import: /usr/bin/time is missing (apt-get install time)"; exit 0; }
 
@@ -62,11 +61,10 @@ start_bz() {
 	"$PY" "$top_srcdir/tests/lib/fake_bugzilla.py" --state "$1" --port-file "$work/bz.port" \
 		>"$work/bz.out" 2>&1 &
 	bz_pid=$!
-	for _ in $(seq 1 6000); do [ -s "$work/bz.port" ] && break; sleep 0.1; done
-	[ -s "$work/bz.port" ] || { echo "bench-import: the fake Bugzilla did not start"; cat "$work/bz.out"; exit 1; }
+	wait_for_file "$work/bz.port" 6000 0.1 2>/dev/null || { echo "bench-import: the fake Bugzilla did not start"; cat "$work/bz.out"; exit 1; }
 	bz="http://127.0.0.1:$(cat "$work/bz.port")"
 }
-stop_bz() { kill "$bz_pid" 2>/dev/null && wait "$bz_pid" 2>/dev/null; bz_pid=""; }
+stop_bz() { stop "$bz_pid"; bz_pid=""; }
 requests() { curl -sf "$bz/__admin/log?path_prefix=/rest" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
 
 # run_import N LABEL: imports from the running server into a fresh store
@@ -76,15 +74,10 @@ run_import() {
 	printf '[core]\ndata_dir = %s\nlog_level = warn\n[bugzilla]\napi_key_in = param\n' "$dir" >"$work/bb.conf"
 	chmod 600 "$work/bb.conf"
 	curl -sf -X POST "$bz/__admin/reset_log" >/dev/null
-	local t0 t1
-	t0=$(date +%s.%N)
-	BUGBRIDGE_API_KEY=benchkey0123456789 /usr/bin/time -f %M -o "$work/rss" \
-		"$BUGBRIDGE" --config "$work/bb.conf" --quiet import --from "$bz" --batch "$batch" \
-		>"$work/out" 2>"$work/err" || { echo "bench-import: import failed"; cat "$work/err"; exit 1; }
-	t1=$(date +%s.%N)
-	local secs rss reqs bugs
-	secs=$(echo "$t1 - $t0" | bc -l)
-	rss=$(tail -1 "$work/rss")
+	BUGBRIDGE_API_KEY=benchkey0123456789 run_timed "$work/out" "$work/err" \
+		"$BUGBRIDGE" --config "$work/bb.conf" --quiet import --from "$bz" --batch "$batch"
+	[ "$run_rc" = 0 ] || { echo "bench-import: import failed"; cat "$work/err"; exit 1; }
+	local secs=$run_secs rss=$run_rss reqs bugs
 	reqs=$(requests)
 	bugs=$(sqlite3 "$dir/bugbridge.db" 'SELECT count(*) FROM imp_bug' 2>/dev/null || echo "?")
 	printf '%-22s %8s bugs %9.1f s %9.0f bugs/s %8s requests %8.1f MiB peak RSS\n' "$2" "$bugs" \
@@ -101,12 +94,10 @@ for n in "$small" "$nbugs"; do
 	if [ "$n" = "$nbugs" ]; then
 		# again, nothing changed: only the pages of the changed-since search
 		curl -sf -X POST "$bz/__admin/reset_log" >/dev/null
-		t0=$(date +%s.%N)
-		BUGBRIDGE_API_KEY=benchkey0123456789 /usr/bin/time -f %M -o "$work/rss" \
-			"$BUGBRIDGE" --config "$work/bb.conf" --quiet import --from "$bz" --batch "$batch" >/dev/null 2>&1
-		t1=$(date +%s.%N)
+		BUGBRIDGE_API_KEY=benchkey0123456789 run_timed /dev/null /dev/null \
+			"$BUGBRIDGE" --config "$work/bb.conf" --quiet import --from "$bz" --batch "$batch"
 		printf '%-22s %8s bugs %9.1f s %9s        %8s requests %8.1f MiB peak RSS\n' "re-import (unchanged)" \
-			"$n" "$(echo "$t1 - $t0" | bc -l)" "-" "$(requests)" "$(echo "$(tail -1 "$work/rss") / 1024" | bc -l)"
+			"$n" "$run_secs" "-" "$(requests)" "$(echo "$run_rss / 1024" | bc -l)"
 	fi
 	stop_bz
 done

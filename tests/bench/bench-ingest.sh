@@ -37,8 +37,9 @@
 #   BUGBRIDGE_SHARED   the shared folder with corpus/mail (default
 #                      $top_srcdir/../shared)
 set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 nmails=${BENCH_MAILS:-100000}
 nbugs=${BENCH_BUGS:-100}
 ncomments=${BENCH_COMMENTS:-10}
@@ -53,31 +54,20 @@ if [ ! -d "$corpus" ]; then
 	echo "skipped: no mail corpus at $corpus (set BUGBRIDGE_SHARED to the folder holding corpus/mail)"
 	exit 0
 fi
-work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench-ingest.XXXXXX")
 bz_pid="" listlab_up=""
-stop() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
+# shellcheck disable=SC2317 # run by the exit trap
 cleanup() {
 	stop "$bz_pid"
 	[ -n "$listlab_up" ] && listlab_stop >/dev/null 2>&1
 	if [ -n "${BENCH_KEEP:-}" ]; then echo "work folder kept: $work"; else rm -rf "$work"; fi
 }
-trap cleanup EXIT
-cd "$work" || exit 1
+make_work bugbridge-bench-ingest
 export TZ=UTC HOME="$work/home"
 mkdir -p "$HOME"
 
-now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ratio() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.1f' "$(echo "$1 / $2" | bc -l)"; else echo "-"; fi; }
-mib() { echo "scale=1; $1 / 1024" | bc -l; }
-per_s() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.0f' "$(echo "$1 / $2" | bc -l)"; else echo "-"; fi; }
+ratio() { quotient %.1f "$1" "$2"; }
+per_s() { quotient %.0f "$1" "$2"; }
 mb_s() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.1f' "$(echo "$1 / $2 / 1000000" | bc -l)"; else echo "-"; fi; }
-
-wait_for_file() {
-	for _ in $(seq 1 200); do [ -s "$1" ] && return 0; sleep 0.05; done
-	echo "bench: $1 did not appear" >&2
-	return 1
-}
 
 # --- the fake Bugzilla with the bugs the replies answer ---------------------
 "$PY" - "$nbugs" "$ncomments" >state.json <<'EOF'
@@ -104,12 +94,7 @@ json.dump({"version": "5.2", "clock": {"now": t(now)}, "users": users,
            "products": [{"name": "Drivers", "components": ["Network"]}],
            "bugs": bugs}, sys.stdout)
 EOF
-"$PY" "$top_srcdir/tests/lib/fake_bugzilla.py" --state state.json --port-file bz.port \
-	>bz.out 2>&1 &
-bz_pid=$!
-wait_for_file bz.port || exit 1
-bz_url="http://127.0.0.1:$(cat bz.port)"
-admin() { curl -sf -X POST --data-binary "$2" "$bz_url/__admin/$1" >/dev/null; }
+start_bugzilla state.json
 requests() { curl -sf "$bz_url/__admin/log" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
 
 # No [smtp] host: the outbound side delivers to data_dir/mail, a Maildir.
@@ -159,15 +144,13 @@ declare -A t r
 # measure NAME CMD...: wall time and peak RSS (KiB) of one run, appended to
 # t[NAME] and r[NAME]; standard output in NAME.out, errors in NAME.err.
 measure() {
-	local name=$1 start rc
+	local name=$1
 	shift
-	start=$(now)
-	/usr/bin/time -o rss.txt -f %M "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-	t[$name]="${t[$name]:-} $(echo "$(now) - $start" | bc -l)"
-	r[$name]="${r[$name]:-} $(tail -1 rss.txt)"
-	if [ "$rc" -ne 0 ]; then
-		echo "bench: $name failed (exit $rc):" >&2
+	run_timed "$name.out" "$name.err" "$@"
+	t[$name]="${t[$name]:-} $run_secs"
+	r[$name]="${r[$name]:-} $run_rss"
+	if [ "$run_rc" -ne 0 ]; then
+		echo "bench: $name failed (exit $run_rc):" >&2
 		grep -v '^Command exited' "$name.err" | tail -5 >&2
 	fi
 }
@@ -251,7 +234,9 @@ if [ "${BENCH_LISTLAB:-1}" = 0 ]; then
 fi
 # listlab.sh is written for the scenario tests: it needs WORK, CLEANUP_PIDS
 # and skip_all.
+# shellcheck disable=SC2034 # WORK is read by listlab.sh
 WORK=$work CLEANUP_PIDS=""
+# shellcheck disable=SC2317 # called by listlab.sh
 skip_all() {
 	echo "a poll with nothing new (public-inbox): left out, $*"
 	exit 0
@@ -260,6 +245,7 @@ skip_all() {
 . "$top_srcdir/tests/lib/listlab.sh"
 listlab_start >listlab.out 2>&1
 listlab_up=1
+# shellcheck disable=SC2317 # called by cleanup
 listlab_stop() { for pid in $CLEANUP_PIDS; do stop "$pid"; done; }
 send_to_list() {
 	"$PY" - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" "$1" <<'EOF2'

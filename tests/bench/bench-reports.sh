@@ -10,23 +10,20 @@
 #   BENCH_RUNS         runs per measurement; the median is reported (default 3)
 #   BENCH_DIR          where to work (default: a new folder in $TMPDIR or /tmp)
 set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
 count=${BENCH_REGRESSIONS:-10000}
 runs=${BENCH_RUNS:-3}
-work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench-reports.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+make_work bugbridge-bench-reports
 
-now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # time_cmd SETUP CMD: runs SETUP (untimed) then CMD, $runs times; prints the median seconds
 time_cmd() {
-	local setup=$1 cmd=$2 t=() i start
+	local setup=$1 cmd=$2 t=() i
+	# shellcheck disable=SC2034 # $i is read by the commands, in eval
 	for i in $(seq 1 "$runs"); do
-		eval "$setup" >/dev/null 2>&1
-		start=$(now)
-		eval "$cmd" >/dev/null 2>&1 || { echo "bench: command failed: $cmd" >&2; echo 0; return; }
-		t+=("$(echo "$(now) - $start" | bc -l)")
+		time_eval "$setup" "$cmd" || { echo 0; return; }
+		t+=("$run_secs")
 	done
 	median "${t[@]}"
 }
@@ -76,7 +73,7 @@ t_again=$(time_cmd "" "'$BUGBRIDGE' -q regressions report")
 "$BUGBRIDGE" -q regressions report --now $(($(date +%s) + 86400 * 10)) # the spares exist
 t_day=$(time_cmd "" "'$BUGBRIDGE' -q regressions report --now \$((\$(date +%s) + 86400 * (10 + \$i)))")
 t_list=$(time_cmd "" "'$BUGBRIDGE' -q regressions list --all --json")
-rss=$(/usr/bin/time -f %M "$BUGBRIDGE" -q regressions report 2>&1 >/dev/null | tail -1)
+rss=$(peak_rss_kb "$BUGBRIDGE" -q regressions report)
 cpu=$(/usr/bin/time -f '%U s user, %S s system' "$BUGBRIDGE" -q regressions report --dir first-cpu 2>&1 >/dev/null | tail -1)
 files=$(find first-cpu -type f | wc -l)
 size=$(du -sh first-cpu | cut -f1)

@@ -19,36 +19,25 @@
 #   BENCH_DIR         where to work (default: a new folder in $TMPDIR or /tmp)
 #   BENCH_BZ_LOOP     the bench-bz-loop program (make bench sets it)
 set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
 : "${BENCH_BZ_LOOP:?set BENCH_BZ_LOOP to the bench-bz-loop binary (make bench does)}"
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 nbugs=${BENCH_BUGS:-1000}
 ncomments=${BENCH_COMMENTS:-10}
 poll_sizes=${BENCH_POLL_SIZES:-0 1 50 100 101 250 1000}
 runs=${BENCH_RUNS:-3}
 PY=/usr/bin/python3 # Debian's, with aiosmtpd for the sink
-work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/bugbridge-bench-sync.XXXXXX")
 bz_pid="" sink_pid=""
-stop() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
 cleanup() {
 	stop "$bz_pid"
 	stop "$sink_pid"
 	rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work" || exit 1
+make_work bugbridge-bench-sync
 export TZ=UTC
 
-now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ratio() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.2f' "$(echo "$1 / $2" | bc -l)"; else echo "-"; fi; }
-mib() { echo "scale=1; $1 / 1024" | bc -l; }
-
-wait_for_file() {
-	for _ in $(seq 1 200); do [ -s "$1" ] && return 0; sleep 0.05; done
-	echo "bench: $1 did not appear" >&2
-	return 1
-}
+ratio() { quotient %.2f "$1" "$2"; }
 
 # gen_state BUGS COMMENTS: a Bugzilla state on standard output.  Comments
 # after the description come from developers other than the bug's reporter
@@ -84,15 +73,6 @@ json.dump({"version": "5.2", "clock": {"now": t(now)}, "users": users,
 EOF
 }
 
-start_bugzilla() {
-	rm -f bz.port
-	"$PY" "$top_srcdir/tests/lib/fake_bugzilla.py" --state "$1" --port-file bz.port \
-		>bz.out 2>&1 &
-	bz_pid=$!
-	wait_for_file bz.port || exit 1
-	bz_url="http://127.0.0.1:$(cat bz.port)"
-}
-
 start_sink() {
 	rm -rf sink smtp.port
 	mkdir sink
@@ -102,7 +82,6 @@ start_sink() {
 	smtp_port=$(cat smtp.port)
 }
 
-admin() { curl -sf -X POST --data-binary "$2" "$bz_url/__admin/$1" >/dev/null; }
 mails_in_sink() { find sink -name '*.eml' | wc -l; }
 empty_sink() { find sink -name '*.eml' -delete -o -name '[0-9]*.json' -delete; }
 
@@ -169,19 +148,15 @@ EOF
 # measure CMD...: runs CMD once on a fresh data folder, the request log and
 # the sink emptied first; sets m_time m_rss (KiB) m_requests m_mails.
 measure() {
-	local start rc
 	rm -rf data
 	admin reset_log '{}'
 	empty_sink
-	start=$(now)
-	/usr/bin/time -o rss.txt -f %M "$@" >run.out 2>run.err
-	rc=$?
-	m_time=$(echo "$(now) - $start" | bc -l)
-	if [ "$rc" -ne 0 ]; then
-		echo "bench: failed (exit $rc): $*" >&2
+	run_timed run.out run.err "$@"
+	m_time=$run_secs m_rss=$run_rss
+	if [ "$run_rc" -ne 0 ]; then
+		echo "bench: failed (exit $run_rc): $*" >&2
 		tail -5 run.err >&2
 	fi
-	m_rss=$(tail -1 rss.txt)
 	m_requests=$(requests | cut -d' ' -f1)
 	m_mails=$(mails_in_sink)
 }
