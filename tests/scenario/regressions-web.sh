@@ -295,6 +295,6 @@ fi
 kill -TERM "$server"
 wait "$server"
 is "serve stops cleanly" "$?" "0"
-CLEANUP_PIDS=""
+CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$server" | tr '\n' ' ')
 
 done_testing

@@ -88,7 +88,7 @@ if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2
 	fi
 	stop_server "$server6"
 	is "  and stops on SIGTERM with exit 0" "$?" "0"
-	CLEANUP_PIDS=""
+	CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$server6" | tr '\n' ' ')
 	check "  removing its port file" test ! -e "$WORK/port6"
 else
 	ok "# SKIP no IPv6 loopback here"
@@ -337,7 +337,7 @@ unlike "nor does the Authorization header" "$log" "Bearer"
 # --- shutdown ----------------------------------------------------------------
 stop_server "$SERVER"
 rc=$?
-CLEANUP_PIDS=""
+CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$SERVER" | tr '\n' ' ')
 is "SIGTERM stops the server with exit 0" "$rc" "0"
 check "  and it removed its pid file" test ! -e "$WORK/pid"
 unlike "  having logged no sanitizer report" "$(cat "$WORK/serve.log")" "Sanitizer"
