@@ -739,6 +739,21 @@ static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *desc
 		 name, *name ? " " : "", email, fd->base_url);
 }
 
+/* Sends what the outbox holds now, so the filer's mail does not wait for
+ * the daemon's next round (the caller holds fd->lock).  A failure leaves
+ * the mail queued for the daemon. */
+static void fd_deliver_now(struct frontdoor *fd)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct outbox_options oopt;
+	struct outbox_stats stats;
+
+	sync_outbox_options(fd->cfg, &oopt);
+	memset(&stats, 0, sizeof(stats));
+	if (outbox_deliver(fd->db, &oopt, time(NULL), &stats, &err))
+		log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed", LF_STR("error", err.message));
+}
+
 /* Last call of POST /report: checks the fields, stores the report and
  * queues the confirmation mail. */
 static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connection *conn,
@@ -758,8 +773,6 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	int in_tx = 0, locked = 0;
 	enum MHD_Result ret;
 	enum bb_status st;
-	struct outbox_options oopt;
-	struct outbox_stats stats;
 
 	if (r->pp && MHD_destroy_post_processor(r->pp) != MHD_YES)
 		fd_fail(r, MHD_HTTP_BAD_REQUEST, "the form data was malformed or cut short");
@@ -873,10 +886,7 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	in_tx = 0;
 	if ((st = store_commit(fd->db, &err)))
 		goto db_fail;
-	sync_outbox_options(fd->cfg, &oopt);
-	memset(&stats, 0, sizeof(stats));
-	if (outbox_deliver(fd->db, &oopt, time(NULL), &stats, &err))
-		log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed", LF_STR("error", err.message));
+	fd_deliver_now(fd);
 	pthread_mutex_unlock(&fd->lock);
 	locked = 0;
 	log_event(LOG_LEVEL_INFO, "frontdoor.report", LF_INT("report", id),
@@ -938,6 +948,39 @@ out:
 
 /* ------------------------------------------------------------ confirming */
 
+/* Whether token has the form of a confirmation token. */
+static int fd_token_ok(const char *token)
+{
+	return strlen(token) == 2 * FD_TOKEN_BYTES &&
+	       strspn(token, "0123456789abcdef") == strlen(token);
+}
+
+static enum MHD_Result fd_unknown_link(struct MHD_Connection *conn, unsigned *logged)
+{
+	return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
+			       "This confirmation link is not known.", NULL, NULL);
+}
+
+/* A report that can no longer be confirmed (sent already, or its link
+ * expired) gets its page in *ret: 1.  0 if it can be confirmed. */
+static int fd_confirm_closed(struct MHD_Connection *conn, const char *state, long long created,
+			     unsigned *logged, enum MHD_Result *ret)
+{
+	if (!strcmp(state, "sent")) {
+		*ret = fd_message_page(conn, MHD_HTTP_OK, logged, "Already confirmed",
+				       "This report was confirmed and sent already.  Thank you.",
+				       NULL, NULL);
+		return 1;
+	}
+	if (!strcmp(state, "unconfirmed") && created + FD_CONFIRM_TTL < (long long)time(NULL)) {
+		*ret = fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
+				       "This confirmation link has expired; please file the "
+				       "report again.", NULL, NULL);
+		return 1;
+	}
+	return 0;
+}
+
 /* GET of a confirmation link: a page with a button that POSTs back to it.
  * Following the link does not confirm by itself, since mail scanners and
  * link previewers fetch links nobody clicked. */
@@ -950,10 +993,10 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 	char *title = NULL, *state = NULL;
 	long long created = 0;
 	int found = 0;
+	enum MHD_Result ret;
 
-	if (strlen(token) != 2 * FD_TOKEN_BYTES || strspn(token, "0123456789abcdef") != strlen(token))
-		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
-				       "This confirmation link is not known.", NULL, NULL);
+	if (!fd_token_ok(token))
+		return fd_unknown_link(conn, logged);
 	pthread_mutex_lock(&fd->lock);
 	if (!store_prepare(fd->db, &q, "SELECT title, state, created FROM fd_report"
 			   " WHERE token = ?1", &err)) {
@@ -970,8 +1013,7 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 	if (!found) {
 		free(title);
 		free(state);
-		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
-				       "This confirmation link is not known.", NULL, NULL);
+		return fd_unknown_link(conn, logged);
 	}
 	if (!title || !state) {
 		free(title);
@@ -980,19 +1022,10 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 				       "Something went wrong on our side; please try again.",
 				       NULL, NULL);
 	}
-	if (!strcmp(state, "sent")) {
+	if (fd_confirm_closed(conn, state, created, logged, &ret)) {
 		free(title);
 		free(state);
-		return fd_message_page(conn, MHD_HTTP_OK, logged, "Already confirmed",
-				       "This report was confirmed and sent already.  Thank you.",
-				       NULL, NULL);
-	}
-	if (!strcmp(state, "unconfirmed") && created + FD_CONFIRM_TTL < (long long)time(NULL)) {
-		free(title);
-		free(state);
-		return fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
-				       "This confirmation link has expired; please file the "
-				       "report again.", NULL, NULL);
+		return ret;
 	}
 	fd_page_start(&b, "Confirm your report");
 	buf_addstr(&b, "<p>Your report <strong>");
@@ -1028,13 +1061,10 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	enum MHD_Result ret;
 	enum bb_status st = BB_OK;
 	const char *bz_problem = NULL;
-	struct outbox_options oopt;
-	struct outbox_stats stats;
 
 	memset(&rr, 0, sizeof(rr));
-	if (strlen(token) != 2 * FD_TOKEN_BYTES || strspn(token, "0123456789abcdef") != strlen(token))
-		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
-				       "This confirmation link is not known.", NULL, NULL);
+	if (!fd_token_ok(token))
+		return fd_unknown_link(conn, logged);
 	pthread_mutex_lock(&fd->lock);
 	if ((st = store_prepare(fd->db, &q, "SELECT id, email, name, title, description, "
 				"kernel_version, regression, product, component, state, bug_id, "
@@ -1044,8 +1074,7 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	if (sqlite3_step(q) != SQLITE_ROW) {
 		sqlite3_finalize(q);
 		pthread_mutex_unlock(&fd->lock);
-		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "Unknown link",
-				       "This confirmation link is not known.", NULL, NULL);
+		return fd_unknown_link(conn, logged);
 	}
 #define COL(i) strdup((const char *)sqlite3_column_text(q, (i)))
 	id = sqlite3_column_int64(q, 0);
@@ -1068,18 +1097,8 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		goto db_fail;
 	}
-	if (!strcmp(state, "sent")) {
+	if (fd_confirm_closed(conn, state, created, logged, &ret)) {
 		pthread_mutex_unlock(&fd->lock);
-		ret = fd_message_page(conn, MHD_HTTP_OK, logged, "Already confirmed",
-				      "This report was confirmed and sent already.  Thank you.",
-				      NULL, NULL);
-		goto out;
-	}
-	if (!strcmp(state, "unconfirmed") && created + FD_CONFIRM_TTL < (long long)time(NULL)) {
-		pthread_mutex_unlock(&fd->lock);
-		ret = fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
-				      "This confirmation link has expired; please file the "
-				      "report again.", NULL, NULL);
 		goto out;
 	}
 	if (!strcmp(state, "unconfirmed")) {
@@ -1211,10 +1230,7 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	in_tx = 0;
 	if ((st = store_commit(fd->db, &err)))
 		goto db_fail;
-	sync_outbox_options(fd->cfg, &oopt);
-	memset(&stats, 0, sizeof(stats));
-	if (outbox_deliver(fd->db, &oopt, time(NULL), &stats, &err))
-		log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed", LF_STR("error", err.message));
+	fd_deliver_now(fd);
 	pthread_mutex_unlock(&fd->lock);
 	log_event(LOG_LEVEL_INFO, "frontdoor.confirmed", LF_INT("report", id),
 		  LF_STR("message_id", mid), LF_INT("bug", bug_id));
