@@ -953,9 +953,10 @@ static enum bb_status finish_mail(struct sync_context *sc, long long row, int ma
 
 /* Hands a mail to the regression tracker (in the caller's transaction):
  * body is the decoded text when the caller has it; otherwise it is decoded
- * here only if the raw scan says a directive may be in it. */
+ * here only if the raw scan says a directive may be in it.  scan is the
+ * mail's inmail_scan() when the caller has it, else -1. */
 static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
-				   const char *raw, size_t len, const char *body,
+				   const char *raw, size_t len, const char *body, long scan,
 				   struct bb_error *err)
 {
 	struct inmail_body b;
@@ -963,7 +964,9 @@ static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail 
 
 	if (!sc->tracker)
 		return BB_OK;
-	if (body || !tracker_wants_body(sc->tracker, m, inmail_scan(m, raw, len)))
+	if (!body && scan < 0)
+		scan = (long)inmail_scan(m, raw, len);
+	if (body || !tracker_wants_body(sc->tracker, m, (unsigned)scan))
 		return tracker_mail(sc->tracker, m, body, err);
 	memset(&b, 0, sizeof(b));
 	if (inmail_decode(raw, len, &b, NULL) != BB_OK)
@@ -1017,7 +1020,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if (!s && ncmds)
 		s = record_commands(sc, m, bug_id, row, cmds, ncmds, stats, err);
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", err);
+		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1, err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1339,7 +1342,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 			allowed ? NULL : "#bugbridge track from a sender not allowed", NULL, &row,
 			err);
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, NULL, err);
+		s = feed_tracker(sc, m, raw, len, NULL, -1, err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s || sc->dry_run) {
@@ -1403,6 +1406,7 @@ struct prepared_mail {
 	struct inmail m;
 	enum bb_status parsed;  /* of inmail_parse_headers() */
 	struct bb_error err;    /* why it failed */
+	unsigned scan;          /* inmail_scan() */
 	int track;              /* a #bugbridge track command (where looked for) */
 };
 
@@ -1437,8 +1441,9 @@ static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t le
 	p->parsed = inmail_parse_headers(raw, len, &iopt, &p->m, &p->err);
 	if (p->parsed != BB_OK || !p->m.message_id)
 		return;
+	p->scan = inmail_scan(&p->m, raw, len);   /* for the track command and the tracker */
 	if (cfg->inbound_track && cfg->inbound_commands &&
-	    (inmail_scan(&p->m, raw, len) & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
+	    (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
 		p->track = has_track_command(raw, len);
 }
 
@@ -1511,7 +1516,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (bug_id)
 			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
 		if (!s)
-			s = feed_tracker(sc, m, raw, len, NULL, err);
+			s = feed_tracker(sc, m, raw, len, NULL, p->scan, err);
 		if (!s)
 			s = cursor_move(sc, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
