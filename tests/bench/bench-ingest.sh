@@ -98,17 +98,9 @@ start_bugzilla state.json
 requests() { curl -sf "$bz_url/__admin/log" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
 
 # No [smtp] host: the outbound side delivers to data_dir/mail, a Maildir.
-cat >bench.conf <<EOF
-[core]
-data_dir = $work/data
-log_level = error
-[bugzilla]
-url = $bz_url
-api_key = benchkey0123456789
-api_key_in = param
-[mail]
-domain = bench.test
-from = Bench bridge <bridge@bench.test>
+{
+	bench_config_head
+	cat <<EOF
 [routing]
 default_lists = bench-list@lists.test
 [archive]
@@ -117,6 +109,7 @@ path = $work/list.mbox
 [inbound]
 allow = Bench Lead <lead@bench.test>
 EOF
+} >bench.conf
 chmod 600 bench.conf
 export BUGBRIDGE_CONFIG="$work/bench.conf"
 

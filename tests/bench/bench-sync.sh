@@ -123,17 +123,9 @@ EOF
 }
 
 write_config() {
-	cat >bench.conf <<EOF
-[core]
-data_dir = $work/data
-log_level = error
-[bugzilla]
-url = $bz_url
-api_key = benchkey0123456789
-api_key_in = param
-[mail]
-domain = bench.test
-from = Bench bridge <bridge@bench.test>
+	{
+	bench_config_head
+	cat <<EOF
 [smtp]
 host = 127.0.0.1
 port = $smtp_port
@@ -141,6 +133,7 @@ starttls = no
 [routing]
 default_lists = bench-list@lists.test
 EOF
+	} >bench.conf
 	chmod 600 bench.conf
 	export BUGBRIDGE_CONFIG="$work/bench.conf"
 }

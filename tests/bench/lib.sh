@@ -90,3 +90,21 @@ start_bugzilla() {
 }
 # admin NAME JSON: POST JSON to its admin API /__admin/NAME
 admin() { curl -sf -X POST --data-binary "$2" "$bz_url/__admin/$1" >/dev/null; }
+
+# bench_config_head: the configuration the bridge benchmarks start with
+# (data in $work/data, the fake Bugzilla at $bz_url, mail from bench.test);
+# each adds its own sections after it.
+bench_config_head() {
+	cat <<EOF
+[core]
+data_dir = $work/data
+log_level = error
+[bugzilla]
+url = $bz_url
+api_key = benchkey0123456789
+api_key_in = param
+[mail]
+domain = bench.test
+from = Bench bridge <bridge@bench.test>
+EOF
+}
