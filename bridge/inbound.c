@@ -518,7 +518,7 @@ static int mail_seen(struct sync_context *sc, const char *message_id)
 static enum bb_status cursor_move(struct sync_context *sc, const char *name, const char *value,
 				  struct bb_error *err)
 {
-	return name && value ? sync_cursor_set(sc->db, name, value, err) : BB_OK;
+	return name && value ? store_cursor_set(sc->db, name, value, err) : BB_OK;
 }
 
 /* A reply on the thread saying which command lines were not understood or
@@ -1706,7 +1706,7 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 	}
 	if ((s = inbound_resume(sc, &o, stats, err)))
 		goto out;
-	if ((s = sync_cursor_get(sc->db, name, &cursor, NULL, err)))
+	if ((s = store_cursor_get(sc->db, name, &cursor, NULL, err)))
 		goto out;
 	if (!cursor) {
 		/* a new source starts at the archive's end, not at its history */

@@ -23,51 +23,6 @@ char *sync_cursor_name(const struct bb_config *cfg)
 	return str_printf("bugzilla:%s", cfg->bz_url ? cfg->bz_url : "-");
 }
 
-enum bb_status sync_cursor_get(struct store *db, const char *name, char **value,
-			       time_t *updated, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-	int rc;
-
-	*value = NULL;
-	if ((s = store_prepare(db, &st, "SELECT value, updated FROM cursor WHERE source = ?", err)))
-		return s;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*value = strdup((const char *)sqlite3_column_text(st, 0));
-		if (updated)
-			*updated = (time_t)sqlite3_column_int64(st, 1);
-		if (!*value)
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	} else if (rc != SQLITE_DONE) {
-		s = store_fail(db, err, "reading a cursor");
-	}
-	sqlite3_finalize(st);
-	return s;
-}
-
-enum bb_status sync_cursor_set(struct store *db, const char *name, const char *value,
-				 struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if ((s = store_prepare(db, &st,
-			       "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
-			       " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
-			       " updated = excluded.updated", err)))
-		return s;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
-	if (sqlite3_step(st) != SQLITE_DONE)
-		s = store_fail(db, err, "moving a cursor");
-	sqlite3_finalize(st);
-	return s;
-}
-
 void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
@@ -875,7 +830,7 @@ enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n
 		test_hook("sync.bug");
 	}
 	if (!s && cursor_source && cursor_value)
-		s = sync_cursor_set(sc->db, cursor_source, cursor_value, err);
+		s = store_cursor_set(sc->db, cursor_source, cursor_value, err);
 	if (s || sc->dry_run) {
 		store_rollback(sc->db);
 		return s;
@@ -1320,7 +1275,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 				    "no Bugzilla configured ([bugzilla] url in the configuration)");
 	before = bz_client_requests(sc->bz);
 	cursor_name = sync_cursor_name(sc->cfg);
-	if ((s = sync_cursor_get(sc->db, cursor_name, &cursor, NULL, err)))
+	if ((s = store_cursor_get(sc->db, cursor_name, &cursor, NULL, err)))
 		goto out;
 	if ((s = bz_server_time(sc->bz, &now, err)))
 		goto out;

@@ -110,11 +110,5 @@ void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt
 
 /* The cursor name for the configured Bugzilla ("bugzilla:<url>"); free(). */
 char *sync_cursor_name(const struct bb_config *cfg);
-/* Sets a cursor (in the caller's transaction, with the effects it covers). */
-enum bb_status sync_cursor_set(struct store *db, const char *name, const char *value,
-			       struct bb_error *err);
-/* Reads a cursor; *value is malloc'd, NULL if the cursor was never set. */
-enum bb_status sync_cursor_get(struct store *db, const char *name, char **value,
-			       time_t *updated, struct bb_error *err);
 
 #endif

@@ -115,7 +115,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
 		return rc;
 	name = sync_cursor_name(ctx->cfg);
-	if (sync_cursor_get(ctx->db, name, &cursor, &updated, &err) ||
+	if (store_cursor_get(ctx->db, name, &cursor, &updated, &err) ||
 	    outbox_counts(ctx->db, &queued, &sent, &failed, &err)) {
 		free(name);
 		return cli_fail(&err);
@@ -133,7 +133,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 				       " ('failed', 'invalid')");
 	arch_name = inbound_cursor_name(ctx->cfg);
 	if (arch_name)
-		sync_cursor_get(ctx->db, arch_name, &arch_cursor, &arch_updated, NULL);
+		store_cursor_get(ctx->db, arch_name, &arch_cursor, &arch_updated, NULL);
 	if (json) {
 		struct json_object *top = json_object_new_object(), *c = json_object_new_object();
 		struct json_object *o = json_object_new_object();

@@ -614,3 +614,50 @@ void store_close(struct store *st)
 	free(st->path);
 	free(st);
 }
+
+/* ------------------------------------------------------------ cursors */
+
+enum bb_status store_cursor_get(struct store *db, const char *name, char **value,
+				time_t *updated, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	int rc;
+
+	*value = NULL;
+	if ((s = store_prepare(db, &st, "SELECT value, updated FROM cursor WHERE source = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*value = strdup((const char *)sqlite3_column_text(st, 0));
+		if (updated)
+			*updated = (time_t)sqlite3_column_int64(st, 1);
+		if (!*value)
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	} else if (rc != SQLITE_DONE) {
+		s = store_fail(db, err, "reading a cursor");
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
+enum bb_status store_cursor_set(struct store *db, const char *name, const char *value,
+				struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(db, &st,
+			       "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
+			       " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
+			       " updated = excluded.updated", err)))
+		return s;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(db, err, "moving a cursor");
+	sqlite3_finalize(st);
+	return s;
+}

@@ -16,6 +16,8 @@
 #ifndef BB_STORE_H
 #define BB_STORE_H
 
+#include <time.h>
+
 #include <sqlite3.h>
 
 #include "core/status.h"
@@ -75,5 +77,14 @@ enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
  * returns BB_ERR_BUSY for a lock held elsewhere, BB_ERR_NO_SPACE for a full
  * disk, BB_ERR_DATABASE otherwise. */
 enum bb_status store_fail(struct store *st, struct bb_error *err, const char *what);
+
+/* Cursors: how far each source (the Bugzilla, the list archive, a git
+ * tree) has been read, by name.  Shared by the engine and the tracker. */
+/* Sets a cursor (in the caller's transaction, with the effects it covers). */
+enum bb_status store_cursor_set(struct store *db, const char *name, const char *value,
+				struct bb_error *err);
+/* Reads a cursor; *value is malloc'd, NULL if the cursor was never set. */
+enum bb_status store_cursor_get(struct store *db, const char *name, char **value,
+				time_t *updated, struct bb_error *err);
 
 #endif

@@ -10,7 +10,6 @@
 #include <glib.h>
 
 #include "bridge/bz_client.h"
-#include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "tracker/directive.h"
@@ -1339,12 +1338,12 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 			break;
 		}
-		sync_cursor_get(t->db, name, &cursor, NULL, NULL);
+		store_cursor_get(t->db, name, &cursor, NULL, NULL);
 		if (!(s = gitscan_tree_new(&tree, &o, err)) && !(s = gitscan_fetch(tree, err)) &&
 		    !(s = store_begin(t->db, err))) {
 			s = gitscan_scan(tree, cursor, on_commit, &ts, &next, err);
 			if (!s && next)
-				s = sync_cursor_set(t->db, name, next, err);
+				s = store_cursor_set(t->db, name, next, err);
 			if (!s) {
 				struct tree_scan back = ts;   /* its commits are not new ones */
 

@@ -308,7 +308,7 @@ static enum bb_status one_round(struct run *r, int dry_run, struct sync_stats *s
 
 	memset(stats, 0, sizeof(*stats));
 	r->cursor_name = sync_cursor_name(r->cfg);
-	if ((s = sync_cursor_get(r->db, r->cursor_name, &r->cursor, NULL, err)) ||
+	if ((s = store_cursor_get(r->db, r->cursor_name, &r->cursor, NULL, err)) ||
 	    (s = bz_server_time(r->bz, &now, err)))
 		return s;
 	if (r->cursor)
