@@ -26,9 +26,9 @@
 
 #include "bridge/archive.h"
 #include "core/buf.h"
-#include "core/http.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
+#include "core/http.h"
 #include "core/log.h"
 #include "core/run.h"
 

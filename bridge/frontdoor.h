@@ -43,8 +43,8 @@
 
 #include "attachments/blob.h"
 #include "attachments/blob_http.h"
-#include "bridge/bz_client.h"
 #include "bridge/route.h"
+#include "bugzilla/bz_client.h"
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/status.h"

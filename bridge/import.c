@@ -14,8 +14,8 @@
 
 #include <json-c/json.h>
 
-#include "bridge/bz_xml.h"
 #include "bridge/import.h"
+#include "bugzilla/bz_xml.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"

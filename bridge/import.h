@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "attachments/blob.h"
-#include "bridge/bz_client.h"
+#include "bugzilla/bz_client.h"
 #include "core/status.h"
 #include "core/store.h"
 

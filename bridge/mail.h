@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bridge/bug.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/status.h"
 

@@ -13,8 +13,8 @@
 
 #include <time.h>
 
-#include "bridge/bug.h"
 #include "bridge/maintainers.h"
+#include "bugzilla/bug.h"
 #include "config/conf.h"
 #include "core/status.h"
 

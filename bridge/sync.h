@@ -19,10 +19,10 @@
 #include <time.h>
 
 #include "attachments/blob.h"
-#include "bridge/bug.h"
-#include "bridge/bz_client.h"
 #include "bridge/outbox.h"
 #include "bridge/route.h"
+#include "bugzilla/bug.h"
+#include "bugzilla/bz_client.h"
 #include "config/conf.h"
 #include "core/status.h"
 #include "core/store.h"

@@ -17,9 +17,9 @@
 #include <curl/curl.h>
 
 #include "attachments/blob_http.h"
-#include "bridge/bz_xml.h"
 #include "bridge/outbox.h"
 #include "bridge/sync.h"
+#include "bugzilla/bz_xml.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/digest.h"

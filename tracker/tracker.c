@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#include "bridge/bz_client.h"
+#include "bugzilla/bz_client.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "tracker/directive.h"

@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "bridge/bug.h"
 #include "bridge/inmail.h"
+#include "bugzilla/bug.h"
 #include "config/conf.h"
 #include "core/status.h"
 #include "core/store.h"

@@ -35,10 +35,10 @@
 #include <curl/curl.h>
 
 #include "attachments/blob.h"
-#include "bridge/bz_client.h"
 #include "bridge/maintainers.h"
 #include "bridge/route.h"
 #include "bridge/sync.h"
+#include "bugzilla/bz_client.h"
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/log.h"

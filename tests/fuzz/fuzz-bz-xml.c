@@ -1,4 +1,4 @@
-/* libFuzzer target for bridge/bz_xml.c: bz_xml_read_memory() on arbitrary
+/* libFuzzer target for bugzilla/bz_xml.c: bz_xml_read_memory() on arbitrary
  * bytes, checking what the callbacks receive against bz_xml.h and bug.h
  * (complete bugs, valid UTF-8, attachment data in chunks closed by one
  * NULL/0 call).  Build with "make fuzz", run with "make fuzz-run" (seeds
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/bug.h"
-#include "bridge/bz_xml.h"
+#include "bugzilla/bug.h"
+#include "bugzilla/bz_xml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

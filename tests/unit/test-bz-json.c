@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bridge/bug.h"
-#include "bridge/bz_client.h"
+#include "bugzilla/bug.h"
+#include "bugzilla/bz_client.h"
 #include "core/buf.h"
 #include "tests/unit/tap.h"
 

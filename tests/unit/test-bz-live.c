@@ -1,4 +1,4 @@
-/* The REST client (bridge/bz_client.c) against the fake Bugzilla 5.2 of
+/* The REST client (bugzilla/bz_client.c) against the fake Bugzilla 5.2 of
  * tests/lib/fake_bugzilla.py: paging, filters, batched comments and
  * attachments (counted in the server's request log), downloads, API key
  * placement, failures folded into statuses, the retry on a reset
@@ -18,8 +18,8 @@
 #include <json-c/json.h>
 #include <openssl/evp.h>
 
-#include "bridge/bug.h"
-#include "bridge/bz_client.h"
+#include "bugzilla/bug.h"
+#include "bugzilla/bz_client.h"
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/log.h"

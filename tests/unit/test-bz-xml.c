@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bridge/bug.h"
-#include "bridge/bz_xml.h"
+#include "bugzilla/bug.h"
+#include "bugzilla/bz_xml.h"
 #include "core/buf.h"
 #include "core/digest.h"
 #include "tests/unit/tap.h"

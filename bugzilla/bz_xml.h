@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "bridge/bug.h"
+#include "bugzilla/bug.h"
 #include "core/status.h"
 
 struct bz_xml_callbacks {

@@ -49,7 +49,7 @@
 #include <libxml/xmlerror.h>
 #include <openssl/evp.h>
 
-#include "bridge/bz_xml.h"
+#include "bugzilla/bz_xml.h"
 #include "core/buf.h"
 #include "core/log.h"
 

@@ -51,7 +51,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "bridge/bz_client.h"
+#include "bugzilla/bz_client.h"
 #include "core/buf.h"
 #include "core/http.h"
 #include "core/log.h"

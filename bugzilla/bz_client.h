@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "bridge/bug.h"
+#include "bugzilla/bug.h"
 #include "core/status.h"
 
 struct bz_client;

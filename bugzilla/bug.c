@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "bridge/bug.h"
+#include "bugzilla/bug.h"
 
 static void user_release(struct bz_user *u)
 {

@@ -1,5 +1,5 @@
 /* The Bugzilla data bugbridge works with, as read from REST or from an XML
- * export (bridge/bz_client.h, bridge/bz_xml.h).
+ * export (bugzilla/bz_client.h, bugzilla/bz_xml.h).
  *
  * Every string is malloc'd, UTF-8 (invalid sequences repaired with U+FFFD
  * by the reader), never NULL ("" when absent).  bz_bug_free() frees a bug
