@@ -32,9 +32,9 @@
 #include <stdio.h>
 
 #include "attachments/blob.h"
-#include "bridge/mail.h"
 #include "core/status.h"
 #include "core/store.h"
+#include "mail/mail.h"
 
 #define EXPORT_JSON_VERSION 1
 /* Thread links when no [archive] link_url or url is configured. */

@@ -35,13 +35,13 @@
 #include <openssl/rand.h>
 
 #include "bridge/frontdoor.h"
-#include "bridge/mail.h"
-#include "bridge/maintainers.h"
-#include "bridge/outbox.h"
 #include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/store.h"
+#include "mail/mail.h"
+#include "mail/maintainers.h"
+#include "mail/outbox.h"
 
 #define FD_POST_BUFFER 65536
 #define FD_DISCARD_MAX (8u * 1024 * 1024)

@@ -10,13 +10,13 @@
 #include <json-c/json.h>
 
 #include "bridge/inbound.h"
-#include "bridge/inmail.h"
-#include "bridge/mail.h"
 #include "bridge/mailcmd.h"
-#include "bridge/maintainers.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "mail/inmail.h"
+#include "mail/mail.h"
+#include "mail/maintainers.h"
 #include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ helpers */

@@ -2,7 +2,7 @@
  * Bugzilla comment, and #bugbridge commands in it act on the bug.
  *
  * A mail belongs to a bug when its In-Reply-To or References reach a
- * Message-ID bugbridge knows: one of its own (bug-N..., see bridge/mail.h),
+ * Message-ID bugbridge knows: one of its own (bug-N..., see mail/mail.h),
  * a list mail already matched, or a thread root recorded for a bug created
  * from a list thread.  "[Bug N]" in the subject is the fallback for clients
  * that break threading.  Mails bugbridge sent, auto-replies, bounces and
@@ -26,9 +26,9 @@
 
 #include <stddef.h>
 
-#include "bridge/archive.h"
 #include "bridge/sync.h"
 #include "core/status.h"
+#include "mail/archive.h"
 
 struct inbound_options {
 	const char *source;           /* names the archive in in_mail.source */

@@ -6,10 +6,10 @@
 
 #include <gmime/gmime.h>
 
-#include "bridge/inmail.h"
-#include "bridge/mail.h"
 #include "bridge/mailcmd.h"
 #include "core/buf.h"
+#include "mail/inmail.h"
+#include "mail/mail.h"
 
 #define KEYWORD "#bugbridge"
 #define TITLE_MAX 255  /* Bugzilla's limit for a summary, in characters */

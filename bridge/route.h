@@ -13,10 +13,10 @@
 
 #include <time.h>
 
-#include "bridge/maintainers.h"
 #include "bugzilla/bug.h"
 #include "config/conf.h"
 #include "core/status.h"
+#include "mail/maintainers.h"
 
 struct route_result {
 	char **to;                /* lists: bare addresses, NULL-terminated, de-duplicated

@@ -8,12 +8,12 @@
 
 #include <json-c/json.h>
 
-#include "bridge/mail.h"
-#include "bridge/maintainers.h"
 #include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "mail/mail.h"
+#include "mail/maintainers.h"
 #include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ cursors */

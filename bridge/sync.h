@@ -19,13 +19,13 @@
 #include <time.h>
 
 #include "attachments/blob.h"
-#include "bridge/outbox.h"
 #include "bridge/route.h"
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
 #include "config/conf.h"
 #include "core/status.h"
 #include "core/store.h"
+#include "mail/outbox.h"
 
 struct tracker;
 

@@ -17,13 +17,13 @@
 #include <curl/curl.h>
 
 #include "attachments/blob_http.h"
-#include "bridge/outbox.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_xml.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
+#include "mail/outbox.h"
 
 static const char usage_demo[] =
 	"usage: bugbridge demo [--demo-dir DIR] [--serve]\n"

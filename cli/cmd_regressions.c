@@ -10,10 +10,10 @@
 
 #include <json-c/json.h>
 
-#include "bridge/outbox.h"
 #include "bridge/sync.h"
 #include "cli/cli.h"
 #include "core/buf.h"
+#include "mail/outbox.h"
 #include "tracker/report.h"
 #include "tracker/tracker.h"
 

@@ -12,10 +12,10 @@
 
 #include "attachments/blob_http.h"
 #include "bridge/frontdoor.h"
-#include "bridge/maintainers.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "mail/maintainers.h"
 #include "tracker/report.h"
 
 static const char serve_usage[] =

@@ -9,9 +9,9 @@
 
 #include <json-c/json.h>
 
-#include "bridge/outbox.h"
 #include "bridge/sync.h"
 #include "cli/cli.h"
+#include "mail/outbox.h"
 
 static const char usage_status[] =
 	"usage: bugbridge status [--json]\n"

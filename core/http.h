@@ -1,4 +1,4 @@
-/* What the HTTP clients (bugzilla/bz_client.c, bridge/archive.c) share on
+/* What the HTTP clients (bugzilla/bz_client.c, mail/archive.c) share on
  * top of libcurl: one folding of transfer failures into status codes (the
  * HTTP status itself is folded by status_from_http() in core/status.h) and
  * one reading of Retry-After. */

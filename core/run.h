@@ -1,7 +1,7 @@
 /* run: child processes (the real `git` program), started with an argv array
  * and never through a shell.
  *
- * This is the way bridge/archive.c runs git, as a helper others can share:
+ * This is the way mail/archive.c runs git, as a helper others can share:
  * posix_spawnp() with stdin from /dev/null (or a socket the caller writes
  * to), stdout and stderr on pipes, the child starting with no blocked
  * signals and SIGPIPE at its default (so a reader that goes away ends it),

@@ -6,8 +6,8 @@
 
 #include <glib.h>
 
-#include "bridge/inmail.h"
 #include "core/buf.h"
+#include "mail/inmail.h"
 #include "tracker/directive.h"
 
 #define KEYWORD "#regzbot"

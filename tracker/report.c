@@ -33,10 +33,10 @@
 #include <json-c/json.h>
 #include <libxml/xmlwriter.h>
 
-#include "bridge/outbox.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "mail/outbox.h"
 #include "tracker/report.h"
 
 #define DAY 86400LL

@@ -46,11 +46,11 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "bridge/mail.h"
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/status.h"
 #include "core/store.h"
+#include "mail/mail.h"
 #include "tracker/tracker.h"
 
 /* The "version" of regressions.json and of `bugbridge regressions --json`. */

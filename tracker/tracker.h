@@ -36,11 +36,11 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "bridge/inmail.h"
 #include "bugzilla/bug.h"
 #include "config/conf.h"
 #include "core/status.h"
 #include "core/store.h"
+#include "mail/inmail.h"
 
 enum reg_state {
 	REG_STATE_OPEN = 0,

@@ -35,7 +35,6 @@
 #include <curl/curl.h>
 
 #include "attachments/blob.h"
-#include "bridge/maintainers.h"
 #include "bridge/route.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_client.h"
@@ -43,6 +42,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/store.h"
+#include "mail/maintainers.h"
 
 #define RESPONSE_CAP ((size_t)64 << 20)
 

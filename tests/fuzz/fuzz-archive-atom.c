@@ -1,4 +1,4 @@
-/* libFuzzer target for the Atom reader of bridge/archive.c:
+/* libFuzzer target for the Atom reader of mail/archive.c:
  * archive_atom_parse() on arbitrary bytes.  Checks what archive.h promises:
  * on success every entry has a non-empty id and a link (both NUL-terminated
  * C strings), at most 10000 of them; on failure nothing is returned and err
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bridge/archive.h"
+#include "mail/archive.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

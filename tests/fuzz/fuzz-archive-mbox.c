@@ -1,4 +1,4 @@
-/* libFuzzer target for the mbox splitter of bridge/archive.c.  The input is
+/* libFuzzer target for the mbox splitter of mail/archive.c.  The input is
  * split twice, whole and in pieces whose sizes come from the first byte,
  * and both must give the same messages and offsets (a poll reads a file in
  * chunks), and ending it as "complete" or "more may come" may differ only
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/archive.h"
 #include "core/digest.h"
+#include "mail/archive.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

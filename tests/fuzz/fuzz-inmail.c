@@ -1,4 +1,4 @@
-/* libFuzzer target for the MIME handling path of bridge/inmail.c: the
+/* libFuzzer target for the MIME handling path of mail/inmail.c: the
  * header pass, the raw scan, the full GMime decode, the reply cutter and
  * the command parser on arbitrary bytes, checking what inmail.h promises
  * (clean UTF-8 fields, capped loop-free references, clean body text, sane
@@ -13,8 +13,8 @@
 
 #include <glib.h>
 
-#include "bridge/inmail.h"
 #include "bridge/mailcmd.h"
+#include "mail/inmail.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/maintainers.h"
+#include "mail/maintainers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

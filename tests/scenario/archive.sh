@@ -1,5 +1,5 @@
 #!/bin/sh
-# The list archive readers (bridge/archive.c) on a real public-inbox: the git
+# The list archive readers (mail/archive.c) on a real public-inbox: the git
 # epochs (first poll, idle poll, new mail, a stop midway, tail, a new epoch),
 # t.mbox.gz threads, new.atom; a Maildir and an mbox; and broken inputs from
 # a server made to fail.  Driven through tests/unit/archive-dump.

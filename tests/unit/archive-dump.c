@@ -1,4 +1,4 @@
-/* Test driver for bridge/archive.c: polls one source and prints what it got.
+/* Test driver for mail/archive.c: polls one source and prints what it got.
  *
  *   archive-dump [options] KIND URL-OR-PATH
  *     --state DIR          state folder (public-inbox)
@@ -34,8 +34,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "bridge/archive.h"
 #include "core/digest.h"
+#include "mail/archive.h"
 
 struct dump {
 	long stop_after;

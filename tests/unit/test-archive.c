@@ -1,4 +1,4 @@
-/* bridge/archive.c without a network: the mbox splitter (mboxrd quoting,
+/* mail/archive.c without a network: the mbox splitter (mboxrd quoting,
  * separators, offsets, any feed sizes, incomplete and hostile input), the
  * Atom parser (public-inbox's feed, DTDs and entities refused), gzip
  * checks, option and cursor errors, and the Maildir and mbox sources with
@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bridge/archive.h"
 #include "core/buf.h"
+#include "mail/archive.h"
 #include "tests/unit/tap.h"
 
 /* --------------------------------------------------------------- helpers */

@@ -14,9 +14,9 @@
 
 #include <glib.h>
 
-#include "bridge/inmail.h"
-#include "bridge/mail.h"
 #include "core/buf.h"
+#include "mail/inmail.h"
+#include "mail/mail.h"
 #include "tracker/directive.h"
 #include "tracker/links.h"
 #include "tests/unit/tap.h"

@@ -1,4 +1,4 @@
-/* Unit tests for bridge/inmail.c: every mail of the shared corpus
+/* Unit tests for mail/inmail.c: every mail of the shared corpus
  * ($BUGBRIDGE_SHARED/corpus/mail/, mboxes split with GMime) through every
  * step, with checks on named corpus mails (threading, charsets, broken
  * mails, auto-replies, authentication results); then adversarial mails
@@ -16,10 +16,10 @@
 
 #include <glib.h>
 
-#include "bridge/inmail.h"
-#include "bridge/mail.h"
 #include "bridge/mailcmd.h"
 #include "core/buf.h"
+#include "mail/inmail.h"
+#include "mail/mail.h"
 #include "tests/unit/tap.h"
 
 #if defined(__SANITIZE_ADDRESS__)

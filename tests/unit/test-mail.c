@@ -1,4 +1,4 @@
-/* Unit tests for bridge/mail.c: Message-IDs, and composed mail parsed back
+/* Unit tests for mail/mail.c: Message-IDs, and composed mail parsed back
  * with GMime (headers, encodings, injection, bodies, line lengths). */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 
 #include <gmime/gmime.h>
 
-#include "bridge/mail.h"
+#include "mail/mail.h"
 #include "tests/unit/tap.h"
 
 /* The bug model has char * fields; the tests fill them with literals. */

@@ -10,10 +10,10 @@
 
 #include <glib.h>
 
-#include "bridge/inmail.h"
-#include "bridge/mail.h"
 #include "bridge/mailcmd.h"
 #include "core/buf.h"
+#include "mail/inmail.h"
+#include "mail/mail.h"
 #include "tests/unit/tap.h"
 
 static char shared[4096];

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bridge/maintainers.h"
 #include "core/buf.h"
+#include "mail/maintainers.h"
 #include "tests/unit/tap.h"
 
 #if defined(__SANITIZE_ADDRESS__)

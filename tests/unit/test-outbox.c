@@ -1,4 +1,4 @@
-/* Unit tests for bridge/outbox.c with a real SQLite store: queueing, Maildir
+/* Unit tests for mail/outbox.c with a real SQLite store: queueing, Maildir
  * and mbox delivery, and SMTP delivery against tests/lib/smtp_sink.py
  * (Debian's python3-aiosmtpd): batches, 4xx backoff, 5xx failure, retry,
  * partial recipients, a server that is down, a dropped connection, AUTH. */
@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bridge/outbox.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/store.h"
+#include "mail/outbox.h"
 #include "tests/unit/tap.h"
 
 #define PYTHON "/usr/bin/python3"

@@ -24,13 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bridge/archive.h"
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/run.h"
+#include "mail/archive.h"
 
 #define ARCHIVE_DEFAULT_TIMEOUT 60
 #define ARCHIVE_DEFAULT_MAX_MESSAGE ((size_t)64 << 20)

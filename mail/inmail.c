@@ -25,9 +25,9 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
 
-#include "bridge/inmail.h"
-#include "bridge/mail.h"
 #include "core/buf.h"
+#include "mail/inmail.h"
+#include "mail/mail.h"
 
 /* Authentication-Results headers looked at per mail (the archive's own
  * are on top; a sender can add any number below them). */

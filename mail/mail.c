@@ -18,8 +18,8 @@
 
 #include <gmime/gmime.h>
 
-#include "bridge/mail.h"
 #include "core/fsutil.h"
+#include "mail/mail.h"
 
 /* Longest header value taken from Bugzilla, in characters.  Bugzilla itself
  * caps a summary at 255; an XML import might not. */

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bridge/maintainers.h"
 #include "core/fsutil.h"
+#include "mail/maintainers.h"
 
 /* Entry letters kept in arrays; the index of a letter here is its kind. */
 static const char array_letters[] = "MRLFXNKTWBCQP";

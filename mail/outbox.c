@@ -27,10 +27,10 @@
 #include <auth-client.h>
 #include <libesmtp.h>
 
-#include "bridge/outbox.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "mail/outbox.h"
 
 #define DEFAULT_BATCH 100
 #define DEFAULT_RETRY_MIN 60
