@@ -176,7 +176,7 @@ enum bb_status bz_create_bug(struct bz_client *c, const struct bz_change *fields
 enum bb_status bz_find_bug_by_url(struct bz_client *c, const char *bug_url, long long *bug_id,
 				  struct bb_error *err);
 
-/* --- import (bridge/import.h): the whole instance, page by page --- */
+/* --- import (migrate/import.h): the whole instance, page by page --- */
 
 /* One page of GET /rest/bug: bugs with id > after_id (and, when since > 0,
  * last_change_time at or after since), ordered by id, at most limit (0:

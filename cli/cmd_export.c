@@ -1,5 +1,5 @@
 /* bugbridge export: an imported Bugzilla as mail threads, redirects and
- * JSON (bridge/export.h). */
+ * JSON (migrate/export.h). */
 #include "config.h"
 
 #include <getopt.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge/export.h"
 #include "bridge/sync.h"
 #include "cli/cli.h"
 #include "core/buf.h"
+#include "migrate/export.h"
 
 static const char usage_export[] =
 	"usage: bugbridge export mbox [--bug N] [--to ADDR]... DIR\n"

@@ -11,10 +11,10 @@
 
 #include <json-c/json.h>
 
-#include "bridge/import.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
+#include "migrate/import.h"
 
 static const char usage[] =
 	"usage: bugbridge import [--from URL | --from-xml FILE|DIR] [options]\n"

@@ -11,10 +11,10 @@
 
 #include <json-c/json.h>
 
-#include "bridge/export.h"
 #include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
+#include "migrate/export.h"
 
 /* ---------------------------------------------------------- atomic files */
 

@@ -1,5 +1,5 @@
 /* bugbridge import: a whole Bugzilla, from REST or XML exports, into the
- * imp_* tables and the blob store.  See bridge/import.h. */
+ * imp_* tables and the blob store.  See migrate/import.h. */
 #include "config.h"
 
 #include <dirent.h>
@@ -14,11 +14,11 @@
 
 #include <json-c/json.h>
 
-#include "bridge/import.h"
 #include "bugzilla/bz_xml.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "migrate/import.h"
 
 #define IMPORT_DEFAULT_BATCH 100
 
