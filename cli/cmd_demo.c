@@ -16,7 +16,6 @@
 
 #include <curl/curl.h>
 
-#include "attachments/blob_http.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_xml.h"
 #include "cli/cli.h"
@@ -24,6 +23,7 @@
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "mail/outbox.h"
+#include "web/blob_http.h"
 
 static const char usage_demo[] =
 	"usage: bugbridge demo [--demo-dir DIR] [--serve]\n"

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attachments/blob_http.h"
-#include "bridge/frontdoor.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "mail/maintainers.h"
 #include "tracker/report.h"
+#include "web/blob_http.h"
+#include "web/frontdoor.h"
 
 static const char serve_usage[] =
 	"usage: bugbridge serve [--listen ADDR:PORT] [--port-file FILE] [--pid-file FILE]\n"

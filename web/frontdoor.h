@@ -42,12 +42,12 @@
 #include <stdint.h>
 
 #include "attachments/blob.h"
-#include "attachments/blob_http.h"
 #include "bridge/route.h"
 #include "bugzilla/bz_client.h"
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/status.h"
+#include "web/blob_http.h"
 
 struct frontdoor_options {
 	const struct bb_config *cfg;  /* must outlive the front door */

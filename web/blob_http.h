@@ -39,13 +39,13 @@ struct blob_server_options {
 	uint64_t max_upload_size;  /* bytes */
 	unsigned threads;          /* worker threads */
 	const char *reports_dir;   /* served under /regressions/; NULL: not served */
-	const struct blob_server_site *site; /* more pages (bridge/frontdoor.h); NULL: none */
+	const struct blob_server_site *site; /* more pages (web/frontdoor.h); NULL: none */
 };
 
 struct blob_server;
 struct MHD_Connection;
 
-/* Pages served besides the blobs (the front door, bridge/frontdoor.h).  For
+/* Pages served besides the blobs (the front door, web/frontdoor.h).  For
  * a request whose path (raw, escapes kept, without the query) claims()
  * accepts, every call of MHD's access handler goes to handle() instead,
  * with the client's numeric address, and *state (NULL at first) for the

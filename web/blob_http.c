@@ -54,10 +54,10 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "attachments/blob_http.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "tracker/report.h"
+#include "web/blob_http.h"
 
 #define BLOB_SERVER_TIMEOUT_SECONDS 120u   /* idle connection */
 #define BLOB_SERVER_DRAIN_SECONDS 10       /* blob_server_stop() waits this long */

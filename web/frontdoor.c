@@ -34,7 +34,6 @@
 #include <microhttpd.h>
 #include <openssl/rand.h>
 
-#include "bridge/frontdoor.h"
 #include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -42,6 +41,7 @@
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
+#include "web/frontdoor.h"
 
 #define FD_POST_BUFFER 65536
 #define FD_DISCARD_MAX (8u * 1024 * 1024)
