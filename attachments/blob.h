@@ -1,4 +1,8 @@
-/* The content-addressed blob store.
+/* Folder attachments/: the content-addressed blob store and archive inspection
+ * (libarchive).  It may use config/ and core/; it knows nothing of
+ * Bugzilla, mail, the tracker or the server.
+ *
+ * The content-addressed blob store.
  *
  * A blob is an immutable file named by the SHA-256 of its bytes:
  *   <root>/sha256/ab/cdef…   (root is <data_dir>/blobs)

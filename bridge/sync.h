@@ -1,4 +1,8 @@
-/* The outbound sync engine: Bugzilla changes become list mail.
+/* Folder bridge/: the engine: the sync both ways (this header and
+ * inbound.h), mail commands, routing rules.  It may use every folder below
+ * it: tracker/, triage/, mail/, bugzilla/, attachments/, config/, core/.
+ *
+ * The outbound sync engine: Bugzilla changes become list mail.
  *
  * A round: take the server's clock, search bugs changed since the cursor
  * (minus one second), keep those the router wants (and those already

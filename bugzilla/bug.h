@@ -1,4 +1,8 @@
-/* The Bugzilla data bugbridge works with, as read from REST or from an XML
+/* Folder bugzilla/: the Bugzilla driver: the bug model (this header), the REST
+ * client (json-c), the XML export reader (libxml2).  It may use
+ * attachments/, config/ and core/.
+ *
+ * The Bugzilla data bugbridge works with, as read from REST or from an XML
  * export (bugzilla/bz_client.h, bugzilla/bz_xml.h).
  *
  * Every string is malloc'd, UTF-8 (invalid sequences repaired with U+FFFD

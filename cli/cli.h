@@ -1,4 +1,7 @@
-/* The command line: one binary, subcommands from a table (cli/main.c).
+/* Folder cli/: the command line, the top layer: the only code that prints or
+ * exits.  It may use every folder.
+ *
+ * The command line: one binary, subcommands from a table (cli/main.c).
  *
  * main() parses the global options, then prepares what a command's flags
  * ask for (configuration, logging, database, blob store) and calls it with

@@ -1,4 +1,7 @@
-/* Configuration: an INI file read with GLib's GKeyFile.
+/* Folder config/: the configuration (GKeyFile INI), the sample file and
+ * the systemd units.  It may use core/.
+ *
+ * Configuration: an INI file read with GLib's GKeyFile.
  *
  * Where it comes from, first match wins: the --config option, then
  * $BUGBRIDGE_CONFIG, then ./bugbridge.conf, then built-in defaults that work

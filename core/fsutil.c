@@ -136,7 +136,7 @@ void test_hook(const char *name)
 	else if (want[len] != '\0')
 		return;
 	if (++hits >= nth) {
-		fprintf(stderr, "bugbridge: test hook %s reached, stopping\n", name);
+		fprintf(stderr, "bugbridge: test hook %s reached, stopping\n", name); /* layers: allowed (the test hook) */
 		raise(SIGKILL);
 	}
 }

@@ -1,4 +1,8 @@
-/* Status codes shared by all of bugbridge's library code.
+/* Folder core/: the base: buffer, status codes, logging, files, SHA-256,
+ * the SQLite store with its migrations and cursors, the HTTP client
+ * wrapper, running git.  It uses no other folder.
+ *
+ * Status codes shared by all of bugbridge's library code.
  *
  * The numbers are stable (they appear in logs and JSON output); add new codes
  * at the end.  Every failure also falls into a retry class that tells the

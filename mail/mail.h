@@ -1,4 +1,9 @@
-/* Composing the bridge's mail with GMime.
+/* Folder mail/: the mail driver: composing (this header; it may use the bug
+ * model), parsing (inmail.h, GMime), the SMTP outbox (libesmtp), the list
+ * archive readers (public-inbox epochs, Atom, mbox, Maildir) and
+ * MAINTAINERS.  It may use bugzilla/, attachments/, config/ and core/.
+ *
+ * Composing the bridge's mail with GMime.
  *
  * Message-IDs are deterministic under the configured domain:
  *   <bug-<id>@<domain>>                 the thread's first mail (the bug and

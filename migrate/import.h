@@ -1,4 +1,7 @@
-/* Migration off Bugzilla: a whole instance into the store (bugbridge import).
+/* Folder migrate/: moving off Bugzilla: import (this header) and export
+ * (export.h).  It may use bridge/ and every folder below it.
+ *
+ * Migration off Bugzilla: a whole instance into the store (bugbridge import).
  *
  * Two sources, one result in the imp_* tables (core/store.c, schema 5) and
  * the blob store:

@@ -1,4 +1,9 @@
-/* The regression tracker: the job regzbot does, fed by both sides of the
+/* Folder tracker/: the regression tracker: the model and its states,
+ * #regzbot directives, git fix detection, the reports.  It is fed by the
+ * engine and never calls it: it may use triage/, mail/, bugzilla/,
+ * attachments/, config/ and core/, not bridge/, migrate/, web/ or cli/.
+ *
+ * The regression tracker: the job regzbot does, fed by both sides of the
  * bridge and by git trees.
  *
  * A regression has a report (a list mail, or a Bugzilla bug flagged as a

@@ -1,4 +1,9 @@
-/* HTTP access to the blob store, served with libmicrohttpd.
+/* Folder web/: the HTTP face, bugbridge serve: the server with the blob routes,
+ * uploads and the regression pages (this header) and the front door
+ * (frontdoor.h).  It may use every folder below it; no folder below knows
+ * the server.
+ *
+ * HTTP access to the blob store, served with libmicrohttpd.
  *
  *   GET|HEAD /blob/sha256/<hex>[/<filename>]
  *       The blob, streamed from its file (sendfile; memory does not grow with
