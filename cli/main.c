@@ -1,13 +1,16 @@
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "cli/cli.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 
 static int cmd_help(struct cli_context *ctx, int argc, char **argv);
@@ -139,11 +142,16 @@ out:
 static FILE *open_log(const struct bb_config *cfg)
 {
 	FILE *f;
+	int fd;
 
 	if (!cfg || !cfg->log_file)
 		return stderr;
-	f = fopen(cfg->log_file, "ae");
+	/* the log names reports, addresses and clients: 0640, whatever the umask */
+	fd = fs_open_private(cfg->log_file, O_WRONLY | O_APPEND);
+	f = fd >= 0 ? fdopen(fd, "a") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		cli_warn("cannot open log file %s; logging to standard error", cfg->log_file);
 		return stderr;
 	}

@@ -47,6 +47,69 @@ enum bb_status fs_mkdir_p(const char *dir, struct bb_error *err)
 	return BB_OK;
 }
 
+enum bb_status fs_narrow_mode(const char *path, mode_t max, struct bb_error *err)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) != 0)
+		return errno == ENOENT ? BB_OK : bb_error_errno(err, errno, "cannot use %s", path);
+	/* another user's file is theirs to keep as they like */
+	if (sb.st_uid != geteuid() || !(sb.st_mode & 07777 & ~max))
+		return BB_OK;
+	if (chmod(path, sb.st_mode & 07777 & max) != 0)
+		return bb_error_errno(err, errno, "cannot restrict the mode of %s", path);
+	return BB_OK;
+}
+
+enum bb_status fs_mkdir_private(const char *dir, struct bb_error *err)
+{
+	enum bb_status s;
+
+	if ((s = fs_mkdir_parents(dir, err)))
+		return s;
+	if (mkdir(dir, FS_PRIVATE_DIR_MODE) == 0) {
+		/* exactly this mode: the umask may have taken the group's bits */
+		if (chmod(dir, FS_PRIVATE_DIR_MODE) != 0)
+			return bb_error_errno(err, errno, "cannot set the mode of %s", dir);
+		return BB_OK;
+	}
+	if (errno != EEXIST)
+		return bb_error_errno(err, errno, "cannot create folder %s", dir);
+	/* An existing folder keeps the mode its admin gave it (it may be a
+	 * home or a shared folder); fs_mkdir_p() says what is wrong with it. */
+	return fs_mkdir_p(dir, err);
+}
+
+int fs_open_private(const char *path, int flags)
+{
+	struct stat sb;
+	int fd, e;
+
+	fd = open(path, flags | O_CREAT | O_EXCL | O_CLOEXEC, FS_PRIVATE_FILE_MODE);
+	if (fd >= 0) {
+		/* exactly this mode: the umask may have taken the group's bit */
+		if (fchmod(fd, FS_PRIVATE_FILE_MODE) == 0)
+			return fd;
+		goto fail;
+	}
+	if (errno != EEXIST)
+		return -1;
+	fd = open(path, (flags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) != 0)
+		goto fail;
+	if (sb.st_uid == geteuid() && (sb.st_mode & 07777 & ~FS_PRIVATE_FILE_MODE) &&
+	    fchmod(fd, sb.st_mode & 07777 & FS_PRIVATE_FILE_MODE) != 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 enum bb_status fs_mkdir_parents(const char *path, struct bb_error *err)
 {
 	char dir[PATH_MAX];

@@ -11,6 +11,23 @@
 enum bb_status fs_mkdir_p(const char *dir, struct bb_error *err);
 /* Creates the folder that will hold the file at path. */
 enum bb_status fs_mkdir_parents(const char *path, struct bb_error *err);
+/* Modes of what holds private data (the database, its folder, the log):
+ * the owner reads and writes, the service's group reads, others nothing;
+ * whatever the umask. */
+#define FS_PRIVATE_DIR_MODE 0750
+#define FS_PRIVATE_FILE_MODE 0640
+/* As fs_mkdir_p(), but dir itself, when it is created, gets exactly
+ * FS_PRIVATE_DIR_MODE; an existing folder keeps its mode. */
+enum bb_status fs_mkdir_private(const char *dir, struct bb_error *err);
+/* Narrows the mode of an existing file of this user's to at most max: bits
+ * outside max are taken away, none are added.  A missing path, or another
+ * user's, is BB_OK and left alone. */
+enum bb_status fs_narrow_mode(const char *path, mode_t max, struct bb_error *err);
+/* open(2) of a private file, created if missing with exactly
+ * FS_PRIVATE_FILE_MODE; an existing one of this user's is narrowed to it.
+ * flags as open(2)'s (O_CREAT is implied).  Returns the descriptor, or -1
+ * with errno. */
+int fs_open_private(const char *path, int flags);
 /* fsync()s the folder dir so a rename or link inside it is durable. */
 enum bb_status fs_fsync_dir(const char *dir, struct bb_error *err);
 /* Writes all of len bytes, retrying on EINTR and short writes; 0 or -1 with errno. */

@@ -1,9 +1,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/store.h"
@@ -559,6 +562,46 @@ static enum bb_status migrate(struct store *st, struct bb_error *err)
 	return BB_OK;
 }
 
+/* The database holds private comments, tokens and addresses: its folder is
+ * made FS_PRIVATE_DIR_MODE and the file FS_PRIVATE_FILE_MODE, whatever the
+ * umask (an existing file of ours is narrowed to it). */
+static enum bb_status store_make_private(const char *path, struct bb_error *err)
+{
+	char *dir = strdup(path), *slash;
+	enum bb_status s = BB_OK;
+	int fd;
+
+	if (!dir)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		s = fs_mkdir_private(dir, err);
+	}
+	free(dir);
+	if (s)
+		return s;
+	if (access(path, F_OK) == 0)
+		return fs_narrow_mode(path, FS_PRIVATE_FILE_MODE, err);
+	fd = fs_open_private(path, O_RDWR);
+	if (fd < 0)
+		return bb_error_errno(err, errno, "cannot create the database %s", path);
+	close(fd);
+	return BB_OK;
+}
+
+static enum bb_status store_narrow(const char *path, const char *suffix, struct bb_error *err)
+{
+	char *p = str_printf("%s%s", path, suffix);
+	enum bb_status s;
+
+	if (!p)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	s = fs_narrow_mode(p, FS_PRIVATE_FILE_MODE, err);
+	free(p);
+	return s;
+}
+
 enum bb_status store_open(struct store **out, const char *path,
 			  enum store_mode mode, struct bb_error *err)
 {
@@ -572,8 +615,7 @@ enum bb_status store_open(struct store **out, const char *path,
 		free(st);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
-	s = fs_mkdir_parents(path, err);
-	if (s)
+	if ((s = store_make_private(path, err)))
 		goto out;
 	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
@@ -591,6 +633,10 @@ enum bb_status store_open(struct store **out, const char *path,
 		goto out;
 	s = migrate(st, err);
 	if (s)
+		goto out;
+	/* SQLite gives its -wal and -shm files the database's mode; files of
+	 * an older version may be wider */
+	if ((s = store_narrow(path, "-wal", err)) || (s = store_narrow(path, "-shm", err)))
 		goto out;
 	if (mode == STORE_READ_ONLY)
 		s = store_exec(st, "PRAGMA query_only = ON", err);
