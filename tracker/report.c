@@ -12,6 +12,9 @@
  *    mainline regression's "introduced" names (reg_report_cycle()); a
  *    regression naming no version counts as current when it was reported
  *    within the last 10 weeks (one cycle), else as a previous one.
+ *
+ * The HTML pages (index.html, trees/, regression/, style.css) are made in
+ * report_html.c; what the two files share is in report_internal.h.
  */
 #include "config.h"
 
@@ -38,8 +41,8 @@
 #include "core/log.h"
 #include "mail/outbox.h"
 #include "tracker/report.h"
+#include "tracker/report_internal.h"
 
-#define DAY 86400LL
 /* A kernel development cycle, roughly (for regressions naming no version). */
 #define CYCLE_SECONDS (70 * DAY)
 /* Without a previous weekly report, "new" means reported this recently. */
@@ -55,32 +58,6 @@
 #define TREE_FILE_MAX 100
 #define LORE_URL "https://lore.kernel.org/r"
 
-static const char report_css[] =
-	"body{font-family:system-ui,sans-serif;margin:0 auto;max-width:72em;padding:0 1em;"
-	"color:#1d1d1f;background:#fff;line-height:1.4}\n"
-	"header,footer{color:#555;font-size:.9em;margin:1em 0}\n"
-	"nav a{margin-right:1em}\n"
-	"h1{font-size:1.5em;overflow-wrap:anywhere}h2{font-size:1.2em;margin-top:1.5em}\n"
-	"table{border-collapse:collapse;width:100%}\n"
-	"th,td{text-align:left;vertical-align:top;padding:.25em .5em;border-bottom:1px solid #ddd;"
-	"overflow-wrap:anywhere}\n"
-	"table.facts th{width:10em;white-space:nowrap}\n"
-	"td.num{text-align:right;white-space:nowrap}\n"
-	".state{display:inline-block;padding:0 .4em;border-radius:.3em;background:#eee;"
-	"font-size:.9em}\n"
-	".state-open{background:#fdd}.state-fix-incoming{background:#ffd}"
-	".state-fixed{background:#dfd}\n"
-	".badge{display:inline-block;padding:0 .4em;border-radius:.3em;background:#ddd;"
-	"font-size:.8em;margin-left:.3em}\n"
-	".badge-stale{background:#e8d5ff}.badge-backburner{background:#d5e8ff}\n"
-	"tr.stale td{color:#777}\n"
-	"pre,code{font-family:ui-monospace,monospace;font-size:.9em}\n"
-	".empty{color:#777;font-style:italic}\n";
-
-/* No script, no frames, no forms; the style sheet from the same place. */
-static const char report_csp[] = "default-src 'none'; style-src 'self'; img-src 'self'; "
-				 "base-uri 'none'; form-action 'none'";
-
 /* ------------------------------------------------------------ cleaning */
 
 /* 1 for the bytes a page or a file never carries: C0 controls but tab and
@@ -92,7 +69,7 @@ static int drop_byte(unsigned char c)
 
 /* 1 if text needs no cleaning: valid UTF-8 without C0/C1 controls (tab
  * and line feed allowed) and without U+FFFE/U+FFFF. */
-static int is_clean(const char *text)
+int reg_report_is_clean(const char *text)
 {
 	const unsigned char *r = (const unsigned char *)text;
 	int ascii = 1;
@@ -113,14 +90,14 @@ static int is_clean(const char *text)
 
 /* A clean copy of text (g_free() it): valid UTF-8 without C0/C1 controls
  * (tab and line feed kept), without U+FFFE/U+FFFF (not XML). */
-static char *clean_dup(const char *text)
+char *reg_report_clean_dup(const char *text)
 {
 	char *valid, *w;
 	const char *r;
 
 	if (!text)
 		return g_strdup("");
-	if (is_clean(text))
+	if (reg_report_is_clean(text))
 		return g_strdup(text);
 	valid = g_utf8_make_valid(text, -1);
 	w = valid;
@@ -137,35 +114,6 @@ static char *clean_dup(const char *text)
 	}
 	*w = '\0';
 	return valid;
-}
-
-enum bb_status reg_html_escape(struct buf *out, const char *text)
-{
-	char *clean = text && is_clean(text) ? NULL : clean_dup(text);
-	const char *p = clean ? clean : text, *run = p;
-	enum bb_status st = BB_OK;
-
-	for (; *p && !st; p++) {
-		const char *entity;
-
-		switch (*p) {
-		case '&': entity = "&amp;"; break;
-		case '<': entity = "&lt;"; break;
-		case '>': entity = "&gt;"; break;
-		case '"': entity = "&quot;"; break;
-		case '\'': entity = "&#39;"; break;
-		default: continue;
-		}
-		if (p > run)
-			st = buf_add(out, run, (size_t)(p - run));
-		if (!st)
-			st = buf_addstr(out, entity);
-		run = p + 1;
-	}
-	if (!st && p > run)
-		st = buf_add(out, run, (size_t)(p - run));
-	g_free(clean);
-	return st;
 }
 
 enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars)
@@ -210,19 +158,6 @@ enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars
 	}
 	g_free(valid);
 	return st;
-}
-
-int reg_report_url_ok(const char *url)
-{
-	const char *p;
-
-	if (!url || (g_ascii_strncasecmp(url, "http://", 7) && g_ascii_strncasecmp(url, "https://", 8)))
-		return 0;
-	for (p = url; *p; p++)
-		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '"' ||
-		    *p == '\'' || *p == '<' || *p == '>' || *p == '\\' || *p == '`')
-			return 0;
-	return p - url > 8 && p - url < 4096;
 }
 
 /* Appends s with every byte outside [A-Za-z0-9-._~@!$+=,;:] as %XX. */
@@ -458,7 +393,7 @@ static void format_iso(char *out, size_t len, time_t t)
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void format_time(char *out, size_t len, time_t t)
+void reg_report_format_time(char *out, size_t len, time_t t)
 {
 	struct tm tm;
 
@@ -467,39 +402,17 @@ static void format_time(char *out, size_t len, time_t t)
 }
 
 /* Whole days from then to now (0 for the future). */
-static long long days_between(time_t then, time_t now)
+long long reg_report_days_between(time_t then, time_t now)
 {
 	return then && now > then ? (long long)(now - then) / DAY : 0;
 }
 
-static const char *plural(long long n)
+const char *reg_report_plural(long long n)
 {
 	return n == 1 ? "" : "s";
 }
 
 /* ------------------------------------------------------------ loading */
-
-struct id_index {
-	long long id;
-	size_t index;
-};
-
-/* What every report reads from the store. */
-struct report_data {
-	struct reg_regression *regs;
-	size_t nregs;
-	struct reg_report_item *items;   /* one per regression, same order */
-	struct id_index *by_id;          /* items by regression id */
-	struct reg_link *links;          /* all of them, by regression */
-	long long *link_reg;
-	size_t nlinks;
-	struct reg_event *events;        /* all of them, by regression, oldest first */
-	long long *event_reg;
-	size_t nevents;
-	struct reg_unhandled *unhandled;
-	size_t nunhandled;
-	time_t last_report;
-};
 
 /* First index in sorted keys[0..n) holding a value >= key. */
 static size_t lower_bound(const long long *keys, size_t n, long long key)
@@ -639,7 +552,7 @@ out:
 /* ------------------------------------------------------------ links */
 
 /* The link to a mail (malloc'd), NULL when out of memory. */
-static char *mail_link(const char *mail_url, const char *message_id)
+char *reg_report_mail_link(const char *mail_url, const char *message_id)
 {
 	struct buf b = BUF_INIT;
 
@@ -651,7 +564,7 @@ static char *mail_link(const char *mail_url, const char *message_id)
 	return buf_detach(&b, NULL);
 }
 
-static char *bug_link(const char *bugzilla_url, long long bug_id)
+char *reg_report_bug_link(const char *bugzilla_url, long long bug_id)
 {
 	if (!bugzilla_url || !*bugzilla_url || bug_id <= 0)
 		return NULL;
@@ -660,69 +573,33 @@ static char *bug_link(const char *bugzilla_url, long long bug_id)
 
 /* Where a regression was reported: its report URL, else the link to its
  * report mail, else its bug; malloc'd or NULL. */
-static char *report_link(const struct reg_regression *r, const char *mail_url,
-			 const char *bugzilla_url)
+char *reg_report_link(const struct reg_regression *r, const char *mail_url,
+		      const char *bugzilla_url)
 {
 	if (r->report_url && *r->report_url)
 		return strdup(r->report_url);
 	if (r->report_msgid && *r->report_msgid)
-		return mail_link(mail_url, r->report_msgid);
-	return bug_link(bugzilla_url, r->bug_id);
+		return reg_report_mail_link(mail_url, r->report_msgid);
+	return reg_report_bug_link(bugzilla_url, r->bug_id);
 }
 
 /* ------------------------------------------------------------ sections */
 
-static int is_active(const struct reg_regression *r)
+int reg_report_is_active(const struct reg_regression *r)
 {
 	return r->state == REG_STATE_OPEN || r->state == REG_STATE_FIX_INCOMING;
 }
 
-enum section {
-	SEC_OPEN,
-	SEC_FIX_INCOMING,
-	SEC_BACKBURNER,
-	SEC_STALE,
-	SEC_FIXED,
-	SEC_CLOSED,
-	SEC_COUNT,
-};
-
-static const char *const section_titles[SEC_COUNT] = {
-	"Open", "Fix incoming", "On the back burner", "Stale (no recent activity)", "Fixed",
-	"Resolved, inconclusive or duplicate",
-};
-static const char *const section_ids[SEC_COUNT] = {
-	"open", "fix-incoming", "backburner", "stale", "fixed", "closed",
-};
-
-static enum section section_of(const struct reg_regression *r)
-{
-	if (is_active(r)) {
-		if (r->backburner)
-			return SEC_BACKBURNER;
-		if (r->stale)
-			return SEC_STALE;
-		return r->state == REG_STATE_OPEN ? SEC_OPEN : SEC_FIX_INCOMING;
-	}
-	return r->state == REG_STATE_FIXED ? SEC_FIXED : SEC_CLOSED;
-}
-
 /* ------------------------------------------------------------ pages */
 
-/* A page or file under construction; the first failure sticks. */
-struct page {
-	struct buf b;
-	enum bb_status st;
-};
-
-static void p_raw(struct page *p, const char *s)
+void reg_report_p_raw(struct page *p, const char *s)
 {
 	if (!p->st)
 		p->st = buf_addstr(&p->b, s);
 }
 
 __attribute__((format(printf, 2, 3)))
-static void p_fmt(struct page *p, const char *fmt, ...)
+void reg_report_p_fmt(struct page *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -733,555 +610,17 @@ static void p_fmt(struct page *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Text from mail or Bugzilla (or anything else), escaped. */
-static void p_esc(struct page *p, const char *s)
-{
-	if (!p->st)
-		p->st = reg_html_escape(&p->b, s);
-}
-
-/* <a href="url">text</a> when url is a usable http(s) URL, else the text
- * (or the URL) alone.  Both escaped. */
-static void p_link(struct page *p, const char *url, const char *text)
-{
-	if (url && reg_report_url_ok(url)) {
-		p_raw(p, "<a href=\"");
-		p_esc(p, url);
-		p_raw(p, "\">");
-		p_esc(p, text && *text ? text : url);
-		p_raw(p, "</a>");
-	} else if (text && *text && url && *url && strcmp(text, url)) {
-		/* no link, but the reader sees where it would have gone */
-		p_esc(p, text);
-		p_raw(p, " (");
-		p_esc(p, url);
-		p_raw(p, ")");
-	} else {
-		p_esc(p, text && *text ? text : url);
-	}
-}
-
-/* A link to one of our own pages (rel is made here, not from input, but
- * goes through the escape all the same). */
-static void p_own_link(struct page *p, const char *rel, const char *text)
-{
-	p_raw(p, "<a href=\"");
-	p_esc(p, rel);
-	p_raw(p, "\">");
-	p_esc(p, text);
-	p_raw(p, "</a>");
-}
-
-/* Options every page needs. */
-struct page_ctx {
-	const struct bb_config *cfg;
-	time_t now;
-	char generated[40];
-	char generated_day[16];
-	const char *mail_url;
-	const char *bugzilla_url;
-	char *base_url;
-	const struct report_data *d;
-};
-
-static void page_head(struct page *p, const struct page_ctx *pc, const char *up,
-		      const char *title)
-{
-	p_raw(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		 "<meta http-equiv=\"Content-Security-Policy\" content=\"");
-	p_esc(p, report_csp);
-	p_raw(p, "\">\n<title>");
-	p_esc(p, title);
-	p_raw(p, " \xe2\x80\x94 bugbridge regressions</title>\n<link rel=\"stylesheet\" href=\"");
-	p_esc(p, up);
-	p_raw(p, "style.css\">\n<link rel=\"alternate\" type=\"application/atom+xml\" "
-		 "title=\"Regression changes\" href=\"");
-	p_esc(p, up);
-	p_raw(p, "changes.atom\">\n</head>\n<body>\n<header><nav>");
-	p_raw(p, "<a href=\"");
-	p_esc(p, up);
-	p_raw(p, "index.html\">All trees</a>");
-	(void)pc;
-	p_raw(p, "</nav></header>\n<main>\n");
-}
-
-/* The footer; a regression's page names no time (its ages say the day),
- * so that it stays the same file, and is not written again, until it
- * changes. */
-static void page_foot(struct page *p, const struct page_ctx *pc, const char *up, int timeless)
-{
-	p_raw(p, "</main>\n<footer>Generated by bugbridge " PACKAGE_VERSION);
-	if (!timeless) {
-		p_raw(p, " at ");
-		p_esc(p, pc->generated);
-	}
-	p_raw(p, " \xc2\xb7 <a href=\"");
-	p_esc(p, up);
-	p_raw(p, "regressions.json\">JSON</a> \xc2\xb7 <a href=\"");
-	p_esc(p, up);
-	p_raw(p, "changes.atom\">Atom feed</a> \xc2\xb7 <a href=\"");
-	p_esc(p, up);
-	p_raw(p, "weekly.txt\">weekly report</a></footer>\n</body>\n</html>\n");
-}
-
-static void p_state(struct page *p, const struct reg_regression *r)
-{
-	const char *s = reg_state_str(r->state);
-
-	p_raw(p, "<span class=\"state state-");
-	p_esc(p, s);
-	p_raw(p, "\">");
-	p_esc(p, s);
-	p_raw(p, "</span>");
-	if (r->backburner)
-		p_raw(p, "<span class=\"badge badge-backburner\">back burner</span>");
-	if (r->stale && is_active(r))
-		p_raw(p, "<span class=\"badge badge-stale\">stale</span>");
-	if (r->ignore_activity)
-		p_raw(p, "<span class=\"badge\">activity ignored</span>");
-}
-
-static void p_days(struct page *p, long long days)
-{
-	p_fmt(p, "%lld day%s", days, plural(days));
-}
-
-/* --- regression/<id>.html */
-
-static void fact_row(struct page *p, const char *label)
-{
-	p_raw(p, "<tr><th>");
-	p_esc(p, label);
-	p_raw(p, "</th><td>");
-}
-
-static void regression_page(struct page *p, const struct page_ctx *pc,
-			    const struct reg_report_item *it)
-{
-	const struct reg_regression *r = it->r;
-	char when[40], title[64];
-	char *tree = reg_report_tree_file(r->branch), *url = NULL;
-
-	snprintf(title, sizeof(title), "Regression #%lld", r->id);
-	page_head(p, pc, "../", r->title && *r->title ? r->title : title);
-	p_fmt(p, "<h1><span class=\"id\">#%lld</span> ", r->id);
-	p_esc(p, r->title && *r->title ? r->title : "(no title)");
-	p_raw(p, "</h1>\n<p>");
-	p_state(p, r);
-	p_raw(p, "</p>\n<table class=\"facts\">\n");
-
-	fact_row(p, "Tree");
-	if (tree) {
-		char *rel = str_printf("../trees/%s.html", tree);
-
-		if (rel)
-			p_own_link(p, rel, r->branch);
-		else
-			p->st = BB_ERR_NOMEM;
-		free(rel);
-	} else {
-		p->st = BB_ERR_NOMEM;
-	}
-	p_raw(p, "</td></tr>\n");
-
-	/* An open regression's page says its age as of today; a closed one's
-	 * how long it was open, so that its page stays the same file and is
-	 * not written again every day. */
-	fact_row(p, "Age");
-	format_time(when, sizeof(when), r->created);
-	if (is_active(r)) {
-		p_days(p, days_between(r->created, pc->now));
-		p_raw(p, " (reported ");
-		p_esc(p, when);
-		p_raw(p, "; as of ");
-		p_esc(p, pc->generated_day);
-		p_raw(p, ")</td></tr>\n");
-	} else {
-		p_raw(p, "reported ");
-		p_esc(p, when);
-		format_time(when, sizeof(when), r->updated);
-		p_raw(p, ", closed ");
-		p_esc(p, when);
-		p_raw(p, " after ");
-		p_days(p, days_between(r->created, r->updated));
-		p_raw(p, "</td></tr>\n");
-	}
-
-	fact_row(p, "Last activity");
-	if (r->last_activity) {
-		long long d = days_between(r->last_activity, pc->now);
-
-		format_time(when, sizeof(when), r->last_activity);
-		if (is_active(r)) {
-			p_fmt(p, "%lld day%s ago (", d, plural(d));
-			p_esc(p, when);
-			p_raw(p, ")");
-		} else {
-			p_esc(p, when);
-		}
-		if (r->last_activity_by && *r->last_activity_by) {
-			p_raw(p, " by ");
-			p_esc(p, r->last_activity_by);
-		}
-		if (r->last_activity_msgid && *r->last_activity_msgid) {
-			url = mail_link(pc->mail_url, r->last_activity_msgid);
-			p_raw(p, " \xe2\x80\x94 ");
-			p_link(p, url, "the mail");
-			free(url);
-			url = NULL;
-		}
-	} else {
-		p_raw(p, "none");
-	}
-	p_fmt(p, "; %lld activit%s</td></tr>\n", r->activity_count,
-	      r->activity_count == 1 ? "y" : "ies");
-
-	fact_row(p, "Introduced");
-	p_raw(p, "<code>");
-	p_esc(p, r->introduced && *r->introduced ? r->introduced : "unknown");
-	p_raw(p, "</code></td></tr>\n");
-	fact_row(p, "Culprit");
-	if (r->culprit && *r->culprit) {
-		p_raw(p, "<code>");
-		p_esc(p, r->culprit);
-		p_raw(p, "</code>");
-	} else {
-		p_raw(p, "not identified");
-	}
-	p_raw(p, "</td></tr>\n");
-
-	if (r->reporter && *r->reporter) {
-		fact_row(p, "Reported by");
-		p_esc(p, r->reporter);
-		p_raw(p, "</td></tr>\n");
-	}
-	url = report_link(r, pc->mail_url, pc->bugzilla_url);
-	fact_row(p, "Report");
-	if (url && *url)
-		p_link(p, url, url);
-	else
-		p_raw(p, "<span class=\"empty\">unknown</span>");
-	p_raw(p, "</td></tr>\n");
-	free(url);
-	url = NULL;
-	if (r->bug_id > 0) {
-		char label[48];
-
-		snprintf(label, sizeof(label), "bug %lld", r->bug_id);
-		url = bug_link(pc->bugzilla_url, r->bug_id);
-		fact_row(p, "Bugzilla");
-		p_link(p, url, label);
-		p_raw(p, "</td></tr>\n");
-		free(url);
-		url = NULL;
-	}
-	if ((r->fix_commit && *r->fix_commit) || (r->fix_subject && *r->fix_subject)) {
-		fact_row(p, "Fix");
-		if (r->fix_commit && *r->fix_commit) {
-			p_raw(p, "<code>");
-			p_esc(p, r->fix_commit);
-			p_raw(p, "</code> ");
-		}
-		if (r->fix_subject && *r->fix_subject) {
-			p_raw(p, "(\xe2\x80\x9c");
-			p_esc(p, r->fix_subject);
-			p_raw(p, "\xe2\x80\x9d)");
-		}
-		if (r->fix_tree && *r->fix_tree) {
-			p_raw(p, ", seen in ");
-			p_esc(p, r->fix_tree);
-		} else {
-			p_raw(p, ", named, not seen in a tree yet");
-		}
-		p_raw(p, "</td></tr>\n");
-	}
-	if (r->state == REG_STATE_DUPLICATE && r->dup_of > 0) {
-		char rel[48], label[48];
-
-		snprintf(rel, sizeof(rel), "%lld.html", r->dup_of);
-		snprintf(label, sizeof(label), "#%lld", r->dup_of);
-		fact_row(p, "Duplicate of");
-		p_own_link(p, rel, label);
-		p_raw(p, "</td></tr>\n");
-	}
-	if (r->resolution && *r->resolution) {
-		fact_row(p, r->backburner && is_active(r) ? "Back burner" : "Resolution");
-		p_esc(p, r->resolution);
-		p_raw(p, "</td></tr>\n");
-	}
-	if (r->poked) {
-		format_time(when, sizeof(when), r->poked);
-		fact_row(p, "Poked");
-		p_esc(p, when);
-		p_raw(p, "</td></tr>\n");
-	}
-	p_raw(p, "</table>\n");
-
-	p_raw(p, "<h2>Links</h2>\n");
-	if (!it->nlinks) {
-		p_raw(p, "<p class=\"empty\">none</p>\n");
-	} else {
-		p_raw(p, "<ul class=\"links\">\n");
-		for (size_t i = 0; i < it->nlinks; i++) {
-			const struct reg_link *l = &it->links[i];
-
-			p_raw(p, "<li>");
-			p_link(p, l->url, l->title && *l->title ? l->title : l->url);
-			if (l->kind && *l->kind && strcmp(l->kind, "link")) {
-				p_raw(p, " <span class=\"badge\">");
-				p_esc(p, l->kind);
-				p_raw(p, "</span>");
-			}
-			p_raw(p, "</li>\n");
-		}
-		p_raw(p, "</ul>\n");
-	}
-
-	p_raw(p, "<h2>History</h2>\n");
-	if (!it->nevents) {
-		p_raw(p, "<p class=\"empty\">none</p>\n");
-	} else {
-		p_raw(p, "<table class=\"history\">\n<tr><th>When</th><th>What</th><th>Details</th>"
-			 "<th>Mail</th></tr>\n");
-		for (size_t i = 0; i < it->nevents; i++) {
-			const struct reg_event *e = &it->events[i];
-
-			format_time(when, sizeof(when), e->time);
-			p_raw(p, "<tr><td>");
-			p_esc(p, when);
-			p_raw(p, "</td><td>");
-			p_esc(p, e->kind);
-			p_raw(p, "</td><td>");
-			p_esc(p, e->text);
-			p_raw(p, "</td><td>");
-			if (e->message_id && *e->message_id) {
-				url = mail_link(pc->mail_url, e->message_id);
-				p_link(p, url, "mail");
-				free(url);
-				url = NULL;
-			}
-			p_raw(p, "</td></tr>\n");
-		}
-		p_raw(p, "</table>\n");
-	}
-	page_foot(p, pc, "../", 1);
-	free(tree);
-}
-
-/* --- trees/<name>.html */
-
-static void tree_row(struct page *p, const struct page_ctx *pc, const struct reg_report_item *it,
-		     const char *up)
-{
-	const struct reg_regression *r = it->r;
-	char rel[64], label[32];
-	char *url;
-
-	snprintf(rel, sizeof(rel), "%sregression/%lld.html", up, r->id);
-	snprintf(label, sizeof(label), "#%lld", r->id);
-	p_raw(p, r->stale && is_active(r) ? "<tr class=\"stale\"><td>" : "<tr><td>");
-	p_own_link(p, rel, label);
-	p_raw(p, "</td><td>");
-	p_own_link(p, rel, r->title && *r->title ? r->title : "(no title)");
-	p_raw(p, "</td><td>");
-	p_state(p, r);
-	p_fmt(p, "</td><td class=\"num\">%lld</td><td class=\"num\">",
-	      days_between(r->created, pc->now));
-	if (r->last_activity)
-		p_fmt(p, "%lld", days_between(r->last_activity, pc->now));
-	else
-		p_raw(p, "\xe2\x80\x94");
-	p_raw(p, "</td><td><code>");
-	p_esc(p, r->culprit && *r->culprit ? r->culprit : "");
-	p_raw(p, "</code></td><td>");
-	url = report_link(r, pc->mail_url, pc->bugzilla_url);
-	if (url && *url)
-		p_link(p, url, "report");
-	free(url);
-	p_raw(p, "</td></tr>\n");
-}
-
-static void tree_table_head(struct page *p)
-{
-	p_raw(p, "<table class=\"regressions\">\n<tr><th>#</th><th>Title</th><th>State</th>"
-		 "<th>Age (days)</th><th>Last activity (days ago)</th><th>Culprit</th>"
-		 "<th>Report</th></tr>\n");
-}
-
-static void tree_page(struct page *p, const struct page_ctx *pc, const char *branch)
-{
-	const struct report_data *d = pc->d;
-	char *title = str_printf("Regressions on %s", branch);
-	size_t counts[SEC_COUNT] = { 0 };
-
-	if (!title) {
-		p->st = BB_ERR_NOMEM;
-		return;
-	}
-	for (size_t i = 0; i < d->nregs; i++)
-		if (!strcmp(d->regs[i].branch, branch))
-			counts[section_of(&d->regs[i])]++;
-	page_head(p, pc, "../", title);
-	p_raw(p, "<h1>");
-	p_esc(p, title);
-	p_raw(p, "</h1>\n<p>");
-	for (int s = 0; s < SEC_COUNT; s++) {
-		p_fmt(p, "%s<a href=\"#%s\">", s ? " \xc2\xb7 " : "", section_ids[s]);
-		p_esc(p, section_titles[s]);
-		p_fmt(p, "</a>: %zu", counts[s]);
-	}
-	p_raw(p, "</p>\n");
-	for (int s = 0; s < SEC_COUNT; s++) {
-		p_fmt(p, "<h2 id=\"%s\">", section_ids[s]);
-		p_esc(p, section_titles[s]);
-		p_fmt(p, " (%zu)</h2>\n", counts[s]);
-		if (!counts[s]) {
-			p_raw(p, "<p class=\"empty\">none</p>\n");
-			continue;
-		}
-		tree_table_head(p);
-		for (size_t i = 0; i < d->nregs; i++)
-			if (!strcmp(d->regs[i].branch, branch) &&
-			    section_of(&d->regs[i]) == (enum section)s)
-				tree_row(p, pc, &d->items[i], "../");
-		p_raw(p, "</table>\n");
-	}
-	page_foot(p, pc, "../", 0);
-	free(title);
-}
-
-/* --- index.html */
-
-static int str_ptr_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The trees to show: mainline, then the configured ones, then any other
- * branch a regression names, sorted.  A NULL-terminated array of borrowed
- * strings (free() the array). */
-static const char **tree_names(const struct page_ctx *pc, size_t *count)
-{
-	const struct report_data *d = pc->d;
-	size_t cap = 1 + pc->cfg->ntrees + d->nregs + 1, n = 0, fixed;
-	const char **names = calloc(cap, sizeof(*names));
-	GHashTable *seen;
-
-	if (!names)
-		return NULL;
-	seen = g_hash_table_new(g_str_hash, g_str_equal);
-	names[n++] = "mainline";
-	g_hash_table_add(seen, (gpointer) "mainline");
-	for (size_t i = 0; i < pc->cfg->ntrees; i++) {
-		const char *t = pc->cfg->trees[i].name;
-
-		if (t && !g_hash_table_contains(seen, t)) {
-			g_hash_table_add(seen, (gpointer)t);
-			names[n++] = t;
-		}
-	}
-	fixed = n;
-	for (size_t i = 0; i < d->nregs; i++) {
-		const char *t = d->regs[i].branch;
-
-		if (t && !g_hash_table_contains(seen, t)) {
-			g_hash_table_add(seen, (gpointer)t);
-			names[n++] = t;
-		}
-	}
-	g_hash_table_destroy(seen);
-	qsort(names + fixed, n - fixed, sizeof(*names), str_ptr_cmp);
-	*count = n;
-	return names;
-}
-
-static void index_page(struct page *p, const struct page_ctx *pc, const char **trees,
-		       size_t ntrees)
-{
-	const struct report_data *d = pc->d;
-	size_t total[SEC_COUNT] = { 0 };
-	char when[40];
-
-	for (size_t i = 0; i < d->nregs; i++)
-		total[section_of(&d->regs[i])]++;
-	page_head(p, pc, "", "Regressions");
-	p_raw(p, "<h1>Regressions</h1>\n");
-	p_fmt(p, "<p>%zu regression%s tracked: %zu open, %zu with a fix incoming, %zu on the "
-		 "back burner, %zu stale (no activity for %lld days), %zu fixed, %zu closed.</p>\n",
-	      d->nregs, plural((long long)d->nregs), total[SEC_OPEN], total[SEC_FIX_INCOMING],
-	      total[SEC_BACKBURNER], total[SEC_STALE],
-	      (pc->cfg->tracker_stale_after > 0 ? pc->cfg->tracker_stale_after : 90 * DAY) / DAY,
-	      total[SEC_FIXED], total[SEC_CLOSED]);
-	p_raw(p, "<h2>Trees</h2>\n<table class=\"trees\">\n<tr><th>Tree</th>");
-	for (int s = 0; s < SEC_COUNT; s++) {
-		p_raw(p, "<th>");
-		p_esc(p, section_titles[s]);
-		p_raw(p, "</th>");
-	}
-	p_raw(p, "</tr>\n");
-	for (size_t t = 0; t < ntrees; t++) {
-		size_t counts[SEC_COUNT] = { 0 };
-		char *file = reg_report_tree_file(trees[t]), *rel;
-
-		for (size_t i = 0; i < d->nregs; i++)
-			if (!strcmp(d->regs[i].branch, trees[t]))
-				counts[section_of(&d->regs[i])]++;
-		rel = file ? str_printf("trees/%s.html", file) : NULL;
-		if (!rel)
-			p->st = BB_ERR_NOMEM;
-		p_raw(p, "<tr><td>");
-		if (rel)
-			p_own_link(p, rel, trees[t]);
-		p_raw(p, "</td>");
-		for (int s = 0; s < SEC_COUNT; s++)
-			p_fmt(p, "<td class=\"num\">%zu</td>", counts[s]);
-		p_raw(p, "</tr>\n");
-		free(rel);
-		free(file);
-	}
-	p_raw(p, "</table>\n");
-
-	p_raw(p, "<h2 id=\"unhandled\">Directives not acted on</h2>\n");
-	if (!d->nunhandled) {
-		p_raw(p, "<p class=\"empty\">none</p>\n");
-	} else {
-		p_raw(p, "<table class=\"unhandled\">\n<tr><th>When</th><th>Directive</th>"
-			 "<th>Why not</th><th>Mail</th></tr>\n");
-		for (size_t i = 0; i < d->nunhandled; i++) {
-			const struct reg_unhandled *u = &d->unhandled[i];
-			char *url = u->message_id && *u->message_id
-					    ? mail_link(pc->mail_url, u->message_id) : NULL;
-
-			format_time(when, sizeof(when), u->time);
-			p_raw(p, "<tr><td>");
-			p_esc(p, when);
-			p_raw(p, "</td><td><code>");
-			p_esc(p, u->line);
-			p_raw(p, "</code></td><td>");
-			p_esc(p, u->reason);
-			p_raw(p, "</td><td>");
-			if (url)
-				p_link(p, url, "mail");
-			p_raw(p, "</td></tr>\n");
-			free(url);
-		}
-		p_raw(p, "</table>\n");
-	}
-	page_foot(p, pc, "", 0);
-}
-
 /* ------------------------------------------------------------ JSON */
 
 static void json_add_string(struct json_object *o, const char *key, const char *value)
 {
 	char *clean;
 
-	if (value && is_clean(value)) {
+	if (value && reg_report_is_clean(value)) {
 		json_object_object_add(o, key, json_object_new_string(value));
 		return;
 	}
-	clean = clean_dup(value);
+	clean = reg_report_clean_dup(value);
 	json_object_object_add(o, key, json_object_new_string(clean));
 	g_free(clean);
 }
@@ -1329,7 +668,8 @@ struct json_object *reg_report_json(const struct reg_report_item *item, time_t n
 	json_add_time(o, "created", r->created);
 	json_add_time(o, "updated", r->updated);
 	json_add_time(o, "last_activity", r->last_activity);
-	json_object_object_add(o, "age_days", json_object_new_int64(days_between(r->created, now)));
+	json_object_object_add(o, "age_days",
+			       json_object_new_int64(reg_report_days_between(r->created, now)));
 	json_object_object_add(o, "activity_count", json_object_new_int64(r->activity_count));
 	json_add_string(o, "last_activity_by", r->last_activity_by);
 	json_add_string(o, "last_activity_message_id", r->last_activity_msgid);
@@ -1391,7 +731,7 @@ static void p_json(struct page *p, struct json_object *obj)
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
 						   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (text)
-		p_raw(p, text);
+		reg_report_p_raw(p, text);
 	else if (!p->st)
 		p->st = BB_ERR_NOMEM;
 	json_object_put(obj);
@@ -1404,21 +744,21 @@ static void json_file(struct page *p, const struct page_ctx *pc)
 
 	/* the top level by hand, so that each regression is one line */
 	format_iso(iso, sizeof(iso), pc->now);
-	p_fmt(p, "{\"version\":%d,\"generated\":\"%s\",\"generator\":\"bugbridge %s\","
-		 "\"base_url\":", REG_REPORT_VERSION, iso, PACKAGE_VERSION);
+	reg_report_p_fmt(p, "{\"version\":%d,\"generated\":\"%s\",\"generator\":\"bugbridge %s\","
+			    "\"base_url\":", REG_REPORT_VERSION, iso, PACKAGE_VERSION);
 	p_json(p, json_object_new_string(pc->base_url));
-	p_fmt(p, ",\"stale_after_days\":%lld,\n\"regressions\":[",
-	      (pc->cfg->tracker_stale_after > 0 ? pc->cfg->tracker_stale_after : 90 * DAY) / DAY);
+	reg_report_p_fmt(p, ",\"stale_after_days\":%lld,\n\"regressions\":[",
+			 (pc->cfg->tracker_stale_after > 0 ? pc->cfg->tracker_stale_after : 90 * DAY) / DAY);
 	for (size_t i = 0; i < d->nregs && !p->st; i++) {
-		p_raw(p, i ? ",\n" : "\n");
+		reg_report_p_raw(p, i ? ",\n" : "\n");
 		p_json(p, reg_report_json(&d->items[i], pc->now, pc->base_url, 1));
 	}
-	p_raw(p, "],\n\"unhandled\":[");
+	reg_report_p_raw(p, "],\n\"unhandled\":[");
 	for (size_t i = 0; i < d->nunhandled && !p->st; i++) {
-		p_raw(p, i ? ",\n" : "\n");
+		reg_report_p_raw(p, i ? ",\n" : "\n");
 		p_json(p, reg_report_json_unhandled(&d->unhandled[i]));
 	}
-	p_raw(p, "]}\n");
+	reg_report_p_raw(p, "]}\n");
 }
 
 /* ------------------------------------------------------------ Atom */
@@ -1426,7 +766,7 @@ static void json_file(struct page *p, const struct page_ctx *pc)
 /* Writes a text element with cleaned content; returns < 0 on failure. */
 static int atom_element(xmlTextWriterPtr w, const char *name, const char *text)
 {
-	char *clean = clean_dup(text);
+	char *clean = reg_report_clean_dup(text);
 	int rc = xmlTextWriterWriteElement(w, BAD_CAST name, BAD_CAST clean);
 
 	g_free(clean);
@@ -1435,7 +775,7 @@ static int atom_element(xmlTextWriterPtr w, const char *name, const char *text)
 
 static int atom_link(xmlTextWriterPtr w, const char *rel, const char *type, const char *href)
 {
-	char *clean = clean_dup(href);
+	char *clean = reg_report_clean_dup(href);
 	int rc = xmlTextWriterStartElement(w, BAD_CAST "link");
 
 	if (rc >= 0 && rel)
@@ -1544,7 +884,7 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 		free(s);
 		s = NULL;
 		if (rc >= 0 && e->message_id && *e->message_id) {
-			s = mail_link(pc->mail_url, e->message_id);
+			s = reg_report_mail_link(pc->mail_url, e->message_id);
 			if (s)
 				rc = atom_link(w, "related", NULL, s);
 			free(s);
@@ -1563,7 +903,7 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 	}
 	xmlFreeTextWriter(w); /* flushes into xbuf */
 	w = NULL;
-	p_raw(p, (const char *)xmlBufferContent(xbuf));
+	reg_report_p_raw(p, (const char *)xmlBufferContent(xbuf));
 out:
 	if (w)
 		xmlFreeTextWriter(w);
@@ -1599,15 +939,15 @@ static void t_frame(struct page *p, const char *heading)
 {
 	size_t width = (size_t)g_utf8_strlen(heading, -1);
 
-	p_raw(p, "\n");
+	reg_report_p_raw(p, "\n");
 	for (size_t i = 0; i < width; i++)
-		p_raw(p, "=");
-	p_raw(p, "\n");
-	p_raw(p, heading);
-	p_raw(p, "\n");
+		reg_report_p_raw(p, "=");
+	reg_report_p_raw(p, "\n");
+	reg_report_p_raw(p, heading);
+	reg_report_p_raw(p, "\n");
 	for (size_t i = 0; i < width; i++)
-		p_raw(p, "=");
-	p_raw(p, "\n");
+		reg_report_p_raw(p, "=");
+	reg_report_p_raw(p, "\n");
 }
 
 static int is_new(const struct reg_regression *r, const struct reg_weekly_options *opt)
@@ -1623,100 +963,101 @@ static void t_block(struct page *p, const struct reg_weekly_options *opt,
 	const struct reg_regression *r = it->r;
 	size_t start = p->b.len, width;
 	char *url;
-	long long age = days_between(r->created, opt->now);
+	long long age = reg_report_days_between(r->created, opt->now);
 
-	p_raw(p, "\n");
+	reg_report_p_raw(p, "\n");
 	start = p->b.len;
 	if (is_new(r, opt))
-		p_raw(p, "[ *NEW* ] ");
+		reg_report_p_raw(p, "[ *NEW* ] ");
 	t_line(p, r->title && *r->title ? r->title : "(no title)");
 	if (p->st)
 		return;
 	width = (size_t)g_utf8_strlen(p->b.data + start, (gssize)(p->b.len - start));
-	p_raw(p, "\n");
+	reg_report_p_raw(p, "\n");
 	for (size_t i = 0; i < width && i < 72; i++)
-		p_raw(p, "-");
-	p_raw(p, "\n");
-	p_fmt(p, "%s/regression/%lld.html\n", opt->base_url, r->id);
-	url = report_link(r, opt->mail_url, opt->bugzilla_url);
+		reg_report_p_raw(p, "-");
+	reg_report_p_raw(p, "\n");
+	reg_report_p_fmt(p, "%s/regression/%lld.html\n", opt->base_url, r->id);
+	url = reg_report_link(r, opt->mail_url, opt->bugzilla_url);
 	if (url && *url) {
 		t_line(p, url);
-		p_raw(p, "\n");
+		reg_report_p_raw(p, "\n");
 	}
 	if (r->bug_id > 0 && opt->bugzilla_url) {
-		char *bug = bug_link(opt->bugzilla_url, r->bug_id);
+		char *bug = reg_report_bug_link(opt->bugzilla_url, r->bug_id);
 
 		if (bug && (!url || strcmp(bug, url))) {
-			p_raw(p, bug);
-			p_raw(p, "\n");
+			reg_report_p_raw(p, bug);
+			reg_report_p_raw(p, "\n");
 		}
 		free(bug);
 	}
 	free(url);
-	p_raw(p, "\n");
+	reg_report_p_raw(p, "\n");
 	if (r->reporter && *r->reporter) {
-		p_raw(p, "By ");
+		reg_report_p_raw(p, "By ");
 		t_line(p, r->reporter);
-		p_raw(p, "; ");
+		reg_report_p_raw(p, "; ");
 	}
-	p_fmt(p, "%lld day%s ago; %lld activit%s", age, plural(age), r->activity_count,
-	      r->activity_count == 1 ? "y" : "ies");
+	reg_report_p_fmt(p, "%lld day%s ago; %lld activit%s", age, reg_report_plural(age), r->activity_count,
+			 r->activity_count == 1 ? "y" : "ies");
 	if (r->last_activity) {
-		long long d = days_between(r->last_activity, opt->now);
+		long long d = reg_report_days_between(r->last_activity, opt->now);
 
-		p_fmt(p, ", latest %lld day%s ago", d, plural(d));
+		reg_report_p_fmt(p, ", latest %lld day%s ago", d, reg_report_plural(d));
 		if (r->last_activity_by && *r->last_activity_by) {
-			p_raw(p, " (by ");
+			reg_report_p_raw(p, " (by ");
 			t_line(p, r->last_activity_by);
-			p_raw(p, ")");
+			reg_report_p_raw(p, ")");
 		}
 	}
-	p_raw(p, ".\n");
+	reg_report_p_raw(p, ".\n");
 	if (r->introduced && *r->introduced) {
-		p_raw(p, "Introduced in ");
+		reg_report_p_raw(p, "Introduced in ");
 		t_line(p, r->introduced);
-		p_raw(p, "\n");
+		reg_report_p_raw(p, "\n");
 	}
 	if (r->culprit && *r->culprit && (!r->introduced || strcmp(r->culprit, r->introduced))) {
-		p_raw(p, "Culprit: ");
+		reg_report_p_raw(p, "Culprit: ");
 		t_line(p, r->culprit);
-		p_raw(p, "\n");
+		reg_report_p_raw(p, "\n");
 	}
 	if (r->backburner && r->resolution && *r->resolution) {
-		p_raw(p, "On the back burner: ");
+		reg_report_p_raw(p, "On the back burner: ");
 		t_line(p, r->resolution);
-		p_raw(p, "\n");
+		reg_report_p_raw(p, "\n");
 	}
 	if ((r->fix_commit && *r->fix_commit) || (r->fix_subject && *r->fix_subject)) {
-		p_raw(p, r->state == REG_STATE_FIX_INCOMING ? "\nFix incoming:\n* " : "\nFix named:\n* ");
+		reg_report_p_raw(p, r->state == REG_STATE_FIX_INCOMING ? "\nFix incoming:\n* "
+								       : "\nFix named:\n* ");
 		t_line(p, r->fix_subject && *r->fix_subject ? r->fix_subject : r->fix_commit);
-		p_raw(p, "\n  ");
+		reg_report_p_raw(p, "\n  ");
 		if (r->fix_commit && *r->fix_commit)
 			t_line(p, r->fix_commit);
 		if (r->fix_tree && *r->fix_tree) {
-			p_raw(p, r->fix_commit && *r->fix_commit ? ", seen in " : "seen in ");
+			reg_report_p_raw(p, r->fix_commit && *r->fix_commit ? ", seen in " : "seen in ");
 			t_line(p, r->fix_tree);
 		} else {
-			p_raw(p, r->fix_commit && *r->fix_commit ? ", not seen in a tree yet"
-								 : "not seen in a tree yet");
+			reg_report_p_raw(p, r->fix_commit && *r->fix_commit ? ", not seen in a tree yet"
+									    : "not seen in a tree yet");
 		}
-		p_raw(p, "\n");
+		reg_report_p_raw(p, "\n");
 	}
 	if (it->nlinks) {
 		size_t shown = 0;
 
-		p_raw(p, "\nNoteworthy links:\n");
+		reg_report_p_raw(p, "\nNoteworthy links:\n");
 		for (size_t i = 0; i < it->nlinks && shown < WEEKLY_LINKS_MAX; i++, shown++) {
 			const struct reg_link *l = &it->links[i];
 
-			p_raw(p, "* ");
+			reg_report_p_raw(p, "* ");
 			t_line(p, l->title && *l->title ? l->title : l->url);
-			p_raw(p, "\n  ");
+			reg_report_p_raw(p, "\n  ");
 			t_line(p, l->url);
-			p_raw(p, "\n");
+			reg_report_p_raw(p, "\n");
 		}
 		if (it->nlinks > shown)
-			p_fmt(p, "  (%zu more on the regression's page)\n", it->nlinks - shown);
+			reg_report_p_fmt(p, "  (%zu more on the regression's page)\n", it->nlinks - shown);
 	}
 }
 
@@ -1787,11 +1128,11 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 
 		if (strcmp(r->branch, "mainline")) {
 			where[i] = W_OTHER;
-			if (is_active(r))
+			if (reg_report_is_active(r))
 				other_trees++;
 			continue;
 		}
-		if (!is_active(r)) {
+		if (!reg_report_is_active(r)) {
 			where[i] = r->updated > since ? W_DONE : W_OTHER;
 		} else if (r->backburner) {
 			where[i] = W_BACKBURNER;
@@ -1811,33 +1152,33 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 	}
 
 	format_day(day, sizeof(day), opt->now);
-	p_raw(&p, "Hi, this is bugbridge, the regression tracker.  Below is the list of the\n"
-		  "regressions in mainline it knows about, as of ");
-	p_raw(&p, day);
-	p_raw(&p, ", with their age (in days)\nand their latest activity.  All of them, on every "
-		  "tree, with their history:\n");
-	p_raw(&p, opt->base_url);
-	p_raw(&p, "/index.html\n\n");
+	reg_report_p_raw(&p, "Hi, this is bugbridge, the regression tracker.  Below is the list of the\n"
+			     "regressions in mainline it knows about, as of ");
+	reg_report_p_raw(&p, day);
+	reg_report_p_raw(&p, ", with their age (in days)\nand their latest activity.  All of them, on every "
+			     "tree, with their history:\n");
+	reg_report_p_raw(&p, opt->base_url);
+	reg_report_p_raw(&p, "/index.html\n\n");
 	{
 		size_t active = counts[W_CUR_KNOWN] + counts[W_CUR_UNKNOWN] + counts[W_PREVIOUS];
 
-		p_fmt(&p, "Currently %zu regression%s in mainline %s open", active,
-		      plural((long long)active), active == 1 ? "is" : "are");
+		reg_report_p_fmt(&p, "Currently %zu regression%s in mainline %s open", active,
+				 reg_report_plural((long long)active), active == 1 ? "is" : "are");
 		if (opt->last_report) {
 			format_day(last, sizeof(last), opt->last_report);
-			p_fmt(&p, " (%zu new since the last report of %s)", fresh, last);
+			reg_report_p_fmt(&p, " (%zu new since the last report of %s)", fresh, last);
 		} else {
-			p_fmt(&p, " (%zu reported in the last 7 days)", fresh);
+			reg_report_p_fmt(&p, " (%zu reported in the last 7 days)", fresh);
 		}
-		p_fmt(&p, ";\n%zu on the back burner, %zu stale (no activity for %lld days), "
-			  "%zu fixed or\nclosed %s.",
-		      counts[W_BACKBURNER], counts[W_STALE],
-		      (opt->stale_after > 0 ? opt->stale_after : 90 * DAY) / DAY, counts[W_DONE],
-		      opt->last_report ? "since the last report" : "in the last 7 days");
+		reg_report_p_fmt(&p, ";\n%zu on the back burner, %zu stale (no activity for %lld days), "
+				     "%zu fixed or\nclosed %s.",
+				 counts[W_BACKBURNER], counts[W_STALE],
+				 (opt->stale_after > 0 ? opt->stale_after : 90 * DAY) / DAY, counts[W_DONE],
+				 opt->last_report ? "since the last report" : "in the last 7 days");
 		if (other_trees)
-			p_fmt(&p, "  %zu more %s open on other trees (see the web pages).",
-			      other_trees, other_trees == 1 ? "is" : "are");
-		p_raw(&p, "\n");
+			reg_report_p_fmt(&p, "  %zu more %s open on other trees (see the web pages).",
+					 other_trees, other_trees == 1 ? "is" : "are");
+		reg_report_p_raw(&p, "\n");
 	}
 
 	for (int w = 0; w < W_OTHER && !p.st; w++) {
@@ -1877,49 +1218,49 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 				t_block(&p, opt, &items[i]);
 				continue;
 			}
-			p_raw(&p, "\n* ");
+			reg_report_p_raw(&p, "\n* ");
 			t_line(&p, r->title && *r->title ? r->title : "(no title)");
-			p_fmt(&p, "\n  %s", reg_state_str(r->state));
+			reg_report_p_fmt(&p, "\n  %s", reg_state_str(r->state));
 			if (r->fix_commit && *r->fix_commit) {
-				p_raw(&p, ": ");
+				reg_report_p_raw(&p, ": ");
 				t_line(&p, r->fix_commit);
 				if (r->fix_subject && *r->fix_subject) {
-					p_raw(&p, " (\"");
+					reg_report_p_raw(&p, " (\"");
 					t_line(&p, r->fix_subject);
-					p_raw(&p, "\")");
+					reg_report_p_raw(&p, "\")");
 				}
 			} else if (r->resolution && *r->resolution) {
-				p_raw(&p, ": ");
+				reg_report_p_raw(&p, ": ");
 				t_line(&p, r->resolution);
 			} else if (r->state == REG_STATE_DUPLICATE && r->dup_of > 0) {
-				p_fmt(&p, " of %s/regression/%lld.html", opt->base_url, r->dup_of);
+				reg_report_p_fmt(&p, " of %s/regression/%lld.html", opt->base_url, r->dup_of);
 			}
-			p_fmt(&p, "\n  %s/regression/%lld.html\n", opt->base_url, r->id);
+			reg_report_p_fmt(&p, "\n  %s/regression/%lld.html\n", opt->base_url, r->id);
 		}
 	}
 	if (nunhandled) {
 		t_frame(&p, "directives not acted on");
-		p_raw(&p, "\nThe tracker kept these directives but did not act on them; please send\n"
-			  "them again, corrected:\n");
+		reg_report_p_raw(&p, "\nThe tracker kept these directives but did not act on them; please send\n"
+				     "them again, corrected:\n");
 		for (size_t i = 0; i < nunhandled; i++) {
 			const struct reg_unhandled *u = &unhandled[i];
 			char when[16];
 			char *url = u->message_id && *u->message_id
-					    ? mail_link(opt->mail_url, u->message_id) : NULL;
+					    ? reg_report_mail_link(opt->mail_url, u->message_id) : NULL;
 
 			format_day(when, sizeof(when), u->time);
-			p_fmt(&p, "\n* %s, ", when);
+			reg_report_p_fmt(&p, "\n* %s, ", when);
 			t_line(&p, u->reason);
-			p_raw(&p, "\n  ");
+			reg_report_p_raw(&p, "\n  ");
 			if (url)
 				t_line(&p, url);
-			p_raw(&p, "\n    ");
+			reg_report_p_raw(&p, "\n    ");
 			t_line(&p, u->line);
-			p_raw(&p, "\n");
+			reg_report_p_raw(&p, "\n");
 			free(url);
 		}
 	}
-	p_raw(&p, weekly_help);
+	reg_report_p_raw(&p, weekly_help);
 	st = p.st;
 out:
 	*out = p.b;
@@ -2053,7 +1394,7 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 	g_mime_object_set_header(GMIME_OBJECT(msg), "Auto-Submitted", "auto-generated", NULL);
 	g_mime_object_set_header(GMIME_OBJECT(msg), MAIL_LOOP_HEADER, cfg->mail_domain, NULL);
 
-	body = clean_dup(text);
+	body = reg_report_clean_dup(text);
 	body_len = strlen(body);
 	part = GMIME_OBJECT(g_mime_text_part_new_with_subtype("plain"));
 	stream = g_mime_stream_mem_new_with_buffer(body, body_len);
@@ -2252,7 +1593,7 @@ static void page_ctx_init(struct page_ctx *pc, const struct bb_config *cfg, time
 	pc->cfg = cfg;
 	pc->now = now;
 	pc->d = d;
-	format_time(pc->generated, sizeof(pc->generated), now);
+	reg_report_format_time(pc->generated, sizeof(pc->generated), now);
 	format_day(pc->generated_day, sizeof(pc->generated_day), now);
 	pc->mail_url = reg_report_mail_url(cfg);
 	pc->bugzilla_url = cfg->bz_url;
@@ -2288,7 +1629,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 		goto out;
 	loaded = 1;
 	page_ctx_init(&pc, cfg, now, &d);
-	trees = tree_names(&pc, &ntrees);
+	trees = reg_report_tree_names(&pc, &ntrees);
 	if (!pc.base_url || !trees) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
@@ -2309,11 +1650,11 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	    (st = make_subdir(dirfd, dir, "trees", NULL, err)))
 		goto out;
 
-	p_raw(&p, report_css);
+	reg_report_p_raw(&p, reg_report_css);
 	if ((st = write_page(dirfd, dir, "style.css", &p, err)))
 		goto out;
 	for (size_t i = 0; i < d.nregs; i++) {
-		regression_page(&p, &pc, &d.items[i]);
+		reg_report_regression_page(&p, &pc, &d.items[i]);
 		snprintf(rel, sizeof(rel), "regression/%lld.html", d.regs[i].id);
 		if ((st = write_page_in(dirfd, dir, rel, &p, fresh, err)))
 			goto out;
@@ -2327,7 +1668,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 		}
 		snprintf(rel, sizeof(rel), "trees/%s.html", file);
 		free(file);
-		tree_page(&p, &pc, trees[t]);
+		reg_report_tree_page(&p, &pc, trees[t]);
 		if ((st = write_page(dirfd, dir, rel, &p, err)))
 			goto out;
 	}
@@ -2346,7 +1687,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	if ((st = write_page(dirfd, dir, "weekly.txt", &p, err)))
 		goto out;
 	/* the entry point last */
-	index_page(&p, &pc, trees, ntrees);
+	reg_report_index_page(&p, &pc, trees, ntrees);
 	if ((st = write_page(dirfd, dir, "index.html", &p, err)))
 		goto out;
 	if (!st)
