@@ -1,4 +1,4 @@
-/* libFuzzer target for the REST parsers of bugzilla/bz_client.c: the same
+/* libFuzzer target for the REST parsers of bugzilla/bz_json.c: the same
  * bytes go to bz_parse_bugs(), bz_parse_comments() and
  * bz_parse_attachments(), and whatever they build must keep bug.h's
  * promises (valid UTF-8, no NULL strings, comments by count, one copy per
