@@ -26,6 +26,7 @@
 #include <libxml/tree.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
 
@@ -83,8 +84,8 @@ static int equals_ci(const char *s, size_t len, const char *word)
 }
 
 /* Appends the UTF-8 text s (len bytes, any content) to out as it may stand
- * in a one-line field: invalid UTF-8 repaired, NUL and C0/C1 controls and
- * DEL dropped, CR/LF/TAB turned into one space, runs of spaces collapsed,
+ * in a one-line field: invalid UTF-8 repaired, NUL and C0/C1 controls,
+ * DEL and format characters (bidi overrides, zero-width characters) dropped, CR/LF/TAB turned into one space, runs of spaces collapsed,
  * leading and trailing spaces trimmed, cut at max bytes on a character. */
 static enum bb_status add_clean_line(struct buf *out, const char *s, size_t len, size_t max)
 {
@@ -100,8 +101,9 @@ static enum bb_status add_clean_line(struct buf *out, const char *s, size_t len,
 
 		if (c == '\t' || c == '\r' || c == '\n' || c == ' ') {
 			space = out->len > start;
-		} else if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 || c == 0x2029) {
-			/* controls, DEL, C1, Unicode line separators: dropped */
+		} else if (text_is_control_char(c) || text_is_format_char(c)) {
+			/* controls, DEL, C1, Unicode line separators, format
+			 * characters: dropped */
 		} else {
 			if (out->len - start + (size_t)(next - p) + (space ? 1 : 0) > max)
 				break;

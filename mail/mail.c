@@ -19,6 +19,7 @@
 #include <gmime/gmime.h>
 
 #include "core/fsutil.h"
+#include "core/text.h"
 #include "mail/mail.h"
 
 /* Longest header value taken from Bugzilla, in characters.  Bugzilla itself
@@ -133,7 +134,8 @@ static int message_id_ok(const char *s)
 
 /* A header-safe copy of text (g_free it): valid UTF-8, control characters
  * (C0, DEL, C1, line and paragraph separators) and runs of white space
- * folded into one space, trimmed, at most max_chars characters ("…" marks a
+ * folded into one space, format characters (bidi overrides, zero-width
+ * characters) dropped, trimmed, at most max_chars characters ("…" marks a
  * cut). */
 static char *header_clean(const char *text, size_t max_chars)
 {
@@ -145,10 +147,12 @@ static char *header_clean(const char *text, size_t max_chars)
 	for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
-		if (c == ' ' || c == '\t' || g_unichar_iscntrl(c) || c == 0x2028 || c == 0x2029) {
+		if (c == ' ' || c == '\t' || text_is_control_char(c)) {
 			space = out->len > 0;
 			continue;
 		}
+		if (text_is_format_char(c))
+			continue;
 		if (chars + (space ? 1 : 0) + 1 > max_chars) {
 			g_string_append(out, "\xe2\x80\xa6"); /* … */
 			break;

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 #include "mail/inmail.h"
 #include "tracker/directive.h"
 
@@ -109,8 +110,7 @@ static int is_space_char(gunichar c)
  * report read other than it is) and the byte order mark. */
 static int is_dropped_char(gunichar c)
 {
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0x200b && c <= 0x200f) ||
-		(c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || c == 0xfeff;
+	return text_is_control_char(c) || text_is_format_char(c);
 }
 
 /* Appends s/len to b cleaned: invalid UTF-8 becomes U+FFFD, dropped

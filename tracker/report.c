@@ -39,6 +39,7 @@
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "mail/outbox.h"
 #include "tracker/report.h"
 #include "tracker/report_internal.h"
@@ -68,7 +69,8 @@ static int drop_byte(unsigned char c)
 }
 
 /* 1 if text needs no cleaning: valid UTF-8 without C0/C1 controls (tab
- * and line feed allowed) and without U+FFFE/U+FFFF. */
+ * and line feed allowed), format characters (core/text.h) and
+ * U+FFFE/U+FFFF. */
 int reg_report_is_clean(const char *text)
 {
 	const unsigned char *r = (const unsigned char *)text;
@@ -85,11 +87,19 @@ int reg_report_is_clean(const char *text)
 		    (r[0] == 0xef && r[1] == 0xbf && r[2] >= 0xbe))
 			return 0;
 	}
-	return ascii || g_utf8_validate(text, -1, NULL);
+	if (ascii)
+		return 1;
+	if (!g_utf8_validate(text, -1, NULL))
+		return 0;
+	for (const char *p = text; *p; p = g_utf8_next_char(p))
+		if ((unsigned char)*p >= 0xc2 && text_is_format_char(g_utf8_get_char(p)))
+			return 0;
+	return 1;
 }
 
 /* A clean copy of text (g_free() it): valid UTF-8 without C0/C1 controls
- * (tab and line feed kept), without U+FFFE/U+FFFF (not XML). */
+ * (tab and line feed kept), format characters (a bidi override would make
+ * a title read other than it is) and U+FFFE/U+FFFF (not XML). */
 char *reg_report_clean_dup(const char *text)
 {
 	char *valid, *w;
@@ -106,7 +116,7 @@ char *reg_report_clean_dup(const char *text)
 		const char *next = g_utf8_next_char(r);
 
 		if (!(c < 0x20 && c != '\t' && c != '\n') && !(c >= 0x7f && c <= 0x9f) &&
-		    c != 0xfffe && c != 0xffff) {
+		    c != 0xfffe && c != 0xffff && !text_is_format_char(c)) {
 			memmove(w, r, (size_t)(next - r));
 			w += next - r;
 		}
