@@ -1,5 +1,9 @@
 /* Reading list archives incrementally: public-inbox git epochs, Atom,
- * t.mbox.gz, Maildir and mbox.  The contract is in archive.h. */
+ * t.mbox.gz, Maildir and mbox.  The contract is in archive.h.  This file
+ * holds what all readers share (source setup, stats, the HTTP getter,
+ * delivery, the dispatch of archive_poll() and archive_tail()) and the
+ * Atom, mbox, Maildir and gunzip readers; the public-inbox git epoch reader
+ * is in archive_git.c, what the two share in archive_internal.h. */
 #include "config.h"
 
 #include <archive.h>
@@ -8,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -18,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -31,29 +33,19 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "mail/archive.h"
+#include "mail/archive_internal.h"
 
 #define ARCHIVE_DEFAULT_TIMEOUT 60
 #define ARCHIVE_DEFAULT_MAX_MESSAGE ((size_t)64 << 20)
 #define ARCHIVE_DEFAULT_PROBE_INTERVAL 300
 #define ARCHIVE_FEED_CAP ((size_t)16 << 20)        /* new.atom */
-#define ARCHIVE_PROBE_CAP ((size_t)1 << 20)        /* info/refs of an epoch */
 #define ARCHIVE_THREAD_GZ_CAP ((size_t)256 << 20)  /* t.mbox.gz as downloaded */
 #define ARCHIVE_THREAD_CAP ((size_t)512 << 20)     /* and decompressed */
-#define ARCHIVE_GIT_OUTPUT_CAP ((size_t)1 << 20)   /* stdout of small git commands */
-#define ARCHIVE_MAX_EPOCH 100000L
 #define ARCHIVE_ATOM_MAX_ENTRIES 10000
 #define ARCHIVE_ATOM_HASH_LEN 16
 #define ARCHIVE_MBOX_CHUNK ((size_t)1 << 20)
 #define ARCHIVE_MBOX_CHECK_BYTES 64
 #define ARCHIVE_RETRY_AFTER_MAX (7 * 24 * 3600)
-#define ARCHIVE_OID_MAX 64                         /* SHA-256 repositories */
-
-enum archive_kind {
-	KIND_PUBLIC_INBOX,
-	KIND_ATOM,
-	KIND_MAILDIR,
-	KIND_MBOX,
-};
 
 static const char *const kind_names[] = {
 	[KIND_PUBLIC_INBOX] = "public-inbox",
@@ -62,27 +54,11 @@ static const char *const kind_names[] = {
 	[KIND_MBOX] = "mbox",
 };
 
-struct archive_source {
-	enum archive_kind kind;
-	char *url;            /* without a trailing '/' */
-	char *path;
-	char *dir;            /* public-inbox: this source's state folder */
-	char *ca_file;
-	char *proxy;
-	char *git_program;
-	long timeout;
-	size_t max_message;
-	long probe_interval;
-	CURL *curl;
-	char curl_error[CURL_ERROR_SIZE];
-	struct archive_stats stats;
-};
-
 /* ---------------------------------------------------------------------------
  * Small helpers
  */
 
-static enum bb_status nomem(struct bb_error *err)
+enum bb_status archive_nomem(struct bb_error *err)
 {
 	return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 }
@@ -96,36 +72,18 @@ static enum bb_status copy_string(const char *s, char **out)
 	return *out ? BB_OK : BB_ERR_NOMEM;
 }
 
-static long long now_seconds(void)
+long long archive_now_seconds(void)
 {
 	return (long long)time(NULL);
 }
 
-static long long elapsed_ms(const struct timespec *start)
+long long archive_elapsed_ms(const struct timespec *start)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (long long)(t.tv_sec - start->tv_sec) * 1000 +
 	       (t.tv_nsec - start->tv_nsec) / 1000000;
-}
-
-/* Removes a folder tree (a half-made clone). */
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
-static int remove_tree(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) && errno == ENOENT)
-		return 0;
-	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static enum bb_status hash16(const void *data, size_t len, char out[ARCHIVE_ATOM_HASH_LEN + 1])
@@ -140,7 +98,7 @@ static enum bb_status hash16(const void *data, size_t len, char out[ARCHIVE_ATOM
 	return BB_OK;
 }
 
-static int parse_long(const char *s, const char **end, long long max, long long *out)
+int archive_parse_long(const char *s, const char **end, long long max, long long *out)
 {
 	long long v = 0;
 	const char *p = s;
@@ -157,7 +115,7 @@ static int parse_long(const char *s, const char **end, long long max, long long 
 	return 0;
 }
 
-static int is_hex_string(const char *s, size_t len)
+int archive_is_hex_string(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
@@ -236,7 +194,7 @@ static enum bb_status make_state_dir(struct archive_source *src, const char *sta
 out:
 	buf_release(&name);
 	if (st == BB_ERR_NOMEM)
-		nomem(err);
+		archive_nomem(err);
 	else if (st)
 		bb_error_set(err, st, "archive source: cannot name the state folder");
 	return st;
@@ -252,7 +210,7 @@ enum bb_status archive_source_new(struct archive_source **out, const struct arch
 	*out = NULL;
 	src = calloc(1, sizeof(*src));
 	if (!src)
-		return nomem(err);
+		return archive_nomem(err);
 	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 		if (opt->kind && !strcmp(opt->kind, kind_names[k]))
 			break;
@@ -270,7 +228,7 @@ enum bb_status archive_source_new(struct archive_source **out, const struct arch
 							: ARCHIVE_DEFAULT_PROBE_INTERVAL;
 	if (copy_string(opt->ca_file, &src->ca_file) || copy_string(opt->proxy, &src->proxy) ||
 	    copy_string(opt->git_program ? opt->git_program : "git", &src->git_program)) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
 	if (src->kind == KIND_PUBLIC_INBOX || src->kind == KIND_ATOM) {
@@ -279,7 +237,7 @@ enum bb_status archive_source_new(struct archive_source **out, const struct arch
 		if ((st = check_url(opt->url, err)))
 			goto out;
 		if (copy_string(opt->url, &src->url)) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 		len = strlen(src->url);
@@ -292,7 +250,7 @@ enum bb_status archive_source_new(struct archive_source **out, const struct arch
 			goto out;
 		}
 		if (copy_string(opt->path, &src->path)) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 	}
@@ -338,9 +296,9 @@ const char *archive_source_dir(const struct archive_source *src)
 }
 
 /* Hands a message to the caller, counting it. */
-static enum bb_status deliver(struct archive_source *src, archive_message_fn fn, void *ctx,
-			      const char *raw, size_t len, const char *position,
-			      struct bb_error *err)
+enum bb_status archive_deliver(struct archive_source *src, archive_message_fn fn, void *ctx,
+			       const char *raw, size_t len, const char *position,
+			       struct bb_error *err)
 {
 	enum bb_status st;
 
@@ -355,7 +313,7 @@ static enum bb_status deliver(struct archive_source *src, archive_message_fn fn,
 	return BB_OK;
 }
 
-static void log_skip(struct archive_source *src, const char *reason, const char *where)
+void archive_log_skip(struct archive_source *src, const char *reason, const char *where)
 {
 	src->stats.skipped++;
 	log_event(LOG_LEVEL_WARN, "archive.skipped", LF_STR("kind", kind_names[src->kind]),
@@ -440,8 +398,8 @@ static enum bb_status http_handle(struct archive_source *src, struct bb_error *e
 
 /* GET url into *body (at most cap bytes).  Non-2xx answers are folded with
  * status_from_http(); err->retry_after is set from Retry-After. */
-static enum bb_status http_get(struct archive_source *src, const char *url, size_t cap,
-			       struct buf *body, struct bb_error *err)
+enum bb_status archive_http_get(struct archive_source *src, const char *url, size_t cap,
+				struct buf *body, struct bb_error *err)
 {
 	struct http_transfer t = { BUF_INIT, 0, 0, BB_OK };
 	struct timespec start;
@@ -466,7 +424,7 @@ static enum bb_status http_get(struct archive_source *src, const char *url, size
 	curl_easy_getinfo(src->curl, CURLINFO_RESPONSE_CODE, &code);
 	log_event(LOG_LEVEL_DEBUG, "archive.http", LF_STR("url", url), LF_INT("http", code),
 		  LF_INT("curl", rc), LF_UINT("bytes", t.body.len),
-		  LF_INT("ms", elapsed_ms(&start)));
+		  LF_INT("ms", archive_elapsed_ms(&start)));
 	if (rc != CURLE_OK) {
 		const char *why = src->curl_error[0] ? src->curl_error : curl_easy_strerror(rc);
 
@@ -475,7 +433,7 @@ static enum bb_status http_get(struct archive_source *src, const char *url, size
 			if (st == BB_ERR_TOO_LARGE)
 				bb_error_set(err, st, "%s: the answer is over %zu bytes", url, cap);
 			else
-				nomem(err);
+				archive_nomem(err);
 			goto out;
 		}
 		run_clean_line(why, strlen(why), message, sizeof(message));
@@ -493,846 +451,6 @@ static enum bb_status http_get(struct archive_source *src, const char *url, size
 	buf_init(&t.body);
 out:
 	buf_release(&t.body);
-	return st;
-}
-
-/* ---------------------------------------------------------------------------
- * Child processes (git)
- */
-
-/* A git child (core/run.h) whose stdout is read by lines or by byte counts:
- * rbuf holds what has been read from it but not consumed yet. */
-struct child {
-	struct run_child run;
-	struct buf rbuf;
-	size_t rpos;
-};
-
-static void child_init(struct child *c, const char *what)
-{
-	run_child_init(&c->run, what);
-	buf_init(&c->rbuf);
-	c->rpos = 0;
-}
-
-/* Starts argv with git's clean environment (run_git_environment()). */
-static enum bb_status child_spawn(struct archive_source *src, struct run_args *argv, int with_stdin,
-				  struct child *c, struct bb_error *err)
-{
-	char **env = run_git_environment();
-	enum bb_status st;
-
-	if (!env)
-		return nomem(err);
-	st = run_child_spawn(&c->run, argv->v, env, with_stdin, err);
-	free(env);
-	if (st == BB_OK)
-		src->stats.git_commands++;
-	return st;
-}
-
-/* Reads what is there from stdout (into rbuf) and stderr, waiting until
- * stdout has something or ends. */
-static enum bb_status child_fill(struct child *c, struct bb_error *err)
-{
-	char tmp[65536];
-	size_t got;
-	enum bb_status st;
-
-	if (c->rpos && c->rpos == c->rbuf.len) {
-		buf_reset(&c->rbuf);
-		c->rpos = 0;
-	}
-	if ((st = run_child_read(&c->run, tmp, sizeof(tmp), &got, err)))
-		return st;
-	if (got && buf_add(&c->rbuf, tmp, got))
-		return nomem(err);
-	return BB_OK;
-}
-
-/* One line of stdout without its '\n' into line; *got = 0 at the end. */
-static enum bb_status child_read_line(struct child *c, struct buf *line, int *got,
-				      struct bb_error *err)
-{
-	enum bb_status st;
-
-	buf_reset(line);
-	*got = 0;
-	for (;;) {
-		const char *start = c->rbuf.data + c->rpos;
-		size_t avail = c->rbuf.len - c->rpos;
-		const char *nl = memchr(start, '\n', avail);
-
-		if (nl) {
-			if (buf_add(line, start, (size_t)(nl - start)))
-				return nomem(err);
-			c->rpos += (size_t)(nl - start) + 1;
-			*got = 1;
-			return BB_OK;
-		}
-		if (c->run.out_eof) {
-			if (avail) {
-				if (buf_add(line, start, avail))
-					return nomem(err);
-				c->rpos += avail;
-				*got = 1;
-			}
-			return BB_OK;
-		}
-		if (line->len + avail > ARCHIVE_GIT_OUTPUT_CAP)
-			return bb_error_set(err, BB_ERR_PROTOCOL, "%s: a line of output is too long",
-					    c->run.what);
-		if ((st = child_fill(c, err)))
-			return st;
-	}
-}
-
-/* Exactly n bytes of stdout into out (or thrown away when out is NULL). */
-static enum bb_status child_read_bytes(struct child *c, size_t n, struct buf *out,
-				       struct bb_error *err)
-{
-	enum bb_status st;
-
-	while (n) {
-		size_t avail = c->rbuf.len - c->rpos, take;
-
-		if (!avail) {
-			if (c->run.out_eof)
-				return bb_error_set(err, BB_ERR_IO, "%s: output ended early",
-						    c->run.what);
-			if ((st = child_fill(c, err)))
-				return st;
-			continue;
-		}
-		take = avail < n ? avail : n;
-		if (out && buf_add(out, c->rbuf.data + c->rpos, take))
-			return nomem(err);
-		c->rpos += take;
-		n -= take;
-	}
-	return BB_OK;
-}
-
-/* Ends a child that may still run (after an early stop). */
-static void child_release(struct child *c)
-{
-	run_child_release(&c->run);
-	buf_release(&c->rbuf);
-}
-
-static int has(const struct buf *b, const char *needle)
-{
-	return strstr(b->data, needle) != NULL;
-}
-
-/* Folds a failed network git command by what it said (LC_ALL=C). */
-static enum bb_status fold_git(const struct buf *e)
-{
-	const char *p = strstr(e->data, "returned error: ");
-
-	if (p) {
-		long code = strtol(p + 16, NULL, 10);
-
-		if (code >= 400)
-			return status_from_http(code);
-	}
-	if (has(e, "not found") || has(e, "does not exist"))
-		return BB_ERR_NOT_FOUND;
-	if (has(e, "Authentication failed") || has(e, "could not read Username") ||
-	    has(e, "could not read Password"))
-		return BB_ERR_AUTH;
-	if (has(e, "SSL certificate problem") || has(e, "certificate verification") ||
-	    has(e, "server certificate"))
-		return BB_ERR_CONFIG;
-	if (has(e, "No space left"))
-		return BB_ERR_NO_SPACE;
-	if (has(e, "Permission denied"))
-		return BB_ERR_PERMISSION;
-	if (has(e, "not valid: is this a git repository") ||
-	    has(e, "does not appear to be a git repository") || has(e, "protocol error") ||
-	    has(e, "bad line length") || has(e, "invalid server response") ||
-	    has(e, "not a git repository") || has(e, "unknown value for config"))
-		return BB_ERR_PROTOCOL;
-	/* resolve, connect, timeouts, resets, "early EOF", 5xx without a code */
-	return BB_ERR_TEMPORARY;
-}
-
-static enum bb_status git_argv(struct archive_source *src, struct run_args *v, const char *git_dir)
-{
-	char *s;
-
-	if (run_args_push(v, src->git_program))
-		return BB_ERR_NOMEM;
-	if (git_dir && run_args_push_owned(v, str_printf("--git-dir=%s", git_dir)))
-		return BB_ERR_NOMEM;
-	if (run_args_push(v, "-c") || run_args_push(v, "http.lowSpeedLimit=1") ||
-	    run_args_push(v, "-c") ||
-	    run_args_push_owned(v, str_printf("http.lowSpeedTime=%ld", src->timeout)) ||
-	    run_args_push(v, "-c") || run_args_push(v, "protocol.allow=never") ||
-	    run_args_push(v, "-c") || run_args_push(v, "protocol.http.allow=always") ||
-	    run_args_push(v, "-c") || run_args_push(v, "protocol.https.allow=always") ||
-	    run_args_push(v, "-c") || run_args_push(v, "credential.helper=") ||
-	    run_args_push(v, "-c") || run_args_push(v, "core.askPass="))
-		return BB_ERR_NOMEM;
-	if (src->proxy) {
-		s = str_printf("http.proxy=%s", src->proxy);
-		if (run_args_push(v, "-c") || run_args_push_owned(v, s))
-			return BB_ERR_NOMEM;
-	}
-	if (src->ca_file) {
-		s = str_printf("http.sslCAInfo=%s", src->ca_file);
-		if (run_args_push(v, "-c") || run_args_push_owned(v, s))
-			return BB_ERR_NOMEM;
-	}
-	return BB_OK;
-}
-
-/* Runs a git command to its end.  stdout goes to out (capped) if out is
- * not NULL.  A failure of a network command (remote set) is folded by
- * fold_git() and names remote; others are BB_ERR_IO. */
-static enum bb_status git_run(struct archive_source *src, struct run_args *argv, const char *what,
-			      const char *remote, struct buf *out, int *exit_status,
-			      struct bb_error *err)
-{
-	struct child c;
-	struct timespec start;
-	enum bb_status st;
-	int status = 255;
-	char message[300];
-
-	child_init(&c, what);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if ((st = child_spawn(src, argv, 0, &c, err)))
-		goto out;
-	for (;;) {
-		if ((st = child_fill(&c, err)))
-			goto out;
-		if (out && c.rbuf.len > ARCHIVE_GIT_OUTPUT_CAP) {
-			st = bb_error_set(err, BB_ERR_TOO_LARGE, "%s: too much output", what);
-			goto out;
-		}
-		if (c.run.out_eof)
-			break;
-		if (!out) {
-			buf_reset(&c.rbuf);
-			c.rpos = 0;
-		}
-	}
-	run_child_wait(&c.run, &status);
-	if (exit_status)
-		*exit_status = status;
-	log_event(LOG_LEVEL_DEBUG, "archive.git", LF_STR("command", what),
-		  LF_STR("remote", remote ? remote : ""), LF_INT("exit", status),
-		  LF_INT("ms", elapsed_ms(&start)));
-	if (status != 0) {
-		run_git_message(&c.run.errout, message, sizeof(message));
-		if (remote)
-			st = bb_error_set(err, fold_git(&c.run.errout), "%s %s: %s", what, remote,
-					  message);
-		else
-			st = bb_error_set(err, BB_ERR_IO, "%s: %s", what, message);
-		goto out;
-	}
-	if (out) {
-		buf_release(out);
-		*out = c.rbuf;
-		buf_init(&c.rbuf);
-	}
-out:
-	child_release(&c);
-	return st;
-}
-
-/* ---------------------------------------------------------------------------
- * public-inbox: git epochs
- */
-
-struct git_pos {
-	long epoch;
-	char commit[ARCHIVE_OID_MAX + 1]; /* "" = before the epoch's first commit */
-};
-
-static char *git_cursor(const struct git_pos *p)
-{
-	return str_printf("git:%ld:%s", p->epoch, p->commit);
-}
-
-static enum bb_status parse_git_cursor(const char *cursor, struct git_pos *p, struct bb_error *err)
-{
-	const char *s, *end;
-	long long epoch;
-	size_t len;
-
-	p->epoch = 0;
-	p->commit[0] = '\0';
-	if (!cursor)
-		return BB_OK;
-	if (strncmp(cursor, "git:", 4) || parse_long(cursor + 4, &end, ARCHIVE_MAX_EPOCH, &epoch) ||
-	    *end != ':')
-		goto bad;
-	s = end + 1;
-	len = strlen(s);
-	if (len && ((len != 40 && len != 64) || !is_hex_string(s, len)))
-		goto bad;
-	p->epoch = (long)epoch;
-	memcpy(p->commit, s, len + 1);
-	return BB_OK;
-bad:
-	return bb_error_set(err, BB_ERR_INVALID,
-			    "not a public-inbox cursor (git:<epoch>:<commit>): \"%.80s\"", cursor);
-}
-
-static char *epoch_dir(struct archive_source *src, long epoch)
-{
-	return str_printf("%s/%ld.git", src->dir, epoch);
-}
-
-static char *epoch_url(struct archive_source *src, long epoch)
-{
-	return str_printf("%s/%ld", src->url, epoch);
-}
-
-static int epoch_present(struct archive_source *src, long epoch)
-{
-	char *dir = epoch_dir(src, epoch);
-	struct stat st;
-	int present = dir && !stat(dir, &st) && S_ISDIR(st.st_mode);
-
-	free(dir);
-	return present;
-}
-
-/* The highest epoch mirrored here, or -1. */
-static long newest_local_epoch(struct archive_source *src)
-{
-	DIR *d = opendir(src->dir);
-	struct dirent *de;
-	long newest = -1;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		const char *end;
-		long long e;
-
-		if (parse_long(de->d_name, &end, ARCHIVE_MAX_EPOCH, &e) || strcmp(end, ".git"))
-			continue;
-		if (e > newest && epoch_present(src, (long)e))
-			newest = (long)e;
-	}
-	closedir(d);
-	return newest;
-}
-
-static enum bb_status git_clone(struct archive_source *src, long epoch, struct bb_error *err)
-{
-	struct run_args argv = RUN_ARGS_INIT;
-	char *dir = epoch_dir(src, epoch), *part = NULL, *url = epoch_url(src, epoch);
-	enum bb_status st;
-
-	if (!dir || !url || !(part = str_printf("%s.part", dir))) {
-		st = nomem(err);
-		goto out;
-	}
-	if (remove_tree(part)) {
-		st = bb_error_errno(err, errno, "cannot remove the half-made clone %s", part);
-		goto out;
-	}
-	if (git_argv(src, &argv, NULL) || run_args_push(&argv, "clone") ||
-	    run_args_push(&argv, "--mirror") || run_args_push(&argv, "--quiet") ||
-	    run_args_push(&argv, "--template=") || run_args_push(&argv, "--") ||
-	    run_args_push(&argv, url) || run_args_push(&argv, part)) {
-		st = nomem(err);
-		goto out;
-	}
-	src->stats.git_clones++;
-	st = git_run(src, &argv, "git clone", url, NULL, NULL, err);
-	if (st) {
-		remove_tree(part);
-		if (st == BB_ERR_NOT_FOUND && epoch == 0)
-			bb_error_set(err, st, "no git epoch at %s: is %s a public-inbox v2 inbox?",
-				     url, src->url);
-		goto out;
-	}
-	if (rename(part, dir)) {
-		st = bb_error_errno(err, errno, "cannot rename %s", part);
-		remove_tree(part);
-		goto out;
-	}
-	log_event(LOG_LEVEL_INFO, "archive.cloned", LF_STR("url", url), LF_INT("epoch", epoch));
-out:
-	run_args_clear(&argv);
-	free(dir);
-	free(part);
-	free(url);
-	return st;
-}
-
-static enum bb_status git_fetch(struct archive_source *src, long epoch, struct bb_error *err)
-{
-	struct run_args argv = RUN_ARGS_INIT;
-	char *dir = epoch_dir(src, epoch), *url = epoch_url(src, epoch);
-	enum bb_status st;
-
-	if (!dir || !url || git_argv(src, &argv, dir) || run_args_push(&argv, "fetch") ||
-	    run_args_push(&argv, "--quiet") || run_args_push(&argv, "origin")) {
-		st = nomem(err);
-		goto out;
-	}
-	src->stats.git_fetches++;
-	st = git_run(src, &argv, "git fetch", url, NULL, NULL, err);
-out:
-	run_args_clear(&argv);
-	free(dir);
-	free(url);
-	return st;
-}
-
-/* Whether epoch exists on the server: GET <url>/<epoch>/info/refs. */
-static enum bb_status probe_epoch(struct archive_source *src, long epoch, int *exists,
-				  struct bb_error *err)
-{
-	struct buf body = BUF_INIT;
-	struct bb_error probe_err = BB_ERROR_INIT;
-	char *url = str_printf("%s/%ld/info/refs?service=git-upload-pack", src->url, epoch);
-	enum bb_status st;
-
-	*exists = 0;
-	if (!url)
-		return nomem(err);
-	src->stats.epoch_probes++;
-	st = http_get(src, url, ARCHIVE_PROBE_CAP, &body, &probe_err);
-	if (st == BB_OK) {
-		*exists = 1;
-	} else if (st == BB_ERR_NOT_FOUND) {
-		st = BB_OK;
-	} else if (err) {
-		*err = probe_err;
-	}
-	buf_release(&body);
-	free(url);
-	return st;
-}
-
-static char *probe_stamp_path(struct archive_source *src)
-{
-	return str_printf("%s/last-probe", src->dir);
-}
-
-static int probe_due(struct archive_source *src)
-{
-	char *path;
-	char text[32];
-	long long last;
-	const char *end;
-	ssize_t n;
-	int fd, due = 1;
-
-	if (src->probe_interval < 0)
-		return 1;
-	path = probe_stamp_path(src);
-	if (!path)
-		return 1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return 1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n > 0) {
-		text[n] = '\0';
-		if (!parse_long(text, &end, LLONG_MAX / 2, &last))
-			due = now_seconds() - last >= src->probe_interval || last > now_seconds();
-	}
-	return due;
-}
-
-static void probe_stamp(struct archive_source *src)
-{
-	char *path = probe_stamp_path(src);
-	char text[32];
-	int fd, n;
-
-	if (!path)
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	free(path);
-	if (fd < 0)
-		return;
-	n = snprintf(text, sizeof(text), "%lld\n", now_seconds());
-	if (fs_write_all(fd, text, (size_t)n))
-		log_event(LOG_LEVEL_WARN, "archive.state", LF_STR("reason", "cannot note the probe"));
-	close(fd);
-}
-
-/* Takes the state folder's lock (released by closing *fd). */
-static enum bb_status lock_state(struct archive_source *src, int *fd, struct bb_error *err)
-{
-	char *path;
-	enum bb_status st;
-
-	*fd = -1;
-	if ((st = fs_mkdir_p(src->dir, err)))
-		return st;
-	path = str_printf("%s/lock", src->dir);
-	if (!path)
-		return nomem(err);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0) {
-		st = bb_error_errno(err, errno, "cannot open %s", path);
-		free(path);
-		return st;
-	}
-	free(path);
-	if (flock(*fd, LOCK_EX | LOCK_NB)) {
-		st = errno == EWOULDBLOCK
-			? bb_error_set(err, BB_ERR_BUSY, "%s is being polled by another process",
-				       src->dir)
-			: bb_error_errno(err, errno, "cannot lock %s", src->dir);
-		close(*fd);
-		*fd = -1;
-		return st;
-	}
-	return BB_OK;
-}
-
-/* What a walk over one epoch needs. */
-struct git_walk {
-	struct archive_source *src;
-	archive_message_fn fn;
-	void *ctx;
-	struct git_pos pos;   /* where the caller stands */
-	unsigned long walked; /* commits looked at in the current epoch */
-	struct buf msg, line;
-};
-
-static int looks_like_bad_revision(const struct buf *e)
-{
-	return has(e, "bad revision") || has(e, "unknown revision") ||
-	       has(e, "Invalid revision range") || has(e, "bad object") ||
-	       has(e, "ambiguous argument");
-}
-
-/* Reads the commit's message through cat-file and hands it over. */
-static enum bb_status walk_commit(struct git_walk *w, struct child *cat, long epoch,
-				  const char *commit, struct bb_error *err)
-{
-	struct archive_source *src = w->src;
-	char request[ARCHIVE_OID_MAX + 8], where[ARCHIVE_OID_MAX + 32];
-	const char *p;
-	char *position = NULL;
-	long long size;
-	int got;
-	enum bb_status st;
-
-	snprintf(request, sizeof(request), "%s:m\n", commit);
-	if ((st = run_child_write(&cat->run, request, strlen(request), err)) ||
-	    (st = child_read_line(cat, &w->line, &got, err)))
-		return st;
-	if (!got)
-		return bb_error_set(err, BB_ERR_IO, "git cat-file ended early");
-	w->pos.epoch = epoch;
-	memcpy(w->pos.commit, commit, strlen(commit) + 1);
-	snprintf(where, sizeof(where), "git:%ld:%s", epoch, commit);
-	if (w->line.len > 8 && !strcmp(w->line.data + w->line.len - 8, " missing")) {
-		/* no message in this commit: public-inbox removed one (purge, spam) */
-		log_event(LOG_LEVEL_INFO, "archive.no_message", LF_STR("where", where));
-		src->stats.skipped++;
-		return BB_OK;
-	}
-	p = strstr(w->line.data, " blob ");
-	if (!p || parse_long(p + 6, &p, LLONG_MAX / 2, &size) || *p)
-		return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", w->line.data);
-	buf_reset(&w->msg);
-	if ((unsigned long long)size > src->max_message) {
-		if ((st = child_read_bytes(cat, (size_t)size + 1, NULL, err)))
-			return st;
-		log_skip(src, "too-large", where);
-		return BB_OK;
-	}
-	if ((st = child_read_bytes(cat, (size_t)size, &w->msg, err)) ||
-	    (st = child_read_bytes(cat, 1, NULL, err)))
-		return st;
-	position = git_cursor(&w->pos);
-	if (!position)
-		return nomem(err);
-	st = deliver(src, w->fn, w->ctx, w->msg.data, w->msg.len, position, err);
-	free(position);
-	return st;
-}
-
-/* Walks epoch from commit from ("" = its start) to its HEAD, oldest first. */
-static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *start,
-				 struct bb_error *err)
-{
-	struct archive_source *src = w->src;
-	struct run_args argv = RUN_ARGS_INIT, cat_argv = RUN_ARGS_INIT;
-	struct child rev, cat;
-	char *dir = epoch_dir(src, epoch), *range = NULL;
-	char message[300];
-	enum bb_status st = BB_OK;
-	int got, status, retried = 0;
-	char from[ARCHIVE_OID_MAX + 1];
-
-	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
-	child_init(&rev, "git rev-list");
-	child_init(&cat, "git cat-file");
-	w->walked = 0;
-	if (!dir)
-		return nomem(err);
-again:
-	free(range);
-	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
-	run_args_clear(&argv);
-	if (!range || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-list") ||
-	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
-	    run_args_push(&argv, range) || run_args_push(&argv, "--")) {
-		st = nomem(err);
-		goto out;
-	}
-	if ((st = child_spawn(src, &argv, 0, &rev, err)))
-		goto out;
-	for (;;) {
-		if ((st = child_read_line(&rev, &w->line, &got, err)))
-			goto out;
-		if (!got)
-			break;
-		if ((w->line.len != 40 && w->line.len != 64) ||
-		    !is_hex_string(w->line.data, w->line.len)) {
-			st = bb_error_set(err, BB_ERR_IO, "git rev-list printed \"%.80s\"",
-					  w->line.data);
-			goto out;
-		}
-		if (cat.run.pid < 0) {
-			if (git_argv(src, &cat_argv, dir) || run_args_push(&cat_argv, "cat-file") ||
-			    run_args_push(&cat_argv, "--batch")) {
-				st = nomem(err);
-				goto out;
-			}
-			if ((st = child_spawn(src, &cat_argv, 1, &cat, err)))
-				goto out;
-		}
-		{
-			char commit[ARCHIVE_OID_MAX + 1];
-
-			memcpy(commit, w->line.data, w->line.len + 1);
-			w->walked++;
-			if ((st = walk_commit(w, &cat, epoch, commit, err)))
-				goto out;
-		}
-	}
-	run_child_wait(&rev.run, &status);
-	if (status != 0) {
-		if (!w->walked && looks_like_bad_revision(&rev.run.errout)) {
-			if (from[0] && !retried) {
-				/* the cursor's commit is gone: read the epoch again */
-				char where[ARCHIVE_OID_MAX + 32];
-
-				snprintf(where, sizeof(where), "git:%ld:%s", epoch, from);
-				src->stats.rewinds++;
-				log_event(LOG_LEVEL_WARN, "archive.rewind",
-					  LF_STR("kind", "public-inbox"), LF_STR("cursor", where),
-					  LF_STR("reason", "commit not in the epoch"));
-				from[0] = '\0';
-				retried = 1;
-				child_release(&rev);
-				child_init(&rev, "git rev-list");
-				goto again;
-			}
-			goto out; /* an epoch without commits (no HEAD yet) */
-		}
-		run_git_message(&rev.run.errout, message, sizeof(message));
-		st = bb_error_set(err, BB_ERR_IO, "git rev-list in %s: %s", dir, message);
-		goto out;
-	}
-	if (cat.run.pid > 0) {
-		run_child_wait(&cat.run, &status);
-		if (status != 0) {
-			run_git_message(&cat.run.errout, message, sizeof(message));
-			st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
-		}
-	}
-out:
-	child_release(&rev);
-	child_release(&cat);
-	run_args_clear(&argv);
-	run_args_clear(&cat_argv);
-	free(range);
-	free(dir);
-	return st;
-}
-
-/* The commit HEAD of a local epoch names into out ("" when it has none). */
-static enum bb_status epoch_head(struct archive_source *src, long epoch,
-				 char out[ARCHIVE_OID_MAX + 1], struct bb_error *err)
-{
-	struct run_args argv = RUN_ARGS_INIT;
-	struct buf text = BUF_INIT;
-	struct bb_error ignored = BB_ERROR_INIT;
-	char *dir = epoch_dir(src, epoch);
-	enum bb_status st;
-	size_t len;
-	int status = 255;
-
-	out[0] = '\0';
-	if (!dir || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-parse") ||
-	    run_args_push(&argv, "--verify") || run_args_push(&argv, "-q") ||
-	    run_args_push(&argv, "HEAD^{commit}")) {
-		st = nomem(err);
-		goto out;
-	}
-	if (git_run(src, &argv, "git rev-parse", NULL, &text, &status, &ignored)) {
-		/* exit 1 without a word: no commit yet */
-		st = status == 1 ? BB_OK : bb_error_set(err, ignored.code, "%s", ignored.message);
-		goto out;
-	}
-	len = strcspn(text.data, "\n");
-	if ((len != 40 && len != 64) || !is_hex_string(text.data, len)) {
-		st = bb_error_set(err, BB_ERR_IO, "git rev-parse HEAD in %s printed \"%.80s\"", dir,
-				  text.data);
-		goto out;
-	}
-	memcpy(out, text.data, len);
-	out[len] = '\0';
-	st = BB_OK;
-out:
-	run_args_clear(&argv);
-	buf_release(&text);
-	free(dir);
-	return st;
-}
-
-/* Probes for epochs after *newest; for each one found, fetches the one
- * before it once more (its last messages may have come after our fetch)
- * and walks it when w is set, then clones and walks the new one. */
-static enum bb_status discover_epochs(struct archive_source *src, long *newest, struct git_walk *w,
-				      struct bb_error *err)
-{
-	enum bb_status st;
-	int exists;
-
-	for (;;) {
-		if ((st = probe_epoch(src, *newest + 1, &exists, err)))
-			return st;
-		probe_stamp(src);
-		if (!exists)
-			return BB_OK;
-		log_event(LOG_LEVEL_INFO, "archive.epoch_new", LF_STR("url", src->url),
-			  LF_INT("epoch", *newest + 1));
-		if ((st = git_fetch(src, *newest, err)))
-			return st;
-		if (w && (st = walk_epoch(w, *newest, w->pos.epoch == *newest ? w->pos.commit : "",
-					  err)))
-			return st;
-		if ((st = git_clone(src, *newest + 1, err)))
-			return st;
-		(*newest)++;
-		if (w && (st = walk_epoch(w, *newest, "", err)))
-			return st;
-	}
-}
-
-static enum bb_status poll_public_inbox(struct archive_source *src, const char *cursor,
-					archive_message_fn fn, void *ctx, char **next_cursor,
-					struct bb_error *err)
-{
-	struct git_walk w;
-	enum bb_status st;
-	long newest, start_epoch;
-	int lock_fd = -1, fresh = 0;
-
-	memset(&w, 0, sizeof(w));
-	w.src = src;
-	w.fn = fn;
-	w.ctx = ctx;
-	buf_init(&w.msg);
-	buf_init(&w.line);
-	if ((st = parse_git_cursor(cursor, &w.pos, err)) || (st = lock_state(src, &lock_fd, err)))
-		goto out;
-	start_epoch = w.pos.epoch;
-	newest = newest_local_epoch(src);
-	if (newest < start_epoch) {
-		/* nothing mirrored yet, or the cursor is past what is */
-		if ((st = git_clone(src, start_epoch, err)))
-			goto out;
-		newest = start_epoch;
-		fresh = 1;
-	} else if ((st = git_fetch(src, newest, err))) {
-		goto out;
-	}
-	for (long e = start_epoch; e <= newest; e++) {
-		if (!epoch_present(src, e) && (st = git_clone(src, e, err)))
-			goto out;
-		if ((st = walk_epoch(&w, e, e == start_epoch ? w.pos.commit : "", err)))
-			goto out;
-	}
-	if ((fresh || w.walked == 0) && probe_due(src) &&
-	    (st = discover_epochs(src, &newest, &w, err)))
-		goto out;
-	if (w.pos.epoch < newest) {
-		/* every epoch before the newest is read whole, and the newest
-		 * had nothing (an epoch is only made with its first message) */
-		w.pos.epoch = newest;
-		w.pos.commit[0] = '\0';
-	}
-	if (next_cursor && !(*next_cursor = git_cursor(&w.pos)))
-		st = nomem(err);
-out:
-	if (lock_fd >= 0)
-		close(lock_fd);
-	buf_release(&w.msg);
-	buf_release(&w.line);
-	return st;
-}
-
-static enum bb_status tail_public_inbox(struct archive_source *src, char **cursor,
-					struct bb_error *err)
-{
-	struct git_pos pos;
-	enum bb_status st;
-	long newest;
-	int lock_fd = -1, exists;
-
-	if ((st = lock_state(src, &lock_fd, err)))
-		goto out;
-	newest = newest_local_epoch(src);
-	if (newest < 0) {
-		if ((st = probe_epoch(src, 0, &exists, err)))
-			goto out;
-		if (!exists) {
-			st = bb_error_set(err, BB_ERR_NOT_FOUND,
-					  "no git epoch at %s/0: is %s a public-inbox v2 inbox?",
-					  src->url, src->url);
-			goto out;
-		}
-		newest = 0;
-		for (;;) {
-			if ((st = probe_epoch(src, newest + 1, &exists, err)))
-				goto out;
-			if (!exists)
-				break;
-			if (++newest >= ARCHIVE_MAX_EPOCH) {
-				st = bb_error_set(err, BB_ERR_PROTOCOL, "%s: too many epochs", src->url);
-				goto out;
-			}
-		}
-		probe_stamp(src);
-		if ((st = git_clone(src, newest, err)))
-			goto out;
-	} else {
-		if ((st = git_fetch(src, newest, err)))
-			goto out;
-		if (probe_due(src) && (st = discover_epochs(src, &newest, NULL, err)))
-			goto out;
-	}
-	pos.epoch = newest;
-	if ((st = epoch_head(src, newest, pos.commit, err)))
-		goto out;
-	if (!(*cursor = git_cursor(&pos)))
-		st = nomem(err);
-out:
-	if (lock_fd >= 0)
-		close(lock_fd);
 	return st;
 }
 
@@ -1467,7 +585,7 @@ static enum bb_status mbox_line(struct archive_mbox *m, const char *l, size_t n,
 		}
 	}
 	if (mbox_append(m, l, n))
-		return nomem(err);
+		return archive_nomem(err);
 	m->blank_len = blank ? n : 0;
 	return BB_OK;
 }
@@ -1496,10 +614,10 @@ enum bb_status archive_mbox_feed(struct archive_mbox *m, const void *data, size_
 					size_t keep = m->line.len < 8 ? 8 - m->line.len : 0;
 
 					if (buf_add(&m->line, p, keep < take ? keep : take))
-						return nomem(err);
+						return archive_nomem(err);
 					m->line_overflow = 1;
 				} else if (buf_add(&m->line, p, take)) {
-					return nomem(err);
+					return archive_nomem(err);
 				}
 			}
 			st = BB_OK;
@@ -1594,7 +712,7 @@ enum bb_status archive_gunzip(const void *data, size_t len, size_t max_out, char
 	}
 	a = archive_read_new();
 	if (!a) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
 	archive_read_support_filter_gzip(a);
@@ -1617,7 +735,7 @@ enum bb_status archive_gunzip(const void *data, size_t len, size_t max_out, char
 				bb_error_set(err, st, "gzip data decompresses to over %zu bytes",
 					     max_out);
 			else
-				nomem(err);
+				archive_nomem(err);
 			goto out;
 		}
 	}
@@ -1758,7 +876,7 @@ enum bb_status archive_atom_parse(const char *data, size_t len,
 	xmlInitParser();
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
-		return nomem(err);
+		return archive_nomem(err);
 	doc = xmlCtxtReadMemory(ctxt, data, (int)len, "new.atom", NULL,
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
@@ -1796,7 +914,7 @@ enum bb_status archive_atom_parse(const char *data, size_t len,
 			}
 			more = realloc(list, grow * sizeof(*list));
 			if (!more) {
-				st = nomem(err);
+				st = archive_nomem(err);
 				goto out;
 			}
 			list = more;
@@ -1810,7 +928,7 @@ enum bb_status archive_atom_parse(const char *data, size_t len,
 		free(list[n].id);
 		free(list[n].link);
 		if (st == BB_ERR_NOMEM) {
-			nomem(err);
+			archive_nomem(err);
 			goto out;
 		}
 		st = BB_OK;   /* no id, or one too long: not an entry we can track */
@@ -1907,9 +1025,9 @@ static enum bb_status parse_atom_cursor(const char *cursor, struct atom_cursor *
 	}
 	c->hashes = calloc(n ? n : 1, sizeof(*c->hashes));
 	if (!c->hashes)
-		return nomem(err);
+		return archive_nomem(err);
 	for (size_t i = 0; i < n; i++, p += ARCHIVE_ATOM_HASH_LEN + 1) {
-		if (!is_hex_string(p, ARCHIVE_ATOM_HASH_LEN) ||
+		if (!archive_is_hex_string(p, ARCHIVE_ATOM_HASH_LEN) ||
 		    (p[ARCHIVE_ATOM_HASH_LEN] != ',' && p[ARCHIVE_ATOM_HASH_LEN] != '\0')) {
 			free(c->hashes);
 			c->hashes = NULL;
@@ -1967,7 +1085,8 @@ static enum bb_status raw_flush(struct raw_ctx *r, const char *position)
 	if (!r->have_pending)
 		return BB_OK;
 	r->have_pending = 0;
-	st = deliver(r->src, r->fn, r->ctx, r->pending.data, r->pending.len, position, r->err);
+	st = archive_deliver(r->src, r->fn, r->ctx, r->pending.data, r->pending.len, position,
+			     r->err);
 	buf_reset(&r->pending);
 	return st;
 }
@@ -1997,10 +1116,10 @@ static enum bb_status deliver_raw(struct archive_source *src, archive_message_fn
 	enum bb_status st;
 
 	if (body->len < 5 || memcmp(body->data, "From ", 5))
-		return deliver(src, fn, ctx, body->data, body->len, after, err);
+		return archive_deliver(src, fn, ctx, body->data, body->len, after, err);
 	m = archive_mbox_new(0, src->max_message, raw_on_message, &r);
 	if (!m)
-		return nomem(err);
+		return archive_nomem(err);
 	st = archive_mbox_feed(m, body->data, body->len, err);
 	if (!st)
 		st = archive_mbox_finish(m, 1, err);
@@ -2009,7 +1128,7 @@ static enum bb_status deliver_raw(struct archive_source *src, archive_message_fn
 	archive_mbox_free(m);
 	buf_release(&r.pending);
 	if (st == BB_ERR_NOMEM)
-		nomem(err);
+		archive_nomem(err);
 	return st;
 }
 
@@ -2028,10 +1147,10 @@ static enum bb_status poll_atom(struct archive_source *src, const char *cursor,
 	if ((st = parse_atom_cursor(cursor, &old, err)))
 		goto out;
 	if (!(feed_url = str_printf("%s/new.atom", src->url))) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
-	if ((st = http_get(src, feed_url, ARCHIVE_FEED_CAP, &body, err)))
+	if ((st = archive_http_get(src, feed_url, ARCHIVE_FEED_CAP, &body, err)))
 		goto out;
 	if ((st = archive_atom_parse(body.data, body.len, &entries, &n, err))) {
 		char message[sizeof(err->message)];
@@ -2045,7 +1164,7 @@ static enum bb_status poll_atom(struct archive_source *src, const char *cursor,
 	hashes = calloc(n ? n : 1, sizeof(*hashes));
 	done = calloc(n ? n : 1, 1);
 	if (!hashes || !done) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -2073,22 +1192,23 @@ static enum bb_status poll_atom(struct archive_source *src, const char *cursor,
 			continue;
 		free(before);
 		if (!(before = atom_cursor_text(hashes, done, n))) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 		done[k] = 1;
 		free(after);
 		if (!(after = atom_cursor_text(hashes, done, n))) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 		if (entry_raw_url(src, entries[k].link, &url)) {
-			log_skip(src, "no-usable-link", entries[k].id);
+			archive_log_skip(src, "no-usable-link", entries[k].id);
 			continue;
 		}
-		st = http_get(src, url.data, src->max_message + 65536, &raw, &raw_err);
+		st = archive_http_get(src, url.data, src->max_message + 65536, &raw, &raw_err);
 		if (st == BB_ERR_NOT_FOUND || st == BB_ERR_TOO_LARGE) {
-			log_skip(src, st == BB_ERR_NOT_FOUND ? "gone" : "too-large", url.data);
+			archive_log_skip(src, st == BB_ERR_NOT_FOUND ? "gone" : "too-large",
+					 url.data);
 			st = BB_OK;
 			continue;
 		}
@@ -2101,7 +1221,7 @@ static enum bb_status poll_atom(struct archive_source *src, const char *cursor,
 			goto out;
 	}
 	if (next_cursor && !(*next_cursor = atom_cursor_text(hashes, done, n)))
-		st = nomem(err);
+		st = archive_nomem(err);
 out:
 	free(old.hashes);
 	archive_atom_entries_free(entries, n);
@@ -2129,10 +1249,10 @@ static enum bb_status thread_on_message(void *ctx, const char *raw, size_t len, 
 
 	(void)end;
 	if (!raw) {
-		log_skip(t->src, "too-large-or-empty", "t.mbox.gz");
+		archive_log_skip(t->src, "too-large-or-empty", "t.mbox.gz");
 		return BB_OK;
 	}
-	return deliver(t->src, t->fn, t->ctx, raw, len, NULL, t->err);
+	return archive_deliver(t->src, t->fn, t->ctx, raw, len, NULL, t->err);
 }
 
 enum bb_status archive_fetch_thread(struct archive_source *src, const char *message_id,
@@ -2162,10 +1282,10 @@ enum bb_status archive_fetch_thread(struct archive_source *src, const char *mess
 	if ((st = buf_addstr(&url, src->url)) || (st = buf_addch(&url, '/')) ||
 	    (st = url_path_escape(&url, message_id, len, 0)) ||
 	    (st = buf_addstr(&url, "/t.mbox.gz"))) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
-	if ((st = http_get(src, url.data, ARCHIVE_THREAD_GZ_CAP, &gz, err)))
+	if ((st = archive_http_get(src, url.data, ARCHIVE_THREAD_GZ_CAP, &gz, err)))
 		goto out;
 	if ((st = archive_gunzip(gz.data, gz.len, ARCHIVE_THREAD_CAP, &text, &text_len, err))) {
 		char message[sizeof(err->message)];
@@ -2179,7 +1299,7 @@ enum bb_status archive_fetch_thread(struct archive_source *src, const char *mess
 	buf_release(&gz);
 	m = archive_mbox_new(0, src->max_message, thread_on_message, &t);
 	if (!m) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
 	if (!(st = archive_mbox_feed(m, text, text_len, err)))
@@ -2245,7 +1365,7 @@ static enum bb_status md_scan_sub(const char *path, const char *sub, long long n
 	enum bb_status st = BB_OK;
 
 	if (!dir)
-		return nomem(err);
+		return archive_nomem(err);
 	d = opendir(dir);
 	if (!d) {
 		if (errno != ENOENT)
@@ -2267,7 +1387,7 @@ static enum bb_status md_scan_sub(const char *path, const char *sub, long long n
 			struct md_entry *more = realloc(l->e, grow * sizeof(*more));
 
 			if (!more) {
-				st = nomem(err);
+				st = archive_nomem(err);
 				goto out;
 			}
 			l->e = more;
@@ -2281,7 +1401,7 @@ static enum bb_status md_scan_sub(const char *path, const char *sub, long long n
 		if (!l->e[l->n].name || !l->e[l->n].file) {
 			free(l->e[l->n].name);
 			free(l->e[l->n].file);
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 		l->n++;
@@ -2347,8 +1467,8 @@ static enum bb_status parse_md_cursor(const char *cursor, struct md_cursor *c,
 	memset(&c->names, 0, sizeof(c->names));
 	if (!cursor)
 		return BB_OK;
-	if (strncmp(cursor, "maildir:", 8) || parse_long(cursor + 8, &end, LLONG_MAX / 4,
-							 &c->horizon) || *end != ':')
+	if (strncmp(cursor, "maildir:", 8) || archive_parse_long(cursor + 8, &end, LLONG_MAX / 4,
+								 &c->horizon) || *end != ':')
 		goto bad;
 	p = end + 1;
 	while (*p) {
@@ -2358,7 +1478,7 @@ static enum bb_status parse_md_cursor(const char *cursor, struct md_cursor *c,
 			goto bad;
 		if (run_args_push_owned(&c->names, strndup(p, len))) {
 			run_args_clear(&c->names);
-			return nomem(err);
+			return archive_nomem(err);
 		}
 		p += len;
 		if (*p == '/')
@@ -2432,7 +1552,7 @@ static enum bb_status md_read(struct archive_source *src, struct md_entry *e, st
 	*gone = 0;
 	buf_reset(msg);
 	if (!path)
-		return nomem(err);
+		return archive_nomem(err);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 && errno == ENOENT) {
 		struct md_list again = { NULL, 0, 0 };
@@ -2442,8 +1562,8 @@ static enum bb_status md_read(struct archive_source *src, struct md_entry *e, st
 		path = NULL;
 		for (int s = 0; s < 2 && !path; s++) {
 			md_list_release(&again);
-			if (md_scan_sub(src->path, s ? "cur" : "new", now_seconds(), &again, &found,
-					NULL))
+			if (md_scan_sub(src->path, s ? "cur" : "new", archive_now_seconds(), &again,
+					&found, NULL))
 				break;
 			for (size_t i = 0; i < again.n; i++)
 				if (!strcmp(again.e[i].name, e->name)) {
@@ -2474,7 +1594,7 @@ static enum bb_status md_read(struct archive_source *src, struct md_entry *e, st
 		goto out;
 	}
 	if ((st = buf_grow(msg, (size_t)sb.st_size + 1))) {
-		nomem(err);
+		archive_nomem(err);
 		goto out;
 	}
 	for (;;) {
@@ -2492,7 +1612,7 @@ static enum bb_status md_read(struct archive_source *src, struct md_entry *e, st
 			goto out;
 		}
 		if (buf_add(msg, chunk, (size_t)n)) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 	}
@@ -2510,7 +1630,7 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 	struct md_cursor c;
 	struct md_list l = { NULL, 0, 0 };
 	struct buf msg = BUF_INIT;
-	long long now = now_seconds(), horizon;
+	long long now = archive_now_seconds(), horizon;
 	size_t *ahead = NULL, nahead = 0;
 	enum bb_status st;
 	char *position = NULL;
@@ -2520,7 +1640,7 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 	horizon = c.horizon;
 	ahead = calloc(c.names.n ? c.names.n : 1, sizeof(*ahead));
 	if (!ahead) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < l.n; i++) {
@@ -2544,22 +1664,22 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 		if (l.e[i].mtime - ARCHIVE_MAILDIR_SLACK > horizon)
 			horizon = l.e[i].mtime - ARCHIVE_MAILDIR_SLACK;
 		if (st == BB_ERR_TOO_LARGE || gone) {
-			log_skip(src, gone ? "gone" : "too-large", l.e[i].file);
+			archive_log_skip(src, gone ? "gone" : "too-large", l.e[i].file);
 			st = BB_OK;
 			continue;
 		}
 		free(position);
 		if (!(position = md_cursor_text(&l, horizon, i + 1, ahead, nahead))) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
-		if ((st = deliver(src, fn, ctx, msg.data, msg.len, position, err)))
+		if ((st = archive_deliver(src, fn, ctx, msg.data, msg.len, position, err)))
 			goto out;
 	}
 	if (tail && l.n && l.e[l.n - 1].mtime - ARCHIVE_MAILDIR_SLACK > horizon)
 		horizon = l.e[l.n - 1].mtime - ARCHIVE_MAILDIR_SLACK;
 	if (next_cursor && !(*next_cursor = md_cursor_text(&l, horizon, l.n, ahead, nahead)))
-		st = nomem(err);
+		st = archive_nomem(err);
 out:
 	run_args_clear(&c.names);
 	md_list_release(&l);
@@ -2590,7 +1710,7 @@ static enum bb_status mbox_check(int fd, uint64_t offset, char out[ARCHIVE_ATOM_
 	if (n != (ssize_t)tail)
 		goto fail;
 	if (hash16(both, head + 1 + tail, out))
-		return nomem(err);
+		return archive_nomem(err);
 	return BB_OK;
 fail:
 	return bb_error_errno(err, n < 0 ? errno : EIO, "cannot read the mbox");
@@ -2606,11 +1726,12 @@ static enum bb_status parse_mbox_cursor(const char *cursor, uint64_t *offset, ch
 	check[0] = '\0';
 	if (!cursor)
 		return BB_OK;
-	if (strncmp(cursor, "mbox:", 5) || parse_long(cursor + 5, &end, LLONG_MAX / 2, &off))
+	if (strncmp(cursor, "mbox:", 5) ||
+	    archive_parse_long(cursor + 5, &end, LLONG_MAX / 2, &off))
 		goto bad;
 	if (*end == ':') {
 		if (strlen(end + 1) != ARCHIVE_ATOM_HASH_LEN ||
-		    !is_hex_string(end + 1, ARCHIVE_ATOM_HASH_LEN))
+		    !archive_is_hex_string(end + 1, ARCHIVE_ATOM_HASH_LEN))
 			goto bad;
 		memcpy(check, end + 1, ARCHIVE_ATOM_HASH_LEN + 1);
 	} else if (*end || off) {
@@ -2632,7 +1753,7 @@ static char *mbox_cursor_text(int fd, uint64_t offset, struct bb_error *err)
 		return NULL;
 	text = str_printf("mbox:%" PRIu64 ":%s", offset, check);
 	if (!text)
-		nomem(err);
+		archive_nomem(err);
 	return text;
 }
 
@@ -2700,12 +1821,12 @@ static char *mbox_cursor_text_kept(struct mbox_ctx *mc, uint64_t offset)
 		memcpy(both + n + 1 + early, mc->chunk, n - early);
 	}
 	if (hash16(both, 2 * n + 1, check)) {
-		nomem(mc->err);
+		archive_nomem(mc->err);
 		return NULL;
 	}
 	text = str_printf("mbox:%" PRIu64 ":%s", offset, check);
 	if (!text)
-		nomem(mc->err);
+		archive_nomem(mc->err);
 	return text;
 }
 
@@ -2719,10 +1840,10 @@ static enum bb_status mbox_on_message(void *ctx, const char *raw, size_t len, ui
 	free(m->position);
 	m->position = position;
 	if (!raw) {
-		log_skip(m->src, "too-large-or-empty", position);
+		archive_log_skip(m->src, "too-large-or-empty", position);
 		return BB_OK;
 	}
-	return deliver(m->src, m->fn, m->ctx, raw, len, position, m->err);
+	return archive_deliver(m->src, m->fn, m->ctx, raw, len, position, m->err);
 }
 
 static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
@@ -2755,7 +1876,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 		goto out;
 	}
 	if (!(lock_path = str_printf("%s.lock", src->path))) {
-		st = nomem(err);
+		st = archive_nomem(err);
 		goto out;
 	}
 	if (!access(lock_path, F_OK)) {
@@ -2810,7 +1931,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 		m = archive_mbox_new(offset, src->max_message, mbox_on_message, &mc);
 		chunk = malloc(ARCHIVE_MBOX_CHUNK);
 		if (!m || !chunk) {
-			st = nomem(err);
+			st = archive_nomem(err);
 			goto out;
 		}
 		h = pread(mc.fd, mc.head, sizeof(mc.head), 0);
@@ -2884,7 +2005,7 @@ enum bb_status archive_poll(struct archive_source *src, const char *cursor,
 		*next_cursor = NULL;
 	switch (src->kind) {
 	case KIND_PUBLIC_INBOX:
-		st = poll_public_inbox(src, cursor, fn, ctx, next_cursor, err);
+		st = archive_poll_public_inbox(src, cursor, fn, ctx, next_cursor, err);
 		break;
 	case KIND_ATOM:
 		st = poll_atom(src, cursor, fn, ctx, 0, next_cursor, err);
@@ -2919,7 +2040,7 @@ enum bb_status archive_tail(struct archive_source *src, char **cursor, struct bb
 	*cursor = NULL;
 	switch (src->kind) {
 	case KIND_PUBLIC_INBOX:
-		st = tail_public_inbox(src, cursor, err);
+		st = archive_tail_public_inbox(src, cursor, err);
 		break;
 	case KIND_ATOM:
 		st = poll_atom(src, NULL, no_message, NULL, 1, cursor, err);
