@@ -32,6 +32,7 @@ void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt)
 	opt->bug_url_base = cfg->bz_url ? cfg->bz_url : "";
 	opt->show_addresses = cfg->mail_show_addresses;
 	opt->footer = cfg->mail_footer;
+	opt->replies_posted = (cfg->archive_url || cfg->archive_path) && cfg->inbound_enabled;
 }
 
 void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt)
@@ -42,6 +43,7 @@ void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt
 	opt->starttls = cfg->smtp_starttls;
 	opt->user = cfg->smtp_user;
 	opt->password = cfg->smtp_password;
+	opt->ca_file = cfg->smtp_ca_file;
 	opt->timeout = (long)cfg->smtp_timeout;
 	opt->maildir = cfg->smtp_maildir;
 	opt->mbox = cfg->smtp_mbox;

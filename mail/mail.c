@@ -413,7 +413,13 @@ static void add_footer(struct body *body, const struct mail_options *opt, const 
 {
 	body_adds(body, "-- \n");
 	body_addf(body, "You are receiving this mail because the bug is mirrored from %s.\n", url);
-	body_adds(body, "To comment, use the bug's page; replies on the list stay on the list.\n");
+	/* what becomes of a reply is what the reader needs to know before
+	 * writing one: the footer must not promise privacy the bridge breaks */
+	if (opt->replies_posted)
+		body_adds(body, "Replies on the list are posted to the bug as comments, "
+			  "with your name and a link to the archived mail.\n");
+	else
+		body_adds(body, "To comment, use the bug's page; replies on the list stay on the list.\n");
 	if (opt->footer && *opt->footer) {
 		char *footer = header_clean(opt->footer, 500);
 

@@ -47,6 +47,7 @@ struct mail_options {
 	const char *bug_url_base; /* Bugzilla base URL, for "<base>/show_bug.cgi?id=N" */
 	int show_addresses;       /* authors by name and address */
 	const char *footer;       /* an extra footer line, or NULL */
+	int replies_posted;       /* the inbound bridge posts list replies to the bug */
 };
 
 /* What a mail says about one attachment (already in the blob store). */

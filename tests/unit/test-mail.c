@@ -390,6 +390,16 @@ static void test_comment_mail(void)
 	ok(m.text && strstr(m.text, "Content-Transfer-Encoding: 7bit\n") &&
 	   strstr(m.text, "\nFrom the reporter's mail:\n") && strstr(m.text, "?a=b\n"),
 	   "body stays readable: 7bit, no =3D");
+	mail_message_release(&m);
+
+	/* With the inbound bridge on, the footer says where replies go */
+	opt.replies_posted = 1;
+	ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL,
+				"bug-219000@" DOMAIN, NULL, NULL, &m, &err) == BB_OK,
+	   "compose with replies posted to the bug");
+	ok(m.text && strstr(m.text, "\nReplies on the list are posted to the bug as comments"),
+	   "footer: replies on the list are posted to the bug");
+	ok(m.text && !strstr(m.text, "stay on the list"), "footer: no promise that replies stay on the list");
 out:
 	if (parsed)
 		g_mime_references_free(parsed);
@@ -440,6 +450,22 @@ static void test_hostile_input(void)
 			g_object_unref(all);
 	}
 	g_object_unref(msg);
+	msg = NULL;
+	mail_message_release(&m);
+
+	/* Format characters never reach a header: a right-to-left override
+	 * would make "gnp.exe" read "exe.png", a zero-width space hides */
+	sample_bug(&bug, "photo\xe2\x80\xaegnp.exe\xe2\x80\x8b ok");
+	bug.product = W("Dri\xe2\x81\xa6vers\xef\xbb\xbf");
+	ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL, NULL, NULL, NULL,
+				&m, &err) == BB_OK, "compose with bidi and zero-width characters");
+	msg = m.text ? parse(&m) : NULL;
+	subject = msg ? g_mime_message_get_subject(msg) : NULL;
+	is_str(subject, "[Bug 219000] photognp.exe ok", "bidi override and zero-width space dropped");
+	is_str(msg ? header(msg, "X-Bugzilla-Product") : NULL, "Drivers",
+	       "isolate and byte order mark dropped from a field");
+	if (msg)
+		g_object_unref(msg);
 	msg = NULL;
 	mail_message_release(&m);
 
