@@ -116,12 +116,16 @@ static const struct key_spec keys[] = {
 	    "SMTP server; unset: mail goes to smtp.maildir (or smtp.mbox)" }, KEY_STRING, OFF(smtp_host) },
 	{ { "smtp", "port", "25", 0,
 	    "SMTP port (587 for submission)" }, KEY_COUNT, OFF(smtp_port) },
-	{ { "smtp", "starttls", "try", 0,
-	    "no, try or required" }, KEY_STARTTLS, OFF(smtp_starttls) },
+	{ { "smtp", "starttls", NULL, 0,
+	    "no, try or required (unset: required with a user or password, try without)" },
+	  KEY_STARTTLS, OFF(smtp_starttls) },
 	{ { "smtp", "user", NULL, 0,
 	    "SMTP AUTH user name" }, KEY_STRING, OFF(smtp_user) },
 	{ { "smtp", "password", NULL, 1,
 	    "SMTP AUTH password (secret)" }, KEY_STRING, OFF(smtp_password) },
+	{ { "smtp", "ca_file", NULL, 0,
+	    "PEM file of the CAs trusted for STARTTLS (unset: the system's)" },
+	  KEY_PATH, OFF(smtp_ca_file) },
 	{ { "smtp", "timeout", "60s", 0,
 	    "time limit of an SMTP exchange" }, KEY_DURATION, OFF(smtp_timeout) },
 	{ { "smtp", "maildir", NULL, 0,
@@ -650,6 +654,26 @@ static enum bb_status check_permissions(const char *path, const char *secret_key
 	return BB_OK;
 }
 
+/* AUTH never goes out in clear: with a login, STARTTLS defaults to
+ * required, and "no" is refused (the outbox also holds a session with a
+ * login to STARTTLS when "try" is set). */
+static enum bb_status settle_starttls(struct bb_config *cfg, const char *path,
+				      struct bb_error *err)
+{
+	int login = (cfg->smtp_user && *cfg->smtp_user) || cfg->smtp_password;
+
+	if (!cfg->smtp_starttls) {
+		cfg->smtp_starttls = strdup(login ? "required" : "try");
+		return cfg->smtp_starttls ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	if (login && !strcmp(cfg->smtp_starttls, "no"))
+		return bb_error_set(err, BB_ERR_CONFIG,
+				    "config %s: [smtp] starttls = no with a user or password would "
+				    "send the password in clear; use required (the default with a "
+				    "login)", path ? path : "(built-in defaults)");
+	return BB_OK;
+}
+
 enum bb_status config_load_file(struct bb_config **out, const char *path,
 				struct bb_error *err)
 {
@@ -764,6 +788,8 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 		}
 	}
 out:
+	if (!s)
+		s = settle_starttls(cfg, path, err);
 	if (!s && !cfg->smtp_maildir && !cfg->smtp_mbox)
 		cfg->smtp_maildir = config_data_path(cfg, "mail");
 	g_strfreev(groups);

@@ -72,6 +72,7 @@ struct bb_config {
 	char *smtp_starttls;     /* no, try, required */
 	char *smtp_user;
 	char *smtp_password;     /* secret */
+	char *smtp_ca_file;      /* CAs trusted for STARTTLS; NULL: the system's */
 	long long smtp_timeout;
 	char *smtp_maildir;
 	char *smtp_mbox;

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/ssl.h>
+
 #include <auth-client.h>
 #include <libesmtp.h>
 
@@ -573,6 +575,7 @@ struct smtp_run {
 	struct bb_error *err;
 	const char *user, *password;
 	int unanswered;           /* rows the server never answered (session trouble) */
+	const char *tls_trouble;  /* why the session stopped before TLS, or NULL */
 };
 
 static pthread_once_t auth_once = PTHREAD_ONCE_INIT;
@@ -782,6 +785,17 @@ static void smtp_event(smtp_session_t session, int event, void *arg, ...)
 	va_list ap;
 
 	(void)session;
+	/* STARTTLS trouble ends the session before MAIL FROM (and before
+	 * AUTH): say why, rather than "no answer" */
+	if (event == SMTP_EV_EXTNA_STARTTLS)
+		run->tls_trouble = "the server offers no STARTTLS, which this session requires "
+				   "(nothing was sent, no password went out)";
+	else if (event == SMTP_EV_INVALID_PEER_CERTIFICATE || event == SMTP_EV_NO_PEER_CERTIFICATE ||
+		 event == SMTP_EV_WRONG_PEER_CERTIFICATE)
+		run->tls_trouble = "the server's TLS certificate is not trusted for this host "
+				   "(nothing was sent)";
+	else if (event == SMTP_EV_UNUSABLE_CA_LIST)
+		run->tls_trouble = "the CA list in ~/.authenticate cannot be used (mode or owner)";
 	if (event != SMTP_EV_MESSAGESENT)
 		return;
 	va_start(ap, arg);
@@ -795,7 +809,10 @@ static void smtp_record_rest(smtp_message_t m, void *arg)
 	struct smtp_run *run = arg;
 	char text[256];
 
-	smtp_strerror(smtp_errno(), text, sizeof(text));
+	if (run->tls_trouble)
+		snprintf(text, sizeof(text), "%s", run->tls_trouble);
+	else
+		smtp_strerror(smtp_errno(), text, sizeof(text));
 	smtp_record(run, m, text);
 }
 
@@ -815,6 +832,37 @@ static enum bb_status wire_text(struct pending *p)
 	return s;
 }
 
+/* The TLS context of one session.  libESMTP can make its own, but the one
+ * it makes (1.1.0, Debian 12) is cached for the process and freed with the
+ * first session that used it: the second STARTTLS session of a process
+ * (the daemon's next round) used freed memory and crashed.  A context of
+ * ours, handed over with smtp_starttls_set_ctx() (which takes a reference)
+ * and freed after the session, has no such life-time trouble, and trusts
+ * the system's CAs (or [smtp] ca_file) rather than ~/.authenticate.
+ * libESMTP still checks the verification result and the host name. */
+static enum bb_status tls_context(const struct outbox_options *opt, SSL_CTX **out,
+				  struct bb_error *err)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	int loaded;
+
+	*out = NULL;
+	if (!ctx)
+		return bb_error_set(err, BB_ERR_NOMEM, "smtp: cannot set up TLS");
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	if (opt->ca_file && *opt->ca_file)
+		loaded = SSL_CTX_load_verify_locations(ctx, opt->ca_file, NULL) == 1;
+	else
+		loaded = SSL_CTX_set_default_verify_paths(ctx) == 1;
+	if (!loaded) {
+		SSL_CTX_free(ctx);
+		return bb_error_set(err, BB_ERR_CONFIG, "smtp: cannot read the trusted CAs%s%s",
+				    opt->ca_file ? " in " : "", opt->ca_file ? opt->ca_file : "");
+	}
+	*out = ctx;
+	return BB_OK;
+}
+
 static enum bb_status deliver_smtp(struct store *db, const struct outbox_options *opt,
 				   time_t now, struct pending *rows, size_t n,
 				   struct outbox_stats *stats, int *session_trouble,
@@ -824,6 +872,7 @@ static enum bb_status deliver_smtp(struct store *db, const struct outbox_options
 				.user = opt->user, .password = opt->password ? opt->password : "" };
 	smtp_session_t session = NULL;
 	auth_context_t auth = NULL;
+	SSL_CTX *tls_ctx = NULL;
 	enum starttls_option tls = Starttls_ENABLED;
 	char server[300];
 	enum bb_status s = BB_OK;
@@ -838,6 +887,15 @@ static enum bb_status deliver_smtp(struct store *db, const struct outbox_options
 	else
 		return bb_error_set(err, BB_ERR_CONFIG, "smtp: starttls must be no, try or required, "
 				    "not \"%s\"", opt->starttls);
+	/* AUTH never goes out in clear: a session with a login needs STARTTLS,
+	 * and libESMTP, asked to require it, quits before AUTH when the
+	 * server offers none (a relay, or someone between, stripping it) */
+	if (opt->user && *opt->user) {
+		if (tls == Starttls_DISABLED)
+			return bb_error_set(err, BB_ERR_CONFIG, "smtp: starttls = no with a user "
+					    "would send the password in clear");
+		tls = Starttls_REQUIRED;
+	}
 	if ((size_t)snprintf(server, sizeof(server), "%s:%u", opt->smtp_host,
 			     opt->smtp_port ? opt->smtp_port : 25) >= sizeof(server))
 		return bb_error_set(err, BB_ERR_CONFIG, "smtp: host name too long");
@@ -846,6 +904,14 @@ static enum bb_status deliver_smtp(struct store *db, const struct outbox_options
 	if (!session || !smtp_set_server(session, server)) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "smtp: cannot set up a session");
 		goto out;
+	}
+	if (tls != Starttls_DISABLED) {
+		if ((s = tls_context(opt, &tls_ctx, err)))
+			goto out;
+		if (!smtp_starttls_set_ctx(session, tls_ctx)) {
+			s = bb_error_set(err, BB_ERR_CONFIG, "smtp: this libESMTP cannot do STARTTLS");
+			goto out;
+		}
 	}
 	if (!smtp_starttls_enable(session, tls) && tls == Starttls_REQUIRED) {
 		s = bb_error_set(err, BB_ERR_CONFIG, "smtp: STARTTLS is required but this "
@@ -914,6 +980,7 @@ out:
 		smtp_destroy_session(session);
 	if (auth)
 		auth_destroy_context(auth);
+	SSL_CTX_free(tls_ctx);	/* the session held its own reference */
 	return s;
 }
 

@@ -53,8 +53,11 @@
 struct outbox_options {
 	const char *smtp_host;    /* NULL: local delivery */
 	unsigned smtp_port;       /* 0: 25 */
-	const char *starttls;     /* "no", "try" (NULL), "required" */
+	const char *starttls;     /* "no", "try" (NULL), "required"; with a user, "try" acts
+				   * as "required" and "no" is refused: AUTH never goes out
+				   * in clear */
 	const char *user, *password; /* AUTH (PLAIN, LOGIN, ...) when user is set */
+	const char *ca_file;      /* PEM CAs trusted for STARTTLS; NULL: the system's */
 	long timeout;             /* seconds per SMTP exchange; 0: libESMTP's defaults */
 	const char *maildir;      /* used when smtp_host is NULL and mbox is NULL */
 	const char *mbox;

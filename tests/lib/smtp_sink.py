@@ -21,8 +21,13 @@ Failures, from flags at start or from a control file at run time:
                           no reply (--drop-store: store that message first,
                           as a server that crashed after queueing it would)
   --auth-user U --auth-password P
-                          require AUTH (PLAIN or LOGIN) before MAIL; no TLS
-                          needed (auth_require_tls=False)
+                          require AUTH (PLAIN or LOGIN) before MAIL; AUTH is
+                          accepted in clear too (auth_require_tls=False), so
+                          a test sees a client that sends a password in
+                          clear: the "auth" event says whether TLS was on
+  --tls-cert FILE --tls-key FILE
+                          offer STARTTLS with this certificate (PEM); a
+                          "starttls" event is logged when a client takes it
 The control file (--control, default D/control.json) holds a JSON object
 with any of: fail_rcpt_code, fail_rcpt_count, fail_rcpt_match,
 fail_data_code, fail_data_count, drop_after, drop_store.  The sink reads it
@@ -36,6 +41,7 @@ that started it.
 
 import argparse
 import asyncio
+import ssl
 import json
 import logging
 import os
@@ -107,6 +113,11 @@ class Sink:
         return "%d 5.7.1 sink: %s rejected for good" % (code, what)
 
     # --- aiosmtpd handler hooks ----------------------------------------
+    def handle_STARTTLS(self, server, session, envelope):
+        # called by aiosmtpd after the handshake (not a coroutine)
+        self.event("starttls")
+        return True
+
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         self.read_control()
         fail_rcpt = 0
@@ -173,6 +184,7 @@ class Sink:
                 and auth_data.login.decode("utf-8", "replace") == self.user
                 and auth_data.password.decode("utf-8", "replace") == self.password)
         self.event("auth", mechanism=mechanism, success=good,
+                   tls=session.ssl is not None,
                    login=(auth_data.login.decode("utf-8", "replace")
                           if isinstance(auth_data, LoginPassword) else None))
         return AuthResult(success=good, handled=False,
@@ -192,6 +204,8 @@ def main():
     ap.add_argument("--drop-store", action="store_true")
     ap.add_argument("--auth-user")
     ap.add_argument("--auth-password")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     args = ap.parse_args()
     # AUTH without TLS is what the tests want; keep stderr for real trouble.
     warnings.filterwarnings("ignore")
@@ -202,11 +216,16 @@ def main():
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     auth = bool(args.auth_user)
+    tls = None
+    if args.tls_cert:
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(args.tls_cert, args.tls_key)
 
     def factory():
         return SMTP(sink, hostname="sink.test", loop=loop,
                     auth_required=auth, auth_require_tls=False,
-                    authenticator=sink.authenticate if auth else None)
+                    authenticator=sink.authenticate if auth else None,
+                    tls_context=tls, require_starttls=False)
 
     server = loop.run_until_complete(
         loop.create_server(factory, host="127.0.0.1", port=0))

@@ -145,6 +145,39 @@ static void test_errors(void)
 	}
 }
 
+/* AUTH never goes out in clear: STARTTLS defaults to required with a
+ * login, and "no" with a login is refused. */
+static void test_starttls(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path;
+
+	ok(config_load_file(&cfg, NULL, &err) == BB_OK, "defaults load");
+	is_str(cfg->smtp_starttls, "try", "no login: starttls defaults to try");
+	config_free(cfg);
+	path = write_file("login.conf", 0600, "[smtp]\nhost = mx.example.org\nuser = bb\n"
+			  "password = s3cr3t\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "a login loads: %s", err.message);
+	is_str(cfg ? cfg->smtp_starttls : NULL, "required", "with a login, starttls defaults to required");
+	config_free(cfg);
+	free(path);
+	path = write_file("login-try.conf", 0600, "[smtp]\nuser = bb\npassword = s3cr3t\n"
+			  "starttls = try\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "an explicit try with a login loads");
+	config_free(cfg);
+	free(path);
+	expect_error("login-no-tls.conf", "[smtp]\nuser = bb\npassword = s3cr3t\nstarttls = no\n",
+		     0600, BB_ERR_CONFIG, "would send the password in clear");
+	expect_error("password-no-tls.conf", "[smtp]\npassword = s3cr3t\nstarttls = no\n",
+		     0600, BB_ERR_CONFIG, "starttls = no");
+	path = write_file("no-login-no-tls.conf", 0600, "[smtp]\nstarttls = no\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "starttls = no without a login loads");
+	is_str(cfg ? cfg->smtp_starttls : NULL, "no", "and stays no");
+	config_free(cfg);
+	free(path);
+}
+
 static void test_trees(void)
 {
 	struct bb_config *cfg = NULL;
@@ -261,6 +294,7 @@ int main(void)
 	test_defaults();
 	test_file();
 	test_errors();
+	test_starttls();
 	test_trees();
 	test_search();
 	test_sample();

@@ -628,35 +628,127 @@ static void test_smtp(struct store *db)
 	sink_stop(&k);
 }
 
+/* A certificate for 127.0.0.1 made with openssl(1), for a sink that offers
+ * STARTTLS; the outbox trusts it through outbox_options.ca_file.  0
+ * without openssl. */
+static int tls_setup(char **cert, char **key)
+{
+	char *cmd;
+	int rc;
+
+	*cert = str_printf("%s/sink-cert.pem", base);
+	*key = str_printf("%s/sink-key.pem", base);
+	cmd = str_printf("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1"
+			 " -addext subjectAltName=DNS:127.0.0.1,IP:127.0.0.1"
+			 " -keyout '%s' -out '%s' >/dev/null 2>&1", *key, *cert);
+	rc = system(cmd);
+	free(cmd);
+	return rc == 0;
+}
+
+/* When a deferred row is due again. */
+static long long due(struct store *db, const char *id)
+{
+	struct row r;
+	long long t;
+
+	get_row(db, id, &r);
+	t = r.next_attempt;
+	row_release(&r);
+	return t;
+}
+
+/* The sink's events of a kind, as the lines of its events.log. */
+static int sink_events(struct sink *k, const char *kind, const char *also)
+{
+	char *path = str_printf("%s/events.log", k->dir), *text, *want;
+	size_t len;
+	int n = 0;
+
+	text = slurp(path, &len);
+	want = str_printf("\"event\": \"%s\"", kind);
+	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		if (strstr(line, want) && (!also || strstr(line, also)))
+			n++;
+	free(want);
+	free(text);
+	free(path);
+	return n;
+}
+
 static void test_auth(struct store *db)
 {
-	const char *extra[] = { "--auth-user", "bb", "--auth-password", PASSWORD, NULL };
+	const char *plain[] = { "--auth-user", "bb", "--auth-password", PASSWORD, NULL };
+	const char *with_tls[] = { "--auth-user", "bb", "--auth-password", PASSWORD,
+				   "--tls-cert", NULL, "--tls-key", NULL, NULL };
 	struct sink k;
 	struct outbox_options opt;
 	struct outbox_stats st;
 	struct bb_error err = BB_ERROR_INIT;
 	struct row r;
 	char *log_path = str_printf("%s/log.txt", base), *log_text;
+	char *cert = NULL, *key = NULL;
 	FILE *log = fopen(log_path, "w");
 	size_t len;
 
 	log_setup(log, LOG_LEVEL_DEBUG, "testrun1");
-	if (!ok(sink_start(&k, "authsink", extra), "start a sink that requires AUTH")) {
+
+	/* A server (or someone between) that offers no STARTTLS never gets
+	 * the password: not by default, not with "try", and "no" is refused */
+	if (!ok(sink_start(&k, "authsink", plain), "start a sink that takes AUTH in clear")) {
 		sink_stop(&k);
 		goto out;
 	}
 	opt = smtp_options(&k);
+	opt.starttls = NULL;	/* the default */
+	add(db, "a0@test", 0, recipients);
+	opt.user = "bb";
+	opt.password = PASSWORD;
+	ok(outbox_deliver(db, &opt, 6900, &st, &err) == BB_OK && st.sent == 0 && st.deferred == 1,
+	   "no STARTTLS offered: not sent (%s)", err.message);
+	get_row(db, "a0@test", &r);
+	ok(strstr(r.last_error, "offers no STARTTLS") != NULL, "and the row says why: %s",
+	   r.last_error);
+	row_release(&r);
+	opt.starttls = "try";
+	ok(outbox_deliver(db, &opt, due(db, "a0@test"), &st, &err) == BB_OK && st.sent == 0 &&
+	   st.deferred == 1, "starttls = try with a login: not sent either");
+	opt.starttls = "no";
+	ok(outbox_deliver(db, &opt, due(db, "a0@test"), &st, &err) == BB_ERR_CONFIG,
+	   "starttls = no with a login is refused (%s)", err.message);
+	is_int(sink_events(&k, "auth", NULL), 0, "the server never saw AUTH");
+	is_int(sink_copies(&k, "a0@test", NULL), 0, "nor the mail");
+	sink_stop(&k);
+
+	/* Over STARTTLS, AUTH works */
+	if (!tls_setup(&cert, &key)) {
+		printf("ok %d # SKIP openssl(1) cannot make a test certificate\n", ++tap_count);
+		goto out;
+	}
+	with_tls[5] = cert;
+	with_tls[7] = key;
+	if (!ok(sink_start(&k, "tlssink", with_tls), "start a sink that offers STARTTLS")) {
+		sink_stop(&k);
+		goto out;
+	}
+	opt = smtp_options(&k);
+	opt.starttls = NULL;
+	opt.ca_file = cert;
 	add(db, "a1@test", 0, recipients);
 	opt.user = "bb";
 	opt.password = "wrong";
-	ok(outbox_deliver(db, &opt, 7000, &st, &err) == BB_OK && st.deferred == 1 && st.failed == 0,
-	   "wrong password: deferred, not failed");
+	ok(outbox_deliver(db, &opt, 7200, &st, &err) == BB_OK && st.deferred >= 1 && st.failed == 0 &&
+	   st.sent == 0, "wrong password: deferred, not failed");
 	get_row(db, "a1@test", &r);
 	diag("after a wrong password: %s", r.last_error);
 	row_release(&r);
 	opt.password = PASSWORD;
-	ok(outbox_deliver(db, &opt, 7060, &st, &err) == BB_OK && st.sent == 1,
-	   "right password: sent (%s)", err.message);
+	{
+		long long t0 = due(db, "a0@test"), t1 = due(db, "a1@test");
+
+		ok(outbox_deliver(db, &opt, t0 > t1 ? t0 : t1, &st, &err) == BB_OK && st.sent == 2,
+		   "right password: both sent (%s)", err.message);
+	}
 	{
 		int last = 0;
 		char *json;
@@ -665,6 +757,27 @@ static void test_auth(struct store *db)
 		json = sink_file(&k, last, "json");
 		ok(json && strstr(json, "\"auth_login\": \"bb\""), "the server saw the login");
 		free(json);
+	}
+	ok(sink_events(&k, "starttls", NULL) >= 2, "every session took STARTTLS");
+	ok(sink_events(&k, "auth", NULL) >= 2 && sink_events(&k, "auth", "\"tls\": false") == 0,
+	   "and AUTH came only inside TLS");
+	get_row(db, "a0@test", &r);
+	is_str(r.state, "sent", "the mail held back from the stripped session went out over TLS");
+	row_release(&r);
+
+	/* A certificate nobody vouches for is refused before AUTH */
+	{
+		int auths = sink_events(&k, "auth", NULL);
+
+		opt.ca_file = NULL;	/* the system's CAs do not know the test's */
+		add(db, "a2@test", 0, recipients);
+		ok(outbox_deliver(db, &opt, 7300, &st, &err) == BB_OK && st.sent == 0 &&
+		   st.deferred == 1, "an untrusted certificate: not sent");
+		get_row(db, "a2@test", &r);
+		ok(strstr(r.last_error, "certificate is not trusted") != NULL, "and the row says why: %s",
+		   r.last_error);
+		row_release(&r);
+		is_int(sink_events(&k, "auth", NULL), auths, "the server saw no AUTH");
 	}
 	sink_stop(&k);
 out:
@@ -676,6 +789,8 @@ out:
 	ok(log_text && !strstr(log_text, PASSWORD), "the password never reaches the log");
 	free(log_text);
 	free(log_path);
+	free(cert);
+	free(key);
 }
 
 static enum bb_status count_row(void *ctx, const struct outbox_row *r)
