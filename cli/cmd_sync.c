@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "bridge/sync.h"
 #include "cli/cli.h"
 #include "core/fsutil.h"
@@ -261,6 +263,45 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	return rc;
 }
 
+/* SIGHUP between rounds: the configuration is read again and the log file
+ * reopened.  A new file that does not load keeps the old one; so does one
+ * the bridge cannot start with (a MAINTAINERS file gone, say).  The wait
+ * for the next round starts over. */
+static void daemon_reload(struct cli_context *ctx, struct cli_bridge *b, long long *interval)
+{
+	struct bb_config *fresh, *old = ctx->cfg;
+	int loaded = 0, refused = 0;
+
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading the configuration");
+	if (cli_reload_config(ctx, &fresh) == 0) {
+		cli_bridge_close(b);
+		ctx->cfg = fresh;
+		if (cli_bridge_open(ctx, b) == EX_OK) {
+			config_free(old);
+			if (interval)
+				*interval = ctx->cfg->sync_interval;
+			loaded = 1;
+		} else {
+			ctx->cfg = old;
+			config_free(fresh);
+			refused = 1;
+			if (cli_bridge_open(ctx, b) != EX_OK)
+				log_event(LOG_LEVEL_ERROR, "daemon.reopen_failed");
+		}
+	}
+	/* the new file may name another log file or level: reopen first, so
+	 * what the reload did is in the file being written from now on */
+	cli_reopen_log(ctx);
+	if (loaded)
+		log_event(LOG_LEVEL_INFO, "config.reloaded",
+			  LF_STR("file", ctx->config_path ? ctx->config_path : "-"));
+	else if (refused)
+		log_event(LOG_LEVEL_ERROR, "config.reload_failed",
+			  LF_STR("error", "the bridge cannot start with the new file"),
+			  LF_STR("kept", "the configuration in effect"));
+	sd_notify(0, "READY=1\nSTATUS=configuration reloaded; waiting for the next round");
+}
+
 int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -271,7 +312,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	struct cli_bridge b;
 	long long interval = -1, backoff = 0;
 	sigset_t sigs;
-	int opt, rc, stop = 0;
+	int opt, rc, stop = 0, fixed_interval;
 
 	while ((opt = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
 		switch (opt) {
@@ -287,16 +328,19 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_daemon);
-	if (interval < 0)
+	fixed_interval = interval >= 0;
+	if (!fixed_interval)
 		interval = ctx->cfg->sync_interval;
 	/* signals are taken only between rounds: a round always finishes */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	log_event(LOG_LEVEL_INFO, "daemon.start", LF_INT("interval", interval));
+	sd_notify(0, "READY=1\nSTATUS=first round");
 	while (!stop) {
 		struct bb_error err = BB_ERROR_INIT;
 		struct sync_stats st;
@@ -310,6 +354,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 
 			log_event(LOG_LEVEL_WARN, "daemon.round_failed", LF_STR("error", err.message),
 				  LF_STR("retry", retry_str(r)));
+			sd_notifyf(0, "STATUS=last round failed (%s), retrying", err.message);
 			if (r == BB_RETRY_GIVE_UP && err.code != BB_ERR_AUTH) {
 				rc = cli_fail(&err);
 				break;
@@ -324,12 +369,18 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 			backoff = 0;
 			report_round(ctx, &st, 0);
 			report_inbound(ctx, &b, &in);
+			sd_notifyf(0, "STATUS=last round: %lu bugs changed, %lu mails queued, %lu sent, "
+				   "%lu deferred; %lu list mails read",
+				   st.bugs_seen, st.mails_queued, st.delivery.sent, st.delivery.deferred,
+				   in.mails);
 		}
 		wait.tv_sec = (time_t)pause;
 		wait.tv_nsec = 0;
-		sig = sigtimedwait(&sigs, NULL, &wait);
+		while ((sig = sigtimedwait(&sigs, NULL, &wait)) == SIGHUP)
+			daemon_reload(ctx, &b, fixed_interval ? NULL : &interval);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_event(LOG_LEVEL_INFO, "daemon.stop", LF_INT("signal", sig));
+			sd_notify(0, "STOPPING=1");
 			stop = 1;
 		}
 	}
