@@ -96,6 +96,11 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const struct bb_error *err);
 /* The sysexits code for a status. */
 int cli_exit_code(enum bb_status st);
+/* What a delivery run tells cron and monitoring: 65 (EX_DATAERR) if the
+ * relay refused a mail for good, else 75 (EX_TEMPFAIL) if one was deferred,
+ * else 0. */
+struct outbox_stats;
+int cli_delivery_exit(const struct outbox_stats *st);
 
 /* A progress bar on standard error when it is a terminal (done/total,
  * rate, ETA), plain lines every few seconds otherwise when verbose, silent

@@ -248,7 +248,7 @@ int cmd_outbox(struct cli_context *ctx, int argc, char **argv)
 		if (!ctx->quiet)
 			fprintf(stderr, "bugbridge: %lu sent, %lu deferred, %lu failed\n", st.sent,
 				st.deferred, st.failed);
-		return EX_OK;
+		return cli_delivery_exit(&st);
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_outbox);

@@ -258,6 +258,8 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	} else {
 		report_round(ctx, &st, dry_run);
 		report_inbound(ctx, &b, &in);
+		if (!dry_run)
+			rc = cli_delivery_exit(&st.delivery);
 	}
 	cli_bridge_close(&b);
 	return rc;

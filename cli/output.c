@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "mail/outbox.h"
 #include "core/fsutil.h"
 
 void cli_error(const char *fmt, ...)
@@ -32,6 +33,15 @@ void cli_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_delivery_exit(const struct outbox_stats *st)
+{
+	if (st->failed)
+		return EX_DATAERR;
+	if (st->deferred)
+		return EX_TEMPFAIL;
+	return EX_OK;
 }
 
 int cli_exit_code(enum bb_status st)

@@ -110,6 +110,24 @@ is "SIGTERM still stops it cleanly" "$?" "0"
 like "systemd hears STOPPING=1" "$(cat "$notify_log")" "STOPPING=1"
 is "nothing went to stderr but what belongs there" "$(grep -c 'event=' daemon.err)" "0"
 
+# Exit codes cron and monitoring can read: a deferred mail is 75, a mail
+# the relay refused for good 65
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+admin clock '{"advance": 60}'
+admin comment '{"bug_id": 101, "creator": "ines@example.net", "text": "Still broken in 6.7."}'
+check_exit "sync exits 75 when its mail is deferred (nothing listens on the SMTP port)" 75 bb sync
+/usr/bin/python3 "$top_srcdir/tests/lib/smtp_sink.py" --port-file refuse.port --dir refuse \
+	--fail-rcpt 550:1000 >refuse.out 2>&1 &
+CLEANUP_PIDS="$CLEANUP_PIDS $!"
+for _ in $(seq 1 100); do [ -s refuse.port ] && break; sleep 0.05; done
+sed -i "s/^port = .*/port = $(cat refuse.port)/" "$BUGBRIDGE_CONFIG"
+admin clock '{"advance": 60}'
+admin comment '{"bug_id": 101, "creator": "ines@example.net", "text": "And in 6.8."}'
+check_exit "sync exits 65 when the relay refuses its mail for good" 65 bb sync
+check_exit "outbox deliver with nothing due exits 0" 0 bb outbox deliver
+is "the refused mail is listed as failed" "$(bb outbox --state failed --json |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["mails"]))')" "1"
+
 # The server: READY=1 once it listens, SIGHUP reopens its log
 notify_start serve
 NOTIFY_SOCKET="$WORK/serve.sock" "$BUGBRIDGE" serve --listen 127.0.0.1:0 --port-file serve.port \
