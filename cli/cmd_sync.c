@@ -2,12 +2,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
 
 #include <systemd/sd-daemon.h>
 
@@ -131,6 +134,47 @@ void cli_bridge_close(struct cli_bridge *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* One sync or daemon per data folder: two would mail the same changes twice
+ * and fight over cursors.  The lock is data_dir/bugbridge.lock, held (flock)
+ * until the process ends, a crash included; the file names the holder. */
+static int lock_data_dir(struct cli_context *ctx, const char *what)
+{
+	char *path = config_data_path(ctx->cfg, "bugbridge.lock"), holder[128] = "", *nl;
+	int fd = path ? fs_open_private(path, O_RDWR) : -1;
+	ssize_t n;
+
+	if (fd < 0) {
+		cli_error("cannot open %s: %s", path ? path : "the lock file", strerror(errno));
+		free(path);
+		return EX_CANTCREAT;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+
+		n = pread(fd, holder, sizeof(holder) - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		if ((nl = strchr(holder, '\n')))
+			*nl = '\0';
+		close(fd);
+		if (e == EWOULDBLOCK) {
+			cli_error("%s is in use by another bugbridge (%s); not starting a second one",
+				  ctx->cfg->data_dir, holder[0] ? holder : "pid unknown");
+			free(path);
+			return EX_TEMPFAIL;
+		}
+		cli_error("cannot lock %s: %s", path, strerror(e));
+		free(path);
+		return EX_IOERR;
+	}
+	n = snprintf(holder, sizeof(holder), "pid %ld, bugbridge %s\n", (long)getpid(), what);
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n)
+		log_event(LOG_LEVEL_WARN, "lock.note_failed", LF_STR("path", path),
+			  LF_STR("error", strerror(errno)));
+	free(path);
+	/* fd stays open, and the lock with it, until exit */
+	return EX_OK;
+}
+
 /* One round of both sides: Bugzilla to the lists (with delivery), then the
  * archive to Bugzilla, then delivery of the notices that queued. */
 static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
@@ -248,6 +292,10 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_sync);
+	/* a dry run changes nothing, so it may look while the daemon runs */
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)) ||
+	    (!dry_run && (rc = lock_data_dir(ctx, "sync"))))
+		return rc;
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	b.sc.dry_run = dry_run;
@@ -339,6 +387,8 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)) || (rc = lock_data_dir(ctx, "daemon")))
+		return rc;
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	log_event(LOG_LEVEL_INFO, "daemon.start", LF_INT("interval", interval));

@@ -79,6 +79,11 @@ unlike "nor an idle inbound or empty line" "$(cat bb.log)" "event=inbound.round"
 is "the log file is 0640, whatever the umask" "$(stat -c %a bb.log)" "640"
 
 # logrotate: the file is moved away, SIGHUP reopens it
+check_exit "a second daemon on the same data folder is refused (75)" 75 bb daemon --interval 1s
+like "naming the one that holds it" "$(cat check.out)" "in use by another bugbridge \(pid $dpid, bugbridge daemon\)"
+check_exit "so is a sync" 75 bb sync
+check "a dry run may still look" bb sync --dry-run
+
 mv bb.log bb.log.1
 kill -HUP "$dpid"
 check "SIGHUP: a new log file is opened" wait_for bb.log "event=log.reopened"
