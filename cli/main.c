@@ -132,6 +132,7 @@ int cli_open_store(struct cli_context *ctx, enum store_mode mode)
 	opt.limits.max_ratio = ctx->cfg->archive_max_ratio;
 	opt.limits.max_depth = ctx->cfg->archive_max_depth;
 	opt.store_members = ctx->cfg->store_archive_members;
+	opt.read_only = mode == STORE_READ_ONLY;
 	s = blob_store_open(&ctx->blobs, &opt, ctx->db, &err);
 out:
 	free(db_path);
