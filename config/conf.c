@@ -674,7 +674,9 @@ static enum bb_status settle_starttls(struct bb_config *cfg, const char *path,
 	return BB_OK;
 }
 
-enum bb_status config_load_file(struct bb_config **out, const char *path,
+/* state_dir: the data_dir a file found in a system or user location
+ * defaults to (NULL: the built-in ./bugbridge-data). */
+static enum bb_status load_file(struct bb_config **out, const char *path, const char *state_dir,
 				struct bb_error *err)
 {
 	struct bb_config *cfg;
@@ -693,6 +695,11 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 	for (size_t i = 0; i < NKEYS && !s; i++)
 		if (keys[i].pub.default_value)
 			s = set_value(cfg, &keys[i], keys[i].pub.default_value, NULL, err);
+	if (!s && state_dir) {
+		free(cfg->data_dir);
+		if (!(cfg->data_dir = strdup(state_dir)))
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	if (s || !path)
 		goto out;
 
@@ -806,10 +813,31 @@ out:
 	return BB_OK;
 }
 
+enum bb_status config_load_file(struct bb_config **out, const char *path,
+				struct bb_error *err)
+{
+	return load_file(out, path, NULL, err);
+}
+
+/* $NAME, or $HOME/fallback when NAME is unset or not absolute (as the XDG
+ * base directory specification says); NULL without a HOME. */
+static char *xdg_dir(const char *name, const char *fallback)
+{
+	const char *v = getenv(name), *home = getenv("HOME");
+
+	if (v && v[0] == '/')
+		return strdup(v);
+	if (home && home[0] == '/')
+		return str_printf("%s/%s", home, fallback);
+	return NULL;
+}
+
 enum bb_status config_load(struct bb_config **out, const char *explicit_path,
 			   struct bb_error *err)
 {
 	const char *env = getenv("BUGBRIDGE_CONFIG");
+	char *dir, *path, *state = NULL;
+	enum bb_status s;
 
 	if (explicit_path)
 		return config_load_file(out, explicit_path, err);
@@ -817,6 +845,37 @@ enum bb_status config_load(struct bb_config **out, const char *explicit_path,
 		return config_load_file(out, env, err);
 	if (access("bugbridge.conf", F_OK) == 0)
 		return config_load_file(out, "bugbridge.conf", err);
+
+	/* the user's own: state under $XDG_STATE_HOME */
+	dir = xdg_dir("XDG_CONFIG_HOME", ".config");
+	path = dir ? str_printf("%s/bugbridge/bugbridge.conf", dir) : NULL;
+	free(dir);
+	if (path && access(path, F_OK) == 0) {
+		dir = xdg_dir("XDG_STATE_HOME", ".local/state");
+		state = dir ? str_printf("%s/bugbridge", dir) : NULL;
+		free(dir);
+		s = load_file(out, path, state, err);
+		free(state);
+		free(path);
+		return s;
+	}
+	free(path);
+
+	/* the system's: state where systemd's StateDirectory= puts it */
+	path = str_printf("%s/bugbridge/bugbridge.conf", SYSCONFDIR);
+	if (path && access(path, F_OK) == 0) {
+		const char *sd = getenv("STATE_DIRECTORY");
+
+		if (sd && sd[0] == '/')
+			state = strndup(sd, strcspn(sd, ":"));
+		else
+			state = strdup(LOCALSTATEDIR "/lib/bugbridge");
+		s = load_file(out, path, state, err);
+		free(state);
+		free(path);
+		return s;
+	}
+	free(path);
 	return config_load_file(out, NULL, err);
 }
 

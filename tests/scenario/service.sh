@@ -151,4 +151,22 @@ wait "$spid"
 is "the server stops cleanly" "$?" "0"
 like "after STOPPING=1" "$(cat "$notify_log")" "STOPPING=1"
 
+# Where the configuration is found: --config, $BUGBRIDGE_CONFIG,
+# ./bugbridge.conf, then the user's ($XDG_CONFIG_HOME), then the system's
+mkdir -p lookup/xdg/bugbridge lookup/cwd
+printf '[core]\nlog_level = warn\n' >lookup/xdg/bugbridge/bugbridge.conf
+look() { (cd lookup/cwd && env -u BUGBRIDGE_CONFIG XDG_CONFIG_HOME="$WORK/lookup/xdg" \
+	XDG_STATE_HOME="$WORK/lookup/state" "$BUGBRIDGE" "$@" config); }
+out=$(look)
+like "with none of those, the user's file under \$XDG_CONFIG_HOME is read" "$out" \
+	"# from $WORK/lookup/xdg/bugbridge/bugbridge.conf"
+like "and data_dir defaults to \$XDG_STATE_HOME/bugbridge" "$out" \
+	"data_dir = $WORK/lookup/state/bugbridge"
+printf '[core]\nlog_level = error\n' >lookup/cwd/bugbridge.conf
+like "./bugbridge.conf comes first" "$(look)" "# from bugbridge.conf"
+like "--config before everything" "$(look --config "$WORK/lookup/xdg/bugbridge/bugbridge.conf")" \
+	"# from $WORK/lookup/xdg/bugbridge/bugbridge.conf"
+test ! -e lookup/state
+is "config creates no data folder" "$?" "0"
+
 done_testing
