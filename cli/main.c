@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "core/text.h"
 
 static int cmd_help(struct cli_context *ctx, int argc, char **argv);
 static int cmd_version(struct cli_context *ctx, int argc, char **argv);
@@ -237,7 +238,16 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[optind]);
 	if (!cmd) {
-		cli_error("no such command: %s (see bugbridge help)", argv[optind]);
+		const char *names[NCOMMANDS], *near;
+
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			names[i] = commands[i].name;
+		near = text_closest(argv[optind], names, NCOMMANDS);
+		if (near)
+			cli_error("no such command: %s; did you mean \"%s\"? (see bugbridge help)",
+				  argv[optind], near);
+		else
+			cli_error("no such command: %s (see bugbridge help)", argv[optind]);
 		return EX_USAGE;
 	}
 	argc -= optind;

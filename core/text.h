@@ -10,6 +10,7 @@
 #ifndef BB_TEXT_H
 #define BB_TEXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* 1 for a Unicode format character (general category Cf: bidirectional
@@ -19,5 +20,11 @@ int text_is_format_char(uint32_t c);
 /* 1 for a control character: C0, DEL, C1, and the line and paragraph
  * separators U+2028 and U+2029. */
 int text_is_control_char(uint32_t c);
+
+/* The closest of candidates[0..n) to word (edit distance with swapped
+ * neighbours counting one, ASCII,
+ * case-insensitive), for "did you mean"; NULL when none is within a third
+ * of the word's length (at least 1, at most 3). */
+const char *text_closest(const char *word, const char *const *candidates, size_t n);
 
 #endif

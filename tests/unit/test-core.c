@@ -11,6 +11,7 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/text.h"
 #include "tests/unit/tap.h"
 
 static void test_buf(void)
@@ -212,6 +213,21 @@ static void test_journal(void)
 	unlink(path);
 }
 
+/* "Did you mean": close words are found, far ones are not */
+static void test_closest(void)
+{
+	static const char *const words[] = { "sync", "status", "serve", "blob", "regressions" };
+
+	is_str(text_closest("sycn", words, 5), "sync", "a swap of neighbours is one step");
+	is_str(text_closest("stauts", words, 5), "status", "status from stauts");
+	is_str(text_closest("Blob", words, 5), "blob", "case does not count");
+	is_str(text_closest("regresions", words, 5), "regressions", "a missing letter");
+	ok(text_closest("frobnicate", words, 5) == NULL, "nothing close: no suggestion");
+	ok(text_closest("x", words, 5) == NULL, "a one-letter word suggests nothing far");
+	ok(text_closest("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+			words, 5) == NULL, "an over-long word is no problem");
+}
+
 static void test_fsutil(void)
 {
 	unsigned long long n;
@@ -255,6 +271,7 @@ int main(void)
 	test_status();
 	test_log();
 	test_journal();
+	test_closest();
 	test_fsutil();
 	return done_testing();
 }
