@@ -169,4 +169,15 @@ like "--config before everything" "$(look --config "$WORK/lookup/xdg/bugbridge/b
 test ! -e lookup/state
 is "config creates no data folder" "$?" "0"
 
+# config shows [route] and [tree] sections too, as text and JSON
+printf '[route usb]\ncomponent = USB\nlists = linux-usb@vger.kernel.org\n[tree mainline]\npath = /srv/linux\nref = master\n' \
+	>lookup/routes.conf
+out=$(bb --config lookup/routes.conf config)
+like "config prints a [route] section" "$(printf "%s" "$out" | tr "\n" ".")" "\[route usb\].component = USB.lists = linux-usb@vger.kernel.org"
+like "and a [tree] section" "$(printf '%s' "$out" | tr '\n' '.')" "\[tree mainline\].path = /srv/linux.ref = master"
+is "config --json has them" "$(bb --config lookup/routes.conf config --json | python3 -c \
+	'import json,sys; d=json.load(sys.stdin); print(d["routes"]["usb"]["lists"], d["trees"]["mainline"]["ref"])')" \
+	"linux-usb@vger.kernel.org master"
+like "config --keys lists their keys" "$(bb config --keys)" "\[route NAME\] maintainers_section"
+
 done_testing
