@@ -1297,7 +1297,7 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 	buf_addstr(&b, "</strong> is ready.  Sending it posts it to public mailing lists "
 		       "(and to Bugzilla, where configured) under your name and address.</p>\n"
 		       "<form method=\"post\" action=\"\">\n"
-		       "<button type=\"submit\" name=\"confirm\" value=\"1\">"
+		       "<button type=\"submit\" id=\"submit\" name=\"confirm\" value=\"1\">"
 		       "Confirm and send the report</button>\n</form>\n");
 	fd_page_end(&b);
 	free(title);
