@@ -558,8 +558,9 @@ static void fd_fail(struct fd_request *r, unsigned http, const char *message)
 /* fd_fail() for a storage error: fixed text on the page, err in the log. */
 static void fd_fail_storing(struct fd_request *r, const struct bb_error *err)
 {
-	log_event(LOG_LEVEL_ERROR, "frontdoor.storing_failed", LF_STR("client", r->client),
-		  LF_STR("error", err->message));
+	log_event(err->code == BB_ERR_TOO_LARGE ? LOG_LEVEL_WARN : LOG_LEVEL_ERROR,
+		  err->code == BB_ERR_TOO_LARGE ? "frontdoor.too_large" : "frontdoor.storing_failed",
+		  LF_STR("client", r->client), LF_STR("error", err->message));
 	if (err->code == BB_ERR_TOO_LARGE)
 		fd_fail(r, MHD_HTTP_CONTENT_TOO_LARGE,
 			"An attachment is larger than this server accepts.");
