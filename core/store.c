@@ -365,6 +365,15 @@ static const char *const migrations[] = {
 	"  fix TEXT NOT NULL,"                  /* the commit or subject looked for */
 	"  PRIMARY KEY (regression, tree)"
 	") WITHOUT ROWID;",
+	/* 6 -> 7: the front door's per-client budgets, one row per POST to
+	 * /report (refused ones included), reserved when the request starts */
+	"CREATE TABLE fd_budget ("
+	"  id INTEGER PRIMARY KEY,"
+	"  client TEXT NOT NULL,"
+	"  time INTEGER NOT NULL,"
+	"  bytes INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX fd_budget_client ON fd_budget (client, time);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
