@@ -68,6 +68,8 @@ static const struct key_spec keys[] = {
 	    "address and port of `bugbridge serve` (port 0 picks a free one)" }, KEY_LISTEN, OFF(listen) },
 	{ { "server", "upload_token", NULL, 1,
 	    "bearer token for POST/PUT /upload; unset disables uploads (secret)" }, KEY_STRING, OFF(upload_token) },
+	{ { "server", "upload_token_file", NULL, 0,
+	    "read upload_token from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(upload_token_file) },
 	{ { "server", "max_upload_size", "2G", 0,
 	    "largest upload accepted" }, KEY_SIZE, OFF(max_upload_size) },
 	{ { "server", "threads", "8", 0,
@@ -77,6 +79,8 @@ static const struct key_spec keys[] = {
 	    "base URL of the Bugzilla to mirror, e.g. https://bugzilla.kernel.org" }, KEY_URL, OFF(bz_url) },
 	{ { "bugzilla", "api_key", NULL, 1,
 	    "API key of the bridge's account (secret); unset: anonymous" }, KEY_STRING, OFF(bz_api_key) },
+	{ { "bugzilla", "api_key_file", NULL, 0,
+	    "read api_key from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(bz_api_key_file) },
 	{ { "bugzilla", "api_key_in", "header", 0,
 	    "header (X-BUGZILLA-API-KEY, Bugzilla 5.1) or param (api_key=, 5.0 and 5.2)" }, KEY_KEY_PLACE, OFF(bz_key_in_header) },
 	{ { "bugzilla", "ca_file", NULL, 0,
@@ -128,6 +132,8 @@ static const struct key_spec keys[] = {
 	    "SMTP AUTH user name" }, KEY_STRING, OFF(smtp_user) },
 	{ { "smtp", "password", NULL, 1,
 	    "SMTP AUTH password (secret)" }, KEY_STRING, OFF(smtp_password) },
+	{ { "smtp", "password_file", NULL, 0,
+	    "read password from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(smtp_password_file) },
 	{ { "smtp", "ca_file", NULL, 0,
 	    "PEM file of the CAs trusted for STARTTLS (unset: the system's)" },
 	  KEY_PATH, OFF(smtp_ca_file) },
@@ -778,6 +784,76 @@ static enum bb_status check_permissions(const char *path, const char *secret_key
 	return BB_OK;
 }
 
+/* Secrets kept out of the configuration file: systemd's LoadCredential=
+ * puts them in $CREDENTIALS_DIRECTORY (a bare name is looked up there),
+ * else the path is relative to the file's folder.  A trailing newline is
+ * not part of the secret. */
+static enum bb_status load_credentials(struct bb_config *cfg, const char *base_dir,
+				       struct bb_error *err)
+{
+	struct {
+		const char *section, *file_key, *key;
+		char **file, **secret;
+	} creds[] = {
+		{ "server", "upload_token_file", "upload_token", &cfg->upload_token_file,
+		  &cfg->upload_token },
+		{ "bugzilla", "api_key_file", "api_key", &cfg->bz_api_key_file, &cfg->bz_api_key },
+		{ "smtp", "password_file", "password", &cfg->smtp_password_file, &cfg->smtp_password },
+	};
+	const char *credentials = getenv("CREDENTIALS_DIRECTORY");
+
+	for (size_t i = 0; i < sizeof(creds) / sizeof(creds[0]); i++) {
+		const char *name = *creds[i].file;
+		char *path, *text = NULL;
+		gsize len = 0;
+		GError *gerr = NULL;
+		int in_credentials;
+
+		if (!name || !*name)
+			continue;
+		if (*creds[i].secret)
+			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s and %s are both set; keep one",
+					    creds[i].section, creds[i].key, creds[i].file_key);
+		in_credentials = credentials && credentials[0] == '/' && !strchr(name, '/');
+		path = in_credentials ? str_printf("%s/%s", credentials, name)
+				      : resolve_path(base_dir, name);
+		if (!path)
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		if (!g_file_get_contents(path, &text, &len, &gerr)) {
+			bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: %s", creds[i].section,
+				     creds[i].file_key, gerr->message);
+			g_error_free(gerr);
+			free(path);
+			return BB_ERR_CONFIG;
+		}
+		/* a file of ours holding a secret is private, like the config */
+		if (!in_credentials) {
+			enum bb_status s = check_permissions(path, creds[i].file_key, err);
+
+			if (s) {
+				explicit_bzero(text, len);
+				g_free(text);
+				free(path);
+				return s;
+			}
+		}
+		free(path);
+		while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+			text[--len] = '\0';
+		if (!len || memchr(text, '\0', len) || memchr(text, '\n', len)) {
+			g_free(text);
+			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: the file must hold one line",
+					    creds[i].section, creds[i].file_key);
+		}
+		*creds[i].secret = strdup(text);
+		explicit_bzero(text, len);
+		g_free(text);
+		if (!*creds[i].secret)
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	return BB_OK;
+}
+
 /* AUTH never goes out in clear: with a login, STARTTLS defaults to
  * required, and "no" is refused (the outbox also holds a session with a
  * login to STARTTLS when "try" is set). */
@@ -918,6 +994,8 @@ static enum bb_status load_file(struct bb_config **out, const char *path, const 
 	}
 	if (!s && secret_key[0])
 		s = check_permissions(path, secret_key, err);
+	if (!s)
+		s = load_credentials(cfg, base_dir, err);
 	/* an empty secret means unset */
 	for (size_t i = 0; i < NKEYS && !s; i++) {
 		char **sp;
