@@ -92,6 +92,12 @@ static char *serve_url_host(const char *listen)
 	return strndup(listen, len);
 }
 
+/* A configured count or duration as the server takes it. */
+static unsigned serve_clamp(unsigned long long value)
+{
+	return value > 1000000u ? 1000000u : (unsigned)value;
+}
+
 /* What the front door needs besides the store. */
 struct serve_frontdoor {
 	struct mnt_file *maintainers;
@@ -180,6 +186,13 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	opt.upload_token = ctx->cfg->upload_token;
 	opt.max_upload_size = ctx->cfg->max_upload_size;
 	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
+	opt.max_connections = serve_clamp(ctx->cfg->server_max_connections);
+	opt.max_per_client = serve_clamp(ctx->cfg->server_max_connections_per_client);
+	opt.header_timeout = serve_clamp(ctx->cfg->server_header_timeout < 0
+						 ? 0 : (unsigned long long)ctx->cfg->server_header_timeout);
+	opt.body_timeout = serve_clamp(ctx->cfg->server_body_timeout < 0
+					       ? 0 : (unsigned long long)ctx->cfg->server_body_timeout);
+	opt.trusted_proxies = ctx->cfg->server_trusted_proxies;
 	reports_dir = reg_report_dir(ctx->cfg);
 	if (!reports_dir) {
 		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
