@@ -306,6 +306,26 @@ static const char *blob_server_inert_type(const char *content_type, char *out, s
 	return out;
 }
 
+/* 1 if a file name (may be NULL) ends in an extension a browser or a
+ * desktop would treat as active content, whatever the bytes look like: a
+ * script sniffed as text/plain is still sent as a download then. */
+static int blob_server_active_name(const char *name)
+{
+	static const char *const active[] = {
+		"htm", "html", "xhtml", "shtml", "svg", "svgz", "xml", "xsl", "xslt", "js",
+		"mjs", "cjs", "json", "css", "pdf", "swf", "wasm", "hta", "vbs", "url",
+	};
+	const char *dot = name ? strrchr(name, '.') : NULL;
+	size_t i;
+
+	if (!dot)
+		return 0;
+	for (i = 0; i < sizeof(active) / sizeof(active[0]); i++)
+		if (!strcasecmp(dot + 1, active[i]))
+			return 1;
+	return 0;
+}
+
 /* Content-Disposition, inline or attachment, with the name (may be NULL)
  * as a plain ASCII fallback and as RFC 6266 / RFC 8187 filename*. */
 static enum bb_status blob_server_disposition(struct buf *out, int inline_ok, const char *name)
@@ -715,8 +735,9 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	}
 	if (!resp)
 		goto out;
-	type = blob_server_inert_type(info.content_type, inert,
-				      sizeof(inert));
+	type = blob_server_active_name(name) ? NULL
+					     : blob_server_inert_type(info.content_type, inert,
+								      sizeof(inert));
 	if (blob_server_disposition(&value, type != NULL, name))
 		goto out;
 	if (!type)

@@ -96,31 +96,40 @@ static uint64_t guard_now_ms(void)
 
 /* ------------------------------------------------------------- addresses */
 
-/* The address of a socket address; 0 if it is neither IPv4 nor IPv6. */
-static int guard_addr_from_sockaddr(struct guard_addr *out, const struct sockaddr *sa)
+/* An IPv6 address, or the IPv4 address it maps. */
+static void guard_addr_from_in6(struct guard_addr *out, const unsigned char bytes[16])
 {
 	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
 	memset(out, 0, sizeof(*out));
+	if (!memcmp(bytes, mapped, sizeof(mapped))) {
+		out->family = AF_INET;
+		memcpy(out->bytes, bytes + 12, 4);
+	} else {
+		out->family = AF_INET6;
+		memcpy(out->bytes, bytes, 16);
+	}
+}
+
+/* The address of a socket address; 0 if it is neither IPv4 nor IPv6. */
+static int guard_addr_from_sockaddr(struct guard_addr *out, const struct sockaddr *sa)
+{
+	memset(out, 0, sizeof(*out));
 	if (!sa)
 		return 0;
 	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)sa;
+		struct sockaddr_in in;
 
+		memcpy(&in, sa, sizeof(in));
 		out->family = AF_INET;
-		memcpy(out->bytes, &in->sin_addr, 4);
+		memcpy(out->bytes, &in.sin_addr, 4);
 		return 1;
 	}
 	if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)sa;
+		struct sockaddr_in6 in6;
 
-		if (!memcmp(in6->sin6_addr.s6_addr, mapped, sizeof(mapped))) {
-			out->family = AF_INET;
-			memcpy(out->bytes, in6->sin6_addr.s6_addr + 12, 4);
-		} else {
-			out->family = AF_INET6;
-			memcpy(out->bytes, in6->sin6_addr.s6_addr, 16);
-		}
+		memcpy(&in6, sa, sizeof(in6));
+		guard_addr_from_in6(out, in6.sin6_addr.s6_addr);
 		return 1;
 	}
 	return 0;
@@ -165,14 +174,8 @@ static int guard_addr_parse(struct guard_addr *out, const char *text, size_t len
 	if (inet_pton(AF_INET6, tmp, &a6) != 1)
 		return 0;
 v6:
-	{
-		struct sockaddr_in6 sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sin6_family = AF_INET6;
-		sa.sin6_addr = a6;
-		return guard_addr_from_sockaddr(out, (const struct sockaddr *)(const void *)&sa);
-	}
+	guard_addr_from_in6(out, a6.s6_addr);
+	return 1;
 }
 
 static int guard_addr_equal(const struct guard_addr *a, const struct guard_addr *b)
