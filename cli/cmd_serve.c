@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -150,6 +151,21 @@ static enum bb_status serve_frontdoor_open(struct cli_context *ctx, struct serve
 	return frontdoor_new(&f->fd, &fo, err);
 }
 
+/* Every connection holds a descriptor: lifts the soft limit on open files
+ * towards the hard one when max_connections needs more.  A failure leaves
+ * the limit as it was; the server then refuses what it cannot open. */
+static void serve_raise_nofile(unsigned max_connections)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max_connections + 128; /* the store, the log, the rest */
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		log_event(LOG_LEVEL_WARN, "serve.nofile", LF_UINT("wanted", (uint64_t)want));
+}
+
 int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -193,6 +209,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	opt.body_timeout = serve_clamp(ctx->cfg->server_body_timeout < 0
 					       ? 0 : (unsigned long long)ctx->cfg->server_body_timeout);
 	opt.trusted_proxies = ctx->cfg->server_trusted_proxies;
+	serve_raise_nofile(opt.max_connections);
 	reports_dir = reg_report_dir(ctx->cfg);
 	if (!reports_dir) {
 		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");

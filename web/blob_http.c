@@ -1580,7 +1580,15 @@ static void blob_server_mhd_log(void *cls, const char *fmt, va_list ap)
 	if (srv->starting)
 		snprintf(srv->start_error, sizeof(srv->start_error), "%s", message);
 	pthread_mutex_unlock(&srv->lock);
-	log_event(LOG_LEVEL_WARN, "http.server", LF_STR("message", message));
+	/* a client that goes away mid-request (or is cut for being slow), or
+	 * that MHD answers 4xx/505 itself, is its own business, and one line
+	 * per connection would let anyone fill the log: such lines are for
+	 * debugging only (web/http_guard.c counts the cut ones) */
+	log_event(strstr(message, "closure") || strstr(message, "closed") ||
+			  strstr(message, "timed out") || strstr(message, "reset by peer") ||
+			  strstr(message, "Error processing request")
+		  ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
+		  "http.server", LF_STR("message", message));
 }
 
 /* ------------------------------------------------------------- lifecycle */

@@ -100,6 +100,11 @@ is "  the rest are closed as soon as they are accepted" "$(field "$out" 'j["refu
 is "the held ones are cut after header_timeout (${HEADER_TIMEOUT} s), though they kept sending" \
 	"$(field "$out" 'all(t is not None and '"$HEADER_TIMEOUT"' - 0.5 <= t <= '"$HEADER_TIMEOUT"' + 5 for t in j["held_lifetimes"])')" "True"
 
+log=$(cat "$WORK/serve.log")
+like "the refusals and cuts are counted in one log line" "$log" \
+	"event=http\.limits refused_per_client=[0-9]+ refused_overload=[0-9]+ cut_slow_headers=[0-9]+"
+is "  not a warning per connection" "$(grep -c 'level=warn.*event=http\.server' "$WORK/serve.log")" "0"
+
 # 8 connections from each of three more addresses fill max_connections (24)
 out=$($ABUSE hold "$PORT" 127.0.0.3,127.0.0.4,127.0.0.5 8 127.0.0.2 "$BOUND")
 diag "hold: $out"
@@ -155,6 +160,7 @@ for kind in long_uri:414 long_headers:431 http3:505; do
 		'<html><head><title>Request too big</title></head><body>Your HTTP header was too big for the memory constraints of this webserver.</body></html>',
 		'<html><head><title>Requested HTTP version is not supported</title></head><body>Requested HTTP version is not supported.</body></html>')")" "True"
 done
+is "  and none of them is a warning in the log" "$(grep -c 'level=warn.*event=http\.server' "$WORK/serve.log")" "0"
 is "the server still answers after them" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/")" "200"
 
 # --- tokens never reach the log --------------------------------------------------------
