@@ -10,7 +10,8 @@
  *    on the connection in between (out of memory), the next accept in that
  *    thread finds the slot still full and gives the count back.
  *  - IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) count, match and are
- *    named as the IPv4 address they carry.
+ *    named as the IPv4 address they carry.  For the per-peer limit an IPv6
+ *    peer is its /64, which one host commonly has to itself.
  *  - The sweeper looks once a second, so a late connection is closed
  *    within a second of its deadline.
  */
@@ -337,6 +338,9 @@ int http_guard_admit(struct http_guard *g, const struct sockaddr *addr, socklen_
 		goto out;
 	}
 	if (g->max_per_client && !guard_trusted(g, &a)) {
+		/* one IPv6 host commonly has a whole /64 to pick from */
+		if (a.family == AF_INET6)
+			guard_addr_mask(&a, 64);
 		peer = guard_peer_find(g, &a);
 		if (peer && peer->count >= g->max_per_client) {
 			g->refused_peer++;

@@ -5,7 +5,8 @@
  *    still accepted, flagged "overflow", so that their first request gets a
  *    quick 503 instead of waiting in the kernel's queue.
  *  - A per-peer limit (max_per_client), counted in the accept policy and
- *    released when the connection closes; trusted proxies are exempt.
+ *    released when the connection closes; trusted proxies are exempt; an
+ *    IPv6 peer counts as its /64.
  *  - A header deadline: a connection must have sent a request's complete
  *    headers within header_timeout of opening (or of its previous answer).
  *    MHD's own timeout is idle time and restarts with every byte, so a
