@@ -67,6 +67,7 @@
 #define BLOB_SERVER_NAME_MAX 255           /* bytes of a file name */
 #define BLOB_SERVER_TYPE_MAX 200           /* bytes of a declared content type */
 #define BLOB_SERVER_LOG_PATH_MAX 512
+#define BLOB_SERVER_CACHE_SLOTS 4096        /* metadata of the blobs served lately */
 #define BLOB_SERVER_SMALL_MAX 65536u       /* blobs up to this are sent from memory */
 #define BLOB_SERVER_XFF_MAX 4096           /* bytes of X-Forwarded-For read */
 
@@ -78,8 +79,21 @@ static const char blob_server_report_csp[] = "default-src 'none'; style-src 'sel
 static const char blob_server_immutable[] = "public, max-age=31536000, immutable";
 static const char blob_server_index[] = "bugbridge blob server\n";
 
+/* What a GET needs of a blob's metadata, kept so that a hit costs no
+ * database read (a lookup locks and stats the database file and parses
+ * SQL).  Blobs are immutable, so an entry never goes stale; a blob that
+ * stops being served leaves the tree (gc, unpublish), and a hit whose file
+ * is gone is dropped and asks the store again. */
+struct blob_server_cached {
+	char hash[BLOB_HEX_LEN + 1];   /* "" if the slot is empty */
+	uint64_t size;
+	char content_type[128];
+};
+
 struct blob_server {
 	struct MHD_Daemon *daemon;
+	pthread_mutex_t cache_lock;  /* guards cache */
+	struct blob_server_cached cache[BLOB_SERVER_CACHE_SLOTS]; /* by the hash's first digits */
 	struct blob_store *store;
 	int uploads_enabled;
 	unsigned char token_digest[EVP_MAX_MD_SIZE];
@@ -671,6 +685,57 @@ out:
 	return resp;
 }
 
+static struct blob_server_cached *blob_server_cache_slot(struct blob_server *srv,
+							 const char *hex)
+{
+	/* the hash is uniformly spread: its first three digits index */
+	unsigned slot = (unsigned)(blob_server_hex_value(hex[0]) << 8 |
+				   blob_server_hex_value(hex[1]) << 4 |
+				   blob_server_hex_value(hex[2]));
+
+	return &srv->cache[slot % BLOB_SERVER_CACHE_SLOTS];
+}
+
+/* blob_open() with the metadata cache in front (see struct
+ * blob_server_cached). */
+static enum bb_status blob_server_open_cached(struct blob_server *srv, const char *hex, int *fd,
+					      struct blob_info *info, struct bb_error *err)
+{
+	struct blob_server_cached *slot = blob_server_cache_slot(srv, hex);
+	enum bb_status st;
+	char *path;
+	int hit;
+
+	memset(info, 0, sizeof(*info));
+	pthread_mutex_lock(&srv->cache_lock);
+	hit = !strcmp(slot->hash, hex);
+	if (hit) {
+		snprintf(info->hash, sizeof(info->hash), "%s", hex);
+		info->size = slot->size;
+		memcpy(info->content_type, slot->content_type, sizeof(info->content_type));
+	}
+	pthread_mutex_unlock(&srv->cache_lock);
+	if (hit && (path = blob_path(srv->store, hex))) {
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		free(path);
+		if (*fd >= 0)
+			return BB_OK;
+		pthread_mutex_lock(&srv->cache_lock);
+		if (!strcmp(slot->hash, hex))
+			slot->hash[0] = '\0';
+		pthread_mutex_unlock(&srv->cache_lock);
+	}
+	st = blob_open(srv->store, hex, fd, info, err);
+	if (st == BB_OK) {
+		pthread_mutex_lock(&srv->cache_lock);
+		snprintf(slot->hash, sizeof(slot->hash), "%s", hex);
+		slot->size = info->size;
+		memcpy(slot->content_type, info->content_type, sizeof(slot->content_type));
+		pthread_mutex_unlock(&srv->cache_lock);
+	}
+	return st;
+}
+
 /* GET or HEAD of one blob; hex is valid and lower case, name may be NULL. */
 static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 					     struct MHD_Connection *conn, const char *hex,
@@ -691,7 +756,7 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	unsigned status = MHD_HTTP_OK;
 	int fd = -1, ok = 1;
 
-	st = blob_open(srv->store, hex, &fd, &info, &err);
+	st = blob_server_open_cached(srv, hex, &fd, &info, &err);
 	if (st == BB_ERR_NOT_FOUND) {
 		struct bb_error lookup_err = BB_ERROR_INIT;
 
@@ -1673,6 +1738,7 @@ static void blob_server_free(struct blob_server *srv)
 	free(srv->reports_dir);
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
+	pthread_mutex_destroy(&srv->cache_lock);
 	free(srv);
 }
 
@@ -1706,6 +1772,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	srv->site = opt->site;
 	srv->body_timeout = opt->body_timeout ? opt->body_timeout : BLOB_SERVER_TIMEOUT_SECONDS;
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_mutex_init(&srv->cache_lock, NULL);
 	pthread_condattr_init(&cond_attr);
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->idle, &cond_attr);
