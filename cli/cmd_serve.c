@@ -166,6 +166,18 @@ static void serve_raise_nofile(unsigned max_connections)
 		log_event(LOG_LEVEL_WARN, "serve.nofile", LF_UINT("wanted", (uint64_t)want));
 }
 
+void cli_server_limits(const struct bb_config *cfg, struct blob_server_options *opt)
+{
+	opt->max_connections = serve_clamp(cfg->server_max_connections);
+	opt->max_per_client = serve_clamp(cfg->server_max_connections_per_client);
+	opt->header_timeout = serve_clamp(cfg->server_header_timeout < 0
+						  ? 0 : (unsigned long long)cfg->server_header_timeout);
+	opt->body_timeout = serve_clamp(cfg->server_body_timeout < 0
+						? 0 : (unsigned long long)cfg->server_body_timeout);
+	opt->trusted_proxies = cfg->server_trusted_proxies;
+	serve_raise_nofile(opt->max_connections);
+}
+
 int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -202,14 +214,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	opt.upload_token = ctx->cfg->upload_token;
 	opt.max_upload_size = ctx->cfg->max_upload_size;
 	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
-	opt.max_connections = serve_clamp(ctx->cfg->server_max_connections);
-	opt.max_per_client = serve_clamp(ctx->cfg->server_max_connections_per_client);
-	opt.header_timeout = serve_clamp(ctx->cfg->server_header_timeout < 0
-						 ? 0 : (unsigned long long)ctx->cfg->server_header_timeout);
-	opt.body_timeout = serve_clamp(ctx->cfg->server_body_timeout < 0
-					       ? 0 : (unsigned long long)ctx->cfg->server_body_timeout);
-	opt.trusted_proxies = ctx->cfg->server_trusted_proxies;
-	serve_raise_nofile(opt.max_connections);
+	cli_server_limits(ctx->cfg, &opt);
 	reports_dir = reg_report_dir(ctx->cfg);
 	if (!reports_dir) {
 		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
