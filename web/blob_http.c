@@ -294,6 +294,7 @@ static const char *blob_server_inert_type(const char *content_type, char *out, s
 	static const char *const inert[] = {
 		"text/plain", "image/png", "image/jpeg", "image/gif", "image/webp",
 	};
+	static const char *const charsets[] = { "us-ascii", "utf-8", "iso-8859-1" };
 	char type[64];
 	const char *p = content_type, *param;
 	size_t i, n = 0;
@@ -314,10 +315,16 @@ static const char *blob_server_inert_type(const char *content_type, char *out, s
 	snprintf(out, out_len, "%s", type);
 	if (strcmp(type, "text/plain") || !(param = strcasestr(p, "charset=")))
 		return out;
+	/* only charsets no old browser decodes into markup (UTF-7 did) */
 	param += 8;
-	n = strspn(param, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
-	if (n > 0 && n < 32 && strlen(out) + 10 + n < out_len)
-		snprintf(out + strlen(out), out_len - strlen(out), "; charset=%.*s", (int)n, param);
+	for (i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++) {
+		n = strlen(charsets[i]);
+		if (!strncasecmp(param, charsets[i], n) &&
+		    (!param[n] || param[n] == ';' || blob_server_is_space(param[n]))) {
+			snprintf(out + strlen(out), out_len - strlen(out), "; charset=%s", charsets[i]);
+			break;
+		}
+	}
 	return out;
 }
 
