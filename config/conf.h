@@ -41,6 +41,11 @@ struct bb_config {
 	char *upload_token_file; /* where upload_token was read from, or NULL */
 	unsigned long long max_upload_size;
 	unsigned long long server_threads;
+	unsigned long long server_max_connections;        /* all peers together */
+	unsigned long long server_max_connections_per_client; /* per peer, proxies exempt */
+	long long server_header_timeout;  /* seconds until a request's headers are in */
+	long long server_body_timeout;    /* idle seconds once they are */
+	char *server_trusted_proxies;     /* "ADDR[/BITS],..."; NULL: none */
 
 	/* [bugzilla] */
 	char *bz_url;            /* base URL, no trailing slash; NULL: not configured */
