@@ -156,7 +156,9 @@ static void add_journal_name(struct buf *out, const char *key)
 	buf_addch(out, '=');
 }
 
-static void add_plain_value(struct buf *out, const struct log_field *f)
+/* A field's value: quoted as logfmt needs it, or as it is (journal
+ * fields carry any byte); secrets are redacted either way. */
+static void add_field_value(struct buf *out, const struct log_field *f, int quoted)
 {
 	if (f->type == LOG_FIELD_SECRET || log_key_is_secret(f->key)) {
 		buf_addstr(out, "<redacted>");
@@ -164,7 +166,10 @@ static void add_plain_value(struct buf *out, const struct log_field *f)
 	}
 	switch (f->type) {
 	case LOG_FIELD_STR:
-		buf_addstr(out, f->s ? f->s : "");
+		if (quoted)
+			add_value(out, f->s);
+		else
+			buf_addstr(out, f->s ? f->s : "");
 		break;
 	case LOG_FIELD_INT:
 		buf_addf(out, "%lld", f->i);
@@ -181,26 +186,8 @@ static void add_plain_value(struct buf *out, const struct log_field *f)
 static void add_logfmt_fields(struct buf *line, const struct log_field *fields, size_t nfields)
 {
 	for (size_t i = 0; i < nfields; i++) {
-		const struct log_field *f = &fields[i];
-
-		buf_addf(line, " %s=", f->key);
-		if (f->type == LOG_FIELD_SECRET || log_key_is_secret(f->key)) {
-			buf_addstr(line, "<redacted>");
-			continue;
-		}
-		switch (f->type) {
-		case LOG_FIELD_STR:
-			add_value(line, f->s);
-			break;
-		case LOG_FIELD_INT:
-			buf_addf(line, "%lld", f->i);
-			break;
-		case LOG_FIELD_UINT:
-			buf_addf(line, "%llu", f->u);
-			break;
-		case LOG_FIELD_SECRET:
-			break;
-		}
+		buf_addf(line, " %s=", fields[i].key);
+		add_field_value(line, &fields[i], 1);
 	}
 }
 
@@ -226,7 +213,7 @@ size_t log_journal_record(enum log_level level, const char *event,
 	n = 5;
 	for (size_t i = 0; i < nfields; i++) {
 		add_journal_name(out, fields[i].key);
-		add_plain_value(out, &fields[i]);
+		add_field_value(out, &fields[i], 0);
 		buf_addch(out, '\0');
 		n++;
 	}

@@ -531,12 +531,9 @@ void store_rollback(struct store *st)
 		st->failed = 0;
 }
 
-static enum bb_status migrate(struct store *st, struct bb_error *err)
+/* A schema version that could be read and that this binary understands. */
+static enum bb_status version_usable(struct store *st, int version, struct bb_error *err)
 {
-	int version = store_file_version(st);
-	char pragma[64];
-	enum bb_status s;
-
 	if (version < 0)
 		return store_fail(st, err, "reading the schema version failed");
 	if (version > SCHEMA_VERSION)
@@ -544,6 +541,17 @@ static enum bb_status migrate(struct store *st, struct bb_error *err)
 				    "database %s has schema version %d, newer than this "
 				    "bugbridge understands (%d); upgrade bugbridge",
 				    st->path, version, SCHEMA_VERSION);
+	return BB_OK;
+}
+
+static enum bb_status migrate(struct store *st, struct bb_error *err)
+{
+	int version = store_file_version(st);
+	char pragma[64];
+	enum bb_status s;
+
+	if ((s = version_usable(st, version, err)))
+		return s;
 	for (; version < SCHEMA_VERSION; version++) {
 		s = store_begin(st, err);
 		if (s)
@@ -643,13 +651,8 @@ static enum bb_status store_open_read_only(struct store *st, int *upgrade, struc
 	if (store_exec(st, "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456;", err))
 		return BB_ERR_DATABASE;
 	version = store_file_version(st);
-	if (version < 0)
-		return store_fail(st, err, "reading the schema version failed");
-	if (version > SCHEMA_VERSION)
-		return bb_error_set(err, BB_ERR_DATABASE,
-				    "database %s has schema version %d, newer than this "
-				    "bugbridge understands (%d); upgrade bugbridge",
-				    st->path, version, SCHEMA_VERSION);
+	if (version_usable(st, version, err))
+		return BB_ERR_DATABASE;
 	if (version < SCHEMA_VERSION) {
 		if (access(st->path, W_OK) == 0) {
 			*upgrade = 1;
