@@ -96,6 +96,31 @@ fakebz_start() {
 	bz="http://127.0.0.1:$(cat "$WORK/bz.port")"
 }
 
+# wait_for_port FILE PID: until FILE (a port or pid file) is not empty,
+# while PID lives (bounded: 10 s)
+wait_for_port() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	test -s "$1"
+}
+
+# stop_server PID: SIGTERM, then its exit status (137 if it had to be
+# killed after 15 s); it is no longer stopped at cleanup
+stop_server() {
+	kill -TERM "$1"
+	( sleep 15; kill -KILL "$1" 2>/dev/null ) >/dev/null 2>&1 &
+	watchdog=$!
+	wait "$1"
+	stop_rc=$?
+	kill "$watchdog" 2>/dev/null
+	CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$1" | tr '\n' ' ')
+	return $stop_rc
+}
+
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 # random_bytes N [SEED]: N pseudo-random bytes, the same on every run, so a

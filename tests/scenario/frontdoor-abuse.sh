@@ -24,16 +24,6 @@ curl -s -o /dev/null --interface 127.0.0.2 --max-time 2 "http://127.0.0.1:1/" 2>
 
 skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # SKIP $*"; }
 
-# wait_file FILE PID: until FILE is not empty (bounded)
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	test -s "$1"
-}
 # until COMMAND...: until it succeeds (bounded: 30 s)
 until_ok() {
 	i=0
@@ -56,7 +46,7 @@ mkdir sink
 	>sink.out 2>&1 &
 sink_pid=$!
 CLEANUP_PIDS="$CLEANUP_PIDS $sink_pid"
-wait_file sink.port "$sink_pid" || { cat sink.out; skip_all "the SMTP sink did not start"; }
+wait_for_port sink.port "$sink_pid" || { cat sink.out; skip_all "the SMTP sink did not start"; }
 python3 - hang.port <<'EOF' >hang.out 2>&1 &
 import os, socket, sys
 s = socket.socket()
@@ -72,7 +62,7 @@ while True:
 EOF
 hang_pid=$!
 CLEANUP_PIDS="$CLEANUP_PIDS $hang_pid"
-wait_file hang.port "$hang_pid" || skip_all "the silent relay did not start"
+wait_for_port hang.port "$hang_pid" || skip_all "the silent relay did not start"
 
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
@@ -109,16 +99,7 @@ start_server() {
 		>/dev/null 2>>"$WORK/serve.log" &
 	server=$!
 	CLEANUP_PIDS="$CLEANUP_PIDS $server"
-	wait_file "$WORK/port" "$server"
-}
-# stop_server: SIGTERM, then the exit status (bounded: 30 s, then SIGKILL)
-stop_server() {
-	kill -TERM "$server"
-	until_ok eval '! kill -0 "$server" 2>/dev/null' || kill -KILL "$server"
-	wait "$server"
-	rc=$?
-	CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$server" | tr '\n' ' ')
-	return $rc
+	wait_for_port "$WORK/port" "$server"
 }
 
 config "$(cat sink.port)" 7d
@@ -291,7 +272,7 @@ else
 fi
 
 # --- a restart forgets no budget; a relay that never answers slows no page --------------------------------
-stop_server
+stop_server "$server"
 is "the server stops cleanly" "$?" "0"
 config "$(cat hang.port)" 1s
 start_server || not_ok "the server starts again"
@@ -315,7 +296,7 @@ is "the unconfirmed report expired" "$(sql "SELECT state FROM fd_report WHERE id
 is "its attachment left the quarantine" "$(ls "$WORK/data/quarantine/$sid" 2>/dev/null)" ""
 is "its link answers 410" "$(from 10 --max-time 3 -o /dev/null -w '%{http_code}' "$BASE/confirm/$stoken")" "410"
 
-stop_server
+stop_server "$server"
 is "the server stops cleanly with a delivery hanging" "$?" "0"
 
 done_testing

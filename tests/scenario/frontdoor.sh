@@ -78,15 +78,6 @@ EOF
 bb import --from-xml bugs.xml >import.out 2>&1 || { cat import.out; not_ok "import the sample bugs"; }
 
 # wait_for_port FILE PID
-wait_for_port() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	test -s "$1"
-}
 
 "$BUGBRIDGE" serve --port-file "$WORK/port" --pid-file "$WORK/pid" \
 	>/dev/null 2>"$WORK/serve.log" &

@@ -24,27 +24,7 @@ BOUND=5
 # field JSON EXPR: a Python expression over the JSON object j
 field() { printf '%s' "$1" | python3 -c 'import json, sys; j = json.load(sys.stdin); print(eval(sys.argv[1]))' "$2"; }
 
-wait_for_port() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	test -s "$1"
-}
 
-# stop_server PID: SIGTERM, then its exit status (137 if it had to be killed)
-stop_server() {
-	kill -TERM "$1"
-	( sleep 15; kill -KILL "$1" 2>/dev/null ) >/dev/null 2>&1 &
-	watchdog=$!
-	wait "$1"
-	stop_rc=$?
-	kill "$watchdog" 2>/dev/null
-	CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$1" | tr '\n' ' ')
-	return $stop_rc
-}
 
 # start_server NAME: serve with $BUGBRIDGE_CONFIG, -v (every request is
 # logged) to $WORK/NAME.log; sets SERVER and PORT

@@ -52,26 +52,7 @@ check_exit "an unbracketed IPv6 --listen is refused" 65 bb serve --listen ::1:0
 check_exit "an extra argument is a usage error" 64 bb serve extra
 
 # wait_for_port FILE PID: waits until the server wrote its port file
-wait_for_port() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	test -s "$1"
-}
 
-# stop_server PID: SIGTERM, then its exit status (137 if it had to be killed)
-stop_server() {
-	kill -TERM "$1"
-	( sleep 10; kill -KILL "$1" 2>/dev/null ) >/dev/null 2>&1 &
-	watchdog=$!
-	wait "$1"
-	stop_rc=$?
-	kill "$watchdog" 2>/dev/null
-	return $stop_rc
-}
 
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
 	"$BUGBRIDGE" serve --listen '[::1]:0' --port-file "$WORK/port6" >/dev/null 2>"$WORK/serve6.log" &
