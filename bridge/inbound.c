@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "mail/auth.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
 #include "mail/maintainers.h"
@@ -581,17 +582,52 @@ out:
 	return s;
 }
 
+/* Who sent the mail, by [inbound] authenticate (mail/auth.h): only mails
+ * that carry a command are checked.  The verdict is about the From:
+ * domain, so the address the allow-lists are asked about must be in it. */
+static enum bb_status sender_verdict(struct sync_context *sc, const struct inmail *m,
+				     const char *raw, size_t len, struct auth_verdict *v,
+				     struct bb_error *err)
+{
+	const struct bb_config *cfg = sc->cfg;
+	int mode = auth_mode_parse(cfg->inbound_authenticate ? cfg->inbound_authenticate
+							      : "dkim-or-authserv");
+	struct auth_policy policy = { mode < 0 ? AUTH_MODE_DKIM_OR_AUTHSERV : (enum auth_mode)mode,
+				      cfg->inbound_trusted_authserv_id, cfg->inbound_dkim_key_file };
+	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
+	enum bb_status s = auth_check(&policy, raw, len, v, err);
+
+	if (s)
+		return s;
+	if (v->authenticated && policy.mode != AUTH_MODE_NONE &&
+	    (!at || g_ascii_strcasecmp(at + 1, v->from_domain))) {
+		v->authenticated = 0;
+		snprintf(v->reason, sizeof(v->reason), "the From: address is not in the domain %s",
+			 v->from_domain);
+	}
+	log_event(v->authenticated ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "inbound.sender_checked",
+		  LF_STR("message_id", m->message_id), LF_STR("from", m->from_addr),
+		  LF_STR("authenticated", v->authenticated ? "yes" : "no"),
+		  LF_STR("method", v->method ? v->method : ""), LF_STR("reason", v->reason));
+	return BB_OK;
+}
+
 /* Records the commands of a mail to bug_id (intents, or why not), all in
  * the caller's transaction. */
 static enum bb_status record_commands(struct sync_context *sc, const struct inmail *m,
-				      long long bug_id, long long row, const struct mailcmd *cmds,
-				      size_t ncmds, struct inbound_stats *stats,
-				      struct bb_error *err)
+				      const struct auth_verdict *verdict, long long bug_id,
+				      long long row, const struct mailcmd *cmds, size_t ncmds,
+				      struct inbound_stats *stats, struct bb_error *err)
 {
 	struct bz_bug bug;
 	int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
-	int allowed = have_bug && !m->auth_failed && sender_allowed(sc, &bug, m->from_addr);
+	int allowed = have_bug && verdict->authenticated &&
+		      sender_allowed(sc, &bug, m->from_addr);
+	char unauthenticated[sizeof(verdict->reason) + 64];
 	enum bb_status s = BB_OK;
+
+	snprintf(unauthenticated, sizeof(unauthenticated), "the sender is not authenticated: %s",
+		 verdict->reason);
 
 	for (size_t i = 0; i < ncmds && !s; i++) {
 		const struct mailcmd *c = &cmds[i];
@@ -608,10 +644,11 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			continue; /* the thread already is a bug */
 		if (!allowed) {
 			stats->commands_refused++;
-			note = m->auth_failed ? "the sender failed authentication"
-					      : "the sender may not act on this bug";
+			note = !verdict->authenticated ? unauthenticated
+						       : "the sender may not act on this bug";
 			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
-				  LF_STR("from", m->from_addr), LF_STR("command", c->text));
+				  LF_STR("from", m->from_addr), LF_STR("command", c->text),
+				  LF_STR("reason", note));
 			s = command_record(sc, row, (int)i, bug_id, c->text, "refused", NULL, note, err);
 			continue;
 		}
@@ -986,6 +1023,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 {
 	struct inmail_body body;
 	struct mailcmd *cmds = NULL;
+	struct auth_verdict verdict;
 	size_t ncmds = 0;
 	char *comment = NULL, *rest = NULL;
 	long long row = 0;
@@ -1010,6 +1048,9 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	}
 	if (sc->cfg->inbound_commands)
 		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+	memset(&verdict, 0, sizeof(verdict));
+	if (ncmds && (s = sender_verdict(sc, m, raw, len, &verdict, err)))
+		goto out;
 	/* a mail of nothing but commands makes no comment */
 	rest = strip_commands(body.text ? body.text : "");
 	if ((rest && has_own_text(rest)) || body.nparts)
@@ -1018,7 +1059,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		goto out;
 	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
-		s = record_commands(sc, m, bug_id, row, cmds, ncmds, stats, err);
+		s = record_commands(sc, m, &verdict, bug_id, row, cmds, ncmds, stats, err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1, err);
 	if (!s)
@@ -1331,16 +1372,30 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 {
 	struct thread t = { NULL, 0, 0 };
 	char **allow = config_list(sc->cfg->inbound_allow, NULL);
-	int allowed = !m->auth_failed && address_in(m->from_addr, allow);
+	struct auth_verdict verdict;
+	char note[sizeof(verdict.reason) + 64], why[sizeof(note) + 32];
+	int allowed;
 	long long row = 0;
 	enum bb_status s;
 
+	if ((s = sender_verdict(sc, m, raw, len, &verdict, err))) {
+		config_list_free(allow);
+		return s;
+	}
+	allowed = verdict.authenticated && address_in(m->from_addr, allow);
 	config_list_free(allow);
+	if (!verdict.authenticated)
+		snprintf(note, sizeof(note), "the sender is not authenticated: %s", verdict.reason);
+	else
+		snprintf(note, sizeof(note), "the sender may not create bugs");
+	snprintf(why, sizeof(why), "#bugbridge track: %s", note);
 	if ((s = store_begin(sc->db, err)))
 		return s;
-	s = mail_record(sc, opt, m, 0, NULL, allowed ? "track" : "seen",
-			allowed ? NULL : "#bugbridge track from a sender not allowed", NULL, &row,
-			err);
+	s = mail_record(sc, opt, m, 0, NULL, allowed ? "track" : "seen", allowed ? NULL : why,
+			NULL, &row, err);
+	if (!s && !allowed)
+		s = command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
+				   err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, NULL, -1, err);
 	if (!s)
@@ -1354,7 +1409,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	if (!allowed) {
 		stats->commands_refused++;
 		log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_STR("from", m->from_addr),
-			  LF_STR("command", "#bugbridge track"));
+			  LF_STR("command", "#bugbridge track"), LF_STR("reason", note));
 		return BB_OK;
 	}
 	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))

@@ -452,6 +452,24 @@ static void received_by(const char *value, char *out, size_t size)
 
 /* --- the trusted receiving server ---------------------------------------- */
 
+/* Fields a receiving server and its milters put on top of a mail (trace,
+ * authentication, ARC, delivery): the server's own block holds only these.
+ * The first other field (From:, DKIM-Signature:, Subject: ...) was written
+ * by the sender, and so was every Authentication-Results after it. */
+static int trace_field(const char *name)
+{
+	static const char *const names[] = {
+		"Received", "Authentication-Results", "ARC-Seal", "ARC-Message-Signature",
+		"ARC-Authentication-Results", "X-Original-To", "Delivered-To", "Return-Path",
+		"Received-SPF", NULL
+	};
+
+	for (int i = 0; names[i]; i++)
+		if (!g_ascii_strcasecmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
 enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
 				   const char *authserv_id, struct auth_verdict *v,
 				   struct bb_error *err)
@@ -492,6 +510,8 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 				state = 2;
 			continue;
 		}
+		if (state == 1 && !trace_field(name))
+			state = 2;   /* the mail's own header, or its sender's, starts */
 		if (g_ascii_strcasecmp(name, "Authentication-Results") ||
 		    auth_results_parse(value, strlen(value), ar) ||
 		    g_ascii_strcasecmp(ar->authserv_id, authserv_id))

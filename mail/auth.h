@@ -13,9 +13,15 @@
  *   - Authentication-Results (RFC 8601) written by a trusted receiving
  *     server: only headers carrying its authserv-id that sit between the
  *     topmost "Received: ... by <that server>" and the next Received:
- *     written by another host.  An aligned dkim=pass, or dmarc=pass for the
- *     From: domain, counts; any dmarc=fail there refuses.  Headers further
- *     down were written by the sender or an earlier hop and are ignored.
+ *     written by another host, or the first field that is no trace,
+ *     authentication or ARC field (the sender's own header starts there,
+ *     and whatever it holds is the sender's word).  An aligned dkim=pass,
+ *     or dmarc=pass for the From: domain, counts; any dmarc=fail there
+ *     refuses.  Headers further down were written by the sender or an
+ *     earlier hop and are ignored (and counted).  A forged header at the
+ *     very top of a mail sent straight to the server is indistinguishable
+ *     from the server's own: this mode relies on the server removing
+ *     incoming ones with its id (RFC 8601 section 5).
  *
  * Organizational domains are approximated without a Public Suffix List:
  * the last two labels, or three when the second-to-last is a short label

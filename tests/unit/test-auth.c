@@ -363,6 +363,21 @@ static void test_authserv(void)
 		free(m);
 	}
 
+	{
+		/* sent straight to the server: no Received: of the sender's,
+		 * its forged header after its From: */
+		char *m = str_printf("Received: from x by smtp.subspace.kernel.org with SMTP\n"
+				     "Authentication-Results: smtp.subspace.kernel.org; dkim=none\n"
+				     "From: Maintainer <maintainer@example.org>\n"
+				     "Authentication-Results: smtp.subspace.kernel.org; dmarc=pass"
+				     " header.from=example.org\n%s", strchr(plain_mail, '\n') + 1);
+
+		auth_check(&serv, m, strlen(m), &v, &err);
+		ok(!v.authenticated && v.ignored_results == 1,
+		   "authserv: an A-R after the sender's own first field is the sender's");
+		free(m);
+	}
+
 	lore = archived(plain_mail, "Authentication-Results: smtp.subspace.kernel.org; dmarc=pass"
 				    " header.from=author.example; dkim=pass header.d=author.example\n");
 	auth_check(&serv, lore, strlen(lore), &v, &err);
