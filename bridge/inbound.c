@@ -634,7 +634,10 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 		const char *note = NULL;
 		char *change = NULL;
 
-		if (c->verb == MAILCMD_INVALID) {
+		/* a line not understood is answered on the thread; from a
+		 * sender nobody vouches for it is only refused: no answer
+		 * goes out for a forged From: (no backscatter) */
+		if (c->verb == MAILCMD_INVALID && verdict->authenticated) {
 			stats->commands_invalid++;
 			s = command_record(sc, row, (int)i, bug_id, c->text, "invalid", NULL, c->error,
 					   err);
@@ -813,8 +816,55 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	return s;
 }
 
+/* Longest command line an answer quotes, in bytes (cut at a character). */
+#define ANSWER_LINE_MAX 200
+
+/* Whether the bug's thread already got [inbound] answer_limit answers in
+ * the last hour (the notices queued for it: bug-N-r<row>@domain). */
+static int answers_exhausted(struct sync_context *sc, long long bug_id)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
+	char *pattern = str_printf("bug-%lld-r%%", bug_id);
+	long long n = 0;
+
+	if (pattern && store_prepare(sc->db, &st,
+				     "SELECT count(*) FROM outbox WHERE bug_id = ? AND message_id LIKE ?"
+				     " AND created > ?", NULL) == BB_OK) {
+		sqlite3_bind_int64(st, 1, bug_id);
+		sqlite3_bind_text(st, 2, pattern, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL) - 3600);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	free(pattern);
+	return (unsigned long long)n >= limit;
+}
+
+/* A command line as an answer quotes it: at most ANSWER_LINE_MAX bytes,
+ * cut at a UTF-8 character boundary, "[...]" where cut. */
+static void add_quoted_line(struct buf *text, const char *line)
+{
+	size_t len = strlen(line);
+
+	if (len <= ANSWER_LINE_MAX) {
+		buf_addstr(text, line);
+		return;
+	}
+	len = ANSWER_LINE_MAX;
+	while (len && ((unsigned char)line[len] & 0xc0) == 0x80)
+		len--;
+	buf_add(text, line, len);
+	buf_addstr(text, " [...]");
+}
+
 /* Answers a mail whose commands were not understood or that Bugzilla
- * refused, once all its commands ran. */
+ * refused, once all its commands ran: one answer per mail, on the bug's
+ * thread, Cc'd to the sender.  Only authenticated senders get here (for
+ * others every command is refused and nothing is answered), and only the
+ * command lines are quoted.  Past [inbound] answer_limit answers to the
+ * thread in an hour, nothing is sent (logged). */
 static enum bb_status notice_failures(struct sync_context *sc, long long row,
 				      struct inbound_stats *stats, struct bb_error *err)
 {
@@ -833,7 +883,9 @@ static enum bb_status notice_failures(struct sync_context *sc, long long row,
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *note = (const char *)sqlite3_column_text(st, 2);
 
-		buf_addf(&text, "  %s\n    %s%s\n", sqlite3_column_text(st, 0),
+		buf_addstr(&text, "  ");
+		add_quoted_line(&text, (const char *)sqlite3_column_text(st, 0));
+		buf_addf(&text, "\n    %s%s\n",
 			 strcmp((const char *)sqlite3_column_text(st, 1), "failed") ? ""
 				: "Bugzilla refused it: ", note ? note : "not understood");
 		if (!from) {
@@ -843,7 +895,11 @@ static enum bb_status notice_failures(struct sync_context *sc, long long row,
 		}
 	}
 	sqlite3_finalize(st);
-	if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
+	if (text.len && message_id && bug_id && answers_exhausted(sc, bug_id)) {
+		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_INT("bug", bug_id),
+			  LF_STR("message_id", message_id),
+			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
+	} else if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
 		s = queue_notice(sc, from, message_id, bug_id, row, text.data, stats, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}

@@ -64,6 +64,7 @@ track_product = Drivers
 track_component = USB
 reopen_status = CONFIRMED
 attachments = bugzilla
+answer_limit = 3
 [blob]
 base_url = http://blobs.test
 EOF2
@@ -194,6 +195,41 @@ printf '#bugbridge severity critical\n' |
 check "sync after a command from a member of allow_group" bb sync
 is "a member of the group may act" "$(field 201 severity)" "critical"
 
+# Answers quote only the command lines, each cut to 200 characters, and a
+# thread gets at most answer_limit (3) of them an hour: cmd-4 and cmd-5 had
+# two, this is the third, the next one gets none.
+long=$(printf 'x%.0s' $(seq 1 300))
+printf 'Words of my own that an answer must not quote.\n\n#bugbridge frobnicate %s\n' "$long" |
+	listlab_send "Lead <lead@example.org>" cmd-8@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after an overlong unknown command" bb sync
+notice=$(grep -l "In-Reply-To: <cmd-8@example.org>" "$WORK"/listlab/received/*.eml | head -1)
+check "it is answered on the thread" test -n "$notice"
+notice_text=$(cat "$notice" 2>/dev/null)
+like "the line is quoted cut at 200 characters" "$notice_text" "^  #bugbridge frobnicate x{178}( \[\.\.\.\])?[[:space:]]*$"
+unlike "not whole" "$notice_text" "x{179}"
+unlike "and no other words of the mail" "$notice_text" "Words of my own"
+printf '#bugbridge frobnicate again\n' |
+	listlab_send "Lead <lead@example.org>" cmd-9@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after one command too many for the thread" bb -v sync
+cp "$WORK/check.out" sync.log
+is "past answer_limit the thread gets no answer" \
+	"$(grep -l "In-Reply-To: <cmd-9@example.org>" "$WORK"/listlab/received/*.eml | wc -l)" "0"
+like "which is logged" "$(cat sync.log)" "inbound.answer_limited.*bug=201"
+
+# Backscatter: a thousand bad command lines under a forged From: get no
+# mail to that address, and no answer on the thread either.
+seq 1 1000 | sed 's/^/#bugbridge frobnicate /' |
+	LISTLAB_DKIM_DIR= listlab_send "Victim <victim@example.net>" bs-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after a forged mail full of bad commands" bb sync
+is "no mail goes to the forged sender" "$(/usr/bin/python3 -c '
+import json, sys
+print(sum("victim@example.net" in json.load(open(f))["rcpt_tos"] for f in sys.argv[1:]))' "$WORK"/listlab/received/*.json)" "0"
+is "and no answer to the thread" "$(grep -l "In-Reply-To: <bs-1@example.org>" "$WORK"/listlab/received/*.eml | wc -l)" "0"
+like "its commands are refused as unauthenticated" "$(note bs-1@example.org)" "^refused: the sender is not authenticated: no DKIM signature"
+
 # A reply with an attachment: into the blob store, linked, and uploaded
 random_bytes 3000 21 >fw.bin
 fw_hash=$(sha256_of fw.bin)
@@ -311,13 +347,13 @@ is "status counts replies, commands and pending work" "$(printf '%s' "$out" | py
 import json, sys
 a = json.load(sys.stdin)["archive"]
 print(a["replies_posted"] > 5, a["commands_done"] >= 6, a["commands_refused"], a["pending"], a["value"].startswith("git:0:"))')" \
-	"True True 6 0 True"
+	"True True 39 0 True"
 like "status shows the archive" "$(bb status)" "replies: +[0-9]+ posted"
 is "status --json names each refusal's reason" "$(printf '%s' "$out" | python3 -c '
 import json, sys
-r = {x["message_id"]: x for x in json.load(sys.stdin)["archive"]["latest_refusals"]}
-print(r["cmd-3c@example.org"]["reason"], "|", r["cmd-3c@example.org"]["command"], "|", r["cmd-3c@example.org"]["bug_id"])')" \
-	"the sender is not authenticated: no DKIM signature; lists.lab reports no dkim=pass or dmarc=pass aligned with the From: domain example.org | #bugbridge reopen | 201"
-like "and so does status" "$(bb status)" "<cmd-3c@example.org> from wendy@example.org: #bugbridge reopen"
+r = [x for x in json.load(sys.stdin)["archive"]["latest_refusals"] if x["message_id"] == "bs-1@example.org"][0]
+print(r["reason"], "|", r["command"], "|", r["bug_id"], "|", r["from"])')" \
+	"the sender is not authenticated: no DKIM signature; lists.lab reports no dkim=pass or dmarc=pass aligned with the From: domain example.net | #bugbridge frobnicate 1 | 201 | victim@example.net"
+like "and so does status" "$(bb status)" "<bs-1@example.org> from victim@example.net: #bugbridge frobnicate 1"
 
 done_testing
