@@ -612,10 +612,23 @@ static enum bb_status sender_verdict(struct sync_context *sc, const struct inmai
 	return BB_OK;
 }
 
+/* Whether the mail is from before the archive's reading began (its
+ * history): its commands never act.  A mail without a usable Date counts
+ * as history. */
+static int from_history(const struct inbound_options *opt, const struct inmail *m)
+{
+	time_t date;
+
+	if (!opt->commands_since)
+		return 0;
+	date = inmail_date(m);
+	return date <= 0 || date < opt->commands_since;
+}
+
 /* Records the commands of a mail to bug_id (intents, or why not), all in
  * the caller's transaction. */
 static enum bb_status record_commands(struct sync_context *sc, const struct inmail *m,
-				      const struct auth_verdict *verdict, long long bug_id,
+				      const struct auth_verdict *verdict, int history, long long bug_id,
 				      long long row, const struct mailcmd *cmds, size_t ncmds,
 				      struct inbound_stats *stats, struct bb_error *err)
 {
@@ -628,6 +641,12 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 
 	snprintf(unauthenticated, sizeof(unauthenticated), "the sender is not authenticated: %s",
 		 verdict->reason);
+	if (history) {
+		/* read from the archive's history: as if nobody vouched for it */
+		allowed = 0;
+		snprintf(unauthenticated, sizeof(unauthenticated),
+			 "the mail is from the archive's history (dated before its reading began)");
+	}
 
 	for (size_t i = 0; i < ncmds && !s; i++) {
 		const struct mailcmd *c = &cmds[i];
@@ -637,7 +656,7 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 		/* a line not understood is answered on the thread; from a
 		 * sender nobody vouches for it is only refused: no answer
 		 * goes out for a forged From: (no backscatter) */
-		if (c->verb == MAILCMD_INVALID && verdict->authenticated) {
+		if (c->verb == MAILCMD_INVALID && verdict->authenticated && !history) {
 			stats->commands_invalid++;
 			s = command_record(sc, row, (int)i, bug_id, c->text, "invalid", NULL, c->error,
 					   err);
@@ -647,8 +666,8 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			continue; /* the thread already is a bug */
 		if (!allowed) {
 			stats->commands_refused++;
-			note = !verdict->authenticated ? unauthenticated
-						       : "the sender may not act on this bug";
+			note = !verdict->authenticated || history ? unauthenticated
+								  : "the sender may not act on this bug";
 			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
 				  LF_STR("from", m->from_addr), LF_STR("command", c->text),
 				  LF_STR("reason", note));
@@ -1115,7 +1134,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		goto out;
 	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
-		s = record_commands(sc, m, &verdict, bug_id, row, cmds, ncmds, stats, err);
+		s = record_commands(sc, m, &verdict, from_history(opt, m), bug_id, row, cmds, ncmds,
+				    stats, err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1, err);
 	if (!s)
@@ -1438,9 +1458,12 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		config_list_free(allow);
 		return s;
 	}
-	allowed = verdict.authenticated && address_in(m->from_addr, allow);
+	allowed = verdict.authenticated && !from_history(opt, m) && address_in(m->from_addr, allow);
 	config_list_free(allow);
-	if (!verdict.authenticated)
+	if (from_history(opt, m))
+		snprintf(note, sizeof(note),
+			 "the mail is from the archive's history (dated before its reading began)");
+	else if (!verdict.authenticated)
 		snprintf(note, sizeof(note), "the sender is not authenticated: %s", verdict.reason);
 	else
 		snprintf(note, sizeof(note), "the sender may not create bugs");
@@ -1794,6 +1817,36 @@ char *inbound_cursor_name(const struct bb_config *cfg)
 					: cfg->archive_path ? cfg->archive_path : "-");
 }
 
+/* When the archive's reading began ("<cursor name>:since", set on the
+ * first round, or the first after an upgrade): commands in mails dated
+ * before it never act. */
+static enum bb_status commands_since(struct sync_context *sc, const char *cursor_name,
+				     time_t *since, struct bb_error *err)
+{
+	char *name = str_printf("%s:since", cursor_name), *value = NULL, now[32];
+	enum bb_status s;
+
+	*since = 0;
+	if (!name)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if ((s = store_cursor_get(sc->db, name, &value, NULL, err)))
+		goto out;
+	if (value) {
+		*since = (time_t)strtoll(value, NULL, 10);
+		goto out;
+	}
+	*since = time(NULL);
+	snprintf(now, sizeof(now), "%lld", (long long)*since);
+	if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
+		s = store_cursor_set(sc->db, name, now, err);
+		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+	}
+out:
+	free(value);
+	free(name);
+	return s;
+}
+
 enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src,
 			     const struct inbound_options *opt, struct inbound_stats *stats,
 			     struct bb_error *err)
@@ -1818,6 +1871,8 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 	if ((s = inbound_resume(sc, &o, stats, err)))
 		goto out;
 	if ((s = store_cursor_get(sc->db, name, &cursor, NULL, err)))
+		goto out;
+	if ((s = commands_since(sc, name, &o.commands_since, err)))
 		goto out;
 	if (!cursor) {
 		/* a new source starts at the archive's end, not at its history */

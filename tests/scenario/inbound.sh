@@ -164,6 +164,16 @@ like "a forged dmarc=pass below the server's real fail: refused" "$(note cmd-3@e
 like "the forged header is logged as ignored" "$(cat sync.log)" "auth.results_ignored.*authserv_id=lists.lab"
 like "refusals are logged with the reason" "$(cat sync.log)" "inbound.command_refused.*reason=.the sender is not authenticated"
 
+# The archive's history never acts: a signed command from the maintainer,
+# dated before bugbridge first read the archive (as a backfill or a re-read
+# would bring it), is refused.
+printf '#bugbridge reopen\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" old-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume" "Date: Mon, 01 Jun 2026 10:00:00 +0000"
+check "sync after a command from the archive's history" bb sync
+is "a command in a mail from before the archive was first read does not act" "$(field 201 status)" "RESOLVED"
+like "and is refused with the reason" "$(note old-1@example.org)" "^refused: the mail is from the archive's history"
+
 printf '#bugbridge frobnicate now\n#bugbridge reopen\n' |
 	listlab_send "Lead <lead@example.org>" cmd-4@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
@@ -347,7 +357,7 @@ is "status counts replies, commands and pending work" "$(printf '%s' "$out" | py
 import json, sys
 a = json.load(sys.stdin)["archive"]
 print(a["replies_posted"] > 5, a["commands_done"] >= 6, a["commands_refused"], a["pending"], a["value"].startswith("git:0:"))')" \
-	"True True 39 0 True"
+	"True True 40 0 True"
 like "status shows the archive" "$(bb status)" "replies: +[0-9]+ posted"
 is "status --json names each refusal's reason" "$(printf '%s' "$out" | python3 -c '
 import json, sys
