@@ -1835,9 +1835,11 @@ static enum bb_status commands_since(struct sync_context *sc, const char *cursor
 		*since = (time_t)strtoll(value, NULL, 10);
 		goto out;
 	}
+	if (sc->dry_run)
+		goto out;   /* not recorded: a dry run judges no mail as history */
 	*since = time(NULL);
 	snprintf(now, sizeof(now), "%lld", (long long)*since);
-	if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
+	if (!(s = store_begin(sc->db, err))) {
 		s = store_cursor_set(sc->db, name, now, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}
