@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "mail/auth.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
 #include "mail/maintainers.h"
@@ -581,24 +582,81 @@ out:
 	return s;
 }
 
+/* Who sent the mail, by [inbound] authenticate (mail/auth.h): only mails
+ * that carry a command are checked.  The verdict is about the From:
+ * domain, so the address the allow-lists are asked about must be in it. */
+static enum bb_status sender_verdict(struct sync_context *sc, const struct inmail *m,
+				     const char *raw, size_t len, struct auth_verdict *v,
+				     struct bb_error *err)
+{
+	const struct bb_config *cfg = sc->cfg;
+	int mode = auth_mode_parse(cfg->inbound_authenticate ? cfg->inbound_authenticate
+							      : "dkim-or-authserv");
+	struct auth_policy policy = { mode < 0 ? AUTH_MODE_DKIM_OR_AUTHSERV : (enum auth_mode)mode,
+				      cfg->inbound_trusted_authserv_id, cfg->inbound_dkim_key_file };
+	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
+	enum bb_status s = auth_check(&policy, raw, len, v, err);
+
+	if (s)
+		return s;
+	if (v->authenticated && policy.mode != AUTH_MODE_NONE &&
+	    (!at || g_ascii_strcasecmp(at + 1, v->from_domain))) {
+		v->authenticated = 0;
+		snprintf(v->reason, sizeof(v->reason), "the From: address is not in the domain %s",
+			 v->from_domain);
+	}
+	log_event(v->authenticated ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "inbound.sender_checked",
+		  LF_STR("message_id", m->message_id), LF_STR("from", m->from_addr),
+		  LF_STR("authenticated", v->authenticated ? "yes" : "no"),
+		  LF_STR("method", v->method ? v->method : ""), LF_STR("reason", v->reason));
+	return BB_OK;
+}
+
+/* Whether the mail is from before the archive's reading began (its
+ * history): its commands never act.  A mail without a usable Date counts
+ * as history. */
+static int from_history(const struct inbound_options *opt, const struct inmail *m)
+{
+	time_t date;
+
+	if (!opt->commands_since)
+		return 0;
+	date = inmail_date(m);
+	return date <= 0 || date < opt->commands_since;
+}
+
 /* Records the commands of a mail to bug_id (intents, or why not), all in
  * the caller's transaction. */
 static enum bb_status record_commands(struct sync_context *sc, const struct inmail *m,
-				      long long bug_id, long long row, const struct mailcmd *cmds,
-				      size_t ncmds, struct inbound_stats *stats,
-				      struct bb_error *err)
+				      const struct auth_verdict *verdict, int history, long long bug_id,
+				      long long row, const struct mailcmd *cmds, size_t ncmds,
+				      struct inbound_stats *stats, struct bb_error *err)
 {
 	struct bz_bug bug;
 	int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
-	int allowed = have_bug && !m->auth_failed && sender_allowed(sc, &bug, m->from_addr);
+	int allowed = have_bug && verdict->authenticated &&
+		      sender_allowed(sc, &bug, m->from_addr);
+	char unauthenticated[sizeof(verdict->reason) + 64];
 	enum bb_status s = BB_OK;
+
+	snprintf(unauthenticated, sizeof(unauthenticated), "the sender is not authenticated: %s",
+		 verdict->reason);
+	if (history) {
+		/* read from the archive's history: as if nobody vouched for it */
+		allowed = 0;
+		snprintf(unauthenticated, sizeof(unauthenticated),
+			 "the mail is from the archive's history (dated before its reading began)");
+	}
 
 	for (size_t i = 0; i < ncmds && !s; i++) {
 		const struct mailcmd *c = &cmds[i];
 		const char *note = NULL;
 		char *change = NULL;
 
-		if (c->verb == MAILCMD_INVALID) {
+		/* a line not understood is answered on the thread; from a
+		 * sender nobody vouches for it is only refused: no answer
+		 * goes out for a forged From: (no backscatter) */
+		if (c->verb == MAILCMD_INVALID && verdict->authenticated && !history) {
 			stats->commands_invalid++;
 			s = command_record(sc, row, (int)i, bug_id, c->text, "invalid", NULL, c->error,
 					   err);
@@ -608,10 +666,11 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			continue; /* the thread already is a bug */
 		if (!allowed) {
 			stats->commands_refused++;
-			note = m->auth_failed ? "the sender failed authentication"
-					      : "the sender may not act on this bug";
+			note = !verdict->authenticated || history ? unauthenticated
+								  : "the sender may not act on this bug";
 			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
-				  LF_STR("from", m->from_addr), LF_STR("command", c->text));
+				  LF_STR("from", m->from_addr), LF_STR("command", c->text),
+				  LF_STR("reason", note));
 			s = command_record(sc, row, (int)i, bug_id, c->text, "refused", NULL, note, err);
 			continue;
 		}
@@ -776,8 +835,55 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	return s;
 }
 
+/* Longest command line an answer quotes, in bytes (cut at a character). */
+#define ANSWER_LINE_MAX 200
+
+/* Whether the bug's thread already got [inbound] answer_limit answers in
+ * the last hour (the notices queued for it: bug-N-r<row>@domain). */
+static int answers_exhausted(struct sync_context *sc, long long bug_id)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
+	char *pattern = str_printf("bug-%lld-r%%", bug_id);
+	long long n = 0;
+
+	if (pattern && store_prepare(sc->db, &st,
+				     "SELECT count(*) FROM outbox WHERE bug_id = ? AND message_id LIKE ?"
+				     " AND created > ?", NULL) == BB_OK) {
+		sqlite3_bind_int64(st, 1, bug_id);
+		sqlite3_bind_text(st, 2, pattern, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL) - 3600);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	free(pattern);
+	return (unsigned long long)n >= limit;
+}
+
+/* A command line as an answer quotes it: at most ANSWER_LINE_MAX bytes,
+ * cut at a UTF-8 character boundary, "[...]" where cut. */
+static void add_quoted_line(struct buf *text, const char *line)
+{
+	size_t len = strlen(line);
+
+	if (len <= ANSWER_LINE_MAX) {
+		buf_addstr(text, line);
+		return;
+	}
+	len = ANSWER_LINE_MAX;
+	while (len && ((unsigned char)line[len] & 0xc0) == 0x80)
+		len--;
+	buf_add(text, line, len);
+	buf_addstr(text, " [...]");
+}
+
 /* Answers a mail whose commands were not understood or that Bugzilla
- * refused, once all its commands ran. */
+ * refused, once all its commands ran: one answer per mail, on the bug's
+ * thread, Cc'd to the sender.  Only authenticated senders get here (for
+ * others every command is refused and nothing is answered), and only the
+ * command lines are quoted.  Past [inbound] answer_limit answers to the
+ * thread in an hour, nothing is sent (logged). */
 static enum bb_status notice_failures(struct sync_context *sc, long long row,
 				      struct inbound_stats *stats, struct bb_error *err)
 {
@@ -796,7 +902,9 @@ static enum bb_status notice_failures(struct sync_context *sc, long long row,
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *note = (const char *)sqlite3_column_text(st, 2);
 
-		buf_addf(&text, "  %s\n    %s%s\n", sqlite3_column_text(st, 0),
+		buf_addstr(&text, "  ");
+		add_quoted_line(&text, (const char *)sqlite3_column_text(st, 0));
+		buf_addf(&text, "\n    %s%s\n",
 			 strcmp((const char *)sqlite3_column_text(st, 1), "failed") ? ""
 				: "Bugzilla refused it: ", note ? note : "not understood");
 		if (!from) {
@@ -806,7 +914,11 @@ static enum bb_status notice_failures(struct sync_context *sc, long long row,
 		}
 	}
 	sqlite3_finalize(st);
-	if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
+	if (text.len && message_id && bug_id && answers_exhausted(sc, bug_id)) {
+		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_INT("bug", bug_id),
+			  LF_STR("message_id", message_id),
+			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
+	} else if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
 		s = queue_notice(sc, from, message_id, bug_id, row, text.data, stats, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}
@@ -986,6 +1098,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 {
 	struct inmail_body body;
 	struct mailcmd *cmds = NULL;
+	struct auth_verdict verdict;
 	size_t ncmds = 0;
 	char *comment = NULL, *rest = NULL;
 	long long row = 0;
@@ -1010,6 +1123,9 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	}
 	if (sc->cfg->inbound_commands)
 		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+	memset(&verdict, 0, sizeof(verdict));
+	if (ncmds && (s = sender_verdict(sc, m, raw, len, &verdict, err)))
+		goto out;
 	/* a mail of nothing but commands makes no comment */
 	rest = strip_commands(body.text ? body.text : "");
 	if ((rest && has_own_text(rest)) || body.nparts)
@@ -1018,7 +1134,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		goto out;
 	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
-		s = record_commands(sc, m, bug_id, row, cmds, ncmds, stats, err);
+		s = record_commands(sc, m, &verdict, from_history(opt, m), bug_id, row, cmds, ncmds,
+				    stats, err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1, err);
 	if (!s)
@@ -1331,16 +1448,33 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 {
 	struct thread t = { NULL, 0, 0 };
 	char **allow = config_list(sc->cfg->inbound_allow, NULL);
-	int allowed = !m->auth_failed && address_in(m->from_addr, allow);
+	struct auth_verdict verdict;
+	char note[sizeof(verdict.reason) + 64], why[sizeof(note) + 32];
+	int allowed;
 	long long row = 0;
 	enum bb_status s;
 
+	if ((s = sender_verdict(sc, m, raw, len, &verdict, err))) {
+		config_list_free(allow);
+		return s;
+	}
+	allowed = verdict.authenticated && !from_history(opt, m) && address_in(m->from_addr, allow);
 	config_list_free(allow);
+	if (from_history(opt, m))
+		snprintf(note, sizeof(note),
+			 "the mail is from the archive's history (dated before its reading began)");
+	else if (!verdict.authenticated)
+		snprintf(note, sizeof(note), "the sender is not authenticated: %s", verdict.reason);
+	else
+		snprintf(note, sizeof(note), "the sender may not create bugs");
+	snprintf(why, sizeof(why), "#bugbridge track: %s", note);
 	if ((s = store_begin(sc->db, err)))
 		return s;
-	s = mail_record(sc, opt, m, 0, NULL, allowed ? "track" : "seen",
-			allowed ? NULL : "#bugbridge track from a sender not allowed", NULL, &row,
-			err);
+	s = mail_record(sc, opt, m, 0, NULL, allowed ? "track" : "seen", allowed ? NULL : why,
+			NULL, &row, err);
+	if (!s && !allowed)
+		s = command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
+				   err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, NULL, -1, err);
 	if (!s)
@@ -1354,7 +1488,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	if (!allowed) {
 		stats->commands_refused++;
 		log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_STR("from", m->from_addr),
-			  LF_STR("command", "#bugbridge track"));
+			  LF_STR("command", "#bugbridge track"), LF_STR("reason", note));
 		return BB_OK;
 	}
 	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))
@@ -1683,6 +1817,38 @@ char *inbound_cursor_name(const struct bb_config *cfg)
 					: cfg->archive_path ? cfg->archive_path : "-");
 }
 
+/* When the archive's reading began ("<cursor name>:since", set on the
+ * first round, or the first after an upgrade): commands in mails dated
+ * before it never act. */
+static enum bb_status commands_since(struct sync_context *sc, const char *cursor_name,
+				     time_t *since, struct bb_error *err)
+{
+	char *name = str_printf("%s:since", cursor_name), *value = NULL, now[32];
+	enum bb_status s;
+
+	*since = 0;
+	if (!name)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if ((s = store_cursor_get(sc->db, name, &value, NULL, err)))
+		goto out;
+	if (value) {
+		*since = (time_t)strtoll(value, NULL, 10);
+		goto out;
+	}
+	if (sc->dry_run)
+		goto out;   /* not recorded: a dry run judges no mail as history */
+	*since = time(NULL);
+	snprintf(now, sizeof(now), "%lld", (long long)*since);
+	if (!(s = store_begin(sc->db, err))) {
+		s = store_cursor_set(sc->db, name, now, err);
+		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+	}
+out:
+	free(value);
+	free(name);
+	return s;
+}
+
 enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src,
 			     const struct inbound_options *opt, struct inbound_stats *stats,
 			     struct bb_error *err)
@@ -1707,6 +1873,8 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 	if ((s = inbound_resume(sc, &o, stats, err)))
 		goto out;
 	if ((s = store_cursor_get(sc->db, name, &cursor, NULL, err)))
+		goto out;
+	if ((s = commands_since(sc, name, &o.commands_since, err)))
 		goto out;
 	if (!cursor) {
 		/* a new source starts at the archive's end, not at its history */

@@ -25,6 +25,7 @@
 #define BB_INBOUND_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "bridge/sync.h"
 #include "core/status.h"
@@ -41,6 +42,11 @@ struct inbound_options {
 				       enum bb_status (*fn)(void *fctx, const char *raw, size_t len),
 				       void *fctx, struct bb_error *err);
 	void *fetch_thread_ctx;
+	/* Commands act only in mails dated at or after this time: when the
+	 * archive's cursor was first set.  Older mails are the archive's
+	 * history (a backfill, a re-read) and their commands are refused.
+	 * 0: no limit.  inbound_round() sets it from the store. */
+	time_t commands_since;
 };
 
 struct inbound_stats {

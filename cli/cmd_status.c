@@ -50,6 +50,43 @@ static void print_time(char *out, size_t len, time_t t)
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The latest refused mail commands with why (newest first): into array
+ * when given, else printed. */
+#define STATUS_REFUSALS_MAX 10
+static void refusals(struct store *db, struct json_object *array)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (store_prepare(db, &st,
+			  "SELECT m.message_id, m.from_addr, c.bug_id, c.line, c.note FROM in_command c"
+			  " JOIN in_mail m ON m.id = c.mail WHERE c.state = 'refused'"
+			  " ORDER BY m.id DESC, c.seq LIMIT ?", NULL) != BB_OK)
+		return;
+	sqlite3_bind_int(st, 1, STATUS_REFUSALS_MAX);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *mid = (const char *)sqlite3_column_text(st, 0);
+		const char *from = (const char *)sqlite3_column_text(st, 1);
+		const char *line = (const char *)sqlite3_column_text(st, 3);
+		const char *note = (const char *)sqlite3_column_text(st, 4);
+
+		if (array) {
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "message_id", json_object_new_string(mid ? mid : ""));
+			json_object_object_add(o, "from", from ? json_object_new_string(from) : NULL);
+			json_object_object_add(o, "bug_id", sqlite3_column_type(st, 2) == SQLITE_NULL
+				? NULL : json_object_new_int64(sqlite3_column_int64(st, 2)));
+			json_object_object_add(o, "command", json_object_new_string(line ? line : ""));
+			json_object_object_add(o, "reason", json_object_new_string(note ? note : ""));
+			json_object_array_add(array, o);
+		} else {
+			printf("    <%s> from %s: %s\n      %s\n", mid ? mid : "", from ? from : "?",
+			       line ? line : "", note ? note : "");
+		}
+	}
+	sqlite3_finalize(st);
+}
+
 struct row_print {
 	struct json_object *array;
 	int only_failed;
@@ -166,6 +203,12 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 			json_object_object_add(a, "commands_done", json_object_new_int64(cmd_done));
 			json_object_object_add(a, "commands_refused", json_object_new_int64(cmd_refused));
 			json_object_object_add(a, "commands_failed", json_object_new_int64(cmd_failed));
+			{
+				struct json_object *r = json_object_new_array();
+
+				refusals(ctx->db, r);
+				json_object_object_add(a, "latest_refusals", r);
+			}
 			json_object_object_add(top, "archive", a);
 		}
 		outbox_each(ctx->db, "failed", row_cb, &rp, NULL);
@@ -191,6 +234,10 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 			       pending);
 			printf("  commands:   %lld done, %lld refused, %lld failed or not understood\n",
 			       cmd_done, cmd_refused, cmd_failed);
+			if (cmd_refused) {
+				printf("  latest refusals:\n");
+				refusals(ctx->db, NULL);
+			}
 		}
 		if (failed) {
 			struct row_print rp = { NULL, 1 };

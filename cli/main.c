@@ -273,6 +273,10 @@ int main(int argc, char **argv)
 		}
 		ctx.log_sink = open_log(ctx.cfg);
 		log_setup(ctx.log_sink, log_level_for(&ctx), NULL);
+		if (ctx.cfg->inbound_authenticate && !strcmp(ctx.cfg->inbound_authenticate, "none"))
+			log_event(LOG_LEVEL_WARN, "inbound.authenticate_none",
+				  LF_STR("why", "[inbound] authenticate = none: anyone who writes an"
+						" allowed address into From: can act on bugs by mail"));
 	}
 	if (cmd->needs & (CLI_NEEDS_DB_READ | CLI_NEEDS_DB_WRITE)) {
 		rc = cli_open_store(&ctx, cmd->needs & CLI_NEEDS_DB_WRITE ? STORE_READ_WRITE

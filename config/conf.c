@@ -32,6 +32,7 @@ enum key_type {
 	KEY_STARTTLS,    /* no, try, required */
 	KEY_PORT,        /* 1 to 65535 */
 	KEY_PERIOD,      /* a duration of at least one second: intervals, timeouts */
+	KEY_AUTHENTICATE,/* dkim, authserv, dkim-or-authserv, none */
 };
 
 struct key_spec {
@@ -186,6 +187,14 @@ static const struct key_spec keys[] = {
 	    "status #bugbridge reopen sets (Bugzilla 5's default workflow has CONFIRMED instead)" }, KEY_STRING, OFF(inbound_reopen_status) },
 	{ { "inbound", "attachments", "blob", 0,
 	    "where attachments of list mail go: blob (the blob store, linked in the comment) or bugzilla (uploaded to the bug as well)" }, KEY_STRING, OFF(inbound_attachments) },
+	{ { "inbound", "authenticate", "dkim-or-authserv", 0,
+	    "who may act by mail: dkim (a DKIM signature aligned with From:, verified by bugbridge), authserv (the trusted receiving server's Authentication-Results), dkim-or-authserv, or none (anyone who writes an allowed address into From:; test setups only)" }, KEY_AUTHENTICATE, OFF(inbound_authenticate) },
+	{ { "inbound", "trusted_authserv_id", NULL, 0,
+	    "authserv-id of the receiving server whose own Authentication-Results are believed (lore: smtp.subspace.kernel.org); unset: none are" }, KEY_STRING, OFF(inbound_trusted_authserv_id) },
+	{ { "inbound", "dkim_key_file", NULL, 0,
+	    "file of \"<selector>._domainkey.<domain> <key record>\" lines that serves DKIM keys instead of DNS (tests only)" }, KEY_PATH, OFF(inbound_dkim_key_file) },
+	{ { "inbound", "answer_limit", "10", 0,
+	    "most answers to commands mailed to one thread per hour" }, KEY_COUNT, OFF(inbound_answer_limit) },
 	{ { "inbound", "track", "true", 0,
 	    "#bugbridge track in a list thread creates a bug from it" }, KEY_BOOL, OFF(inbound_track) },
 	{ { "inbound", "track_product", NULL, 0,
@@ -272,7 +281,8 @@ const char *config_value(const struct bb_config *cfg, size_t i, char *tmp, size_
 	case KEY_PATH:
 	case KEY_URL:
 	case KEY_LISTEN:
-	case KEY_STARTTLS: {
+	case KEY_STARTTLS:
+	case KEY_AUTHENTICATE: {
 		const char *v = *(char *const *)p;
 
 		if (k->pub.secret)
@@ -460,6 +470,18 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 		*sp = strdup(value);
 		return *sp ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
+	case KEY_AUTHENTICATE: {
+		char **sp = p;
+
+		if (strcmp(value, "dkim") && strcmp(value, "authserv") &&
+		    strcmp(value, "dkim-or-authserv") && strcmp(value, "none"))
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: \"%s\" is not dkim, authserv, dkim-or-authserv or none",
+					    sec, name, value);
+		free(*sp);
+		*sp = strdup(value);
+		return *sp ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	case KEY_LOG_LEVEL: {
 		int level = log_level_parse(value);
 
@@ -567,6 +589,7 @@ static int is_string_key(const struct key_spec *k)
 	case KEY_URL:
 	case KEY_LISTEN:
 	case KEY_STARTTLS:
+	case KEY_AUTHENTICATE:
 		return 1;
 	default:
 		return 0;

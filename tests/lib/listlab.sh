@@ -2,7 +2,8 @@
 # after common.sh, then `listlab_start`; it sets LISTLAB_SMTP_PORT,
 # LISTLAB_HTTP_PORT, LISTLAB_LIST and LISTLAB_URL, and the server is stopped
 # by pid when the test ends.  Skips the whole test when public-inbox or
-# Debian's python3-aiosmtpd is missing.
+# Debian's python3-aiosmtpd is missing.  Arguments go to listlab.py
+# (--authserv-id ID --dkim-keys FILE: the lab is the receiving server too).
 
 listlab_start() {
 	command -v public-inbox-mda >/dev/null 2>&1 ||
@@ -10,7 +11,7 @@ listlab_start() {
 	/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null ||
 		skip_all "Debian's python3-aiosmtpd is not installed"
 	mkdir -p "$WORK/listlab"
-	/usr/bin/python3 "$top_srcdir/tests/lib/listlab.py" --dir "$WORK/listlab" \
+	/usr/bin/python3 "$top_srcdir/tests/lib/listlab.py" --dir "$WORK/listlab" "$@" \
 		>"$WORK/listlab/listlab.log" 2>&1 &
 	LISTLAB_PID=$!
 	CLEANUP_PIDS="$CLEANUP_PIDS $LISTLAB_PID"
@@ -36,11 +37,15 @@ listlab_raw() {
 
 # listlab_send FROM MESSAGE-ID IN-REPLY-TO SUBJECT [HEADER: VALUE]... <BODY
 # Sends a plain-text mail to the list (IN-REPLY-TO may be empty; a Date:
-# among the extra headers replaces the current date).
+# among the extra headers replaces the current date).  With LISTLAB_DKIM_DIR
+# set, a mail whose From: domain has a key there (<domain>.pem, selector s1,
+# see listlab_dkim_key) is DKIM-signed by python3-dkim, once, as it is sent;
+# LISTLAB_DKIM_AS=DOMAIN signs with that domain's key instead, and
+# LISTLAB_DKIM_TAMPER=1 changes the body after signing.
 listlab_send() {
 	cat >"$WORK/body.txt"
 	/usr/bin/python3 - "$LISTLAB_SMTP_PORT" "$LISTLAB_LIST" "$WORK/body.txt" "$@" <<'EOF2'
-import smtplib, sys, email.utils
+import os, smtplib, sys, email.utils
 port, lst, body_file, sender, msgid, parent, subject = sys.argv[1:8]
 extra = sys.argv[8:]
 body = open(body_file, encoding="utf-8").read()
@@ -54,9 +59,35 @@ if parent:
 head += extra
 msg = "\r\n".join(head) + "\r\n\r\n" + body.replace("\n", "\r\n")
 addr = email.utils.parseaddr(sender)[1]
+keydir = os.environ.get("LISTLAB_DKIM_DIR")
+domain = os.environ.get("LISTLAB_DKIM_AS") or addr.rpartition("@")[2].lower()
+if keydir and os.path.exists(os.path.join(keydir, domain + ".pem")):
+    import dkim
+    key = open(os.path.join(keydir, domain + ".pem"), "rb").read()
+    sig = dkim.sign(msg.encode(), b"s1", domain.encode(), key,
+                    include_headers=[b"from", b"to", b"subject", b"date", b"message-id",
+                                     b"in-reply-to", b"references"])
+    msg = sig.decode() + msg
+    if os.environ.get("LISTLAB_DKIM_TAMPER"):
+        msg = msg.replace("#bugbridge", "#bugbridge  ", 1) + "tampered\r\n"
 with smtplib.SMTP("127.0.0.1", int(port)) as s:
     s.sendmail(addr, [lst], msg.encode())
 EOF2
+}
+
+# listlab_dkim_key DIR DOMAIN...: makes a key (openssl) for each domain in
+# DIR/<domain>.pem and publishes it, selector s1, in DIR/keys (the file
+# query format both python3-dkim here and OpenDKIM in bugbridge read).
+listlab_dkim_key() {
+	_dir=$1
+	shift
+	mkdir -p "$_dir"
+	for _d in "$@"; do
+		openssl genrsa -out "$_dir/$_d.pem" 2048 2>/dev/null || return 1
+		printf 's1._domainkey.%s v=DKIM1; k=rsa; p=%s\n' "$_d" \
+			"$(openssl rsa -in "$_dir/$_d.pem" -pubout -outform DER 2>/dev/null | base64 -w0)" \
+			>>"$_dir/keys"
+	done
 }
 
 # listlab_bridge_config: the sections of a bridge between the fake Bugzilla

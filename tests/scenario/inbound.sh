@@ -1,12 +1,19 @@
 #!/bin/sh
 # End to end, the inbound bridge: replies sent over SMTP to a real
 # public-inbox list become comments in the fake Bugzilla, exactly once;
-# commands act on the bug for allowed senders only; #bugbridge track turns a
-# list thread into a bug.
+# commands act on the bug for allowed senders only, and only when the mail
+# authenticates them (a DKIM signature aligned with From:, made by
+# python3-dkim once per mail as it is sent, verified by bugbridge); the list
+# lab is the receiving server "lists.lab" too, writing its own
+# Authentication-Results; #bugbridge track turns a list thread into a bug.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
-listlab_start
+listlab_dkim_key "$WORK/dkim" example.org example.net attacker.example ||
+	skip_all "openssl cannot make a key"
+LISTLAB_DKIM_DIR="$WORK/dkim"
+export LISTLAB_DKIM_DIR
+listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys"
 
 cat >state.json <<EOF2
 {
@@ -49,12 +56,15 @@ people = Wendy Maintainer <wendy@example.org>
 [archive]
 url = $LISTLAB_URL
 [inbound]
+trusted_authserv_id = lists.lab
+dkim_key_file = $WORK/dkim/keys
 allow = Lead <lead@example.org>
 allow_group = editbugs
 track_product = Drivers
 track_component = USB
 reopen_status = CONFIRMED
 attachments = bugzilla
+answer_limit = 3
 [blob]
 base_url = http://blobs.test
 EOF2
@@ -121,12 +131,48 @@ check "sync after a command from a stranger" bb sync
 is "the stranger's command is ignored" "$(field 201 status)" "RESOLVED"
 is "and recorded as refused" "$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select c.state from in_command c join in_mail m on m.id=c.mail where m.message_id=?", ("cmd-2@example.org",)).fetchone()[0])' data/bugbridge.db)" "refused"
 
+# note MSGID: why the first command of that mail was refused
+note() {
+	/usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute("select c.state, c.note from in_command c join in_mail m on m.id=c.mail where m.message_id=? order by c.seq", (sys.argv[2],)).fetchone(); print("%s: %s" % r if r else "none")' data/bugbridge.db "$1"
+}
+# Who may act: the allowed maintainer's address in From: is not enough
 printf '#bugbridge reopen\n' |
-	listlab_send "Wendy Maintainer <wendy@example.org>" cmd-3@example.org cmd-1@example.org \
-		"Re: [Bug 201] iwlwifi: firmware crash after resume" \
-		"Authentication-Results: lists.lab; dmarc=fail (p=reject) header.from=example.org"
-check "sync after a command that failed authentication" bb sync
-is "a sender that failed DMARC is not obeyed" "$(field 201 status)" "RESOLVED"
+	LISTLAB_DKIM_TAMPER=1 listlab_send "Wendy Maintainer <wendy@example.org>" cmd-3a@example.org \
+		cmd-1@example.org "Re: [Bug 201] iwlwifi: firmware crash after resume"
+printf '#bugbridge reopen\n' |
+	LISTLAB_DKIM_AS=attacker.example listlab_send "Wendy Maintainer <wendy@example.org>" \
+		cmd-3b@example.org cmd-1@example.org "Re: [Bug 201] iwlwifi: firmware crash after resume"
+printf '#bugbridge reopen\n' |
+	LISTLAB_DKIM_DIR= listlab_send "Wendy Maintainer <wendy@example.org>" cmd-3c@example.org \
+		cmd-1@example.org "Re: [Bug 201] iwlwifi: firmware crash after resume"
+printf '#bugbridge reopen\n' |
+	LISTLAB_DKIM_TAMPER=1 listlab_send "Wendy Maintainer <wendy@example.org>" cmd-3@example.org \
+		cmd-1@example.org "Re: [Bug 201] iwlwifi: firmware crash after resume" \
+		"Authentication-Results: lists.lab; dmarc=pass (p=reject) header.from=example.org"
+check "sync after commands that do not authenticate" bb -v sync
+cp "$WORK/check.out" sync.log
+is "none of them is obeyed" "$(field 201 status)" "RESOLVED"
+like "body changed after signing: refused, with the reason" "$(note cmd-3a@example.org)" \
+	"^refused: the sender is not authenticated: the DKIM signature of example.org does not verify .body hash mismatch."
+like "d= of another domain: refused" "$(note cmd-3b@example.org)" \
+	"^refused: .*the DKIM signature of attacker.example is not aligned with the From: domain example.org"
+like "and the real server's dkim=pass for that domain does not count for From:" \
+	"$(note cmd-3b@example.org)" "lists.lab reports no dkim=pass or dmarc=pass aligned with the From: domain example.org"
+like "no signature: refused" "$(note cmd-3c@example.org)" "^refused: the sender is not authenticated: no DKIM signature"
+like "a forged dmarc=pass below the server's real fail: refused" "$(note cmd-3@example.org)" \
+	"^refused: .*does not verify.*lists.lab reports no dkim=pass or dmarc=pass"
+like "the forged header is logged as ignored" "$(cat sync.log)" "auth.results_ignored.*authserv_id=lists.lab"
+like "refusals are logged with the reason" "$(cat sync.log)" "inbound.command_refused.*reason=.the sender is not authenticated"
+
+# The archive's history never acts: a signed command from the maintainer,
+# dated before bugbridge first read the archive (as a backfill or a re-read
+# would bring it), is refused.
+printf '#bugbridge reopen\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" old-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume" "Date: Mon, 01 Jun 2026 10:00:00 +0000"
+check "sync after a command from the archive's history" bb sync
+is "a command in a mail from before the archive was first read does not act" "$(field 201 status)" "RESOLVED"
+like "and is refused with the reason" "$(note old-1@example.org)" "^refused: the mail is from the archive's history"
 
 printf '#bugbridge frobnicate now\n#bugbridge reopen\n' |
 	listlab_send "Lead <lead@example.org>" cmd-4@example.org cmd-1@example.org \
@@ -158,6 +204,41 @@ printf '#bugbridge severity critical\n' |
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after a command from a member of allow_group" bb sync
 is "a member of the group may act" "$(field 201 severity)" "critical"
+
+# Answers quote only the command lines, each cut to 200 characters, and a
+# thread gets at most answer_limit (3) of them an hour: cmd-4 and cmd-5 had
+# two, this is the third, the next one gets none.
+long=$(printf 'x%.0s' $(seq 1 300))
+printf 'Words of my own that an answer must not quote.\n\n#bugbridge frobnicate %s\n' "$long" |
+	listlab_send "Lead <lead@example.org>" cmd-8@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after an overlong unknown command" bb sync
+notice=$(grep -l "In-Reply-To: <cmd-8@example.org>" "$WORK"/listlab/received/*.eml | head -1)
+check "it is answered on the thread" test -n "$notice"
+notice_text=$(cat "$notice" 2>/dev/null)
+like "the line is quoted cut at 200 characters" "$notice_text" "^  #bugbridge frobnicate x{178}( \[\.\.\.\])?[[:space:]]*$"
+unlike "not whole" "$notice_text" "x{179}"
+unlike "and no other words of the mail" "$notice_text" "Words of my own"
+printf '#bugbridge frobnicate again\n' |
+	listlab_send "Lead <lead@example.org>" cmd-9@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after one command too many for the thread" bb -v sync
+cp "$WORK/check.out" sync.log
+is "past answer_limit the thread gets no answer" \
+	"$(grep -l "In-Reply-To: <cmd-9@example.org>" "$WORK"/listlab/received/*.eml | wc -l)" "0"
+like "which is logged" "$(cat sync.log)" "inbound.answer_limited.*bug=201"
+
+# Backscatter: a thousand bad command lines under a forged From: get no
+# mail to that address, and no answer on the thread either.
+seq 1 1000 | sed 's/^/#bugbridge frobnicate /' |
+	LISTLAB_DKIM_DIR= listlab_send "Victim <victim@example.net>" bs-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after a forged mail full of bad commands" bb sync
+is "no mail goes to the forged sender" "$(/usr/bin/python3 -c '
+import json, sys
+print(sum("victim@example.net" in json.load(open(f))["rcpt_tos"] for f in sys.argv[1:]))' "$WORK"/listlab/received/*.json)" "0"
+is "and no answer to the thread" "$(grep -l "In-Reply-To: <bs-1@example.org>" "$WORK"/listlab/received/*.eml | wc -l)" "0"
+like "its commands are refused as unauthenticated" "$(note bs-1@example.org)" "^refused: the sender is not authenticated: no DKIM signature"
 
 # A reply with an attachment: into the blob store, linked, and uploaded
 random_bytes 3000 21 >fw.bin
@@ -276,7 +357,13 @@ is "status counts replies, commands and pending work" "$(printf '%s' "$out" | py
 import json, sys
 a = json.load(sys.stdin)["archive"]
 print(a["replies_posted"] > 5, a["commands_done"] >= 6, a["commands_refused"], a["pending"], a["value"].startswith("git:0:"))')" \
-	"True True 2 0 True"
+	"True True 40 0 True"
 like "status shows the archive" "$(bb status)" "replies: +[0-9]+ posted"
+is "status --json names each refusal's reason" "$(printf '%s' "$out" | python3 -c '
+import json, sys
+r = [x for x in json.load(sys.stdin)["archive"]["latest_refusals"] if x["message_id"] == "bs-1@example.org"][0]
+print(r["reason"], "|", r["command"], "|", r["bug_id"], "|", r["from"])')" \
+	"the sender is not authenticated: no DKIM signature; lists.lab reports no dkim=pass or dmarc=pass aligned with the From: domain example.net | #bugbridge frobnicate 1 | 201 | victim@example.net"
+like "and so does status" "$(bb status)" "<bs-1@example.org> from victim@example.net: #bugbridge frobnicate 1"
 
 done_testing

@@ -39,6 +39,10 @@ static void test_defaults(void)
 	is_int(cfg->gc_grace, 30 * 86400, "default grace 30 days");
 	is_int(cfg->archive_max_ratio, 200, "default ratio limit");
 	is_int(cfg->max_upload_size, 2ULL << 30, "default upload limit 2G");
+	is_str(cfg->inbound_authenticate, "dkim-or-authserv", "commands need DKIM or a trusted server");
+	ok(cfg->inbound_trusted_authserv_id == NULL && cfg->inbound_dkim_key_file == NULL,
+	   "no server is trusted and DKIM keys come from DNS by default");
+	is_int(cfg->inbound_answer_limit, 10, "default answer limit 10 per thread and hour");
 	p = config_data_path(cfg, "blobs");
 	is_str(p, "./bugbridge-data/blobs", "data path join");
 	free(p);
@@ -97,6 +101,8 @@ static void test_errors(void)
 		     "unknown section [cor]");
 	expect_error("bad-size.conf", "[server]\nmax_upload_size = lots\n", 0600, BB_ERR_CONFIG,
 		     "is not a size");
+	expect_error("bad-authenticate.conf", "[inbound]\nauthenticate = spf\n", 0600, BB_ERR_CONFIG,
+		     "is not dkim, authserv, dkim-or-authserv or none");
 	expect_error("bad-bool.conf", "[blob]\nstore_archive_members = maybe\n", 0600, BB_ERR_CONFIG,
 		     "is not true or false");
 	expect_error("bad-url.conf", "[blob]\nbase_url = ftp://x\n", 0600, BB_ERR_CONFIG,

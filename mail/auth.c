@@ -1,0 +1,718 @@
+/* Sender authentication for mail commands: see auth.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1   /* OpenDKIM's dkim.h uses u_char */
+#endif
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <gmime/gmime.h>
+#include <dkim.h>
+
+#include "core/log.h"
+#include "mail/auth.h"
+
+/* --- small helpers ------------------------------------------------------ */
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static void lower_string(char *s)
+{
+	for (; *s; s++)
+		*s = lower(*s);
+}
+
+/* --- Authentication-Results (RFC 8601) ----------------------------------- */
+
+struct lexer {
+	const char *p, *end;
+};
+
+/* Skips blanks and comments (nested, with quoted pairs); -1 on a comment
+ * that never ends. */
+static int skip_cfws(struct lexer *lx)
+{
+	while (lx->p < lx->end) {
+		size_t depth = 0;
+
+		if (is_blank(*lx->p)) {
+			lx->p++;
+			continue;
+		}
+		if (*lx->p != '(')
+			return 0;
+		do {
+			char c = *lx->p++;
+
+			if (c == '\\' && lx->p < lx->end)
+				lx->p++;
+			else if (c == '(')
+				depth++;
+			else if (c == ')')
+				depth--;
+		} while (depth && lx->p < lx->end);
+		if (depth)
+			return -1;
+	}
+	return 0;
+}
+
+/* Appends c to out (size bytes, NUL kept); -1 when full. */
+static int put(char *out, size_t size, size_t *n, char c)
+{
+	if (*n + 1 >= size)
+		return -1;
+	out[(*n)++] = c;
+	out[*n] = '\0';
+	return 0;
+}
+
+/* A quoted-string at lx->p (which is '"'), unescaped, appended to out. */
+static int read_quoted(struct lexer *lx, char *out, size_t size, size_t *n)
+{
+	lx->p++;
+	while (lx->p < lx->end && *lx->p != '"') {
+		char c = *lx->p++;
+
+		if (c == '\\') {
+			if (lx->p >= lx->end)
+				return -1;
+			c = *lx->p++;
+		}
+		if (c == '\0' || put(out, size, n, c))
+			return -1;
+	}
+	if (lx->p >= lx->end)
+		return -1;
+	lx->p++;
+	return 0;
+}
+
+/* RFC 2045 token characters. */
+static int is_token_char(char c)
+{
+	return c > 0x20 && c < 0x7f && !strchr("()<>@,;:\\\"/[]?=", c);
+}
+
+/* A value: token or quoted-string (RFC 2045).  Empty is an error. */
+static int read_value(struct lexer *lx, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (lx->p < lx->end && *lx->p == '"')
+		return read_quoted(lx, out, size, &n) || !n ? -1 : 0;
+	while (lx->p < lx->end && is_token_char(*lx->p))
+		if (put(out, size, &n, *lx->p++))
+			return -1;
+	return n ? 0 : -1;
+}
+
+/* A Keyword (ldh-str), lower-cased.  Empty is an error. */
+static int read_keyword(struct lexer *lx, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (lx->p < lx->end && (g_ascii_isalnum(*lx->p) || *lx->p == '-' || *lx->p == '_'))
+		if (put(out, size, &n, lower(*lx->p++)))
+			return -1;
+	return n ? 0 : -1;
+}
+
+/* A pvalue: a value, or [[local-part] "@"] domain-name, where the
+ * local-part may be a quoted string.  Empty is an error. */
+static int read_pvalue(struct lexer *lx, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (lx->p < lx->end) {
+		char c = *lx->p;
+
+		if (c == '"') {
+			if (read_quoted(lx, out, size, &n))
+				return -1;
+			continue;
+		}
+		if (!(g_ascii_isalnum(c) || strchr("!#$%&'*+-/=?^_`{|}~.@:[]", c)))
+			break;
+		if (put(out, size, &n, c))
+			return -1;
+		lx->p++;
+	}
+	return n ? 0 : -1;
+}
+
+/* Skips to the next ';' outside comments and quoted strings (or the end):
+ * recovery after a resinfo that did not parse. */
+static void skip_resinfo(struct lexer *lx)
+{
+	while (lx->p < lx->end && *lx->p != ';') {
+		if (*lx->p == '(') {
+			if (skip_cfws(lx)) {
+				lx->p = lx->end;
+				return;
+			}
+		} else if (*lx->p == '"') {
+			/* a quoted string, however long; an unterminated one ends all */
+			lx->p++;
+			while (lx->p < lx->end && *lx->p != '"')
+				lx->p += *lx->p == '\\' && lx->p + 1 < lx->end ? 2 : 1;
+			if (lx->p < lx->end)
+				lx->p++;
+		} else {
+			lx->p++;
+		}
+	}
+}
+
+/* The domain part of a property value: after the last '@', lower-cased. */
+static void store_domain(char *dst, const char *value)
+{
+	const char *at = strrchr(value, '@');
+
+	if (dst[0])
+		return; /* the first occurrence counts */
+	snprintf(dst, AUTH_VALUE_MAX + 1, "%s", at ? at + 1 : value);
+	lower_string(dst);
+}
+
+/* One resinfo after its ';'.  0 and *r filled, or -1. */
+static int parse_resinfo(struct lexer *lx, struct auth_resinfo *r)
+{
+	char ptype[33], property[33], pvalue[AUTH_VALUE_MAX + 1];
+
+	memset(r, 0, sizeof(*r));
+	if (skip_cfws(lx) || read_keyword(lx, r->method, sizeof(r->method)) || skip_cfws(lx))
+		return -1;
+	if (lx->p < lx->end && *lx->p == '/') {   /* method-version */
+		lx->p++;
+		if (skip_cfws(lx) || lx->p >= lx->end || !g_ascii_isdigit(*lx->p))
+			return -1;
+		while (lx->p < lx->end && g_ascii_isdigit(*lx->p))
+			lx->p++;
+		if (skip_cfws(lx))
+			return -1;
+	}
+	if (lx->p >= lx->end || *lx->p != '=')
+		return -1;
+	lx->p++;
+	if (skip_cfws(lx) || read_keyword(lx, r->result, sizeof(r->result)))
+		return -1;
+	for (;;) {
+		if (skip_cfws(lx))
+			return -1;
+		if (lx->p >= lx->end || *lx->p == ';')
+			return 0;
+		if (read_keyword(lx, ptype, sizeof(ptype)) || skip_cfws(lx))
+			return -1;
+		if (!strcmp(ptype, "reason")) {
+			if (lx->p >= lx->end || *lx->p != '=')
+				return -1;
+			lx->p++;
+			if (skip_cfws(lx) || read_value(lx, pvalue, sizeof(pvalue)))
+				return -1;
+			continue;
+		}
+		if (lx->p >= lx->end || *lx->p != '.')
+			return -1;
+		lx->p++;
+		if (skip_cfws(lx) || read_keyword(lx, property, sizeof(property)) ||
+		    skip_cfws(lx) || lx->p >= lx->end || *lx->p != '=')
+			return -1;
+		lx->p++;
+		if (skip_cfws(lx) || read_pvalue(lx, pvalue, sizeof(pvalue)))
+			return -1;
+		if (strcmp(ptype, "header"))
+			continue;
+		if (!strcmp(property, "d"))
+			store_domain(r->header_d, pvalue);
+		else if (!strcmp(property, "i"))
+			store_domain(r->header_i, pvalue);
+		else if (!strcmp(property, "from"))
+			store_domain(r->header_from, pvalue);
+	}
+}
+
+int auth_results_parse(const char *value, size_t len, struct auth_results *out)
+{
+	struct lexer lx = { value, value + len };
+
+	memset(out, 0, sizeof(*out));
+	if (skip_cfws(&lx) || read_value(&lx, out->authserv_id, sizeof(out->authserv_id)) ||
+	    skip_cfws(&lx))
+		goto bad;
+	lower_string(out->authserv_id);
+	if (lx.p < lx.end && g_ascii_isdigit(*lx.p)) {   /* authres-version */
+		while (lx.p < lx.end && g_ascii_isdigit(*lx.p))
+			lx.p++;
+		if (skip_cfws(&lx))
+			goto bad;
+	}
+	if (lx.p < lx.end && *lx.p != ';')
+		goto bad;
+	while (lx.p < lx.end) {
+		struct auth_resinfo r;
+
+		lx.p++;   /* the ';' */
+		if (parse_resinfo(&lx, &r) || (lx.p < lx.end && *lx.p != ';')) {
+			skip_resinfo(&lx);
+			continue;
+		}
+		if (out->nres < AUTH_RESINFO_MAX)
+			out->res[out->nres++] = r;
+	}
+	return 0;
+bad:
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
+
+/* --- domains -------------------------------------------------------------- */
+
+/* Second-level labels that registries use as public suffixes under a
+ * country code (co.uk, com.au, ac.jp, ...). */
+static int suffix_like(const char *label, size_t len)
+{
+	static const char *const labels[] = {
+		"co", "com", "net", "org", "ac", "edu", "gov", "ne", "or", "go", "ltd", "plc",
+		"mil", "nic", "gv", NULL
+	};
+
+	for (int i = 0; labels[i]; i++)
+		if (strlen(labels[i]) == len && !g_ascii_strncasecmp(label, labels[i], len))
+			return 1;
+	return 0;
+}
+
+const char *auth_org_domain(const char *domain)
+{
+	const char *last = strrchr(domain, '.'), *second = NULL, *third = NULL;
+
+	if (!last)
+		return domain;
+	for (const char *p = domain; p < last; p++)
+		if (*p == '.') {
+			third = second;
+			second = p;
+		}
+	if (!second)
+		return domain;
+	/* "<name>.co.uk": three labels */
+	if (strlen(last + 1) == 2 && suffix_like(second + 1, (size_t)(last - second - 1)))
+		return third ? third + 1 : domain;
+	return second + 1;
+}
+
+int auth_aligned(const char *a, const char *b)
+{
+	if (!a || !b || !*a || !*b)
+		return 0;
+	return !g_ascii_strcasecmp(auth_org_domain(a), auth_org_domain(b));
+}
+
+size_t auth_header_block(const char *raw, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] != '\n')
+			continue;
+		if (i + 1 < len && raw[i + 1] == '\n')
+			return i + 2;
+		if (i + 2 < len && raw[i + 1] == '\r' && raw[i + 2] == '\n')
+			return i + 3;
+	}
+	return len;
+}
+
+/* --- policy names -------------------------------------------------------- */
+
+static const char *const mode_names[] = { "dkim-or-authserv", "dkim", "authserv", "none" };
+
+int auth_mode_parse(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcmp(name, mode_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *auth_mode_name(enum auth_mode mode)
+{
+	return (unsigned)mode < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[mode]
+									     : "?";
+}
+
+/* --- the header fields, in order, through GMime -------------------------- */
+
+/* The mail's header section parsed by GMime (the body is not read). */
+struct parsed_head {
+	GMimeMessage *message;
+	GMimeHeaderList *headers;
+	int from_fields;
+};
+
+static size_t skip_mbox_line(const char *raw, size_t len)
+{
+	const char *nl;
+
+	if (len < 5 || memcmp(raw, "From ", 5))
+		return 0;
+	nl = memchr(raw, '\n', len);
+	return nl ? (size_t)(nl + 1 - raw) : len;
+}
+
+static int parse_head(const char *raw, size_t len, struct parsed_head *h)
+{
+	size_t skip = skip_mbox_line(raw, len), head = auth_header_block(raw + skip, len - skip);
+	GMimeStream *stream = g_mime_stream_mem_new_with_buffer(raw + skip, head);
+	GMimeParser *parser = g_mime_parser_new_with_stream(stream);
+
+	memset(h, 0, sizeof(*h));
+	h->message = g_mime_parser_construct_message(parser, NULL);
+	g_object_unref(parser);
+	g_object_unref(stream);
+	if (!h->message)
+		return -1;
+	h->headers = g_mime_object_get_header_list(GMIME_OBJECT(h->message));
+	for (int i = 0; i < g_mime_header_list_get_count(h->headers); i++)
+		if (!g_ascii_strcasecmp(g_mime_header_get_name(
+				g_mime_header_list_get_header_at(h->headers, i)), "From"))
+			h->from_fields++;
+	return 0;
+}
+
+static void head_release(struct parsed_head *h)
+{
+	if (h->message)
+		g_object_unref(h->message);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The one From: address's domain, lower-cased, into out; -1 if the mail
+ * has no From:, several From: fields, or a From: with other than one
+ * mailbox (DMARC cannot name one author then). */
+static int head_from_domain(struct parsed_head *h, char *out, size_t size)
+{
+	InternetAddressList *list = g_mime_message_get_from(h->message);
+	InternetAddress *a;
+	const char *addr, *at;
+
+	if (h->from_fields != 1 || !list || internet_address_list_length(list) != 1)
+		return -1;
+	a = internet_address_list_get_address(list, 0);
+	if (!INTERNET_ADDRESS_IS_MAILBOX(a))
+		return -1;
+	addr = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a));
+	at = addr ? strrchr(addr, '@') : NULL;
+	if (!at || !at[1] || strlen(at + 1) >= size)
+		return -1;
+	snprintf(out, size, "%s", at + 1);
+	lower_string(out);
+	return 0;
+}
+
+/* The host a Received: value names after "by" (comments and the date
+ * after ';' are skipped), lower-cased into out; "" if none. */
+static void received_by(const char *value, char *out, size_t size)
+{
+	struct lexer lx = { value, value + strlen(value) };
+	char word[AUTH_VALUE_MAX + 1];
+	int after_by = 0;
+
+	out[0] = '\0';
+	while (!skip_cfws(&lx) && lx.p < lx.end && *lx.p != ';') {
+		size_t n = 0;
+
+		word[0] = '\0';
+		while (lx.p < lx.end && !is_blank(*lx.p) && *lx.p != '(' && *lx.p != ';') {
+			if (n + 1 < sizeof(word))
+				word[n++] = lower(*lx.p);
+			lx.p++;
+		}
+		word[n] = '\0';
+		if (after_by) {
+			snprintf(out, size, "%s", word);
+			return;
+		}
+		after_by = !strcmp(word, "by");
+	}
+}
+
+/* --- the trusted receiving server ---------------------------------------- */
+
+/* Fields a receiving server and its milters put on top of a mail (trace,
+ * authentication, ARC, delivery): the server's own block holds only these.
+ * The first other field (From:, DKIM-Signature:, Subject: ...) was written
+ * by the sender, and so was every Authentication-Results after it. */
+static int trace_field(const char *name)
+{
+	static const char *const names[] = {
+		"Received", "Authentication-Results", "ARC-Seal", "ARC-Message-Signature",
+		"ARC-Authentication-Results", "X-Original-To", "Delivered-To", "Return-Path",
+		"Received-SPF", NULL
+	};
+
+	for (int i = 0; names[i]; i++)
+		if (!g_ascii_strcasecmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
+enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
+				   const char *authserv_id, struct auth_verdict *v,
+				   struct bb_error *err)
+{
+	struct parsed_head h;
+	int state = 0;   /* 0 above the server's Received:, 1 in its block, 2 below */
+	int pass = 0, dmarc_fail = 0, window = 0;
+	struct auth_results *ar = malloc(sizeof(*ar));
+	char by[AUTH_VALUE_MAX + 1], how[AUTH_VALUE_MAX + 64] = "";
+	enum bb_status s = BB_OK;
+
+	v->authenticated = 0;
+	v->method = NULL;
+	if (!ar)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (!authserv_id || !*authserv_id) {
+		snprintf(v->reason, sizeof(v->reason), "no trusted authserv-id is configured");
+		goto out;
+	}
+	if (parse_head(raw, len, &h)) {
+		snprintf(v->reason, sizeof(v->reason), "the mail has no readable header");
+		goto out;
+	}
+	for (int i = 0; i < g_mime_header_list_get_count(h.headers); i++) {
+		GMimeHeader *f = g_mime_header_list_get_header_at(h.headers, i);
+		const char *name = g_mime_header_get_name(f);
+		const char *value = g_mime_header_get_raw_value(f);
+
+		if (!value)
+			continue;
+		if (!g_ascii_strcasecmp(name, "Received")) {
+			received_by(value, by, sizeof(by));
+			/* only the topmost block: a "by" the server further
+			 * down may be forged by the sender */
+			if (!g_ascii_strcasecmp(by, authserv_id) && state < 2)
+				state = window = 1;
+			else if (state == 1)
+				state = 2;
+			continue;
+		}
+		if (state == 1 && !trace_field(name))
+			state = 2;   /* the mail's own header, or its sender's, starts */
+		if (g_ascii_strcasecmp(name, "Authentication-Results") ||
+		    auth_results_parse(value, strlen(value), ar) ||
+		    g_ascii_strcasecmp(ar->authserv_id, authserv_id))
+			continue;
+		if (state != 1) {
+			v->ignored_results++;
+			continue;
+		}
+		for (size_t r = 0; r < ar->nres; r++) {
+			const struct auth_resinfo *ri = &ar->res[r];
+
+			if (!strcmp(ri->method, "dmarc") &&
+			    (!ri->header_from[0] || auth_aligned(ri->header_from, from_domain))) {
+				if (!strcmp(ri->result, "fail"))
+					dmarc_fail = 1;
+				else if (!strcmp(ri->result, "pass") && ri->header_from[0] && !pass) {
+					pass = 1;
+					snprintf(how, sizeof(how), "dmarc=pass header.from=%s",
+						 ri->header_from);
+				}
+			} else if (!strcmp(ri->method, "dkim") && !strcmp(ri->result, "pass") && !pass) {
+				const char *d = ri->header_d[0] ? ri->header_d : ri->header_i;
+
+				if (auth_aligned(d, from_domain)) {
+					pass = 1;
+					snprintf(how, sizeof(how), "dkim=pass header.d=%s", d);
+				}
+			}
+		}
+	}
+	head_release(&h);
+	if (!window)
+		snprintf(v->reason, sizeof(v->reason),
+			 "no Received: header by %s (the mail did not pass the trusted server)",
+			 authserv_id);
+	else if (dmarc_fail)
+		snprintf(v->reason, sizeof(v->reason), "%s says dmarc=fail for %s", authserv_id,
+			 from_domain);
+	else if (!pass)
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s reports no dkim=pass or dmarc=pass aligned with the From: domain %s",
+			 authserv_id, from_domain);
+	else {
+		v->authenticated = 1;
+		v->method = "authserv";
+		snprintf(v->reason, sizeof(v->reason), "%s: %s", authserv_id, how);
+	}
+out:
+	free(ar);
+	return s;
+}
+
+/* --- DKIM, verified here ------------------------------------------------- */
+
+static const char *sig_problem(DKIM_SIGINFO *sig)
+{
+	if (dkim_sig_getbh(sig) == DKIM_SIGBH_MISMATCH)
+		return "body hash mismatch";
+	if (dkim_sig_geterror(sig) != DKIM_SIGERROR_OK)
+		return dkim_sig_geterrorstr(dkim_sig_geterror(sig));
+	return "signature does not verify";
+}
+
+enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_domain,
+			       const char *dkim_key_file, struct auth_verdict *v,
+			       struct bb_error *err)
+{
+	DKIM_LIB *lib = dkim_init(NULL, NULL);
+	DKIM *dkim = NULL;
+	DKIM_SIGINFO **sigs = NULL;
+	DKIM_STAT st;
+	int nsigs = 0;
+	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
+	size_t skip = skip_mbox_line(raw, len);
+	enum bb_status s = BB_OK;
+	char first_problem[400] = "";
+
+	v->authenticated = 0;
+	v->method = NULL;
+	if (!lib)
+		return bb_error_set(err, BB_ERR_NOMEM, "cannot set up the DKIM library");
+	dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
+	if (dkim_key_file && *dkim_key_file) {
+		dkim_query_t method = DKIM_QUERY_FILE;
+
+		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYMETHOD, &method, sizeof(method));
+		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO, (void *)dkim_key_file,
+			     strlen(dkim_key_file));
+	}
+	dkim = dkim_verify(lib, (const unsigned char *)"bugbridge", NULL, &st);
+	if (!dkim) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "cannot start DKIM verification: %s",
+				 dkim_getresultstr(st));
+		goto out;
+	}
+	st = dkim_chunk(dkim, (u_char *)(raw + skip), len - skip);
+	if (st == DKIM_STAT_OK)
+		st = dkim_chunk(dkim, NULL, 0);
+	if (st == DKIM_STAT_OK)
+		st = dkim_eom(dkim, NULL);
+	if (st == DKIM_STAT_NOSIG) {
+		snprintf(v->reason, sizeof(v->reason), "no DKIM signature");
+		goto out;
+	}
+	if (dkim_getsiglist(dkim, &sigs, &nsigs) != DKIM_STAT_OK || nsigs <= 0) {
+		snprintf(v->reason, sizeof(v->reason), "no usable DKIM signature (%s)",
+			 dkim_getresultstr(st));
+		goto out;
+	}
+	for (int i = 0; i < nsigs; i++) {
+		const char *d = (const char *)dkim_sig_getdomain(sigs[i]);
+		char problem[400] = "";
+
+		if (!d)
+			continue;
+		if (!DKIM_SIG_CHECK(sigs[i]))
+			snprintf(problem, sizeof(problem), "the DKIM signature of %s does not verify (%s)",
+				 d, sig_problem(sigs[i]));
+		else if (!auth_aligned(d, from_domain))
+			snprintf(problem, sizeof(problem),
+				 "the DKIM signature of %s is not aligned with the From: domain %s", d,
+				 from_domain);
+		else if (!dkim_sig_hdrsigned(sigs[i], (u_char *)"from") ||
+			 !dkim_sig_hdrsigned(sigs[i], (u_char *)"message-id") ||
+			 !(dkim_sig_hdrsigned(sigs[i], (u_char *)"in-reply-to") ||
+			   dkim_sig_hdrsigned(sigs[i], (u_char *)"references")))
+			snprintf(problem, sizeof(problem),
+				 "the DKIM signature of %s does not cover From, Message-ID and In-Reply-To or References",
+				 d);
+		if (!problem[0]) {
+			v->authenticated = 1;
+			v->method = "dkim";
+			snprintf(v->reason, sizeof(v->reason), "DKIM signature of %s verified", d);
+			goto out;
+		}
+		if (!first_problem[0])
+			snprintf(first_problem, sizeof(first_problem), "%s", problem);
+	}
+	snprintf(v->reason, sizeof(v->reason), "%s",
+		 first_problem[0] ? first_problem : "no usable DKIM signature");
+out:
+	if (dkim)
+		dkim_free(dkim);
+	dkim_close(lib);
+	return s;
+}
+
+/* --- the policy ------------------------------------------------------------ */
+
+enum bb_status auth_check(const struct auth_policy *policy, const char *raw, size_t len,
+			  struct auth_verdict *v, struct bb_error *err)
+{
+	struct parsed_head h;
+	struct auth_verdict dkim_v, serv_v;
+	enum bb_status s = BB_OK;
+
+	memset(v, 0, sizeof(*v));
+	if (policy->mode == AUTH_MODE_NONE) {
+		v->authenticated = 1;
+		v->method = "none";
+		snprintf(v->reason, sizeof(v->reason), "[inbound] authenticate = none");
+		return BB_OK;
+	}
+	if (parse_head(raw, len, &h)) {
+		snprintf(v->reason, sizeof(v->reason), "the mail has no readable header");
+		return BB_OK;
+	}
+	if (head_from_domain(&h, v->from_domain, sizeof(v->from_domain))) {
+		head_release(&h);
+		snprintf(v->reason, sizeof(v->reason),
+			 "the mail does not have exactly one From: address with a domain");
+		return BB_OK;
+	}
+	head_release(&h);
+	memset(&dkim_v, 0, sizeof(dkim_v));
+	memset(&serv_v, 0, sizeof(serv_v));
+	if (policy->mode != AUTH_MODE_AUTHSERV &&
+	    (s = auth_check_dkim(raw, len, v->from_domain, policy->dkim_key_file, &dkim_v, err)))
+		return s;
+	if (!dkim_v.authenticated && policy->mode != AUTH_MODE_DKIM &&
+	    (s = auth_check_authserv(raw, len, v->from_domain, policy->trusted_authserv_id,
+				     &serv_v, err)))
+		return s;
+	v->ignored_results = serv_v.ignored_results;
+	if (dkim_v.authenticated || serv_v.authenticated) {
+		const struct auth_verdict *w = dkim_v.authenticated ? &dkim_v : &serv_v;
+
+		v->authenticated = 1;
+		v->method = w->method;
+		snprintf(v->reason, sizeof(v->reason), "%s", w->reason);
+	} else if (policy->mode == AUTH_MODE_DKIM) {
+		snprintf(v->reason, sizeof(v->reason), "%s", dkim_v.reason);
+	} else if (policy->mode == AUTH_MODE_AUTHSERV) {
+		snprintf(v->reason, sizeof(v->reason), "%s", serv_v.reason);
+	} else {
+		snprintf(v->reason, sizeof(v->reason), "%.250s; %.250s", dkim_v.reason, serv_v.reason);
+	}
+	if (v->ignored_results)
+		log_event(LOG_LEVEL_INFO, "auth.results_ignored",
+			  LF_STR("authserv_id", policy->trusted_authserv_id),
+			  LF_UINT("count", v->ignored_results),
+			  LF_STR("why", "below the trusted server's own Received: block"));
+	return s;
+}
