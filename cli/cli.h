@@ -58,6 +58,9 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv);
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */
 int cli_open_store(struct cli_context *ctx, enum store_mode mode);
+/* Opens the private blob store <data_dir>/private-blobs (attachments/blob.h)
+ * with the configured limits; close with blob_private_close(). */
+int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, struct store **db);
 
 /* What sync, daemon and demo share (cli/cmd_sync.c): the store, MAINTAINERS,
  * the router, the Bugzilla client (if configured) and a sync context. */
