@@ -11,6 +11,7 @@
 
 #include "bridge/inbound.h"
 #include "bridge/mailcmd.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -109,13 +110,14 @@ static long long known_reference(struct sync_context *sc, struct ref_memo *memo,
 	return bug;
 }
 
+/* Whether replies may be posted into the bug: bz_bug_is_public()'s rule. */
 static int bug_mirrored(struct sync_context *sc, long long id)
 {
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
 
-	if (store_cached(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND mirrored = 1"
-				  " AND restricted = 0", NULL))
+	if (store_cached(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND " BZ_BUG_PUBLIC_SQL,
+			 NULL))
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	yes = sqlite3_step(st) == SQLITE_ROW;
@@ -1494,7 +1496,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		else if (m->auto_reply)
 			why = "an automatic reply";
 		else if (!bug_mirrored(sc, bug_id))
-			why = "the bug is not mirrored";
+			why = "the bug is not public (not mirrored, or restricted to groups)";
 	}
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
 		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "bridge/sync.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -83,7 +84,7 @@ static const char *tracked_value(const struct bz_bug *bug, const struct bb_confi
 
 struct known_bug {
 	int exists;
-	int mirrored;
+	int mirrored, restricted;
 	char *recipients;
 	struct json_object *fields;  /* snapshot, or NULL */
 };
@@ -103,8 +104,8 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if ((s = store_prepare(db, &st, "SELECT mirrored, recipients, fields FROM bz_bug"
-				      " WHERE id = ?", err)))
+	if ((s = store_prepare(db, &st, "SELECT mirrored, recipients, fields, restricted"
+				      " FROM bz_bug WHERE id = ?", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -113,6 +114,7 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 		k->mirrored = sqlite3_column_int(st, 0);
 		k->recipients = strdup((const char *)sqlite3_column_text(st, 1));
 		k->fields = json_tokener_parse((const char *)sqlite3_column_text(st, 2));
+		k->restricted = sqlite3_column_int(st, 3);
 	} else if (rc != SQLITE_DONE) {
 		s = store_fail(db, err, "reading a bug");
 	}
@@ -705,6 +707,84 @@ static void add_reporter(struct sync_context *sc, struct route_result *route, co
 	}
 }
 
+enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct { long long id; char hash[BLOB_HEX_LEN + 1]; } *atts = NULL;
+	size_t n = 0, alloc = 0;
+	unsigned long unpublished = 0;
+	enum bb_status s;
+	int rc;
+
+	/* first the row: from here on nothing lists it or posts into it */
+	if ((s = store_prepare(sc->db, &st, "UPDATE bz_bug SET restricted = 1 WHERE id = ?", err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, bug_id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		s = store_fail(sc->db, err, "withdrawing a bug");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((s = store_prepare(sc->db, &st, "DELETE FROM outbox WHERE bug_id = ? AND"
+			       " state <> 'sent'", err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, bug_id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		s = store_fail(sc->db, err, "dropping a withdrawn bug's queued mail");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((s = store_prepare(sc->db, &st, "SELECT id, blob_hash FROM bz_attachment"
+			       " WHERE bug_id = ? AND blob_hash IS NOT NULL ORDER BY id", err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, bug_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 8;
+			void *v = realloc(atts, na * sizeof(*atts));
+
+			if (!v) {
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			atts = v;
+			alloc = na;
+		}
+		atts[n].id = sqlite3_column_int64(st, 0);
+		snprintf(atts[n].hash, sizeof(atts[n].hash), "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		s = store_fail(sc->db, err, "reading a withdrawn bug's attachments");
+		goto out;
+	}
+	for (size_t i = 0; i < n && !s; i++) {
+		char ref[96];
+		int moved = 0;
+
+		snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", bug_id, atts[i].id);
+		s = blob_remove_ref(sc->blobs, atts[i].hash, "bug-attachment", ref, err);
+		if (s == BB_ERR_NOT_FOUND) {
+			bb_error_clear(err);
+			s = BB_OK;
+		}
+		if (!s)
+			s = blob_unpublish(sc->blobs, sc->private_blobs, atts[i].hash, &moved, err);
+		unpublished += moved != 0;
+	}
+	if (!s)
+		log_event(LOG_LEVEL_INFO, "sync.withdrawn", LF_INT("bug", bug_id),
+			  LF_STR("reason", "restricted to groups after it was mirrored"),
+			  LF_UINT("blobs_unpublished", unpublished));
+out:
+	sqlite3_finalize(st);
+	free(atts);
+	return s;
+}
+
 static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, time_t now,
 				struct sync_stats *stats, struct bb_error *err)
 {
@@ -720,11 +800,16 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 	stats->bugs_seen++;
 	if ((s = known_load(sc->db, bug->id, &br.known, err)))
 		goto out;
-	if (bug->groups && bug->groups[0]) {
+	if (!bz_bug_is_public(bug)) {
 		/* restricted: never mailed, whatever happened before */
 		stats->bugs_skipped++;
 		log_event(LOG_LEVEL_INFO, "sync.skip", LF_INT("bug", bug->id),
 			  LF_STR("reason", "restricted to groups"));
+		if (br.known.exists && bz_bug_row_is_public(br.known.mirrored, br.known.restricted) &&
+		    !sc->dry_run) {
+			if (!(s = sync_withdraw(sc, bug->id, err)))
+				stats->bugs_withdrawn++;
+		}
 		goto out;
 	}
 	if (!(br.known.exists && br.known.mirrored) && !router_wants(sc->router, bug, now, &why)) {
@@ -920,7 +1005,7 @@ enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 	if ((s = store_prepare(sc->db, &st,
 			       "SELECT summary, product, component, subsystem, status, resolution,"
 			       " severity, priority, reporter, creation_time, last_change_time"
-			       " FROM bz_bug WHERE id = ? AND mirrored = 1 AND restricted = 0", err)))
+			       " FROM bz_bug WHERE id = ? AND " BZ_BUG_PUBLIC_SQL, err)))
 		return s;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -1045,7 +1130,7 @@ static enum bb_status retry_attachments(struct sync_context *sc, time_t now,
 			       "SELECT a.id, a.bug_id, a.file_name, a.content_type, a.size, a.attempts"
 			       " FROM bz_attachment a JOIN bz_bug b ON b.id = a.bug_id"
 			       " WHERE a.state = 'failed' AND a.next_attempt <= ? AND a.is_private = 0"
-			       " AND b.mirrored = 1 AND b.restricted = 0 ORDER BY a.id LIMIT 100", err)))
+			       " AND " BZ_BUG_PUBLIC_SQL_AS("b.") " ORDER BY a.id LIMIT 100", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)now);
 	while (ndue < 100 && sqlite3_step(st) == SQLITE_ROW) {
@@ -1243,8 +1328,10 @@ static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n
 
 		if (known_load(sc->db, bugs[i].id, &k, NULL))
 			memset(&k, 0, sizeof(k));
-		keep = !(bugs[i].groups && bugs[i].groups[0]) &&
-		       ((k.exists && k.mirrored) || router_wants(sc->router, &bugs[i], now, NULL));
+		if (bz_bug_is_public(&bugs[i]))
+			keep = (k.exists && k.mirrored) || router_wants(sc->router, &bugs[i], now, NULL);
+		else   /* mirrored until now: kept to be withdrawn */
+			keep = k.exists && bz_bug_row_is_public(k.mirrored, k.restricted);
 		known_release(&k);
 		if (keep) {
 			if (kept != i) {

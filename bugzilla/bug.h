@@ -92,6 +92,11 @@ int bz_bug_row_is_public(int mirrored, int restricted);
 #define BZ_BUG_PUBLIC_SQL BZ_BUG_PUBLIC_SQL_AS("")
 /* The same for an imported bug (imp_bug): column is its JSON list of groups. */
 #define BZ_GROUPS_PUBLIC_SQL(column) "(json_array_length(" column ") = 0)"
+/* An imported bug (imp_bug, its columns under prefix) is public when it
+ * is in no group and the sync has not seen it restricted since. */
+#define BZ_IMP_BUG_PUBLIC_SQL_AS(prefix)                                              \
+	"(" BZ_GROUPS_PUBLIC_SQL(prefix "groups") " AND NOT EXISTS (SELECT 1 FROM bz_bug" \
+	" bz_public_w WHERE bz_public_w.id = " prefix "id AND bz_public_w.restricted <> 0))"
 
 void bz_bug_free(struct bz_bug *bug);
 void bz_bug_release(struct bz_bug *bug);   /* frees the contents, not bug */

@@ -75,6 +75,8 @@ struct cli_bridge {
 	struct tracker *tracker;
 	struct inbound_options inbound;
 	char *archive_state;
+	struct blob_store *private_blobs;  /* sc.private_blobs */
+	struct store *private_db;
 	struct sync_context sc;
 };
 int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b);

@@ -1,0 +1,103 @@
+#!/bin/sh
+# A bug restricted to a group after it was mirrored is withdrawn by the
+# next sync: gone from the front door's /bugs and /bug/N, list replies to
+# its thread are not posted into it (and the log says why), and its
+# attachment's blob is no longer served.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/listlab.sh"
+
+listlab_start
+random_bytes 4000 11 >fw.bin
+fw_hash=$(sha256_of fw.bin)
+
+cat >state.json <<EOF2
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs", "security"]},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"}],
+  "groups": [{"name": "security", "description": "embargoed"}],
+  "products": [{"name": "Drivers", "components": ["Wireless"]}],
+  "bugs": [
+    {"id": 301, "summary": "iwlwifi: soon-embargoed crash", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:00:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+                   "text": "The firmware crashes; dump attached."}],
+     "attachments": [{"file_name": "fw-dump.bin", "summary": "firmware dump",
+                      "content_type": "application/octet-stream", "data": "$(base64 -w0 fw.bin)",
+                      "creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z"}]},
+    {"id": 302, "summary": "usb: a bug that stays public", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:10:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:10:00Z",
+                   "text": "Another one."}]}
+  ]
+}
+EOF2
+fakebz_start state.json
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+ncomments() {
+	curl -sf "$bz/rest/bug/$1/comment?api_key=bridgekey0123" |
+		python3 -c 'import json,sys; b=json.load(sys.stdin)["bugs"]; print(len(list(b.values())[0]["comments"]))'
+}
+
+write_config <<EOF2
+$(listlab_bridge_config)
+[archive]
+url = $LISTLAB_URL
+[blob]
+base_url = http://blobs.test
+[server]
+listen = 127.0.0.1:0
+[frontdoor]
+enabled = true
+EOF2
+
+"$BUGBRIDGE" serve --port-file "$WORK/port" >/dev/null 2>"$WORK/serve.log" &
+server=$!
+CLEANUP_PIDS="$CLEANUP_PIDS $server"
+for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+[ -s "$WORK/port" ] || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+URL="http://127.0.0.1:$(cat "$WORK/port")"
+code() { curl -s -o "$WORK/body" -w '%{http_code}' "$URL$1"; }
+
+check "first sync mirrors both bugs" bb sync
+like "the bug's thread is in the archive" "$(listlab_raw bug-301@bugbridge.test)" "Subject: \[Bug 301\]"
+is "/bugs lists it" "$(code /bugs)" 200
+like "with its summary" "$(cat "$WORK/body")" "soon-embargoed crash"
+is "/bug/301 shows it" "$(code /bug/301)" 200
+is "its attachment is served" "$(code "/blob/sha256/$fw_hash")" 200
+
+# a reply on the list while the bug is public is posted, as before
+printf 'Looking into it.\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" reply-1@example.org bug-301@bugbridge.test \
+		"Re: [Bug 301] iwlwifi: soon-embargoed crash"
+check "sync after a reply" bb sync
+is "the reply was posted while the bug was public" "$(ncomments 301)" 2
+
+# --- the bug is put in a group ------------------------------------------------------
+admin bug '{"id": 301, "merge": true, "groups": ["security"]}'
+bb -v sync >"$WORK/sync.out" 2>"$WORK/sync.err"
+is "sync after the restriction succeeds" "$?" 0
+like "sync says it withdrew the bug" "$(cat "$WORK/sync.err")" "1 bug restricted since mirrored: withdrawn"
+is "/bugs answers" "$(code /bugs)" 200
+unlike "/bugs no longer lists it" "$(cat "$WORK/body")" "soon-embargoed crash"
+like "/bugs still lists the public one" "$(cat "$WORK/body")" "a bug that stays public"
+is "/bug/301 is gone" "$(code /bug/301)" 404
+unlike "and says nothing of it" "$(cat "$WORK/body")" "soon-embargoed"
+is "its blob is no longer served" "$(code "/blob/sha256/$fw_hash")" 404
+check "its bytes are kept in the private store" \
+	cmp "$WORK/data/private-blobs/sha256/$(echo "$fw_hash" | cut -c1-2)/$(echo "$fw_hash" | cut -c3-)" fw.bin
+
+printf 'Here is a patch for the embargoed crash.\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" reply-2@example.org reply-1@example.org \
+		"Re: [Bug 301] iwlwifi: soon-embargoed crash"
+bb -v sync >"$WORK/sync2.out" 2>"$WORK/sync2.err"
+is "sync after a reply to the restricted bug succeeds" "$?" 0
+is "the reply is not posted into the restricted bug" "$(ncomments 301)" 2
+like "the log says why" "$(cat "$WORK/sync2.err")" "inbound.ignored.*bug=301.*not public"
+check "a second sync changes nothing" bb sync
+is "still not posted" "$(ncomments 301)" 2
+
+done_testing
