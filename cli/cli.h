@@ -103,6 +103,14 @@ void cli_progress_done(struct cli_progress *p);
 /* Adapter with the blob_progress_fn signature; ctx is a struct cli_progress *. */
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
 
+/* text from outside (archive member names, file names, refs) made safe
+ * for a terminal: control characters (C0, DEL, C1, U+2028/9), Unicode
+ * format characters (bidi overrides, zero-width ...; core/text.h) and
+ * bytes that are not UTF-8 become visible escapes (\x1b, \u202e), and a
+ * backslash is doubled so that an escape cannot be faked.  The string
+ * stays valid until 16 more calls; NULL gives "". */
+const char *cli_safe(const char *text);
+
 /* Prints a json-c object to stdout, pretty, with a newline. */
 struct json_object;
 void cli_print_json(struct json_object *obj);
