@@ -2,7 +2,9 @@
 # A bug restricted to a group after it was mirrored is withdrawn by the
 # next sync: gone from the front door's /bugs and /bug/N, list replies to
 # its thread are not posted into it (and the log says why), and its
-# attachment's blob is no longer served.
+# attachment's blob is no longer served.  A bug put in a group bugbridge's
+# account is not in simply vanishes from its searches: it is withdrawn when
+# a reply to it finds Bugzilla refusing (error 102).
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
@@ -16,7 +18,8 @@ cat >state.json <<EOF2
   "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
              "groups": ["editbugs", "security"]},
             {"login": "ines@example.net", "real_name": "Ines Reporter"}],
-  "groups": [{"name": "security", "description": "embargoed"}],
+  "groups": [{"name": "security", "description": "embargoed"},
+             {"name": "vendor", "description": "a group the bridge is not in"}],
   "products": [{"name": "Drivers", "components": ["Wireless"]}],
   "bugs": [
     {"id": 301, "summary": "iwlwifi: soon-embargoed crash", "product": "Drivers",
@@ -31,12 +34,22 @@ cat >state.json <<EOF2
      "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
      "creation_time": "2026-12-03T08:10:00Z",
      "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:10:00Z",
-                   "text": "Another one."}]}
+                   "text": "Another one."}]},
+    {"id": 303, "summary": "wifi: soon hidden from the bridge", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:20:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:20:00Z",
+                   "text": "A third one."}]}
   ]
 }
 EOF2
 fakebz_start state.json
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+# comments of a bug as the server has them, whoever may see it
+all_comments() {
+	curl -sf "$bz/__admin/state" |
+		python3 -c 'import json,sys; print([len(b.get("comments", [])) for b in json.load(sys.stdin)["bugs"] if b["id"] == int(sys.argv[1])][0])' "$1"
+}
 ncomments() {
 	curl -sf "$bz/rest/bug/$1/comment?api_key=bridgekey0123" |
 		python3 -c 'import json,sys; b=json.load(sys.stdin)["bugs"]; print(len(list(b.values())[0]["comments"]))'
@@ -99,5 +112,21 @@ is "the reply is not posted into the restricted bug" "$(ncomments 301)" 2
 like "the log says why" "$(cat "$WORK/sync2.err")" "inbound.ignored.*bug=301.*not public"
 check "a second sync changes nothing" bb sync
 is "still not posted" "$(ncomments 301)" 2
+
+# --- a bug hidden from the bridge's account ------------------------------------------
+like "/bugs lists bug 303" "$(code /bugs >/dev/null; cat "$WORK/body")" "soon hidden from the bridge"
+admin bug '{"id": 303, "merge": true, "groups": ["vendor"]}'
+check "a sync while the bug is hidden" bb sync
+printf 'A reply to the hidden bug.\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" reply-3@example.org bug-303@bugbridge.test \
+		"Re: [Bug 303] wifi: soon hidden from the bridge"
+bb sync >"$WORK/sync3.out" 2>"$WORK/sync3.err"
+is "the sync after a reply to it succeeds" "$?" 0
+is "the reply is not posted" "$(all_comments 303)" 1
+like "the log says why" "$(cat "$WORK/sync3.err")" "inbound.ignored.*bug=303.*no longer visible"
+is "/bugs answers" "$(code /bugs)" 200
+unlike "/bugs no longer lists the hidden bug" "$(cat "$WORK/body")" "soon hidden from the bridge"
+is "/bug/303 is gone" "$(code /bug/303)" 404
+check "the next sync succeeds" bb sync
 
 done_testing
