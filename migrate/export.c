@@ -1075,7 +1075,9 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 		if (opt->include_private)
 			json_object_object_add(ja, "is_private", json_object_new_boolean(a->is_private));
 		hash = x->hash ? str_printf("sha256:%s", x->hash) : NULL;
-		url = x->hash ? blob_url(bs, x->hash, a->file_name) : NULL;
+		/* only bytes in the served store have a URL */
+		url = x->hash && x->state && !strcmp(x->state, "stored")
+			      ? blob_url(bs, x->hash, a->file_name) : NULL;
 		json_object_object_add(ja, "hash", hash ? json_object_new_string(hash) : NULL);
 		json_object_object_add(ja, "url", url ? json_object_new_string(url) : NULL);
 		json_object_object_add(ja, "state", json_object_new_string(x->state));
