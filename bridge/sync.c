@@ -707,60 +707,88 @@ static void add_reporter(struct sync_context *sc, struct route_result *route, co
 	}
 }
 
-enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct bb_error *err)
+/* The stored attachments of a bug (public ones only, with public_only). */
+struct bug_blob {
+	long long id;
+	char hash[BLOB_HEX_LEN + 1];
+};
+
+static enum bb_status bug_blobs(struct sync_context *sc, long long bug_id, int public_only,
+				struct bug_blob **out, size_t *count, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct { long long id; char hash[BLOB_HEX_LEN + 1]; } *atts = NULL;
+	struct bug_blob *v = NULL;
 	size_t n = 0, alloc = 0;
-	unsigned long unpublished = 0;
 	enum bb_status s;
 	int rc;
 
-	/* first the row: from here on nothing lists it or posts into it */
-	if ((s = store_prepare(sc->db, &st, "UPDATE bz_bug SET restricted = 1 WHERE id = ?", err)))
-		goto out;
+	*out = NULL;
+	*count = 0;
+	if ((s = store_prepare(sc->db, &st, "SELECT id, blob_hash FROM bz_attachment WHERE bug_id = ?"
+			       " AND blob_hash IS NOT NULL AND (?2 = 0 OR is_private = 0)"
+			       " ORDER BY id", err)))
+		return s;
 	sqlite3_bind_int64(st, 1, bug_id);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		s = store_fail(sc->db, err, "withdrawing a bug");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if ((s = store_prepare(sc->db, &st, "DELETE FROM outbox WHERE bug_id = ? AND"
-			       " state <> 'sent'", err)))
-		goto out;
-	sqlite3_bind_int64(st, 1, bug_id);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		s = store_fail(sc->db, err, "dropping a withdrawn bug's queued mail");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if ((s = store_prepare(sc->db, &st, "SELECT id, blob_hash FROM bz_attachment"
-			       " WHERE bug_id = ? AND blob_hash IS NOT NULL ORDER BY id", err)))
-		goto out;
-	sqlite3_bind_int64(st, 1, bug_id);
+	sqlite3_bind_int(st, 2, public_only);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n == alloc) {
 			size_t na = alloc ? alloc * 2 : 8;
-			void *v = realloc(atts, na * sizeof(*atts));
+			struct bug_blob *nv = realloc(v, na * sizeof(*v));
 
-			if (!v) {
+			if (!nv) {
 				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 				goto out;
 			}
-			atts = v;
+			v = nv;
 			alloc = na;
 		}
-		atts[n].id = sqlite3_column_int64(st, 0);
-		snprintf(atts[n].hash, sizeof(atts[n].hash), "%s",
-			 (const char *)sqlite3_column_text(st, 1));
+		v[n].id = sqlite3_column_int64(st, 0);
+		snprintf(v[n].hash, sizeof(v[n].hash), "%s", (const char *)sqlite3_column_text(st, 1));
 		n++;
 	}
-	if (rc != SQLITE_DONE) {
-		s = store_fail(sc->db, err, "reading a withdrawn bug's attachments");
-		goto out;
+	if (rc != SQLITE_DONE)
+		s = store_fail(sc->db, err, "reading a bug's attachments");
+out:
+	sqlite3_finalize(st);
+	if (s) {
+		free(v);
+		v = NULL;
+		n = 0;
 	}
+	*out = v;
+	*count = n;
+	return s;
+}
+
+static enum bb_status exec_bug(struct sync_context *sc, const char *sql, long long bug_id,
+			       const char *what, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, sql, err)))
+		return s;
+	sqlite3_bind_int64(st, 1, bug_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, what);
+	sqlite3_finalize(st);
+	return s;
+}
+
+enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct bb_error *err)
+{
+	struct bug_blob *atts = NULL;
+	size_t n = 0;
+	unsigned long unpublished = 0;
+	enum bb_status s;
+
+	/* first the row: from here on nothing lists it or posts into it */
+	if ((s = exec_bug(sc, "UPDATE bz_bug SET restricted = 1 WHERE id = ?", bug_id,
+			  "withdrawing a bug", err)) ||
+	    (s = exec_bug(sc, "DELETE FROM outbox WHERE bug_id = ? AND state <> 'sent'", bug_id,
+			  "dropping a withdrawn bug's queued mail", err)) ||
+	    (s = bug_blobs(sc, bug_id, 0, &atts, &n, err)))
+		goto out;
 	for (size_t i = 0; i < n && !s; i++) {
 		char ref[96];
 		int moved = 0;
@@ -780,7 +808,36 @@ enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct b
 			  LF_STR("reason", "restricted to groups after it was mirrored"),
 			  LF_UINT("blobs_unpublished", unpublished));
 out:
-	sqlite3_finalize(st);
+	free(atts);
+	return s;
+}
+
+/* A withdrawn bug public again: its public attachments' blobs come back
+ * from the private store (save_bug() clears the restricted mark). */
+static enum bb_status republish(struct sync_context *sc, long long bug_id, struct bb_error *err)
+{
+	struct bug_blob *atts = NULL;
+	size_t n = 0;
+	unsigned long back = 0;
+	enum bb_status s;
+
+	if ((s = bug_blobs(sc, bug_id, 1, &atts, &n, err)))
+		return s;
+	for (size_t i = 0; i < n && !s; i++) {
+		char ref[96];
+		int moved = 0;
+
+		if (blob_lookup(sc->blobs, atts[i].hash, NULL, NULL) != BB_OK && sc->private_blobs) {
+			s = blob_unpublish(sc->private_blobs, sc->blobs, atts[i].hash, &moved, err);
+			back += moved != 0;
+		}
+		snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", bug_id, atts[i].id);
+		if (!s && blob_lookup(sc->blobs, atts[i].hash, NULL, NULL) == BB_OK)
+			s = blob_add_ref(sc->blobs, atts[i].hash, "bug-attachment", ref, err);
+	}
+	if (!s)
+		log_event(LOG_LEVEL_INFO, "sync.republished", LF_INT("bug", bug_id),
+			  LF_UINT("blobs_back", back));
 	free(atts);
 	return s;
 }
@@ -812,6 +869,9 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		}
 		goto out;
 	}
+	if (br.known.exists && br.known.restricted && !sc->dry_run &&
+	    (s = republish(sc, bug->id, err)))
+		goto out;
 	if (!(br.known.exists && br.known.mirrored) && !router_wants(sc->router, bug, now, &why)) {
 		stats->bugs_skipped++;
 		log_event(LOG_LEVEL_DEBUG, "sync.skip", LF_INT("bug", bug->id),

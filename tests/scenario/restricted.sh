@@ -113,6 +113,13 @@ like "the log says why" "$(cat "$WORK/sync2.err")" "inbound.ignored.*bug=301.*no
 check "a second sync changes nothing" bb sync
 is "still not posted" "$(ncomments 301)" 2
 
+# --- public again: listed, its blob served again ------------------------------------
+admin bug '{"id": 301, "merge": true, "groups": []}'
+check "sync after the bug is public again" bb sync
+is "/bug/301 is back" "$(code /bug/301)" 200
+is "its blob is served again" "$(code "/blob/sha256/$fw_hash")" 200
+check "with the same bytes" sh -c "curl -sf '$URL/blob/sha256/$fw_hash' | cmp - fw.bin"
+
 # --- a bug hidden from the bridge's account ------------------------------------------
 like "/bugs lists bug 303" "$(code /bugs >/dev/null; cat "$WORK/body")" "soon hidden from the bridge"
 admin bug '{"id": 303, "merge": true, "groups": ["vendor"]}'
