@@ -502,6 +502,15 @@ static enum bb_status report_data_load(struct store *db, const struct bb_config 
 			reg_regression_hide_addresses(&d->regs[i]);
 		for (size_t i = 0; i < d->nevents; i++)
 			reg_event_hide_addresses(&d->events[i]);
+		for (size_t i = 0; i < d->nunhandled; i++) {
+			/* "#regzbot from: Name <address>" that could not be acted on */
+			char *line = text_hide_addresses(d->unhandled[i].line);
+
+			if (line) {
+				free(d->unhandled[i].line);
+				d->unhandled[i].line = line;
+			}
+		}
 	}
 	d->items = calloc(d->nregs ? d->nregs : 1, sizeof(*d->items));
 	d->by_id = calloc(d->nregs ? d->nregs : 1, sizeof(*d->by_id));

@@ -79,6 +79,9 @@ is "two regressions from Bugzilla" "$(sqlite3 "$WORK/data/bugbridge.db" 'SELECT 
 like "the tracker keeps the reporter's address for itself" \
 	"$(sqlite3 "$WORK/data/bugbridge.db" 'SELECT reporter FROM reg_regression WHERE bug_id = 401')" "ines.secret@example.net"
 
+# a directive from the list that could not be acted on, naming someone
+sqlite3 "$WORK/data/bugbridge.db" "INSERT INTO reg_unhandled (time, message_id, line, reason)
+	VALUES (strftime('%s', 'now'), 'odd@lists.test', '#regzbot from: Dev <dev.hidden@example.org> twice', 'unknown verb')"
 check "regressions report --send" bb regressions report --send
 R=$WORK/data/reports
 for f in index.html regressions.json changes.atom weekly.txt regression/1.html regression/2.html; do
@@ -86,6 +89,7 @@ for f in index.html regressions.json changes.atom weekly.txt regression/1.html r
 done
 like "regressions.json names the reporter" "$(cat "$R/regressions.json")" '"reporter":"Ines Reporter"'
 like "without a name, the login's local part" "$(cat "$R/regressions.json")" '"reporter":"noname.login"'
+like "the directive not acted on is listed, without the address" "$(cat "$R/index.html" "$R/weekly.txt")" "#regzbot from: Dev &lt;dev.hidden&gt; twice|#regzbot from: Dev <dev.hidden> twice"
 like "the HTML page names the reporter" "$(cat "$R/regression/1.html" "$R/regression/2.html")" "Ines Reporter"
 clean "regressions.json" "$R/regressions.json"
 clean "the HTML pages" "$R"/*.html "$R"/regression/*.html
