@@ -188,9 +188,11 @@ enum bb_status blob_store_open(struct blob_store **out, const struct blob_option
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((s = fs_mkdir_p(bs->tree, err)) || (s = fs_mkdir_p(bs->tmpdir, err)))
-		goto out;
-	bs->use_tmpfile = probe_tmpfile(bs->tmpdir);
+	if (!opt->read_only) {
+		if ((s = fs_mkdir_p(bs->tree, err)) || (s = fs_mkdir_p(bs->tmpdir, err)))
+			goto out;
+		bs->use_tmpfile = probe_tmpfile(bs->tmpdir);
+	}
 
 	bs->magic = magic_open(MAGIC_MIME_TYPE | MAGIC_MIME_ENCODING | MAGIC_ERROR |
 			       MAGIC_NO_CHECK_COMPRESS);

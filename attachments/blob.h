@@ -44,6 +44,7 @@ struct blob_options {
 	const char *base_url;      /* public prefix for blob URLs, no trailing slash */
 	struct inspect_limits limits;
 	int store_members;         /* store archive members as blobs too */
+	int read_only;             /* create no folders (read-only commands) */
 };
 
 /* Where a name of a blob came from.  Strings are copied. */

@@ -1779,7 +1779,8 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		s = cursor_move(sc, name, next, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}
-	log_event(LOG_LEVEL_INFO, "inbound.round", LF_UINT("mails", stats->mails),
+	log_event(stats->mails ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "inbound.round",
+		  LF_UINT("mails", stats->mails),
 		  LF_UINT("matched", stats->matched), LF_UINT("posted", stats->posted),
 		  LF_UINT("ignored", stats->ignored), LF_UINT("commands", stats->commands_done));
 out:

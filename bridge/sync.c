@@ -1459,7 +1459,9 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		goto out;
 	stats->bugs_seen = n;
 	stats->requests = bz_client_requests(sc->bz) - before;
-	log_event(LOG_LEVEL_INFO, "sync.round", LF_UINT("changed", n), LF_UINT("mirrored", wanted),
+	/* an idle round says nothing at the default level */
+	log_event(n || stats->mails_queued ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "sync.round",
+		  LF_UINT("changed", n), LF_UINT("mirrored", wanted),
 		  LF_UINT("mails", stats->mails_queued), LF_UINT("requests", stats->requests),
 		  LF_STR("cursor", now_text));
 	if (!sc->dry_run) {

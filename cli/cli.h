@@ -33,6 +33,7 @@ struct cli_context {
 	struct blob_store *blobs;
 	int quiet;
 	int verbose;
+	FILE *log_sink;               /* where log lines go (stderr or log_file) */
 };
 
 struct cli_command {
@@ -54,6 +55,15 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv);
 int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
 int cmd_export(struct cli_context *ctx, int argc, char **argv);
 int cmd_import(struct cli_context *ctx, int argc, char **argv);
+
+/* SIGHUP, for the daemon and the server (cli/main.c).  cli_reopen_log()
+ * opens [general] log_file again (after logrotate moved it) at the level
+ * ctx->cfg asks for, keeping the run id.  cli_reload_config() reads the
+ * configuration file again into *fresh; a file that does not load, or that
+ * moves data_dir (which needs a restart), is logged and refused, and the
+ * old configuration stays.  Returns 0 when *fresh is ready to use. */
+void cli_reopen_log(struct cli_context *ctx);
+int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh);
 
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */
@@ -91,6 +101,11 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const struct bb_error *err);
 /* The sysexits code for a status. */
 int cli_exit_code(enum bb_status st);
+/* What a delivery run tells cron and monitoring: 65 (EX_DATAERR) if the
+ * relay refused a mail for good, else 75 (EX_TEMPFAIL) if one was deferred,
+ * else 0. */
+struct outbox_stats;
+int cli_delivery_exit(const struct outbox_stats *st);
 
 /* A progress bar on standard error when it is a terminal (done/total,
  * rate, ETA), plain lines every few seconds otherwise when verbose, silent

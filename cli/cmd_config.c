@@ -18,6 +18,69 @@ static const char usage_config[] =
 	"Secrets are shown as <set> or <unset>.  --keys lists every key with its\n"
 	"default and meaning (see bugbridge.conf(5)).\n";
 
+/* The keys of [route NAME] and [tree NAME] sections, which may repeat. */
+struct pair {
+	const char *key, *value;
+};
+
+static const struct config_key section_keys[] = {
+	{ "route NAME", "product", NULL, 0, "Bugzilla product the rule matches (unset: any)" },
+	{ "route NAME", "component", NULL, 0, "component it matches, case-insensitively (unset: any)" },
+	{ "route NAME", "subsystem", NULL, 0, "subsystem field value it matches (unset: any)" },
+	{ "route NAME", "lists", NULL, 0, "comma-separated lists a matching bug is mailed to" },
+	{ "route NAME", "people", NULL, 0, "comma-separated people Cc'd on a matching bug" },
+	{ "route NAME", "maintainers_section", NULL, 0,
+	  "MAINTAINERS section whose L: and M: entries are added" },
+	{ "tree NAME", "path", NULL, 0, "local git clone of the tree, scanned for fixes" },
+	{ "tree NAME", "url", NULL, 0, "where the tree is published (commit links)" },
+	{ "tree NAME", "ref", NULL, 0, "the branch or ref that is followed" },
+	{ "tree NAME", "upstream", NULL, 0, "the tree this one feeds (mainline for next)" },
+};
+
+static size_t route_pairs(const struct config_route *r, struct pair *out)
+{
+	const struct pair all[] = {
+		{ "product", r->product }, { "component", r->component },
+		{ "subsystem", r->subsystem }, { "lists", r->lists }, { "people", r->people },
+		{ "maintainers_section", r->maintainers_section },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].value)
+			out[n++] = all[i];
+	return n;
+}
+
+static size_t tree_pairs(const struct config_tree *t, struct pair *out)
+{
+	const struct pair all[] = {
+		{ "path", t->path }, { "url", t->url }, { "ref", t->ref }, { "upstream", t->upstream },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].value)
+			out[n++] = all[i];
+	return n;
+}
+
+static struct json_object *pairs_json(const struct pair *p, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(o, p[i].key, json_object_new_string(p[i].value));
+	return o;
+}
+
+static void print_pairs(const char *kind, const char *name, const struct pair *p, size_t n)
+{
+	printf("\n[%s %s]\n", kind, name);
+	for (size_t i = 0; i < n; i++)
+		printf("%s = %s\n", p[i].key, p[i].value);
+}
+
 int cmd_config(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -47,6 +110,9 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 			printf("[%s] %s = %s\n    %s\n", keys[i].section, keys[i].key,
 			       keys[i].default_value ? keys[i].default_value : "(unset)",
 			       keys[i].summary);
+		for (size_t i = 0; i < sizeof(section_keys) / sizeof(section_keys[0]); i++)
+			printf("[%s] %s = (unset)\n    %s\n", section_keys[i].section,
+			       section_keys[i].key, section_keys[i].summary);
 		return EX_OK;
 	}
 	if (json) {
@@ -66,6 +132,20 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 					       json_object_new_string(config_value(ctx->cfg, i, tmp, sizeof(tmp))));
 		}
 		json_object_object_add(top, "settings", sections);
+		{
+			struct json_object *routes = json_object_new_object();
+			struct json_object *trees = json_object_new_object();
+			struct pair p[8];
+
+			for (size_t i = 0; i < ctx->cfg->nroutes; i++)
+				json_object_object_add(routes, ctx->cfg->routes[i].name,
+						       pairs_json(p, route_pairs(&ctx->cfg->routes[i], p)));
+			for (size_t i = 0; i < ctx->cfg->ntrees; i++)
+				json_object_object_add(trees, ctx->cfg->trees[i].name,
+						       pairs_json(p, tree_pairs(&ctx->cfg->trees[i], p)));
+			json_object_object_add(top, "routes", routes);
+			json_object_object_add(top, "trees", trees);
+		}
 		cli_print_json(top);
 		json_object_put(top);
 		return EX_OK;
@@ -76,22 +156,15 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 			printf("%s[%s]\n", i ? "\n" : "", keys[i].section);
 		printf("%s = %s\n", keys[i].key, config_value(ctx->cfg, i, tmp, sizeof(tmp)));
 	}
-	for (size_t i = 0; i < ctx->cfg->nroutes; i++) {
-		const struct config_route *r = &ctx->cfg->routes[i];
+	{
+		struct pair p[8];
 
-		printf("\n[route %s]\n", r->name);
-		if (r->product)
-			printf("product = %s\n", r->product);
-		if (r->component)
-			printf("component = %s\n", r->component);
-		if (r->subsystem)
-			printf("subsystem = %s\n", r->subsystem);
-		if (r->lists)
-			printf("lists = %s\n", r->lists);
-		if (r->people)
-			printf("people = %s\n", r->people);
-		if (r->maintainers_section)
-			printf("maintainers_section = %s\n", r->maintainers_section);
+		for (size_t i = 0; i < ctx->cfg->nroutes; i++)
+			print_pairs("route", ctx->cfg->routes[i].name, p,
+				    route_pairs(&ctx->cfg->routes[i], p));
+		for (size_t i = 0; i < ctx->cfg->ntrees; i++)
+			print_pairs("tree", ctx->cfg->trees[i].name, p,
+				    tree_pairs(&ctx->cfg->trees[i], p));
 	}
 	return EX_OK;
 }

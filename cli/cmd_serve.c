@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -234,6 +236,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		fflush(stderr);
 	}
 
+	sd_notifyf(0, "READY=1\nSTATUS=serving on port %u", blob_server_port(srv));
 	for (;;) {
 		if ((c = sigwait(&stop_signals, &sig)) != 0) {
 			bb_error_errno(&err, c, "cannot wait for signals");
@@ -242,9 +245,15 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		}
 		if (sig != SIGHUP)
 			break;
-		/* nothing to reload: the configuration is read once */
-		log_event(LOG_LEVEL_INFO, "serve.sighup", LF_STR("action", "ignored"));
+		/* the log file is reopened (logrotate); the rest of the
+		 * configuration is read at start and needs a restart */
+		sd_notify(0, "RELOADING=1");
+		cli_reopen_log(ctx);
+		log_event(LOG_LEVEL_INFO, "serve.sighup", LF_STR("action", "log reopened"),
+			  LF_STR("config", "unchanged until a restart"));
+		sd_notify(0, "READY=1");
 	}
+	sd_notify(0, "STOPPING=1");
 	log_event(LOG_LEVEL_INFO, "serve.stopping", LF_STR("signal", sig == SIGINT ? "INT" : "TERM"));
 out:
 	blob_server_stop(srv);

@@ -140,6 +140,8 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 		struct row_print rp = { json_object_new_array(), 1 };
 
 		json_object_object_add(top, "version", json_object_new_int(1));
+		json_object_object_add(top, "database", json_object_new_string(ctx->db->path));
+		json_object_object_add(top, "database_exists", json_object_new_boolean(!ctx->db->missing));
 		json_object_object_add(c, "name", json_object_new_string(name));
 		json_object_object_add(c, "value", cursor ? json_object_new_string(cursor) : NULL);
 		json_object_object_add(c, "updated", json_object_new_int64((int64_t)updated));
@@ -172,6 +174,9 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 		json_object_put(top);
 	} else {
 		print_time(when, sizeof(when), updated);
+		if (ctx->db->missing)
+			printf("database:     %s does not exist yet (nothing has run with this"
+			       " configuration)\n", ctx->db->path);
 		printf("bugzilla:     %s\n", ctx->cfg->bz_url ? ctx->cfg->bz_url : "(not configured)");
 		printf("cursor:       %s (moved %s)\n", cursor ? cursor : "(never synced)", when);
 		printf("mirrored:     %lld bugs, %lld comments mailed\n", bugs, comments);
@@ -248,7 +253,7 @@ int cmd_outbox(struct cli_context *ctx, int argc, char **argv)
 		if (!ctx->quiet)
 			fprintf(stderr, "bugbridge: %lu sent, %lu deferred, %lu failed\n", st.sent,
 				st.deferred, st.failed);
-		return EX_OK;
+		return cli_delivery_exit(&st);
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_outbox);

@@ -2,12 +2,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+
+#include <systemd/sd-daemon.h>
 
 #include "bridge/sync.h"
 #include "cli/cli.h"
@@ -135,6 +140,47 @@ void cli_bridge_close(struct cli_bridge *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* One sync or daemon per data folder: two would mail the same changes twice
+ * and fight over cursors.  The lock is data_dir/bugbridge.lock, held (flock)
+ * until the process ends, a crash included; the file names the holder. */
+static int lock_data_dir(struct cli_context *ctx, const char *what)
+{
+	char *path = config_data_path(ctx->cfg, "bugbridge.lock"), holder[128] = "", *nl;
+	int fd = path ? fs_open_private(path, O_RDWR) : -1;
+	ssize_t n;
+
+	if (fd < 0) {
+		cli_error("cannot open %s: %s", path ? path : "the lock file", strerror(errno));
+		free(path);
+		return EX_CANTCREAT;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+
+		n = pread(fd, holder, sizeof(holder) - 1, 0);
+		holder[n > 0 ? n : 0] = '\0';
+		if ((nl = strchr(holder, '\n')))
+			*nl = '\0';
+		close(fd);
+		if (e == EWOULDBLOCK) {
+			cli_error("%s is in use by another bugbridge (%s); not starting a second one",
+				  ctx->cfg->data_dir, holder[0] ? holder : "pid unknown");
+			free(path);
+			return EX_TEMPFAIL;
+		}
+		cli_error("cannot lock %s: %s", path, strerror(e));
+		free(path);
+		return EX_IOERR;
+	}
+	n = snprintf(holder, sizeof(holder), "pid %ld, bugbridge %s\n", (long)getpid(), what);
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n)
+		log_event(LOG_LEVEL_WARN, "lock.note_failed", LF_STR("path", path),
+			  LF_STR("error", strerror(errno)));
+	free(path);
+	/* fd stays open, and the lock with it, until exit */
+	return EX_OK;
+}
+
 /* One round of both sides: Bugzilla to the lists (with delivery), then the
  * archive to Bugzilla, then delivery of the notices that queued. */
 static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
@@ -256,6 +302,10 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_sync);
+	/* a dry run changes nothing, so it may look while the daemon runs */
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)) ||
+	    (!dry_run && (rc = lock_data_dir(ctx, "sync"))))
+		return rc;
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	b.sc.dry_run = dry_run;
@@ -266,9 +316,50 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	} else {
 		report_round(ctx, &st, dry_run);
 		report_inbound(ctx, &b, &in);
+		if (!dry_run)
+			rc = cli_delivery_exit(&st.delivery);
 	}
 	cli_bridge_close(&b);
 	return rc;
+}
+
+/* SIGHUP between rounds: the configuration is read again and the log file
+ * reopened.  A new file that does not load keeps the old one; so does one
+ * the bridge cannot start with (a MAINTAINERS file gone, say).  The wait
+ * for the next round starts over. */
+static void daemon_reload(struct cli_context *ctx, struct cli_bridge *b, long long *interval)
+{
+	struct bb_config *fresh, *old = ctx->cfg;
+	int loaded = 0, refused = 0;
+
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading the configuration");
+	if (cli_reload_config(ctx, &fresh) == 0) {
+		cli_bridge_close(b);
+		ctx->cfg = fresh;
+		if (cli_bridge_open(ctx, b) == EX_OK) {
+			config_free(old);
+			if (interval)
+				*interval = ctx->cfg->sync_interval;
+			loaded = 1;
+		} else {
+			ctx->cfg = old;
+			config_free(fresh);
+			refused = 1;
+			if (cli_bridge_open(ctx, b) != EX_OK)
+				log_event(LOG_LEVEL_ERROR, "daemon.reopen_failed");
+		}
+	}
+	/* the new file may name another log file or level: reopen first, so
+	 * what the reload did is in the file being written from now on */
+	cli_reopen_log(ctx);
+	if (loaded)
+		log_event(LOG_LEVEL_INFO, "config.reloaded",
+			  LF_STR("file", ctx->config_path ? ctx->config_path : "-"));
+	else if (refused)
+		log_event(LOG_LEVEL_ERROR, "config.reload_failed",
+			  LF_STR("error", "the bridge cannot start with the new file"),
+			  LF_STR("kept", "the configuration in effect"));
+	sd_notify(0, "READY=1\nSTATUS=configuration reloaded; waiting for the next round");
 }
 
 int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
@@ -281,7 +372,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	struct cli_bridge b;
 	long long interval = -1, backoff = 0;
 	sigset_t sigs;
-	int opt, rc, stop = 0;
+	int opt, rc, stop = 0, fixed_interval;
 
 	while ((opt = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
 		switch (opt) {
@@ -297,16 +388,21 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage(stderr, usage_daemon);
-	if (interval < 0)
+	fixed_interval = interval >= 0;
+	if (!fixed_interval)
 		interval = ctx->cfg->sync_interval;
 	/* signals are taken only between rounds: a round always finishes */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)) || (rc = lock_data_dir(ctx, "daemon")))
+		return rc;
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	log_event(LOG_LEVEL_INFO, "daemon.start", LF_INT("interval", interval));
+	sd_notify(0, "READY=1\nSTATUS=first round");
 	while (!stop) {
 		struct bb_error err = BB_ERROR_INIT;
 		struct sync_stats st;
@@ -320,6 +416,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 
 			log_event(LOG_LEVEL_WARN, "daemon.round_failed", LF_STR("error", err.message),
 				  LF_STR("retry", retry_str(r)));
+			sd_notifyf(0, "STATUS=last round failed (%s), retrying", err.message);
 			if (r == BB_RETRY_GIVE_UP && err.code != BB_ERR_AUTH) {
 				rc = cli_fail(&err);
 				break;
@@ -334,12 +431,18 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 			backoff = 0;
 			report_round(ctx, &st, 0);
 			report_inbound(ctx, &b, &in);
+			sd_notifyf(0, "STATUS=last round: %lu bugs changed, %lu mails queued, %lu sent, "
+				   "%lu deferred; %lu list mails read",
+				   st.bugs_seen, st.mails_queued, st.delivery.sent, st.delivery.deferred,
+				   in.mails);
 		}
 		wait.tv_sec = (time_t)pause;
 		wait.tv_nsec = 0;
-		sig = sigtimedwait(&sigs, NULL, &wait);
+		while ((sig = sigtimedwait(&sigs, NULL, &wait)) == SIGHUP)
+			daemon_reload(ctx, &b, fixed_interval ? NULL : &interval);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_event(LOG_LEVEL_INFO, "daemon.stop", LF_INT("signal", sig));
+			sd_notify(0, "STOPPING=1");
 			stop = 1;
 		}
 	}

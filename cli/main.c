@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "core/text.h"
 
 static int cmd_help(struct cli_context *ctx, int argc, char **argv);
 static int cmd_version(struct cli_context *ctx, int argc, char **argv);
@@ -155,6 +156,7 @@ int cli_open_store(struct cli_context *ctx, enum store_mode mode)
 		goto out;
 	blob_options_from_config(ctx->cfg, &opt);
 	opt.root = blob_root;
+	opt.read_only = mode == STORE_READ_ONLY;
 	s = blob_store_open(&ctx->blobs, &opt, ctx->db, &err);
 out:
 	free(db_path);
@@ -181,6 +183,52 @@ static FILE *open_log(const struct bb_config *cfg)
 	return f;
 }
 
+static enum log_level log_level_for(const struct cli_context *ctx)
+{
+	if (ctx->verbose)
+		return LOG_LEVEL_DEBUG;
+	if (ctx->quiet)
+		return LOG_LEVEL_ERROR;
+	return ctx->cfg->log_level;
+}
+
+void cli_reopen_log(struct cli_context *ctx)
+{
+	FILE *old = ctx->log_sink;
+	char run[16];
+
+	snprintf(run, sizeof(run), "%s", log_run_id());
+	log_setup(NULL, LOG_LEVEL_ERROR, run);
+	if (old && old != stderr)
+		fclose(old);
+	ctx->log_sink = open_log(ctx->cfg);
+	log_setup(ctx->log_sink, log_level_for(ctx), run);
+	log_event(LOG_LEVEL_INFO, "log.reopened", LF_STR("file", ctx->cfg->log_file
+								    ? ctx->cfg->log_file : "-"));
+}
+
+int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	*fresh = NULL;
+	if (config_load(fresh, ctx->config_path, &err)) {
+		log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
+			  LF_STR("kept", "the configuration in effect"));
+		bb_error_clear(&err);
+		return -1;
+	}
+	if (strcmp((*fresh)->data_dir, ctx->cfg->data_dir) != 0) {
+		log_event(LOG_LEVEL_ERROR, "config.reload_failed",
+			  LF_STR("error", "data_dir changed; that needs a restart"),
+			  LF_STR("kept", "the configuration in effect"));
+		config_free(*fresh);
+		*fresh = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -194,7 +242,6 @@ int main(int argc, char **argv)
 	struct cli_context ctx;
 	const struct cli_command *cmd;
 	struct bb_error err = BB_ERROR_INIT;
-	FILE *log_sink = NULL;
 	int opt, rc;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -214,7 +261,16 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[optind]);
 	if (!cmd) {
-		cli_error("no such command: %s (see bugbridge help)", argv[optind]);
+		const char *names[NCOMMANDS], *near;
+
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			names[i] = commands[i].name;
+		near = text_closest(argv[optind], names, NCOMMANDS);
+		if (near)
+			cli_error("no such command: %s; did you mean \"%s\"? (see bugbridge help)",
+				  argv[optind], near);
+		else
+			cli_error("no such command: %s (see bugbridge help)", argv[optind]);
 		return EX_USAGE;
 	}
 	argc -= optind;
@@ -234,19 +290,12 @@ int main(int argc, char **argv)
 		return EX_SOFTWARE;
 	}
 	if (cmd->needs & (CLI_NEEDS_CONFIG | CLI_NEEDS_DB_READ | CLI_NEEDS_DB_WRITE)) {
-		enum log_level level;
-
 		if (config_load(&ctx.cfg, ctx.config_path, &err)) {
 			rc = cli_fail(&err);
 			goto out;
 		}
-		level = ctx.cfg->log_level;
-		if (ctx.verbose)
-			level = LOG_LEVEL_DEBUG;
-		else if (ctx.quiet)
-			level = LOG_LEVEL_ERROR;
-		log_sink = open_log(ctx.cfg);
-		log_setup(log_sink, level, NULL);
+		ctx.log_sink = open_log(ctx.cfg);
+		log_setup(ctx.log_sink, log_level_for(&ctx), NULL);
 	}
 	if (cmd->needs & (CLI_NEEDS_DB_READ | CLI_NEEDS_DB_WRITE)) {
 		rc = cli_open_store(&ctx, cmd->needs & CLI_NEEDS_DB_WRITE ? STORE_READ_WRITE
@@ -260,8 +309,8 @@ out:
 	store_close(ctx.db);
 	config_free(ctx.cfg);
 	log_setup(NULL, LOG_LEVEL_ERROR, NULL);
-	if (log_sink && log_sink != stderr)
-		fclose(log_sink);
+	if (ctx.log_sink && ctx.log_sink != stderr)
+		fclose(ctx.log_sink);
 	curl_global_cleanup();
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error("cannot write to standard output");

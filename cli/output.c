@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/text.h"
+#include "mail/outbox.h"
 
 #define CLI_SAFE_RING 16
 
@@ -68,6 +69,15 @@ void cli_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_delivery_exit(const struct outbox_stats *st)
+{
+	if (st->failed)
+		return EX_DATAERR;
+	if (st->deferred)
+		return EX_TEMPFAIL;
+	return EX_OK;
 }
 
 int cli_exit_code(enum bb_status st)

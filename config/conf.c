@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -9,11 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
 #include <glib.h>
 
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
+#include "core/text.h"
 
 enum key_type {
 	KEY_STRING,
@@ -27,6 +30,8 @@ enum key_type {
 	KEY_LISTEN,
 	KEY_KEY_PLACE,   /* header or param */
 	KEY_STARTTLS,    /* no, try, required */
+	KEY_PORT,        /* 1 to 65535 */
+	KEY_PERIOD,      /* a duration of at least one second: intervals, timeouts */
 };
 
 struct key_spec {
@@ -79,7 +84,7 @@ static const struct key_spec keys[] = {
 	{ { "bugzilla", "proxy", NULL, 0,
 	    "HTTP(S) proxy URL" }, KEY_STRING, OFF(bz_proxy) },
 	{ { "bugzilla", "timeout", "60s", 0,
-	    "time limit of one request" }, KEY_DURATION, OFF(bz_timeout) },
+	    "time limit of one request" }, KEY_PERIOD, OFF(bz_timeout) },
 	{ { "bugzilla", "page_size", "100", 0,
 	    "bugs per search request (servers cap it)" }, KEY_COUNT, OFF(bz_page_size) },
 	{ { "bugzilla", "subsystem_field", NULL, 0,
@@ -116,7 +121,7 @@ static const struct key_spec keys[] = {
 	{ { "smtp", "host", NULL, 0,
 	    "SMTP server; unset: mail goes to smtp.maildir (or smtp.mbox)" }, KEY_STRING, OFF(smtp_host) },
 	{ { "smtp", "port", "25", 0,
-	    "SMTP port (587 for submission)" }, KEY_COUNT, OFF(smtp_port) },
+	    "SMTP port (587 for submission)" }, KEY_PORT, OFF(smtp_port) },
 	{ { "smtp", "starttls", NULL, 0,
 	    "no, try or required (unset: required with a user or password, try without)" },
 	  KEY_STARTTLS, OFF(smtp_starttls) },
@@ -128,7 +133,7 @@ static const struct key_spec keys[] = {
 	    "PEM file of the CAs trusted for STARTTLS (unset: the system's)" },
 	  KEY_PATH, OFF(smtp_ca_file) },
 	{ { "smtp", "timeout", "60s", 0,
-	    "time limit of an SMTP exchange" }, KEY_DURATION, OFF(smtp_timeout) },
+	    "time limit of an SMTP exchange" }, KEY_PERIOD, OFF(smtp_timeout) },
 	{ { "smtp", "maildir", NULL, 0,
 	    "Maildir that receives the mail when no SMTP host is set (default: data_dir/mail)" }, KEY_PATH, OFF(smtp_maildir) },
 	{ { "smtp", "mbox", NULL, 0,
@@ -199,7 +204,13 @@ static const struct key_spec keys[] = {
 	{ { "frontdoor", "base_url", NULL, 0,
 	    "public URL of the front door, for the confirmation link (default: [blob] base_url)" }, KEY_URL, OFF(frontdoor_base_url) },
 	{ { "frontdoor", "rate_limit", "5", 0,
-	    "reports one client address may submit per hour" }, KEY_COUNT, OFF(frontdoor_rate_limit) },
+	    "reports (POSTs to /report, refused ones included) one client may submit per hour" }, KEY_COUNT, OFF(frontdoor_rate_limit) },
+	{ { "frontdoor", "day_limit", "20", 0,
+	    "reports (POSTs to /report, refused ones included) one client may submit per day" }, KEY_COUNT, OFF(frontdoor_day_limit) },
+	{ { "frontdoor", "day_bytes", "1G", 0,
+	    "bytes one client may POST to /report per day, attachments included" }, KEY_SIZE, OFF(frontdoor_day_bytes) },
+	{ { "frontdoor", "confirm_window", "7d", 0,
+	    "how long a confirmation link works; then the unconfirmed report and its quarantined attachments are removed" }, KEY_DURATION, OFF(frontdoor_confirm_window) },
 	{ { "frontdoor", "create_bugs", "false", 0,
 	    "a confirmed report also becomes a Bugzilla bug (needs [bugzilla] url and api_key)" }, KEY_BOOL, OFF(frontdoor_create_bugs) },
 	{ { "frontdoor", "product", NULL, 0,
@@ -208,11 +219,11 @@ static const struct key_spec keys[] = {
 	    "Bugzilla component of a report whose filer picked no [route] (default: [inbound] track_component)" }, KEY_STRING, OFF(frontdoor_component) },
 
 	{ { "sync", "interval", "5m", 0,
-	    "time between rounds of bugbridge daemon" }, KEY_DURATION, OFF(sync_interval) },
+	    "time between rounds of bugbridge daemon" }, KEY_PERIOD, OFF(sync_interval) },
 	{ { "sync", "retry_min", "1m", 0,
-	    "first wait after a temporary failure (doubles each time)" }, KEY_DURATION, OFF(retry_min) },
+	    "first wait after a temporary failure (doubles each time)" }, KEY_PERIOD, OFF(retry_min) },
 	{ { "sync", "retry_max", "6h", 0,
-	    "longest wait between retries" }, KEY_DURATION, OFF(retry_max) },
+	    "longest wait between retries" }, KEY_PERIOD, OFF(retry_max) },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -259,9 +270,11 @@ const char *config_value(const struct bb_config *cfg, size_t i, char *tmp, size_
 		return *(const int *)p ? "header" : "param";
 	case KEY_SIZE:
 	case KEY_COUNT:
+	case KEY_PORT:
 		snprintf(tmp, len, "%llu", *(const unsigned long long *)p);
 		return tmp;
 	case KEY_DURATION:
+	case KEY_PERIOD:
 		snprintf(tmp, len, "%llds", *(const long long *)p);
 		return tmp;
 	case KEY_LOG_LEVEL:
@@ -284,6 +297,23 @@ static char *resolve_path(const char *base_dir, const char *value)
 	return str_printf("%s/%s", base_dir, value);
 }
 
+/* An http(s) URL with a host, as libcurl (which will fetch it) reads it. */
+static int url_usable(const char *value)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL;
+	int ok;
+
+	ok = u && curl_url_set(u, CURLUPART_URL, value, 0) == CURLUE_OK &&
+	     curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	     curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	     (!strcmp(scheme, "http") || !strcmp(scheme, "https")) && *host;
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ok;
+}
+
 static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 				const char *value, const char *base_dir,
 				struct bb_error *err)
@@ -299,12 +329,10 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 		char **sp = p;
 		char *copy;
 
-		if (k->type == KEY_URL) {
-			if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
-				return bb_error_set(err, BB_ERR_CONFIG,
-						    "[%s] %s: \"%s\" is not an http:// or https:// URL",
-						    sec, name, value);
-		}
+		if (k->type == KEY_URL && !url_usable(value))
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: \"%s\" is not an http:// or https:// URL with a host",
+					    sec, name, value);
 		if (k->type == KEY_LISTEN) {
 			const char *colon = strrchr(value, ':');
 			char *end;
@@ -313,6 +341,7 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 			if (!colon)
 				return bb_error_set(err, BB_ERR_CONFIG,
 						    "[%s] %s: \"%s\" is not address:port", sec, name, value);
+			errno = 0;
 			port = strtol(colon + 1, &end, 10);
 			if (*end || end == colon + 1 || port < 0 || port > 65535)
 				return bb_error_set(err, BB_ERR_CONFIG,
@@ -365,6 +394,32 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 		*up = n;
 		return BB_OK;
 	}
+	case KEY_PORT: {
+		unsigned long long *up = p;
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(value, &end, 10);
+		if (!*value || *end || errno || !isdigit((unsigned char)value[0]) || n < 1 || n > 65535)
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: \"%s\" is not a port (1 to 65535)", sec, name, value);
+		*up = n;
+		return BB_OK;
+	}
+	case KEY_PERIOD: {
+		long long *lp = p;
+
+		if (parse_duration(value, lp) != 0)
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: \"%s\" is not a duration (like 90s, 15m, 12h, 30d)",
+					    sec, name, value);
+		if (*lp < 1)
+			return bb_error_set(err, BB_ERR_CONFIG,
+					    "[%s] %s: must be at least 1s (0 would mean no pause at all)",
+					    sec, name);
+		return BB_OK;
+	}
 	case KEY_DURATION: {
 		long long *lp = p;
 
@@ -410,6 +465,75 @@ static const struct key_spec *find_key(const char *section, const char *key)
 		if (!strcmp(keys[i].pub.section, section) && !strcmp(keys[i].pub.key, key))
 			return &keys[i];
 	return NULL;
+}
+
+/* The line of [section] key in the file (of [section] when key is NULL),
+ * for error messages; 0 when it cannot be told.  GKeyFile, which read the
+ * file, keeps no line numbers, so this only finds the line again: a group
+ * header is "[name]", a key line "name =" (GKeyFile trims the blanks). */
+static unsigned find_line(const char *path, const char *section, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], *p, *end;
+	unsigned n = 0, found = 0;
+	int in_section = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		for (p = line; *p == ' ' || *p == '\t'; p++)
+			;
+		if (*p == '[') {
+			end = strchr(p, ']');
+			in_section = end && (size_t)(end - p - 1) == strlen(section) &&
+				     !strncmp(p + 1, section, strlen(section));
+			if (in_section && !key)
+				found = n;
+			continue;
+		}
+		if (in_section && key && !strncmp(p, key, strlen(key))) {
+			for (p += strlen(key); *p == ' ' || *p == '\t'; p++)
+				;
+			if (*p == '=')
+				found = n;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* "config FILE:LINE" (or "config FILE" when the line is not known). */
+static char *where(const char *path, const char *section, const char *key)
+{
+	unsigned line = find_line(path, section, key);
+
+	return line ? str_printf("config %s:%u", path, line) : str_printf("config %s", path);
+}
+
+/* ", did you mean ..." for an unknown section or key, or "". */
+static char *suggestion(const char *section, const char *key)
+{
+	const char *names[NKEYS], *near;
+	size_t n = 0;
+
+	if (!key) {
+		for (size_t i = 0; i < NKEYS; i++)
+			if (!n || strcmp(names[n - 1], keys[i].pub.section))
+				names[n++] = keys[i].pub.section;
+		near = text_closest(section, names, n);
+		return near ? str_printf("; did you mean [%s]?", near) : strdup("");
+	}
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].pub.section, section))
+			names[n++] = keys[i].pub.key;
+	if ((near = text_closest(key, names, n)))
+		return str_printf("; did you mean \"%s\"?", near);
+	/* the right key in the wrong section */
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].pub.key, key))
+			return str_printf("; it belongs in [%s]", keys[i].pub.section);
+	return strdup("");
 }
 
 static int section_known(const char *section)
@@ -675,7 +799,9 @@ static enum bb_status settle_starttls(struct bb_config *cfg, const char *path,
 	return BB_OK;
 }
 
-enum bb_status config_load_file(struct bb_config **out, const char *path,
+/* state_dir: the data_dir a file found in a system or user location
+ * defaults to (NULL: the built-in ./bugbridge-data). */
+static enum bb_status load_file(struct bb_config **out, const char *path, const char *state_dir,
 				struct bb_error *err)
 {
 	struct bb_config *cfg;
@@ -694,6 +820,11 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 	for (size_t i = 0; i < NKEYS && !s; i++)
 		if (keys[i].pub.default_value)
 			s = set_value(cfg, &keys[i], keys[i].pub.default_value, NULL, err);
+	if (!s && state_dir) {
+		free(cfg->data_dir);
+		if (!(cfg->data_dir = strdup(state_dir)))
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	if (s || !path)
 		goto out;
 
@@ -735,7 +866,12 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 			continue;
 		}
 		if (!section_known(*g)) {
-			s = bb_error_set(err, BB_ERR_CONFIG, "config %s: unknown section [%s]", path, *g);
+			char *at = where(path, *g, NULL), *hint = suggestion(*g, NULL);
+
+			s = bb_error_set(err, BB_ERR_CONFIG, "%s: unknown section [%s]%s",
+					 at ? at : path, *g, hint ? hint : "");
+			free(at);
+			free(hint);
 			break;
 		}
 		names = g_key_file_get_keys(kf, *g, NULL, NULL);
@@ -744,8 +880,12 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 			gchar *value;
 
 			if (!spec) {
-				s = bb_error_set(err, BB_ERR_CONFIG,
-						 "config %s: unknown key \"%s\" in [%s]", path, *k, *g);
+				char *at = where(path, *g, *k), *hint = suggestion(*g, *k);
+
+				s = bb_error_set(err, BB_ERR_CONFIG, "%s: unknown key \"%s\" in [%s]%s",
+						 at ? at : path, *k, *g, hint ? hint : "");
+				free(at);
+				free(hint);
 				break;
 			}
 			value = g_key_file_get_string(kf, *g, *k, NULL);
@@ -759,8 +899,11 @@ enum bb_status config_load_file(struct bb_config **out, const char *path,
 				if (s) {
 					/* name the file; values of secrets are never quoted */
 					if (err) {
-						char *msg = str_printf("config %s: %s", path, err->message);
+						char *at = where(path, *g, *k);
+						char *msg = str_printf("%s: %s", at ? at : path,
+								       err->message);
 
+						free(at);
 						if (msg) {
 							snprintf(err->message, sizeof(err->message), "%s", msg);
 							free(msg);
@@ -807,10 +950,31 @@ out:
 	return BB_OK;
 }
 
+enum bb_status config_load_file(struct bb_config **out, const char *path,
+				struct bb_error *err)
+{
+	return load_file(out, path, NULL, err);
+}
+
+/* $NAME, or $HOME/fallback when NAME is unset or not absolute (as the XDG
+ * base directory specification says); NULL without a HOME. */
+static char *xdg_dir(const char *name, const char *fallback)
+{
+	const char *v = getenv(name), *home = getenv("HOME");
+
+	if (v && v[0] == '/')
+		return strdup(v);
+	if (home && home[0] == '/')
+		return str_printf("%s/%s", home, fallback);
+	return NULL;
+}
+
 enum bb_status config_load(struct bb_config **out, const char *explicit_path,
 			   struct bb_error *err)
 {
 	const char *env = getenv("BUGBRIDGE_CONFIG");
+	char *dir, *path, *state = NULL;
+	enum bb_status s;
 
 	if (explicit_path)
 		return config_load_file(out, explicit_path, err);
@@ -818,6 +982,37 @@ enum bb_status config_load(struct bb_config **out, const char *explicit_path,
 		return config_load_file(out, env, err);
 	if (access("bugbridge.conf", F_OK) == 0)
 		return config_load_file(out, "bugbridge.conf", err);
+
+	/* the user's own: state under $XDG_STATE_HOME */
+	dir = xdg_dir("XDG_CONFIG_HOME", ".config");
+	path = dir ? str_printf("%s/bugbridge/bugbridge.conf", dir) : NULL;
+	free(dir);
+	if (path && access(path, F_OK) == 0) {
+		dir = xdg_dir("XDG_STATE_HOME", ".local/state");
+		state = dir ? str_printf("%s/bugbridge", dir) : NULL;
+		free(dir);
+		s = load_file(out, path, state, err);
+		free(state);
+		free(path);
+		return s;
+	}
+	free(path);
+
+	/* the system's: state where systemd's StateDirectory= puts it */
+	path = str_printf("%s/bugbridge/bugbridge.conf", SYSCONFDIR);
+	if (path && access(path, F_OK) == 0) {
+		const char *sd = getenv("STATE_DIRECTORY");
+
+		if (sd && sd[0] == '/')
+			state = strndup(sd, strcspn(sd, ":"));
+		else
+			state = strdup(LOCALSTATEDIR "/lib/bugbridge");
+		s = load_file(out, path, state, err);
+		free(state);
+		free(path);
+		return s;
+	}
+	free(path);
 	return config_load_file(out, NULL, err);
 }
 

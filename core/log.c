@@ -5,8 +5,14 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <openssl/rand.h>
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-journal.h>
 
 #include "core/buf.h"
 #include "core/log.h"
@@ -14,6 +20,7 @@
 static FILE *log_sink;
 static enum log_level log_max_level = LOG_LEVEL_INFO;
 static char log_run[9];
+static int log_to_journal;	/* the sink is journald's stream: send natively */
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
@@ -21,6 +28,10 @@ void log_setup(FILE *sink, enum log_level level, const char *run_id)
 {
 	log_sink = sink;
 	log_max_level = level;
+	/* sd_journal_sendv() drops records silently when journald's socket is
+	 * missing, so a stale JOURNAL_STREAM must not take the lines away */
+	log_to_journal = sink && log_stream_is_journal(fileno(sink)) &&
+			 access("/run/systemd/journal/socket", W_OK) == 0;
 	if (run_id) {
 		snprintf(log_run, sizeof(log_run), "%s", run_id);
 	} else {
@@ -34,6 +45,22 @@ void log_setup(FILE *sink, enum log_level level, const char *run_id)
 		snprintf(log_run, sizeof(log_run), "%02x%02x%02x%02x",
 			 r[0], r[1], r[2], r[3]);
 	}
+}
+
+int log_stream_is_journal(int fd)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char tail;
+
+	/* systemd sets JOURNAL_STREAM=<device>:<inode> of the stream it
+	 * connected to stdout/stderr; a redirected stderr no longer matches */
+	if (fd < 0 || !env || sscanf(env, "%llu:%llu%c", &dev, &ino, &tail) != 2)
+		return 0;
+	if (fstat(fd, &st) != 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
 const char *log_run_id(void)
@@ -119,6 +146,119 @@ static void add_value(struct buf *line, const char *s)
 	buf_addch(line, '"');
 }
 
+/* "hash" -> "BB_HASH": journal field names are upper case letters, digits
+ * and '_', and must not start with '_' (those are trusted fields). */
+static void add_journal_name(struct buf *out, const char *key)
+{
+	buf_addstr(out, "BB_");
+	for (const char *p = key; *p; p++)
+		buf_addch(out, isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_');
+	buf_addch(out, '=');
+}
+
+static void add_plain_value(struct buf *out, const struct log_field *f)
+{
+	if (f->type == LOG_FIELD_SECRET || log_key_is_secret(f->key)) {
+		buf_addstr(out, "<redacted>");
+		return;
+	}
+	switch (f->type) {
+	case LOG_FIELD_STR:
+		buf_addstr(out, f->s ? f->s : "");
+		break;
+	case LOG_FIELD_INT:
+		buf_addf(out, "%lld", f->i);
+		break;
+	case LOG_FIELD_UINT:
+		buf_addf(out, "%llu", f->u);
+		break;
+	case LOG_FIELD_SECRET:
+		break;
+	}
+}
+
+/* The logfmt text after "ts=… level=… run=… event=" (no newline). */
+static void add_logfmt_fields(struct buf *line, const struct log_field *fields, size_t nfields)
+{
+	for (size_t i = 0; i < nfields; i++) {
+		const struct log_field *f = &fields[i];
+
+		buf_addf(line, " %s=", f->key);
+		if (f->type == LOG_FIELD_SECRET || log_key_is_secret(f->key)) {
+			buf_addstr(line, "<redacted>");
+			continue;
+		}
+		switch (f->type) {
+		case LOG_FIELD_STR:
+			add_value(line, f->s);
+			break;
+		case LOG_FIELD_INT:
+			buf_addf(line, "%lld", f->i);
+			break;
+		case LOG_FIELD_UINT:
+			buf_addf(line, "%llu", f->u);
+			break;
+		case LOG_FIELD_SECRET:
+			break;
+		}
+	}
+}
+
+size_t log_journal_record(enum log_level level, const char *event,
+			  const struct log_field *fields, size_t nfields, struct buf *out)
+{
+	/* syslog priorities: err, warning, info, debug */
+	static const int priority[] = { 3, 4, 6, 7 };
+	size_t n = 0;
+
+	buf_addstr(out, "MESSAGE=");
+	add_value(out, event);
+	add_logfmt_fields(out, fields, nfields);
+	buf_addch(out, '\0');
+	buf_addf(out, "PRIORITY=%d", priority[(unsigned)level < 4 ? level : LOG_LEVEL_DEBUG]);
+	buf_addch(out, '\0');
+	buf_addstr(out, "SYSLOG_IDENTIFIER=bugbridge");
+	buf_addch(out, '\0');
+	buf_addf(out, "BB_EVENT=%s", event);
+	buf_addch(out, '\0');
+	buf_addf(out, "BB_RUN=%s", log_run_id());
+	buf_addch(out, '\0');
+	n = 5;
+	for (size_t i = 0; i < nfields; i++) {
+		add_journal_name(out, fields[i].key);
+		add_plain_value(out, &fields[i]);
+		buf_addch(out, '\0');
+		n++;
+	}
+	return n;
+}
+
+/* Sends one record over journald's native protocol; values may hold any
+ * byte but NUL, newlines included.  Returns 0 when the journal took it. */
+static int send_journal(enum log_level level, const char *event,
+			const struct log_field *fields, size_t nfields)
+{
+	struct buf rec;
+	struct iovec *iov;
+	size_t n, i = 0;
+	int rc = -1;
+
+	buf_init(&rec);
+	n = log_journal_record(level, event, fields, nfields, &rec);
+	iov = calloc(n, sizeof(*iov));
+	if (iov) {
+		for (const char *p = rec.data; i < n && p < rec.data + rec.len; i++) {
+			iov[i].iov_base = (void *)p;
+			iov[i].iov_len = strlen(p);
+			p += iov[i].iov_len + 1;
+		}
+		rc = sd_journal_sendv(iov, (int)i) < 0 ? -1 : 0;
+	}
+	free(iov);
+	buf_release(&rec);
+	return rc;
+}
+
 void log_fields(enum log_level level, const char *event,
 		const struct log_field *fields, size_t nfields)
 {
@@ -129,6 +269,8 @@ void log_fields(enum log_level level, const char *event,
 
 	if (!log_sink || level > log_max_level)
 		return;
+	if (log_to_journal && send_journal(level, event, fields, nfields) == 0)
+		return;
 	buf_init_capped(&line, 64 * 1024);
 	now = time(NULL);
 	gmtime_r(&now, &tm);
@@ -136,28 +278,7 @@ void log_fields(enum log_level level, const char *event,
 	buf_addf(&line, "ts=%s level=%s run=%s event=", ts,
 		 log_level_name(level), log_run_id());
 	add_value(&line, event);
-	for (size_t i = 0; i < nfields; i++) {
-		const struct log_field *f = &fields[i];
-
-		buf_addf(&line, " %s=", f->key);
-		if (f->type == LOG_FIELD_SECRET || log_key_is_secret(f->key)) {
-			buf_addstr(&line, "<redacted>");
-			continue;
-		}
-		switch (f->type) {
-		case LOG_FIELD_STR:
-			add_value(&line, f->s);
-			break;
-		case LOG_FIELD_INT:
-			buf_addf(&line, "%lld", f->i);
-			break;
-		case LOG_FIELD_UINT:
-			buf_addf(&line, "%llu", f->u);
-			break;
-		case LOG_FIELD_SECRET:
-			break;
-		}
-	}
+	add_logfmt_fields(&line, fields, nfields);
 	buf_addch(&line, '\n');
 	flockfile(log_sink);
 	fwrite(line.data, 1, line.len, log_sink);

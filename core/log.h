@@ -9,6 +9,8 @@
  * a secret (token, password, api_key, cookie, authorization, secret, …) is
  * written as key=<redacted>.  Values with spaces, quotes, '=' or control
  * characters are quoted with C-style escapes so a line always stays one line.
+ * Under systemd, when standard error is the journal, records go to journald
+ * natively with their priority and fields (log_stream_is_journal()).
  */
 #ifndef BB_LOG_H
 #define BB_LOG_H
@@ -51,6 +53,16 @@ int log_level_parse(const char *name);
 const char *log_level_name(enum log_level level);
 /* The current run id (8 hex digits), for tagging other records. */
 const char *log_run_id(void);
+/* 1 if fd is the stream systemd connected to the journal (JOURNAL_STREAM
+ * names its device and inode).  log_setup() then sends records over the
+ * journal's native protocol instead: PRIORITY from the level, MESSAGE the
+ * logfmt text, and each field as BB_<KEY> (secrets redacted as ever). */
+int log_stream_is_journal(int fd);
+/* The journal record log_fields() would send, as NUL-terminated
+ * "NAME=value" items appended to out; returns how many (for tests). */
+struct buf;
+size_t log_journal_record(enum log_level level, const char *event,
+			  const struct log_field *fields, size_t nfields, struct buf *out);
 /* 1 if key names a secret and its value must never be printed. */
 int log_key_is_secret(const char *key);
 

@@ -365,6 +365,15 @@ static const char *const migrations[] = {
 	"  fix TEXT NOT NULL,"                  /* the commit or subject looked for */
 	"  PRIMARY KEY (regression, tree)"
 	") WITHOUT ROWID;",
+	/* 6 -> 7: the front door's per-client budgets, one row per POST to
+	 * /report (refused ones included), reserved when the request starts */
+	"CREATE TABLE fd_budget ("
+	"  id INTEGER PRIMARY KEY,"
+	"  client TEXT NOT NULL,"
+	"  time INTEGER NOT NULL,"
+	"  bytes INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX fd_budget_client ON fd_budget (client, time);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -602,6 +611,58 @@ static enum bb_status store_narrow(const char *path, const char *suffix, struct 
 	return s;
 }
 
+/* Read-only: the file as it is, or, when there is none, an empty database
+ * in memory (nothing is created on disk).  Sets *upgrade (and returns
+ * BB_OK) when the file's schema is older and this user could upgrade it. */
+static enum bb_status store_open_read_only(struct store *st, int *upgrade, struct bb_error *err)
+{
+	int version;
+
+	if (access(st->path, F_OK) != 0) {
+		if (errno != ENOENT)
+			return bb_error_errno(err, errno, "cannot reach the database %s", st->path);
+		st->missing = 1;
+		if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+				    NULL) != SQLITE_OK)
+			return store_fail(st, err, "opening an empty stand-in failed");
+		sqlite3_extended_result_codes(st->db, 1);
+		if (migrate(st, err))
+			return BB_ERR_DATABASE;
+		return store_exec(st, "PRAGMA query_only = ON", err);
+	}
+	/* a file of ours an older version left wide is narrowed (a mode
+	 * change, not a write); another user's stays as it is */
+	if (fs_narrow_mode(st->path, FS_PRIVATE_FILE_MODE, err) ||
+	    store_narrow(st->path, "-wal", err) || store_narrow(st->path, "-shm", err))
+		return BB_ERR_PERMISSION;
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return store_fail(st, err, "opening failed");
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, 10000);
+	if (store_exec(st, "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456;", err))
+		return BB_ERR_DATABASE;
+	version = store_file_version(st);
+	if (version < 0)
+		return store_fail(st, err, "reading the schema version failed");
+	if (version > SCHEMA_VERSION)
+		return bb_error_set(err, BB_ERR_DATABASE,
+				    "database %s has schema version %d, newer than this "
+				    "bugbridge understands (%d); upgrade bugbridge",
+				    st->path, version, SCHEMA_VERSION);
+	if (version < SCHEMA_VERSION) {
+		if (access(st->path, W_OK) == 0) {
+			*upgrade = 1;
+			return BB_OK;
+		}
+		return bb_error_set(err, BB_ERR_DATABASE,
+				    "database %s has schema version %d and needs an upgrade to %d,"
+				    " which a writing command by its owner does (bugbridge sync)",
+				    st->path, version, SCHEMA_VERSION);
+	}
+	return BB_OK;
+}
+
 enum bb_status store_open(struct store **out, const char *path,
 			  enum store_mode mode, struct bb_error *err)
 {
@@ -615,6 +676,19 @@ enum bb_status store_open(struct store **out, const char *path,
 		free(st);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
+	if (mode == STORE_READ_ONLY) {
+		int upgrade = 0;
+
+		s = store_open_read_only(st, &upgrade, err);
+		if (!s && upgrade) {
+			/* an older schema this user may upgrade */
+			store_close(st);
+			if ((s = store_open(&st, path, STORE_READ_WRITE, err)))
+				return s;
+			s = store_exec(st, "PRAGMA query_only = ON", err);
+		}
+		goto out;
+	}
 	if ((s = store_make_private(path, err)))
 		goto out;
 	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
@@ -624,6 +698,14 @@ enum bb_status store_open(struct store **out, const char *path,
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, 10000);
+	{
+		/* keep -wal and -shm after the last writer closes: a reader of
+		 * the service's group cannot create them (the folder is not
+		 * theirs to write), but may use them */
+		int persist = 1;
+
+		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+	}
 	/* reads through a mapping, not a pread() per page */
 	s = store_exec(st, "PRAGMA journal_mode = WAL;"
 			   "PRAGMA synchronous = FULL;"

@@ -24,7 +24,11 @@
 
 enum store_mode {
 	STORE_READ_WRITE = 0,
-	STORE_READ_ONLY = 1, /* falls back to read-write when the schema needs creating or upgrading */
+	/* Never writes and never creates: a missing database reads as an empty
+	 * one (held in memory), so members of the service's group can run
+	 * read-only commands; falls back to read-write only when an existing
+	 * file needs a schema upgrade and this user may write it. */
+	STORE_READ_ONLY = 1,
 };
 
 #define STORE_CACHED_MAX 32
@@ -34,6 +38,7 @@ struct store {
 	char *path;
 	int depth;      /* nesting depth of store_begin() */
 	int failed;     /* an inner level rolled back */
+	int missing;    /* read-only and there was no file: an empty stand-in */
 	/* statements of store_cached(), by the address of their SQL text */
 	struct {
 		const char *sql;
@@ -41,8 +46,9 @@ struct store {
 	} cached[STORE_CACHED_MAX];
 };
 
-/* Opens (creating if needed) the database at path, with its parent folder.
- * On success *out is a new store to be freed with store_close(). */
+/* Opens (creating if needed) the database at path, with its parent folder;
+ * read-only (see STORE_READ_ONLY) creates nothing.  On success *out is a new
+ * store to be freed with store_close(). */
 enum bb_status store_open(struct store **out, const char *path,
 			  enum store_mode mode, struct bb_error *err);
 void store_close(struct store *st);

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +100,56 @@ char *text_hide_addresses(const char *text)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+/* Optimal string alignment distance (Levenshtein plus swapped neighbours,
+ * "sycn" is one step from "sync"), three rows of the dynamic programme.
+ * Words longer than 63 are not words a user typed for a key or command, and
+ * get no suggestion. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), pp[64], prev[64], cur[64];
+
+	if (la >= 64 || lb >= 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = pp[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		int ai = tolower((unsigned char)a[i - 1]);
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int bj = tolower((unsigned char)b[j - 1]);
+			size_t sub = prev[j - 1] + (ai != bj), del = prev[j] + 1, ins = cur[j - 1] + 1;
+			size_t d = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+
+			if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == bj && pp[j - 2] + 1 < d)
+				d = pp[j - 2] + 1;
+			cur[j] = d;
+		}
+		memcpy(pp, prev, (lb + 1) * sizeof(pp[0]));
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+const char *text_closest(const char *word, const char *const *candidates, size_t n)
+{
+	size_t len = strlen(word), limit = len / 3, best = (size_t)-1;
+	const char *found = NULL;
+
+	if (limit < 1)
+		limit = 1;
+	if (limit > 3)
+		limit = 3;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, candidates[i]);
+
+		if (d <= limit && d < best) {
+			best = d;
+			found = candidates[i];
+		}
+	}
+	return found;
 }

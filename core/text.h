@@ -10,6 +10,7 @@
 #ifndef BB_TEXT_H
 #define BB_TEXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* 1 for a Unicode format character (general category Cf: bidirectional
@@ -34,5 +35,10 @@ char *text_user_published(const char *login, const char *real_name, int show_add
  * for fields that name people (a history entry's cc change, flag setters).
  * malloc'd; NULL only when out of memory. */
 char *text_hide_addresses(const char *text);
+/* The closest of candidates[0..n) to word (edit distance with swapped
+ * neighbours counting one, ASCII,
+ * case-insensitive), for "did you mean"; NULL when none is within a third
+ * of the word's length (at least 1, at most 3). */
+const char *text_closest(const char *word, const char *const *candidates, size_t n);
 
 #endif

@@ -4,12 +4,28 @@
  *  - The blob server hands over the raw path and leaves escapes alone
  *    (blob_http.c), so query values are decoded here ('+' and %XX) and
  *    repaired to valid UTF-8 before use.
- *  - A file field becomes a blob writer when its part starts and is
- *    committed when the next part starts or the body ends; an empty or
- *    nameless file field (a browser's empty file input) stores nothing.
- *    Blobs of a submission that is then refused stay unreferenced and go
- *    with `bugbridge blob gc`; those of a stored report get a
- *    "frontdoor-report" reference.
+ *  - A file field becomes a quarantine writer (quarantine.h) when its
+ *    part starts and is finished when the next part starts or the body
+ *    ends; an empty or nameless file field (a browser's empty file input)
+ *    keeps nothing.  The files of a refused form are removed when the
+ *    request ends; those of a stored report wait in the quarantine until
+ *    it is confirmed, then enter the blob store with a "frontdoor-report"
+ *    reference, or are removed after the confirmation window.
+ *  - Budgets (reports an hour and a day, bytes a day) are reserved in one
+ *    IMMEDIATE transaction when a POST to /report starts, before a byte of
+ *    its body is read, so parallel requests (and other processes on the
+ *    same database) cannot pass them, and a restart forgets nothing.  The
+ *    bytes reserved are the Content-Length; a body without one may use
+ *    what is left of the day's bytes, and its row is corrected at the end.
+ *  - Every POST must come from the front door's own pages: its Origin (or,
+ *    without one, its Referer) must be the base URL's origin.  The pages
+ *    send Referrer-Policy: same-origin, since with no-referrer browsers
+ *    send "Origin: null" on a POST.
+ *  - No mail leaves from a request's thread: reports are queued in the
+ *    outbox and a delivery thread (its own database connection) sends
+ *    them; it also expires unconfirmed reports.  fd->lock guards the
+ *    request threads' database connection only and is never held across
+ *    network I/O; the Bugzilla client has a lock of its own.
  *  - After a failure found while the body streams (an attachment past the
  *    limit, a full disk) the writer is aborted at once, the rest of the
  *    body is dropped (up to FD_DISCARD_MAX bytes, then the connection is
@@ -22,6 +38,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,20 +56,23 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/store.h"
+#include "core/text.h"
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
 #include "web/frontdoor.h"
+#include "web/quarantine.h"
 
 #define FD_POST_BUFFER 65536
 #define FD_DISCARD_MAX (8u * 1024 * 1024)
 #define FD_MAX_FILES 20
 #define FD_TOKEN_BYTES 16
-#define FD_CONFIRM_TTL (7 * 24 * 3600)
+#define FD_SWEEP_INTERVAL 300     /* seconds between the delivery thread's rounds */
+#define FD_TITLE_IN_MAIL 80       /* characters of the title the confirmation mail quotes */
 #define FD_LIST_MAX 200
 
-static const char fd_csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; "
-			     "frame-ancestors 'none'";
+static const char fd_csp[] = "default-src 'self'; script-src 'none'; object-src 'none'; "
+			     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 static const char fd_css[] =
 	"body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}\n"
@@ -89,15 +109,26 @@ struct frontdoor {
 	char *base_url;             /* no trailing slash */
 	struct blob_server_site site;
 
-	pthread_mutex_t lock;       /* guards db and bz */
+	char *origin;               /* scheme://host[:port] of base_url */
+	struct quarantine *quarantine;
+
+	pthread_mutex_t lock;       /* guards db */
 	struct store *db;
+	pthread_mutex_t bz_lock;    /* guards bz */
+
+	/* the delivery thread */
+	pthread_t deliverer;
+	int deliverer_running;
+	pthread_mutex_t wake_lock;
+	pthread_cond_t wake;
+	int wake_pending, stopping;
+	struct store *deliver_db;
 };
 
 struct fd_upload {
-	char hash[BLOB_HEX_LEN + 1];
+	struct quarantine_file file;
 	char *name;
-	char content_type[128];
-	uint64_t size;
+	char *declared_type;
 };
 
 enum fd_kind { FD_REQ_PAGE, FD_REQ_SUBMIT };
@@ -107,7 +138,7 @@ struct fd_request {
 	char client[64];
 	struct MHD_PostProcessor *pp;
 	struct buf fields[FD_NFIELDS];
-	struct blob_writer *writer;
+	struct quarantine_writer *writer;
 	char *part_name;            /* file name of the part being written */
 	char *part_type;
 	struct fd_upload uploads[FD_MAX_FILES];
@@ -115,6 +146,9 @@ struct fd_request {
 	unsigned fail_http;         /* 0 while all is well */
 	char fail_message[256];
 	uint64_t discarded;
+	uint64_t received;          /* body bytes so far */
+	uint64_t byte_allowance;    /* what is left of the day's bytes */
+	long long budget_row;       /* its fd_budget row; 0: none */
 };
 
 /* ------------------------------------------------------------ text helpers */
@@ -182,15 +216,28 @@ static char *fd_query_value(struct MHD_Connection *conn, const char *key)
 	return valid;
 }
 
-/* Text for a header or a one-line field: valid UTF-8, control characters
- * and line breaks made spaces, trimmed; g_free() it. */
+/* Text for a header, a name or a one-line field: valid UTF-8, control
+ * characters and line breaks made spaces, format characters (bidi
+ * overrides, zero-width characters) dropped, trimmed; g_free() it. */
 static char *fd_one_line(const char *text)
 {
 	char *v = g_utf8_make_valid(text ? text : "", -1);
+	const char *r = v;
+	char *w = v;
 
-	for (char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
+	while (*r) {
+		gunichar c = g_utf8_get_char(r);
+		const char *next = g_utf8_next_char(r);
+
+		if (text_is_control_char(c)) {
+			*w++ = ' ';
+		} else if (!text_is_format_char(c)) {
+			memmove(w, r, (size_t)(next - r));
+			w += next - r;
+		}
+		r = next;
+	}
+	*w = '\0';
 	return g_strstrip(v);
 }
 
@@ -258,7 +305,7 @@ static enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, un
 	ok &= fd_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	ok &= fd_header(resp, "Content-Security-Policy", fd_csp);
 	ok &= fd_header(resp, "X-Content-Type-Options", "nosniff");
-	ok &= fd_header(resp, "Referrer-Policy", "no-referrer");
+	ok &= fd_header(resp, "Referrer-Policy", "same-origin");
 	ok &= fd_header(resp, "X-Frame-Options", "DENY");
 	ok &= fd_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (extra_name)
@@ -495,51 +542,8 @@ static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, cons
 					const char *transfer_encoding, const char *data,
 					uint64_t off, size_t size);
 
-/* Ends the file part being written: committed (and listed) when it holds
- * bytes, aborted when empty. */
-static void fd_finish_part(struct frontdoor *fd, struct fd_request *r)
-{
-	struct bb_error err = BB_ERROR_INIT;
-	struct blob_origin origin;
-	struct blob_info info;
-	struct fd_upload *u;
-
-	if (!r->writer)
-		goto out;
-	if (blob_writer_size(r->writer) == 0 || r->fail_http) {
-		blob_writer_abort(r->writer);
-		r->writer = NULL;
-		goto out;
-	}
-	memset(&origin, 0, sizeof(origin));
-	origin.name = r->part_name ? r->part_name : "";
-	origin.declared_type = r->part_type ? r->part_type : "";
-	origin.origin = "frontdoor";
-	origin.origin_ref = "";
-	if (blob_writer_commit(r->writer, &origin, &info, &err)) {
-		r->writer = NULL;
-		r->fail_http = err.code == BB_ERR_NO_SPACE ? MHD_HTTP_INSUFFICIENT_STORAGE
-							   : MHD_HTTP_INTERNAL_SERVER_ERROR;
-		snprintf(r->fail_message, sizeof(r->fail_message),
-			 "storing an attachment failed: %.200s", err.message);
-		goto out;
-	}
-	r->writer = NULL;
-	u = &r->uploads[r->nuploads++];
-	memcpy(u->hash, info.hash, sizeof(u->hash));
-	u->size = info.size;
-	snprintf(u->content_type, sizeof(u->content_type), "%s", info.content_type);
-	u->name = r->part_name;
-	r->part_name = NULL;
-	log_event(LOG_LEVEL_INFO, "frontdoor.attachment", LF_STR("client", r->client),
-		  LF_STR("hash", u->hash), LF_UINT("size", u->size));
-	(void)fd;
-out:
-	free(r->part_name);
-	free(r->part_type);
-	r->part_name = r->part_type = NULL;
-}
-
+/* A failure the filer sees as fixed text; the details (paths, errno)
+ * go to the log only. */
 static void fd_fail(struct fd_request *r, unsigned http, const char *message)
 {
 	if (r->fail_http)
@@ -547,13 +551,66 @@ static void fd_fail(struct fd_request *r, unsigned http, const char *message)
 	r->fail_http = http;
 	g_strlcpy(r->fail_message, message, sizeof(r->fail_message));
 	if (r->writer) {
-		blob_writer_abort(r->writer);
+		quarantine_writer_abort(r->writer);
 		r->writer = NULL;
 	}
 }
 
+/* fd_fail() for a storage error: fixed text on the page, err in the log. */
+static void fd_fail_storing(struct fd_request *r, const struct bb_error *err)
+{
+	log_event(err->code == BB_ERR_TOO_LARGE ? LOG_LEVEL_WARN : LOG_LEVEL_ERROR,
+		  err->code == BB_ERR_TOO_LARGE ? "frontdoor.too_large" : "frontdoor.storing_failed",
+		  LF_STR("client", r->client), LF_STR("error", err->message));
+	if (err->code == BB_ERR_TOO_LARGE)
+		fd_fail(r, MHD_HTTP_CONTENT_TOO_LARGE,
+			"An attachment is larger than this server accepts.");
+	else if (err->code == BB_ERR_NO_SPACE)
+		fd_fail(r, MHD_HTTP_INSUFFICIENT_STORAGE,
+			"The server has no room for the attachments right now; please try "
+			"again later.");
+	else
+		fd_fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			"The server could not store an attachment; please try again later.");
+}
+
+/* Ends the file part being written: kept (and listed) when it holds
+ * bytes, removed when empty. */
+static void fd_finish_part(struct frontdoor *fd, struct fd_request *r)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct fd_upload *u;
+
+	(void)fd;
+	if (!r->writer)
+		goto out;
+	if (quarantine_writer_size(r->writer) == 0 || r->fail_http) {
+		quarantine_writer_abort(r->writer);
+		r->writer = NULL;
+		goto out;
+	}
+	u = &r->uploads[r->nuploads];
+	if (quarantine_writer_finish(r->writer, &u->file, &err)) {
+		r->writer = NULL;
+		fd_fail_storing(r, &err);
+		goto out;
+	}
+	r->writer = NULL;
+	r->nuploads++;
+	u->name = r->part_name;
+	u->declared_type = r->part_type;
+	r->part_name = r->part_type = NULL;
+	log_event(LOG_LEVEL_INFO, "frontdoor.attachment", LF_STR("client", r->client),
+		  LF_STR("hash", u->file.hash), LF_UINT("size", u->file.size));
+out:
+	free(r->part_name);
+	free(r->part_type);
+	r->part_name = r->part_type = NULL;
+}
+
 /* The file name part of what a browser sent (some send a whole path),
- * made one line; malloc'd. */
+ * made one line without control or format characters; never "", "." or
+ * "..", so that its blob link works; malloc'd. */
 static char *fd_file_name(const char *filename)
 {
 	const char *base = filename, *p;
@@ -563,9 +620,15 @@ static char *fd_file_name(const char *filename)
 		if (*p == '/' || *p == '\\')
 			base = p + 1;
 	line = fd_one_line(base);
-	if (strlen(line) > 255)
-		line[255] = '\0';
-	out = strdup(*line ? line : "attachment");
+	if (strlen(line) > 255) {
+		const char *end = line + 255;
+
+		/* cut at a character boundary */
+		while (end > line && ((unsigned char)*end & 0xc0) == 0x80)
+			end--;
+		line[end - line] = '\0';
+	}
+	out = strdup(*line && strcmp(line, ".") && strcmp(line, "..") ? line : "attachment");
 	g_free(line);
 	return out;
 }
@@ -601,20 +664,16 @@ static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, cons
 				fd_fail(r, MHD_HTTP_CONTENT_TOO_LARGE, "too many attachments");
 				return MHD_YES;
 			}
-			if (blob_writer_open(ctx->fd->blobs, ctx->fd->max_upload, &r->writer, &err)) {
-				fd_fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, err.message);
+			if (quarantine_writer_open(ctx->fd->quarantine, ctx->fd->max_upload,
+						   &r->writer, &err)) {
+				fd_fail_storing(r, &err);
 				return MHD_YES;
 			}
 			r->part_name = fd_file_name(filename);
 			r->part_type = strdup(content_type ? content_type : "");
 		}
-		if (r->writer && size && blob_writer_write(r->writer, data, size, &err)) {
-			fd_fail(r, err.code == BB_ERR_TOO_LARGE ? MHD_HTTP_CONTENT_TOO_LARGE
-				: err.code == BB_ERR_NO_SPACE ? MHD_HTTP_INSUFFICIENT_STORAGE
-				: MHD_HTTP_INTERNAL_SERVER_ERROR,
-				err.code == BB_ERR_TOO_LARGE ? "an attachment is larger than this "
-							       "server accepts" : err.message);
-		}
+		if (r->writer && size && quarantine_writer_write(r->writer, data, size, &err))
+			fd_fail_storing(r, &err);
 		return MHD_YES;
 	}
 	for (i = 0; i < FD_NFIELDS; i++) {
@@ -631,57 +690,186 @@ static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, cons
 	return MHD_YES;
 }
 
-/* How many reports client filed in the last hour, and when the oldest of
- * them leaves the window. */
-static enum bb_status fd_recent(struct frontdoor *fd, const char *client, time_t now,
-				long long *count, long long *oldest, struct bb_error *err)
+/* 1 if the POST comes from the front door's own pages: its Origin, or
+ * without one its Referer, is the base URL's origin. */
+static int fd_origin_ok(const struct frontdoor *fd, struct MHD_Connection *conn)
+{
+	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	const char *referer = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Referer");
+	size_t n = strlen(fd->origin);
+
+	if (origin)
+		return !strcasecmp(origin, fd->origin);
+	return referer && !strncasecmp(referer, fd->origin, n) &&
+	       (referer[n] == '\0' || referer[n] == '/');
+}
+
+static enum MHD_Result fd_cross_origin(struct MHD_Connection *conn, struct fd_request *r,
+				       unsigned *logged)
+{
+	log_event(LOG_LEVEL_WARN, "frontdoor.cross_origin", LF_STR("client", r->client));
+	return fd_message_page(conn, MHD_HTTP_FORBIDDEN, logged, "Not sent from this site",
+			       "This form can only be sent from the front door's own pages.  "
+			       "Open the page on this site and send it from there.", NULL, NULL);
+}
+
+/* Seconds until the oldest of a client's budget rows since "since" leaves
+ * its window of "window" seconds (at least 1). */
+static long long fd_budget_wait(struct frontdoor *fd, const char *client, time_t now,
+				long long window)
 {
 	sqlite3_stmt *q = NULL;
+	long long wait = 60;
+
+	if (store_prepare(fd->db, &q, "SELECT min(time) FROM fd_budget WHERE client = ?1 "
+			  "AND time > ?2", NULL))
+		return wait;
+	sqlite3_bind_text(q, 1, client, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)(now - window));
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		wait = sqlite3_column_int64(q, 0) + window - (long long)now;
+	sqlite3_finalize(q);
+	return wait > 0 ? wait : 1;
+}
+
+enum fd_budget_result { FD_BUDGET_OK, FD_BUDGET_HOUR, FD_BUDGET_DAY, FD_BUDGET_BYTES };
+
+/* Reserves one report and want bytes of client's budgets in one IMMEDIATE
+ * transaction (the caller holds fd->lock): counts the client's rows of the
+ * last hour and day and adds one when they allow it.  *result says which
+ * budget refused; r->byte_allowance gets what is left of the day's bytes. */
+static enum bb_status fd_budget_reserve(struct frontdoor *fd, struct fd_request *r, time_t now,
+					uint64_t want, enum fd_budget_result *result,
+					struct bb_error *err)
+{
+	const struct bb_config *cfg = fd->cfg;
+	sqlite3_stmt *q = NULL;
+	long long hour = 0, day = 0, bytes = 0;
 	enum bb_status st;
 
-	if ((st = store_prepare(fd->db, &q, "SELECT count(*), coalesce(min(created), 0) FROM "
-				"fd_report WHERE client = ?1 AND created > ?2", err)))
+	*result = FD_BUDGET_OK;
+	if ((st = store_begin(fd->db, err)))
 		return st;
-	sqlite3_bind_text(q, 1, client, -1, SQLITE_STATIC);
+	if ((st = store_prepare(fd->db, &q, "SELECT count(*) FILTER (WHERE time > ?2), count(*), "
+				"coalesce(sum(bytes), 0) FROM fd_budget WHERE client = ?1 AND "
+				"time > ?3", err)))
+		goto out;
+	sqlite3_bind_text(q, 1, r->client, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 3600);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		*count = sqlite3_column_int64(q, 0);
-		*oldest = sqlite3_column_int64(q, 1);
-	} else {
-		st = store_fail(fd->db, err, "counting recent reports");
+	sqlite3_bind_int64(q, 3, (sqlite3_int64)now - 86400);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		st = store_fail(fd->db, err, "counting a client's reports");
+		goto out;
 	}
+	hour = sqlite3_column_int64(q, 0);
+	day = sqlite3_column_int64(q, 1);
+	bytes = sqlite3_column_int64(q, 2);
 	sqlite3_finalize(q);
+	q = NULL;
+	r->byte_allowance = (unsigned long long)bytes < cfg->frontdoor_day_bytes
+			    ? cfg->frontdoor_day_bytes - (unsigned long long)bytes : 0;
+	if ((unsigned long long)hour >= cfg->frontdoor_rate_limit)
+		*result = FD_BUDGET_HOUR;
+	else if ((unsigned long long)day >= cfg->frontdoor_day_limit)
+		*result = FD_BUDGET_DAY;
+	else if (want > r->byte_allowance)
+		*result = FD_BUDGET_BYTES;
+	if (*result != FD_BUDGET_OK)
+		goto out;
+	if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_budget (client, time, bytes) "
+				"VALUES (?1, ?2, ?3)", err)))
+		goto out;
+	sqlite3_bind_text(q, 1, r->client, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)now);
+	sqlite3_bind_int64(q, 3, (sqlite3_int64)want);
+	if (sqlite3_step(q) != SQLITE_DONE) {
+		st = store_fail(fd->db, err, "reserving a client's budget");
+		goto out;
+	}
+	r->budget_row = sqlite3_last_insert_rowid(fd->db->db);
+out:
+	if (q)
+		sqlite3_finalize(q);
+	if (st || *result != FD_BUDGET_OK) {
+		store_rollback(fd->db);
+		r->budget_row = 0;
+	} else if ((st = store_commit(fd->db, err))) {
+		r->budget_row = 0;
+	}
 	return st;
 }
 
-/* First call of POST /report: the rate limit and the form's type, before
- * a byte of the body is read. */
+/* Records the bytes a request really sent, when more than it reserved. */
+static void fd_budget_settle(struct frontdoor *fd, struct fd_request *r)
+{
+	sqlite3_stmt *q = NULL;
+
+	if (!r->budget_row)
+		return;
+	pthread_mutex_lock(&fd->lock);
+	if (!store_prepare(fd->db, &q, "UPDATE fd_budget SET bytes = max(bytes, ?2) WHERE id = ?1",
+			   NULL)) {
+		sqlite3_bind_int64(q, 1, r->budget_row);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)r->received);
+		if (sqlite3_step(q) != SQLITE_DONE)
+			log_event(LOG_LEVEL_WARN, "frontdoor.budget_failed",
+				  LF_STR("client", r->client));
+		sqlite3_finalize(q);
+	}
+	pthread_mutex_unlock(&fd->lock);
+	r->budget_row = 0;
+}
+
+/* First call of POST /report: the origin, the budgets and the form's
+ * type, before a byte of the body is read. */
 static enum MHD_Result fd_submit_begin(struct frontdoor *fd, struct MHD_Connection *conn,
 				       struct fd_request *r, struct fd_iter_ctx *ctx,
 				       unsigned *logged)
 {
 	struct bb_error err = BB_ERROR_INIT;
-	long long count = 0, oldest = 0;
+	const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_CONTENT_LENGTH);
+	enum fd_budget_result result = FD_BUDGET_OK;
+	unsigned long long want = 0;
 	time_t now = time(NULL);
+	long long wait = 0;
 	enum bb_status st;
+	char retry[32];
 
+	if (!fd_origin_ok(fd, conn))
+		return fd_cross_origin(conn, r, logged);
+	if (length) {
+		char *end;
+
+		errno = 0;
+		want = strtoull(length, &end, 10);
+		if (errno || *end || end == length)
+			want = 0;
+	}
 	pthread_mutex_lock(&fd->lock);
-	st = fd_recent(fd, r->client, now, &count, &oldest, &err);
+	st = fd_budget_reserve(fd, r, now, want, &result, &err);
+	if (!st && result != FD_BUDGET_OK)
+		wait = fd_budget_wait(fd, r->client, now, result == FD_BUDGET_HOUR ? 3600 : 86400);
 	pthread_mutex_unlock(&fd->lock);
-	if (st)
+	if (st) {
+		log_event(LOG_LEVEL_ERROR, "frontdoor.budget_failed", LF_STR("client", r->client),
+			  LF_STR("error", err.message));
 		return fd_message_page(conn, MHD_HTTP_SERVICE_UNAVAILABLE, logged,
 				       "Please try again later", "The server cannot take reports "
 				       "right now.", MHD_HTTP_HEADER_RETRY_AFTER, "60");
-	if ((unsigned long long)count >= fd->cfg->frontdoor_rate_limit) {
-		char retry[32];
-		long long wait = oldest + 3600 - (long long)now;
-
-		snprintf(retry, sizeof(retry), "%lld", wait > 0 ? wait : 1);
+	}
+	if (result != FD_BUDGET_OK) {
+		snprintf(retry, sizeof(retry), "%lld", wait);
 		log_event(LOG_LEVEL_WARN, "frontdoor.rate_limited", LF_STR("client", r->client),
-			  LF_INT("count", count));
+			  LF_STR("budget", result == FD_BUDGET_HOUR ? "hour"
+				 : result == FD_BUDGET_DAY ? "day" : "bytes"));
 		return fd_message_page(conn, MHD_HTTP_TOO_MANY_REQUESTS, logged,
-				       "Too many reports", "Too many reports came from your "
-				       "address in the last hour.  Please try again later.",
+				       "Too many reports",
+				       result == FD_BUDGET_BYTES
+				       ? "Your address sent more data today than this server takes "
+					 "from one address.  Please try again later."
+				       : "Too many reports came from your address recently.  "
+					 "Please try again later.",
 				       MHD_HTTP_HEADER_RETRY_AFTER, retry);
 	}
 	r->pp = MHD_create_post_processor(conn, FD_POST_BUFFER, fd_post_iterator, ctx);
@@ -697,13 +885,70 @@ static char *fd_field(struct fd_request *r, enum fd_field f, int multi_line)
 	return multi_line ? fd_multi_line(r->fields[f].data) : fd_one_line(r->fields[f].data);
 }
 
+/* An attachment of a stored report. */
+struct fd_att {
+	char hash[BLOB_HEX_LEN + 1];
+	char *name;
+	unsigned seq;
+};
+
+static void fd_atts_free(struct fd_att *atts, size_t n)
+{
+	for (size_t i = 0; atts && i < n; i++)
+		free(atts[i].name);
+	free(atts);
+}
+
+/* The attachments of report id (the caller holds fd->lock); free with
+ * fd_atts_free(). */
+static enum bb_status fd_load_atts(struct frontdoor *fd, long long id, struct fd_att **out,
+				   size_t *n, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	struct fd_att *atts = NULL;
+	size_t count = 0;
+	enum bb_status st;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((st = store_prepare(fd->db, &q, "SELECT seq, blob_hash, file_name FROM fd_attachment "
+				"WHERE report = ?1 ORDER BY seq", err)))
+		return st;
+	sqlite3_bind_int64(q, 1, id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct fd_att *grown = realloc(atts, (count + 1) * sizeof(*atts));
+
+		if (!grown || !(grown[count].name = strdup((const char *)sqlite3_column_text(q, 2)))) {
+			atts = grown ? grown : atts;
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		atts = grown;
+		atts[count].seq = (unsigned)sqlite3_column_int64(q, 0);
+		g_strlcpy(atts[count].hash, (const char *)sqlite3_column_text(q, 1),
+			  sizeof(atts[count].hash));
+		count++;
+	}
+	if (rc != SQLITE_DONE)
+		st = store_fail(fd->db, err, "reading a report's attachments");
+out:
+	sqlite3_finalize(q);
+	if (st) {
+		fd_atts_free(atts, count);
+		return st;
+	}
+	*out = atts;
+	*n = count;
+	return BB_OK;
+}
+
 /* The report as text, for the mail and the Bugzilla bug. */
 static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *description,
 			   const char *kernel, const char *regression, const char *name,
-			   const char *email, sqlite3_stmt *atts, long long bug_id)
+			   const char *email, const struct fd_att *atts, size_t natts,
+			   long long bug_id)
 {
-	int first = 1;
-
 	buf_addstr(b, description);
 	if (b->len && b->data[b->len - 1] != '\n')
 		buf_addch(b, '\n');
@@ -715,22 +960,19 @@ static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *desc
 		if (b->data[b->len - 1] != '\n')
 			buf_addch(b, '\n');
 	}
-	while (atts && sqlite3_step(atts) == SQLITE_ROW) {
-		const char *hash = (const char *)sqlite3_column_text(atts, 0);
-		const char *file = (const char *)sqlite3_column_text(atts, 1);
+	for (size_t i = 0; i < natts; i++) {
 		struct blob_info info;
 		struct bb_error err = BB_ERROR_INIT;
 		char *url;
 
-		if (first)
+		if (i == 0)
 			buf_addstr(b, "\nAttachments (verify with sha256sum):\n");
-		first = 0;
 		memset(&info, 0, sizeof(info));
-		blob_lookup(fd->blobs, hash, &info, &err);
-		url = blob_url(fd->blobs, hash, file);
-		buf_addf(b, "\n  %s (%llu bytes, %s)\n  sha256:%s\n  %s\n", file,
+		blob_lookup(fd->blobs, atts[i].hash, &info, &err);
+		url = blob_url(fd->blobs, atts[i].hash, atts[i].name);
+		buf_addf(b, "\n  %s (%llu bytes, %s)\n  sha256:%s\n  %s\n", atts[i].name,
 			 (unsigned long long)info.size,
-			 info.content_type[0] ? info.content_type : "unknown type", hash,
+			 info.content_type[0] ? info.content_type : "unknown type", atts[i].hash,
 			 url ? url : "");
 		free(url);
 	}
@@ -740,30 +982,48 @@ static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *desc
 		 name, *name ? " " : "", email, fd->base_url);
 }
 
-/* Sends what the outbox holds now, so the filer's mail does not wait for
- * the daemon's next round (the caller holds fd->lock).  A failure leaves
- * the mail queued for the daemon. */
-static void fd_deliver_now(struct frontdoor *fd)
+/* Tells the delivery thread that the outbox holds something new. */
+static void fd_wake_deliverer(struct frontdoor *fd)
 {
-	struct bb_error err = BB_ERROR_INIT;
-	struct outbox_options oopt;
-	struct outbox_stats stats;
-
-	sync_outbox_options(fd->cfg, &oopt);
-	memset(&stats, 0, sizeof(stats));
-	if (outbox_deliver(fd->db, &oopt, time(NULL), &stats, &err))
-		log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed", LF_STR("error", err.message));
+	pthread_mutex_lock(&fd->wake_lock);
+	fd->wake_pending = 1;
+	pthread_cond_signal(&fd->wake);
+	pthread_mutex_unlock(&fd->wake_lock);
 }
 
-/* Last call of POST /report: checks the fields, stores the report and
- * queues the confirmation mail. */
+/* The confirmation mail's body: the title only quoted and cut, since the
+ * mail goes to whatever address the form named. */
+static void fd_confirm_mail_body(const struct frontdoor *fd, struct buf *body,
+				 const char *title, const char *token)
+{
+	const char *end = title;
+	long chars = 0;
+
+	while (*end && chars < FD_TITLE_IN_MAIL) {
+		end = g_utf8_next_char(end);
+		chars++;
+	}
+	buf_addf(body, "Someone, hopefully you, filed a bug report at %s/ with your address,\n"
+		 "titled:\n\n  \"%.*s%s\"\n\n"
+		 "To confirm your address and send the report to the kernel developers "
+		 "(on public mailing lists%s), open this link and press its button:\n\n"
+		 "  %s/confirm/%s\n\n"
+		 "If it was not you, ignore this mail: nothing is sent without the link,\n"
+		 "and the report's attachments are deleted when the link expires.\n",
+		 fd->base_url, (int)(end - title), title, *end ? "..." : "",
+		 fd->cfg->frontdoor_create_bugs ? " and in Bugzilla" : "", fd->base_url, token);
+}
+
+/* Last call of POST /report: checks the fields, stores the report (its
+ * attachments move to the report's place in the quarantine) and queues
+ * the confirmation mail. */
 static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connection *conn,
 					struct fd_request *r, unsigned *logged)
 {
 	struct bb_error err = BB_ERROR_INIT;
 	struct buf page = BUF_INIT, mail = BUF_INIT, body = BUF_INIT;
 	char *name = NULL, *email = NULL, *title = NULL, *description = NULL, *kernel = NULL;
-	char *regression = NULL, *route = NULL, *mid = NULL, *subject = NULL;
+	char *regression = NULL, *route = NULL, *mid = NULL;
 	const char *product = NULL, *component = NULL, *problem = NULL;
 	unsigned char raw[FD_TOKEN_BYTES];
 	char token[2 * FD_TOKEN_BYTES + 1];
@@ -771,17 +1031,18 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	sqlite3_stmt *q = NULL;
 	long long id = 0;
 	long idx = -1;
-	int in_tx = 0, locked = 0;
+	int in_tx = 0, locked = 0, adopted = 0;
 	enum MHD_Result ret;
 	enum bb_status st;
 
 	if (r->pp && MHD_destroy_post_processor(r->pp) != MHD_YES)
-		fd_fail(r, MHD_HTTP_BAD_REQUEST, "the form data was malformed or cut short");
+		fd_fail(r, MHD_HTTP_BAD_REQUEST, "The form data was malformed or cut short.");
 	r->pp = NULL;
 	fd_finish_part(fd, r);
 	if (r->fail_http) {
 		ret = fd_message_page(conn, r->fail_http, logged, "The report was not taken",
-				      r->fail_message, NULL, NULL);
+				      r->fail_message, r->fail_http == MHD_HTTP_TOO_MANY_REQUESTS
+				      ? MHD_HTTP_HEADER_RETRY_AFTER : NULL, "3600");
 		goto out;
 	}
 	name = fd_field(r, FD_NAME, 0);
@@ -849,14 +1110,12 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	sqlite3_finalize(q);
 	q = NULL;
 	for (size_t i = 0; i < r->nuploads; i++) {
-		char ref[32];
-
 		if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_attachment (report, seq, "
 					"blob_hash, file_name) VALUES (?1, ?2, ?3, ?4)", &err)))
 			goto db_fail;
 		sqlite3_bind_int64(q, 1, id);
 		sqlite3_bind_int64(q, 2, (sqlite3_int64)i + 1);
-		sqlite3_bind_text(q, 3, r->uploads[i].hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, r->uploads[i].file.hash, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 4, r->uploads[i].name, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) != SQLITE_DONE) {
 			st = store_fail(fd->db, &err, "storing an attachment of a report");
@@ -864,22 +1123,17 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 		}
 		sqlite3_finalize(q);
 		q = NULL;
-		snprintf(ref, sizeof(ref), "%lld", id);
-		blob_add_ref(fd->blobs, r->uploads[i].hash, "frontdoor-report", ref, NULL);
+		adopted = 1;
+		if ((st = quarantine_adopt(fd->quarantine, &r->uploads[i].file, id,
+					   (unsigned)i + 1, &err)))
+			goto db_fail;
 	}
 	mid = str_printf("report-%lld-confirm@%s", id, fd->cfg->mail_domain);
-	subject = str_printf("Confirm your bug report: %s", title);
-	buf_addf(&body, "Someone, hopefully you, filed this bug report at %s/ with your address:\n\n"
-		 "  %s\n\n"
-		 "To confirm your address and send the report to the kernel developers "
-		 "(on public mailing lists%s), open this link and press its button:\n\n"
-		 "  %s/confirm/%s\n\n"
-		 "If it was not you, ignore this mail: nothing is sent without the link.\n",
-		 fd->base_url, title,
-		 fd->cfg->frontdoor_create_bugs ? " and in Bugzilla" : "", fd->base_url, token);
+	fd_confirm_mail_body(fd, &body, title, token);
 	to[0] = email;
-	if (!mid || !subject ||
-	    (st = fd_compose(fd, mid, subject, NULL, NULL, name, email, body.data, &mail, &err)))
+	/* the filer's bare address: no name of theirs in the mail's header */
+	if (!mid || (st = fd_compose(fd, mid, "Confirm your bug report", NULL, NULL, NULL, email,
+				     body.data, &mail, &err)))
 		goto db_fail;
 	if ((st = outbox_add(fd->db, mid, 0, 0, fd->cfg->mail_from, to, mail.data, mail.len,
 			     &err)))
@@ -887,9 +1141,14 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	in_tx = 0;
 	if ((st = store_commit(fd->db, &err)))
 		goto db_fail;
-	fd_deliver_now(fd);
 	pthread_mutex_unlock(&fd->lock);
 	locked = 0;
+	for (size_t i = 0; i < r->nuploads; i++) {
+		/* the report's now: not removed when the request ends */
+		free(r->uploads[i].file.path);
+		r->uploads[i].file.path = NULL;
+	}
+	fd_wake_deliverer(fd);
 	log_event(LOG_LEVEL_INFO, "frontdoor.report", LF_INT("report", id),
 		  LF_STR("client", r->client), LF_UINT("attachments", r->nuploads));
 
@@ -901,12 +1160,14 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	frontdoor_escape(&page, title);
 	buf_addstr(&page, "</em> sent to the developers.</p>\n");
 	if (r->nuploads) {
-		buf_addstr(&page, "<p>Attachments stored:</p>\n<ul>\n");
+		buf_addstr(&page, "<p>Attachments received (kept private until you confirm):</p>\n"
+				  "<ul>\n");
 		for (size_t i = 0; i < r->nuploads; i++) {
 			buf_addstr(&page, "<li>");
 			frontdoor_escape(&page, r->uploads[i].name);
 			buf_addf(&page, " (%llu bytes) <code class=\"sha256\">sha256:%s</code></li>\n",
-				 (unsigned long long)r->uploads[i].size, r->uploads[i].hash);
+				 (unsigned long long)r->uploads[i].file.size,
+				 r->uploads[i].file.hash);
 		}
 		buf_addstr(&page, "</ul>\n");
 	}
@@ -921,6 +1182,8 @@ db_fail:
 	q = NULL;
 	if (in_tx)
 		store_rollback(fd->db);
+	if (adopted)
+		quarantine_remove_report(fd->quarantine, id, NULL);
 	if (locked)
 		pthread_mutex_unlock(&fd->lock);
 	locked = 0;
@@ -936,7 +1199,6 @@ out:
 	buf_release(&mail);
 	buf_release(&body);
 	free(mid);
-	free(subject);
 	g_free(name);
 	g_free(email);
 	g_free(title);
@@ -964,8 +1226,9 @@ static enum MHD_Result fd_unknown_link(struct MHD_Connection *conn, unsigned *lo
 
 /* A report that can no longer be confirmed (sent already, or its link
  * expired) gets its page in *ret: 1.  0 if it can be confirmed. */
-static int fd_confirm_closed(struct MHD_Connection *conn, const char *state, long long created,
-			     unsigned *logged, enum MHD_Result *ret)
+static int fd_confirm_closed(const struct frontdoor *fd, struct MHD_Connection *conn,
+			     const char *state, long long created, unsigned *logged,
+			     enum MHD_Result *ret)
 {
 	if (!strcmp(state, "sent")) {
 		*ret = fd_message_page(conn, MHD_HTTP_OK, logged, "Already confirmed",
@@ -973,7 +1236,9 @@ static int fd_confirm_closed(struct MHD_Connection *conn, const char *state, lon
 				       NULL, NULL);
 		return 1;
 	}
-	if (!strcmp(state, "unconfirmed") && created + FD_CONFIRM_TTL < (long long)time(NULL)) {
+	if (!strcmp(state, "expired") ||
+	    (!strcmp(state, "unconfirmed") &&
+	     created + fd->cfg->frontdoor_confirm_window < (long long)time(NULL))) {
 		*ret = fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
 				       "This confirmation link has expired; please file the "
 				       "report again.", NULL, NULL);
@@ -1023,7 +1288,7 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 				       "Something went wrong on our side; please try again.",
 				       NULL, NULL);
 	}
-	if (fd_confirm_closed(conn, state, created, logged, &ret)) {
+	if (fd_confirm_closed(fd, conn, state, created, logged, &ret)) {
 		free(title);
 		free(state);
 		return ret;
@@ -1034,7 +1299,7 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 	buf_addstr(&b, "</strong> is ready.  Sending it posts it to public mailing lists "
 		       "(and to Bugzilla, where configured) under your name and address.</p>\n"
 		       "<form method=\"post\" action=\"\">\n"
-		       "<button type=\"submit\" name=\"confirm\" value=\"1\">"
+		       "<button type=\"submit\" id=\"submit\" name=\"confirm\" value=\"1\">"
 		       "Confirm and send the report</button>\n</form>\n");
 	fd_page_end(&b);
 	free(title);
@@ -1042,6 +1307,94 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 	return fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL, NULL);
 }
 
+/* Moves the attachments of a confirmed report from the quarantine into
+ * the public blob store, with a "frontdoor-report" reference.  One
+ * published by an earlier, interrupted confirmation is found in the store
+ * already. */
+static enum bb_status fd_publish(struct frontdoor *fd, long long id, const struct fd_att *atts,
+				 size_t n, struct bb_error *err)
+{
+	char ref[32];
+	enum bb_status st = BB_OK;
+
+	snprintf(ref, sizeof(ref), "%lld", id);
+	for (size_t i = 0; i < n; i++) {
+		struct blob_origin origin;
+		struct blob_info info;
+
+		memset(&origin, 0, sizeof(origin));
+		origin.name = atts[i].name;
+		origin.declared_type = "";
+		origin.origin = "frontdoor";
+		origin.origin_ref = ref;
+		st = quarantine_publish(fd->quarantine, id, atts[i].seq, atts[i].hash, fd->blobs,
+					&origin, &info, err);
+		if (st == BB_ERR_NOT_FOUND)
+			st = blob_lookup(fd->blobs, atts[i].hash, &info, err);
+		if (st || (st = blob_add_ref(fd->blobs, atts[i].hash, "frontdoor-report", ref, err)))
+			return st;
+	}
+	return quarantine_remove_report(fd->quarantine, id, err);
+}
+
+/* Files the Bugzilla bug of report id unless it has one (bug_id), under
+ * the Bugzilla client's own lock, and records its id; *bug_id gets it (0
+ * when it could not be filed: *problem then says so). */
+static enum bb_status fd_file_bug(struct frontdoor *fd, long long id, const char *product,
+				  const char *component, const char *title, const char *text,
+				  long long *bug_id, const char **problem, struct bb_error *err)
+{
+	struct bz_change fields[6];
+	struct bb_error bzerr = BB_ERROR_INIT;
+	sqlite3_stmt *q = NULL;
+	size_t nf = 0;
+	enum bb_status st = BB_OK;
+
+	pthread_mutex_lock(&fd->bz_lock);
+	/* a confirmation running beside this one may have filed it meanwhile */
+	pthread_mutex_lock(&fd->lock);
+	if (!(st = store_prepare(fd->db, &q, "SELECT bug_id FROM fd_report WHERE id = ?1", err))) {
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			*bug_id = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		q = NULL;
+	}
+	pthread_mutex_unlock(&fd->lock);
+	if (st || *bug_id > 0)
+		goto out;
+	fields[nf++] = (struct bz_change){ "product", product };
+	fields[nf++] = (struct bz_change){ "component", component };
+	fields[nf++] = (struct bz_change){ "summary", title };
+	fields[nf++] = (struct bz_change){ "version", fd->cfg->inbound_track_version };
+	fields[nf++] = (struct bz_change){ "op_sys", fd->cfg->inbound_track_op_sys };
+	fields[nf++] = (struct bz_change){ "platform", fd->cfg->inbound_track_platform };
+	if (bz_create_bug(fd->bz, fields, nf, text, bug_id, &bzerr)) {
+		*problem = "The Bugzilla bug could not be filed; the report went to the lists only.";
+		log_event(LOG_LEVEL_WARN, "frontdoor.bug_failed", LF_INT("report", id),
+			  LF_STR("error", bzerr.message));
+		*bug_id = 0;
+		goto out;
+	}
+	log_event(LOG_LEVEL_INFO, "frontdoor.bug_filed", LF_INT("report", id), LF_INT("bug", *bug_id));
+	pthread_mutex_lock(&fd->lock);
+	if (!(st = store_prepare(fd->db, &q, "UPDATE fd_report SET bug_id = ?2 WHERE id = ?1",
+				 err))) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, *bug_id);
+		if (sqlite3_step(q) != SQLITE_DONE)
+			st = store_fail(fd->db, err, "recording a filed bug");
+		sqlite3_finalize(q);
+	}
+	pthread_mutex_unlock(&fd->lock);
+out:
+	pthread_mutex_unlock(&fd->bz_lock);
+	return st;
+}
+
+/* POST of a confirmation link: marks the report confirmed, publishes its
+ * attachments, files the bug (where configured) and queues the report
+ * mail.  fd->lock is taken only around database work. */
 static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *conn,
 				  const char *token, unsigned *logged)
 {
@@ -1049,7 +1402,8 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	struct buf body = BUF_INIT, mail = BUF_INIT, page = BUF_INIT;
 	struct route_result rr;
 	struct bz_bug bug;
-	sqlite3_stmt *q = NULL, *atts = NULL;
+	struct fd_att *atts = NULL;
+	sqlite3_stmt *q = NULL;
 	char *email = NULL, *name = NULL, *title = NULL, *description = NULL, *kernel = NULL;
 	char *regression = NULL, *product = NULL, *component = NULL, *state = NULL;
 	char *mid = NULL, *subject = NULL, *cc_self = NULL, *lists = NULL;
@@ -1057,8 +1411,8 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	char empty[1] = "";
 	char *no_words[1] = { NULL };
 	long long id = 0, bug_id = 0, created = 0;
-	size_t n = 0, k = 0;
-	int in_tx = 0;
+	size_t n = 0, k = 0, natts = 0;
+	int in_tx = 0, locked = 0;
 	enum MHD_Result ret;
 	enum bb_status st = BB_OK;
 	const char *bz_problem = NULL;
@@ -1067,6 +1421,7 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	if (!fd_token_ok(token))
 		return fd_unknown_link(conn, logged);
 	pthread_mutex_lock(&fd->lock);
+	locked = 1;
 	if ((st = store_prepare(fd->db, &q, "SELECT id, email, name, title, description, "
 				"kernel_version, regression, product, component, state, bug_id, "
 				"created FROM fd_report WHERE token = ?1", &err)))
@@ -1098,13 +1453,16 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		goto db_fail;
 	}
-	if (fd_confirm_closed(conn, state, created, logged, &ret)) {
+	if (fd_confirm_closed(fd, conn, state, created, logged, &ret)) {
 		pthread_mutex_unlock(&fd->lock);
+		locked = 0;
 		goto out;
 	}
 	if (!strcmp(state, "unconfirmed")) {
+		/* state unconfirmed in the WHERE: the expiry sweep may have come first */
 		if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET state = 'confirmed', "
-					"confirmed = ?2 WHERE id = ?1", &err)))
+					"confirmed = ?2 WHERE id = ?1 AND state = 'unconfirmed'",
+					&err)))
 			goto db_fail;
 		sqlite3_bind_int64(q, 1, id);
 		sqlite3_bind_int64(q, 2, (sqlite3_int64)time(NULL));
@@ -1114,56 +1472,34 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 		}
 		sqlite3_finalize(q);
 		q = NULL;
+		if (sqlite3_changes(fd->db->db) != 1) {
+			pthread_mutex_unlock(&fd->lock);
+			locked = 0;
+			ret = fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
+					      "This confirmation link has expired; please file the "
+					      "report again.", NULL, NULL);
+			goto out;
+		}
 	}
+	if ((st = fd_load_atts(fd, id, &atts, &natts, &err)))
+		goto db_fail;
+	pthread_mutex_unlock(&fd->lock);
+	locked = 0;
 
-	/* the Bugzilla bug first, so the mail can link it */
+	/* the attachments become public; then the Bugzilla bug, so the mail
+	 * can link it */
+	if ((st = fd_publish(fd, id, atts, natts, &err)))
+		goto db_fail;
 	if (fd->cfg->frontdoor_create_bugs && fd->bz && bug_id == 0) {
-		struct bz_change fields[6];
 		struct buf text = BUF_INIT;
-		struct bb_error bzerr = BB_ERROR_INIT;
-		size_t nf = 0;
 
-		fields[nf++] = (struct bz_change){ "product", product };
-		fields[nf++] = (struct bz_change){ "component", component };
-		fields[nf++] = (struct bz_change){ "summary", title };
-		fields[nf++] = (struct bz_change){ "version", fd->cfg->inbound_track_version };
-		fields[nf++] = (struct bz_change){ "op_sys", fd->cfg->inbound_track_op_sys };
-		fields[nf++] = (struct bz_change){ "platform", fd->cfg->inbound_track_platform };
-		fd_report_text(fd, &text, description, kernel, regression, name, email, NULL, 0);
-		if (store_prepare(fd->db, &atts, "SELECT blob_hash, file_name FROM fd_attachment "
-				  "WHERE report = ?1 ORDER BY seq", &err) == BB_OK) {
-			struct buf with = BUF_INIT;
-
-			sqlite3_bind_int64(atts, 1, id);
-			fd_report_text(fd, &with, description, kernel, regression, name, email,
-				       atts, 0);
-			sqlite3_finalize(atts);
-			atts = NULL;
-			buf_release(&text);
-			text = with;
-		}
-		if (bz_create_bug(fd->bz, fields, nf, text.data, &bug_id, &bzerr)) {
-			bz_problem = "The Bugzilla bug could not be filed; the report went to the "
-				     "lists only.";
-			log_event(LOG_LEVEL_WARN, "frontdoor.bug_failed", LF_INT("report", id),
-				  LF_STR("error", bzerr.message));
-			bug_id = 0;
-		} else {
-			log_event(LOG_LEVEL_INFO, "frontdoor.bug_filed", LF_INT("report", id),
-				  LF_INT("bug", bug_id));
-			if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET bug_id = ?2 "
-						"WHERE id = ?1", &err)))
-				goto db_fail;
-			sqlite3_bind_int64(q, 1, id);
-			sqlite3_bind_int64(q, 2, bug_id);
-			if (sqlite3_step(q) != SQLITE_DONE) {
-				st = store_fail(fd->db, &err, "recording a filed bug");
-				goto db_fail;
-			}
-			sqlite3_finalize(q);
-			q = NULL;
-		}
+		fd_report_text(fd, &text, description, kernel, regression, name, email, atts,
+			       natts, 0);
+		st = fd_file_bug(fd, id, product, component, title, text.data ? text.data : "",
+				 &bug_id, &bz_problem, &err);
 		buf_release(&text);
+		if (st)
+			goto db_fail;
 	}
 
 	/* whom the report goes to */
@@ -1196,13 +1532,8 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 		recipients[n + i] = cc[i] = rr.cc[i];
 	recipients[n + k] = cc_self;
 
-	if ((st = store_prepare(fd->db, &atts, "SELECT blob_hash, file_name FROM fd_attachment "
-				"WHERE report = ?1 ORDER BY seq", &err)))
-		goto db_fail;
-	sqlite3_bind_int64(atts, 1, id);
-	fd_report_text(fd, &body, description, kernel, regression, name, email, atts, bug_id);
-	sqlite3_finalize(atts);
-	atts = NULL;
+	fd_report_text(fd, &body, description, kernel, regression, name, email, atts, natts,
+		       bug_id);
 	mid = str_printf("report-%lld@%s", id, fd->cfg->mail_domain);
 	subject = str_printf("%s%s", *regression ? "[REGRESSION] " : "", title);
 	if (!mid || !subject) {
@@ -1211,6 +1542,8 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	}
 	if ((st = fd_compose(fd, mid, subject, rr.to, cc, name, email, body.data, &mail, &err)))
 		goto db_fail;
+	pthread_mutex_lock(&fd->lock);
+	locked = 1;
 	if ((st = store_begin(fd->db, &err)))
 		goto db_fail;
 	in_tx = 1;
@@ -1231,8 +1564,9 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	in_tx = 0;
 	if ((st = store_commit(fd->db, &err)))
 		goto db_fail;
-	fd_deliver_now(fd);
 	pthread_mutex_unlock(&fd->lock);
+	locked = 0;
+	fd_wake_deliverer(fd);
 	log_event(LOG_LEVEL_INFO, "frontdoor.confirmed", LF_INT("report", id),
 		  LF_STR("message_id", mid), LF_INT("bug", bug_id));
 
@@ -1262,22 +1596,25 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 db_fail:
 	if (q)
 		sqlite3_finalize(q);
-	if (atts)
-		sqlite3_finalize(atts);
 	if (in_tx)
 		store_rollback(fd->db);
-	pthread_mutex_unlock(&fd->lock);
+	if (locked)
+		pthread_mutex_unlock(&fd->lock);
+	locked = 0;
 	log_event(LOG_LEVEL_ERROR, "frontdoor.confirm_failed", LF_INT("report", id),
 		  LF_STR("error", err.message));
 	ret = fd_message_page(conn, st == BB_ERR_NOT_FOUND ? MHD_HTTP_INTERNAL_SERVER_ERROR
 				    : st == BB_ERR_BUSY ? MHD_HTTP_SERVICE_UNAVAILABLE
 				    : MHD_HTTP_INTERNAL_SERVER_ERROR, logged, "Not sent yet",
-			      st == BB_ERR_NOT_FOUND ? "No mailing list is configured for this "
-			      "report; the administrators were told."
+			      st == BB_ERR_NOT_FOUND ? "Something the report needs is missing "
+			      "(a mailing list or an attachment); the administrators were told."
 			      : "The report could not be sent right now; open the link again "
 			      "later.", NULL, NULL);
 out:
+	if (locked)
+		pthread_mutex_unlock(&fd->lock);
 	route_result_release(&rr);
+	fd_atts_free(atts, natts);
 	buf_release(&body);
 	buf_release(&mail);
 	buf_release(&page);
@@ -1639,6 +1976,10 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 				s->answered = 1;
 			return MHD_YES;
 		}
+		if (post && !strncmp(path, "/confirm/", 9) && !fd_origin_ok(fd, conn)) {
+			s->answered = 1;
+			return fd_cross_origin(conn, &s->req, status);
+		}
 		if (!get && !(post && !strncmp(path, "/confirm/", 9))) {
 			s->answered = 1;
 			return fd_message_page(conn, MHD_HTTP_METHOD_NOT_ALLOWED, status,
@@ -1658,6 +1999,11 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		size_t n = *upload_data_size;
 
 		*upload_data_size = 0;
+		s->req.received += n;
+		if (s->req.kind == FD_REQ_SUBMIT && s->req.received > s->req.byte_allowance)
+			fd_fail(&s->req, MHD_HTTP_TOO_MANY_REQUESTS,
+				"Your address sent more data today than this server takes from "
+				"one address.  Please try again later.");
 		if (s->req.kind != FD_REQ_SUBMIT || s->req.fail_http) {
 			s->req.discarded += n;
 			return s->req.discarded > FD_DISCARD_MAX ? MHD_NO : MHD_YES;
@@ -1689,22 +2035,127 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 
 static void fd_completed(void *cls, void *state)
 {
+	struct frontdoor *fd = cls;
 	struct fd_state *s = state;
 
-	(void)cls;
 	if (!s)
 		return;
 	if (s->req.pp)
 		MHD_destroy_post_processor(s->req.pp);
 	if (s->req.writer)
-		blob_writer_abort(s->req.writer);
+		quarantine_writer_abort(s->req.writer);
+	fd_budget_settle(fd, &s->req);
 	for (size_t i = 0; i < FD_NFIELDS; i++)
 		buf_release(&s->req.fields[i]);
-	for (size_t i = 0; i < s->req.nuploads; i++)
+	for (size_t i = 0; i < s->req.nuploads; i++) {
+		/* files no stored report took: a refused form leaves nothing */
+		quarantine_file_discard(&s->req.uploads[i].file);
 		free(s->req.uploads[i].name);
+		free(s->req.uploads[i].declared_type);
+	}
 	free(s->req.part_name);
 	free(s->req.part_type);
 	free(s);
+}
+
+/* ------------------------------------------------------------ delivery */
+
+/* Expires unconfirmed reports past the confirmation window (their
+ * quarantined attachments are removed), and forgets budget rows older than
+ * a day; on the delivery thread's connection. */
+static void fd_sweep(struct frontdoor *fd, time_t now)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	sqlite3_stmt *q = NULL, *u = NULL;
+	long long cutoff = (long long)now - fd->cfg->frontdoor_confirm_window;
+	unsigned long expired = 0;
+
+	if (store_prepare(fd->deliver_db, &q, "SELECT id FROM fd_report WHERE state = "
+			  "'unconfirmed' AND created < ?1 ORDER BY id LIMIT 1000", &err) ||
+	    store_prepare(fd->deliver_db, &u, "UPDATE fd_report SET state = 'expired' WHERE "
+			  "id = ?1 AND state = 'unconfirmed'", &err))
+		goto out;
+	sqlite3_bind_int64(q, 1, cutoff);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(q, 0);
+
+		sqlite3_reset(u);
+		sqlite3_bind_int64(u, 1, id);
+		/* a confirmation that came first keeps the files */
+		if (sqlite3_step(u) != SQLITE_DONE || sqlite3_changes(fd->deliver_db->db) != 1)
+			continue;
+		if (quarantine_remove_report(fd->quarantine, id, &err))
+			log_event(LOG_LEVEL_WARN, "frontdoor.expire_failed", LF_INT("report", id),
+				  LF_STR("error", err.message));
+		expired++;
+	}
+	if (expired)
+		log_event(LOG_LEVEL_INFO, "frontdoor.expired", LF_UINT("reports", expired));
+	store_exec(fd->deliver_db, "DELETE FROM fd_budget WHERE time < strftime('%s', 'now') - 86400",
+		   NULL);
+	quarantine_remove_stale(fd->quarantine, now - 86400);
+out:
+	if (q)
+		sqlite3_finalize(q);
+	if (u)
+		sqlite3_finalize(u);
+	if (err.code)
+		log_event(LOG_LEVEL_WARN, "frontdoor.sweep_failed", LF_STR("error", err.message));
+}
+
+/* The delivery thread: woken when a request queued a mail (and every
+ * FD_SWEEP_INTERVAL seconds, for deferred mail and expiry), it delivers
+ * the outbox on its own database connection, so no request waits for a
+ * mail server. */
+static void *fd_deliverer_main(void *arg)
+{
+	struct frontdoor *fd = arg;
+
+	pthread_mutex_lock(&fd->wake_lock);
+	while (!fd->stopping) {
+		struct bb_error err = BB_ERROR_INIT;
+		struct outbox_options oopt;
+		struct outbox_stats stats;
+
+		if (!fd->wake_pending) {
+			struct timespec until;
+
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_sec += FD_SWEEP_INTERVAL;
+			pthread_cond_timedwait(&fd->wake, &fd->wake_lock, &until);
+			continue;
+		}
+		fd->wake_pending = 0;
+		pthread_mutex_unlock(&fd->wake_lock);
+		sync_outbox_options(fd->cfg, &oopt);
+		memset(&stats, 0, sizeof(stats));
+		if (outbox_deliver(fd->deliver_db, &oopt, time(NULL), &stats, &err))
+			log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed",
+				  LF_STR("error", err.message));
+		fd_sweep(fd, time(NULL));
+		pthread_mutex_lock(&fd->wake_lock);
+	}
+	pthread_mutex_unlock(&fd->wake_lock);
+	return NULL;
+}
+
+/* The scheme, host and port of url ("https://h:8443/x" gives
+ * "https://h:8443"), lower case; malloc'd, NULL without "://". */
+static char *fd_url_origin(const char *url)
+{
+	const char *host = strstr(url, "://");
+	size_t len;
+	char *origin;
+
+	if (!host)
+		return NULL;
+	host += 3;
+	len = (size_t)(host - url) + strcspn(host, "/?#");
+	origin = strndup(url, len);
+	for (char *p = origin; p && *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return origin;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -1713,9 +2164,10 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 			     struct bb_error *err)
 {
 	struct frontdoor *fd = NULL;
-	char *db_path = NULL;
+	char *db_path = NULL, *quarantine_path = NULL;
 	const char *base;
 	enum bb_status st = BB_OK;
+	int c;
 
 	*out = NULL;
 	if (opt->cfg->frontdoor_create_bugs && !opt->bz) {
@@ -1733,6 +2185,11 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	if (!(fd->origin = fd_url_origin(fd->base_url))) {
+		st = bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url \"%s\" is not a URL",
+				  fd->base_url);
+		goto out;
+	}
 	while (*fd->base_url && fd->base_url[strlen(fd->base_url) - 1] == '/')
 		fd->base_url[strlen(fd->base_url) - 1] = '\0';
 	fd->cfg = opt->cfg;
@@ -1741,13 +2198,32 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 	fd->bz = opt->bz;
 	fd->max_upload = opt->max_upload_size;
 	pthread_mutex_init(&fd->lock, NULL);
+	pthread_mutex_init(&fd->bz_lock, NULL);
+	pthread_mutex_init(&fd->wake_lock, NULL);
+	{
+		pthread_condattr_t attr;
+
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&fd->wake, &attr);
+		pthread_condattr_destroy(&attr);
+	}
 	db_path = config_data_path(opt->cfg, "bugbridge.db");
-	if (!db_path) {
+	quarantine_path = config_data_path(opt->cfg, "quarantine");
+	if (!db_path || !quarantine_path) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((st = store_open(&fd->db, db_path, STORE_READ_WRITE, err)))
+	if ((st = store_open(&fd->db, db_path, STORE_READ_WRITE, err)) ||
+	    (st = store_open(&fd->deliver_db, db_path, STORE_READ_WRITE, err)) ||
+	    (st = quarantine_open(&fd->quarantine, quarantine_path, err)))
 		goto out;
+	fd->wake_pending = 1; /* a first round at once: what an earlier run left queued */
+	if ((c = pthread_create(&fd->deliverer, NULL, fd_deliverer_main, fd)) != 0) {
+		st = bb_error_errno(err, c, "starting the front door's delivery thread");
+		goto out;
+	}
+	fd->deliverer_running = 1;
 	fd->site.cls = fd;
 	fd->site.claims = fd_claims;
 	fd->site.handle = fd_handle;
@@ -1757,6 +2233,7 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 	fd = NULL;
 out:
 	free(db_path);
+	free(quarantine_path);
 	frontdoor_free(fd);
 	return st;
 }
@@ -1770,10 +2247,26 @@ void frontdoor_free(struct frontdoor *fd)
 {
 	if (!fd)
 		return;
+	if (fd->deliverer_running) {
+		/* a delivery under way ends first (bounded by [smtp] timeout) */
+		pthread_mutex_lock(&fd->wake_lock);
+		fd->stopping = 1;
+		pthread_cond_signal(&fd->wake);
+		pthread_mutex_unlock(&fd->wake_lock);
+		pthread_join(fd->deliverer, NULL);
+	}
 	if (fd->db)
 		store_close(fd->db);
-	if (fd->base_url)
+	if (fd->deliver_db)
+		store_close(fd->deliver_db);
+	quarantine_close(fd->quarantine);
+	if (fd->origin) {
 		pthread_mutex_destroy(&fd->lock);
+		pthread_mutex_destroy(&fd->bz_lock);
+		pthread_mutex_destroy(&fd->wake_lock);
+		pthread_cond_destroy(&fd->wake);
+	}
+	free(fd->origin);
 	free(fd->base_url);
 	free(fd);
 }

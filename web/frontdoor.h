@@ -6,21 +6,30 @@
  *   POST /report              multipart/form-data: name, email, title,
  *                             description, kernel_version, regression,
  *                             route, and any number of "attachment" files,
- *                             each streamed into the blob store (never held
- *                             in memory), at most max_upload_size each.
+ *                             each streamed into the quarantine
+ *                             (quarantine.h; never held in memory, never
+ *                             served), at most max_upload_size each.  Its
+ *                             Origin (or Referer) must be base_url's
+ *                             origin (403).  The client's budgets
+ *                             ([frontdoor] rate_limit an hour, day_limit
+ *                             and day_bytes a day; refused forms count)
+ *                             are reserved in the database before a byte
+ *                             of the body is read (429 with Retry-After).
  *                             Stores an fd_report row (state unconfirmed,
  *                             a random token) and queues a mail to the
- *                             filer with <base_url>/confirm/<token>.  A
- *                             client address past rate_limit reports in the
- *                             last hour gets 429 with Retry-After before a
- *                             byte of the body is read.
- *   GET  /confirm/<token>     confirms: optionally files the Bugzilla bug
- *                             ([frontdoor] create_bugs), queues the report
- *                             mail to the routed lists (Message-ID
- *                             report-<id>@<mail domain>; attachments as
- *                             sha256 lines with their blob URL, never MIME
- *                             parts) and delivers the outbox.  Following
- *                             the link again changes nothing.
+ *                             filer's bare address with a fixed subject
+ *                             and <base_url>/confirm/<token>; a refused
+ *                             form keeps nothing.
+ *   GET  /confirm/<token>     a page with a button (POST, origin checked)
+ *                             that confirms: the attachments move into the
+ *                             blob store, the Bugzilla bug is optionally
+ *                             filed ([frontdoor] create_bugs), the report
+ *                             mail is queued to the routed lists
+ *                             (Message-ID report-<id>@<mail domain>;
+ *                             attachments as sha256 lines with their blob
+ *                             URL, never MIME parts).  Following the link
+ *                             again changes nothing; after confirm_window
+ *                             the report expires and its files are removed.
  *   GET  /bugs?status=&component=&regression=yes|no&q=
  *                             imported (imp_bug) and mirrored (bz_bug) bugs;
  *                             q searches summaries and public comments
@@ -30,11 +39,17 @@
  *
  * Every text from users or Bugzilla goes through g_markup_escape_text()
  * (attributes too); every page carries Content-Security-Policy
- * "default-src 'self'", X-Content-Type-Options: nosniff and
- * Referrer-Policy: no-referrer (the confirmation link holds a secret).
+ * "default-src 'self'; script-src 'none'", X-Content-Type-Options: nosniff
+ * and Referrer-Policy: same-origin (the confirmation link holds a secret;
+ * same-origin rather than no-referrer, since with no-referrer browsers
+ * send "Origin: null" on the form's POST).  Error pages show fixed text;
+ * details (paths, errno) go to the log.
  *
- * The front door opens its own connection to the state database and uses
- * it (and the Bugzilla client) under one lock from the server's threads.
+ * The front door opens its own connections to the state database: one
+ * the server's threads share under a lock never held across network I/O,
+ * and one for its delivery thread, which sends what the pages queue in the
+ * outbox (no mail leaves from a request) and expires unconfirmed reports.
+ * frontdoor_free() stops that thread (after the delivery under way).
  */
 #ifndef BB_FRONTDOOR_H
 #define BB_FRONTDOOR_H

@@ -5,7 +5,8 @@ protocol, with nothing but the standard library (a minimal WebSocket client).
   cdp_submit.py CHROMIUM PROFILE_DIR URL FILE_TO_ATTACH FIELD=VALUE...
 
 Loads URL, sets each field (by id) to its value, puts FILE_TO_ATTACH into the
-file input #attachment (DOM.setFileInputFiles, as a user choosing the file),
+file input #attachment (DOM.setFileInputFiles, as a user choosing the file;
+"-" for none, e.g. to press a page's only button),
 clicks #submit, waits for the next page and prints its title, a tab, and
 its text.  Exit status 0 on success, 1 on any failure (with the reason on
 standard error).
@@ -140,10 +141,11 @@ def main():
         for key, value in fields.items():
             page.evaluate("document.getElementById(%s).value = %s" % (json.dumps(key),
                                                                      json.dumps(value)))
-        doc = page.call("DOM.getDocument")
-        node = page.call("DOM.querySelector", nodeId=doc["root"]["nodeId"],
-                         selector="#attachment")["nodeId"]
-        page.call("DOM.setFileInputFiles", nodeId=node, files=[os.path.abspath(attach)])
+        if attach != "-":
+            doc = page.call("DOM.getDocument")
+            node = page.call("DOM.querySelector", nodeId=doc["root"]["nodeId"],
+                             selector="#attachment")["nodeId"]
+            page.call("DOM.setFileInputFiles", nodeId=node, files=[os.path.abspath(attach)])
         page.evaluate("document.getElementById('submit').click()")
         page.wait_event("Page.loadEventFired", timeout=120)
         title = page.evaluate("document.title")

@@ -10,6 +10,9 @@ for cmd in blob serve demo config version help; do
 done
 check_exit "no command is a usage error" 64 bb
 check_exit "an unknown command is a usage error" 64 bb frobnicate
+unlike "with no guess when nothing is close" "$(cat check.out)" "did you mean"
+check_exit "a mistyped command too" 64 bb sycn
+like "which names what was meant" "$(cat check.out)" 'no such command: sycn; did you mean "sync"\?'
 check_exit "an unknown global option is a usage error" 64 bb --frob blob ls
 
 for cmd in blob serve demo config version help; do

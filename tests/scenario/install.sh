@@ -24,6 +24,31 @@ unlike "the unit has no unsubstituted placeholders" "$(cat "$unit")" "@[a-z]+@"
 dunit=$(find "$dest" -name bugbridge-daemon.service | head -1)
 check "the systemd unit of the daemon is installed" test -n "$dunit"
 like "the daemon unit runs bugbridge daemon" "$(cat "$dunit")" "ExecStart=$prefix/bin/bugbridge .*daemon"
+sysusers=$(find "$dest" -path '*sysusers.d/bugbridge.conf' | head -1)
+check "a sysusers.d entry creates the one service user" test -n "$sysusers"
+like "named bugbridge" "$(cat "$sysusers" 2>/dev/null)" "^u bugbridge "
+tmpfiles=$(find "$dest" -path '*tmpfiles.d/bugbridge.conf' | head -1)
+like "tmpfiles.d makes the configuration root:bugbridge 0640" "$(cat "$tmpfiles" 2>/dev/null)" \
+	"z $(sed -n 's/^sysconfdir = //p' "$top_builddir/Makefile" | sed "s|\${prefix}|$prefix|")/bugbridge/bugbridge.conf 0640 root bugbridge"
+for u in "$unit" "$dunit"; do
+	name=$(basename "$u")
+	like "$name: both units run as the same user" "$(cat "$u")" "User=bugbridge"
+	unlike "$name: no DynamicUser (two units would take the state folder from each other)" \
+		"$(cat "$u")" "DynamicUser=yes"
+	like "$name: tells systemd when it is ready" "$(cat "$u")" "Type=notify"
+	like "$name: reload is SIGHUP" "$(cat "$u")" "ExecReload=/bin/kill -HUP"
+	like "$name: a configuration error is not restarted forever" "$(cat "$u")" \
+		"RestartPreventExitStatus=78"
+	like "$name: has a log folder it may write" "$(cat "$u")" "LogsDirectory=bugbridge"
+	if command -v systemd-analyze >/dev/null 2>&1 &&
+	   systemd-analyze security --offline=true "$u" >analyze.out 2>&1; then
+		exposure=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' analyze.out)
+		check "$name: systemd-analyze security rates it $exposure (2.0 or less: OK)" \
+			systemd-analyze security --offline=true --threshold=20 "$u"
+	else
+		ok "# SKIP systemd-analyze security --offline is not available"
+	fi
+done
 for f in dmesg-6.6.1-suspend.txt iwlwifi-debug.bin crash-bundle.tar.gz bugzilla-sample.xml MAINTAINERS-sample; do
 	check "demo file $f is installed" cmp "$top_srcdir/demo/$f" "$root/share/bugbridge/demo/$f"
 done

@@ -53,10 +53,43 @@ fi
 kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
 CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$server" | tr '\n' ' ')
 
+# Read-only commands create nothing: status in a folder with no data
+mkdir -p "$WORK/elsewhere"
+(cd "$WORK/elsewhere" && env -u BUGBRIDGE_CONFIG "$BUGBRIDGE" status >status.out 2>&1)
+is "status with no data exits 0" "$?" "0"
+like "and says there is no database yet" "$(cat "$WORK/elsewhere/status.out")" "does not exist yet"
+is "but creates no data folder" "$(ls "$WORK/elsewhere")" "status.out"
+(cd "$WORK/elsewhere" && env -u BUGBRIDGE_CONFIG "$BUGBRIDGE" regressions >/dev/null 2>&1;
+ env -u BUGBRIDGE_CONFIG "$BUGBRIDGE" blob ls >/dev/null 2>&1)
+is "nor do regressions or blob ls" "$(ls "$WORK/elsewhere")" "status.out"
+
+# A member of the service's group (here: another user in the data's group)
+# runs read-only commands against the files as they are: 0750 folder,
+# 0640 database, nothing of theirs to write
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod 0755 "$WORK"
+	chmod 0644 "$WORK/bugbridge.conf"
+	group=$(stat -c %g "$WORK/data")
+	as_member() { setpriv --reuid=65534 --regid="$group" --clear-groups -- "$@"; }
+	before=$(ls -la "$WORK/data" | md5sum)
+	out=$(as_member "$BUGBRIDGE" status --json 2>&1)
+	like "another user of the group runs status" "$out" '"database_exists": *true'
+	out=$(as_member "$BUGBRIDGE" blob ls 2>&1)
+	like "and blob ls, which lists what is stored" "$out" "dmesg.txt"
+	unlike "without 'attempt to write a readonly database'" "$out" "readonly"
+	is "and changes nothing in the data folder" "$(ls -la "$WORK/data" | md5sum)" "$before"
+	check_exit "a writing command as that user is refused (77, permission)" 77 as_member "$BUGBRIDGE" blob put "$WORK/dmesg.txt"
+	chmod 0700 "$WORK"
+	chmod 0600 "$WORK/bugbridge.conf"
+else
+	ok "# SKIP needs root and setpriv(1) to act as another user"
+	for n in 2 3 4 5; do ok "# SKIP needs root and setpriv(1)"; done
+fi
+
 # an existing folder that the admin made keeps its mode
 mkdir -p "$WORK/shared-data" && chmod 0755 "$WORK/shared-data"
 printf '[core]\ndata_dir = %s/shared-data\n' "$WORK" >"$WORK/other.conf"
-bb --config "$WORK/other.conf" blob ls >/dev/null 2>&1
+bb --config "$WORK/other.conf" blob put "$WORK/dmesg.txt" >/dev/null 2>&1
 is "an existing data folder keeps the mode its admin gave it" "$(mode_of "$WORK/shared-data")" 755
 is "  but the database in it is 0640" "$(mode_of "$WORK/shared-data/bugbridge.db")" 640
 

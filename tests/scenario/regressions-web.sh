@@ -32,7 +32,10 @@ out=$(bb regressions --help)
 like "regressions --help shows the subcommands" "$out" "bugbridge regressions report \[--dir DIR\] \[--send\]"
 out=$(bb help 2>&1)
 like "regressions is in the command list" "$out" "regressions +list and show tracked regressions"
-check "an empty list works (and makes the database)" bb regressions list
+check "an empty list works (and, read-only, makes no database)" bb regressions list
+check "the data folder is left alone" test ! -e "$WORK/data/bugbridge.db"
+printf 'x\n' >"$WORK/x.txt"
+check "a writing command makes the database" bb blob put "$WORK/x.txt"
 check_exit "an unknown state is a usage error" 64 bb regressions list --state nonsense
 check_exit "show without an id is a usage error" 64 bb regressions show
 check_exit "show of an unknown regression" 66 bb regressions show 999

@@ -74,7 +74,7 @@ static char *tree(void)
 
 static void open_store(int store_members)
 {
-	struct blob_options opt = { NULL, "http://blobs.test", { 1000, 1 << 30, 100, 3 }, store_members };
+	struct blob_options opt = { NULL, "http://blobs.test", { 1000, 1 << 30, 100, 3 }, store_members, 0 };
 	struct bb_error err = BB_ERROR_INIT;
 	char *root = str_printf("%s/blobs", dir);
 	char *dbp = str_printf("%s/state.db", dir);

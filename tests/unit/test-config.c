@@ -108,6 +108,31 @@ static void test_errors(void)
 	expect_error("zero-count.conf", "[blob]\narchive_max_depth = 0\n", 0600, BB_ERR_CONFIG,
 		     "must be at least 1");
 	expect_error("syntax.conf", "this is not ini\n", 0600, BB_ERR_CONFIG, "syntax.conf");
+	/* where, and what was meant */
+	expect_error("line.conf", "# a comment\n[core]\nlog_level = info\n\nlog_levle = warn\n", 0600,
+		     BB_ERR_CONFIG, "line.conf:5: unknown key \"log_levle\" in [core]; did you mean \"log_level\"?");
+	expect_error("swapped.conf", "[smpt]\nport = 25\n", 0600, BB_ERR_CONFIG,
+		     "swapped.conf:1: unknown section [smpt]; did you mean [smtp]?");
+	expect_error("elsewhere.conf", "[core]\nport = 25\n", 0600, BB_ERR_CONFIG,
+		     "elsewhere.conf:2: unknown key \"port\" in [core]; it belongs in [smtp]");
+	expect_error("far.conf", "[core]\nfrobnication = 1\n", 0600, BB_ERR_CONFIG,
+		     "unknown key \"frobnication\" in [core]");
+	expect_error("value-line.conf", "[blob]\n\n  store_archive_members = maybe\n", 0600,
+		     BB_ERR_CONFIG, "value-line.conf:3: [blob] store_archive_members");
+	/* ranges */
+	expect_error("port-high.conf", "[smtp]\nport = 99999\n", 0600, BB_ERR_CONFIG,
+		     "\"99999\" is not a port (1 to 65535)");
+	expect_error("port-zero.conf", "[smtp]\nport = 0\n", 0600, BB_ERR_CONFIG, "is not a port");
+	expect_error("port-sign.conf", "[smtp]\nport = -25\n", 0600, BB_ERR_CONFIG, "is not a port");
+	expect_error("interval-zero.conf", "[sync]\ninterval = 0\n", 0600, BB_ERR_CONFIG,
+		     "[sync] interval: must be at least 1s");
+	expect_error("timeout-zero.conf", "[smtp]\ntimeout = 0s\n", 0600, BB_ERR_CONFIG,
+		     "[smtp] timeout: must be at least 1s");
+	/* a URL as libcurl will read it */
+	expect_error("url-no-host.conf", "[bugzilla]\nurl = https://\n", 0600, BB_ERR_CONFIG,
+		     "\"https://\" is not an http:// or https:// URL with a host");
+	expect_error("url-garbage.conf", "[bugzilla]\nurl = https://exa mple.org/\n", 0600,
+		     BB_ERR_CONFIG, "URL with a host");
 	expect_error("world-readable.conf", "[server]\nupload_token = s3cr3t-value\n", 0644,
 		     BB_ERR_CONFIG, "readable by others");
 	expect_error("world-writable.conf", "[server]\nupload_token = s3cr3t-value\n", 0602,

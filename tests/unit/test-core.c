@@ -131,6 +131,104 @@ static void test_log(void)
 	   !log_key_is_secret("hash"), "secret key names");
 }
 
+/* 1 if the record holds exactly this "NAME=value" item (or MESSAGE's start). */
+static int has_item(const struct buf *rec, const char *item)
+{
+	for (const char *p = rec->data; p < rec->data + rec->len; p += strlen(p) + 1)
+		if (!strncmp(p, item, strlen(item)))
+			return 1;
+	return 0;
+}
+
+/* Under systemd with stderr on the journal, records go natively. */
+static void test_journal(void)
+{
+	char path[] = "/tmp/bb-journal-XXXXXX", env[64], *text = NULL;
+	struct buf rec = BUF_INIT;
+	struct stat st;
+	size_t n, items = 0, len = 0;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	if (!ok(fd >= 0 && fstat(fd, &st) == 0, "a stream to pretend journald gave us"))
+		return;
+	unsetenv("JOURNAL_STREAM");
+	ok(!log_stream_is_journal(fd), "no JOURNAL_STREAM: not the journal");
+	snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	ok(log_stream_is_journal(fd), "JOURNAL_STREAM naming the stream's device and inode: the journal");
+	ok(!log_stream_is_journal(0) || isatty(0) == 0, "another stream is not");
+	snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino + 1);
+	setenv("JOURNAL_STREAM", env, 1);
+	ok(!log_stream_is_journal(fd), "a redirected stderr (other inode) is not the journal");
+	setenv("JOURNAL_STREAM", "garbage", 1);
+	ok(!log_stream_is_journal(fd), "a malformed JOURNAL_STREAM is ignored");
+
+	log_setup(NULL, LOG_LEVEL_INFO, "abcd1234");
+	n = log_journal_record(LOG_LEVEL_WARN, "unit.test",
+			       (const struct log_field[]){ LF_STR("hash", "ab cd"), LF_INT("n", -5),
+							   LF_STR("upload_token", "s3cr3t"),
+							   LF_STR("multi-line", "a\nb") }, 4, &rec);
+	for (const char *p = rec.data; p < rec.data + rec.len; p += strlen(p) + 1)
+		items++;
+	is_int(n, 9, "five fixed fields and one per log field");
+	is_int(items, n, "as many NUL-terminated items");
+	ok(has_item(&rec, "PRIORITY=4"), "warn is syslog priority 4 (warning)");
+	ok(has_item(&rec, "MESSAGE=unit.test hash=\"ab cd\" n=-5"),
+	   "MESSAGE is the logfmt text");
+	ok(has_item(&rec, "BB_EVENT=unit.test") && has_item(&rec, "BB_RUN=abcd1234"),
+	   "event and run are fields of their own");
+	ok(has_item(&rec, "BB_HASH=ab cd"), "fields are BB_<KEY>, values unquoted");
+	ok(has_item(&rec, "BB_MULTI_LINE=a\nb"),
+	   "names are upper case with '_'; values keep their newlines");
+	ok(!has_item(&rec, "s3cr3t") &&
+	   has_item(&rec, "BB_UPLOAD_TOKEN=<redacted>"), "secrets stay redacted");
+	buf_release(&rec);
+
+	/* Where no journald listens (this test's machine, usually), a stale
+	 * JOURNAL_STREAM does not swallow the lines: they are written */
+	if (access("/run/systemd/journal/socket", F_OK) != 0) {
+		snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		setenv("JOURNAL_STREAM", env, 1);
+		f = fdopen(fd, "w");
+		log_setup(f, LOG_LEVEL_INFO, "abcd1234");
+		log_event(LOG_LEVEL_ERROR, "unit.fallback", LF_STR("k", "v"));
+		log_setup(NULL, LOG_LEVEL_INFO, NULL);
+		fclose(f);
+		f = fopen(path, "r");
+		if (f) {
+			text = calloc(1, 4096);
+			len = text ? fread(text, 1, 4095, f) : 0;
+			fclose(f);
+		}
+		ok(len && strstr(text, "event=unit.fallback k=v"), "without journald the line is written");
+		free(text);
+	} else {
+		close(fd);
+		printf("ok %d # SKIP a journald listens here\n", ++tap_count);
+	}
+	unsetenv("JOURNAL_STREAM");
+	unlink(path);
+}
+
+/* "Did you mean": close words are found, far ones are not */
+static void test_closest(void)
+{
+	static const char *const words[] = { "sync", "status", "serve", "blob", "regressions" };
+
+	is_str(text_closest("sycn", words, 5), "sync", "a swap of neighbours is one step");
+	is_str(text_closest("stauts", words, 5), "status", "status from stauts");
+	is_str(text_closest("Blob", words, 5), "blob", "case does not count");
+	is_str(text_closest("regresions", words, 5), "regressions", "a missing letter");
+	ok(text_closest("frobnicate", words, 5) == NULL, "nothing close: no suggestion");
+	ok(text_closest("x", words, 5) == NULL, "a one-letter word suggests nothing far");
+	ok(text_closest("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+			words, 5) == NULL, "an over-long word is no problem");
+}
+
 static void test_fsutil(void)
 {
 	unsigned long long n;
@@ -206,6 +304,8 @@ int main(void)
 	test_buf();
 	test_status();
 	test_log();
+	test_journal();
+	test_closest();
 	test_fsutil();
 	return done_testing();
 }

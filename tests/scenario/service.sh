@@ -1,0 +1,183 @@
+#!/bin/sh
+# Running as a service: the daemon and the server tell systemd when they are
+# ready, what they are doing and when they stop (sd_notify, through a
+# stand-in notification socket); SIGHUP reopens the log file (logrotate) and
+# makes the daemon read its configuration again, keeping the old one when
+# the new file is bad; an idle round writes nothing at the default level.
+. "$top_srcdir/tests/lib/common.sh"
+
+cat >state.json <<EOF2
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123"},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"}],
+  "products": [{"name": "Drivers", "components": ["Wireless"]}],
+  "bugs": [
+    {"id": 101, "summary": "iwlwifi: firmware crash after resume", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:00:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+                   "text": "Wi-Fi dies after every resume."}]}
+  ]
+}
+EOF2
+fakebz_start state.json
+
+# nothing listens on the SMTP port: mail is queued and deferred, rounds go on
+config_body() {
+	cat <<EOF2
+log_file = $WORK/bb.log
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+api_key_in = param
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+[smtp]
+host = 127.0.0.1
+port = $(free_port)
+starttls = no
+[routing]
+default_lists = linux-wireless@lists.lab
+EOF2
+}
+# log_level = info: the default a service runs with
+config_body >body.conf
+write_config <body.conf
+sed -i 's/^log_level = warn$/log_level = info/' "$BUGBRIDGE_CONFIG"
+
+# notify_start NAME: a stand-in for systemd's socket; sets $notify_log
+notify_start() {
+	notify_log="$WORK/$1.notify"
+	/usr/bin/python3 "$top_srcdir/tests/lib/notify_sink.py" --socket "$WORK/$1.sock" \
+		--log "$notify_log" --pid-file "$WORK/$1.notify.pid" >"$WORK/$1.notify.out" 2>&1 &
+	CLEANUP_PIDS="$CLEANUP_PIDS $!"
+	for _ in $(seq 1 100); do [ -s "$WORK/$1.notify.pid" ] && break; sleep 0.05; done
+	: >>"$notify_log"
+}
+# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines matching (20 s at most)
+wait_for() {
+	for _ in $(seq 1 400); do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+notify_start daemon
+NOTIFY_SOCKET="$WORK/daemon.sock" "$BUGBRIDGE" daemon --interval 1s >daemon.out 2>daemon.err &
+dpid=$!
+CLEANUP_PIDS="$CLEANUP_PIDS $dpid"
+check "the daemon tells systemd it is ready" wait_for "$notify_log" "READY=1"
+check "and after each round what it did" wait_for "$notify_log" "STATUS=last round: 1 bugs changed, 1 mails queued" 1
+check "three rounds run" wait_for "$notify_log" "STATUS=last round" 3
+is "at the default level only the round with news is logged; idle rounds write nothing" \
+	"$(grep -c 'event=sync.round' bb.log)" "1"
+unlike "nor an idle inbound or empty line" "$(cat bb.log)" "event=inbound.round"
+is "the log file is 0640, whatever the umask" "$(stat -c %a bb.log)" "640"
+
+# logrotate: the file is moved away, SIGHUP reopens it
+check_exit "a second daemon on the same data folder is refused (75)" 75 bb daemon --interval 1s
+like "naming the one that holds it" "$(cat check.out)" "in use by another bugbridge \(pid $dpid, bugbridge daemon\)"
+check_exit "so is a sync" 75 bb sync
+check "a dry run may still look" bb sync --dry-run
+
+mv bb.log bb.log.1
+kill -HUP "$dpid"
+check "SIGHUP: a new log file is opened" wait_for bb.log "event=log.reopened"
+check "the configuration is read again" wait_for bb.log "event=config.reloaded"
+like "systemd hears RELOADING=1 then READY=1" "$(tr '\n' '~' <"$notify_log")" \
+	"RELOADING=1[^~]*~READY=1"
+is "the new file is 0640 too" "$(stat -c %a bb.log)" "640"
+
+# a bad new file is logged and the old one kept: rounds go on
+cp "$BUGBRIDGE_CONFIG" good.conf
+printf '[bugzilla\nurl = \n' >>"$BUGBRIDGE_CONFIG"
+rounds=$(grep -c "STATUS=last round" "$notify_log")
+kill -HUP "$dpid"
+check "a broken file is refused and logged" wait_for bb.log "event=config.reload_failed"
+like "with what was wrong and what stays" "$(grep reload_failed bb.log)" "kept=\"the configuration in effect\""
+check "the daemon goes on with the old one" wait_for "$notify_log" "STATUS=last round" $((rounds + 2))
+
+# a new file that moves data_dir needs a restart: refused
+sed "s|^data_dir = .*|data_dir = $WORK/elsewhere|" good.conf >"$BUGBRIDGE_CONFIG"
+kill -HUP "$dpid"
+check "moving data_dir is refused until a restart" wait_for bb.log "data_dir changed" 1
+test ! -e "$WORK/elsewhere"
+is "and no new data folder appears" "$?" "0"
+cp good.conf "$BUGBRIDGE_CONFIG"
+
+kill -TERM "$dpid"
+wait "$dpid"
+is "SIGTERM still stops it cleanly" "$?" "0"
+like "systemd hears STOPPING=1" "$(cat "$notify_log")" "STOPPING=1"
+is "nothing went to stderr but what belongs there" "$(grep -c 'event=' daemon.err)" "0"
+
+# Exit codes cron and monitoring can read: a deferred mail is 75, a mail
+# the relay refused for good 65
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+admin clock '{"advance": 60}'
+admin comment '{"bug_id": 101, "creator": "ines@example.net", "text": "Still broken in 6.7."}'
+check_exit "sync exits 75 when its mail is deferred (nothing listens on the SMTP port)" 75 bb sync
+/usr/bin/python3 "$top_srcdir/tests/lib/smtp_sink.py" --port-file refuse.port --dir refuse \
+	--fail-rcpt 550:1000 >refuse.out 2>&1 &
+CLEANUP_PIDS="$CLEANUP_PIDS $!"
+for _ in $(seq 1 100); do [ -s refuse.port ] && break; sleep 0.05; done
+sed -i "s/^port = .*/port = $(cat refuse.port)/" "$BUGBRIDGE_CONFIG"
+admin clock '{"advance": 60}'
+admin comment '{"bug_id": 101, "creator": "ines@example.net", "text": "And in 6.8."}'
+check_exit "sync exits 65 when the relay refuses its mail for good" 65 bb sync
+check_exit "outbox deliver with nothing due exits 0" 0 bb outbox deliver
+is "the refused mail is listed as failed" "$(bb outbox --state failed --json |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["mails"]))')" "1"
+
+# The server: READY=1 once it listens, SIGHUP reopens its log
+notify_start serve
+NOTIFY_SOCKET="$WORK/serve.sock" "$BUGBRIDGE" serve --listen 127.0.0.1:0 --port-file serve.port \
+	>serve.out 2>serve.err &
+spid=$!
+CLEANUP_PIDS="$CLEANUP_PIDS $spid"
+check "the server tells systemd it is ready" wait_for "$notify_log" "READY=1"
+like "with the port it serves on" "$(cat "$notify_log")" "STATUS=serving on port $(cat serve.port 2>/dev/null)"
+mv bb.log bb.log.2
+kill -HUP "$spid"
+check "SIGHUP makes the server reopen its log" wait_for bb.log "event=serve.sighup"
+is "the server still answers" "$(curl -s -o /dev/null -w '%{http_code}' \
+	"http://127.0.0.1:$(cat serve.port)/blob/sha256/$(printf '%064d' 0)")" "404"
+kill -TERM "$spid"
+wait "$spid"
+is "the server stops cleanly" "$?" "0"
+like "after STOPPING=1" "$(cat "$notify_log")" "STOPPING=1"
+
+# Where the configuration is found: --config, $BUGBRIDGE_CONFIG,
+# ./bugbridge.conf, then the user's ($XDG_CONFIG_HOME), then the system's
+mkdir -p lookup/xdg/bugbridge lookup/cwd
+printf '[core]\nlog_level = warn\n' >lookup/xdg/bugbridge/bugbridge.conf
+look() { (cd lookup/cwd && env -u BUGBRIDGE_CONFIG XDG_CONFIG_HOME="$WORK/lookup/xdg" \
+	XDG_STATE_HOME="$WORK/lookup/state" "$BUGBRIDGE" "$@" config); }
+out=$(look)
+like "with none of those, the user's file under \$XDG_CONFIG_HOME is read" "$out" \
+	"# from $WORK/lookup/xdg/bugbridge/bugbridge.conf"
+like "and data_dir defaults to \$XDG_STATE_HOME/bugbridge" "$out" \
+	"data_dir = $WORK/lookup/state/bugbridge"
+printf '[core]\nlog_level = error\n' >lookup/cwd/bugbridge.conf
+like "./bugbridge.conf comes first" "$(look)" "# from bugbridge.conf"
+like "--config before everything" "$(look --config "$WORK/lookup/xdg/bugbridge/bugbridge.conf")" \
+	"# from $WORK/lookup/xdg/bugbridge/bugbridge.conf"
+test ! -e lookup/state
+is "config creates no data folder" "$?" "0"
+
+# config shows [route] and [tree] sections too, as text and JSON
+printf '[route usb]\ncomponent = USB\nlists = linux-usb@vger.kernel.org\n[tree mainline]\npath = /srv/linux\nref = master\n' \
+	>lookup/routes.conf
+out=$(bb --config lookup/routes.conf config)
+like "config prints a [route] section" "$(printf "%s" "$out" | tr "\n" ".")" "\[route usb\].component = USB.lists = linux-usb@vger.kernel.org"
+like "and a [tree] section" "$(printf '%s' "$out" | tr '\n' '.')" "\[tree mainline\].path = /srv/linux.ref = master"
+is "config --json has them" "$(bb --config lookup/routes.conf config --json | python3 -c \
+	'import json,sys; d=json.load(sys.stdin); print(d["routes"]["usb"]["lists"], d["trees"]["mainline"]["ref"])')" \
+	"linux-usb@vger.kernel.org master"
+like "config --keys lists their keys" "$(bb config --keys)" "\[route NAME\] maintainers_section"
+
+done_testing
