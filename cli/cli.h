@@ -50,6 +50,11 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv);
 int cmd_status(struct cli_context *ctx, int argc, char **argv);
 int cmd_outbox(struct cli_context *ctx, int argc, char **argv);
 int cmd_serve(struct cli_context *ctx, int argc, char **argv);
+/* cmd_serve.c: the [server] connection limits, timeouts and trusted
+ * proxies of cfg into opt (web/blob_http.h), for serve and demo --serve;
+ * lifts the soft open-files limit as far as they need. */
+struct blob_server_options;
+void cli_server_limits(const struct bb_config *cfg, struct blob_server_options *opt);
 int cmd_config(struct cli_context *ctx, int argc, char **argv);
 int cmd_demo(struct cli_context *ctx, int argc, char **argv);
 int cmd_regressions(struct cli_context *ctx, int argc, char **argv);

@@ -402,6 +402,7 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv)
 	sopt.upload_token = ctx->cfg->upload_token;
 	sopt.max_upload_size = ctx->cfg->max_upload_size;
 	sopt.threads = 2;
+	cli_server_limits(ctx->cfg, &sopt);
 	if (blob_server_start(&srv, ctx->blobs, &sopt, &err)) {
 		rc = cli_fail(&err);
 		goto out;

@@ -141,6 +141,9 @@ static int regressions_list(struct cli_context *ctx, int json, int all, const ch
 			json_object_array_add(arr, reg_report_json(&it, now, base_url, 0));
 			continue;
 		}
+		if (shown == 1)
+			printf("%6s  %-12s  %-12s  %5s  %5s  %s\n", "ID", "STATE", "BRANCH", "AGE",
+			       "IDLE", "TITLE");
 		printf("%6lld  %-12s  %-12s  %4lldd  ", r->id, reg_state_str(r->state), r->branch,
 		       days_since(r->created, now));
 		if (r->last_activity)

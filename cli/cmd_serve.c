@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -94,6 +95,12 @@ static char *serve_url_host(const char *listen)
 	return strndup(listen, len);
 }
 
+/* A configured count or duration as the server takes it. */
+static unsigned serve_clamp(unsigned long long value)
+{
+	return value > 1000000u ? 1000000u : (unsigned)value;
+}
+
 /* What the front door needs besides the store. */
 struct serve_frontdoor {
 	struct mnt_file *maintainers;
@@ -146,6 +153,33 @@ static enum bb_status serve_frontdoor_open(struct cli_context *ctx, struct serve
 	return frontdoor_new(&f->fd, &fo, err);
 }
 
+/* Every connection holds a descriptor: lifts the soft limit on open files
+ * towards the hard one when max_connections needs more.  A failure leaves
+ * the limit as it was; the server then refuses what it cannot open. */
+static void serve_raise_nofile(unsigned max_connections)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max_connections + 128; /* the store, the log, the rest */
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		log_event(LOG_LEVEL_WARN, "serve.nofile", LF_UINT("wanted", (uint64_t)want));
+}
+
+void cli_server_limits(const struct bb_config *cfg, struct blob_server_options *opt)
+{
+	opt->max_connections = serve_clamp(cfg->server_max_connections);
+	opt->max_per_client = serve_clamp(cfg->server_max_connections_per_client);
+	opt->header_timeout = serve_clamp(cfg->server_header_timeout < 0
+						  ? 0 : (unsigned long long)cfg->server_header_timeout);
+	opt->body_timeout = serve_clamp(cfg->server_body_timeout < 0
+						? 0 : (unsigned long long)cfg->server_body_timeout);
+	opt->trusted_proxies = cfg->server_trusted_proxies;
+	serve_raise_nofile(opt->max_connections);
+}
+
 int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -182,6 +216,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	opt.upload_token = ctx->cfg->upload_token;
 	opt.max_upload_size = ctx->cfg->max_upload_size;
 	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
+	cli_server_limits(ctx->cfg, &opt);
 	reports_dir = reg_report_dir(ctx->cfg);
 	if (!reports_dir) {
 		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");

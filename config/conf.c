@@ -68,15 +68,29 @@ static const struct key_spec keys[] = {
 	    "address and port of `bugbridge serve` (port 0 picks a free one)" }, KEY_LISTEN, OFF(listen) },
 	{ { "server", "upload_token", NULL, 1,
 	    "bearer token for POST/PUT /upload; unset disables uploads (secret)" }, KEY_STRING, OFF(upload_token) },
+	{ { "server", "upload_token_file", NULL, 0,
+	    "read upload_token from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(upload_token_file) },
 	{ { "server", "max_upload_size", "2G", 0,
 	    "largest upload accepted" }, KEY_SIZE, OFF(max_upload_size) },
 	{ { "server", "threads", "8", 0,
 	    "worker threads of the HTTP server" }, KEY_COUNT, OFF(server_threads) },
+	{ { "server", "max_connections", "512", 0,
+	    "connections served at once, all clients together; more get 503" }, KEY_COUNT, OFF(server_max_connections) },
+	{ { "server", "max_connections_per_client", "16", 0,
+	    "connections one address may hold at once (trusted_proxies are exempt)" }, KEY_COUNT, OFF(server_max_connections_per_client) },
+	{ { "server", "header_timeout", "10s", 0,
+	    "a connection must complete each request's headers within this time" }, KEY_DURATION, OFF(server_header_timeout) },
+	{ { "server", "body_timeout", "120s", 0,
+	    "once the headers are in, a request may stay idle this long" }, KEY_DURATION, OFF(server_body_timeout) },
+	{ { "server", "trusted_proxies", NULL, 0,
+	    "reverse proxies (ADDR or ADDR/BITS, IPv4 or IPv6, comma-separated) whose X-Forwarded-For is believed" }, KEY_STRING, OFF(server_trusted_proxies) },
 
 	{ { "bugzilla", "url", NULL, 0,
 	    "base URL of the Bugzilla to mirror, e.g. https://bugzilla.kernel.org" }, KEY_URL, OFF(bz_url) },
 	{ { "bugzilla", "api_key", NULL, 1,
 	    "API key of the bridge's account (secret); unset: anonymous" }, KEY_STRING, OFF(bz_api_key) },
+	{ { "bugzilla", "api_key_file", NULL, 0,
+	    "read api_key from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(bz_api_key_file) },
 	{ { "bugzilla", "api_key_in", "header", 0,
 	    "header (X-BUGZILLA-API-KEY, Bugzilla 5.1) or param (api_key=, 5.0 and 5.2)" }, KEY_KEY_PLACE, OFF(bz_key_in_header) },
 	{ { "bugzilla", "ca_file", NULL, 0,
@@ -129,6 +143,8 @@ static const struct key_spec keys[] = {
 	    "SMTP AUTH user name" }, KEY_STRING, OFF(smtp_user) },
 	{ { "smtp", "password", NULL, 1,
 	    "SMTP AUTH password (secret)" }, KEY_STRING, OFF(smtp_password) },
+	{ { "smtp", "password_file", NULL, 0,
+	    "read password from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(smtp_password_file) },
 	{ { "smtp", "ca_file", NULL, 0,
 	    "PEM file of the CAs trusted for STARTTLS (unset: the system's)" },
 	  KEY_PATH, OFF(smtp_ca_file) },
@@ -779,6 +795,76 @@ static enum bb_status check_permissions(const char *path, const char *secret_key
 	return BB_OK;
 }
 
+/* Secrets kept out of the configuration file: systemd's LoadCredential=
+ * puts them in $CREDENTIALS_DIRECTORY (a bare name is looked up there),
+ * else the path is relative to the file's folder.  A trailing newline is
+ * not part of the secret. */
+static enum bb_status load_credentials(struct bb_config *cfg, const char *base_dir,
+				       struct bb_error *err)
+{
+	struct {
+		const char *section, *file_key, *key;
+		char **file, **secret;
+	} creds[] = {
+		{ "server", "upload_token_file", "upload_token", &cfg->upload_token_file,
+		  &cfg->upload_token },
+		{ "bugzilla", "api_key_file", "api_key", &cfg->bz_api_key_file, &cfg->bz_api_key },
+		{ "smtp", "password_file", "password", &cfg->smtp_password_file, &cfg->smtp_password },
+	};
+	const char *credentials = getenv("CREDENTIALS_DIRECTORY");
+
+	for (size_t i = 0; i < sizeof(creds) / sizeof(creds[0]); i++) {
+		const char *name = *creds[i].file;
+		char *path, *text = NULL;
+		gsize len = 0;
+		GError *gerr = NULL;
+		int in_credentials;
+
+		if (!name || !*name)
+			continue;
+		if (*creds[i].secret)
+			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s and %s are both set; keep one",
+					    creds[i].section, creds[i].key, creds[i].file_key);
+		in_credentials = credentials && credentials[0] == '/' && !strchr(name, '/');
+		path = in_credentials ? str_printf("%s/%s", credentials, name)
+				      : resolve_path(base_dir, name);
+		if (!path)
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		if (!g_file_get_contents(path, &text, &len, &gerr)) {
+			bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: %s", creds[i].section,
+				     creds[i].file_key, gerr->message);
+			g_error_free(gerr);
+			free(path);
+			return BB_ERR_CONFIG;
+		}
+		/* a file of ours holding a secret is private, like the config */
+		if (!in_credentials) {
+			enum bb_status s = check_permissions(path, creds[i].file_key, err);
+
+			if (s) {
+				explicit_bzero(text, len);
+				g_free(text);
+				free(path);
+				return s;
+			}
+		}
+		free(path);
+		while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+			text[--len] = '\0';
+		if (!len || memchr(text, '\0', len) || memchr(text, '\n', len)) {
+			g_free(text);
+			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: the file must hold one line",
+					    creds[i].section, creds[i].file_key);
+		}
+		*creds[i].secret = strdup(text);
+		explicit_bzero(text, len);
+		g_free(text);
+		if (!*creds[i].secret)
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	return BB_OK;
+}
+
 /* AUTH never goes out in clear: with a login, STARTTLS defaults to
  * required, and "no" is refused (the outbox also holds a session with a
  * login to STARTTLS when "try" is set). */
@@ -919,6 +1005,8 @@ static enum bb_status load_file(struct bb_config **out, const char *path, const 
 	}
 	if (!s && secret_key[0])
 		s = check_permissions(path, secret_key, err);
+	if (!s)
+		s = load_credentials(cfg, base_dir, err);
 	/* an empty secret means unset */
 	for (size_t i = 0; i < NKEYS && !s; i++) {
 		char **sp;

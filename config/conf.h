@@ -38,12 +38,19 @@ struct bb_config {
 	/* [server] */
 	char *listen;            /* address:port */
 	char *upload_token;      /* secret; NULL disables uploads */
+	char *upload_token_file; /* where upload_token was read from, or NULL */
 	unsigned long long max_upload_size;
 	unsigned long long server_threads;
+	unsigned long long server_max_connections;        /* all peers together */
+	unsigned long long server_max_connections_per_client; /* per peer, proxies exempt */
+	long long server_header_timeout;  /* seconds until a request's headers are in */
+	long long server_body_timeout;    /* idle seconds once they are */
+	char *server_trusted_proxies;     /* "ADDR[/BITS],..."; NULL: none */
 
 	/* [bugzilla] */
 	char *bz_url;            /* base URL, no trailing slash; NULL: not configured */
 	char *bz_api_key;        /* secret; NULL: anonymous */
+	char *bz_api_key_file;   /* where bz_api_key was read from, or NULL */
 	int bz_key_in_header;    /* X-BUGZILLA-API-KEY (5.1) instead of api_key= (5.0/5.2) */
 	char *bz_ca_file;
 	char *bz_proxy;
@@ -72,6 +79,7 @@ struct bb_config {
 	char *smtp_starttls;     /* no, try, required */
 	char *smtp_user;
 	char *smtp_password;     /* secret */
+	char *smtp_password_file; /* where smtp_password was read from, or NULL */
 	char *smtp_ca_file;      /* CAs trusted for STARTTLS; NULL: the system's */
 	long long smtp_timeout;
 	char *smtp_maildir;

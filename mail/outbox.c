@@ -975,6 +975,12 @@ static enum bb_status deliver_smtp(struct store *db, const struct outbox_options
 	if (run.unanswered)
 		*session_trouble = 1;
 	s = run.status;
+	/* no STARTTLS where it is required, a certificate nobody vouches for:
+	 * trying again will not help, the admin must look (the rows stay
+	 * queued, deferred, and go out once the relay or the settings are
+	 * fixed) */
+	if (!s && run.tls_trouble)
+		s = bb_error_set(err, BB_ERR_CONFIG, "smtp %s: %s", server, run.tls_trouble);
 out:
 	if (session)
 		smtp_destroy_session(session);

@@ -58,14 +58,18 @@
 #include "core/log.h"
 #include "tracker/report.h"
 #include "web/blob_http.h"
+#include "web/http_guard.h"
 
-#define BLOB_SERVER_TIMEOUT_SECONDS 120u   /* idle connection */
+#define BLOB_SERVER_TIMEOUT_SECONDS 120u   /* idle request, unless told */
 #define BLOB_SERVER_DRAIN_SECONDS 10       /* blob_server_stop() waits this long */
 #define BLOB_SERVER_DISCARD_MAX (8u * 1024 * 1024)
 #define BLOB_SERVER_POST_BUFFER 65536
 #define BLOB_SERVER_NAME_MAX 255           /* bytes of a file name */
 #define BLOB_SERVER_TYPE_MAX 200           /* bytes of a declared content type */
 #define BLOB_SERVER_LOG_PATH_MAX 512
+#define BLOB_SERVER_CACHE_SLOTS 4096        /* metadata of the blobs served lately */
+#define BLOB_SERVER_SMALL_MAX 65536u       /* blobs up to this are sent from memory */
+#define BLOB_SERVER_XFF_MAX 4096           /* bytes of X-Forwarded-For read */
 
 static const char blob_server_csp[] = "default-src 'none'; sandbox";
 /* the reports' pages: no script, their style sheet from the same place */
@@ -75,8 +79,21 @@ static const char blob_server_report_csp[] = "default-src 'none'; style-src 'sel
 static const char blob_server_immutable[] = "public, max-age=31536000, immutable";
 static const char blob_server_index[] = "bugbridge blob server\n";
 
+/* What a GET needs of a blob's metadata, kept so that a hit costs no
+ * database read (a lookup locks and stats the database file and parses
+ * SQL).  Blobs are immutable, so an entry never goes stale; a blob that
+ * stops being served leaves the tree (gc, unpublish), and a hit whose file
+ * is gone is dropped and asks the store again. */
+struct blob_server_cached {
+	char hash[BLOB_HEX_LEN + 1];   /* "" if the slot is empty */
+	uint64_t size;
+	char content_type[128];
+};
+
 struct blob_server {
 	struct MHD_Daemon *daemon;
+	pthread_mutex_t cache_lock;  /* guards cache */
+	struct blob_server_cached cache[BLOB_SERVER_CACHE_SLOTS]; /* by the hash's first digits */
 	struct blob_store *store;
 	int uploads_enabled;
 	unsigned char token_digest[EVP_MAX_MD_SIZE];
@@ -85,6 +102,8 @@ struct blob_server {
 	unsigned port;
 	char *reports_dir;          /* NULL: /regressions/ is not served */
 	const struct blob_server_site *site; /* NULL: none */
+	struct http_guard *guard;   /* connection bounds, trusted proxies */
+	unsigned body_timeout;      /* seconds, once a request's headers are in */
 
 	pthread_mutex_t lock;       /* guards what follows */
 	pthread_cond_t idle;        /* signalled when in_flight drops to 0 */
@@ -110,7 +129,9 @@ struct blob_request {
 	enum blob_request_kind kind;
 	char method[16];
 	char *path;                 /* for the log (MHD keeps the query apart) */
-	char client[64];
+	char client[HTTP_GUARD_CLIENT_MAX]; /* the real client (http_guard_client()) */
+	char peer[HTTP_GUARD_CLIENT_MAX];   /* the address connected to us */
+	struct http_guard_conn *guard_conn; /* NULL: not watched */
 	int head;
 	int routed;                 /* blob_server_route() was called */
 	const char *csp;            /* NULL: blob_server_csp */
@@ -263,49 +284,79 @@ static const char *blob_server_header_safe(const char *value, const char *fallba
 	return value;
 }
 
-/* 1 if a browser might run or render the type as active content, or we
- * cannot tell: such blobs are sent as attachments. */
-static int blob_server_is_active(const char *content_type)
+/* The type a blob is sent with: its own if it is on the short list of
+ * types no browser runs or renders as active content (text/plain keeps a
+ * plain charset parameter), written to out; NULL if it is anything else
+ * (HTML, SVG, XML, JSON, JavaScript, PDF, CSS, unknown, malformed…): such a
+ * blob goes out as application/octet-stream, an attachment. */
+static const char *blob_server_inert_type(const char *content_type, char *out, size_t out_len)
 {
-	static const char *const words[] = {
-		"html", "xml", "svg", "javascript", "ecmascript", "pdf", "flash",
-		"wasm", "wml", "xsl",
+	static const char *const inert[] = {
+		"text/plain", "image/png", "image/jpeg", "image/gif", "image/webp",
 	};
-	static const char *const exact[] = {
-		"application/octet-stream", "application/x-empty", "text/css",
-	};
-	char type[128];
+	static const char *const charsets[] = { "us-ascii", "utf-8", "iso-8859-1" };
+	char type[64];
+	const char *p = content_type, *param;
 	size_t i, n = 0;
 
-	for (i = 0; content_type[i] && content_type[i] != ';' && n < sizeof(type) - 1; i++) {
-		char c = content_type[i];
-
-		if (blob_server_is_space(c))
-			continue;
-		type[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	while (blob_server_is_space(*p))
+		p++;
+	for (; *p && *p != ';' && !blob_server_is_space(*p); p++) {
+		if (n == sizeof(type) - 1)
+			return NULL;
+		type[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
 	}
 	type[n] = '\0';
-	if (!strchr(type, '/') || !strncmp(type, "multipart/", 10))
-		return 1;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(type, words[i]))
-			return 1;
-	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(type, exact[i]))
+	for (i = 0; i < sizeof(inert) / sizeof(inert[0]); i++)
+		if (!strcmp(type, inert[i]))
+			break;
+	if (i == sizeof(inert) / sizeof(inert[0]))
+		return NULL;
+	snprintf(out, out_len, "%s", type);
+	if (strcmp(type, "text/plain") || !(param = strcasestr(p, "charset=")))
+		return out;
+	/* only charsets no old browser decodes into markup (UTF-7 did) */
+	param += 8;
+	for (i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++) {
+		n = strlen(charsets[i]);
+		if (!strncasecmp(param, charsets[i], n) &&
+		    (!param[n] || param[n] == ';' || blob_server_is_space(param[n]))) {
+			snprintf(out + strlen(out), out_len - strlen(out), "; charset=%s", charsets[i]);
+			break;
+		}
+	}
+	return out;
+}
+
+/* 1 if a file name (may be NULL) ends in an extension a browser or a
+ * desktop would treat as active content, whatever the bytes look like: a
+ * script sniffed as text/plain is still sent as a download then. */
+static int blob_server_active_name(const char *name)
+{
+	static const char *const active[] = {
+		"htm", "html", "xhtml", "shtml", "svg", "svgz", "xml", "xsl", "xslt", "js",
+		"mjs", "cjs", "json", "css", "pdf", "swf", "wasm", "hta", "vbs", "url",
+	};
+	const char *dot = name ? strrchr(name, '.') : NULL;
+	size_t i;
+
+	if (!dot)
+		return 0;
+	for (i = 0; i < sizeof(active) / sizeof(active[0]); i++)
+		if (!strcasecmp(dot + 1, active[i]))
 			return 1;
 	return 0;
 }
 
-/* Content-Disposition for a blob of that type, with the name (may be NULL)
+/* Content-Disposition, inline or attachment, with the name (may be NULL)
  * as a plain ASCII fallback and as RFC 6266 / RFC 8187 filename*. */
-static enum bb_status blob_server_disposition(struct buf *out, const char *content_type,
-					      const char *name)
+static enum bb_status blob_server_disposition(struct buf *out, int inline_ok, const char *name)
 {
 	static const char attr_chars[] = "!#$&+-.^_`|~";
 	enum bb_status st;
 	const char *p;
 
-	st = buf_addstr(out, blob_server_is_active(content_type) ? "attachment" : "inline");
+	st = buf_addstr(out, inline_ok ? "inline" : "attachment");
 	if (st || !name || !*name)
 		goto out;
 	if ((st = buf_addstr(out, "; filename=\"")))
@@ -613,6 +664,85 @@ static enum MHD_Result blob_server_send_index(struct blob_request *req,
 
 /* ------------------------------------------------------------------ blobs */
 
+/* A small blob read into memory: MHD then sends the header and the body in
+ * one write, where a file response costs it an fstat, two fcntl and a
+ * sendfile more per request.  NULL if it cannot be read whole. */
+static struct MHD_Response *blob_server_small_response(int fd, uint64_t start, uint64_t length)
+{
+	struct MHD_Response *resp = NULL;
+	char *data = malloc(length);
+	size_t got = 0;
+
+	if (!data)
+		goto out;
+	while (got < length) {
+		ssize_t n = pread(fd, data + got, length - got, (off_t)(start + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto out;
+		got += (size_t)n;
+	}
+	resp = MHD_create_response_from_buffer(length, data, MHD_RESPMEM_MUST_FREE);
+	if (resp)
+		data = NULL;
+out:
+	free(data);
+	return resp;
+}
+
+static struct blob_server_cached *blob_server_cache_slot(struct blob_server *srv,
+							 const char *hex)
+{
+	/* the hash is uniformly spread: its first three digits index */
+	unsigned slot = (unsigned)(blob_server_hex_value(hex[0]) << 8 |
+				   blob_server_hex_value(hex[1]) << 4 |
+				   blob_server_hex_value(hex[2]));
+
+	return &srv->cache[slot % BLOB_SERVER_CACHE_SLOTS];
+}
+
+/* blob_open() with the metadata cache in front (see struct
+ * blob_server_cached). */
+static enum bb_status blob_server_open_cached(struct blob_server *srv, const char *hex, int *fd,
+					      struct blob_info *info, struct bb_error *err)
+{
+	struct blob_server_cached *slot = blob_server_cache_slot(srv, hex);
+	enum bb_status st;
+	char *path;
+	int hit;
+
+	memset(info, 0, sizeof(*info));
+	pthread_mutex_lock(&srv->cache_lock);
+	hit = !strcmp(slot->hash, hex);
+	if (hit) {
+		snprintf(info->hash, sizeof(info->hash), "%s", hex);
+		info->size = slot->size;
+		memcpy(info->content_type, slot->content_type, sizeof(info->content_type));
+	}
+	pthread_mutex_unlock(&srv->cache_lock);
+	if (hit && (path = blob_path(srv->store, hex))) {
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		free(path);
+		if (*fd >= 0)
+			return BB_OK;
+		pthread_mutex_lock(&srv->cache_lock);
+		if (!strcmp(slot->hash, hex))
+			slot->hash[0] = '\0';
+		pthread_mutex_unlock(&srv->cache_lock);
+	}
+	st = blob_open(srv->store, hex, fd, info, err);
+	if (st == BB_OK) {
+		pthread_mutex_lock(&srv->cache_lock);
+		snprintf(slot->hash, sizeof(slot->hash), "%s", hex);
+		slot->size = info->size;
+		memcpy(slot->content_type, info->content_type, sizeof(slot->content_type));
+		pthread_mutex_unlock(&srv->cache_lock);
+	}
+	return st;
+}
+
 /* GET or HEAD of one blob; hex is valid and lower case, name may be NULL. */
 static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 					     struct MHD_Connection *conn, const char *hex,
@@ -624,7 +754,7 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	struct buf value = BUF_INIT;
 	struct blob_info info;
 	struct stat sb;
-	char etag[BLOB_HEX_LEN + 16], size_text[32];
+	char etag[BLOB_HEX_LEN + 16], size_text[32], inert[80];
 	const char *header, *type;
 	uint64_t start = 0, length = 0;
 	enum blob_range range = BLOB_RANGE_NONE;
@@ -633,7 +763,7 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	unsigned status = MHD_HTTP_OK;
 	int fd = -1, ok = 1;
 
-	st = blob_open(srv->store, hex, &fd, &info, &err);
+	st = blob_server_open_cached(srv, hex, &fd, &info, &err);
 	if (st == BB_ERR_NOT_FOUND) {
 		struct bb_error lookup_err = BB_ERROR_INIT;
 
@@ -699,6 +829,8 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 
 	if (length == 0) {
 		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else if (length <= BLOB_SERVER_SMALL_MAX && !req->head) {
+		resp = blob_server_small_response(fd, start, length);
 	} else {
 		resp = MHD_create_response_from_fd_at_offset64(length, fd, start);
 		if (resp)
@@ -706,9 +838,13 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	}
 	if (!resp)
 		goto out;
-	type = blob_server_header_safe(info.content_type, "application/octet-stream");
-	if (blob_server_disposition(&value, type, name))
+	type = blob_server_active_name(name) ? NULL
+					     : blob_server_inert_type(info.content_type, inert,
+								      sizeof(inert));
+	if (blob_server_disposition(&value, type != NULL, name))
 		goto out;
+	if (!type)
+		type = "application/octet-stream";
 	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type, &ok);
 	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, value.data, &ok);
 	blob_server_header(resp, MHD_HTTP_HEADER_ETAG, etag, &ok);
@@ -1274,12 +1410,43 @@ static enum MHD_Result blob_server_route(struct blob_request *req, struct MHD_Co
 	return ret;
 }
 
+/* MHD_KeyValueIterator: every X-Forwarded-For line, in order, joined by
+ * commas (a proxy may add a line of its own rather than extend one). */
+static enum MHD_Result blob_server_collect_xff(void *cls, enum MHD_ValueKind kind,
+					       const char *key, const char *value)
+{
+	struct buf *xff = cls;
+
+	(void)kind;
+	if (!key || !value || strcasecmp(key, "X-Forwarded-For"))
+		return MHD_YES;
+	if (xff->len + strlen(value) + 1 > BLOB_SERVER_XFF_MAX)
+		return MHD_NO;
+	if ((xff->len && buf_addch(xff, ',')) || buf_addstr(xff, value))
+		return MHD_NO;
+	return MHD_YES;
+}
+
+/* The path as the log shows it: the token of /confirm/<token> is a secret
+ * (whoever has it confirms the report), so it is replaced.  Queries never
+ * reach the log at all: MHD keeps them apart from url. */
+static char *blob_server_log_path(const char *url)
+{
+	static const char confirm[] = "/confirm/";
+
+	if (!strncmp(url, confirm, sizeof(confirm) - 1) && url[sizeof(confirm) - 1])
+		return strdup("/confirm/<redacted>");
+	return strndup(url, BLOB_SERVER_LOG_PATH_MAX);
+}
+
 static struct blob_request *blob_server_request_new(struct blob_server *srv,
 						    struct MHD_Connection *conn,
 						    const char *url, const char *method)
 {
 	const union MHD_ConnectionInfo *ci;
 	struct blob_request *req;
+	struct buf xff = BUF_INIT;
+	const struct sockaddr *addr = NULL;
 
 	req = calloc(1, sizeof(*req));
 	if (!req)
@@ -1288,28 +1455,40 @@ static struct blob_request *blob_server_request_new(struct blob_server *srv,
 	req->kind = BLOB_REQUEST_SIMPLE;
 	snprintf(req->method, sizeof(req->method), "%s", method);
 	req->head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
-	req->path = strndup(url, BLOB_SERVER_LOG_PATH_MAX);
+	req->path = blob_server_log_path(url);
 	if (!req->path) {
 		free(req);
 		req = NULL;
 		goto out;
 	}
-	snprintf(req->client, sizeof(req->client), "-");
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	req->guard_conn = ci ? ci->socket_context : NULL;
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (ci && ci->client_addr) {
-		socklen_t len = ci->client_addr->sa_family == AF_INET6
-					? (socklen_t)sizeof(struct sockaddr_in6)
-					: (socklen_t)sizeof(struct sockaddr_in);
-
-		if (getnameinfo(ci->client_addr, len, req->client, sizeof(req->client), NULL, 0,
-				NI_NUMERICHOST) != 0)
-			snprintf(req->client, sizeof(req->client), "-");
+	if (ci)
+		addr = ci->client_addr;
+	http_guard_client(srv->guard, addr, NULL, req->peer, sizeof(req->peer));
+	if (addr && http_guard_is_trusted(srv->guard, addr)) {
+		MHD_get_connection_values(conn, MHD_HEADER_KIND, blob_server_collect_xff, &xff);
+		http_guard_client(srv->guard, addr, xff.len ? xff.data : NULL, req->client,
+				  sizeof(req->client));
+	} else {
+		memcpy(req->client, req->peer, sizeof(req->client));
 	}
 	pthread_mutex_lock(&srv->lock);
 	srv->in_flight++;
 	pthread_mutex_unlock(&srv->lock);
 out:
+	buf_release(&xff);
 	return req;
+}
+
+/* Past max_connections: 503 at once, and the connection closes. */
+static enum MHD_Result blob_server_send_overload(struct blob_request *req,
+						 struct MHD_Connection *conn)
+{
+	return blob_server_send_error(req, conn, MHD_HTTP_SERVICE_UNAVAILABLE, BB_ERR_BUSY,
+				      MHD_HTTP_HEADER_RETRY_AFTER, "5",
+				      "the server is busy; try again later");
 }
 
 /* MHD_AccessHandlerCallback. */
@@ -1327,6 +1506,15 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 		if (!req)
 			goto out;
 		*con_cls = req;
+		/* the headers are in: the header deadline is over, the body
+		 * (and the answer) get the longer idle timeout */
+		if (http_guard_request_begins(req->srv->guard, req->guard_conn)) {
+			req->routed = 1;
+			ret = blob_server_send_overload(req, conn);
+			goto out;
+		}
+		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+					  req->srv->body_timeout);
 		if (req->srv->site && blob_server_path_ok(url) &&
 		    req->srv->site->claims(req->srv->site->cls, url, method)) {
 			req->kind = BLOB_REQUEST_SITE;
@@ -1383,6 +1571,7 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 	if (!req)
 		return;
 	*con_cls = NULL;
+	http_guard_request_ends(srv->guard, req->guard_conn);
 	if (req->post)
 		MHD_destroy_post_processor(req->post);
 	if (req->kind == BLOB_REQUEST_SITE)
@@ -1397,7 +1586,7 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 		  LF_STR("method", req->method), LF_STR("path", req->path),
 		  LF_UINT("status", req->status), LF_UINT("bytes", req->bytes_out),
 		  LF_UINT("received", req->bytes_in),
-		  LF_STR("end", blob_server_termination_str(toe)));
+		  LF_STR("end", blob_server_termination_str(toe)), LF_STR("peer", req->peer));
 	free(req->path);
 	free(req->name);
 	free(req->declared_type);
@@ -1409,6 +1598,34 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 	if (--srv->in_flight == 0)
 		pthread_cond_broadcast(&srv->idle);
 	pthread_mutex_unlock(&srv->lock);
+}
+
+/* MHD_AcceptPolicyCallback: the connection limits (web/http_guard.h). */
+static enum MHD_Result blob_server_accept(void *cls, const struct sockaddr *addr,
+					  socklen_t addr_len)
+{
+	struct blob_server *srv = cls;
+
+	return http_guard_admit(srv->guard, addr, addr_len) ? MHD_YES : MHD_NO;
+}
+
+/* MHD_NotifyConnectionCallback: the guard watches every connection, for
+ * its counts and its header deadline. */
+static void blob_server_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+				   enum MHD_ConnectionNotificationCode code)
+{
+	struct blob_server *srv = cls;
+	const union MHD_ConnectionInfo *fd_info, *addr_info;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		fd_info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		addr_info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		*socket_context = http_guard_opened(srv->guard, fd_info ? fd_info->connect_fd : -1,
+						    addr_info ? addr_info->client_addr : NULL);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		http_guard_closed(srv->guard, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 /* MHD_UnescapeCallback: leaves URLs and arguments as sent (see the top). */
@@ -1435,7 +1652,15 @@ static void blob_server_mhd_log(void *cls, const char *fmt, va_list ap)
 	if (srv->starting)
 		snprintf(srv->start_error, sizeof(srv->start_error), "%s", message);
 	pthread_mutex_unlock(&srv->lock);
-	log_event(LOG_LEVEL_WARN, "http.server", LF_STR("message", message));
+	/* a client that goes away mid-request (or is cut for being slow), or
+	 * that MHD answers 4xx/505 itself, is its own business, and one line
+	 * per connection would let anyone fill the log: such lines are for
+	 * debugging only (web/http_guard.c counts the cut ones) */
+	log_event(strstr(message, "closure") || strstr(message, "closed") ||
+			  strstr(message, "timed out") || strstr(message, "reset by peer") ||
+			  strstr(message, "Error processing request")
+		  ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
+		  "http.server", LF_STR("message", message));
 }
 
 /* ------------------------------------------------------------- lifecycle */
@@ -1516,9 +1741,11 @@ static void blob_server_free(struct blob_server *srv)
 	if (!srv)
 		return;
 	OPENSSL_cleanse(srv->token_digest, sizeof(srv->token_digest));
+	http_guard_free(srv->guard);
 	free(srv->reports_dir);
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
+	pthread_mutex_destroy(&srv->cache_lock);
 	free(srv);
 }
 
@@ -1530,6 +1757,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
 	pthread_condattr_t cond_attr;
+	struct http_guard_options guard_opt;
 	socklen_t addr_len = 0;
 	unsigned int flags, threads;
 	enum bb_status st;
@@ -1549,7 +1777,9 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	srv->store = bs;
 	srv->max_upload_size = opt->max_upload_size;
 	srv->site = opt->site;
+	srv->body_timeout = opt->body_timeout ? opt->body_timeout : BLOB_SERVER_TIMEOUT_SECONDS;
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_mutex_init(&srv->cache_lock, NULL);
 	pthread_condattr_init(&cond_attr);
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->idle, &cond_attr);
@@ -1567,28 +1797,46 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 		srv->uploads_enabled = 1;
 	}
 
+	guard_opt.max_connections = opt->max_connections;
+	guard_opt.max_per_client = opt->max_per_client;
+	guard_opt.header_timeout = opt->header_timeout;
+	guard_opt.trusted_proxies = opt->trusted_proxies;
+	if ((st = http_guard_new(&srv->guard, &guard_opt, err)))
+		goto out;
+
 	threads = opt->threads ? opt->threads : 1;
 	/* poll(), not epoll: see the top of the file */
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	{
-		/* a pool of one thread is no pool: leave the option out */
-		struct MHD_OptionItem pool[] = {
-			{ threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
-			  (intptr_t)threads, NULL },
-			{ MHD_OPTION_END, 0, NULL },
-		};
+		/* MHD's own limit is the hard one: ours plus the few that
+		 * are let in only to be told 503; a pool of one thread is no
+		 * pool: leave the option out */
+		unsigned hard_limit = http_guard_hard_limit(srv->guard);
+		struct MHD_OptionItem more[3];
+		size_t n = 0;
+
+		if (hard_limit)
+			more[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
+							     (intptr_t)hard_limit, NULL };
+		if (threads > 1)
+			more[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
+							     (intptr_t)threads, NULL };
+		more[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
 		srv->starting = 1;
 		srv->daemon = MHD_start_daemon(
-			flags, 0, NULL, NULL, blob_server_handle, srv,
+			flags, 0, blob_server_accept, srv, blob_server_handle, srv,
 			MHD_OPTION_EXTERNAL_LOGGER, blob_server_mhd_log, srv,
+			MHD_OPTION_NOTIFY_CONNECTION, blob_server_connection, srv,
 			MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 			MHD_OPTION_NOTIFY_COMPLETED, blob_server_completed, srv,
 			MHD_OPTION_UNESCAPE_CALLBACK, blob_server_keep_escapes, srv,
-			MHD_OPTION_CONNECTION_TIMEOUT, BLOB_SERVER_TIMEOUT_SECONDS,
-			MHD_OPTION_ARRAY, pool,
+			/* until a request's headers are in; raised per request */
+			MHD_OPTION_CONNECTION_TIMEOUT,
+			opt->header_timeout ? opt->header_timeout : srv->body_timeout,
+			MHD_OPTION_ARRAY, more,
 			MHD_OPTION_END);
 		pthread_mutex_lock(&srv->lock);
 		srv->starting = 0;
@@ -1604,6 +1852,8 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	srv->port = info ? info->port : 0;
 	log_event(LOG_LEVEL_INFO, "http.started", LF_STR("listen", opt->listen),
 		  LF_UINT("port", srv->port), LF_UINT("threads", threads),
+		  LF_UINT("max_connections", opt->max_connections),
+		  LF_UINT("max_per_client", opt->max_per_client),
 		  LF_INT("uploads", srv->uploads_enabled));
 	*out = srv;
 	srv = NULL;

@@ -9,9 +9,12 @@
  *       The blob, streamed from its file (sendfile; memory does not grow with
  *       size), with ETag "sha256:<hex>", Cache-Control immutable, Accept-Ranges
  *       and single Range requests (206/416), If-None-Match (304),
- *       X-Content-Type-Options: nosniff, and Content-Disposition: attachment
- *       for anything a browser would run or render as active content (HTML,
- *       SVG, XML, JavaScript, PDF, …); inline otherwise.
+ *       X-Content-Type-Options: nosniff and Content-Security-Policy:
+ *       default-src 'none'; sandbox.  Only a short list of inert types
+ *       (text/plain, PNG, JPEG, GIF, WebP) keeps its type and is inline;
+ *       everything else (HTML, SVG, XML, JSON, JavaScript, PDF, unknown…) is
+ *       sent as application/octet-stream with Content-Disposition:
+ *       attachment, so no browser runs or renders it.
  *   POST /upload[?name=FILE], PUT /upload[/FILE]
  *       Raw body (or multipart/form-data for POST), with
  *       "Authorization: Bearer <server.upload_token>"; streamed into the blob
@@ -25,6 +28,10 @@
  *       content type, Cache-Control: no-cache and a Content-Security-Policy
  *       that allows no script.  Only names reg_report_file() accepts are
  *       looked up, and never through a symbolic link.
+ *
+ * Connections are bounded (web/http_guard.h): in total, per client, and in
+ * the time a request's headers may take; past the total, 503.  The request
+ * log never holds a query, nor the token of a /confirm/<token> path.
  *
  * Every error is a JSON body {"error":"<status name>","message":"…"} with a
  * fitting status: 400 malformed hash or path, 401 wrong or missing token,
@@ -45,6 +52,11 @@ struct blob_server_options {
 	unsigned threads;          /* worker threads */
 	const char *reports_dir;   /* served under /regressions/; NULL: not served */
 	const struct blob_server_site *site; /* more pages (web/frontdoor.h); NULL: none */
+	unsigned max_connections;  /* at once; past it 503 (web/http_guard.h); 0: MHD's */
+	unsigned max_per_client;   /* per peer address, trusted proxies exempt; 0: none */
+	unsigned header_timeout;   /* seconds to send a request's headers; 0: none */
+	unsigned body_timeout;     /* idle seconds once they are in; 0: 120 */
+	const char *trusted_proxies; /* "ADDR[/BITS],...": X-Forwarded-For believed */
 };
 
 struct blob_server;
@@ -53,7 +65,8 @@ struct MHD_Connection;
 /* Pages served besides the blobs (the front door, web/frontdoor.h).  For
  * a request whose path (raw, escapes kept, without the query) claims()
  * accepts, every call of MHD's access handler goes to handle() instead,
- * with the client's numeric address, and *state (NULL at first) for the
+ * with the client's numeric address (the peer's, or behind a trusted proxy
+ * the one X-Forwarded-For names: web/http_guard.h), and *state (NULL at first) for the
  * site's own per-request data; handle() returns MHD_YES or MHD_NO and sets
  * *status to the HTTP status it queued, for the log.  completed() is
  * called once at the end of such a request with the state (which may be

@@ -91,12 +91,14 @@ ok "regressions inserted"
 # --- list and show ----------------------------------------------------------------
 out=$(bb regressions list)
 like "list shows the open ones" "$out" "drm/amd: flicker after resume"
+like "under a header line" "$(printf '%s\n' "$out" | head -1)" "^ +ID +STATE +BRANCH +AGE +IDLE +TITLE$"
+is "one header only" "$(printf '%s\n' "$out" | grep -c 'STATE')" "1"
 unlike "list leaves out the fixed ones" "$out" "ext4: fixed lately"
 like "list marks a stale one" "$out" "net: forgotten  \[stale\]"
 out=$(bb regressions list --all)
 like "list --all shows the fixed ones" "$out" "ext4: fixed lately"
 out=$(bb regressions list --state duplicate)
-is "list --state duplicate" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" "1"
+is "list --state duplicate: the header and one" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" "2"
 out=$(bb regressions list --all --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -175,10 +175,16 @@ disposition() {
 	header Content-Disposition
 }
 like "HTML is an attachment" "$(disposition page.html)" "^attachment; filename=\"page.html\""
+is "  sent as application/octet-stream, not text/html" "$(header Content-Type)" "application/octet-stream"
 like "SVG is an attachment" "$(disposition pic.svg)" "^attachment; filename=\"pic.svg\""
+is "  sent as application/octet-stream, not image/svg+xml" "$(header Content-Type)" "application/octet-stream"
 like "PNG is inline" "$(disposition dot.png)" "^inline; filename=\"dot.png\""
 is "  typed image/png" "$(header Content-Type)" "image/png"
 like "plain text is inline" "$(disposition notes.txt)" "^inline"
+like "  typed text/plain" "$(header Content-Type)" "^text/plain"
+fetch "$URL/blob/sha256/$(sha256_of notes.txt)/notes.html" >/dev/null
+is "plain text named .html is an attachment" "$(header Content-Disposition | cut -d';' -f1)" "attachment"
+is "  sent as application/octet-stream" "$(header Content-Type)" "application/octet-stream"
 fetch "$URL/blob/sha256/$(sha256_of page.html)/r%C3%A9sum%C3%A9%20%22x%22.html" >/dev/null
 is "a non-ASCII name is RFC 6266 encoded" "$(header Content-Disposition)" \
 	"attachment; filename=\"r__sum__ _x_.html\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22x%22.html"

@@ -310,6 +310,67 @@ static void test_sample(void)
 	free(sample);
 }
 
+/* Secrets in files of their own (systemd's LoadCredential=) */
+static void test_credentials(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path, *creds = str_printf("%s/creds", dir), *key;
+
+	mkdir(creds, 0700);
+	key = str_printf("%s/bugzilla-key", creds);
+	{
+		FILE *f = fopen(key, "w");
+
+		fputs("k3y-from-systemd\n", f);
+		fclose(f);
+	}
+	setenv("CREDENTIALS_DIRECTORY", creds, 1);
+	path = write_file("cred.conf", 0644, "[bugzilla]\napi_key_file = bugzilla-key\n");
+	is_int(config_load_file(&cfg, path, &err), BB_OK, "a bare name is read from $CREDENTIALS_DIRECTORY (%s)",
+	       err.message);
+	is_str(cfg ? cfg->bz_api_key : NULL, "k3y-from-systemd", "without its newline");
+	{
+		char tmp[64];
+		size_t n;
+		const struct config_key *keys = config_keys(&n);
+
+		for (size_t i = 0; cfg && i < n; i++)
+			if (!strcmp(keys[i].section, "bugzilla") && !strcmp(keys[i].key, "api_key"))
+				is_str(config_value(cfg, i, tmp, sizeof(tmp)), "<set>",
+				       "config shows the key as <set>, never its value");
+	}
+	config_free(cfg);
+	cfg = NULL;
+	free(path);
+	unsetenv("CREDENTIALS_DIRECTORY");
+
+	path = write_file("smtp-pass", 0640, "s3cr3t\n");
+	free(path);
+	path = write_file("pass.conf", 0600, "[smtp]\nuser = bb\npassword_file = smtp-pass\n");
+	is_int(config_load_file(&cfg, path, &err), BB_OK, "a relative path is next to the file (%s)", err.message);
+	is_str(cfg ? cfg->smtp_password : NULL, "s3cr3t", "the password is read");
+	is_str(cfg ? cfg->smtp_starttls : NULL, "required", "and counts as a login: STARTTLS required");
+	config_free(cfg);
+	cfg = NULL;
+	free(path);
+
+	path = write_file("open-pass", 0644, "s3cr3t\n");
+	free(path);
+	expect_error("open-pass.conf", "[smtp]\npassword_file = open-pass\n", 0600, BB_ERR_CONFIG,
+		     "readable by others");
+	expect_error("both.conf", "[bugzilla]\napi_key = x\napi_key_file = y\n", 0600, BB_ERR_CONFIG,
+		     "[bugzilla] api_key and api_key_file are both set");
+	expect_error("missing-cred.conf", "[server]\nupload_token_file = nothing-here\n", 0600,
+		     BB_ERR_CONFIG, "[server] upload_token_file:");
+	path = write_file("two-lines", 0600, "a\nb\n");
+	free(path);
+	expect_error("two-lines.conf", "[server]\nupload_token_file = two-lines\n", 0600,
+		     BB_ERR_CONFIG, "must hold one line");
+	free(key);
+	free(creds);
+}
+
 int main(void)
 {
 	char *cmd;
@@ -321,6 +382,7 @@ int main(void)
 	test_errors();
 	test_starttls();
 	test_trees();
+	test_credentials();
 	test_search();
 	test_sample();
 	cmd = str_printf("rm -rf %s", dir);

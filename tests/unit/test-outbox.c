@@ -704,14 +704,16 @@ static void test_auth(struct store *db)
 	add(db, "a0@test", 0, recipients);
 	opt.user = "bb";
 	opt.password = PASSWORD;
-	ok(outbox_deliver(db, &opt, 6900, &st, &err) == BB_OK && st.sent == 0 && st.deferred == 1,
-	   "no STARTTLS offered: not sent (%s)", err.message);
+	ok(outbox_deliver(db, &opt, 6900, &st, &err) == BB_ERR_CONFIG && st.sent == 0 &&
+	   st.deferred == 1, "no STARTTLS offered: not sent, and a configuration error (%s)",
+	   err.message);
+	ok(strstr(err.message, "offers no STARTTLS") != NULL, "which says why");
 	get_row(db, "a0@test", &r);
 	ok(strstr(r.last_error, "offers no STARTTLS") != NULL, "and the row says why: %s",
 	   r.last_error);
 	row_release(&r);
 	opt.starttls = "try";
-	ok(outbox_deliver(db, &opt, due(db, "a0@test"), &st, &err) == BB_OK && st.sent == 0 &&
+	ok(outbox_deliver(db, &opt, due(db, "a0@test"), &st, &err) == BB_ERR_CONFIG && st.sent == 0 &&
 	   st.deferred == 1, "starttls = try with a login: not sent either");
 	opt.starttls = "no";
 	ok(outbox_deliver(db, &opt, due(db, "a0@test"), &st, &err) == BB_ERR_CONFIG,
@@ -786,8 +788,9 @@ static void test_auth(struct store *db)
 
 		opt.ca_file = NULL;	/* the system's CAs do not know the test's */
 		add(db, "a2@test", 0, recipients);
-		ok(outbox_deliver(db, &opt, 7300, &st, &err) == BB_OK && st.sent == 0 &&
-		   st.deferred == 1, "an untrusted certificate: not sent");
+		ok(outbox_deliver(db, &opt, 7300, &st, &err) == BB_ERR_CONFIG && st.sent == 0 &&
+		   st.deferred == 1, "an untrusted certificate: not sent, a configuration error (%s)",
+		   err.message);
 		get_row(db, "a2@test", &r);
 		ok(strstr(r.last_error, "certificate is not trusted") != NULL, "and the row says why: %s",
 		   r.last_error);

@@ -1,0 +1,154 @@
+#!/bin/bash
+# Blob GET throughput of bugbridge serve against nginx serving the same
+# files (make bench only, never make check).  Prints figures and ratios of
+# contenders run side by side; asserts nothing.  Skipped, saying so, when
+# /usr/sbin/nginx (Debian's nginx-light) is not installed; nginx is not a
+# build or test dependency.
+#
+#   BENCH_SECONDS    length of each run (default 10)
+#   BENCH_CLIENTS    concurrent keep-alive clients (default 64)
+#   BENCH_BIG_MB     size of the big blob in MiB (default 1024 = 1 GiB)
+#   BENCH_RUNS       runs per measurement, interleaved; the median is kept
+#                    (default 3)
+#   BENCH_DIR        where to work (default: a new folder in $TMPDIR or /tmp)
+set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
+: "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
+: "${BENCH_HTTP_LOAD:?set BENCH_HTTP_LOAD to bench-http-load (make bench does)}"
+NGINX=${NGINX:-/usr/sbin/nginx}
+if [ ! -x "$NGINX" ]; then
+	echo "bench-serve: SKIP: $NGINX is not installed (apt-get install nginx-light to compare)"
+	exit 0
+fi
+seconds=${BENCH_SECONDS:-10}
+clients=${BENCH_CLIENTS:-64}
+big_mb=${BENCH_BIG_MB:-1024}
+runs=${BENCH_RUNS:-3}
+serve_pid="" nginx_pid=""
+cleanup() {
+	stop "$serve_pid"
+	stop "$nginx_pid"
+	rm -rf "$work"
+}
+make_work bugbridge-bench-serve
+chmod 755 "$work"
+
+echo "bugbridge serve vs nginx: blob GET, $clients keep-alive clients, ${seconds} s runs," \
+	"median of $runs, in $work"
+echo "machine: $(nproc) cores, $(uname -r); $("$NGINX" -v 2>&1)"
+
+export BUGBRIDGE_CONFIG="$work/bench.conf"
+# all clients come from 127.0.0.1: the per-client limit must let them in
+printf '[core]\ndata_dir = %s/data\nlog_level = error\n[server]\nlisten = 127.0.0.1:0\nmax_connections_per_client = %s\n' \
+	"$work" "$((clients + 16))" >bench.conf
+chmod 600 bench.conf
+head -c 4096 /dev/urandom >small.bin
+head -c $((1024 * 1024)) /dev/urandom >medium.bin
+head -c $((big_mb * 1024 * 1024)) /dev/urandom >big.bin
+declare -A hash
+for f in small medium big; do
+	hash[$f]=$("$BUGBRIDGE" -q blob put "$f.bin" | head -1 | sed 's/^sha256://')
+	[ -n "${hash[$f]}" ] || { echo "bench-serve: blob put $f.bin failed" >&2; exit 1; }
+done
+rm -f big.bin medium.bin small.bin
+cat data/blobs/sha256/*/* >/dev/null # the page cache holds them for both alike
+# nginx's workers run as another user unless told otherwise
+chmod -R a+rX data/blobs
+
+"$BUGBRIDGE" -q serve --port-file serve.port &
+serve_pid=$!
+wait_for_file serve.port || exit 1
+serve_port=$(cat serve.port)
+
+nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p nginx/logs nginx/tmp
+user_line=""
+[ "$(id -u)" = 0 ] && user_line="user root;"
+cat >nginx/nginx.conf <<EOF
+$user_line
+worker_processes auto;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_requests 100000;
+	client_body_temp_path $work/nginx/tmp;
+	proxy_temp_path $work/nginx/tmp;
+	fastcgi_temp_path $work/nginx/tmp;
+	uwsgi_temp_path $work/nginx/tmp;
+	scgi_temp_path $work/nginx/tmp;
+	types { }
+	default_type application/octet-stream;
+	server {
+		listen 127.0.0.1:$nginx_port;
+		location ~ "^/blob/sha256/([0-9a-f]{2})([0-9a-f]{62})\$" {
+			alias $work/data/blobs/sha256/\$1/\$2;
+			add_header X-Content-Type-Options nosniff;
+			add_header Cache-Control "public, max-age=31536000, immutable";
+		}
+	}
+}
+EOF
+"$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" -g 'daemon off;' 2>nginx/stderr &
+nginx_pid=$!
+for _ in $(seq 1 100); do
+	curl -s -o /dev/null "http://127.0.0.1:$nginx_port/blob/sha256/${hash[small]}" && break
+	sleep 0.05
+done
+
+# both must serve the same bytes before anything is measured
+for f in small medium; do
+	for port in "$serve_port" "$nginx_port"; do
+		got=$(curl -s "http://127.0.0.1:$port/blob/sha256/${hash[$f]}" | sha256sum | cut -c1-64)
+		if [ "$got" != "${hash[$f]}" ]; then
+			echo "bench-serve: port $port does not serve $f correctly" >&2
+			cat nginx/stderr nginx/logs/error.log >&2
+			exit 1
+		fi
+	done
+done
+
+rss_kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }
+rss_before=$(rss_kb "$serve_pid" VmRSS)
+
+# load PORT SIZE: sets load_mibps and load_rps for one run
+load() {
+	local out
+	out=$("$BENCH_HTTP_LOAD" "$1" "/blob/sha256/${hash[$2]}" "$clients" "$seconds")
+	load_errors=$(printf '%s\n' "$out" | sed -n 's/.*errors=\([0-9]*\).*/\1/p')
+	load_mibps=$(printf '%s\n' "$out" | awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%.1f", v["bytes"] / v["seconds"] / 1048576 }')
+	load_rps=$(printf '%s\n' "$out" | awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%.0f", v["requests"] / v["seconds"] }')
+	[ "$load_errors" = 0 ] || echo "bench-serve: $load_errors errors in a run on port $1 ($2)" >&2
+}
+
+printf '\n%-10s %14s %14s %12s %12s %8s\n' "blob" "serve req/s" "nginx req/s" "serve MiB/s" "nginx MiB/s" "ratio"
+for f in small medium big; do
+	s_rps="" n_rps="" s_mib="" n_mib=""
+	for _ in $(seq 1 "$runs"); do
+		load "$serve_port" "$f"
+		s_rps+=" $load_rps" s_mib+=" $load_mibps"
+		load "$nginx_port" "$f"
+		n_rps+=" $load_rps" n_mib+=" $load_mibps"
+	done
+	# shellcheck disable=SC2086 # lists of figures, split on purpose
+	{ s_rps=$(median $s_rps); n_rps=$(median $n_rps); s_mib=$(median $s_mib); n_mib=$(median $n_mib); }
+	case $f in
+	small) label="4 KiB" ;;
+	medium) label="1 MiB" ;;
+	big) label="$big_mb MiB" ;;
+	esac
+	printf '%-10s %14s %14s %12s %12s %8s\n' "$label" "$s_rps" "$n_rps" "$s_mib" "$n_mib" \
+		"$(quotient '%.2f' "$s_mib" "$n_mib")"
+done
+
+rss_after=$(rss_kb "$serve_pid" VmRSS)
+rss_peak=$(rss_kb "$serve_pid" VmHWM)
+echo
+echo "ratio = serve / nginx throughput (goal >= 1.00)"
+echo "serve RSS: $(mib "$rss_before") MiB before, $(mib "$rss_after") MiB after, peak $(mib "$rss_peak") MiB"
