@@ -11,6 +11,7 @@
 
 #include "bridge/inbound.h"
 #include "bridge/mailcmd.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -110,13 +111,14 @@ static long long known_reference(struct sync_context *sc, struct ref_memo *memo,
 	return bug;
 }
 
+/* Whether replies may be posted into the bug: bz_bug_is_public()'s rule. */
 static int bug_mirrored(struct sync_context *sc, long long id)
 {
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
 
-	if (store_cached(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND mirrored = 1"
-				  " AND restricted = 0", NULL))
+	if (store_cached(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND " BZ_BUG_PUBLIC_SQL,
+			 NULL))
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	yes = sqlite3_step(st) == SQLITE_ROW;
@@ -756,6 +758,36 @@ out:
 	return s;
 }
 
+/* A reply to a bug Bugzilla no longer shows us: the bug is withdrawn
+ * (sync_withdraw()) and the reply recorded as ignored, with the reason. */
+static enum bb_status withdraw_hidden(struct sync_context *sc, long long row, long long bug_id,
+				      const char *message_id, struct inbound_stats *stats,
+				      struct bb_error *err)
+{
+	static const char why[] = "the bug is no longer visible to bugbridge (restricted to "
+				  "groups or deleted); withdrawn";
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = sync_withdraw(sc, bug_id, err)))
+		return s;
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'ignored', reason = ?,"
+			       " updated = ? WHERE id = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+	sqlite3_bind_int64(st, 3, row);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a list mail");
+	sqlite3_finalize(st);
+	if (!s) {
+		stats->ignored++;
+		log_event(LOG_LEVEL_WARN, "inbound.ignored", LF_STR("message_id", message_id),
+			  LF_INT("bug", bug_id), LF_STR("reason", why));
+	}
+	return s;
+}
+
 /* Posts one recorded comment, unless a crash left it posted already. */
 static enum bb_status post_comment(struct sync_context *sc, long long row, long long bug_id,
 				   const char *message_id, const char *text, int maybe_posted,
@@ -769,8 +801,14 @@ static enum bb_status post_comment(struct sync_context *sc, long long row, long 
 		return s;
 	if (!id) {
 		test_hook("inbound.post");
-		if ((s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err)))
-			return s;
+		if ((s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err))) {
+			if (!bz_client_bug_hidden(sc->bz, s))
+				return s;
+			/* hidden from us since it was mirrored: restricted (or
+			 * deleted), so it is withdrawn and the reply stays off it */
+			bb_error_clear(err);
+			return withdraw_hidden(sc, row, bug_id, message_id, stats, err);
+		}
 		test_hook("inbound.posted");
 	}
 	stats->posted++;
@@ -1628,7 +1666,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		else if (m->auto_reply)
 			why = "an automatic reply";
 		else if (!bug_mirrored(sc, bug_id))
-			why = "the bug is not mirrored";
+			why = "the bug is not public (not mirrored, or restricted to groups)";
 	}
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
 		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,

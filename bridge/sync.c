@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "bridge/sync.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -83,7 +84,7 @@ static const char *tracked_value(const struct bz_bug *bug, const struct bb_confi
 
 struct known_bug {
 	int exists;
-	int mirrored;
+	int mirrored, restricted;
 	char *recipients;
 	struct json_object *fields;  /* snapshot, or NULL */
 };
@@ -103,8 +104,8 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if ((s = store_prepare(db, &st, "SELECT mirrored, recipients, fields FROM bz_bug"
-				      " WHERE id = ?", err)))
+	if ((s = store_prepare(db, &st, "SELECT mirrored, recipients, fields, restricted"
+				      " FROM bz_bug WHERE id = ?", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -113,6 +114,7 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 		k->mirrored = sqlite3_column_int(st, 0);
 		k->recipients = strdup((const char *)sqlite3_column_text(st, 1));
 		k->fields = json_tokener_parse((const char *)sqlite3_column_text(st, 2));
+		k->restricted = sqlite3_column_int(st, 3);
 	} else if (rc != SQLITE_DONE) {
 		s = store_fail(db, err, "reading a bug");
 	}
@@ -705,6 +707,141 @@ static void add_reporter(struct sync_context *sc, struct route_result *route, co
 	}
 }
 
+/* The stored attachments of a bug (public ones only, with public_only). */
+struct bug_blob {
+	long long id;
+	char hash[BLOB_HEX_LEN + 1];
+};
+
+static enum bb_status bug_blobs(struct sync_context *sc, long long bug_id, int public_only,
+				struct bug_blob **out, size_t *count, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct bug_blob *v = NULL;
+	size_t n = 0, alloc = 0;
+	enum bb_status s;
+	int rc;
+
+	*out = NULL;
+	*count = 0;
+	if ((s = store_prepare(sc->db, &st, "SELECT id, blob_hash FROM bz_attachment WHERE bug_id = ?"
+			       " AND blob_hash IS NOT NULL AND (?2 = 0 OR is_private = 0)"
+			       " ORDER BY id", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, bug_id);
+	sqlite3_bind_int(st, 2, public_only);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 8;
+			struct bug_blob *nv = realloc(v, na * sizeof(*v));
+
+			if (!nv) {
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			v = nv;
+			alloc = na;
+		}
+		v[n].id = sqlite3_column_int64(st, 0);
+		snprintf(v[n].hash, sizeof(v[n].hash), "%s", (const char *)sqlite3_column_text(st, 1));
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		s = store_fail(sc->db, err, "reading a bug's attachments");
+out:
+	sqlite3_finalize(st);
+	if (s) {
+		free(v);
+		v = NULL;
+		n = 0;
+	}
+	*out = v;
+	*count = n;
+	return s;
+}
+
+static enum bb_status exec_bug(struct sync_context *sc, const char *sql, long long bug_id,
+			       const char *what, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, sql, err)))
+		return s;
+	sqlite3_bind_int64(st, 1, bug_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, what);
+	sqlite3_finalize(st);
+	return s;
+}
+
+enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct bb_error *err)
+{
+	struct bug_blob *atts = NULL;
+	size_t n = 0;
+	unsigned long unpublished = 0;
+	enum bb_status s;
+
+	/* first the row: from here on nothing lists it or posts into it */
+	if ((s = exec_bug(sc, "UPDATE bz_bug SET restricted = 1 WHERE id = ?", bug_id,
+			  "withdrawing a bug", err)) ||
+	    (s = exec_bug(sc, "DELETE FROM outbox WHERE bug_id = ? AND state <> 'sent'", bug_id,
+			  "dropping a withdrawn bug's queued mail", err)) ||
+	    (s = bug_blobs(sc, bug_id, 0, &atts, &n, err)))
+		goto out;
+	for (size_t i = 0; i < n && !s; i++) {
+		char ref[96];
+		int moved = 0;
+
+		snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", bug_id, atts[i].id);
+		s = blob_remove_ref(sc->blobs, atts[i].hash, "bug-attachment", ref, err);
+		if (s == BB_ERR_NOT_FOUND) {
+			bb_error_clear(err);
+			s = BB_OK;
+		}
+		if (!s)
+			s = blob_unpublish(sc->blobs, sc->private_blobs, atts[i].hash, &moved, err);
+		unpublished += moved != 0;
+	}
+	if (!s)
+		log_event(LOG_LEVEL_INFO, "sync.withdrawn", LF_INT("bug", bug_id),
+			  LF_STR("reason", "restricted to groups after it was mirrored"),
+			  LF_UINT("blobs_unpublished", unpublished));
+out:
+	free(atts);
+	return s;
+}
+
+/* A withdrawn bug public again: its public attachments' blobs come back
+ * from the private store (save_bug() clears the restricted mark). */
+static enum bb_status republish(struct sync_context *sc, long long bug_id, struct bb_error *err)
+{
+	struct bug_blob *atts = NULL;
+	size_t n = 0;
+	unsigned long back = 0;
+	enum bb_status s;
+
+	if ((s = bug_blobs(sc, bug_id, 1, &atts, &n, err)))
+		return s;
+	for (size_t i = 0; i < n && !s; i++) {
+		char ref[96];
+		int moved = 0;
+
+		if (blob_lookup(sc->blobs, atts[i].hash, NULL, NULL) != BB_OK && sc->private_blobs) {
+			s = blob_unpublish(sc->private_blobs, sc->blobs, atts[i].hash, &moved, err);
+			back += moved != 0;
+		}
+		snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", bug_id, atts[i].id);
+		if (!s && blob_lookup(sc->blobs, atts[i].hash, NULL, NULL) == BB_OK)
+			s = blob_add_ref(sc->blobs, atts[i].hash, "bug-attachment", ref, err);
+	}
+	if (!s)
+		log_event(LOG_LEVEL_INFO, "sync.republished", LF_INT("bug", bug_id),
+			  LF_UINT("blobs_back", back));
+	free(atts);
+	return s;
+}
+
 static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, time_t now,
 				struct sync_stats *stats, struct bb_error *err)
 {
@@ -720,13 +857,21 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 	stats->bugs_seen++;
 	if ((s = known_load(sc->db, bug->id, &br.known, err)))
 		goto out;
-	if (bug->groups && bug->groups[0]) {
+	if (!bz_bug_is_public(bug)) {
 		/* restricted: never mailed, whatever happened before */
 		stats->bugs_skipped++;
 		log_event(LOG_LEVEL_INFO, "sync.skip", LF_INT("bug", bug->id),
 			  LF_STR("reason", "restricted to groups"));
+		if (br.known.exists && bz_bug_row_is_public(br.known.mirrored, br.known.restricted) &&
+		    !sc->dry_run) {
+			if (!(s = sync_withdraw(sc, bug->id, err)))
+				stats->bugs_withdrawn++;
+		}
 		goto out;
 	}
+	if (br.known.exists && br.known.restricted && !sc->dry_run &&
+	    (s = republish(sc, bug->id, err)))
+		goto out;
 	if (!(br.known.exists && br.known.mirrored) && !router_wants(sc->router, bug, now, &why)) {
 		stats->bugs_skipped++;
 		log_event(LOG_LEVEL_DEBUG, "sync.skip", LF_INT("bug", bug->id),
@@ -920,7 +1065,7 @@ enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 	if ((s = store_prepare(sc->db, &st,
 			       "SELECT summary, product, component, subsystem, status, resolution,"
 			       " severity, priority, reporter, creation_time, last_change_time"
-			       " FROM bz_bug WHERE id = ? AND mirrored = 1 AND restricted = 0", err)))
+			       " FROM bz_bug WHERE id = ? AND " BZ_BUG_PUBLIC_SQL, err)))
 		return s;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -1045,7 +1190,7 @@ static enum bb_status retry_attachments(struct sync_context *sc, time_t now,
 			       "SELECT a.id, a.bug_id, a.file_name, a.content_type, a.size, a.attempts"
 			       " FROM bz_attachment a JOIN bz_bug b ON b.id = a.bug_id"
 			       " WHERE a.state = 'failed' AND a.next_attempt <= ? AND a.is_private = 0"
-			       " AND b.mirrored = 1 AND b.restricted = 0 ORDER BY a.id LIMIT 100", err)))
+			       " AND " BZ_BUG_PUBLIC_SQL_AS("b.") " ORDER BY a.id LIMIT 100", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)now);
 	while (ndue < 100 && sqlite3_step(st) == SQLITE_ROW) {
@@ -1243,8 +1388,10 @@ static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n
 
 		if (known_load(sc->db, bugs[i].id, &k, NULL))
 			memset(&k, 0, sizeof(k));
-		keep = !(bugs[i].groups && bugs[i].groups[0]) &&
-		       ((k.exists && k.mirrored) || router_wants(sc->router, &bugs[i], now, NULL));
+		if (bz_bug_is_public(&bugs[i]))
+			keep = (k.exists && k.mirrored) || router_wants(sc->router, &bugs[i], now, NULL);
+		else   /* mirrored until now: kept to be withdrawn */
+			keep = k.exists && bz_bug_row_is_public(k.mirrored, k.restricted);
 		known_release(&k);
 		if (keep) {
 			if (kept != i) {

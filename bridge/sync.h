@@ -37,6 +37,10 @@ struct sync_context {
 	const struct bb_config *cfg;
 	struct store *db;
 	struct blob_store *blobs;
+	/* Where the blobs of a bug that became restricted go when nothing
+	 * public references them any more (attachments/blob.h's private
+	 * store); NULL: they are dropped. */
+	struct blob_store *private_blobs;
 	struct bz_client *bz;        /* NULL when bugs come from elsewhere */
 	struct router *router;
 	struct tracker *tracker;     /* NULL: no regression tracking */
@@ -49,11 +53,20 @@ struct sync_context {
 
 struct sync_stats {
 	unsigned long bugs_seen, bugs_mirrored, bugs_skipped;
+	unsigned long bugs_withdrawn;  /* mirrored, then restricted: see sync_withdraw() */
 	unsigned long comments_new, comments_private, mails_queued;
 	unsigned long attachments_stored, attachments_failed;
 	unsigned long requests;      /* HTTP requests to Bugzilla this round */
 	struct outbox_stats delivery;
 };
+
+/* Withdraws a mirrored bug that became restricted (bz_bug_is_public()
+ * says no): it is marked restricted, so that the front door lists it no
+ * more and the inbound side posts nothing into it; mail of it still
+ * queued is dropped; its attachments lose their references, and blobs
+ * that nothing public references leave the served store for
+ * sc->private_blobs (blob_unpublish()).  Idempotent. */
+enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct bb_error *err);
 
 /* One round against Bugzilla, then delivery of what is due. */
 enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,

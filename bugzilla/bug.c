@@ -71,6 +71,16 @@ void bz_bug_free(struct bz_bug *bug)
 	free(bug);
 }
 
+int bz_bug_is_public(const struct bz_bug *bug)
+{
+	return !(bug->groups && bug->groups[0] && bug->groups[0][0]);
+}
+
+int bz_bug_row_is_public(int mirrored, int restricted)
+{
+	return mirrored && !restricted;
+}
+
 const char *bz_bug_field(const struct bz_bug *bug, const char *name)
 {
 	for (size_t i = 0; i < bug->nfields; i++)

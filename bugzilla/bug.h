@@ -76,6 +76,28 @@ struct bz_bug {
 	size_t nattachments;
 };
 
+/* Whether a bug is public: the one rule the sync, the inbound side, the
+ * import and the front door share.  A bug in any group is restricted: its
+ * comments are never mailed, its list replies never posted, it is never
+ * listed, and its attachments are never in the served blob store.
+ *
+ * bz_bug_is_public() judges a bug as read from Bugzilla (REST or XML);
+ * bz_bug_row_is_public() a mirrored bug as the store keeps it (bz_bug's
+ * mirrored and restricted columns); BZ_BUG_PUBLIC_SQL is the same test
+ * for a query's WHERE on bz_bug, and BZ_BUG_PUBLIC_SQL_AS("b.") for one
+ * that names the table.  They must agree: change them together. */
+int bz_bug_is_public(const struct bz_bug *bug);
+int bz_bug_row_is_public(int mirrored, int restricted);
+#define BZ_BUG_PUBLIC_SQL_AS(prefix) "(" prefix "mirrored = 1 AND " prefix "restricted = 0)"
+#define BZ_BUG_PUBLIC_SQL BZ_BUG_PUBLIC_SQL_AS("")
+/* The same for an imported bug (imp_bug): column is its JSON list of groups. */
+#define BZ_GROUPS_PUBLIC_SQL(column) "(json_array_length(" column ") = 0)"
+/* An imported bug (imp_bug, its columns under prefix) is public when it
+ * is in no group and the sync has not seen it restricted since. */
+#define BZ_IMP_BUG_PUBLIC_SQL_AS(prefix)                                              \
+	"(" BZ_GROUPS_PUBLIC_SQL(prefix "groups") " AND NOT EXISTS (SELECT 1 FROM bz_bug" \
+	" bz_public_w WHERE bz_public_w.id = " prefix "id AND bz_public_w.restricted <> 0))"
+
 void bz_bug_free(struct bz_bug *bug);
 void bz_bug_release(struct bz_bug *bug);   /* frees the contents, not bug */
 /* A custom field's value, or NULL. */

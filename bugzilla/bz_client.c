@@ -403,6 +403,13 @@ unsigned long bz_client_requests(const struct bz_client *c)
 	return c ? c->requests : 0;
 }
 
+int bz_client_bug_hidden(const struct bz_client *c, enum bb_status st)
+{
+	return c && (st == BB_ERR_NOT_FOUND || st == BB_ERR_AUTH) &&
+	       (c->last_bugzilla_code == BZ_CODE_BUG_NOT_FOUND ||
+		c->last_bugzilla_code == BZ_CODE_BUG_ACCESS_DENIED);
+}
+
 /* Builds the three header lists; the key header goes in all of them. */
 static enum bb_status client_headers(struct bz_client *c)
 {

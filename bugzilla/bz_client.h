@@ -73,6 +73,10 @@ enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_opti
 void bz_client_free(struct bz_client *c);
 /* Requests made so far (for tests and benchmarks). */
 unsigned long bz_client_requests(const struct bz_client *c);
+/* 1 when st, the failure of the last request about one bug, says that the
+ * bug is gone or hidden from this account (Bugzilla codes 101, 102: it was
+ * deleted or put in a group the account is not in). */
+int bz_client_bug_hidden(const struct bz_client *c, enum bb_status st);
 
 /* GET /rest/time: the server's clock (db_time, the clock that stamps
  * last_change_time). */

@@ -904,6 +904,17 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		if (r->in_attachment && !strcmp(name, "data")) {
 			encoding = attribute(r, attrs, nb_attributes, "encoding");
 			if (r->cb->attachment_data && (!encoding || !strcmp(encoding, "base64"))) {
+				enum bb_status bst = BB_OK;
+
+				if (r->cb->attachment_begin)
+					bst = r->cb->attachment_begin(
+						r->cb->ctx, r->bug->id, r->attachment.id,
+						!r->attachment.is_private && bz_bug_is_public(r->bug));
+				if (bst) {
+					free(encoding);
+					reader_fail(r, bst);
+					return;
+				}
 				r->in_data = 1;
 				r->data_depth = r->depth;
 				r->data_bad = 0;

@@ -32,6 +32,12 @@ struct bz_xml_callbacks {
 	 * attachment metadata (size, ...) they can be checked against. */
 	enum bb_status (*attachment_data)(void *ctx, long long bug_id, long long attachment_id,
 					  const void *data, size_t len);
+	/* May be NULL.  Called before an attachment's first attachment_data
+	 * call, with is_public 0 when its bytes must not be published: the
+	 * attachment is private, or its bug is in a group (bz_bug_is_public();
+	 * Bugzilla writes <group> before <attachment>). */
+	enum bb_status (*attachment_begin)(void *ctx, long long bug_id, long long attachment_id,
+					   int is_public);
 };
 
 /* Reads an export from memory or from a file.  Returns BB_ERR_INVALID

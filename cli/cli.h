@@ -73,6 +73,9 @@ int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh);
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */
 int cli_open_store(struct cli_context *ctx, enum store_mode mode);
+/* Opens the private blob store <data_dir>/private-blobs (attachments/blob.h)
+ * with the configured limits; close with blob_private_close(). */
+int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, struct store **db);
 
 /* What sync, daemon and demo share (cli/cmd_sync.c): the store, MAINTAINERS,
  * the router, the Bugzilla client (if configured) and a sync context. */
@@ -87,6 +90,8 @@ struct cli_bridge {
 	struct tracker *tracker;
 	struct inbound_options inbound;
 	char *archive_state;
+	struct blob_store *private_blobs;  /* sc.private_blobs */
+	struct store *private_db;
 	struct sync_context sc;
 };
 int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b);
@@ -117,6 +122,14 @@ void cli_progress_label(struct cli_progress *p, const char *label);
 void cli_progress_done(struct cli_progress *p);
 /* Adapter with the blob_progress_fn signature; ctx is a struct cli_progress *. */
 void cli_progress_cb(void *ctx, uint64_t done, uint64_t total);
+
+/* text from outside (archive member names, file names, refs) made safe
+ * for a terminal: control characters (C0, DEL, C1, U+2028/9), Unicode
+ * format characters (bidi overrides, zero-width ...; core/text.h) and
+ * bytes that are not UTF-8 become visible escapes (\x1b, \u202e), and a
+ * backslash is doubled so that an escape cannot be faked.  The string
+ * stays valid until 16 more calls; NULL gives "". */
+const char *cli_safe(const char *text);
 
 /* Prints a json-c object to stdout, pretty, with a newline. */
 struct json_object;

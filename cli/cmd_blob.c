@@ -459,9 +459,9 @@ static enum bb_status ls_cb(void *p, const struct blob_info *info)
 	buf_reset(&lc->first_name);
 	blob_each_name(lc->cli->blobs, info->hash, first_name_cb, &lc->first_name, NULL);
 	format_size(info->size, size, sizeof(size));
-	printf("sha256:%s  %10s  %-28s  %s  %s\n", info->hash, size, info->content_type,
+	printf("sha256:%s  %10s  %-28s  %s  %s\n", info->hash, size, cli_safe(info->content_type),
 	       format_time(info->first_seen, when, sizeof(when)),
-	       lc->first_name.len ? lc->first_name.data : "-");
+	       lc->first_name.len ? cli_safe(lc->first_name.data) : "-");
 	return BB_OK;
 }
 
@@ -520,9 +520,9 @@ static enum bb_status show_name_cb(void *p, const struct blob_name *n)
 	char when[32];
 
 	(void)p;
-	printf("  %-20s %s%s%s%s%s  (%s)\n", n->origin, *n->name ? n->name : "-",
-	       *n->origin_ref ? "  ref=" : "", n->origin_ref,
-	       *n->declared_type ? "  declared=" : "", n->declared_type,
+	printf("  %-20s %s%s%s%s%s  (%s)\n", cli_safe(n->origin), *n->name ? cli_safe(n->name) : "-",
+	       *n->origin_ref ? "  ref=" : "", cli_safe(n->origin_ref),
+	       *n->declared_type ? "  declared=" : "", cli_safe(n->declared_type),
 	       format_time(n->added, when, sizeof(when)));
 	return BB_OK;
 }
@@ -532,7 +532,7 @@ static enum bb_status show_ref_cb(void *p, const struct blob_ref *r)
 	char when[32];
 
 	(void)p;
-	printf("  %-20s %s  (%s)\n", r->kind, *r->ref ? r->ref : "-",
+	printf("  %-20s %s  (%s)\n", cli_safe(r->kind), *r->ref ? cli_safe(r->ref) : "-",
 	       format_time(r->created, when, sizeof(when)));
 	return BB_OK;
 }
@@ -543,8 +543,8 @@ static enum bb_status show_member_cb(void *p, const struct inspect_member *m)
 
 	(void)p;
 	format_size(m->size, size, sizeof(size));
-	printf("  %-8s %10s  %s  %s%s%s\n", m->kind, size, m->hash ? m->hash : "-", m->path,
-	       m->note ? "  # " : "", m->note ? m->note : "");
+	printf("  %-8s %10s  %s  %s%s%s\n", cli_safe(m->kind), size, m->hash ? m->hash : "-",
+	       cli_safe(m->path), m->note ? "  # " : "", m->note ? cli_safe(m->note) : "");
 	return BB_OK;
 }
 
@@ -580,7 +580,7 @@ static int blob_show(struct cli_context *ctx, int argc, char **argv)
 	format_size(info.size, size, sizeof(size));
 	printf("hash:          sha256:%s\n", hex);
 	printf("size:          %llu (%s)\n", (unsigned long long)info.size, size);
-	printf("content type:  %s\n", info.content_type);
+	printf("content type:  %s\n", cli_safe(info.content_type));
 	printf("first stored:  %s\n", format_time(info.first_seen, when, sizeof(when)));
 	printf("last stored:   %s\n", format_time(info.last_seen, when, sizeof(when)));
 	printf("url:           %s\n", url ? url : "");
@@ -592,9 +592,9 @@ static int blob_show(struct cli_context *ctx, int argc, char **argv)
 	printf("references:\n");
 	blob_each_ref(ctx->blobs, hex, show_ref_cb, NULL, NULL);
 	if (info.archive_status != INSPECT_NOT_ARCHIVE) {
-		printf("archive:       %s, %s%s%s\n", info.archive_format,
+		printf("archive:       %s, %s%s%s\n", cli_safe(info.archive_format),
 		       inspect_status_str(info.archive_status),
-		       info.archive_note[0] ? ": " : "", info.archive_note);
+		       info.archive_note[0] ? ": " : "", cli_safe(info.archive_note));
 		printf("members:\n");
 		blob_each_member(ctx->blobs, hex, show_member_cb, NULL, NULL);
 	}
@@ -739,7 +739,7 @@ static void gc_item_cb(void *p, const struct blob_gc_item *item)
 	}
 	format_size(item->size, size, sizeof(size));
 	printf("%s %s%s  %s  (%s)\n", gp->dry_run ? "would remove" : "removed",
-	       item->hash ? "sha256:" : "", item->hash ? item->hash : item->path, size,
+	       item->hash ? "sha256:" : "", item->hash ? item->hash : cli_safe(item->path), size,
 	       item->reason);
 }
 

@@ -21,6 +21,8 @@ static const char usage_export[] =
 	"restricted to groups, private comments and private attachments are\n"
 	"never in the mbox or the redirects (nor in the JSON without\n"
 	"--include-private); bugs whose import is not complete are left out.\n"
+	"People are named, never by login address, unless --include-private or\n"
+	"[mail] show_addresses.\n"
 	"\n"
 	"  mbox       DIR/bug-N.mbox (mboxrd) for each bug: one thread, the mails\n"
 	"             the bridge would send, with the same Message-IDs\n"
@@ -41,7 +43,8 @@ static const char usage_export[] =
 	"  --prefix PATH      a path the old Bugzilla was served under; repeatable\n"
 	"                     (default \"\" and /bugzilla)\n"
 	"  --include-private  json: restricted bugs and private comments and\n"
-	"                     attachments too, marked (for admins only)\n"
+	"                     attachments too, marked, and login addresses\n"
+	"                     (for admins only)\n"
 	"  -o, --output FILE  json: write FILE (atomically) instead of stdout\n"
 	"  -h, --help         show this help\n";
 

@@ -35,6 +35,12 @@ static const char usage[] =
 	"  --batch N              bugs per request and transaction (default 100)\n"
 	"  --max-attachment-size SIZE  skip larger attachments (default:\n"
 	"                         [bugzilla] attachment_max_size)\n"
+	"  --include-private      keep the bytes of private attachments and of\n"
+	"                         attachments of bugs in groups, in the private store\n"
+	"                         <data_dir>/private-blobs that nothing serves; without\n"
+	"                         it only their SHA-256 is recorded.  They never go\n"
+	"                         into the served blob store; ones an older import put\n"
+	"                         there are moved out\n"
 	"  --json                 print the summary as JSON (shape version 1)\n";
 
 /* ------------------------------------------------------------ progress */
@@ -168,6 +174,12 @@ static void summary(struct cli_context *ctx, const char *source, const char *ski
 				       json_object_new_int64((int64_t)st->attachments));
 		json_object_object_add(o, "attachments_stored",
 				       json_object_new_int64((int64_t)st->attachments_stored));
+		json_object_object_add(o, "attachments_private",
+				       json_object_new_int64((int64_t)st->attachments_private));
+		json_object_object_add(o, "attachments_hash_only",
+				       json_object_new_int64((int64_t)st->attachments_hash_only));
+		json_object_object_add(o, "blobs_unpublished",
+				       json_object_new_int64((int64_t)st->blobs_unpublished));
 		json_object_object_add(o, "history", json_object_new_int64((int64_t)st->history));
 		json_object_object_add(o, "files", json_object_new_int64((int64_t)st->files));
 		json_object_object_add(o, "skipped_now", json_object_new_int64((int64_t)st->skipped));
@@ -186,6 +198,10 @@ static void summary(struct cli_context *ctx, const char *source, const char *ski
 	printf("\n  comments: %lu (%lu private)\n", st->comments, st->private_comments);
 	printf("  attachments: %lu (%lu stored in the blob store now)\n", st->attachments,
 	       st->attachments_stored);
+	if (st->attachments_private || st->attachments_hash_only || st->blobs_unpublished)
+		printf("  private attachments: %lu kept in the private store, %lu hashed only, "
+		       "%lu blobs moved out of the served store\n", st->attachments_private,
+		       st->attachments_hash_only, st->blobs_unpublished);
 	if (!st->files)
 		printf("  history changes: %lu\n", st->history);
 	printf("  time: %.1f s (%.0f bugs/s)\n", seconds,
@@ -225,6 +241,7 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "max-attachment-size", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "include-private", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -233,6 +250,8 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv)
 	struct import_stats st;
 	struct progress prog;
 	struct bz_client *bz = NULL;
+	struct blob_store *private_blobs = NULL;
+	struct store *private_db = NULL;
 	const char *url = NULL, *xml = NULL, *key_file = NULL;
 	char *key = NULL, *skip_source = NULL, *source = NULL;
 	unsigned long long size;
@@ -250,6 +269,7 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv)
 		case 'x': xml = optarg; break;
 		case 'k': key_file = optarg; break;
 		case 'j': json = 1; break;
+		case 'p': opt.include_private = 1; break;
 		case 'b':
 			if (parse_size(optarg, &size) || !size || size > 10000) {
 				cli_error("--batch: \"%s\" is not a number from 1 to 10000", optarg);
@@ -282,6 +302,9 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv)
 			  "(or set [bugzilla] url)");
 		return EX_USAGE;
 	}
+	if ((rc = cli_open_private_blobs(ctx, &private_blobs, &private_db)))
+		return rc;
+	opt.private_blobs = private_blobs;
 	memset(&prog, 0, sizeof(prog));
 	prog.unit = xml ? "files" : "bug ids";
 	prog.tty = isatty(STDERR_FILENO);
@@ -348,6 +371,7 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv)
 	rc = EX_OK;
 out:
 	bz_client_free(bz);
+	blob_private_close(private_blobs, private_db);
 	if (key) {
 		memset(key, 0, strlen(key));
 		free(key);

@@ -120,6 +120,8 @@ static int regressions_list(struct cli_context *ctx, int json, int all, const ch
 		return rc;
 	if (reg_load_all(ctx->db, now, stale_after(ctx), &regs, &n, &err))
 		return cli_fail(&err);
+	for (size_t i = 0; i < n && !ctx->cfg->mail_show_addresses; i++)
+		reg_regression_hide_addresses(&regs[i]);
 	base_url = reg_report_base_url(ctx->cfg);
 	if (json) {
 		top = json_object_new_object();
@@ -196,6 +198,11 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 	if (reg_load_one(ctx->db, id, now, stale_after(ctx), &r, &links, &nlinks, &events,
 			 &nevents, &err))
 		return cli_fail(&err);
+	if (!ctx->cfg->mail_show_addresses) {
+		reg_regression_hide_addresses(&r);
+		for (size_t i = 0; i < nevents; i++)
+			reg_event_hide_addresses(&events[i]);
+	}
 	base_url = reg_report_base_url(ctx->cfg);
 	if (json) {
 		struct reg_report_item it = { &r, links, nlinks, events, nevents };

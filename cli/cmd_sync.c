@@ -114,6 +114,11 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 	b->sc.db = ctx->db;
 	b->sc.tracker = b->tracker;
 	b->sc.blobs = ctx->blobs;
+	if ((rc = cli_open_private_blobs(ctx, &b->private_blobs, &b->private_db))) {
+		cli_bridge_close(b);
+		return rc;
+	}
+	b->sc.private_blobs = b->private_blobs;
 	b->sc.bz = b->bz;
 	b->sc.router = b->router;
 	return EX_OK;
@@ -126,6 +131,7 @@ fail:
 void cli_bridge_close(struct cli_bridge *b)
 {
 	tracker_free(b->tracker);
+	blob_private_close(b->private_blobs, b->private_db);
 	archive_source_free(b->archive);
 	free(b->archive_state);
 	bz_client_free(b->bz);
@@ -263,6 +269,10 @@ static void report_round(struct cli_context *ctx, const struct sync_stats *st, i
 		st->mails_queued, st->mails_queued == 1 ? "" : "s",
 		dry_run ? "would be queued" : "queued", st->attachments_stored,
 		st->attachments_failed, st->requests, st->requests == 1 ? "" : "s");
+	if (st->bugs_withdrawn)
+		fprintf(stderr, "bugbridge: %lu bug%s restricted since mirrored: withdrawn (unlisted, "
+			"no more list replies posted, blobs no longer served)\n", st->bugs_withdrawn,
+			st->bugs_withdrawn == 1 ? "" : "s");
 	if (!dry_run)
 		fprintf(stderr, "bugbridge: delivery: %lu sent, %lu deferred, %lu failed\n",
 			st->delivery.sent, st->delivery.deferred, st->delivery.failed);

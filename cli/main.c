@@ -108,6 +108,35 @@ static int cmd_help(struct cli_context *ctx, int argc, char **argv)
 	return cmd->run(ctx, 2, args);
 }
 
+static void blob_options_from_config(const struct bb_config *cfg, struct blob_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->base_url = cfg->blob_base_url;
+	opt->limits.max_members = cfg->archive_max_members;
+	opt->limits.max_total = cfg->archive_max_total;
+	opt->limits.max_ratio = cfg->archive_max_ratio;
+	opt->limits.max_depth = cfg->archive_max_depth;
+	opt->store_members = cfg->store_archive_members;
+}
+
+int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, struct store **db)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct blob_options opt;
+	char *root = config_data_path(ctx->cfg, "private-blobs");
+	enum bb_status s;
+
+	*bs = NULL;
+	*db = NULL;
+	blob_options_from_config(ctx->cfg, &opt);
+	if (!root)
+		s = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+	else
+		s = blob_private_open(bs, db, root, &opt, &err);
+	free(root);
+	return s ? cli_fail(&err) : EX_OK;
+}
+
 int cli_open_store(struct cli_context *ctx, enum store_mode mode)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -125,14 +154,8 @@ int cli_open_store(struct cli_context *ctx, enum store_mode mode)
 	}
 	if ((s = store_open(&ctx->db, db_path, mode, &err)))
 		goto out;
-	memset(&opt, 0, sizeof(opt));
+	blob_options_from_config(ctx->cfg, &opt);
 	opt.root = blob_root;
-	opt.base_url = ctx->cfg->blob_base_url;
-	opt.limits.max_members = ctx->cfg->archive_max_members;
-	opt.limits.max_total = ctx->cfg->archive_max_total;
-	opt.limits.max_ratio = ctx->cfg->archive_max_ratio;
-	opt.limits.max_depth = ctx->cfg->archive_max_depth;
-	opt.store_members = ctx->cfg->store_archive_members;
 	opt.read_only = mode == STORE_READ_ONLY;
 	s = blob_store_open(&ctx->blobs, &opt, ctx->db, &err);
 out:

@@ -7,11 +7,47 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 
 #include "cli/cli.h"
-#include "mail/outbox.h"
+#include "core/buf.h"
 #include "core/fsutil.h"
+#include "core/text.h"
+#include "mail/outbox.h"
+
+#define CLI_SAFE_RING 16
+
+const char *cli_safe(const char *text)
+{
+	static char *ring[CLI_SAFE_RING];
+	static unsigned next;
+	struct buf b = BUF_INIT;
+	const char *p = text ? text : "", *end = p + strlen(p);
+	char **slot = &ring[next++ % CLI_SAFE_RING];
+
+	while (p < end) {
+		gunichar c = g_utf8_get_char_validated(p, end - p);
+
+		if (c == (gunichar)-1 || c == (gunichar)-2) {
+			buf_addf(&b, "\\x%02x", (unsigned char)*p);
+			p++;
+			continue;
+		}
+		if (c == '\\')
+			buf_addstr(&b, "\\\\");
+		else if (c < 0x100 && text_is_control_char(c))
+			buf_addf(&b, "\\x%02x", (unsigned)c);
+		else if (text_is_control_char(c) || text_is_format_char(c))
+			buf_addf(&b, "\\u%04x", (unsigned)c);
+		else
+			buf_add(&b, p, (size_t)(g_utf8_next_char(p) - p));
+		p = g_utf8_next_char(p);
+	}
+	free(*slot);
+	*slot = buf_detach(&b, NULL);
+	return *slot ? *slot : "";
+}
 
 void cli_error(const char *fmt, ...)
 {
@@ -83,8 +119,31 @@ int cli_usage(FILE *out, const char *usage)
 
 void cli_print_json(struct json_object *obj)
 {
-	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_NOSLASHESCAPE));
+	const char *p = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *end = p + strlen(p);
+
+	/* json-c escapes only C0: DEL, C1 and format characters (bidi
+	 * overrides, ...) become \u escapes too, the same JSON for a parser
+	 * and harmless on a terminal.  Outside strings JSON is ASCII. */
+	while (p < end) {
+		gunichar c = g_utf8_get_char_validated(p, end - p);
+		const char *next = c == (gunichar)-1 || c == (gunichar)-2 ? p + 1
+									 : g_utf8_next_char(p);
+
+		if (c != (gunichar)-1 && c != (gunichar)-2 && c >= 0x7f &&
+		    (text_is_control_char(c) || text_is_format_char(c))) {
+			if (c > 0xffff)
+				printf("\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10),
+				       0xdc00 + ((c - 0x10000) & 0x3ff));
+			else
+				printf("\\u%04x", (unsigned)c);
+		} else {
+			fwrite(p, 1, (size_t)(next - p), stdout);
+		}
+		p = next;
+	}
+	putchar('\n');
 }
 
 /* ------------------------------------------------------------ progress */

@@ -21,6 +21,20 @@ int text_is_format_char(uint32_t c);
  * separators U+2028 and U+2029. */
 int text_is_control_char(uint32_t c);
 
+/* How a person may be named in what bugbridge publishes (reports, the
+ * regression pages and JSON, exports): person is "Name <address>", a bare
+ * address or a bare name, as the tracker records reporters.  With
+ * show_addresses ([mail] show_addresses) it is returned whole; else the
+ * name alone, or, with no name (or a name that is itself an address), the
+ * address's local part, as mirrored mail names people.  "" stays "".
+ * malloc'd; NULL only when out of memory. */
+char *text_person_published(const char *person, int show_addresses);
+/* The same from a login and a real name apart (either may be NULL or ""). */
+char *text_user_published(const char *login, const char *real_name, int show_addresses);
+/* text with every address in it (local@domain.tld) cut to its local part,
+ * for fields that name people (a history entry's cc change, flag setters).
+ * malloc'd; NULL only when out of memory. */
+char *text_hide_addresses(const char *text);
 /* The closest of candidates[0..n) to word (edit distance with swapped
  * neighbours counting one, ASCII,
  * case-insensitive), for "did you mean"; NULL when none is within a third

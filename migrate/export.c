@@ -14,6 +14,7 @@
 #include "bridge/sync.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
+#include "core/text.h"
 #include "migrate/export.h"
 
 /* ---------------------------------------------------------- atomic files */
@@ -840,6 +841,60 @@ static struct json_object *json_strv_object(char **v)
 	return a;
 }
 
+/* Whether the JSON export may carry login addresses: an admin's
+ * --include-private export, or [mail] show_addresses. */
+static int json_shows_addresses(const struct export_options *opt)
+{
+	return opt->include_private || opt->mail.show_addresses;
+}
+
+/* A person: login and name when addresses are shown, else the name alone
+ * (core/text.h's text_user_published()). */
+static struct json_object *json_user(const struct export_options *opt, const char *login,
+				     const char *name)
+{
+	struct json_object *o = json_object_new_object();
+	char *shown;
+
+	if (json_shows_addresses(opt)) {
+		json_object_object_add(o, "login", json_object_new_string(login));
+		json_object_object_add(o, "name", json_object_new_string(name));
+		return o;
+	}
+	shown = text_user_published(login, name, 0);
+	json_object_object_add(o, "name", json_object_new_string(shown ? shown : ""));
+	free(shown);
+	return o;
+}
+
+/* A login as a string: itself when addresses are shown, else the name. */
+static struct json_object *json_login(const struct export_options *opt, const char *login)
+{
+	struct json_object *o;
+	char *shown;
+
+	if (json_shows_addresses(opt))
+		return json_object_new_string(login);
+	shown = text_user_published(login, "", 0);
+	o = json_object_new_string(shown ? shown : "");
+	free(shown);
+	return o;
+}
+
+/* Text that may name people by address (history values, flags). */
+static struct json_object *json_people_text(const struct export_options *opt, const char *text)
+{
+	struct json_object *o;
+	char *shown;
+
+	if (json_shows_addresses(opt))
+		return json_object_new_string(text);
+	shown = text_hide_addresses(text);
+	o = json_object_new_string(shown ? shown : "");
+	free(shown);
+	return o;
+}
+
 static struct json_object *json_parsed(const char *text, json_type want)
 {
 	struct json_object *o = text ? json_tokener_parse(text) : NULL;
@@ -878,15 +933,15 @@ static enum bb_status json_history(struct store *db, const struct export_bug *eb
 		if (!opt->include_private && att && attachment_private(&eb->bug, att))
 			continue;
 		h = json_object_new_object();
-		json_object_object_add(h, "who", json_object_new_string(
-					       (const char *)sqlite3_column_text(st, 0)));
+		json_object_object_add(h, "who",
+				       json_login(opt, (const char *)sqlite3_column_text(st, 0)));
 		json_object_object_add(h, "time", json_time((time_t)sqlite3_column_int64(st, 1)));
 		json_object_object_add(h, "field", json_object_new_string(
 					       (const char *)sqlite3_column_text(st, 2)));
-		json_object_object_add(h, "removed", json_object_new_string(
-					       (const char *)sqlite3_column_text(st, 3)));
-		json_object_object_add(h, "added", json_object_new_string(
-					       (const char *)sqlite3_column_text(st, 4)));
+		json_object_object_add(h, "removed", json_people_text(
+					       opt, (const char *)sqlite3_column_text(st, 3)));
+		json_object_object_add(h, "added", json_people_text(
+					       opt, (const char *)sqlite3_column_text(st, 4)));
 		json_object_object_add(h, "attachment_id", att ? json_object_new_int64(att) : NULL);
 		json_object_array_add(out, h);
 	}
@@ -894,15 +949,6 @@ static enum bb_status json_history(struct store *db, const struct export_bug *eb
 		s = store_fail(db, err, "export: reading imp_history");
 	sqlite3_finalize(st);
 	return s;
-}
-
-static struct json_object *json_user(const char *login, const char *name)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "login", json_object_new_string(login));
-	json_object_object_add(o, "name", json_object_new_string(name));
-	return o;
 }
 
 static enum bb_status json_bug(struct store *db, struct blob_store *bs,
@@ -939,8 +985,9 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 	json_object_object_add(o, "severity", json_object_new_string(bug->severity));
 	json_object_object_add(o, "priority", json_object_new_string(bug->priority));
 	json_object_object_add(o, "version", json_object_new_string(bug->version));
-	json_object_object_add(o, "reporter", json_user(bug->creator.login, bug->creator.real_name));
-	json_object_object_add(o, "assigned_to", json_object_new_string(bug->assigned_to.login));
+	json_object_object_add(o, "reporter",
+			       json_user(opt, bug->creator.login, bug->creator.real_name));
+	json_object_object_add(o, "assigned_to", json_login(opt, bug->assigned_to.login));
 	json_object_object_add(o, "url", json_object_new_string(bug->url));
 	json_object_object_add(o, "dupe_of", bug->dupe_of ? json_object_new_int64(bug->dupe_of) : NULL);
 	json_object_object_add(o, "creation_time", json_time(bug->creation_time));
@@ -960,7 +1007,15 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 		json_object_object_add(o, "groups", json_strv_object(bug->groups));
 		json_object_object_add(o, "restricted", json_object_new_boolean(bug_restricted(bug)));
 	}
-	json_object_object_add(o, "flags", json_parsed(eb->flags_json, json_type_array));
+	if (json_shows_addresses(opt)) {
+		json_object_object_add(o, "flags", json_parsed(eb->flags_json, json_type_array));
+	} else {
+		/* setters and requestees by name */
+		char *flags = text_hide_addresses(eb->flags_json ? eb->flags_json : "[]");
+
+		json_object_object_add(o, "flags", json_parsed(flags, json_type_array));
+		free(flags);
+	}
 	json_object_object_add(o, "fields", json_parsed(eb->fields_json, json_type_object));
 	json_object_object_add(o, "source", json_object_new_string(eb->source));
 	json_object_object_add(o, "complete", json_object_new_boolean(eb->complete));
@@ -981,7 +1036,8 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 		jc = json_object_new_object();
 		json_object_object_add(jc, "id", json_object_new_int64(c->id));
 		json_object_object_add(jc, "count", json_object_new_int(c->count));
-		json_object_object_add(jc, "author", json_user(c->author.login, c->author.real_name));
+		json_object_object_add(jc, "author",
+				       json_user(opt, c->author.login, c->author.real_name));
 		json_object_object_add(jc, "time", json_time(c->time));
 		json_object_object_add(jc, "text", json_object_new_string(c->text));
 		json_object_object_add(jc, "attachment_id",
@@ -1012,14 +1068,16 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 		json_object_object_add(ja, "summary", json_object_new_string(a->summary));
 		json_object_object_add(ja, "content_type", json_object_new_string(a->content_type));
 		json_object_object_add(ja, "size", json_object_new_int64((int64_t)a->size));
-		json_object_object_add(ja, "creator", json_object_new_string(a->creator.login));
+		json_object_object_add(ja, "creator", json_login(opt, a->creator.login));
 		json_object_object_add(ja, "time", json_time(a->creation_time));
 		json_object_object_add(ja, "is_obsolete", json_object_new_boolean(a->is_obsolete));
 		json_object_object_add(ja, "is_patch", json_object_new_boolean(a->is_patch));
 		if (opt->include_private)
 			json_object_object_add(ja, "is_private", json_object_new_boolean(a->is_private));
 		hash = x->hash ? str_printf("sha256:%s", x->hash) : NULL;
-		url = x->hash ? blob_url(bs, x->hash, a->file_name) : NULL;
+		/* only bytes in the served store have a URL */
+		url = x->hash && x->state && !strcmp(x->state, "stored")
+			      ? blob_url(bs, x->hash, a->file_name) : NULL;
 		json_object_object_add(ja, "hash", hash ? json_object_new_string(hash) : NULL);
 		json_object_object_add(ja, "url", url ? json_object_new_string(url) : NULL);
 		json_object_object_add(ja, "state", json_object_new_string(x->state));

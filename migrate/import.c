@@ -16,6 +16,7 @@
 
 #include "bugzilla/bz_xml.h"
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "migrate/import.h"
@@ -410,6 +411,73 @@ static enum bb_status blob_ref_attachment(struct importer *im, const char *hash,
 	return blob_add_ref(im->blobs, hash, "bug-attachment", ref, err);
 }
 
+/* Private bytes in the served store: attachments an older import stored
+ * there before they were kept apart, or whose bug was put in a group since.
+ * Each loses its reference; a blob nothing public references any more
+ * leaves the served store for the private one (blob_unpublish()).  The
+ * attachment's state becomes "private" when the private store has the
+ * bytes, else "hash-only". */
+static enum bb_status unpublish_private(struct importer *im, struct bb_error *err)
+{
+	struct blob_store *dest = im->opt->private_blobs;
+	sqlite3_stmt *pick = NULL, *set = NULL;
+	enum bb_status s;
+	int rc;
+
+	if ((s = store_prepare(im->db, &pick,
+			       "SELECT a.id, a.bug_id, a.blob_hash FROM imp_attachment a"
+			       " JOIN imp_bug b ON b.id = a.bug_id WHERE a.state = 'stored'"
+			       " AND a.blob_hash IS NOT NULL AND (a.is_private <> 0 OR NOT "
+			       BZ_GROUPS_PUBLIC_SQL("b.groups") ") ORDER BY a.id LIMIT 200", err)) ||
+	    (s = store_prepare(im->db, &set, "UPDATE imp_attachment SET state = ?1"
+			       " WHERE id = ?2", err)))
+		goto out;
+	for (;;) {
+		struct { long long id, bug_id; char hash[BLOB_HEX_LEN + 1]; } v[200];
+		int n = 0;
+
+		while (n < 200 && (rc = sqlite3_step(pick)) == SQLITE_ROW) {
+			v[n].id = sqlite3_column_int64(pick, 0);
+			v[n].bug_id = sqlite3_column_int64(pick, 1);
+			snprintf(v[n].hash, sizeof(v[n].hash), "%s",
+				 (const char *)sqlite3_column_text(pick, 2));
+			n++;
+		}
+		sqlite3_reset(pick);
+		if (n == 0)
+			break;
+		for (int i = 0; i < n && !s; i++) {
+			char ref[96];
+			int moved = 0, kept;
+
+			snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", v[i].bug_id, v[i].id);
+			s = blob_remove_ref(im->blobs, v[i].hash, "bug-attachment", ref, err);
+			if (s == BB_ERR_NOT_FOUND) {
+				bb_error_clear(err);
+				s = BB_OK;
+			}
+			if (!s)
+				s = blob_unpublish(im->blobs, dest, v[i].hash, &moved, err);
+			if (s)
+				break;
+			im->st->blobs_unpublished += moved != 0;
+			kept = dest && blob_lookup(dest, v[i].hash, NULL, NULL) == BB_OK;
+			if (kept && (s = blob_add_ref(dest, v[i].hash, "bug-attachment", ref, err)))
+				break;
+			sqlite3_reset(set);
+			sqlite3_bind_text(set, 1, kept ? "private" : "hash-only", -1, SQLITE_STATIC);
+			sqlite3_bind_int64(set, 2, v[i].id);
+			s = step_done(im, set, "recording an unpublished attachment", err);
+		}
+		if (s)
+			break;
+	}
+out:
+	sqlite3_finalize(pick);
+	sqlite3_finalize(set);
+	return s;
+}
+
 /* ------------------------------------------------------------------ REST */
 
 /* What became of one attachment of a batch. */
@@ -501,39 +569,138 @@ static enum bb_status write_history(struct importer *im, long long bug_id,
 	return st;
 }
 
+/* Where an attachment's bytes go: a writer (the served store, or the
+ * private one), or, for private bytes without --include-private, only a
+ * hash. */
 struct att_sink {
 	struct blob_writer *w;
+	struct sha256 md;
+	int hashing;
+	int to_private;             /* w writes into the private store */
+	uint64_t size, max;
 };
 
 static enum bb_status att_sink_write(void *ctx, const void *data, size_t len)
 {
 	struct att_sink *as = ctx;
 
-	return blob_writer_write(as->w, data, len, NULL);
+	if (!as->hashing)
+		return blob_writer_write(as->w, data, len, NULL);
+	if (as->max && as->size + len > as->max)
+		return BB_ERR_TOO_LARGE;
+	sha256_update(&as->md, data, len);
+	as->size += len;
+	return BB_OK;
+}
+
+static void att_sink_abort(struct att_sink *as)
+{
+	if (as->hashing)
+		sha256_release(&as->md);
+	else if (as->w)
+		blob_writer_abort(as->w);
+	as->w = NULL;
+	as->hashing = 0;
+}
+
+/* Opens the sink for one attachment: is_public says whether its bytes may
+ * be published (bz_bug_is_public() of its bug, and not private). */
+static enum bb_status att_sink_open(struct importer *im, struct att_sink *as, int is_public,
+				    uint64_t max, struct bb_error *err)
+{
+	enum bb_status s;
+
+	memset(as, 0, sizeof(*as));
+	as->max = max;
+	if (is_public)
+		return blob_writer_open(im->blobs, max, &as->w, err);
+	if (im->opt->include_private && im->opt->private_blobs) {
+		as->to_private = 1;
+		return blob_writer_open(im->opt->private_blobs, max, &as->w, err);
+	}
+	if ((s = sha256_init(&as->md)))
+		return bb_error_set(err, s, "cannot set up SHA-256");
+	as->hashing = 1;
+	return BB_OK;
+}
+
+/* Ends the sink: the state the attachment gets ("stored" in the served
+ * store, "private" in the private store, "hash-only"), its hash in hash. */
+static enum bb_status att_sink_finish(struct importer *im, struct att_sink *as,
+				      const struct bz_attachment *a, const char *name,
+				      const char *declared_type, const char **state,
+				      char hash[BLOB_HEX_LEN + 1], uint64_t *size,
+				      struct bb_error *err)
+{
+	struct blob_store *dest = im->opt->include_private ? im->opt->private_blobs : NULL;
+	struct blob_origin origin;
+	struct blob_info info;
+	char ref[32];
+	enum bb_status s;
+
+	if (as->hashing) {
+		as->hashing = 0;
+		if ((s = sha256_final_hex(&as->md, hash)))
+			return bb_error_set(err, s, "cannot compute SHA-256");
+		*size = as->size;
+		*state = "hash-only";
+		im->st->attachments_hash_only++;
+		return BB_OK;
+	}
+	snprintf(ref, sizeof(ref), "%lld", a->id);
+	origin.name = name;
+	origin.declared_type = declared_type;
+	origin.origin = "bugzilla-attachment";
+	origin.origin_ref = ref;
+	if ((s = blob_writer_commit(as->w, &origin, &info, err)))
+		return s;
+	as->w = NULL;
+	memcpy(hash, info.hash, BLOB_HEX_LEN + 1);
+	*size = info.size;
+	if (as->to_private && dest) {
+		*state = "private";
+		im->st->attachments_private++;
+		snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", a->bug_id, a->id);
+		return blob_add_ref(dest, hash, "bug-attachment", ref, err);
+	}
+	*state = "stored";
+	im->st->attachments_stored++;
+	return blob_ref_attachment(im, hash, a->bug_id, a->id, err);
+}
+
+/* Whether the bytes of an attachment recorded as state need no new
+ * download. */
+static int att_state_settled(struct importer *im, const char *state, int is_public)
+{
+	if (!strcmp(state, "stored") || !strcmp(state, "private"))
+		return 1;   /* a restricted bug's "stored" ones: see unpublish_private() */
+	return !strcmp(state, "hash-only") && !is_public &&
+	       !(im->opt->include_private && im->opt->private_blobs);
 }
 
 /* Streams one attachment into the blob store (outside any transaction: the
- * store is content-addressed, so a repeat after a crash is harmless).  A
- * failure that concerns only this attachment is returned in r (state
- * "failed" and a note) with BB_OK; others stop the import. */
+ * store is content-addressed, so a repeat after a crash is harmless), or
+ * for bytes that must not be published into the private store or only
+ * through SHA-256.  A failure that concerns only this attachment is
+ * returned in r (state "failed" and a note) with BB_OK; others stop the
+ * import. */
 static enum bb_status rest_attachment(struct importer *im, struct bz_client *c,
-				      const struct bz_attachment *a, struct att_result *r,
-				      struct bb_error *err)
+				      const struct bz_attachment *a, int is_public,
+				      struct att_result *r, struct bb_error *err)
 {
 	struct bb_error derr = BB_ERROR_INIT;
-	struct blob_writer *w = NULL;
-	struct blob_origin origin;
-	struct blob_info info;
 	struct att_sink sink;
-	uint64_t max = im->opt->attachment_max_size, got = 0, known_size;
-	char state[32], ref[32];
+	uint64_t max = im->opt->attachment_max_size, got = 0, known_size, size;
+	char state[32];
 	enum bb_status s;
 
 	memset(r, 0, sizeof(*r));
+	memset(&sink, 0, sizeof(sink));
 	if ((s = attachment_known(im, a->id, state, sizeof(state), r->hash, &known_size, err)))
 		return s;
-	if (!strcmp(state, "stored") && r->hash[0] && known_size == a->size) {
-		r->state = "stored";
+	if (att_state_settled(im, state, is_public) && r->hash[0] && known_size == a->size) {
+		r->state = !strcmp(state, "private") ? "private"
+			   : !strcmp(state, "hash-only") ? "hash-only" : "stored";
 		return BB_OK;
 	}
 	r->hash[0] = '\0';
@@ -543,16 +710,15 @@ static enum bb_status rest_attachment(struct importer *im, struct bz_client *c,
 			 (unsigned long long)a->size, (unsigned long long)max);
 		return BB_OK;
 	}
-	if ((s = blob_writer_open(im->blobs, max, &w, err)))
+	if ((s = att_sink_open(im, &sink, is_public, max, err)))
 		return s;
-	sink.w = w;
 	s = bz_download_attachment(c, a->id, max ? max : UINT64_MAX, att_sink_write, &sink, &got,
 				   &derr);
 	if (!s && got != a->size)
 		s = bb_error_set(&derr, BB_ERR_CORRUPT, "got %llu bytes, Bugzilla says %llu",
 				 (unsigned long long)got, (unsigned long long)a->size);
 	if (s) {
-		blob_writer_abort(w);
+		att_sink_abort(&sink);
 		if (failure_is_ours(s)) {
 			*err = derr;
 			return s;
@@ -561,18 +727,9 @@ static enum bb_status rest_attachment(struct importer *im, struct bz_client *c,
 			 derr.message[0] ? derr.message : status_str(s));
 		return BB_OK;
 	}
-	snprintf(ref, sizeof(ref), "%lld", a->id);
-	origin.name = a->file_name;
-	origin.declared_type = a->content_type;
-	origin.origin = "bugzilla-attachment";
-	origin.origin_ref = ref;
-	if ((s = blob_writer_commit(w, &origin, &info, err)))
+	if ((s = att_sink_finish(im, &sink, a, a->file_name, a->content_type, &r->state, r->hash,
+				 &size, err)))
 		return s;
-	if ((s = blob_ref_attachment(im, info.hash, a->bug_id, a->id, err)))
-		return s;
-	memcpy(r->hash, info.hash, sizeof(r->hash));
-	r->state = "stored";
-	im->st->attachments_stored++;
 	return BB_OK;
 }
 
@@ -654,8 +811,10 @@ static enum bb_status rest_batch(struct importer *im, struct bz_client *c, const
 		k = 0;
 		for (size_t i = 0; i < changed; i++)
 			for (size_t j = 0; j < bugs[i].nattachments; j++, k++)
-				if ((s = rest_attachment(im, c, &bugs[i].attachments[j], &results[k],
-							 err)))
+				if ((s = rest_attachment(im, c, &bugs[i].attachments[j],
+							 bz_bug_is_public(&bugs[i]) &&
+							 !bugs[i].attachments[j].is_private,
+							 &results[k], err)))
 					goto out;
 	}
 	if ((s = store_begin(im->db, err)))
@@ -770,6 +929,8 @@ enum bb_status import_rest(struct store *db, struct blob_store *blobs, struct bz
 	cur.pass = 0;
 	cur.after = 0;
 	s = cursor_save(&im, key, &cur, err);
+	if (!s)
+		s = unpublish_private(&im, err);
 	st->progress_done = st->progress_total;
 	report_progress(&im);
 out:
@@ -790,6 +951,7 @@ struct xml_data {
 	char hash[BLOB_HEX_LEN + 1];
 	uint64_t size;
 	char note[200];             /* why it could not be stored */
+	const char *state;          /* stored, private, hash-only */
 };
 
 struct xml_run {
@@ -800,7 +962,10 @@ struct xml_run {
 	int in_tx;
 	unsigned in_batch;
 	/* the attachment being decoded */
-	struct blob_writer *w;
+	struct att_sink sink;
+	int open;                   /* sink is open */
+	int public_id_ok;           /* begin said the bytes of public_id may be published */
+	long long public_id;
 	long long w_id, skip_id;
 	struct xml_data *data;
 	size_t ndata, data_alloc;
@@ -831,10 +996,20 @@ static enum bb_status xml_commit(struct xml_run *x)
 
 static void xml_writer_drop(struct xml_run *x)
 {
-	if (x->w)
-		blob_writer_abort(x->w);
-	x->w = NULL;
+	if (x->open)
+		att_sink_abort(&x->sink);
+	x->open = 0;
 	x->w_id = 0;
+}
+
+static enum bb_status xml_on_begin(void *ctx, long long bug_id, long long id, int is_public)
+{
+	struct xml_run *x = ctx;
+
+	(void)bug_id;
+	x->public_id = id;
+	x->public_id_ok = is_public;
+	return BB_OK;
 }
 
 static struct xml_data *xml_data_add(struct xml_run *x, long long id)
@@ -870,13 +1045,13 @@ static enum bb_status xml_on_data(void *ctx, long long bug_id, long long id, con
 {
 	struct xml_run *x = ctx;
 	struct importer *im = x->im;
-	struct bb_error werr = BB_ERROR_INIT;
 	struct xml_data *d;
 	enum bb_status s;
+	int is_public = x->public_id == id && x->public_id_ok;
 
-	if (x->w && x->w_id != id)
+	if (x->open && x->w_id != id)
 		xml_writer_drop(x);   /* the last one's base64 was broken */
-	if (!x->w) {
+	if (!x->open) {
 		char state[32], hash[BLOB_HEX_LEN + 1];
 		uint64_t size;
 
@@ -885,21 +1060,25 @@ static enum bb_status xml_on_data(void *ctx, long long bug_id, long long id, con
 		if ((s = attachment_known(im, id, state, sizeof(state), hash, &size, x->err)))
 			return xml_fail(x, s);
 		x->skip_id = id;
-		if (!strcmp(state, "stored") && hash[0]) {
+		if (att_state_settled(im, state, is_public) && hash[0]) {
 			/* attachments never change: no need to store it again */
 			if (!(d = xml_data_add(x, id)))
 				return xml_fail(x, BB_ERR_NOMEM);
 			memcpy(d->hash, hash, sizeof(d->hash));
 			d->size = size;
+			d->state = !strcmp(state, "private") ? "private"
+				   : !strcmp(state, "hash-only") ? "hash-only" : "stored";
 			return BB_OK;
 		}
-		if ((s = blob_writer_open(im->blobs, im->opt->attachment_max_size, &x->w, x->err)))
+		if ((s = att_sink_open(im, &x->sink, is_public, im->opt->attachment_max_size,
+				       x->err)))
 			return xml_fail(x, s);
+		x->open = 1;
 		x->w_id = id;
 		x->skip_id = 0;
 	}
 	if (data) {
-		s = blob_writer_write(x->w, data, len, &werr);
+		s = att_sink_write(&x->sink, data, len);
 		if (s == BB_ERR_TOO_LARGE) {
 			xml_writer_drop(x);
 			x->skip_id = id;
@@ -910,34 +1089,33 @@ static enum bb_status xml_on_data(void *ctx, long long bug_id, long long id, con
 			return BB_OK;
 		}
 		if (s) {
-			*x->err = werr;
+			if (!x->err->message[0])
+				bb_error_set(x->err, s, "cannot store attachment %lld", id);
 			return xml_fail(x, s);
 		}
 		return BB_OK;
 	}
 	/* complete */
 	{
-		struct blob_origin origin;
-		struct blob_info info;
-		char ref[32];
-		struct blob_writer *w = x->w;
+		struct bz_attachment a;
+		const char *state;
+		char hash[BLOB_HEX_LEN + 1];
+		uint64_t size;
 
-		x->w = NULL;
+		memset(&a, 0, sizeof(a));
+		a.id = id;
+		a.bug_id = bug_id;
+		x->open = 0;
 		x->w_id = 0;
 		x->skip_id = id;
-		snprintf(ref, sizeof(ref), "%lld", id);
-		origin.name = "";
-		origin.declared_type = "";
-		origin.origin = "bugzilla-attachment";
-		origin.origin_ref = ref;
-		if ((s = xml_tx(x)) || (s = blob_writer_commit(w, &origin, &info, x->err)) ||
-		    (s = blob_ref_attachment(im, info.hash, bug_id, id, x->err)))
+		if ((s = xml_tx(x)) ||
+		    (s = att_sink_finish(im, &x->sink, &a, "", "", &state, hash, &size, x->err)))
 			return xml_fail(x, s);
 		if (!(d = xml_data_add(x, id)))
 			return xml_fail(x, BB_ERR_NOMEM);
-		memcpy(d->hash, info.hash, sizeof(d->hash));
-		d->size = info.size;
-		im->st->attachments_stored++;
+		memcpy(d->hash, hash, sizeof(d->hash));
+		d->size = size;
+		d->state = state;
 	}
 	return BB_OK;
 }
@@ -969,11 +1147,14 @@ static enum bb_status xml_write_bug(struct xml_run *x, const struct bz_bug *bug)
 				 (unsigned long long)d->size, (unsigned long long)a->size);
 		} else if (d) {
 			memcpy(hash, d->hash, sizeof(hash));
+			result = d->state ? d->state : "stored";
 		} else {
 			if ((s = attachment_known(im, a->id, state, sizeof(state), hash, &size,
 						  x->err)))
 				return s;
-			if (strcmp(state, "stored") || !hash[0]) {
+			if (!strcmp(state, "private") || !strcmp(state, "hash-only"))
+				result = !strcmp(state, "private") ? "private" : "hash-only";
+			else if (strcmp(state, "stored") || !hash[0]) {
 				hash[0] = '\0';
 				result = "pending";
 				snprintf(note, sizeof(note), "no data in the export");
@@ -1157,6 +1338,7 @@ static enum bb_status xml_file(struct importer *im, const char *file, const char
 	cb.bug = xml_on_bug;
 	cb.not_found = xml_on_not_found;
 	cb.attachment_data = xml_on_data;
+	cb.attachment_begin = xml_on_begin;
 	read = bz_xml_read_file(file, &cb, &rerr);
 	xml_writer_drop(&x);
 	if (x.failed || read == BB_ERR_NOMEM) {
@@ -1250,6 +1432,8 @@ enum bb_status import_xml(struct store *db, struct blob_store *blobs, const char
 	}
 	/* the walk is whole: a later import reads every file again */
 	s = cursor_put(&im, key, NULL, err);
+	if (!s)
+		s = unpublish_private(&im, err);
 out:
 	file_list_release(&files);
 	free(root);

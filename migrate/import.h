@@ -53,6 +53,9 @@ struct import_stats {
 	unsigned long private_comments; /* of those, private */
 	unsigned long attachments;      /* of the bugs written */
 	unsigned long attachments_stored; /* bytes downloaded or decoded this run */
+	unsigned long attachments_private; /* of those, into the private store */
+	unsigned long attachments_hash_only; /* private bytes hashed, not kept */
+	unsigned long blobs_unpublished; /* private bytes taken out of the served store */
 	unsigned long history;          /* history changes of the bugs written */
 	unsigned long skipped;          /* imp_skip records made this run */
 	unsigned long files;            /* XML files read */
@@ -66,6 +69,14 @@ typedef void (*import_progress_fn)(void *ctx, const struct import_stats *st);
 struct import_options {
 	unsigned batch;                 /* bugs per transaction (0: 100) */
 	uint64_t attachment_max_size;   /* 0: no limit */
+	/* The private store (blob_private_open()), or NULL.  The bytes of
+	 * private attachments and of attachments of bugs in groups never go
+	 * into the served store: with include_private they are kept here,
+	 * else only their SHA-256 is recorded (state "hash-only").  Private
+	 * bytes an older import left in the served store are moved here
+	 * (dropped when this is NULL) once nothing public references them. */
+	struct blob_store *private_blobs;
+	int include_private;
 	import_progress_fn progress;    /* after each batch or file; may be NULL */
 	void *progress_ctx;
 };

@@ -495,6 +495,23 @@ static enum bb_status report_data_load(struct store *db, const struct bb_config 
 				     err)) ||
 	    (st = reg_report_last_sent(db, cfg, now, &d->last_report, err)))
 		goto out;
+	/* what is published names people, not their addresses, unless
+	 * [mail] show_addresses says otherwise */
+	if (!cfg->mail_show_addresses) {
+		for (size_t i = 0; i < d->nregs; i++)
+			reg_regression_hide_addresses(&d->regs[i]);
+		for (size_t i = 0; i < d->nevents; i++)
+			reg_event_hide_addresses(&d->events[i]);
+		for (size_t i = 0; i < d->nunhandled; i++) {
+			/* "#regzbot from: Name <address>" that could not be acted on */
+			char *line = text_hide_addresses(d->unhandled[i].line);
+
+			if (line) {
+				free(d->unhandled[i].line);
+				d->unhandled[i].line = line;
+			}
+		}
+	}
 	d->items = calloc(d->nregs ? d->nregs : 1, sizeof(*d->items));
 	d->by_id = calloc(d->nregs ? d->nregs : 1, sizeof(*d->by_id));
 	if (!d->items || !d->by_id) {
@@ -817,6 +834,8 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 				   &events, &ids, &n, err);
 	if (st)
 		goto out;
+	for (size_t i = 0; i < n && !pc->cfg->mail_show_addresses; i++)
+		reg_event_hide_addresses(&events[i]);
 	xbuf = xmlBufferCreate();
 	w = xbuf ? xmlNewTextWriterMemory(xbuf, 0) : NULL;
 	if (!w) {

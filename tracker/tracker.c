@@ -12,6 +12,7 @@
 #include "bugzilla/bz_client.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "tracker/directive.h"
 #include "tracker/gitscan.h"
 #include "tracker/links.h"
@@ -108,6 +109,29 @@ static void regression_set_stale(struct reg_regression *r, time_t now, long long
 		stale_after = 90LL * 24 * 3600;
 	r->stale = (r->state == REG_STATE_OPEN || r->state == REG_STATE_FIX_INCOMING) &&
 		   (long long)(now - r->last_activity) > stale_after;
+}
+
+static void hide_address(char **person)
+{
+	char *shown;
+
+	if (!*person)
+		return;
+	shown = text_person_published(*person, 0);
+	free(*person);
+	*person = shown ? shown : strdup("");
+}
+
+void reg_regression_hide_addresses(struct reg_regression *r)
+{
+	hide_address(&r->reporter);
+	hide_address(&r->last_activity_by);
+}
+
+void reg_event_hide_addresses(struct reg_event *e)
+{
+	if (e->kind && !strcmp(e->kind, "from"))
+		hide_address(&e->text);
 }
 
 void reg_regression_release(struct reg_regression *r)

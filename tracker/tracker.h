@@ -109,6 +109,12 @@ struct reg_unhandled {
 };
 
 void reg_regression_release(struct reg_regression *r);
+/* For publishing without addresses ([mail] show_addresses off): the
+ * reporter and last_activity_by of r, and the text of a "from" event, are
+ * replaced by the person's name alone (core/text.h's
+ * text_person_published()).  Out of memory leaves "". */
+void reg_regression_hide_addresses(struct reg_regression *r);
+void reg_event_hide_addresses(struct reg_event *e);
 
 /* All regressions, newest first (stale computed against now and
  * stale_after seconds).  *out malloc'd; free each with

@@ -52,6 +52,7 @@
 #include <openssl/rand.h>
 
 #include "bridge/sync.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/store.h"
@@ -1644,12 +1645,12 @@ static const char fd_list_sql[] =
 	"     OR coalesce(json_extract(b.fields, '$.' || ?6) = 'Yes', 0)"
 	"     OR EXISTS (SELECT 1 FROM reg_regression r WHERE r.bug_id = b.id)) AS regression,"
 	"    b.last_change_time AS changed, 'imported' AS src"
-	"  FROM imp_bug b WHERE json_array_length(b.groups) = 0"
+	"  FROM imp_bug b WHERE " BZ_IMP_BUG_PUBLIC_SQL_AS("b.")
 	"  UNION ALL"
 	"  SELECT m.id, m.summary, m.product, m.component, m.status, m.resolution,"
 	"    EXISTS (SELECT 1 FROM reg_regression r WHERE r.bug_id = m.id),"
 	"    m.last_change_time, 'mirrored'"
-	"  FROM bz_bug m WHERE m.restricted = 0 AND m.id NOT IN (SELECT id FROM imp_bug)"
+	"  FROM bz_bug m WHERE " BZ_BUG_PUBLIC_SQL_AS("m.") " AND m.id NOT IN (SELECT id FROM imp_bug)"
 	") WHERE (?1 = '' OR status = ?1 COLLATE NOCASE)"
 	"  AND (?2 = '' OR component = ?2 COLLATE NOCASE)"
 	"  AND (?3 = 0 OR (?3 = 1 AND regression) OR (?3 = 2 AND NOT regression))"
@@ -1664,8 +1665,8 @@ static void fd_select(struct frontdoor *fd, struct buf *b, const char *column,
 {
 	sqlite3_stmt *q = NULL;
 	char *sql = str_printf("SELECT DISTINCT %s FROM (SELECT %s FROM imp_bug WHERE "
-			       "json_array_length(groups) = 0 UNION SELECT %s FROM bz_bug WHERE "
-			       "restricted = 0) WHERE %s <> '' ORDER BY 1 LIMIT 500",
+			       BZ_IMP_BUG_PUBLIC_SQL_AS("imp_bug.") " UNION SELECT %s FROM bz_bug WHERE "
+			       BZ_BUG_PUBLIC_SQL ") WHERE %s <> '' ORDER BY 1 LIMIT 500",
 			       column, column, column, column);
 
 	buf_addf(b, "<label for=\"%s\">%s</label><select id=\"%s\" name=\"%s\">"
@@ -1812,9 +1813,9 @@ static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *
 	pthread_mutex_lock(&fd->lock);
 	if (store_prepare(fd->db, &q, "SELECT summary, product, component, status, resolution, "
 			  "version, reporter_name, creation_time, 1 FROM imp_bug WHERE id = ?1 AND "
-			  "json_array_length(groups) = 0 UNION ALL SELECT summary, product, "
+			  BZ_IMP_BUG_PUBLIC_SQL_AS("imp_bug.") " UNION ALL SELECT summary, product, "
 			  "component, status, resolution, '', '', creation_time, 0 FROM bz_bug "
-			  "WHERE id = ?1 AND restricted = 0 AND id NOT IN (SELECT id FROM imp_bug) "
+			  "WHERE id = ?1 AND " BZ_BUG_PUBLIC_SQL " AND id NOT IN (SELECT id FROM imp_bug) "
 			  "LIMIT 1", NULL) == BB_OK) {
 		sqlite3_bind_int64(q, 1, id);
 		if (sqlite3_step(q) == SQLITE_ROW) {

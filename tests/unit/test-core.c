@@ -1,4 +1,5 @@
-/* Unit tests for core/: buffer, status codes, logging, file helpers. */
+/* Unit tests for core/: buffer, status codes, logging, file helpers, how
+ * people are named in what is published. */
 #include "config.h"
 
 #include <errno.h>
@@ -265,8 +266,41 @@ static void test_fsutil(void)
 	free(deep);
 }
 
+static void person_is(const char *person, int show, const char *want, const char *what)
+{
+	char *got = text_person_published(person, show);
+
+	is_str(got, want, "%s", what);
+	free(got);
+}
+
+static void test_published_names(void)
+{
+	char *got;
+
+	person_is("Ines Reporter <ines@example.net>", 0, "Ines Reporter", "name alone");
+	person_is("\"Doe, Jane\" <jane@example.org>", 0, "Doe, Jane", "quoted name");
+	person_is("ines@example.net", 0, "ines", "a bare address: its local part");
+	person_is("ines@example.net <ines@example.net>", 0, "ines", "a name that is an address");
+	person_is("Ines", 0, "Ines", "a bare name");
+	person_is("", 0, "", "nobody");
+	person_is("Ines Reporter <ines@example.net>", 1, "Ines Reporter <ines@example.net>",
+		  "show_addresses keeps it whole");
+	got = text_user_published("dev@example.org", "Dev Eloper", 0);
+	is_str(got, "Dev Eloper", "user by name");
+	free(got);
+	got = text_user_published("dev@example.org", "", 1);
+	is_str(got, "dev@example.org", "user without a name, addresses shown");
+	free(got);
+	got = text_hide_addresses("dev@example.org, a.b+c@mail.example.com; not@home and me@x");
+	is_str(got, "dev, a.b+c; not@home and me@x",
+	       "addresses (with a dotted domain) in text cut to their local part");
+	free(got);
+}
+
 int main(void)
 {
+	test_published_names();
 	test_buf();
 	test_status();
 	test_log();
