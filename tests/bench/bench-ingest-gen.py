@@ -19,6 +19,7 @@ Python 3 standard library only.
 Prints one line: "mails N bytes B matched M commands C sources S".
 """
 import argparse
+import email.utils
 import mailbox
 import os
 import random
@@ -143,6 +144,19 @@ def mboxrd(raw):
     return FROM_LINE + body + b"\n"
 
 
+def sign(raw, key, sender):
+    """raw with a DKIM-Signature (python3-dkim) over From, Date, Subject,
+    Message-ID, In-Reply-To and References; signed in CRLF, stored in LF as
+    the archive keeps it."""
+    import dkim
+    domain = email.utils.parseaddr(sender)[1].rpartition("@")[2].encode()
+    crlf = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    sig = dkim.sign(crlf, b"s1", domain, key,
+                    include_headers=[b"from", b"date", b"subject", b"message-id",
+                                     b"in-reply-to", b"references"])
+    return (sig + crlf).replace(b"\r\n", b"\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", required=True)
@@ -154,8 +168,11 @@ def main():
     ap.add_argument("--command-every", type=int, default=10)
     ap.add_argument("--command-from", default="Bench Lead <lead@bench.test>")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dkim-key", help="PEM key: sign the command mails (selector s1, d= the"
+                    " domain of --command-from), as the sender's server would")
     a = ap.parse_args()
 
+    dkim_key = open(a.dkim_key, "rb").read() if a.dkim_key else None
     corpus = corpus_messages(a.corpus)
     if not corpus:
         sys.exit("bench-ingest-gen: no mail in %s" % a.corpus)
@@ -165,7 +182,7 @@ def main():
     every = int(round(1 / a.match_share)) if a.match_share > 0 else 0
     domain = a.domain.encode()
     reply_drop = (b"in-reply-to", b"references", b"subject")
-    command_drop = reply_drop + (b"from", b"sender", b"reply-to", b"authentication-results",
+    command_drop = reply_drop + (b"from", b"sender", b"reply-to", b"date", b"authentication-results",
                                  b"arc-authentication-results", b"auto-submitted",
                                  b"precedence", b"x-autoreply", b"list-id")
     matched = commands = nbytes = 0
@@ -187,8 +204,12 @@ def main():
                 if a.command_every and matched % a.command_every == 0:
                     src = corpus[plain[(n // every) % len(plain)]]
                     add.append(b"From: " + a.command_from.encode())
+                    # a command acts only in a mail newer than the archive's start
+                    add.append(b"Date: " + email.utils.formatdate().encode())
                     raw = rewrite(src, mid, command_drop, add,
                                   b"#bugbridge severity major\n\n")
+                    if dkim_key:
+                        raw = sign(raw, dkim_key, a.command_from)
                     commands += 1
                 else:
                     raw = rewrite(src, mid, reply_drop, add)
