@@ -92,6 +92,41 @@ enum bb_status blob_parse_hash(const char *text, char out[BLOB_HEX_LEN + 1],
 	return BB_OK;
 }
 
+enum bb_status blob_resolve(struct blob_store *bs, const char *text, char out[BLOB_HEX_LEN + 1],
+			    struct bb_error *err)
+{
+	const char *p = !strncmp(text, "sha256:", 7) ? text + 7 : text;
+	char lo[BLOB_HEX_LEN + 1], hi[BLOB_HEX_LEN + 2], found[2][BLOB_HEX_LEN + 1];
+	size_t len = strlen(p), n = 0;
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if (len == BLOB_HEX_LEN || len < BLOB_PREFIX_MIN || len > BLOB_HEX_LEN ||
+	    strspn(p, "0123456789abcdefABCDEF") != len)
+		return blob_parse_hash(text, out, err);
+	for (size_t i = 0; i <= len; i++)
+		lo[i] = (char)(p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 'a' : p[i]);
+	/* the hashes that start with lo sort from lo up to lo + "g" */
+	snprintf(hi, sizeof(hi), "%sg", lo);
+	if ((s = store_prepare(bs->db, &st, "SELECT hash FROM blob WHERE hash >= ? AND hash < ?"
+					    " ORDER BY hash LIMIT 2", err)))
+		return s;
+	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
+	while (n < 2 && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(found[n++], sizeof(found[0]), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	out[0] = '\0';
+	if (n == 0)
+		return bb_error_set(err, BB_ERR_NOT_FOUND, "no stored blob's hash starts with %s", lo);
+	if (n > 1)
+		return bb_error_set(err, BB_ERR_INVALID, "%s is ambiguous: sha256:%.16s... and "
+				    "sha256:%.16s... (and maybe more) start with it; give more digits",
+				    lo, found[0], found[1]);
+	memcpy(out, found[0], BLOB_HEX_LEN + 1);
+	return BB_OK;
+}
+
 char *blob_path(const struct blob_store *bs, const char *hex)
 {
 	return str_printf("%s/%.2s/%s", bs->tree, hex, hex + 2);

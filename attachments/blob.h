@@ -82,6 +82,13 @@ void blob_store_close(struct blob_store *bs);
  * hex digits to out.  BB_ERR_INVALID for anything else. */
 enum bb_status blob_parse_hash(const char *text, char out[BLOB_HEX_LEN + 1],
 			       struct bb_error *err);
+/* Like blob_parse_hash(), but also takes a unique prefix of at least
+ * BLOB_PREFIX_MIN hex digits (as git takes abbreviated object names),
+ * looked up among the stored blobs: BB_ERR_NOT_FOUND when none starts so,
+ * BB_ERR_INVALID (naming two) when more than one does. */
+#define BLOB_PREFIX_MIN 7
+enum bb_status blob_resolve(struct blob_store *bs, const char *text, char out[BLOB_HEX_LEN + 1],
+			    struct bb_error *err);
 /* Path of the blob file (free() it); hex must be valid. */
 char *blob_path(const struct blob_store *bs, const char *hex);
 /* URL of the blob (free() it), with name percent-encoded if not NULL/"". */

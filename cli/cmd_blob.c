@@ -88,11 +88,19 @@ static int wants_help(int argc, char **argv)
 	return 0;
 }
 
-static int parse_hash_arg(const char *arg, char hex[BLOB_HEX_LEN + 1])
+/* A blob named on the command line: its full hash, or a unique prefix of
+ * at least 7 hex digits (looked up in the store, opened in mode). */
+static int parse_hash_arg(struct cli_context *ctx, const char *arg, char hex[BLOB_HEX_LEN + 1],
+			  enum store_mode mode)
 {
 	struct bb_error err = BB_ERROR_INIT;
+	int rc;
 
-	if (blob_parse_hash(arg, hex, &err))
+	if (blob_parse_hash(arg, hex, NULL) == BB_OK)
+		return EX_OK;
+	if ((rc = cli_open_store(ctx, mode)))
+		return rc;
+	if (blob_resolve(ctx->blobs, arg, hex, &err))
 		return cli_fail(&err);
 	return EX_OK;
 }
@@ -272,7 +280,7 @@ static int blob_get(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage(stderr, usage_get);
-	if ((rc = parse_hash_arg(argv[optind], hex)))
+	if ((rc = parse_hash_arg(ctx, argv[optind], hex, STORE_READ_ONLY)))
 		return rc;
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
 		return rc;
@@ -560,7 +568,7 @@ static int blob_show(struct cli_context *ctx, int argc, char **argv)
 		return rc < 0 ? EX_OK : rc;
 	if (first != argc - 1)
 		return cli_usage(stderr, usage_show);
-	if ((rc = parse_hash_arg(argv[first], hex)))
+	if ((rc = parse_hash_arg(ctx, argv[first], hex, STORE_READ_ONLY)))
 		return rc;
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
 		return rc;
@@ -654,7 +662,7 @@ static int blob_verify_cmd(struct cli_context *ctx, int argc, char **argv)
 	for (int i = first; i < argc; i++) {
 		struct blob_info fake;
 
-		if ((rc = parse_hash_arg(argv[i], fake.hash)))
+		if ((rc = parse_hash_arg(ctx, argv[i], fake.hash, STORE_READ_ONLY)))
 			goto out;
 		fake.size = 0;
 		collect_cb(&list, &fake);
@@ -820,7 +828,8 @@ static int blob_pin(struct cli_context *ctx, int argc, char **argv, int pin)
 
 	if (argc != 2 || argv[1][0] == '-')
 		return cli_usage(argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr, usage_pin);
-	if ((rc = parse_hash_arg(argv[1], hex)) || (rc = cli_open_store(ctx, STORE_READ_WRITE)))
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)) ||
+	    (rc = parse_hash_arg(ctx, argv[1], hex, STORE_READ_WRITE)))
 		return rc;
 	if (pin ? blob_add_ref(ctx->blobs, hex, "pin", "", &err)
 		: blob_remove_ref(ctx->blobs, hex, "pin", "", &err))

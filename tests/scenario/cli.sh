@@ -73,4 +73,11 @@ else
 	ok "a full standard output makes the command fail"
 fi
 
+# blobs may be named by a unique prefix of 7 or more hex digits, as git does
+full=$(sha256sum "$top_srcdir/demo/dmesg-6.6.1-suspend.txt" | cut -c1-64)
+like "blob show takes an abbreviated hash" "$(bb blob show "$(printf %.7s "$full")" 2>&1)" "sha256:$full"
+check "blob get too" sh -c "'$BUGBRIDGE' blob get $(printf %.10s "$full") | cmp - '$top_srcdir/demo/dmesg-6.6.1-suspend.txt'"
+check_exit "a prefix no blob has is not found" 66 bb blob show 0000000
+check_exit "six digits are not a hash" 65 bb blob show "$(printf %.6s "$full")"
+
 done_testing

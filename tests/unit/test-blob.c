@@ -476,6 +476,48 @@ static void test_archive_members(void)
 	free(tgz);
 }
 
+/* Abbreviated hashes, as git takes them: a unique prefix of 7 or more */
+static void test_prefix(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	char hex[BLOB_HEX_LEN + 1], a[BLOB_HEX_LEN + 1], b[BLOB_HEX_LEN + 1], *sql;
+	struct blob_origin o = { "p.txt", "", "test", "" };
+	struct blob_info info;
+
+	ok(blob_put_memory(bs, "prefix test\n", 12, &o, &info, &err) == BB_OK, "a blob to find");
+	is_int(blob_resolve(bs, info.hash, hex, &err), BB_OK, "the full hash resolves");
+	is_str(hex, info.hash, "to itself");
+	memcpy(a, info.hash, 7);
+	a[7] = '\0';
+	is_int(blob_resolve(bs, a, hex, &err), BB_OK, "7 hex digits resolve (%s)", err.message);
+	is_str(hex, info.hash, "to the blob they start");
+	snprintf(b, sizeof(b), "sha256:%.9s", info.hash);
+	b[7] = (char)(b[7] >= 'a' ? b[7] - 32 : b[7]);
+	is_int(blob_resolve(bs, b, hex, &err), BB_OK, "with sha256: and upper case too");
+	a[6] = '\0';
+	is_int(blob_resolve(bs, a, hex, &err), BB_ERR_INVALID, "6 digits are too few");
+	is_int(blob_resolve(bs, "0000000", hex, &err), BB_ERR_NOT_FOUND, "a prefix nothing has");
+	ok(strstr(err.message, "no stored blob") != NULL, "says so: %s", err.message);
+	is_int(blob_resolve(bs, "abcdefg", hex, &err), BB_ERR_INVALID, "not hex: not a hash");
+	/* two rows that share a prefix (no two real hashes would, here) */
+	memset(a, 'e', BLOB_HEX_LEN);
+	a[BLOB_HEX_LEN] = '\0';
+	memcpy(b, a, sizeof(a));
+	b[BLOB_HEX_LEN - 1] = 'f';
+	sql = str_printf("INSERT INTO blob (hash, size, content_type, first_seen, last_seen) VALUES"
+			 " ('%s', 1, 'text/plain', 0, 0), ('%s', 1, 'text/plain', 0, 0)", a, b);
+	if (store_exec(db, sql, &err) == BB_OK) {
+		is_int(blob_resolve(bs, "eeeeeee", hex, &err), BB_ERR_INVALID, "an ambiguous prefix");
+		ok(strstr(err.message, "ambiguous") && strstr(err.message, "eeeeeeeeeeeeeeee"),
+		   "is refused, naming what it matches: %s", err.message);
+		is_int(blob_resolve(bs, b, hex, &err), BB_OK, "a full hash is never ambiguous");
+		store_exec(db, "DELETE FROM blob WHERE hash LIKE 'eeeeeeeeee%'", NULL);
+	} else {
+		ok(0, "insert two rows that share a prefix: %s", err.message);
+	}
+	free(sql);
+}
+
 int main(void)
 {
 	char *cmd;
@@ -490,6 +532,7 @@ int main(void)
 	test_concurrent();
 	test_verify_and_gc();
 	test_archive_members();
+	test_prefix();
 	close_store();
 	cmd = str_printf("rm -rf %s", dir);
 	ok(system(cmd) == 0, "cleanup");
