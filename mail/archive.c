@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
@@ -956,21 +958,14 @@ out:
 static enum bb_status url_path_escape(struct buf *url, const char *s, size_t len,
 				      int keep_percent)
 {
-	static const char safe[] = "-._~!$&'()*+,;=:@";
+	gchar *part = g_strndup(s, len);
+	gchar *escaped = g_uri_escape_string(part, keep_percent ? "!$&'()*+,;=:@%" : "!$&'()*+,;=:@",
+					     FALSE);
+	enum bb_status st = buf_addstr(url, escaped);
 
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		enum bb_status st;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    (c && strchr(safe, c)) || (keep_percent && c == '%'))
-			st = buf_addch(url, (char)c);
-		else
-			st = buf_addf(url, "%%%02X", c);
-		if (st)
-			return st;
-	}
-	return BB_OK;
+	g_free(escaped);
+	g_free(part);
+	return st;
 }
 
 /* <url>/<the last path segment of an entry's link>/raw.  public-inbox

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 
 #include "bridge/sync.h"
@@ -432,12 +433,11 @@ char *export_thread_url(const struct export_options *opt, const char *message_id
 		len--;
 	buf_add(&b, base, len);
 	buf_addch(&b, '/');
-	for (const unsigned char *p = (const unsigned char *)message_id; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-._~@!$&'()*+,;=:", *p))
-			buf_addch(&b, (char)*p);
-		else
-			buf_addf(&b, "%%%02X", *p);
+	{
+		gchar *escaped = g_uri_escape_string(message_id, "@!$&'()*+,;=:", FALSE);
+
+		buf_addstr(&b, escaped);
+		g_free(escaped);
 	}
 	buf_addch(&b, '/');
 	return buf_detach(&b, NULL);

@@ -173,17 +173,10 @@ enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars
 /* Appends s with every byte outside [A-Za-z0-9-._~@!$+=,;:] as %XX. */
 static enum bb_status url_encode(struct buf *out, const char *s)
 {
-	static const char keep[] = "-._~@!$+=,;:";
-	enum bb_status st = BB_OK;
+	gchar *escaped = g_uri_escape_string(s ? s : "", "@!$+=,;:", FALSE);
+	enum bb_status st = buf_addstr(out, escaped);
 
-	for (; s && *s && !st; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (isalnum(c) || (c && strchr(keep, c)))
-			st = buf_addch(out, (char)c);
-		else
-			st = buf_addf(out, "%%%02X", c);
-	}
+	g_free(escaped);
 	return st;
 }
 

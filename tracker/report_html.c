@@ -46,28 +46,10 @@ static const char report_csp[] = "default-src 'none'; style-src 'self'; img-src 
 enum bb_status reg_html_escape(struct buf *out, const char *text)
 {
 	char *clean = text && reg_report_is_clean(text) ? NULL : reg_report_clean_dup(text);
-	const char *p = clean ? clean : text, *run = p;
-	enum bb_status st = BB_OK;
+	gchar *escaped = g_markup_escape_text(clean ? clean : text ? text : "", -1);
+	enum bb_status st = buf_addstr(out, escaped);
 
-	for (; *p && !st; p++) {
-		const char *entity;
-
-		switch (*p) {
-		case '&': entity = "&amp;"; break;
-		case '<': entity = "&lt;"; break;
-		case '>': entity = "&gt;"; break;
-		case '"': entity = "&quot;"; break;
-		case '\'': entity = "&#39;"; break;
-		default: continue;
-		}
-		if (p > run)
-			st = buf_add(out, run, (size_t)(p - run));
-		if (!st)
-			st = buf_addstr(out, entity);
-		run = p + 1;
-	}
-	if (!st && p > run)
-		st = buf_add(out, run, (size_t)(p - run));
+	g_free(escaped);
 	g_free(clean);
 	return st;
 }

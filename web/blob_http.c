@@ -52,6 +52,7 @@
 #include <json-c/json.h>
 #include <microhttpd.h>
 #include <openssl/crypto.h>
+#include <glib.h>
 #include <openssl/evp.h>
 
 #include "core/buf.h"
@@ -180,35 +181,17 @@ static int blob_server_is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Decodes the %XX escapes of text[0..len) into a new NUL-terminated string
- * (free() it; it may hold NULs, *out_len counts them).  NULL for a malformed
- * escape or when out of memory. */
+/* Decodes the %XX escapes of text[0..len) into a new string (free() it;
+ * *out_len gets its length).  NULL for a malformed escape, an escaped NUL
+ * (which no name or segment may hold) or when out of memory. */
 static char *blob_server_percent_decode(const char *text, size_t len, size_t *out_len)
 {
-	char *out = malloc(len + 1);
-	size_t i, n = 0;
+	gchar *decoded = g_uri_unescape_segment(text, text + len, NULL);
+	char *out = decoded ? strdup(decoded) : NULL;
 
-	if (!out)
-		goto out;
-	for (i = 0; i < len; i++) {
-		if (text[i] != '%') {
-			out[n++] = text[i];
-			continue;
-		}
-		if (i + 2 >= len || blob_server_hex_value((unsigned char)text[i + 1]) < 0 ||
-		    blob_server_hex_value((unsigned char)text[i + 2]) < 0) {
-			free(out);
-			out = NULL;
-			goto out;
-		}
-		out[n++] = (char)(blob_server_hex_value((unsigned char)text[i + 1]) * 16 +
-				  blob_server_hex_value((unsigned char)text[i + 2]));
-		i += 2;
-	}
-	out[n] = '\0';
-	if (out_len)
-		*out_len = n;
-out:
+	g_free(decoded);
+	if (out && out_len)
+		*out_len = strlen(out);
 	return out;
 }
 
@@ -352,7 +335,7 @@ static int blob_server_active_name(const char *name)
  * as a plain ASCII fallback and as RFC 6266 / RFC 8187 filename*. */
 static enum bb_status blob_server_disposition(struct buf *out, int inline_ok, const char *name)
 {
-	static const char attr_chars[] = "!#$&+-.^_`|~";
+	static const char attr_chars[] = "!#$&+^`|";
 	enum bb_status st;
 	const char *p;
 
@@ -369,14 +352,12 @@ static enum bb_status blob_server_disposition(struct buf *out, int inline_ok, co
 	}
 	if (st || (st = buf_addstr(out, "\"; filename*=UTF-8''")))
 		goto out;
-	for (p = name; *p && !st; p++) {
-		unsigned char c = (unsigned char)*p;
+	{
+		/* RFC 8187 attr-char: GLib keeps the unreserved -._~ besides */
+		gchar *escaped = g_uri_escape_string(name, attr_chars, FALSE);
 
-		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c && strchr(attr_chars, c)))
-			st = buf_addch(out, (char)c);
-		else
-			st = buf_addf(out, "%%%02X", c);
+		st = buf_addstr(out, escaped);
+		g_free(escaped);
 	}
 out:
 	return st;
