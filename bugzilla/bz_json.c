@@ -267,9 +267,11 @@ static uint64_t json_cost(const char *data, size_t len)
 	return cost;
 }
 
-/* Parses a whole JSON document that must be an object.  BB_ERR_PROTOCOL for
- * anything else (truncated, invalid, trailing bytes), BB_ERR_TOO_LARGE for
- * a document that would need too much memory. */
+/* Parses a whole JSON document that must be an object.  BB_ERR_TEMPORARY
+ * for an answer that is empty, cut short or not JSON at all (retried with
+ * backoff), BB_ERR_PROTOCOL for JSON of the wrong shape (not an object,
+ * trailing bytes), BB_ERR_TOO_LARGE for a document that would need too
+ * much memory. */
 enum bb_status bz_json_parse_object(const char *data, size_t len, json_object **out,
 				    struct bb_error *err)
 {
@@ -282,8 +284,11 @@ enum bb_status bz_json_parse_object(const char *data, size_t len, json_object **
 	*out = NULL;
 	for (end = 0; end < len && data[end] && strchr(" \t\r\n", data[end]); end++)
 		;
+	/* Bugzilla 5.2 with its database down answers 200 with an empty body;
+	 * a proxy's error page or a cut answer is no better: all temporary */
 	if (end == len) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "empty answer where JSON was expected");
+		st = bb_error_set(err, BB_ERR_TEMPORARY, "an empty answer where JSON was expected"
+				  " (Bugzilla's database may be down)");
 		goto out;
 	}
 	if (len > INT_MAX || json_cost(data, len) > BZ_JSON_COST_MAX) {
@@ -299,11 +304,21 @@ enum bb_status bz_json_parse_object(const char *data, size_t len, json_object **
 	obj = json_tokener_parse_ex(tok, data, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (jerr == json_tokener_continue) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "truncated JSON (%zu bytes)", len);
+		/* "42" or "null" also wait for more: only a cut object is cut */
+		if (data[end] != '{' && data[end] != '[')
+			st = bb_error_set(err, BB_ERR_PROTOCOL, "JSON answer is not an object");
+		else
+			st = bb_error_set(err, BB_ERR_TEMPORARY, "truncated JSON (%zu bytes)", len);
+		goto out;
+	}
+	if (jerr == json_tokener_error_depth) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "JSON nested too deep (at byte %zu)",
+				  json_tokener_get_parse_end(tok));
 		goto out;
 	}
 	if (jerr != json_tokener_success) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "invalid JSON at byte %zu: %s",
+		st = bb_error_set(err, BB_ERR_TEMPORARY, "not JSON (invalid at byte %zu: %s;"
+				  " an error page of Bugzilla or a proxy?)",
 				  json_tokener_get_parse_end(tok), json_tokener_error_desc(jerr));
 		goto out;
 	}

@@ -197,7 +197,7 @@ Admin API (test control; never logged, never failed on purpose)
   POST /__admin/fail         {"count": 1, "status": 401|429|500|503|...,
                               "retry_after": S or an HTTP date,
                               "mode": "status"|"truncate"|"drop"|"drop_after"
-                                      |"reset"|"slow"|"invalid_json",
+                                      |"reset"|"slow"|"invalid_json"|"db_down",
                               "delay": S, "path_prefix": "/rest/bug",
                               "method": "GET", "skip": 0, "body": "...",
                               "content_type": "..."}
@@ -221,7 +221,9 @@ request; "drop_after" does the request, then closes without an answer (the
 effect happened, the client cannot know); "reset" is "drop" with a TCP
 reset; "slow" waits DELAY seconds, then answers normally (DELAY applies
 before any mode); "invalid_json" answers 200 application/json with an
-HTML body, without doing the request.
+HTML body, without doing the request; "db_down" answers as Bugzilla 5.2
+does with its database down: HTTP 200 with an empty body for every call
+but /rest/version (which still answers), without doing the request.
 
 Quirks: "reset_every": N imitates mod_perl's Apache2::SizeLimit: after
 every Nth answer (counted over all connections from when the quirk was
@@ -2766,7 +2768,8 @@ def rest_history(app, req, bug_text):
 # Failure injection and the request log
 # ---------------------------------------------------------------------------
 
-FAILURE_MODES = {"status", "truncate", "drop", "drop_after", "reset", "slow", "invalid_json"}
+FAILURE_MODES = {"status", "truncate", "drop", "drop_after", "reset", "slow", "invalid_json",
+                 "db_down"}
 
 
 class FailureRule:
@@ -3068,6 +3071,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if rule.mode == "status":
                 response = rule.response()
+            elif rule.mode == "db_down" and not req.path.startswith("/rest/version"):
+                response = Response(200, b"", JSON_TYPE)
             elif rule.mode == "invalid_json":
                 response = Response(200, b"<html><body><h1>Software error:</h1><pre>Can't "
                                          b"locate object method</pre></body></html>\n",

@@ -41,6 +41,9 @@ port = $(free_port)
 starttls = no
 [routing]
 default_lists = linux-wireless@lists.lab
+[sync]
+retry_min = 1s
+retry_max = 2s
 EOF2
 }
 # log_level = info: the default a service runs with
@@ -73,6 +76,16 @@ CLEANUP_PIDS="$CLEANUP_PIDS $dpid"
 check "the daemon tells systemd it is ready" wait_for "$notify_log" "READY=1"
 check "and after each round what it did" wait_for "$notify_log" "STATUS=last round: 1 bugs changed, 1 mails queued" 1
 check "three rounds run" wait_for "$notify_log" "STATUS=last round" 3
+
+# Bugzilla's database goes down: 5.2 answers 200 with an empty body.  That
+# is temporary: the daemon backs off and goes on, it does not exit.
+fails=$(grep -c "STATUS=last round failed" "$notify_log")
+curl -sf -X POST --data-binary '{"count": 3, "mode": "db_down"}' "$bz/__admin/fail" >/dev/null
+check "a database outage fails a round" wait_for "$notify_log" "STATUS=last round failed" $((fails + 1))
+like "and says why" "$(grep 'STATUS=last round failed' "$notify_log" | tail -1)" "empty answer"
+rounds=$(grep -c "STATUS=last round:" "$notify_log")
+check "once it is back, rounds succeed again" wait_for "$notify_log" "STATUS=last round:" $((rounds + 1))
+check "and the daemon never stopped" kill -0 "$dpid"
 is "at the default level only the round with news is logged; idle rounds write nothing" \
 	"$(grep -c 'event=sync.round' bb.log)" "1"
 unlike "nor an idle inbound or empty line" "$(cat bb.log)" "event=inbound.round"
@@ -121,6 +134,9 @@ admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
 admin clock '{"advance": 60}'
 admin comment '{"bug_id": 101, "creator": "ines@example.net", "text": "Still broken in 6.7."}'
 check_exit "sync exits 75 when its mail is deferred (nothing listens on the SMTP port)" 75 bb sync
+curl -sf -X POST --data-binary '{"count": 1, "mode": "db_down"}' "$bz/__admin/fail" >/dev/null
+check_exit "and 75 when Bugzilla's database is down (200, empty body)" 75 bb sync
+like "naming the empty answer" "$(cat check.out)" "empty answer where JSON was expected"
 /usr/bin/python3 "$top_srcdir/tests/lib/smtp_sink.py" --port-file refuse.port --dir refuse \
 	--fail-rcpt 550:1000 >refuse.out 2>&1 &
 CLEANUP_PIDS="$CLEANUP_PIDS $!"

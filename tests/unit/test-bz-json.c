@@ -562,13 +562,26 @@ static void test_hostile(void)
 	}
 	free_bugs(bugs, n);
 
-	/* structure errors: protocol */
+	/* an answer that is empty, cut short or not JSON: temporary (Bugzilla
+	 * with its database down, a proxy's error page, a lost connection) */
+	{
+		static const char *const cut[] = {
+			"", "   ", "{", "{\"bugs\": [", "{\"bugs\": [{\"id\": 1}", "<html>login</html>",
+			"{\"bugs\": [{\"id\": 1, \"summary\": \"unterminated}]}",
+		};
+
+		for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+			st = parse_bugs_str(cut[i], &bugs, &n, &err);
+			ok(st == BB_ERR_TEMPORARY && n == 0, "cut or not JSON \"%.20s\": temporary (%s)",
+			   cut[i], err.message);
+			free_bugs(bugs, n);
+		}
+	}
+	/* JSON of the wrong shape: protocol */
 	{
 		static const char *const bad[] = {
-			"", "   ", "{", "{\"bugs\": [", "{\"bugs\": [{\"id\": 1}", "[]", "\"bugs\"",
-			"null", "42", "{\"bugs\": {}}", "{\"bugs\": 1}", "{\"faults\": []}",
-			"{\"bugs\": []} trailing", "{\"bugs\": []}{}", "<html>login</html>",
-			"{\"bugs\": [{\"id\": 1, \"summary\": \"unterminated}]}",
+			"[]", "\"bugs\"", "null", "42", "{\"bugs\": {}}", "{\"bugs\": 1}",
+			"{\"faults\": []}", "{\"bugs\": []} trailing", "{\"bugs\": []}{}",
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

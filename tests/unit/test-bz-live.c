@@ -726,12 +726,19 @@ static void test_failures(void)
 
 	fail_next("{\"mode\": \"invalid_json\", \"path_prefix\": \"/rest/time\"}");
 	st = bz_server_time(c, &now, &err);
-	is_int(st, BB_ERR_PROTOCOL, "200 with HTML for JSON: protocol error (%s)", err.message);
+	is_int(st, BB_ERR_TEMPORARY, "200 with HTML for JSON: temporary (%s)", err.message);
+
+	/* Bugzilla 5.2 with its database down: 200 and an empty body */
+	fail_next("{\"mode\": \"db_down\", \"path_prefix\": \"/rest/time\"}");
+	st = bz_server_time(c, &now, &err);
+	is_int(st, BB_ERR_TEMPORARY, "200 with an empty body (database down): temporary (%s)",
+	       err.message);
+	ok(strstr(err.message, "empty") != NULL, "and the message says so");
 
 	fail_next("{\"status\": 200, \"body\": \"{\\\"db_time\\\": \\\"2026-12-03T0\","
 		  " \"content_type\": \"application/json\", \"path_prefix\": \"/rest/time\"}");
 	st = bz_server_time(c, &now, &err);
-	is_int(st, BB_ERR_PROTOCOL, "complete answer, truncated JSON: protocol error (%s)",
+	is_int(st, BB_ERR_TEMPORARY, "complete answer, truncated JSON: temporary (%s)",
 	       err.message);
 
 	fail_next("{\"mode\": \"truncate\", \"path_prefix\": \"/rest/bug\"}");
