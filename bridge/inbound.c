@@ -788,6 +788,59 @@ static enum bb_status withdraw_hidden(struct sync_context *sc, long long row, lo
 	return s;
 }
 
+/* Bugzilla takes comments of at most 65,535 characters; a longer reply is
+ * cut well below (bytes, at a character) with a note, its footer (the
+ * archive link and the Message-ID marker) kept whole. */
+#define COMMENT_CUT_BYTES 60000
+
+static char *shorten_comment(const char *text)
+{
+	const char *foot = NULL, *p;
+	size_t head;
+	struct buf b = BUF_INIT;
+
+	for (p = strstr(text, "\nArchived at "); p; p = strstr(p + 1, "\nArchived at "))
+		foot = p;
+	if (!foot)
+		foot = text + strlen(text);
+	head = (size_t)(foot - text);
+	if (head > COMMENT_CUT_BYTES) {
+		head = COMMENT_CUT_BYTES;
+		while (head && ((unsigned char)text[head] & 0xc0) == 0x80)
+			head--;
+	}
+	buf_add(&b, text, head);
+	buf_addstr(&b, "\n\n[... the reply is longer than Bugzilla takes (65,535 characters);"
+		       " it is cut here, the whole mail is archived at the link below]\n");
+	buf_addstr(&b, foot);
+	return buf_detach(&b, NULL);
+}
+
+/* A reply Bugzilla refuses for good (not for lack of access, not for a
+ * temporary reason) is the sender's problem, not the bridge's: it is
+ * recorded as refused with Bugzilla's words and the round goes on. */
+static enum bb_status mark_refused(struct sync_context *sc, long long row, long long bug_id,
+				   const char *message_id, const char *why,
+				   struct inbound_stats *stats, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	log_event(LOG_LEVEL_WARN, "inbound.refused", LF_INT("bug", bug_id),
+		  LF_STR("message_id", message_id), LF_STR("reason", why));
+	stats->rejected++;
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'refused', reason = ?,"
+				      " updated = ? WHERE id = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+	sqlite3_bind_int64(st, 3, row);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a refused reply");
+	sqlite3_finalize(st);
+	return s;
+}
+
 /* Posts one recorded comment, unless a crash left it posted already. */
 static enum bb_status post_comment(struct sync_context *sc, long long row, long long bug_id,
 				   const char *message_id, const char *text, int maybe_posted,
@@ -801,7 +854,25 @@ static enum bb_status post_comment(struct sync_context *sc, long long row, long 
 		return s;
 	if (!id) {
 		test_hook("inbound.post");
-		if ((s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err))) {
+		s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err);
+		if (s && bz_client_last_code(sc->bz) == BZ_CODE_COMMENT_TOO_LONG) {
+			char *cut = shorten_comment(text);
+
+			bb_error_clear(err);
+			s = cut ? bz_add_comment(sc->bz, bug_id, cut, 0, &id, err)
+				: bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			free(cut);
+		}
+		if (s && !bz_client_bug_hidden(sc->bz, s) &&
+		    status_retry_class(s) == BB_RETRY_GIVE_UP && s != BB_ERR_AUTH &&
+		    s != BB_ERR_CONFIG && s != BB_ERR_NOMEM) {
+			char why[sizeof(err->message)];
+
+			snprintf(why, sizeof(why), "%s", err->message);
+			bb_error_clear(err);
+			return mark_refused(sc, row, bug_id, message_id, why, stats, err);
+		}
+		if (s) {
 			if (!bz_client_bug_hidden(sc->bz, s))
 				return s;
 			/* hidden from us since it was mirrored: restricted (or

@@ -403,6 +403,11 @@ unsigned long bz_client_requests(const struct bz_client *c)
 	return c ? c->requests : 0;
 }
 
+int bz_client_last_code(const struct bz_client *c)
+{
+	return c ? c->last_bugzilla_code : 0;
+}
+
 int bz_client_bug_hidden(const struct bz_client *c, enum bb_status st)
 {
 	return c && (st == BB_ERR_NOT_FOUND || st == BB_ERR_AUTH) &&

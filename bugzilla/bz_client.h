@@ -77,6 +77,10 @@ unsigned long bz_client_requests(const struct bz_client *c);
  * bug is gone or hidden from this account (Bugzilla codes 101, 102: it was
  * deleted or put in a group the account is not in). */
 int bz_client_bug_hidden(const struct bz_client *c, enum bb_status st);
+/* Bugzilla's own error code of the last request that failed with one (0:
+ * none), e.g. BZ_CODE_COMMENT_TOO_LONG. */
+#define BZ_CODE_COMMENT_TOO_LONG 114
+int bz_client_last_code(const struct bz_client *c);
 
 /* GET /rest/time: the server's clock (db_time, the clock that stamps
  * last_change_time). */

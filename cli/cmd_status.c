@@ -135,7 +135,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	char *name, *cursor = NULL, when[32];
 	time_t updated = 0;
 	int opt, json = 0, rc;
-	long long bugs, comments, att_failed, posted, ignored, pending, cmd_done, cmd_refused,
+	long long bugs, comments, att_failed, posted, ignored, refused, pending, cmd_done, cmd_refused,
 		cmd_failed;
 	char *arch_name = NULL, *arch_cursor = NULL;
 	time_t arch_updated = 0;
@@ -163,6 +163,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	posted = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state = 'posted'"
 				   " AND comment_id IS NOT NULL");
 	ignored = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state = 'ignored'");
+	refused = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state = 'refused'");
 	pending = count_of(ctx->db, "SELECT count(*) FROM in_mail WHERE state IN ('intent', 'track')");
 	cmd_done = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state = 'done'");
 	cmd_refused = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state = 'refused'");
@@ -199,6 +200,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 			json_object_object_add(a, "updated", json_object_new_int64((int64_t)arch_updated));
 			json_object_object_add(a, "replies_posted", json_object_new_int64(posted));
 			json_object_object_add(a, "mails_ignored", json_object_new_int64(ignored));
+			json_object_object_add(a, "replies_refused", json_object_new_int64(refused));
 			json_object_object_add(a, "pending", json_object_new_int64(pending));
 			json_object_object_add(a, "commands_done", json_object_new_int64(cmd_done));
 			json_object_object_add(a, "commands_refused", json_object_new_int64(cmd_refused));
@@ -230,8 +232,8 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 			printf("archive:      %s\n", arch_name ? arch_name + 8 : "");
 			printf("  cursor:     %s (moved %s)\n", arch_cursor ? arch_cursor : "(never read)",
 			       when);
-			printf("  replies:    %lld posted, %lld ignored, %lld pending\n", posted, ignored,
-			       pending);
+			printf("  replies:    %lld posted, %lld ignored, %lld refused by Bugzilla,"
+			       " %lld pending\n", posted, ignored, refused, pending);
 			printf("  commands:   %lld done, %lld refused, %lld failed or not understood\n",
 			       cmd_done, cmd_refused, cmd_failed);
 			if (cmd_refused) {

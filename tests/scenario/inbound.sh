@@ -352,6 +352,31 @@ check "sync after a track from a stranger" bb sync
 is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track%20my&api_key=bridgekey0123" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" "0"
 
+# One bad reply never blocks the others.  A reply longer than Bugzilla
+# takes (65,535 characters: error 114) is posted cut, with a note, its
+# archive link and marker kept; a reply Bugzilla refuses for good is
+# recorded as refused with its words, and the round goes on.
+python3 -c 'print("A very long trace follows.\n" + "trace line\n" * 9000, end="")' |
+	listlab_send "Ines Reporter <ines@example.net>" long-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "sync after a reply over Bugzilla's comment limit" bb sync
+last=$(comments 201 | tail -1)
+like "it is posted cut, with a note" "$last" "the reply is longer than Bugzilla takes"
+like "keeping its archive link and marker" "$last" "Message-ID: <long-1@example.org>"
+curl -sf -X POST --data-binary '{"count": 1, "status": 400, "method": "POST",
+	"path_prefix": "/rest/bug/201/comment"}' "$bz/__admin/fail" >/dev/null
+printf 'A reply Bugzilla will refuse.\n' |
+	listlab_send "Ines Reporter <ines@example.net>" refused-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+printf 'A reply after the refused one.\n' |
+	listlab_send "Ines Reporter <ines@example.net>" after-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+check "a reply Bugzilla refuses for good does not fail the round" bb sync
+like "the reply after it is posted" "$(comments 201 | tail -1)" "A reply after the refused one"
+is "the refused one is recorded as refused" "$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select state from in_mail where message_id=?", ("refused-1@example.org",)).fetchone()[0])' data/bugbridge.db)" "refused"
+check "the next round does not try it again" bb sync
+is "status counts it" "$(bb status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["archive"]["replies_refused"])')" "1"
+
 out=$(bb status --json)
 is "status counts replies, commands and pending work" "$(printf '%s' "$out" | python3 -c '
 import json, sys
