@@ -122,6 +122,39 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 	return s;
 }
 
+/* The list mail a comment was made of, when the inbound bridge posted it
+ * (its text ends with the "Message-ID: <...>" of a mail read from the
+ * archive for this very bug), or NULL (free() it).  Such a comment is
+ * never mailed, even when a crash left it unrecorded: it came from the
+ * list. */
+static char *relayed_from(struct store *db, long long bug_id, const char *text)
+{
+	static const char marker[] = "\nMessage-ID: <";
+	const size_t mlen = sizeof(marker) - 1;
+	const char *p, *last = NULL, *end;
+	sqlite3_stmt *st = NULL;
+	char *id;
+	int known = 0;
+
+	for (p = text ? strstr(text, marker) : NULL; p; p = strstr(p + 1, marker))
+		last = p;
+	if (!last || !(end = strchr(last + mlen, '>')))
+		return NULL;
+	id = strndup(last + mlen, (size_t)(end - last - mlen));
+	if (id && store_prepare(db, &st, "SELECT 1 FROM in_mail WHERE message_id = ? AND bug_id = ?",
+				NULL) == BB_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, bug_id);
+		known = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	if (!known) {
+		free(id);
+		return NULL;
+	}
+	return id;
+}
+
 static int comment_known(struct store *db, long long id)
 {
 	sqlite3_stmt *st = NULL;
@@ -912,6 +945,19 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 			if ((s = comment_count_learn(sc->db, c, err)))
 				goto out;
 			continue;
+		}
+		{
+			char *relay = c->is_private ? NULL : relayed_from(sc->db, bug->id, c->text);
+
+			if (relay) {
+				log_event(LOG_LEVEL_INFO, "sync.relay_not_mailed", LF_INT("bug", bug->id),
+					  LF_INT("comment", c->id), LF_STR("message_id", relay));
+				s = save_comment(&br, c, relay, err);
+				free(relay);
+				if (s)
+					goto out;
+				continue;
+			}
 		}
 		stats->comments_new++;
 		if (c->is_private) {

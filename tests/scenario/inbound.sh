@@ -352,6 +352,22 @@ check "sync after a track from a stranger" bb sync
 is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track%20my&api_key=bridgekey0123" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" "0"
 
+# A crash right after a reply is posted, before it is recorded: the next
+# round's outbound pass sees the new comment first, and must not mail the
+# list its own words back (it carries the list mail's Message-ID)
+echo_before=$(grep -l "posted just before a crash" "$WORK"/listlab/received/*.eml 2>/dev/null | wc -l)
+printf 'A reply posted just before a crash.\n' |
+	listlab_send "Ines Reporter <ines@example.net>" crash-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+curl -sf -X POST --data-binary '{"advance": 60}' "$bz/__admin/clock" >/dev/null
+BUGBRIDGE_CRASH_AT=inbound.posted "$BUGBRIDGE" sync >/dev/null 2>&1
+curl -sf -X POST --data-binary '{"advance": 60}' "$bz/__admin/clock" >/dev/null
+check "sync after a crash right after posting a reply" bb sync
+check "and one more" bb sync
+is "the reply is on the bug once" "$(comments 201 | grep -c 'posted just before a crash')" "1"
+is "and the list got it once, from its sender: no echo" \
+	"$(grep -l "posted just before a crash" "$WORK"/listlab/received/*.eml | wc -l)" "$((echo_before + 1))"
+
 # One bad reply never blocks the others.  A reply longer than Bugzilla
 # takes (65,535 characters: error 114) is posted cut, with a note, its
 # archive link and marker kept; a reply Bugzilla refuses for good is
