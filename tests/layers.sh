@@ -17,6 +17,9 @@
 #      no file is longer than 2,500 lines (split it where it has two jobs).
 set -u
 
+# this script by an absolute name: the self-test below runs it again from
+# inside the source folder, and make distcheck names it relatively
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 top=${1:-${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}}
 cd "$top" || { echo "Bail out! no source folder $top"; exit 99; }
 
@@ -140,7 +143,7 @@ if [ $# -eq 0 ]; then
 	: >"$bad/extra/x.c"
 	i=0
 	while [ $i -lt $((max_lines + 1)) ]; do echo ';'; i=$((i + 1)); done >"$bad/bridge/long.c"
-	sh "$0" "$bad" >"$tmp/bad.out" 2>&1
+	sh "$self" "$bad" >"$tmp/bad.out" 2>&1
 	bad_rc=$?
 	: >"$tmp/missed"
 	[ $bad_rc -ne 0 ] || echo "exit 0 on a tree that breaks every rule" >>"$tmp/missed"
