@@ -137,17 +137,6 @@ compare_error() {
 	is "$name (as $fixture)" "$(py error "$fixture" "$WORK/body" "$code")" "same"
 }
 
-# wait_for_file FILE PID
-wait_for_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	test -s "$1"
-}
-
 # start_fake NAME ARGS...: a server with files $WORK/NAME.*; sets PID and URL
 start_fake() {
 	local name=$1; shift
@@ -155,7 +144,7 @@ start_fake() {
 		--log "$WORK/$name.log" "$@" 2>"$WORK/$name.stderr" &
 	PID=$!
 	CLEANUP_PIDS="$CLEANUP_PIDS $PID"
-	if ! wait_for_file "$WORK/$name.port" "$PID"; then
+	if ! wait_for_port "$WORK/$name.port" "$PID"; then
 		sed 's/^/#   /' "$WORK/$name.stderr"
 		return 1
 	fi
