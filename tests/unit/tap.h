@@ -9,7 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
+
 static int tap_count, tap_failed;
+
+/* A whole file, NUL-terminated (free() it; *len, if not NULL, gets its
+ * length); NULL if it cannot be opened. */
+__attribute__((unused))
+static char *tap_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (buf_add(&b, chunk, n))
+			abort();
+	fclose(f);
+	return buf_detach(&b, len);
+}
 
 __attribute__((format(printf, 2, 3)))
 static int ok(int cond, const char *fmt, ...)

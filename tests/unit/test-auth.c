@@ -131,20 +131,6 @@ static int run(const char *fmt, ...)
 	return system(cmd);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT;
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	return buf_detach(&b, len);
-}
 
 /* Makes a key for selector/domain and publishes it in the key file. */
 static int make_key(const char *selector, const char *domain)
@@ -185,7 +171,7 @@ static char *sign(const char *name, const char *text, const char *domain, size_t
 		name))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s.eml", work, name);
-	return slurp(path, len);
+	return tap_slurp(path, len);
 }
 
 /* The same through python3-dkim's library, signing only the given
@@ -207,7 +193,7 @@ static char *sign_headers(const char *name, const char *text, const char *domain
 		work, name, domain, domain, headers, name))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s.eml", work, name);
-	return slurp(path, len);
+	return tap_slurp(path, len);
 }
 
 /* The mail as lore archives it: the list server's Received: and A-R on top. */

@@ -18,21 +18,6 @@
 
 static char shared[4096];
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT;
-	char chunk[65536];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(&b, chunk, n))
-			abort();
-	fclose(f);
-	return buf_detach(&b, len);
-}
 
 static char *fixture(const char *name, size_t *len)
 {
@@ -40,7 +25,7 @@ static char *fixture(const char *name, size_t *len)
 	char *data;
 
 	snprintf(path, sizeof(path), "%s/fixtures/bugzilla-5/%s", shared, name);
-	data = slurp(path, len);
+	data = tap_slurp(path, len);
 	if (!data) {
 		printf("Bail out! cannot read %s\n", path);
 		exit(1);
@@ -54,7 +39,7 @@ static char *corpus(const char *name, size_t *len)
 	char *data;
 
 	snprintf(path, sizeof(path), "%s/corpus/bugzilla/%s", shared, name);
-	data = slurp(path, len);
+	data = tap_slurp(path, len);
 	if (!data) {
 		printf("Bail out! cannot read %s\n", path);
 		exit(1);

@@ -196,21 +196,6 @@ static void seen_release(struct seen *s)
 	s->hashing = 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT;
-	char chunk[65536];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(&b, chunk, n))
-			abort();
-	fclose(f);
-	return buf_detach(&b, len);
-}
 
 static size_t count_in(const char *p, const char *end, const char *what)
 {
@@ -264,7 +249,7 @@ static void test_corpus_file(const char *path, const char *rel)
 	struct seen s;
 	struct expect e;
 	size_t len = 0;
-	char *data = slurp(path, &len);
+	char *data = tap_slurp(path, &len);
 	int is_xml = strlen(rel) > 4 && !strcmp(rel + strlen(rel) - 4, ".xml");
 	enum bb_status st;
 

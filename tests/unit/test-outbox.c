@@ -37,20 +37,6 @@ static char *recipients[] = { (char *)"list@example.org", (char *)"Some Person <
 
 /* --- helpers ------------------------------------------------------------------ */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT;
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	return buf_detach(&b, len);
-}
 
 /* A small message; odd lines check dot-stuffing and From_ quoting. */
 static char *make_message(const char *id, int eight_bit)
@@ -211,7 +197,7 @@ static int sink_start(struct sink *k, const char *name, const char *const *extra
 	posix_spawn_file_actions_destroy(&fa);
 	for (int i = 0; k->pid && i < 300; i++) {
 		size_t len;
-		char *port = slurp(k->port_file, &len);
+		char *port = tap_slurp(k->port_file, &len);
 
 		if (port) {
 			k->port = (unsigned)strtoul(port, NULL, 10);
@@ -276,7 +262,7 @@ static char *sink_file(struct sink *k, int n, const char *ext)
 {
 	char *p = str_printf("%s/%d.%s", k->dir, n, ext);
 	size_t len;
-	char *text = slurp(p, &len);
+	char *text = tap_slurp(p, &len);
 
 	free(p);
 	return text;
@@ -376,7 +362,7 @@ static void test_maildir(struct store *db)
 			continue;
 		files++;
 		path = str_printf("%s/%s", new_dir, de->d_name);
-		text = slurp(path, &len);
+		text = tap_slurp(path, &len);
 		if (text && ((len == r1.len && !memcmp(text, r1.message, len)) ||
 			     (len == r2.len && !memcmp(text, r2.message, len)) ||
 			     (len == r3.len && !memcmp(text, r3.message, len))))
@@ -420,7 +406,7 @@ static void test_mbox(struct store *db)
 	ok(add(db, "mb1@test", 0, recipients) && add(db, "mb2@test", 1, recipients), "queue two");
 	ok(outbox_deliver(db, &opt, 1100, &st, &err) == BB_OK && st.sent == 2,
 	   "deliver to an mbox (%s)", err.message);
-	text = slurp(mbox, &len);
+	text = tap_slurp(mbox, &len);
 	ok(text != NULL, "the mbox exists");
 	ok(text && !strncmp(text, "From bb@example.org ", 20), "starts with a From_ line");
 	is_int(text ? count_lines_starting(text, "From ") : -1, 2, "one From_ line per mail");
@@ -431,7 +417,7 @@ static void test_mbox(struct store *db)
 	free(text);
 	ok(add(db, "mb3@test", 0, recipients), "queue a third");
 	ok(outbox_deliver(db, &opt, 1200, &st, &err) == BB_OK && st.sent == 1, "append it");
-	text = slurp(mbox, &len);
+	text = tap_slurp(mbox, &len);
 	is_int(text ? count_lines_starting(text, "From ") : -1, 3, "appended, three From_ lines");
 	ok(text && strstr(text, "footer\n\nFrom bb@example.org"), "entries separated by a blank line");
 	free(text);
@@ -665,7 +651,7 @@ static int sink_events(struct sink *k, const char *kind, const char *also)
 	size_t len;
 	int n = 0;
 
-	text = slurp(path, &len);
+	text = tap_slurp(path, &len);
 	want = str_printf("\"event\": \"%s\"", kind);
 	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n"))
 		if (strstr(line, want) && (!also || strstr(line, also)))
@@ -772,7 +758,7 @@ static void test_auth(struct store *db)
 	ok(sink_events(&k, "starttls", NULL) >= 2, "every session took STARTTLS");
 	if (!ok(sink_events(&k, "auth", "\"success\": true") >= 1 &&
 		sink_events(&k, "auth", "\"tls\": false") == 0, "and AUTH came only inside TLS")) {
-		char *path = str_printf("%s/events.log", k.dir), *text = slurp(path, &len);
+		char *path = str_printf("%s/events.log", k.dir), *text = tap_slurp(path, &len);
 
 		diag("the sink's events:\n%s", text ? text : "(none)");
 		free(text);
@@ -802,7 +788,7 @@ out:
 	log_setup(NULL, LOG_LEVEL_ERROR, "testrun1");
 	if (log)
 		fclose(log);
-	log_text = slurp(log_path, &len);
+	log_text = tap_slurp(log_path, &len);
 	ok(log_text && strstr(log_text, "event=outbox.delivery"), "deliveries are logged");
 	ok(log_text && !strstr(log_text, PASSWORD), "the password never reaches the log");
 	free(log_text);
