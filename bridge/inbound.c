@@ -524,15 +524,18 @@ static enum bb_status cursor_move(struct sync_context *sc, const char *name, con
 	return name && value ? store_cursor_set(sc->db, name, value, err) : BB_OK;
 }
 
-/* A reply on the thread saying which command lines were not understood or
- * were refused by Bugzilla: one per mail, Message-ID bug-N-r<row>@domain
- * (queued again after a crash, it is the same mail). */
-static enum bb_status queue_notice(struct sync_context *sc, const char *from_addr,
-				   const char *message_id, long long bug_id, long long row,
-				   const char *text, struct inbound_stats *stats,
+/* The answer to a mail's commands (text: each line and what became of it;
+ * help: add the list of commands) on the thread, In-Reply-To the mail:
+ * Message-ID bug-N-r<seq>@domain, so queued again after a crash it is the
+ * same mail.  To the bug's lists; Cc'd to from_addr, which callers pass
+ * only for an authenticated sender.  bug is the bug of the thread, or for a
+ * thread that is no bug a stand-in (id 0, the mail's subject, the product
+ * and component a tracked bug would get), routed like one. */
+static enum bb_status queue_answer(struct sync_context *sc, const struct bz_bug *bug,
+				   const char *from_addr, const char *message_id, long long seq,
+				   const char *text, int help, struct inbound_stats *stats,
 				   struct bb_error *err)
 {
-	struct bz_bug bug;
 	struct route_result route = { NULL, NULL, NULL };
 	struct mail_options mopt;
 	struct mail_message msg = { NULL, NULL, 0 };
@@ -540,9 +543,7 @@ static enum bb_status queue_notice(struct sync_context *sc, const char *from_add
 	size_t n = 0;
 	enum bb_status s;
 
-	if ((s = sync_load_bug(sc, bug_id, 0, &bug, err)))
-		return s == BB_ERR_NOT_FOUND ? (bb_error_clear(err), BB_OK) : s;
-	if ((s = router_route(sc->router, &bug, &route, err))) {
+	if ((s = router_route(sc->router, bug, &route, err))) {
 		if (s == BB_ERR_NOT_FOUND) {
 			bb_error_clear(err);
 			s = BB_OK;
@@ -565,14 +566,16 @@ static enum bb_status queue_notice(struct sync_context *sc, const char *from_add
 		rcpt[n] = strdup(from_addr);
 		cc[0] = (char *)from_addr;
 	}
-	if ((s = mail_compose_notice(&mopt, &bug, row, text, route.to, cc, message_id, &msg,
+	if ((s = mail_compose_notice(&mopt, bug, seq, text, help, route.to, cc, message_id, &msg,
 				     err)))
 		goto out;
 	if (!sc->dry_run &&
-	    (s = outbox_add(sc->db, msg.message_id, bug.id, 0, sender, rcpt, msg.text, msg.len,
+	    (s = outbox_add(sc->db, msg.message_id, bug->id, 0, sender, rcpt, msg.text, msg.len,
 			    err)))
 		goto out;
 	stats->replies_queued++;
+	log_event(LOG_LEVEL_INFO, "inbound.answered", LF_INT("bug", bug->id),
+		  LF_STR("message_id", message_id), LF_STR("answer", msg.message_id));
 out:
 	mail_message_release(&msg);
 	for (size_t i = 0; rcpt && rcpt[i]; i++)
@@ -580,7 +583,6 @@ out:
 	free(rcpt);
 	free(sender);
 	route_result_release(&route);
-	bz_bug_release(&bug);
 	return s;
 }
 
@@ -650,6 +652,18 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			 "the mail is from the archive's history (dated before its reading began)");
 	}
 
+	if (verdict->authenticated && !history) {
+		/* its commands get an answer (answer_commands()) */
+		sqlite3_stmt *st = NULL;
+
+		if ((s = store_prepare(sc->db, &st, "UPDATE in_mail SET authenticated = 1"
+					      " WHERE id = ?", err)))
+			goto out;
+		sqlite3_bind_int64(st, 1, row);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			s = store_fail(sc->db, err, "recording a mail's sender");
+		sqlite3_finalize(st);
+	}
 	for (size_t i = 0; i < ncmds && !s; i++) {
 		const struct mailcmd *c = &cmds[i];
 		const char *note = NULL;
@@ -684,6 +698,7 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 		s = command_record(sc, row, (int)i, bug_id, c->text, "intent", change, NULL, err);
 		free(change);
 	}
+out:
 	if (have_bug)
 		bz_bug_release(&bug);
 	return s;
@@ -987,35 +1002,49 @@ static void add_quoted_line(struct buf *text, const char *line)
 	buf_addstr(text, " [...]");
 }
 
-/* Answers a mail whose commands were not understood or that Bugzilla
- * refused, once all its commands ran: one answer per mail, on the bug's
- * thread, Cc'd to the sender.  Only authenticated senders get here (for
- * others every command is refused and nothing is answered), and only the
- * command lines are quoted.  Past [inbound] answer_limit answers to the
- * thread in an hour, nothing is sent (logged). */
-static enum bb_status notice_failures(struct sync_context *sc, long long row,
+/* Answers a mail's commands once all of them ran: one answer per mail, on
+ * the bug's thread, Cc'd to the sender, saying of each command line what
+ * became of it (done; refused and why; failed with Bugzilla's message; not
+ * understood).  Only a mail whose sender was authenticated is answered
+ * (in_mail.authenticated): a forged From: gets no mail at all, and the
+ * thread none either.  Only the command lines are quoted.  Past [inbound]
+ * answer_limit answers to the thread in an hour, nothing is sent (logged). */
+static enum bb_status answer_commands(struct sync_context *sc, long long row,
 				      struct inbound_stats *stats, struct bb_error *err)
 {
+	static const struct {
+		const char *state, *prefix;
+	} outcome[] = {
+		{ "done", "done" },
+		{ "refused", "refused: " },
+		{ "failed", "failed, Bugzilla refused it: " },
+		{ "invalid", "not understood: " },
+	};
 	sqlite3_stmt *st = NULL;
 	struct buf text = BUF_INIT;
 	char *from = NULL, *message_id = NULL;
 	long long bug_id = 0;
+	int help = 0;
 	enum bb_status s;
 
 	if ((s = store_prepare(sc->db, &st,
 			       "SELECT c.line, c.state, c.note, m.from_addr, m.message_id, m.bug_id"
 			       " FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE c.mail = ?"
-			       " AND c.state IN ('invalid', 'failed') ORDER BY c.seq", err)))
+			       " AND m.authenticated AND c.state != 'intent' ORDER BY c.seq", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, row);
 	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(st, 1);
 		const char *note = (const char *)sqlite3_column_text(st, 2);
+		size_t k = 0;
 
+		while (k < sizeof(outcome) / sizeof(outcome[0]) - 1 && strcmp(outcome[k].state, state))
+			k++;
+		help |= !strcmp(state, "invalid");
 		buf_addstr(&text, "  ");
 		add_quoted_line(&text, (const char *)sqlite3_column_text(st, 0));
-		buf_addf(&text, "\n    %s%s\n",
-			 strcmp((const char *)sqlite3_column_text(st, 1), "failed") ? ""
-				: "Bugzilla refused it: ", note ? note : "not understood");
+		buf_addf(&text, "\n    %s%s\n", outcome[k].prefix,
+			 strcmp(state, "done") ? (note ? note : "not understood") : "");
 		if (!from) {
 			from = column_dup(st, 3);
 			message_id = column_dup(st, 4);
@@ -1028,7 +1057,15 @@ static enum bb_status notice_failures(struct sync_context *sc, long long row,
 			  LF_STR("message_id", message_id),
 			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
 	} else if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
-		s = queue_notice(sc, from, message_id, bug_id, row, text.data, stats, err);
+		struct bz_bug bug;
+
+		if ((s = sync_load_bug(sc, bug_id, 0, &bug, err)) == BB_OK) {
+			s = queue_answer(sc, &bug, from, message_id, row, text.data, help, stats, err);
+			bz_bug_release(&bug);
+		} else if (s == BB_ERR_NOT_FOUND) {
+			bb_error_clear(err);
+			s = BB_OK;
+		}
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}
 	buf_release(&text);
@@ -1136,7 +1173,7 @@ static enum bb_status finish_mail(struct sync_context *sc, long long row, int ma
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (s || (s = notice_failures(sc, row, stats, err)))
+	if (s || (s = answer_commands(sc, row, stats, err)))
 		return s;
 	if ((s = store_prepare(sc->db, &st, "SELECT bug_id, message_id, comment"
 				      " FROM in_mail WHERE id = ? AND state = 'intent'", err)))
@@ -1172,27 +1209,50 @@ static enum bb_status finish_mail(struct sync_context *sc, long long row, int ma
 
 /* ----------------------------------------------------- the tracker */
 
+/* Whether text has a line that starts with "#regzbot" (any case): a
+ * directive, whose sender is then checked. */
+static int has_directive(const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		if (!g_ascii_strncasecmp(p, "#regzbot", 8))
+			return 1;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
 /* Hands a mail to the regression tracker (in the caller's transaction):
  * body is the decoded text when the caller has it; otherwise it is decoded
  * here only if the raw scan says a directive may be in it.  scan is the
- * mail's inmail_scan() when the caller has it, else -1. */
+ * mail's inmail_scan() when the caller has it, else -1.  A mail with a
+ * #regzbot directive has its sender checked (verdict, when the caller
+ * checked it already): what an unauthenticated sender's directives do is
+ * marked so. */
 static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
 				   const char *raw, size_t len, const char *body, long scan,
-				   struct bb_error *err)
+				   const struct auth_verdict *verdict, struct bb_error *err)
 {
 	struct inmail_body b;
+	struct auth_verdict own;
 	enum bb_status s;
 
 	if (!sc->tracker)
 		return BB_OK;
+	memset(&b, 0, sizeof(b));
 	if (!body && scan < 0)
 		scan = (long)inmail_scan(m, raw, len);
-	if (body || !tracker_wants_body(sc->tracker, m, (unsigned)scan))
-		return tracker_mail(sc->tracker, m, body, err);
-	memset(&b, 0, sizeof(b));
-	if (inmail_decode(raw, len, &b, NULL) != BB_OK)
-		return tracker_mail(sc->tracker, m, NULL, err);
-	s = tracker_mail(sc->tracker, m, b.text, err);
+	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan) &&
+	    inmail_decode(raw, len, &b, NULL) == BB_OK)
+		body = b.text ? b.text : "";
+	if (body && !verdict && has_directive(body)) {
+		if ((s = sender_verdict(sc, m, raw, len, &own, err)))
+			goto out;
+		verdict = &own;
+	}
+	s = tracker_mail(sc->tracker, m, body,
+			 verdict && !verdict->authenticated ? verdict->reason : NULL, err);
+out:
 	inmail_body_release(&b);
 	return s;
 }
@@ -1246,7 +1306,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		s = record_commands(sc, m, &verdict, from_history(opt, m), bug_id, row, cmds, ncmds,
 				    stats, err);
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1, err);
+		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1,
+				 ncmds ? &verdict : NULL, err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1337,10 +1398,11 @@ static enum bb_status track_thread(const struct inbound_options *opt, const char
  * between creating it and recording it), then records every mail of the
  * thread: the first as the description, the others as comments to post. */
 static enum bb_status track_create(struct sync_context *sc, const struct inbound_options *opt,
-				   const struct thread *t, int maybe_done,
+				   const struct thread *t, const char *track_mid, int maybe_done,
 				   struct inbound_stats *stats, struct bb_error *err)
 {
-	const struct inmail_options iopt = { sc->cfg->mail_domain, NULL };
+	char *track_from = NULL;
+	const struct inmail_options iopt = { sc->cfg->mail_domain };
 	struct inmail root;
 	struct inmail_body body;
 	struct bz_bug created;
@@ -1456,6 +1518,8 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			inmail_release(&m);
 			continue;
 		}
+		if (!track_from && !strcmp(m.message_id, track_mid) && m.from_addr)
+			track_from = strdup(m.from_addr);
 		if (i == 0) {
 			/* the description: nothing to post; a root seen before
 			 * (the track mail itself) now belongs to the bug */
@@ -1486,6 +1550,23 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 		inmail_body_release(&b);
 		inmail_release(&m);
 	}
+	if (!s) {
+		/* the answer, in the same transaction: queued once the bug is
+		 * recorded, never twice (bug-N-r0: mail rows start at 1) */
+		char *text = str_printf("  #bugbridge track\n    done: this thread is bug %lld now;"
+					" its replies become the bug's comments\n", bug_id);
+		struct bz_bug bug;
+
+		memset(&bug, 0, sizeof(bug));
+		bug.id = bug_id;
+		bug.summary = (char *)inmail_bare_subject(root.subject);
+		bug.product = sc->cfg->inbound_track_product;
+		bug.component = sc->cfg->inbound_track_component;
+		bug.status = (char *)"NEW";
+		s = text ? queue_answer(sc, &bug, track_from, track_mid, 0, text, 0, stats, err)
+			 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		free(text);
+	}
 	if (s)
 		goto rollback;
 	s = store_commit(sc->db, err);
@@ -1494,6 +1575,7 @@ rollback:
 	sqlite3_finalize(st);
 	store_rollback(sc->db);
 out:
+	free(track_from);
 	bz_bug_release(&created);
 	free(link);
 	free(description);
@@ -1584,8 +1666,23 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	if (!s && !allowed)
 		s = command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
 				   err);
+	if (!s && !allowed && verdict.authenticated && !from_history(opt, m)) {
+		/* answered on the mail's own thread, routed as the bug would
+		 * have been; a sender nobody vouches for gets nothing */
+		char *text = str_printf("  #bugbridge track\n    refused: %s\n", note);
+		struct bz_bug stand_in;
+
+		memset(&stand_in, 0, sizeof(stand_in));
+		stand_in.summary = m->subject;
+		stand_in.product = sc->cfg->inbound_track_product;
+		stand_in.component = sc->cfg->inbound_track_component;
+		s = text ? queue_answer(sc, &stand_in, m->from_addr, m->message_id, row, text, 0,
+					stats, err)
+			 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		free(text);
+	}
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, NULL, -1, err);
+		s = feed_tracker(sc, m, raw, len, NULL, -1, &verdict, err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s || sc->dry_run) {
@@ -1601,7 +1698,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		return BB_OK;
 	}
 	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))
-		s = track_create(sc, opt, &t, 0, stats, err);
+		s = track_create(sc, opt, &t, m->message_id, 0, stats, err);
 	thread_release(&t);
 	if (s)
 		s = track_give_up(sc, m->message_id, s, err);
@@ -1678,7 +1775,7 @@ static int has_track_command(const char *raw, size_t len)
 static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t len,
 			 struct prepared_mail *p)
 {
-	const struct inmail_options iopt = { cfg->mail_domain, NULL };
+	const struct inmail_options iopt = { cfg->mail_domain };
 
 	memset(p, 0, sizeof(*p));
 	p->parsed = inmail_parse_headers(raw, len, &iopt, &p->m, &p->err);
@@ -1759,7 +1856,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (bug_id)
 			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
 		if (!s)
-			s = feed_tracker(sc, m, raw, len, NULL, p->scan, err);
+			s = feed_tracker(sc, m, raw, len, NULL, p->scan, NULL, err);
 		if (!s)
 			s = cursor_move(sc, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
@@ -1818,7 +1915,7 @@ static enum bb_status resume_tracks(struct sync_context *sc, const struct inboun
 		if (!s && !t.n)
 			s = bb_error_set(err, BB_ERR_NOT_FOUND, "the archive has no thread for %s", mid);
 		if (!s)
-			s = track_create(sc, opt, &t, 1, stats, err);
+			s = track_create(sc, opt, &t, mid, 1, stats, err);
 		thread_release(&t);
 		if (s)
 			s = track_give_up(sc, mid, s, err);

@@ -279,6 +279,11 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 				print_clean(events[i].message_id, 0);
 				putchar('>');
 			}
+			if (*events[i].unverified) {
+				fputs(" [sender not authenticated: ", stdout);
+				print_clean(events[i].unverified, 0);
+				putchar(']');
+			}
 			putchar('\n');
 		}
 	}

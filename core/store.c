@@ -374,6 +374,12 @@ static const char *const migrations[] = {
 	"  bytes INTEGER NOT NULL DEFAULT 0"
 	");"
 	"CREATE INDEX fd_budget_client ON fd_budget (client, time);",
+	/* 7 -> 8: who a list mail's sender is: a mail whose sender was
+	 * authenticated ([inbound] authenticate) gets its commands answered;
+	 * a regression's history marks what an unauthenticated sender's
+	 * #regzbot directive did, with the reason */
+	"ALTER TABLE in_mail ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE reg_event ADD COLUMN unverified TEXT NOT NULL DEFAULT '';",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

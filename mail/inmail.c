@@ -30,9 +30,6 @@
 #include "mail/inmail.h"
 #include "mail/mail.h"
 
-/* Authentication-Results headers looked at per mail (the archive's own
- * are on top; a sender can add any number below them). */
-#define AUTH_RESULTS_MAX 16
 
 /* --- shared helpers ------------------------------------------------------- */
 
@@ -454,19 +451,6 @@ static char *list_id(const char *value)
 	return out;
 }
 
-/* The first word of a value ("auto-replied; owner=..." -> "auto-replied"). */
-static size_t first_word(const char *value, const char **word)
-{
-	const char *p = value;
-
-	while (is_blank(*p))
-		p++;
-	*word = p;
-	while (*p && !is_blank(*p) && *p != ';' && *p != '(')
-		p++;
-	return (size_t)(p - *word);
-}
-
 /* Mail systems and list software write as MAILER-DAEMON@, owner-list@,
  * list-owner@, list+owner@, list-bounces@: bounces and list notices. */
 static int list_software(const char *addr)
@@ -507,147 +491,6 @@ static int autoreply_subject(const char *subject)
 	return 0;
 }
 
-/* --- Authentication-Results (RFC 8601) ---------------------------------- */
-
-struct auth_state {
-	const char *from_domain;  /* NULL if From has none */
-	int dmarc_pass, dmarc_fail;
-	int dkim_pass, dkim_fail;
-	int spf_pass, spf_fail;
-};
-
-/* Relaxed alignment, approximated: equal, or one a subdomain of the other. */
-static int aligned(const char *a, size_t alen, const char *b)
-{
-	size_t blen = strlen(b);
-
-	if (alen == blen)
-		return g_ascii_strncasecmp(a, b, alen) == 0;
-	if (alen > blen)
-		return a[alen - blen - 1] == '.' && g_ascii_strncasecmp(a + alen - blen, b, blen) == 0;
-	return b[blen - alen - 1] == '.' && g_ascii_strncasecmp(b + blen - alen, a, alen) == 0;
-}
-
-/* The domain in a property value: after the last '@' if any. */
-static void property_domain(const char *v, size_t len, const char **d, size_t *dlen)
-{
-	const char *at = NULL;
-
-	for (size_t i = 0; i < len; i++)
-		if (v[i] == '@')
-			at = v + i;
-	if (at) {
-		*d = at + 1;
-		*dlen = (size_t)(v + len - *d);
-	} else {
-		*d = v;
-		*dlen = len;
-	}
-}
-
-/* One resinfo: "dkim=pass (comment) header.d=example.org header.i=@x". */
-static void auth_resinfo(struct auth_state *as, char *resinfo)
-{
-	char *save = NULL, *tok = strtok_r(resinfo, " \t", &save);
-	const char *method, *eq, *domain = NULL;
-	size_t method_len, domain_len = 0;
-	int pass, fail, is_dkim, is_spf, is_dmarc;
-
-	if (!tok || !(eq = strchr(tok, '=')))
-		return;
-	method = tok;
-	method_len = strcspn(tok, "=/");
-	pass = !g_ascii_strcasecmp(eq + 1, "pass");
-	fail = !g_ascii_strcasecmp(eq + 1, "fail");
-	is_dkim = equals_ci(method, method_len, "dkim");
-	is_spf = equals_ci(method, method_len, "spf");
-	is_dmarc = equals_ci(method, method_len, "dmarc");
-	if (!(pass || fail) || !(is_dkim || is_spf || is_dmarc))
-		return;
-	while ((tok = strtok_r(NULL, " \t", &save))) {
-		const char *v = strchr(tok, '=');
-		size_t name_len = v ? (size_t)(v - tok) : 0;
-
-		if (!v)
-			continue;
-		v++;
-		if ((is_dkim && (equals_ci(tok, name_len, "header.d") ||
-				 (equals_ci(tok, name_len, "header.i") && !domain))) ||
-		    (is_spf && (equals_ci(tok, name_len, "smtp.mailfrom") ||
-				(equals_ci(tok, name_len, "smtp.helo") && !domain))) ||
-		    (is_dmarc && equals_ci(tok, name_len, "header.from")))
-			property_domain(v, strlen(v), &domain, &domain_len);
-	}
-	if (is_dmarc) {
-		/* a DMARC verdict is about the From domain; header.from says which */
-		if (domain && as->from_domain && !aligned(domain, domain_len, as->from_domain))
-			return;
-		as->dmarc_pass |= pass;
-		as->dmarc_fail |= fail;
-		return;
-	}
-	if (!domain || !as->from_domain || !aligned(domain, domain_len, as->from_domain))
-		return;
-	if (is_dkim) {
-		as->dkim_pass |= pass;
-		as->dkim_fail |= fail;
-	} else {
-		as->spf_pass |= pass;
-		as->spf_fail |= fail;
-	}
-}
-
-/* One Authentication-Results value, unfolded.  Comments are removed first
- * (they may hold ';' and '='), then the value is split at ';' outside
- * quoted strings; the first piece is the authserv-id. */
-static void auth_results(struct auth_state *as, const char *value, const char *authserv_id)
-{
-	char *copy = strdup(value), *w = copy, *piece, *save = NULL;
-	int depth = 0, quoted = 0, first = 1;
-
-	if (!copy)
-		return;
-	for (const char *p = value; *p; p++) {
-		if (*p == '\\' && p[1] && (depth || quoted)) {
-			if (!depth)
-				*w++ = p[1];
-			p++;
-			continue;
-		}
-		if (!quoted && *p == '(') {
-			depth++;
-			continue;
-		}
-		if (!quoted && depth && *p == ')') {
-			depth--;
-			if (!depth)
-				*w++ = ' ';
-			continue;
-		}
-		if (depth)
-			continue;
-		if (*p == '"') {
-			quoted = !quoted;
-			continue;
-		}
-		*w++ = quoted && *p == ';' ? ' ' : *p;
-	}
-	*w = '\0';
-	for (piece = strtok_r(copy, ";", &save); piece; piece = strtok_r(NULL, ";", &save)) {
-		if (first) {
-			const char *id;
-			size_t id_len = first_word(piece, &id);
-
-			first = 0;
-			if (authserv_id && !equals_ci(id, id_len, authserv_id))
-				break;
-			continue;
-		}
-		auth_resinfo(as, piece);
-	}
-	free(copy);
-}
-
 /* --- the header pass itself ---------------------------------------------- */
 
 /* Skips an mbox "From " line at the start. */
@@ -681,8 +524,6 @@ static size_t field_name_len(const char *line, size_t len, size_t *colon)
 struct header_scan {
 	struct field message_id, in_reply_to, references, from, subject, date, list_id,
 		content_type, return_path;
-	struct field auth[AUTH_RESULTS_MAX];
-	size_t nauth;
 	int loop_header, auto_submitted, autoreply_header, failed_recipients;
 	int precedence_bulk, precedence_junk, list_headers;
 	/* what inmail_raw_scan() would say of the header section */
@@ -735,9 +576,7 @@ static void note_field(struct header_scan *hs, const struct field *f)
 
 	switch (ascii_lower((unsigned char)n[0])) {
 	case 'a':
-		if (equals_ci(n, l, "authentication-results") && hs->nauth < AUTH_RESULTS_MAX)
-			hs->auth[hs->nauth++] = *f;
-		else if (equals_ci(n, l, "auto-submitted")) {
+		if (equals_ci(n, l, "auto-submitted")) {
 			/* any value but "no" (RFC 3834) */
 			const char *w;
 			size_t wl = field_first_word(f, &w);
@@ -1017,18 +856,6 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 	if (m->skip_reason && !m->from_bridge)
 		m->auto_reply = 1;
 
-	if (hs.nauth) {
-		struct auth_state as = { NULL, 0, 0, 0, 0, 0, 0 };
-		const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
-
-		as.from_domain = at && at[1] ? at + 1 : NULL;
-		for (size_t i = 0; i < hs.nauth; i++)
-			if ((v = field_value(&scratch, &hs.auth[i])))
-				auth_results(&as, v, opt ? opt->authserv_id : NULL);
-		m->auth_failed = as.dmarc_fail ||
-			(!as.dmarc_pass && !as.dkim_pass && !as.spf_pass &&
-			 (as.dkim_fail || as.spf_fail));
-	}
 	goto out;
 nomem:
 	st = bb_error_set(err, BB_ERR_NOMEM, "out of memory reading mail headers");

@@ -58,9 +58,6 @@ struct inmail_options {
 	 * is one the bridge makes under it counts as the bridge's own even
 	 * without the loop header.  NULL: only the loop header counts. */
 	const char *bridge_domain;
-	/* authserv-id of the archive's receiving MTA ("smtp.subspace.kernel.org"):
-	 * only Authentication-Results it added are believed.  NULL: all are. */
-	const char *authserv_id;
 };
 
 /* What the header pass found.  All strings malloc'd, UTF-8, no controls. */
@@ -86,9 +83,6 @@ struct inmail {
 	int from_bridge;    /* carries the loop header or the bridge's Message-ID */
 	int auto_reply;     /* auto-reply, vacation reply or bounce */
 	const char *skip_reason;
-	/* The archive's Authentication-Results say the From domain failed
-	 * DMARC, or failed DKIM/SPF with no aligned pass: ignore commands. */
-	int auth_failed;
 
 	size_t body_offset; /* where the body starts in the raw mail */
 	unsigned head_scan; /* inmail_raw_scan() flags of the header section */

@@ -68,6 +68,8 @@ char *mail_changes_message_id(const char *domain, long long bug_id, long long se
 
 char *mail_notice_message_id(const char *domain, long long bug_id, long long seq)
 {
+	if (bug_id <= 0)
+		return str_printf("answer-r%lld@%s", seq, domain);
 	return str_printf("bug-%lld-r%lld@%s", bug_id, seq, domain);
 }
 
@@ -809,14 +811,24 @@ static enum bb_status compose_reply(const struct mail_options *opt, const struct
 				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
 		goto out;
 	}
-	mp.subject = make_subject(opt, bug, 1);
 	mp.date = spec->date;
 	mp.in_reply_to = spec->in_reply_to;
 	mp.to = spec->to;
 	mp.cc = spec->cc;
-	url = bug_url(opt, bug->id);
 	fill(&mp.body, ctx);
-	add_footer(&mp.body, opt, url);
+	if (bug->id > 0) {
+		mp.subject = make_subject(opt, bug, 1);
+		url = bug_url(opt, bug->id);
+		add_footer(&mp.body, opt, url);
+	} else {
+		/* an answer in a thread that is no bug: its own subject */
+		char *subject = header_clean(bug->summary, 250);
+
+		mp.subject = g_strdup_printf("%s%s", g_ascii_strncasecmp(subject, "Re:", 3) ? "Re: " : "",
+					     subject);
+		g_free(subject);
+		body_adds(&mp.body, "-- \nbugbridge, mirroring Bugzilla bugs to this list\n");
+	}
 	s = build_message(opt, bug, &mp, out, err);
 out:
 	g_free(url);
@@ -891,28 +903,39 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
 	return compose_reply(opt, bug, &spec, fill_attachment, &a, out, err);
 }
 
+struct notice_body {
+	const char *text;
+	int help;
+};
+
 static void fill_notice(struct body *body, const void *ctx)
 {
-	body_adds(body, "bugbridge did not act on these lines of the mail above:\n\n");
-	body_add_text(body, ctx, "");
-	body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n"
-		  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
-		  "  #bugbridge reassign COMPONENT    #bugbridge assign ADDRESS|me\n"
-		  "  #bugbridge title TEXT            #bugbridge priority VALUE\n"
-		  "  #bugbridge severity VALUE        #bugbridge stop\n\n");
+	const struct notice_body *n = ctx;
+
+	body_adds(body, "bugbridge's answer to the commands in the mail above:\n\n");
+	body_add_text(body, n->text, "");
+	if (n->help)
+		body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n"
+			  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
+			  "  #bugbridge reassign COMPONENT    #bugbridge assign ADDRESS|me\n"
+			  "  #bugbridge title TEXT            #bugbridge priority VALUE\n"
+			  "  #bugbridge severity VALUE        #bugbridge stop\n"
+			  "  #bugbridge track (in a thread that is no bug yet)\n");
+	body_adds(body, "\n");
 }
 
 enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
-				   long long seq, const char *text, char *const *to,
+				   long long seq, const char *text, int help, char *const *to,
 				   char *const *cc, const char *in_reply_to,
 				   struct mail_message *out, struct bb_error *err)
 {
+	struct notice_body n = { text, help };
 	struct reply_spec spec = {
 		opt && opt->domain ? mail_notice_message_id(opt->domain, bug->id, seq) : NULL,
 		time(NULL), in_reply_to, to, cc,
 	};
 
-	return compose_reply(opt, bug, &spec, fill_notice, text, out, err);
+	return compose_reply(opt, bug, &spec, fill_notice, &n, out, err);
 }
 
 void mail_message_release(struct mail_message *m)

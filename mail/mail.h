@@ -89,7 +89,9 @@ char *mail_changes_message_id(const char *domain, long long bug_id, long long se
 /* Message-ID (without <>; malloc'd) of the mail saying that an attachment
  * whose download failed is stored now. */
 char *mail_attachment_message_id(const char *domain, long long bug_id, long long attachment_id);
-/* Message-ID (without <>; malloc'd) of notice number seq. */
+/* Message-ID (without <>; malloc'd) of notice number seq: an answer to a
+ * mail's commands, bug-<id>-r<seq>; answer-r<seq> where bug_id is 0 (a
+ * thread that is no bug). */
 char *mail_notice_message_id(const char *domain, long long bug_id, long long seq);
 /* 1 if message_id (with or without <>) is one the bridge made under domain
  * (any of the five forms above); *bug_id (if not NULL) gets the bug. */
@@ -129,11 +131,14 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
 				       const struct mail_attachment *att, char *const *to,
 				       char *const *cc, const char *in_reply_to,
 				       struct mail_message *out, struct bb_error *err);
-/* Composes a notice in a bug's thread answering a list mail (in_reply_to)
- * whose command lines bugbridge did not act on; text lists them with the
- * reason.  Message-ID bug-<id>-r<seq>@<domain>. */
+/* Composes the answer to a list mail's commands (in_reply_to) in a bug's
+ * thread: text lists each command line with what became of it; help adds
+ * the list of commands (when a line was not understood).  Message-ID
+ * bug-<id>-r<seq>@<domain>.  For a thread that is no bug (a refused
+ * "#bugbridge track"), bug->id is 0 and bug->summary the mail's subject:
+ * the answer is "Re: <subject>" with no bug link. */
 enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
-				   long long seq, const char *text, char *const *to,
+				   long long seq, const char *text, int help, char *const *to,
 				   char *const *cc, const char *in_reply_to,
 				   struct mail_message *out, struct bb_error *err);
 void mail_message_release(struct mail_message *m);

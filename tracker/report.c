@@ -718,6 +718,9 @@ struct json_object *reg_report_json(const struct reg_report_item *item, time_t n
 			json_add_string(e, "kind", item->events[i].kind);
 			json_add_string(e, "text", item->events[i].text);
 			json_add_string(e, "message_id", item->events[i].message_id);
+			/* "" or why the sender of the directive was not
+			 * authenticated ([inbound] authenticate) */
+			json_add_string(e, "sender_unverified", item->events[i].unverified);
 			json_object_array_add(a, e);
 		}
 		json_object_object_add(o, "history", a);

@@ -410,6 +410,11 @@ void reg_report_regression_page(struct page *p, const struct page_ctx *pc,
 			p_esc(p, e->kind);
 			reg_report_p_raw(p, "</td><td>");
 			p_esc(p, e->text);
+			if (*e->unverified) {
+				reg_report_p_raw(p, " <em class=\"unverified\">(sender not authenticated: ");
+				p_esc(p, e->unverified);
+				reg_report_p_raw(p, ")</em>");
+			}
 			reg_report_p_raw(p, "</td><td>");
 			if (e->message_id && *e->message_id) {
 				url = reg_report_mail_link(pc->mail_url, e->message_id);

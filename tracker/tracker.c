@@ -184,7 +184,8 @@ static int event_from_row(sqlite3_stmt *st, void *elem)
 	e->kind = col(st, 1);
 	e->text = col(st, 2);
 	e->message_id = col(st, 3);
-	return e->kind && e->text && e->message_id;
+	e->unverified = col(st, 4);
+	return e->kind && e->text && e->message_id && e->unverified;
 }
 
 static void event_release(void *elem)
@@ -194,6 +195,7 @@ static void event_release(void *elem)
 	free(e->kind);
 	free(e->text);
 	free(e->message_id);
+	free(e->unverified);
 }
 
 static int unhandled_from_row(sqlite3_stmt *st, void *elem)
@@ -226,7 +228,7 @@ static const struct row_kind link_rows = {
 	sizeof(struct reg_link), link_from_row, link_release, 3, "reading regression links",
 };
 static const struct row_kind event_rows = {
-	sizeof(struct reg_event), event_from_row, event_release, 4, "reading regression history",
+	sizeof(struct reg_event), event_from_row, event_release, 5, "reading regression history",
 };
 static const struct row_kind unhandled_rows = {
 	sizeof(struct reg_unhandled), unhandled_from_row, unhandled_release, -1,
@@ -376,7 +378,7 @@ enum bb_status reg_load_one(struct store *db, long long id, time_t now, long lon
 	if (events) {
 		const long long binds[] = { id, 100000 };
 
-		s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id FROM reg_event"
+		s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, unverified FROM reg_event"
 			      " WHERE regression = ?1 ORDER BY time, id LIMIT ?2", binds, 2, &rows,
 			      NULL, nevents, err);
 		*events = rows;
@@ -412,8 +414,8 @@ enum bb_status reg_load_all_events(struct store *db, struct reg_event **events,
 	void *rows;
 	enum bb_status s;
 
-	s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, regression"
-		      " FROM reg_event ORDER BY regression, time, id", NULL, 0, &rows, regressions,
+	s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, unverified,"
+		      " regression FROM reg_event ORDER BY regression, time, id", NULL, 0, &rows, regressions,
 		      n, err);
 	*events = rows;
 	return s;
@@ -427,8 +429,8 @@ enum bb_status reg_load_events_since(struct store *db, time_t since, size_t max,
 	void *rows;
 	enum bb_status s;
 
-	s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, regression"
-		      " FROM reg_event WHERE time >= ?1 ORDER BY time DESC, id DESC LIMIT ?2",
+	s = load_rows(db, &event_rows, "SELECT time, kind, text, message_id, unverified,"
+		      " regression FROM reg_event WHERE time >= ?1 ORDER BY time DESC, id DESC LIMIT ?2",
 		      binds, 2, &rows, ids, n, err);
 	*events = rows;
 	return s;
@@ -454,6 +456,7 @@ struct tracker {
 	struct store *db;
 	char *bugzilla_url, *archive_url, *regression_field, *regression_keyword, *bisect_field;
 	long long stale_after;
+	const char *unverified;   /* why the mail at hand's sender is not authenticated */
 };
 
 static char *dup_or_null(const char *s)
@@ -542,9 +545,10 @@ static enum bb_status add_event(struct tracker *t, long long id, time_t when, co
 				const char *text, const char *msgid, struct bb_error *err)
 {
 	enum bb_status s = exec_bind(t, err, "recording a regression's history",
-				     "INSERT INTO reg_event (regression, time, kind, text, message_id)"
-				     " VALUES (?, ?, ?, ?, ?)", "iittt", id, (long long)when, kind,
-				     text, msgid);
+				     "INSERT INTO reg_event (regression, time, kind, text, message_id,"
+				     " unverified) VALUES (?, ?, ?, ?, ?, ?)", "iitttt", id,
+				     (long long)when, kind, text, msgid,
+				     t->unverified ? t->unverified : "");
 
 	if (!s)
 		s = exec_bind(t, err, "recording a regression's history",
@@ -931,7 +935,7 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 }
 
 enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
-			    struct bb_error *err)
+			    const char *unverified, struct bb_error *err)
 {
 	struct reg_directive *d = NULL;
 	long long ids[16];
@@ -967,6 +971,9 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 		return s;
 	if ((s = reg_directives_parse(body, &d, &nd, err)))
 		return s;
+	/* what the directives do is marked with why their sender is not
+	 * authenticated (they stay open to anyone, as in regzbot) */
+	t->unverified = unverified && *unverified ? unverified : NULL;
 	for (size_t i = 0; i < nd && !s; i++) {
 		const struct reg_directive *dir = &d[i];
 
@@ -987,6 +994,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 		for (size_t k = 0; k < n && !s; k++)
 			s = apply_one(t, m, dir, ids[k], when, err);
 	}
+	t->unverified = NULL;
 	reg_directives_free(d, nd);
 	return s;
 }

@@ -99,6 +99,8 @@ struct reg_event {
 	char *kind;               /* "reported", "introduced", "title", "fix", "fixed", "note", ... */
 	char *text;
 	char *message_id;         /* the mail that said it, "" if none */
+	char *unverified;         /* "" or, for what a #regzbot directive did, why
+				   * its sender was not authenticated */
 };
 
 struct reg_unhandled {
@@ -168,11 +170,13 @@ void tracker_free(struct tracker *t);
 
 /* A list mail (headers parsed; body decoded text, or NULL when the raw scan
  * showed neither a directive nor an encoding that could hide one): activity
- * in tracked threads, #regzbot directives.  Call inside the transaction
- * that records the mail; the caller decides whether the body is needed
- * with tracker_wants_body(). */
+ * in tracked threads, #regzbot directives.  unverified is NULL or "" when
+ * the sender was authenticated (or not asked about), else why not: what
+ * its directives do is recorded with it (reg_event.unverified).  Call
+ * inside the transaction that records the mail; the caller decides whether
+ * the body is needed with tracker_wants_body(). */
 enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
-			    struct bb_error *err);
+			    const char *unverified, struct bb_error *err);
 /* Whether tracker_mail() needs this mail's decoded body: it may carry a
  * directive, or it is a patch that may carry a Link:/Closes: trailer (raw
  * scan flags of inmail_scan()). */

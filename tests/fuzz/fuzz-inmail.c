@@ -40,7 +40,7 @@ static void expect_clean(const char *s, int text)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *raw = (const char *)data;
-	struct inmail_options opt = { "bugbridge.example.org", "mx.example.org" };
+	struct inmail_options opt = { "bugbridge.example.org" };
 	struct inmail m;
 	struct inmail_body b;
 	struct bb_error err = BB_ERROR_INIT;

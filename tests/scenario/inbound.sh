@@ -64,7 +64,7 @@ track_product = Drivers
 track_component = USB
 reopen_status = CONFIRMED
 attachments = bugzilla
-answer_limit = 3
+answer_limit = 7
 [blob]
 base_url = http://blobs.test
 EOF2
@@ -123,6 +123,22 @@ is "title sets the summary" "$(field 201 summary)" "iwlwifi: firmware 77 crashes
 last=$(comments 201 | tail -1)
 like "the mail's other words are a comment" "$last" "Fixed by the firmware update"
 unlike "without the command lines" "$last" "#bugbridge"
+# answer MSGID: the bridge's answer to that mail on the thread (its file)
+answer() { grep -l "In-Reply-To: <$1>" "$WORK"/listlab/received/*.eml 2>/dev/null | xargs -r grep -l "X-Bugbridge-Loop"; }
+# rcpt MSGID: the envelope recipients of the answer to that mail
+rcpt() {
+	f=$(answer "$1" | head -1)
+	[ -n "$f" ] && python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["rcpt_tos"]))' "${f%.eml}.json"
+}
+a=$(answer cmd-1@example.org)
+is "the commands get one answer on the thread" "$(echo "$a" | grep -c .)" "1"
+# flat FILE: the file on one line, its line ends as ~
+flat() { tr -d '\r' <"$1" | tr '\n' '~'; }
+like "saying what became of each" "$(flat $a)" "#bugbridge close~ +done~ +#bugbridge title iwlwifi[^~]*~ +done~"
+like "Cc'd to the authenticated sender" "$(cat $a)" "^Cc: .*wendy@example.org"
+like "and sent to her" "$(rcpt cmd-1@example.org)" "wendy@example.org"
+like "and to the list" "$(rcpt cmd-1@example.org)" "$LISTLAB_LIST"
+unlike "quoting no other words" "$(cat $a)" "Fixed by the firmware update"
 
 printf '#bugbridge reopen\n' |
 	listlab_send "Mallory <mallory@example.net>" cmd-2@example.org cmd-1@example.org \
@@ -130,6 +146,8 @@ printf '#bugbridge reopen\n' |
 check "sync after a command from a stranger" bb sync
 is "the stranger's command is ignored" "$(field 201 status)" "RESOLVED"
 is "and recorded as refused" "$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select c.state from in_command c join in_mail m on m.id=c.mail where m.message_id=?", ("cmd-2@example.org",)).fetchone()[0])' data/bugbridge.db)" "refused"
+like "the stranger (authenticated: signed by example.net) is told why on the thread" \
+	"$(cat $(answer cmd-2@example.org))" "refused: the sender may not act on this bug"
 
 # note MSGID: why the first command of that mail was refused
 note() {
@@ -163,6 +181,8 @@ like "a forged dmarc=pass below the server's real fail: refused" "$(note cmd-3@e
 	"^refused: .*does not verify.*lists.lab reports no dkim=pass or dmarc=pass"
 like "the forged header is logged as ignored" "$(cat sync.log)" "auth.results_ignored.*authserv_id=lists.lab"
 like "refusals are logged with the reason" "$(cat sync.log)" "inbound.command_refused.*reason=.the sender is not authenticated"
+is "and none of them gets mail: no answer on the thread, none to the sender" \
+	"$(for id in cmd-3a cmd-3b cmd-3c cmd-3; do answer $id@example.org; done | grep -c .)" "0"
 
 # The archive's history never acts: a signed command from the maintainer,
 # dated before bugbridge first read the archive (as a backfill or a re-read
@@ -173,23 +193,24 @@ printf '#bugbridge reopen\n' |
 check "sync after a command from the archive's history" bb sync
 is "a command in a mail from before the archive was first read does not act" "$(field 201 status)" "RESOLVED"
 like "and is refused with the reason" "$(note old-1@example.org)" "^refused: the mail is from the archive's history"
+is "without an answer" "$(answer old-1@example.org | grep -c .)" "0"
 
 printf '#bugbridge frobnicate now\n#bugbridge reopen\n' |
 	listlab_send "Lead <lead@example.org>" cmd-4@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after an unknown command" bb sync
 is "the allowed sender's valid command acts" "$(field 201 status)" "CONFIRMED"
-notice=$(grep -l "frobnicate" "$WORK"/listlab/received/*.eml | xargs grep -l "X-Bugbridge-Loop" | head -1)
+notice=$(answer cmd-4@example.org)
 check "the unknown command gets a reply on the thread" test -n "$notice"
-like "answering the mail" "$(cat "$notice" 2>/dev/null)" "In-Reply-To: <cmd-4@example.org>"
-like "saying what was not understood" "$(cat "$notice" 2>/dev/null)" "did not act on"
+like "saying what was not understood" "$(flat "$notice")" "#bugbridge frobnicate now~ +not understood: "
+like "and what was done" "$(flat "$notice")" "#bugbridge reopen~ +done~"
+like "with the list of commands" "$(cat "$notice" 2>/dev/null)" "Commands, each on a line of its own"
 
 printf '#bugbridge reassign No Such Part\n' |
 	listlab_send "Lead <lead@example.org>" cmd-5@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after a command Bugzilla refuses" bb sync
-notice=$(grep -l "No Such Part" "$WORK"/listlab/received/*.eml | xargs grep -l "X-Bugbridge-Loop" | head -1)
-like "the refusal is answered on the thread" "$(cat "$notice" 2>/dev/null)" "Bugzilla refused it: .*No Such Part"
+like "the refusal is answered on the thread" "$(cat $(answer cmd-5@example.org))" "failed, Bugzilla refused it: .*No Such Part"
 printf '#bugbridge reassign USB\n#bugbridge assign me\n#bugbridge severity major\n' |
 	listlab_send "Lead <lead@example.org>" cmd-6@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
@@ -206,14 +227,15 @@ check "sync after a command from a member of allow_group" bb sync
 is "a member of the group may act" "$(field 201 severity)" "critical"
 
 # Answers quote only the command lines, each cut to 200 characters, and a
-# thread gets at most answer_limit (3) of them an hour: cmd-4 and cmd-5 had
-# two, this is the third, the next one gets none.
+# thread gets at most answer_limit (7) of them an hour: cmd-1, cmd-2 and
+# cmd-4 to cmd-7 had six (the unauthenticated and the history mails none),
+# this is the seventh, the next one gets none.
 long=$(printf 'x%.0s' $(seq 1 300))
 printf 'Words of my own that an answer must not quote.\n\n#bugbridge frobnicate %s\n' "$long" |
 	listlab_send "Lead <lead@example.org>" cmd-8@example.org cmd-1@example.org \
 		"Re: [Bug 201] iwlwifi: firmware crash after resume"
 check "sync after an overlong unknown command" bb sync
-notice=$(grep -l "In-Reply-To: <cmd-8@example.org>" "$WORK"/listlab/received/*.eml | head -1)
+notice=$(answer cmd-8@example.org)
 check "it is answered on the thread" test -n "$notice"
 notice_text=$(cat "$notice" 2>/dev/null)
 like "the line is quoted cut at 200 characters" "$notice_text" "^  #bugbridge frobnicate x{178}( \[\.\.\.\])?[[:space:]]*$"
@@ -330,6 +352,10 @@ printf 'A later reply in the tracked thread.\n' |
 	listlab_send "Other User <other@example.net>" usb-4@example.org usb-3@example.org "Re: usb: hub resets in a loop"
 check "sync after a later reply" bb sync
 like "later replies in the thread reach the new bug" "$(comments "$new" | tail -1)" "later reply in the tracked thread"
+a=$(answer usb-3@example.org)
+is "the track gets one answer, on the mail's own thread" "$(echo "$a" | grep -c .)" "1"
+like "naming the new bug" "$(cat $a)" "done: this thread is bug $new now"
+like "to its sender" "$(rcpt usb-3@example.org)" "lead@example.org"
 
 # a crash while the bug is created: resumed, one bug and each comment once
 for point in inbound.create inbound.created inbound.post inbound.posted; do
@@ -344,13 +370,22 @@ for point in inbound.create inbound.created inbound.post inbound.posted; do
 		python3 -c 'import json,sys; print(" ".join(str(b["id"]) for b in json.load(sys.stdin)["bugs"]))')
 	is "one bug for the thread ($point)" "$(echo "$ids" | wc -w)" "1"
 	is "with the description and one comment ($point)" "$(comments "$ids" | wc -l)" "2"
+	is "and one answer ($point)" "$(answer "tp-track-$point@example.org" | grep -c .)" "1"
 done
 
 printf '#bugbridge track\n' |
 	listlab_send "Mallory <mallory@example.net>" other-1@example.org "" "Please track my thread"
-check "sync after a track from a stranger" bb sync
-is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track%20my&api_key=bridgekey0123" |
+printf '#bugbridge track\n' |
+	LISTLAB_DKIM_DIR= listlab_send "Lead <lead@example.org>" forged-track@example.org "" "Please track this too"
+check "sync after a track from a stranger and a forged one" bb sync
+is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track&api_key=bridgekey0123" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" "0"
+a=$(answer other-1@example.org)
+like "the (authenticated) stranger is told on the mail's own thread" "$(cat $a)" \
+	"refused: the sender may not create bugs"
+like "in a reply to its subject" "$(cat $a)" "Subject: Re: Please track my thread"
+like "sent to the list and the sender" "$(rcpt other-1@example.org)" "mallory@example.net"
+is "the forged one gets no mail at all" "$(answer forged-track@example.org | grep -c .)" "0"
 
 # A crash right after a reply is posted, before it is recorded: the next
 # round's outbound pass sees the new comment first, and must not mail the
@@ -393,12 +428,38 @@ is "the refused one is recorded as refused" "$(/usr/bin/python3 -c 'import sqlit
 check "the next round does not try it again" bb sync
 is "status counts it" "$(bb status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["archive"]["replies_refused"])')" "1"
 
+# #regzbot directives stay open to anyone (regzbot's model), but what an
+# unauthenticated sender's directive did is marked so
+printf 'Since 6.7 the card reader is gone.\n\n#regzbot introduced: v6.6..v6.7\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" reg-signed@example.org "" "[REGRESSION] card reader gone"
+printf 'Since 6.7 the fan spins all the time.\n\n#regzbot introduced: v6.6..v6.7\n' |
+	LISTLAB_DKIM_DIR= listlab_send "Wendy Maintainer <wendy@example.org>" reg-forged@example.org "" "[REGRESSION] fan always on"
+check "sync after two regression reports, one signed, one not" bb sync
+# regid TITLE-WORD: the id of the regression whose title has it
+regid() { bb regressions --json | python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)["regressions"] if sys.argv[1] in r["title"]][0])' "$1"; }
+signed=$(regid "card reader")
+forged=$(regid "fan always")
+check "both are tracked" test -n "$signed" -a -n "$forged"
+like "the unauthenticated sender's directive is marked in regressions show" \
+	"$(bb regressions show "$forged")" "introduced.*\[sender not authenticated: no DKIM signature"
+unlike "the authenticated one's is not" "$(bb regressions show "$signed")" "not authenticated"
+is "and in the JSON" "$(bb regressions show --json "$forged" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r = r.get("regression", r)
+print(sorted({bool(e["sender_unverified"]) for e in r["history"] if e["message_id"] == "reg-forged@example.org"}))')" "[True]"
+is "the signed one's history carries no mark" "$(bb regressions show --json "$signed" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r = r.get("regression", r)
+print(sorted({e["sender_unverified"] for e in r["history"]}))')" "['']"
+
 out=$(bb status --json)
 is "status counts replies, commands and pending work" "$(printf '%s' "$out" | python3 -c '
 import json, sys
 a = json.load(sys.stdin)["archive"]
 print(a["replies_posted"] > 5, a["commands_done"] >= 6, a["commands_refused"], a["pending"], a["value"].startswith("git:0:"))')" \
-	"True True 40 0 True"
+	"True True 41 0 True"
 like "status shows the archive" "$(bb status)" "replies: +[0-9]+ posted"
 is "status --json names each refusal's reason" "$(printf '%s' "$out" | python3 -c '
 import json, sys

@@ -405,6 +405,35 @@ static void test_authserv(void)
 	}
 }
 
+/* A real lore mail (a pull request from intel.com): the server wrote
+ * spf=fail and dmarc=pass below its own Received: lines; the mail is
+ * authenticated by the server's dmarc=pass, and a policy trusting another
+ * server id finds nothing it trusts. */
+static void test_corpus(void)
+{
+	char path[8192], shared[4096];
+	char *raw;
+	size_t len = 0;
+	struct auth_verdict v;
+	struct bb_error err = BB_ERROR_INIT;
+	struct auth_policy lore = { AUTH_MODE_AUTHSERV, "smtp.subspace.kernel.org", NULL };
+	struct auth_policy other = { AUTH_MODE_AUTHSERV, "mx.example.net", NULL };
+
+	tap_shared_dir(shared, sizeof(shared));
+	snprintf(path, sizeof(path), "%s/corpus/mail/lkml-archive/platform-driver-x86/gitpull/"
+		 "9e93a8cc9a0f.eml", shared);
+	if (!(raw = tap_slurp(path, &len))) {
+		printf("# skipped the corpus case: %s is not readable (set BUGBRIDGE_SHARED)\n", path);
+		return;
+	}
+	ok(auth_check(&lore, raw, len, &v, &err) == BB_OK && v.authenticated &&
+	   !strcmp(v.from_domain, "intel.com"),
+	   "corpus: lore's dmarc=pass authenticates a real intel.com mail (%s)", v.reason);
+	ok(auth_check(&other, raw, len, &v, &err) == BB_OK && !v.authenticated,
+	   "corpus: another server id finds nothing to trust (%s)", v.reason);
+	free(raw);
+}
+
 int main(void)
 {
 	mail_init();
@@ -419,6 +448,7 @@ int main(void)
 	   "made keys with openssl and published them");
 	test_dkim();
 	test_authserv();
+	test_corpus();
 	run("rm -rf %s", work);
 	return done_testing();
 }
