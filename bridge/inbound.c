@@ -632,7 +632,8 @@ static int from_history(const struct inbound_options *opt, const struct inmail *
 /* Records the commands of a mail to bug_id (intents, or why not), all in
  * the caller's transaction. */
 static enum bb_status record_commands(struct sync_context *sc, const struct inmail *m,
-				      const struct auth_verdict *verdict, int history, long long bug_id,
+				      const struct auth_verdict *verdict, int history,
+				      int in_thread, long long bug_id,
 				      long long row, const struct mailcmd *cmds, size_t ncmds,
 				      struct inbound_stats *stats, struct bb_error *err)
 {
@@ -680,10 +681,13 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 		}
 		if (c->verb == MAILCMD_TRACK)
 			continue; /* the thread already is a bug */
-		if (!allowed) {
+		if (!allowed || !in_thread) {
+			/* the signature covers the threading headers, not the
+			 * subject: only a mail in the bug's thread may act on it */
 			stats->commands_refused++;
 			note = !verdict->authenticated || history ? unauthenticated
-								  : "the sender may not act on this bug";
+			       : !allowed ? "the sender may not act on this bug"
+			       : "the mail is not in the bug's thread (only its subject names the bug)";
 			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
 				  LF_STR("from", m->from_addr), LF_STR("command", c->text),
 				  LF_STR("reason", note));
@@ -1303,8 +1307,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		goto out;
 	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
-		s = record_commands(sc, m, &verdict, from_history(opt, m), bug_id, row, cmds, ncmds,
-				    stats, err);
+		s = record_commands(sc, m, &verdict, from_history(opt, m), parent != NULL, bug_id,
+				    row, cmds, ncmds, stats, err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1,
 				 ncmds ? &verdict : NULL, err);

@@ -313,6 +313,14 @@ printf 'My mail client lost the thread, but this is about the bug.\n' |
 		"[Bug 201] more details"
 check "sync after a reply without threading headers" bb sync
 like "[Bug N] in the subject still finds the bug" "$(comments 201 | tail -1)" "lost the thread"
+# but a signed command found by its subject alone does not act: the
+# signature covers the threading headers, not the subject
+printf '#bugbridge severity minor\n' |
+	listlab_send "Lead <lead@example.org>" nothread-2@example.org "" "[Bug 201] severity"
+check "sync after a signed command outside the bug's thread" bb sync
+is "it does not act" "$(field 201 severity)" "critical"
+like "and is refused with the reason" "$(note nothread-2@example.org)" \
+	"^refused: the mail is not in the bug's thread"
 
 # Crash safety: a reply is posted exactly once, wherever the run stops.
 for point in inbound.recorded inbound.post inbound.posted sync.committed; do
@@ -459,7 +467,7 @@ is "status counts replies, commands and pending work" "$(printf '%s' "$out" | py
 import json, sys
 a = json.load(sys.stdin)["archive"]
 print(a["replies_posted"] > 5, a["commands_done"] >= 6, a["commands_refused"], a["pending"], a["value"].startswith("git:0:"))')" \
-	"True True 41 0 True"
+	"True True 42 0 True"
 like "status shows the archive" "$(bb status)" "replies: +[0-9]+ posted"
 is "status --json names each refusal's reason" "$(printf '%s' "$out" | python3 -c '
 import json, sys
