@@ -60,6 +60,7 @@ struct outcome {
 	int code;                 /* the SMTP reply code that decided it, 0 if none */
 	char error[512];          /* for last_error; "" for none */
 	char *recipients;         /* malloc; new recipient list when only some are left */
+	int auth_trouble;         /* MAIL FROM refused for want of a good login */
 };
 
 /* --- small helpers ---------------------------------------------------------- */
@@ -576,6 +577,7 @@ struct smtp_run {
 	const char *user, *password;
 	int unanswered;           /* rows the server never answered (session trouble) */
 	const char *tls_trouble;  /* why the session stopped before TLS, or NULL */
+	char auth_trouble[512];   /* the server's words refusing the login, or "" */
 };
 
 static pthread_once_t auth_once = PTHREAD_ONCE_INIT;
@@ -729,6 +731,11 @@ static enum bb_status smtp_outcome(smtp_message_t m, const char *session_error,
 	smtp_enumerate_recipients(m, verdict_recipient, &v);
 	memset(o, 0, sizeof(*o));
 	o->code = v.code;
+	/* 530 authentication required, 534 mechanism too weak, 535 bad
+	 * credentials, 538 encryption required (RFC 4954): the login is
+	 * wrong or missing, which a new try will not change */
+	o->auth_trouble = v.reverse_path->code == 530 || v.reverse_path->code == 534 ||
+			  v.reverse_path->code == 535 || v.reverse_path->code == 538;
 	if (v.status) {
 		buf_release(&v.temp);
 		return v.status;
@@ -767,6 +774,8 @@ static void smtp_record(struct smtp_run *run, smtp_message_t m, const char *sess
 	if (!s) {
 		if (o.kind == OUTCOME_DEFERRED && o.code == 0)
 			run->unanswered++;
+		if (o.auth_trouble && !run->auth_trouble[0])
+			snprintf(run->auth_trouble, sizeof(run->auth_trouble), "%s", o.error);
 		s = record(run->db, run->opt, "smtp", p, &o, run->now, run->stats, run->err);
 	} else {
 		bb_error_set(run->err, s, "outbox: out of memory");
@@ -981,6 +990,12 @@ static enum bb_status deliver_smtp(struct store *db, const struct outbox_options
 	 * fixed) */
 	if (!s && run.tls_trouble)
 		s = bb_error_set(err, BB_ERR_CONFIG, "smtp %s: %s", server, run.tls_trouble);
+	/* a login refused (or missing where the server wants one): the same,
+	 * with the server's words */
+	if (!s && run.auth_trouble[0])
+		s = bb_error_set(err, BB_ERR_CONFIG, "smtp %s: the server refused the login%s%s: %s",
+				 server, run.user ? " of " : " (no [smtp] user is set)",
+				 run.user ? run.user : "", run.auth_trouble);
 out:
 	if (session)
 		smtp_destroy_session(session);
