@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "core/fsutil.h"
 
 enum bb_status fs_mkdir_p(const char *dir, struct bb_error *err)
@@ -263,16 +265,22 @@ int parse_duration(const char *s, long long *out)
 
 void format_size(unsigned long long n, char *out, size_t outlen)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)n;
-	size_t u = 0;
+	/* GLib's, in IEC units as the rest of bugbridge writes them:
+	 * "12 bytes", "1.5 KiB", "293.0 KiB" */
+	char *text = g_format_size_full((guint64)n, G_FORMAT_SIZE_IEC_UNITS);
+	size_t o = 0;
 
-	while (v >= 1024 && u < sizeof(units) / sizeof(units[0]) - 1) {
-		v /= 1024;
-		u++;
+	/* GLib puts a no-break space (U+00A0) before the unit: a plain one
+	 * here, for terminals and logs that are not UTF-8 */
+	for (const char *p = text; *p && o + 1 < outlen; p++) {
+		if ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] == 0xa0) {
+			out[o++] = ' ';
+			p++;
+		} else {
+			out[o++] = *p;
+		}
 	}
-	if (u == 0)
-		snprintf(out, outlen, "%llu B", n);
-	else
-		snprintf(out, outlen, "%.1f %s", v, units[u]);
+	if (outlen)
+		out[o] = '\0';
+	g_free(text);
 }

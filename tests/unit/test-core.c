@@ -252,7 +252,7 @@ static void test_fsutil(void)
 	format_size(1536, out, sizeof(out));
 	is_str(out, "1.5 KiB", "format 1536 bytes");
 	format_size(12, out, sizeof(out));
-	is_str(out, "12 B", "format 12 bytes");
+	is_str(out, "12 bytes", "format 12 bytes");
 
 	ok(mkdtemp(dir) != NULL, "temp folder");
 	deep = str_printf("%s/a/b/c", dir);
