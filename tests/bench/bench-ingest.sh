@@ -32,6 +32,11 @@
 #   BENCH_RUNS         rounds of the dry run and each baseline, run one
 #                      after the other; the medians are reported (default 3)
 #   BENCH_LISTLAB      0 to leave out the public-inbox poll (default 1)
+#   BENCH_BASELINE     another bugbridge binary (say, one built from an older
+#                      commit: git worktree add, ./autogen.sh, configure,
+#                      make bugbridge) whose dry run is measured in the same
+#                      rounds, on the same mbox, with its own data folder;
+#                      the report gives this build's dry run against it
 #   BENCH_DIR          where to work (default: a new folder in $TMPDIR or /tmp)
 #   BENCH_KEEP         non-empty: keep the work folder
 #   BUGBRIDGE_SHARED   the shared folder with corpus/mail (default
@@ -128,6 +133,17 @@ if ! "$BUGBRIDGE" sync --once >first.out 2>first.err; then
 	tail -5 first.err >&2
 	exit 1
 fi
+# the baseline build: its own data folder, and no keys it may not know
+base=${BENCH_BASELINE:-}
+if [ -n "$base" ]; then
+	sed -e "s#^data_dir = .*#data_dir = $work/data-base#" -e '/^dkim_key_file/d' bench.conf >base.conf
+	chmod 600 base.conf
+	if ! BUGBRIDGE_CONFIG="$work/base.conf" "$base" sync --once >base-first.out 2>base-first.err; then
+		echo "bench: the baseline's first sync failed:" >&2
+		tail -5 base-first.err >&2
+		exit 1
+	fi
+fi
 gen_start=$(now)
 gen=$("$PY" "$top_srcdir/tests/bench/bench-ingest-gen.py" --corpus "$corpus" --count "$nmails" \
 	--out list.mbox --domain bench.test --bugs "$nbugs" --match-share "$share" \
@@ -164,6 +180,7 @@ mails_read() { archive_line "$1" | sed 's/,.*//'; }
 round_ratios=()
 for _ in $(seq 1 "$runs"); do
 	measure dry "$BUGBRIDGE" sync --dry-run
+	[ -n "$base" ] && measure dry-base env BUGBRIDGE_CONFIG="$work/base.conf" "$base" sync --dry-run
 	measure py-default "$PY" "$top_srcdir/tests/bench/bench-ingest-py.py" list.mbox default
 	measure py-compat32 "$PY" "$top_srcdir/tests/bench/bench-ingest-py.py" list.mbox compat32
 	# shellcheck disable=SC2206
@@ -199,7 +216,7 @@ row "python3 email, policy.default" py-default
 row "python3 email, compat32" py-compat32
 echo
 if [ "$runs" -gt 1 ]; then
-	for k in dry py-default py-compat32; do
+	for k in dry ${base:+dry-base} py-default py-compat32; do
 		# shellcheck disable=SC2086
 		printf '%-26s every run: %s s\n' "$k" "$(printf '%.2f ' ${every[$k]})"
 	done
@@ -217,6 +234,12 @@ echo "  dry run (parse, match, scan)  vs policy.default = $(ratio "${t[py-defaul
 if [ "$runs" -gt 1 ]; then
 	echo "  dry run vs policy.default, round by round: $(printf '%.1fx ' "${round_ratios[@]}")" \
 		"(median $(printf '%.1f' "$(median "${round_ratios[@]}")")x)"
+fi
+if [ -n "$base" ]; then
+	echo "  dry run vs the baseline build ($base): this build takes" \
+		"$(printf '%+.1f' "$(echo "(${t[dry]} / ${t[dry-base]} - 1) * 100" | bc -l)")% of its wall time" \
+		"(${t[dry]} s against ${t[dry-base]} s, medians)"
+	echo "  baseline dry run: $(archive_line dry-base)"
 fi
 echo "  whole sync (recorded, posted) vs policy.default = $(ratio "${t[py-default]}" "${t[sync]}")x," \
 	"vs compat32 = $(ratio "${t[py-compat32]}" "${t[sync]}")x"
