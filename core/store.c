@@ -378,8 +378,8 @@ static const char *const migrations[] = {
 	 * authenticated ([inbound] authenticate) gets its commands answered;
 	 * a regression's history marks what an unauthenticated sender's
 	 * #regzbot directive did, with the reason */
-	"ALTER TABLE in_mail ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE reg_event ADD COLUMN unverified TEXT NOT NULL DEFAULT '';",
+	("ALTER TABLE in_mail ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE reg_event ADD COLUMN unverified TEXT NOT NULL DEFAULT '';"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
