@@ -586,6 +586,35 @@ out:
 	return s;
 }
 
+/* How an answer to a mail's commands starts. */
+#define ANSWER_HEADING "bugbridge's answer to the commands in the mail above:\n\n"
+
+/* Longest command line an answer quotes, in bytes (cut at a character). */
+#define ANSWER_LINE_MAX 200
+
+/* Whether the bug's thread already got [inbound] answer_limit answers in
+ * the last hour (the notices queued for it: bug-N-r<row>@domain). */
+static int answers_exhausted(struct sync_context *sc, long long bug_id)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
+	char *pattern = str_printf("bug-%lld-r%%", bug_id);
+	long long n = 0;
+
+	if (pattern && store_prepare(sc->db, &st,
+				     "SELECT count(*) FROM outbox WHERE bug_id = ? AND message_id LIKE ?"
+				     " AND created > ?", NULL) == BB_OK) {
+		sqlite3_bind_int64(st, 1, bug_id);
+		sqlite3_bind_text(st, 2, pattern, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL) - 3600);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	free(pattern);
+	return (unsigned long long)n >= limit;
+}
+
 /* Who sent the mail, by [inbound] authenticate (mail/auth.h): only mails
  * that carry a command are checked.  The verdict is about the From:
  * domain, so the address the allow-lists are asked about must be in it. */
@@ -838,6 +867,51 @@ static char *shorten_comment(const char *text)
 /* A reply Bugzilla refuses for good (not for lack of access, not for a
  * temporary reason) is the sender's problem, not the bridge's: it is
  * recorded as refused with Bugzilla's words and the round goes on. */
+/* A reply Bugzilla refused for good is the sender's to know: one answer
+ * on the thread (Message-ID bug-N-r<row>, so never twice), to the list,
+ * Cc'd to the sender only when the mail authenticated them; within
+ * [inbound] answer_limit. */
+static enum bb_status answer_refused(struct sync_context *sc, long long row, long long bug_id,
+				     const char *message_id, const char *why,
+				     struct inbound_stats *stats, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *from = NULL, *text;
+	struct bz_bug bug;
+	enum bb_status s;
+
+	if (answers_exhausted(sc, bug_id)) {
+		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_INT("bug", bug_id),
+			  LF_STR("message_id", message_id),
+			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
+		return BB_OK;
+	}
+	if ((s = store_prepare(sc->db, &st, "SELECT from_addr FROM in_mail WHERE id = ?"
+				      " AND authenticated", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, row);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		from = column_dup(st, 0);
+	sqlite3_finalize(st);
+	text = str_printf("bugbridge could not post the mail above to bug %lld:\n\n"
+			  "    Bugzilla refused it: %s\n\n"
+			  "It stays on the list; the bug does not have it.\n", bug_id, why);
+	if (!text) {
+		free(from);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	if ((s = sync_load_bug(sc, bug_id, 0, &bug, err)) == BB_OK) {
+		s = queue_answer(sc, &bug, from, message_id, row, text, 0, stats, err);
+		bz_bug_release(&bug);
+	} else if (s == BB_ERR_NOT_FOUND) {
+		bb_error_clear(err);
+		s = BB_OK;
+	}
+	free(text);
+	free(from);
+	return s;
+}
+
 static enum bb_status mark_refused(struct sync_context *sc, long long row, long long bug_id,
 				   const char *message_id, const char *why,
 				   struct inbound_stats *stats, struct bb_error *err)
@@ -848,16 +922,23 @@ static enum bb_status mark_refused(struct sync_context *sc, long long row, long 
 	log_event(LOG_LEVEL_WARN, "inbound.refused", LF_INT("bug", bug_id),
 		  LF_STR("message_id", message_id), LF_STR("reason", why));
 	stats->rejected++;
-	if ((s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'refused', reason = ?,"
-				      " updated = ? WHERE id = ?", err)))
+	if ((s = store_begin(sc->db, err)))
 		return s;
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'refused', reason = ?,"
+				      " updated = ? WHERE id = ?", err))) {
+		store_rollback(sc->db);
+		return s;
+	}
 	sqlite3_bind_text(st, 1, why, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
 	sqlite3_bind_int64(st, 3, row);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(sc->db, err, "recording a refused reply");
 	sqlite3_finalize(st);
-	return s;
+	if (!s)
+		s = answer_refused(sc, row, bug_id, message_id, why, stats, err);
+	/* the state and its answer together: a crash loses neither */
+	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 }
 
 /* Posts one recorded comment, unless a crash left it posted already. */
@@ -963,32 +1044,6 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	return s;
 }
 
-/* Longest command line an answer quotes, in bytes (cut at a character). */
-#define ANSWER_LINE_MAX 200
-
-/* Whether the bug's thread already got [inbound] answer_limit answers in
- * the last hour (the notices queued for it: bug-N-r<row>@domain). */
-static int answers_exhausted(struct sync_context *sc, long long bug_id)
-{
-	sqlite3_stmt *st = NULL;
-	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
-	char *pattern = str_printf("bug-%lld-r%%", bug_id);
-	long long n = 0;
-
-	if (pattern && store_prepare(sc->db, &st,
-				     "SELECT count(*) FROM outbox WHERE bug_id = ? AND message_id LIKE ?"
-				     " AND created > ?", NULL) == BB_OK) {
-		sqlite3_bind_int64(st, 1, bug_id);
-		sqlite3_bind_text(st, 2, pattern, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL) - 3600);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	free(pattern);
-	return (unsigned long long)n >= limit;
-}
-
 /* A command line as an answer quotes it: at most ANSWER_LINE_MAX bytes,
  * cut at a UTF-8 character boundary, "[...]" where cut. */
 static void add_quoted_line(struct buf *text, const char *line)
@@ -1045,6 +1100,8 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		while (k < sizeof(outcome) / sizeof(outcome[0]) - 1 && strcmp(outcome[k].state, state))
 			k++;
 		help |= !strcmp(state, "invalid");
+		if (!text.len)
+			buf_addstr(&text, ANSWER_HEADING);
 		buf_addstr(&text, "  ");
 		add_quoted_line(&text, (const char *)sqlite3_column_text(st, 0));
 		buf_addf(&text, "\n    %s%s\n", outcome[k].prefix,
@@ -1557,8 +1614,9 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 	if (!s) {
 		/* the answer, in the same transaction: queued once the bug is
 		 * recorded, never twice (bug-N-r0: mail rows start at 1) */
-		char *text = str_printf("  #bugbridge track\n    done: this thread is bug %lld now;"
-					" its replies become the bug's comments\n", bug_id);
+		char *text = str_printf("%s  #bugbridge track\n    done: this thread is bug %lld now;"
+					" its replies become the bug's comments\n", ANSWER_HEADING,
+					bug_id);
 		struct bz_bug bug;
 
 		memset(&bug, 0, sizeof(bug));
@@ -1673,7 +1731,8 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	if (!s && !allowed && verdict.authenticated && !from_history(opt, m)) {
 		/* answered on the mail's own thread, routed as the bug would
 		 * have been; a sender nobody vouches for gets nothing */
-		char *text = str_printf("  #bugbridge track\n    refused: %s\n", note);
+		char *text = str_printf("%s  #bugbridge track\n    refused: %s\n", ANSWER_HEADING,
+					note);
 		struct bz_bug stand_in;
 
 		memset(&stand_in, 0, sizeof(stand_in));

@@ -912,7 +912,6 @@ static void fill_notice(struct body *body, const void *ctx)
 {
 	const struct notice_body *n = ctx;
 
-	body_adds(body, "bugbridge's answer to the commands in the mail above:\n\n");
 	body_add_text(body, n->text, "");
 	if (n->help)
 		body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n"

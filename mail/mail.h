@@ -131,8 +131,8 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
 				       const struct mail_attachment *att, char *const *to,
 				       char *const *cc, const char *in_reply_to,
 				       struct mail_message *out, struct bb_error *err);
-/* Composes the answer to a list mail's commands (in_reply_to) in a bug's
- * thread: text lists each command line with what became of it; help adds
+/* Composes an answer to a list mail (in_reply_to) in a bug's thread: text
+ * says what became of the mail's commands (or of the mail); help adds
  * the list of commands (when a line was not understood).  Message-ID
  * bug-<id>-r<seq>@<domain>.  For a thread that is no bug (a refused
  * "#bugbridge track"), bug->id is 0 and bug->summary the mail's subject:
