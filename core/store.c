@@ -625,12 +625,47 @@ static enum bb_status store_narrow(const char *path, const char *suffix, struct 
 	return s;
 }
 
+/* A database in WAL mode needs its -wal and -shm files even to be read.
+ * bugbridge keeps them (SQLITE_FCNTL_PERSIST_WAL), but another tool (the
+ * sqlite3 shell, a restore from a backup) may have removed them, and a
+ * reader of the service's group cannot create them in a folder not theirs
+ * to write.  With no -wal file no writer has the database open and all of
+ * it is in the main file: then it is opened as immutable (a URI, returned),
+ * else NULL (the file's own name is opened as it is). */
+static char *store_immutable_uri(const char *path)
+{
+	char *wal = str_printf("%s-wal", path), *dir = strdup(path), *slash;
+	int immutable;
+	struct buf uri = BUF_INIT;
+	enum bb_status s;
+
+	slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		slash[slash == dir] = '\0';
+	immutable = wal && dir && access(wal, F_OK) != 0 && errno == ENOENT &&
+		    access(slash ? dir : ".", W_OK) != 0;
+	free(wal);
+	free(dir);
+	if (!immutable)
+		return NULL;
+	s = buf_addstr(&uri, path[0] == '/' ? "file://" : "file:");
+	for (const char *p = path; *p && !s; p++)
+		s = *p == '%' || *p == '?' || *p == '#' ? buf_addf(&uri, "%%%02X", (unsigned char)*p)
+							: buf_addch(&uri, *p);
+	if (s || buf_addstr(&uri, "?immutable=1")) {
+		buf_release(&uri);
+		return NULL;
+	}
+	return buf_detach(&uri, NULL);
+}
+
 /* Read-only: the file as it is, or, when there is none, an empty database
  * in memory (nothing is created on disk).  Sets *upgrade (and returns
  * BB_OK) when the file's schema is older and this user could upgrade it. */
 static enum bb_status store_open_read_only(struct store *st, int *upgrade, struct bb_error *err)
 {
-	int version;
+	int version, rc;
+	char *uri;
 
 	if (access(st->path, F_OK) != 0) {
 		if (errno != ENOENT)
@@ -649,8 +684,11 @@ static enum bb_status store_open_read_only(struct store *st, int *upgrade, struc
 	if (fs_narrow_mode(st->path, FS_PRIVATE_FILE_MODE, err) ||
 	    store_narrow(st->path, "-wal", err) || store_narrow(st->path, "-shm", err))
 		return BB_ERR_PERMISSION;
-	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK)
+	uri = store_immutable_uri(st->path);
+	rc = sqlite3_open_v2(uri ? uri : st->path, &st->db, SQLITE_OPEN_READONLY |
+			     SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
 		return store_fail(st, err, "opening failed");
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, 10000);
