@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "core/buf.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 #include "mail/maintainers.h"
 #include "tracker/report.h"
@@ -101,34 +103,49 @@ static unsigned serve_clamp(unsigned long long value)
 	return value > 1000000u ? 1000000u : (unsigned)value;
 }
 
-/* What the front door needs besides the store. */
-struct serve_frontdoor {
+/* One configuration and what the front door makes of it.  The front door
+ * keeps it while a request that began with it runs (frontdoor_options
+ * .release); cfg is freed with it unless it is ctx->cfg, which main()
+ * frees. */
+struct serve_gen {
+	struct bb_config *cfg;
+	int owns_cfg;
 	struct mnt_file *maintainers;
 	struct router *router;
 	struct bz_client *bz;
-	struct frontdoor *fd;
 };
 
-static void serve_frontdoor_close(struct serve_frontdoor *f)
+static void serve_gen_free(void *owner)
 {
-	frontdoor_free(f->fd);
-	bz_client_free(f->bz);
-	router_free(f->router);
-	mnt_free(f->maintainers);
-	memset(f, 0, sizeof(*f));
+	struct serve_gen *g = owner;
+
+	if (!g)
+		return;
+	bz_client_free(g->bz);
+	router_free(g->router);
+	mnt_free(g->maintainers);
+	if (g->owns_cfg)
+		config_free(g->cfg);
+	free(g);
 }
 
-static enum bb_status serve_frontdoor_open(struct cli_context *ctx, struct serve_frontdoor *f,
-					   struct bb_error *err)
+/* The front door's part of cfg (not owned by the result). */
+static enum bb_status serve_gen_new(struct serve_gen **out, struct bb_config *cfg,
+				    struct bb_error *err)
 {
-	const struct bb_config *cfg = ctx->cfg;
-	struct frontdoor_options fo;
-	enum bb_status st;
+	struct serve_gen *g = calloc(1, sizeof(*g));
+	enum bb_status st = BB_OK;
 
-	if (cfg->maintainers_file && (st = mnt_load(&f->maintainers, cfg->maintainers_file, err)))
-		return st;
-	if ((st = router_new(&f->router, cfg, f->maintainers, err)))
-		return st;
+	*out = NULL;
+	if (!g)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	g->cfg = cfg;
+	if (!cfg->frontdoor_enabled)
+		goto out; /* only the delivery thread looks, at [mail] and [smtp] */
+	if (cfg->maintainers_file && (st = mnt_load(&g->maintainers, cfg->maintainers_file, err)))
+		goto out;
+	if ((st = router_new(&g->router, cfg, g->maintainers, err)))
+		goto out;
 	if (cfg->frontdoor_create_bugs && cfg->bz_url) {
 		struct bz_client_options o;
 
@@ -141,16 +158,39 @@ static enum bb_status serve_frontdoor_open(struct cli_context *ctx, struct serve
 		o.timeout = (long)cfg->bz_timeout;
 		o.subsystem_field = cfg->bz_subsystem_field;
 		o.page_size = (unsigned)cfg->bz_page_size;
-		if ((st = bz_client_new(&f->bz, &o, err)))
-			return st;
+		if ((st = bz_client_new(&g->bz, &o, err)))
+			goto out;
 	}
-	memset(&fo, 0, sizeof(fo));
-	fo.cfg = cfg;
-	fo.blobs = ctx->blobs;
-	fo.router = f->router;
-	fo.bz = f->bz;
-	fo.max_upload_size = cfg->max_upload_size;
-	return frontdoor_new(&f->fd, &fo, err);
+out:
+	if (st)
+		serve_gen_free(g);
+	else
+		*out = g;
+	return st;
+}
+
+static void serve_frontdoor_options(struct cli_context *ctx, struct serve_gen *g,
+				    struct frontdoor_options *fo)
+{
+	memset(fo, 0, sizeof(*fo));
+	fo->cfg = g->cfg;
+	fo->blobs = ctx->blobs;
+	fo->router = g->router;
+	fo->bz = g->bz;
+	fo->max_upload_size = g->cfg->max_upload_size;
+	fo->release = serve_gen_free;
+	fo->owner = g;
+}
+
+/* What the server takes from cfg that a reload may change. */
+static void serve_live_options(const struct bb_config *cfg, const char *reports_dir,
+			       struct blob_server_options *opt)
+{
+	opt->upload_token = cfg->upload_token;
+	opt->max_upload_size = cfg->max_upload_size;
+	opt->reports_dir = reports_dir;
+	opt->body_timeout = serve_clamp(cfg->server_body_timeout < 0
+						? 0 : (unsigned long long)cfg->server_body_timeout);
 }
 
 /* Every connection holds a descriptor: lifts the soft limit on open files
@@ -168,6 +208,52 @@ static void serve_raise_nofile(unsigned max_connections)
 		log_event(LOG_LEVEL_WARN, "serve.nofile", LF_UINT("wanted", (uint64_t)want));
 }
 
+/* The keys read once, into long-lived objects, that a SIGHUP does not
+ * change: the listening socket and MHD's thread pool, connection limit
+ * and first timeout (MHD_start_daemon), the connection guard (its limits,
+ * its header deadline and the trusted proxies its per-client counts rest
+ * on), and the blob store opened at start ([blob]).  [core] data_dir is
+ * refused by cli_reload_config(). */
+static const char *const serve_restart_keys[][2] = {
+	{ "server", "listen" }, { "server", "threads" },
+	{ "server", "max_connections" }, { "server", "max_connections_per_client" },
+	{ "server", "header_timeout" }, { "server", "trusted_proxies" },
+	{ "blob", NULL },
+};
+
+/* The keys of serve_restart_keys whose values differ, "section.key,...";
+ * listen only when it came from the file.  NULL when none (or no memory). */
+static char *serve_restart_needed(const struct bb_config *old, const struct bb_config *fresh,
+				  int listen_from_file)
+{
+	const struct config_key *keys;
+	struct buf list = BUF_INIT;
+	size_t n, i, j;
+
+	keys = config_keys(&n);
+	for (i = 0; i < n; i++) {
+		char a[64], b[64];
+		const char *va, *vb;
+
+		for (j = 0; j < sizeof(serve_restart_keys) / sizeof(serve_restart_keys[0]); j++)
+			if (!strcmp(keys[i].section, serve_restart_keys[j][0]) &&
+			    (!serve_restart_keys[j][1] || !strcmp(keys[i].key, serve_restart_keys[j][1])))
+				break;
+		if (j == sizeof(serve_restart_keys) / sizeof(serve_restart_keys[0]) ||
+		    (!listen_from_file && !strcmp(keys[i].key, "listen")))
+			continue;
+		va = config_value(old, i, a, sizeof(a));
+		vb = config_value(fresh, i, b, sizeof(b));
+		if (strcmp(va ? va : "", vb ? vb : ""))
+			buf_addf(&list, "%s%s.%s", list.len ? "," : "", keys[i].section, keys[i].key);
+	}
+	if (!list.len) {
+		buf_release(&list);
+		return NULL;
+	}
+	return buf_detach(&list, NULL);
+}
+
 void cli_server_limits(const struct bb_config *cfg, struct blob_server_options *opt)
 {
 	opt->max_connections = serve_clamp(cfg->server_max_connections);
@@ -178,6 +264,149 @@ void cli_server_limits(const struct bb_config *cfg, struct blob_server_options *
 						? 0 : (unsigned long long)cfg->server_body_timeout);
 	opt->trusted_proxies = cfg->server_trusted_proxies;
 	serve_raise_nofile(opt->max_connections);
+}
+
+/* What serve runs, for the reload. */
+struct serve_state {
+	struct blob_server *srv;
+	struct frontdoor *fd;      /* NULL until [frontdoor] is first enabled */
+	struct serve_gen *gen;     /* the current one, when fd is NULL */
+	int listen_from_file;      /* no --listen */
+};
+
+/* The log after a reload.  While the server's threads may be logging, the
+ * stream log_setup() was given must stay valid: a file that is still a
+ * file is reopened under the same FILE (dup2() while its lock is held, so
+ * no line is cut), and log_setup() is called again only when the level or
+ * the kind of sink changes. */
+static void serve_reopen_log(struct cli_context *ctx, enum log_level old_level,
+			     const char *old_file)
+{
+	enum log_level level = ctx->verbose ? LOG_LEVEL_DEBUG
+			       : ctx->quiet ? LOG_LEVEL_ERROR : ctx->cfg->log_level;
+	int fd;
+
+	if (!ctx->log_sink || ctx->log_sink == stderr || !ctx->cfg->log_file || !old_file) {
+		if (ctx->cfg->log_file || old_file)
+			cli_reopen_log(ctx);
+		else if (level != old_level)
+			log_setup(ctx->log_sink, level, log_run_id());
+		return;
+	}
+	fd = fs_open_private(ctx->cfg->log_file, O_WRONLY | O_APPEND);
+	if (fd < 0) {
+		log_event(LOG_LEVEL_ERROR, "log.reopen_failed", LF_STR("file", ctx->cfg->log_file),
+			  LF_STR("error", strerror(errno)));
+		return;
+	}
+	flockfile(ctx->log_sink);
+	fflush(ctx->log_sink);
+	dup2(fd, fileno(ctx->log_sink));
+	funlockfile(ctx->log_sink);
+	close(fd);
+	if (level != old_level) {
+		char run[16];
+
+		snprintf(run, sizeof(run), "%s", log_run_id());
+		log_setup(ctx->log_sink, level, run);
+	}
+	log_event(LOG_LEVEL_INFO, "log.reopened", LF_STR("file", ctx->cfg->log_file));
+}
+
+/* SIGHUP: the configuration file is read again (cli_reload_config(): a
+ * file that does not load, or moves data_dir, keeps the old one) and what
+ * may change while serving switches over; keys that need a restart keep
+ * their old values and are named in the log. */
+static void serve_reload(struct cli_context *ctx, struct serve_state *ss)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bb_config *fresh = NULL, *old = ctx->cfg;
+	struct serve_gen *gen = NULL, *old_gen = NULL;
+	struct frontdoor *new_fd = NULL;
+	struct frontdoor_options fo;
+	struct blob_server_options opt;
+	char *new_reports = NULL, *restart = NULL;
+	enum log_level old_level = ctx->verbose ? LOG_LEVEL_DEBUG
+				   : ctx->quiet ? LOG_LEVEL_ERROR : old->log_level;
+	char *old_log = old->log_file ? strdup(old->log_file) : NULL;
+	int loaded = 0;
+
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading the configuration");
+	if (cli_reload_config(ctx, &fresh) != 0)
+		goto done; /* logged */
+	if (!(new_reports = reg_report_dir(fresh))) {
+		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		goto failed;
+	}
+	/* everything that can refuse the file comes before anything changes */
+	if (serve_gen_new(&gen, fresh, &err))
+		goto failed;
+	serve_frontdoor_options(ctx, gen, &fo);
+	if (frontdoor_check(&fo, &err))
+		goto failed;
+	if (fresh->frontdoor_enabled && !ss->fd && frontdoor_new(&new_fd, &fo, &err))
+		goto failed;
+	memset(&opt, 0, sizeof(opt));
+	serve_live_options(fresh, new_reports, &opt);
+	opt.site = fresh->frontdoor_enabled ? frontdoor_site(new_fd ? new_fd : ss->fd) : NULL;
+	if (blob_server_update(ss->srv, &opt, &err)) {
+		if (new_fd) {
+			frontdoor_free(new_fd); /* it never served; it hands gen back */
+			gen = NULL;
+		}
+		goto failed;
+	}
+
+	/* the server's part is switched; now the front door's */
+	restart = serve_restart_needed(old, fresh, ss->listen_from_file);
+	old_gen = ss->gen;
+	old_gen->owns_cfg = 1; /* ctx->cfg becomes fresh: old goes with its generation */
+	if (new_fd) {
+		ss->fd = new_fd;       /* it holds gen now */
+		serve_gen_free(old_gen); /* nothing used it but this thread */
+	} else if (ss->fd) {
+		/* the old generation goes when the last request that began
+		 * with it ends (or now) */
+		if (frontdoor_update(ss->fd, &fo, &err)) {
+			old_gen->owns_cfg = 0;
+			log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
+				  LF_STR("kept", "the front door's configuration in effect"));
+			bb_error_clear(&err);
+			goto done;
+		}
+	} else {
+		serve_gen_free(old_gen);
+	}
+	ss->gen = gen;
+	gen = NULL;
+	ctx->cfg = fresh;
+	fresh = NULL;
+	loaded = 1;
+	goto done;
+failed:
+	log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
+		  LF_STR("kept", "the configuration in effect"));
+	bb_error_clear(&err);
+done:
+	serve_gen_free(gen); /* owns_cfg is 0: fresh is freed below */
+	if (fresh)
+		config_free(fresh);
+	free(new_reports);
+	/* the new file may name another log file or level: reopen first, so
+	 * what the reload did is in the file being written from now on */
+	serve_reopen_log(ctx, old_level, old_log);
+	if (loaded) {
+		log_event(LOG_LEVEL_INFO, "config.reloaded",
+			  LF_STR("file", ctx->config_path ? ctx->config_path : "-"));
+		if (restart)
+			log_event(LOG_LEVEL_WARN, "config.restart_needed", LF_STR("keys", restart),
+				  LF_STR("kept", "the values in effect until bugbridge serve restarts"));
+	}
+	log_event(LOG_LEVEL_INFO, "serve.sighup", LF_STR("action", "log reopened"),
+		  LF_STR("config", loaded ? "reloaded" : "kept"));
+	free(restart);
+	free(old_log);
+	sd_notify(0, "READY=1\nSTATUS=configuration reloaded");
 }
 
 int cmd_serve(struct cli_context *ctx, int argc, char **argv)
@@ -192,7 +421,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	struct bb_error err = BB_ERROR_INIT;
 	struct blob_server_options opt;
 	struct blob_server *srv = NULL;
-	struct serve_frontdoor front = { NULL, NULL, NULL, NULL };
+	struct serve_state ss = { NULL, NULL, NULL, 0 };
 	const char *port_file = NULL, *pid_file = NULL;
 	char *host = NULL, *blob_root = NULL, *reports_dir = NULL;
 	sigset_t stop_signals;
@@ -211,10 +440,10 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage(stderr, serve_usage);
 
-	if (!opt.listen)
+	if (!opt.listen) {
 		opt.listen = ctx->cfg->listen;
-	opt.upload_token = ctx->cfg->upload_token;
-	opt.max_upload_size = ctx->cfg->max_upload_size;
+		ss.listen_from_file = 1;
+	}
 	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
 	cli_server_limits(ctx->cfg, &opt);
 	reports_dir = reg_report_dir(ctx->cfg);
@@ -223,7 +452,7 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	opt.reports_dir = reports_dir;
+	serve_live_options(ctx->cfg, reports_dir, &opt);
 
 	/* Blocked before any thread starts, so that every thread of the
 	 * server inherits the mask and sigwait() below receives them.  They
@@ -239,11 +468,20 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		goto out;
 	}
 
-	if (ctx->cfg->frontdoor_enabled && serve_frontdoor_open(ctx, &front, &err)) {
+	if (serve_gen_new(&ss.gen, ctx->cfg, &err)) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	opt.site = frontdoor_site(front.fd);
+	if (ctx->cfg->frontdoor_enabled) {
+		struct frontdoor_options fo;
+
+		serve_frontdoor_options(ctx, ss.gen, &fo);
+		if (frontdoor_new(&ss.fd, &fo, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	}
+	opt.site = frontdoor_site(ss.fd);
 	if (blob_server_start(&srv, ctx->blobs, &opt, &err)) {
 		rc = cli_fail(&err);
 		goto out;
@@ -280,19 +518,18 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		}
 		if (sig != SIGHUP)
 			break;
-		/* the log file is reopened (logrotate); the rest of the
-		 * configuration is read at start and needs a restart */
-		sd_notify(0, "RELOADING=1");
-		cli_reopen_log(ctx);
-		log_event(LOG_LEVEL_INFO, "serve.sighup", LF_STR("action", "log reopened"),
-			  LF_STR("config", "unchanged until a restart"));
-		sd_notify(0, "READY=1");
+		ss.srv = srv;
+		serve_reload(ctx, &ss);
 	}
 	sd_notify(0, "STOPPING=1");
 	log_event(LOG_LEVEL_INFO, "serve.stopping", LF_STR("signal", sig == SIGINT ? "INT" : "TERM"));
 out:
 	blob_server_stop(srv);
-	serve_frontdoor_close(&front);
+	/* the front door hands its generation back (ctx->cfg stays for main) */
+	if (ss.fd)
+		frontdoor_free(ss.fd);
+	else
+		serve_gen_free(ss.gen);
 	if (wrote_port)
 		unlink(port_file);
 	if (wrote_pid)

@@ -91,20 +91,29 @@ struct blob_server_cached {
 	char content_type[128];
 };
 
+/* What blob_server_update() may change while serving: each request takes
+ * a reference to the settings current when it begins and keeps them to
+ * its end; the last reference frees them. */
+struct blob_server_conf {
+	unsigned refs;              /* under blob_server.conf_lock */
+	int uploads_enabled;
+	unsigned char token_digest[EVP_MAX_MD_SIZE];
+	unsigned int token_digest_len;
+	uint64_t max_upload_size;   /* 0: no limit */
+	char *reports_dir;          /* NULL: /regressions/ is not served */
+	const struct blob_server_site *site; /* NULL: none */
+	unsigned body_timeout;      /* seconds, once a request's headers are in */
+};
+
 struct blob_server {
 	struct MHD_Daemon *daemon;
 	pthread_mutex_t cache_lock;  /* guards cache */
 	struct blob_server_cached cache[BLOB_SERVER_CACHE_SLOTS]; /* by the hash's first digits */
 	struct blob_store *store;
-	int uploads_enabled;
-	unsigned char token_digest[EVP_MAX_MD_SIZE];
-	unsigned int token_digest_len;
-	uint64_t max_upload_size;   /* 0: no limit */
 	unsigned port;
-	char *reports_dir;          /* NULL: /regressions/ is not served */
-	const struct blob_server_site *site; /* NULL: none */
 	struct http_guard *guard;   /* connection bounds, trusted proxies */
-	unsigned body_timeout;      /* seconds, once a request's headers are in */
+	pthread_mutex_t conf_lock;  /* guards conf and every conf's refs */
+	struct blob_server_conf *conf; /* the current settings (one reference) */
 
 	pthread_mutex_t lock;       /* guards what follows */
 	pthread_cond_t idle;        /* signalled when in_flight drops to 0 */
@@ -127,6 +136,7 @@ enum blob_part_state {
 
 struct blob_request {
 	struct blob_server *srv;
+	struct blob_server_conf *conf; /* the settings it began with (a reference) */
 	enum blob_request_kind kind;
 	char method[16];
 	char *path;                 /* for the log (MHD keeps the query apart) */
@@ -995,7 +1005,7 @@ static enum bb_status blob_server_begin_file(struct blob_request *req, const cha
 		blob_server_upload_store_fail(req, st, &err);
 		goto out;
 	}
-	st = blob_writer_open(req->srv->store, req->srv->max_upload_size, &req->writer, &err);
+	st = blob_writer_open(req->srv->store, req->conf->max_upload_size, &req->writer, &err);
 	if (st) {
 		blob_server_upload_store_fail(req, st, &err);
 		goto out;
@@ -1056,7 +1066,7 @@ out:
 }
 
 /* 1 if the Authorization header carries the upload token. */
-static int blob_server_token_ok(const struct blob_server *srv, const char *header)
+static int blob_server_token_ok(const struct blob_server_conf *conf, const char *header)
 {
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned int digest_len = 0;
@@ -1076,9 +1086,9 @@ static int blob_server_token_ok(const struct blob_server *srv, const char *heade
 	while (len > 0 && blob_server_is_space(header[len - 1]))
 		len--;
 	if (len == 0 || EVP_Digest(header, len, digest, &digest_len, EVP_sha256(), NULL) != 1 ||
-	    digest_len != srv->token_digest_len)
+	    digest_len != conf->token_digest_len)
 		goto out;
-	ok = CRYPTO_memcmp(digest, srv->token_digest, digest_len) == 0;
+	ok = CRYPTO_memcmp(digest, conf->token_digest, digest_len) == 0;
 	OPENSSL_cleanse(digest, sizeof(digest));
 out:
 	return ok;
@@ -1095,14 +1105,14 @@ static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
 	enum MHD_Result ret = MHD_NO;
 	enum bb_status st;
 
-	if (!srv->uploads_enabled) {
+	if (!req->conf->uploads_enabled) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_FORBIDDEN, BB_ERR_PERMISSION, NULL,
 					     NULL, "uploads are disabled on this server "
 					     "([server] upload_token is not set)");
 		goto out;
 	}
 	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!blob_server_token_ok(srv, auth)) {
+	if (!blob_server_token_ok(req->conf, auth)) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_UNAUTHORIZED, BB_ERR_AUTH,
 					     MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					     auth ? "Bearer realm=\"bugbridge\", error=\"invalid_token\""
@@ -1126,19 +1136,19 @@ static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
 	}
 
 	value = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (value && srv->max_upload_size) {
+	if (value && req->conf->max_upload_size) {
 		const char *p = value;
 		uint64_t declared = 0;
 
 		while (blob_server_is_space(*p))
 			p++;
-		if (blob_server_parse_number(&p, &declared) && declared > srv->max_upload_size) {
+		if (blob_server_parse_number(&p, &declared) && declared > req->conf->max_upload_size) {
 			ret = blob_server_send_error(req, conn, MHD_HTTP_CONTENT_TOO_LARGE,
 						     BB_ERR_TOO_LARGE, NULL, NULL,
 						     "the upload of %llu bytes is larger than the "
 						     "limit of %llu bytes",
 						     (unsigned long long)declared,
-						     (unsigned long long)srv->max_upload_size);
+						     (unsigned long long)req->conf->max_upload_size);
 			goto out;
 		}
 	}
@@ -1158,7 +1168,7 @@ static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
 		value = blob_server_header_safe(value, NULL);
 		if (value && !(req->declared_type = strdup(value)))
 			goto out;
-		st = blob_writer_open(srv->store, srv->max_upload_size, &req->writer, &err);
+		st = blob_writer_open(srv->store, req->conf->max_upload_size, &req->writer, &err);
 		if (st) {
 			ret = blob_server_send_store_error(req, conn, st, &err);
 			goto out;
@@ -1280,7 +1290,6 @@ out:
 static enum MHD_Result blob_server_send_report(struct blob_request *req,
 					       struct MHD_Connection *conn, const char *path)
 {
-	struct blob_server *srv = req->srv;
 	struct MHD_Response *resp = NULL;
 	struct stat sb;
 	char rel[256];
@@ -1289,13 +1298,13 @@ static enum MHD_Result blob_server_send_report(struct blob_request *req,
 	int dirfd = -1, subfd = -1, fd = -1, ok = 1;
 
 	type = reg_report_file(path, rel, sizeof(rel));
-	if (!srv->reports_dir || !type) {
+	if (!req->conf->reports_dir || !type) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, BB_ERR_NOT_FOUND, NULL,
-					     NULL, srv->reports_dir ? "no such report"
+					     NULL, req->conf->reports_dir ? "no such report"
 								    : "reports are not served here");
 		goto out;
 	}
-	dirfd = open(srv->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = open(req->conf->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_NOT_FOUND, BB_ERR_NOT_FOUND, NULL,
 					     NULL, "no reports yet (bugbridge regressions report "
@@ -1420,6 +1429,92 @@ static char *blob_server_log_path(const char *url)
 	return strndup(url, BLOB_SERVER_LOG_PATH_MAX);
 }
 
+/* ------------------------------------------------------------- settings */
+
+static void blob_server_conf_free(struct blob_server_conf *conf)
+{
+	if (!conf)
+		return;
+	OPENSSL_cleanse(conf->token_digest, sizeof(conf->token_digest));
+	free(conf->reports_dir);
+	free(conf);
+}
+
+/* The settings current now, with a reference for the caller. */
+static struct blob_server_conf *blob_server_conf_get(struct blob_server *srv)
+{
+	struct blob_server_conf *conf;
+
+	pthread_mutex_lock(&srv->conf_lock);
+	conf = srv->conf;
+	conf->refs++;
+	pthread_mutex_unlock(&srv->conf_lock);
+	return conf;
+}
+
+static void blob_server_conf_put(struct blob_server *srv, struct blob_server_conf *conf)
+{
+	int last;
+
+	if (!conf)
+		return;
+	pthread_mutex_lock(&srv->conf_lock);
+	last = --conf->refs == 0;
+	pthread_mutex_unlock(&srv->conf_lock);
+	if (last)
+		blob_server_conf_free(conf);
+}
+
+/* New settings from the fields of opt that may change while serving. */
+static enum bb_status blob_server_conf_new(struct blob_server_conf **out,
+					   const struct blob_server_options *opt,
+					   struct bb_error *err)
+{
+	struct blob_server_conf *conf = calloc(1, sizeof(*conf));
+	enum bb_status st = BB_OK;
+
+	*out = NULL;
+	if (!conf || (opt->reports_dir && !(conf->reports_dir = strdup(opt->reports_dir)))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	conf->refs = 1;
+	conf->max_upload_size = opt->max_upload_size;
+	conf->site = opt->site;
+	conf->body_timeout = opt->body_timeout ? opt->body_timeout : BLOB_SERVER_TIMEOUT_SECONDS;
+	if (opt->upload_token && *opt->upload_token) {
+		if (EVP_Digest(opt->upload_token, strlen(opt->upload_token), conf->token_digest,
+			       &conf->token_digest_len, EVP_sha256(), NULL) != 1) {
+			st = bb_error_set(err, BB_ERR_INTERNAL, "cannot hash the upload token");
+			goto out;
+		}
+		conf->uploads_enabled = 1;
+	}
+	*out = conf;
+	conf = NULL;
+out:
+	blob_server_conf_free(conf);
+	return st;
+}
+
+enum bb_status blob_server_update(struct blob_server *srv, const struct blob_server_options *opt,
+				  struct bb_error *err)
+{
+	struct blob_server_conf *fresh, *old;
+	enum bb_status st;
+
+	if ((st = blob_server_conf_new(&fresh, opt, err)))
+		return st;
+	pthread_mutex_lock(&srv->conf_lock);
+	old = srv->conf;
+	srv->conf = fresh;
+	pthread_mutex_unlock(&srv->conf_lock);
+	log_event(LOG_LEVEL_INFO, "http.updated", LF_UINT("max_upload_size", fresh->max_upload_size),
+		  LF_INT("uploads", fresh->uploads_enabled), LF_INT("site", fresh->site != NULL));
+	blob_server_conf_put(srv, old);
+	return BB_OK;
+}
+
 static struct blob_request *blob_server_request_new(struct blob_server *srv,
 						    struct MHD_Connection *conn,
 						    const char *url, const char *method)
@@ -1455,6 +1550,7 @@ static struct blob_request *blob_server_request_new(struct blob_server *srv,
 	} else {
 		memcpy(req->client, req->peer, sizeof(req->client));
 	}
+	req->conf = blob_server_conf_get(srv);
 	pthread_mutex_lock(&srv->lock);
 	srv->in_flight++;
 	pthread_mutex_unlock(&srv->lock);
@@ -1495,9 +1591,9 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 			goto out;
 		}
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
-					  req->srv->body_timeout);
-		if (req->srv->site && blob_server_path_ok(url) &&
-		    req->srv->site->claims(req->srv->site->cls, url, method)) {
+					  req->conf->body_timeout);
+		if (req->conf->site && blob_server_path_ok(url) &&
+		    req->conf->site->claims(req->conf->site->cls, url, method)) {
 			req->kind = BLOB_REQUEST_SITE;
 		} else {
 			/* MHD closes the connection after an answer queued on
@@ -1515,7 +1611,7 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 	}
 	if (req->kind == BLOB_REQUEST_SITE) {
 		req->routed = 1;
-		ret = req->srv->site->handle(req->srv->site->cls, conn, url, method, req->client,
+		ret = req->conf->site->handle(req->conf->site->cls, conn, url, method, req->client,
 					     upload_data, upload_data_size, &req->site_state,
 					     &req->status) ? MHD_YES : MHD_NO;
 		goto out;
@@ -1556,7 +1652,7 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 	if (req->post)
 		MHD_destroy_post_processor(req->post);
 	if (req->kind == BLOB_REQUEST_SITE)
-		srv->site->completed(srv->site->cls, req->site_state);
+		req->conf->site->completed(req->conf->site->cls, req->site_state);
 	if (req->writer) {
 		blob_writer_abort(req->writer);
 		log_event(LOG_LEVEL_WARN, "http.upload_aborted", LF_STR("client", req->client),
@@ -1573,6 +1669,7 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 	free(req->declared_type);
 	free(req->part_key);
 	free(req->part_filename);
+	blob_server_conf_put(srv, req->conf);
 	free(req);
 
 	pthread_mutex_lock(&srv->lock);
@@ -1721,9 +1818,10 @@ static void blob_server_free(struct blob_server *srv)
 {
 	if (!srv)
 		return;
-	OPENSSL_cleanse(srv->token_digest, sizeof(srv->token_digest));
 	http_guard_free(srv->guard);
-	free(srv->reports_dir);
+	if (srv->conf)
+		blob_server_conf_put(srv, srv->conf);
+	pthread_mutex_destroy(&srv->conf_lock);
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
 	pthread_mutex_destroy(&srv->cache_lock);
@@ -1756,27 +1854,15 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 		goto out;
 	}
 	srv->store = bs;
-	srv->max_upload_size = opt->max_upload_size;
-	srv->site = opt->site;
-	srv->body_timeout = opt->body_timeout ? opt->body_timeout : BLOB_SERVER_TIMEOUT_SECONDS;
+	pthread_mutex_init(&srv->conf_lock, NULL);
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_mutex_init(&srv->cache_lock, NULL);
 	pthread_condattr_init(&cond_attr);
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->idle, &cond_attr);
 	pthread_condattr_destroy(&cond_attr);
-	if (opt->reports_dir && !(srv->reports_dir = strdup(opt->reports_dir))) {
-		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if ((st = blob_server_conf_new(&srv->conf, opt, err)))
 		goto out;
-	}
-	if (opt->upload_token && *opt->upload_token) {
-		if (EVP_Digest(opt->upload_token, strlen(opt->upload_token), srv->token_digest,
-			       &srv->token_digest_len, EVP_sha256(), NULL) != 1) {
-			st = bb_error_set(err, BB_ERR_INTERNAL, "cannot hash the upload token");
-			goto out;
-		}
-		srv->uploads_enabled = 1;
-	}
 
 	guard_opt.max_connections = opt->max_connections;
 	guard_opt.max_per_client = opt->max_per_client;
@@ -1816,7 +1902,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 			MHD_OPTION_UNESCAPE_CALLBACK, blob_server_keep_escapes, srv,
 			/* until a request's headers are in; raised per request */
 			MHD_OPTION_CONNECTION_TIMEOUT,
-			opt->header_timeout ? opt->header_timeout : srv->body_timeout,
+			opt->header_timeout ? opt->header_timeout : srv->conf->body_timeout,
 			MHD_OPTION_ARRAY, more,
 			MHD_OPTION_END);
 		pthread_mutex_lock(&srv->lock);
@@ -1835,7 +1921,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 		  LF_UINT("port", srv->port), LF_UINT("threads", threads),
 		  LF_UINT("max_connections", opt->max_connections),
 		  LF_UINT("max_per_client", opt->max_per_client),
-		  LF_INT("uploads", srv->uploads_enabled));
+		  LF_INT("uploads", srv->conf->uploads_enabled));
 	*out = srv;
 	srv = NULL;
 out:

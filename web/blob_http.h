@@ -86,6 +86,14 @@ struct blob_server_site {
 enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs,
 				 const struct blob_server_options *opt,
 				 struct bb_error *err);
+/* Switches a running server to the settings of opt that may change while
+ * it serves: upload_token, max_upload_size, reports_dir, site and
+ * body_timeout (the rest needs a new server).  Requests in flight keep the
+ * settings they began with; the next ones get these.  Safe against the
+ * worker threads; call it from one thread at a time.  BB_ERR_NOMEM leaves
+ * the old settings in effect. */
+enum bb_status blob_server_update(struct blob_server *srv, const struct blob_server_options *opt,
+				  struct bb_error *err);
 /* The port actually bound (useful with port 0). */
 unsigned blob_server_port(const struct blob_server *srv);
 /* Stops accepting, lets requests in flight finish, and frees srv. */

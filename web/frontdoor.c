@@ -23,7 +23,7 @@
  *    send "Origin: null" on a POST.
  *  - No mail leaves from a request's thread: reports are queued in the
  *    outbox and a delivery thread (its own database connection) sends
- *    them; it also expires unconfirmed reports.  fd->lock guards the
+ *    them; it also expires unconfirmed reports.  fd->core->lock guards the
  *    request threads' database connection only and is never held across
  *    network I/O; the Bugzilla client has a lock of its own.
  *  - After a failure found while the body streams (an attachment past the
@@ -100,16 +100,29 @@ static const struct {
 	{ "kernel_version", 200 }, { "regression", 16384 }, { "route", 20 },
 };
 
-struct frontdoor {
+/* What frontdoor_update() may change: each request takes a reference to
+ * the view current when it begins and keeps it to its end, as the delivery
+ * thread does for a round; the last reference frees it and hands the
+ * configuration back to its owner (frontdoor_options.release). */
+struct fd_view {
+	struct frontdoor *core;
+	unsigned refs;              /* under core->view_lock */
 	const struct bb_config *cfg;
-	struct blob_store *blobs;
 	const struct router *router;
 	struct bz_client *bz;
 	uint64_t max_upload;
 	char *base_url;             /* no trailing slash */
-	struct blob_server_site site;
-
 	char *origin;               /* scheme://host[:port] of base_url */
+	void (*release)(void *owner);
+	void *owner;
+};
+
+struct frontdoor {
+	struct blob_store *blobs;
+	struct blob_server_site site;
+	pthread_mutex_t view_lock;  /* guards view and every view's refs */
+	struct fd_view *view;       /* the current one (one reference) */
+
 	struct quarantine *quarantine;
 
 	pthread_mutex_t lock;       /* guards db */
@@ -355,7 +368,7 @@ static enum MHD_Result fd_message_page(struct MHD_Connection *conn, unsigned sta
 
 /* product and component a choice of the form files under; the route index
  * is -1 for "not sure". */
-static void fd_route_target(const struct frontdoor *fd, long idx, const char **product,
+static void fd_route_target(const struct fd_view *fd, long idx, const char **product,
 			    const char **component)
 {
 	const struct bb_config *cfg = fd->cfg;
@@ -373,12 +386,12 @@ static void fd_route_target(const struct frontdoor *fd, long idx, const char **p
 
 /* 1 if route number i is offered in the form (it names a product or a
  * component; others match on subsystems only). */
-static int fd_route_offered(const struct frontdoor *fd, size_t i)
+static int fd_route_offered(const struct fd_view *fd, size_t i)
 {
 	return fd->cfg->routes[i].product || fd->cfg->routes[i].component;
 }
 
-static enum MHD_Result fd_send_form(struct frontdoor *fd, struct MHD_Connection *conn,
+static enum MHD_Result fd_send_form(struct fd_view *fd, struct MHD_Connection *conn,
 				    unsigned *logged)
 {
 	struct buf b = BUF_INIT;
@@ -461,7 +474,7 @@ static void fd_add_addresses(InternetAddressList *list, char *const *addrs)
 /* A plain-text mail from [mail] from to to, cc and the filer (self_addr,
  * may be NULL; self_name is quoted by GMime as needed); *out gets the
  * message text (LF line ends). */
-static enum bb_status fd_compose(const struct frontdoor *fd, const char *message_id,
+static enum bb_status fd_compose(const struct fd_view *fd, const char *message_id,
 				 const char *subject, char *const *to, char *const *cc,
 				 const char *self_name, const char *self_addr,
 				 const char *body, struct buf *out, struct bb_error *err)
@@ -576,7 +589,7 @@ static void fd_fail_storing(struct fd_request *r, const struct bb_error *err)
 
 /* Ends the file part being written: kept (and listed) when it holds
  * bytes, removed when empty. */
-static void fd_finish_part(struct frontdoor *fd, struct fd_request *r)
+static void fd_finish_part(struct fd_view *fd, struct fd_request *r)
 {
 	struct bb_error err = BB_ERROR_INIT;
 	struct fd_upload *u;
@@ -634,7 +647,7 @@ static char *fd_file_name(const char *filename)
 }
 
 struct fd_iter_ctx {
-	struct frontdoor *fd;
+	struct fd_view *fd;
 	struct fd_request *r;
 };
 
@@ -664,7 +677,7 @@ static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, cons
 				fd_fail(r, MHD_HTTP_CONTENT_TOO_LARGE, "too many attachments");
 				return MHD_YES;
 			}
-			if (quarantine_writer_open(ctx->fd->quarantine, ctx->fd->max_upload,
+			if (quarantine_writer_open(ctx->fd->core->quarantine, ctx->fd->max_upload,
 						   &r->writer, &err)) {
 				fd_fail_storing(r, &err);
 				return MHD_YES;
@@ -692,7 +705,7 @@ static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, cons
 
 /* 1 if the POST comes from the front door's own pages: its Origin, or
  * without one its Referer, is the base URL's origin. */
-static int fd_origin_ok(const struct frontdoor *fd, struct MHD_Connection *conn)
+static int fd_origin_ok(const struct fd_view *fd, struct MHD_Connection *conn)
 {
 	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	const char *referer = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Referer");
@@ -715,13 +728,13 @@ static enum MHD_Result fd_cross_origin(struct MHD_Connection *conn, struct fd_re
 
 /* Seconds until the oldest of a client's budget rows since "since" leaves
  * its window of "window" seconds (at least 1). */
-static long long fd_budget_wait(struct frontdoor *fd, const char *client, time_t now,
+static long long fd_budget_wait(struct fd_view *fd, const char *client, time_t now,
 				long long window)
 {
 	sqlite3_stmt *q = NULL;
 	long long wait = 60;
 
-	if (store_prepare(fd->db, &q, "SELECT min(time) FROM fd_budget WHERE client = ?1 "
+	if (store_prepare(fd->core->db, &q, "SELECT min(time) FROM fd_budget WHERE client = ?1 "
 			  "AND time > ?2", NULL))
 		return wait;
 	sqlite3_bind_text(q, 1, client, -1, SQLITE_STATIC);
@@ -735,10 +748,10 @@ static long long fd_budget_wait(struct frontdoor *fd, const char *client, time_t
 enum fd_budget_result { FD_BUDGET_OK, FD_BUDGET_HOUR, FD_BUDGET_DAY, FD_BUDGET_BYTES };
 
 /* Reserves one report and want bytes of client's budgets in one IMMEDIATE
- * transaction (the caller holds fd->lock): counts the client's rows of the
+ * transaction (the caller holds fd->core->lock): counts the client's rows of the
  * last hour and day and adds one when they allow it.  *result says which
  * budget refused; r->byte_allowance gets what is left of the day's bytes. */
-static enum bb_status fd_budget_reserve(struct frontdoor *fd, struct fd_request *r, time_t now,
+static enum bb_status fd_budget_reserve(struct fd_view *fd, struct fd_request *r, time_t now,
 					uint64_t want, enum fd_budget_result *result,
 					struct bb_error *err)
 {
@@ -748,9 +761,9 @@ static enum bb_status fd_budget_reserve(struct frontdoor *fd, struct fd_request 
 	enum bb_status st;
 
 	*result = FD_BUDGET_OK;
-	if ((st = store_begin(fd->db, err)))
+	if ((st = store_begin(fd->core->db, err)))
 		return st;
-	if ((st = store_prepare(fd->db, &q, "SELECT count(*) FILTER (WHERE time > ?2), count(*), "
+	if ((st = store_prepare(fd->core->db, &q, "SELECT count(*) FILTER (WHERE time > ?2), count(*), "
 				"coalesce(sum(bytes), 0) FROM fd_budget WHERE client = ?1 AND "
 				"time > ?3", err)))
 		goto out;
@@ -758,7 +771,7 @@ static enum bb_status fd_budget_reserve(struct frontdoor *fd, struct fd_request 
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 3600);
 	sqlite3_bind_int64(q, 3, (sqlite3_int64)now - 86400);
 	if (sqlite3_step(q) != SQLITE_ROW) {
-		st = store_fail(fd->db, err, "counting a client's reports");
+		st = store_fail(fd->core->db, err, "counting a client's reports");
 		goto out;
 	}
 	hour = sqlite3_column_int64(q, 0);
@@ -776,38 +789,38 @@ static enum bb_status fd_budget_reserve(struct frontdoor *fd, struct fd_request 
 		*result = FD_BUDGET_BYTES;
 	if (*result != FD_BUDGET_OK)
 		goto out;
-	if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_budget (client, time, bytes) "
+	if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_budget (client, time, bytes) "
 				"VALUES (?1, ?2, ?3)", err)))
 		goto out;
 	sqlite3_bind_text(q, 1, r->client, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)now);
 	sqlite3_bind_int64(q, 3, (sqlite3_int64)want);
 	if (sqlite3_step(q) != SQLITE_DONE) {
-		st = store_fail(fd->db, err, "reserving a client's budget");
+		st = store_fail(fd->core->db, err, "reserving a client's budget");
 		goto out;
 	}
-	r->budget_row = sqlite3_last_insert_rowid(fd->db->db);
+	r->budget_row = sqlite3_last_insert_rowid(fd->core->db->db);
 out:
 	if (q)
 		sqlite3_finalize(q);
 	if (st || *result != FD_BUDGET_OK) {
-		store_rollback(fd->db);
+		store_rollback(fd->core->db);
 		r->budget_row = 0;
-	} else if ((st = store_commit(fd->db, err))) {
+	} else if ((st = store_commit(fd->core->db, err))) {
 		r->budget_row = 0;
 	}
 	return st;
 }
 
 /* Records the bytes a request really sent, when more than it reserved. */
-static void fd_budget_settle(struct frontdoor *fd, struct fd_request *r)
+static void fd_budget_settle(struct fd_view *fd, struct fd_request *r)
 {
 	sqlite3_stmt *q = NULL;
 
 	if (!r->budget_row)
 		return;
-	pthread_mutex_lock(&fd->lock);
-	if (!store_prepare(fd->db, &q, "UPDATE fd_budget SET bytes = max(bytes, ?2) WHERE id = ?1",
+	pthread_mutex_lock(&fd->core->lock);
+	if (!store_prepare(fd->core->db, &q, "UPDATE fd_budget SET bytes = max(bytes, ?2) WHERE id = ?1",
 			   NULL)) {
 		sqlite3_bind_int64(q, 1, r->budget_row);
 		sqlite3_bind_int64(q, 2, (sqlite3_int64)r->received);
@@ -816,13 +829,13 @@ static void fd_budget_settle(struct frontdoor *fd, struct fd_request *r)
 				  LF_STR("client", r->client));
 		sqlite3_finalize(q);
 	}
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	r->budget_row = 0;
 }
 
 /* First call of POST /report: the origin, the budgets and the form's
  * type, before a byte of the body is read. */
-static enum MHD_Result fd_submit_begin(struct frontdoor *fd, struct MHD_Connection *conn,
+static enum MHD_Result fd_submit_begin(struct fd_view *fd, struct MHD_Connection *conn,
 				       struct fd_request *r, struct fd_iter_ctx *ctx,
 				       unsigned *logged)
 {
@@ -846,11 +859,11 @@ static enum MHD_Result fd_submit_begin(struct frontdoor *fd, struct MHD_Connecti
 		if (errno || *end || end == length)
 			want = 0;
 	}
-	pthread_mutex_lock(&fd->lock);
+	pthread_mutex_lock(&fd->core->lock);
 	st = fd_budget_reserve(fd, r, now, want, &result, &err);
 	if (!st && result != FD_BUDGET_OK)
 		wait = fd_budget_wait(fd, r->client, now, result == FD_BUDGET_HOUR ? 3600 : 86400);
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	if (st) {
 		log_event(LOG_LEVEL_ERROR, "frontdoor.budget_failed", LF_STR("client", r->client),
 			  LF_STR("error", err.message));
@@ -899,9 +912,9 @@ static void fd_atts_free(struct fd_att *atts, size_t n)
 	free(atts);
 }
 
-/* The attachments of report id (the caller holds fd->lock); free with
+/* The attachments of report id (the caller holds fd->core->lock); free with
  * fd_atts_free(). */
-static enum bb_status fd_load_atts(struct frontdoor *fd, long long id, struct fd_att **out,
+static enum bb_status fd_load_atts(struct fd_view *fd, long long id, struct fd_att **out,
 				   size_t *n, struct bb_error *err)
 {
 	sqlite3_stmt *q = NULL;
@@ -912,7 +925,7 @@ static enum bb_status fd_load_atts(struct frontdoor *fd, long long id, struct fd
 
 	*out = NULL;
 	*n = 0;
-	if ((st = store_prepare(fd->db, &q, "SELECT seq, blob_hash, file_name FROM fd_attachment "
+	if ((st = store_prepare(fd->core->db, &q, "SELECT seq, blob_hash, file_name FROM fd_attachment "
 				"WHERE report = ?1 ORDER BY seq", err)))
 		return st;
 	sqlite3_bind_int64(q, 1, id);
@@ -931,7 +944,7 @@ static enum bb_status fd_load_atts(struct frontdoor *fd, long long id, struct fd
 		count++;
 	}
 	if (rc != SQLITE_DONE)
-		st = store_fail(fd->db, err, "reading a report's attachments");
+		st = store_fail(fd->core->db, err, "reading a report's attachments");
 out:
 	sqlite3_finalize(q);
 	if (st) {
@@ -944,7 +957,7 @@ out:
 }
 
 /* The report as text, for the mail and the Bugzilla bug. */
-static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *description,
+static void fd_report_text(struct fd_view *fd, struct buf *b, const char *description,
 			   const char *kernel, const char *regression, const char *name,
 			   const char *email, const struct fd_att *atts, size_t natts,
 			   long long bug_id)
@@ -968,8 +981,8 @@ static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *desc
 		if (i == 0)
 			buf_addstr(b, "\nAttachments (verify with sha256sum):\n");
 		memset(&info, 0, sizeof(info));
-		blob_lookup(fd->blobs, atts[i].hash, &info, &err);
-		url = blob_url(fd->blobs, atts[i].hash, atts[i].name);
+		blob_lookup(fd->core->blobs, atts[i].hash, &info, &err);
+		url = blob_url(fd->core->blobs, atts[i].hash, atts[i].name);
 		buf_addf(b, "\n  %s (%llu bytes, %s)\n  sha256:%s\n  %s\n", atts[i].name,
 			 (unsigned long long)info.size,
 			 info.content_type[0] ? info.content_type : "unknown type", atts[i].hash,
@@ -983,17 +996,17 @@ static void fd_report_text(struct frontdoor *fd, struct buf *b, const char *desc
 }
 
 /* Tells the delivery thread that the outbox holds something new. */
-static void fd_wake_deliverer(struct frontdoor *fd)
+static void fd_wake_deliverer(struct fd_view *fd)
 {
-	pthread_mutex_lock(&fd->wake_lock);
-	fd->wake_pending = 1;
-	pthread_cond_signal(&fd->wake);
-	pthread_mutex_unlock(&fd->wake_lock);
+	pthread_mutex_lock(&fd->core->wake_lock);
+	fd->core->wake_pending = 1;
+	pthread_cond_signal(&fd->core->wake);
+	pthread_mutex_unlock(&fd->core->wake_lock);
 }
 
 /* The confirmation mail's body: the title only quoted and cut, since the
  * mail goes to whatever address the form named. */
-static void fd_confirm_mail_body(const struct frontdoor *fd, struct buf *body,
+static void fd_confirm_mail_body(const struct fd_view *fd, struct buf *body,
 				 const char *title, const char *token)
 {
 	const char *end = title;
@@ -1017,7 +1030,7 @@ static void fd_confirm_mail_body(const struct frontdoor *fd, struct buf *body,
 /* Last call of POST /report: checks the fields, stores the report (its
  * attachments move to the report's place in the quarantine) and queues
  * the confirmation mail. */
-static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connection *conn,
+static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connection *conn,
 					struct fd_request *r, unsigned *logged)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -1081,12 +1094,12 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(token + 2 * i, 3, "%02x", raw[i]);
 
-	pthread_mutex_lock(&fd->lock);
+	pthread_mutex_lock(&fd->core->lock);
 	locked = 1;
-	if ((st = store_begin(fd->db, &err)))
+	if ((st = store_begin(fd->core->db, &err)))
 		goto db_fail;
 	in_tx = 1;
-	if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_report (token, email, name, title, "
+	if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_report (token, email, name, title, "
 				"description, kernel_version, regression, product, component, "
 				"client, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 				&err)))
@@ -1103,14 +1116,14 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	sqlite3_bind_text(q, 10, r->client, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 11, (sqlite3_int64)time(NULL));
 	if (sqlite3_step(q) != SQLITE_DONE) {
-		st = store_fail(fd->db, &err, "storing a report");
+		st = store_fail(fd->core->db, &err, "storing a report");
 		goto db_fail;
 	}
-	id = sqlite3_last_insert_rowid(fd->db->db);
+	id = sqlite3_last_insert_rowid(fd->core->db->db);
 	sqlite3_finalize(q);
 	q = NULL;
 	for (size_t i = 0; i < r->nuploads; i++) {
-		if ((st = store_prepare(fd->db, &q, "INSERT INTO fd_attachment (report, seq, "
+		if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_attachment (report, seq, "
 					"blob_hash, file_name) VALUES (?1, ?2, ?3, ?4)", &err)))
 			goto db_fail;
 		sqlite3_bind_int64(q, 1, id);
@@ -1118,13 +1131,13 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 		sqlite3_bind_text(q, 3, r->uploads[i].file.hash, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 4, r->uploads[i].name, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) != SQLITE_DONE) {
-			st = store_fail(fd->db, &err, "storing an attachment of a report");
+			st = store_fail(fd->core->db, &err, "storing an attachment of a report");
 			goto db_fail;
 		}
 		sqlite3_finalize(q);
 		q = NULL;
 		adopted = 1;
-		if ((st = quarantine_adopt(fd->quarantine, &r->uploads[i].file, id,
+		if ((st = quarantine_adopt(fd->core->quarantine, &r->uploads[i].file, id,
 					   (unsigned)i + 1, &err)))
 			goto db_fail;
 	}
@@ -1135,13 +1148,13 @@ static enum MHD_Result fd_submit_finish(struct frontdoor *fd, struct MHD_Connect
 	if (!mid || (st = fd_compose(fd, mid, "Confirm your bug report", NULL, NULL, NULL, email,
 				     body.data, &mail, &err)))
 		goto db_fail;
-	if ((st = outbox_add(fd->db, mid, 0, 0, fd->cfg->mail_from, to, mail.data, mail.len,
+	if ((st = outbox_add(fd->core->db, mid, 0, 0, fd->cfg->mail_from, to, mail.data, mail.len,
 			     &err)))
 		goto db_fail;
 	in_tx = 0;
-	if ((st = store_commit(fd->db, &err)))
+	if ((st = store_commit(fd->core->db, &err)))
 		goto db_fail;
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	locked = 0;
 	for (size_t i = 0; i < r->nuploads; i++) {
 		/* the report's now: not removed when the request ends */
@@ -1181,11 +1194,11 @@ db_fail:
 		sqlite3_finalize(q);
 	q = NULL;
 	if (in_tx)
-		store_rollback(fd->db);
+		store_rollback(fd->core->db);
 	if (adopted)
-		quarantine_remove_report(fd->quarantine, id, NULL);
+		quarantine_remove_report(fd->core->quarantine, id, NULL);
 	if (locked)
-		pthread_mutex_unlock(&fd->lock);
+		pthread_mutex_unlock(&fd->core->lock);
 	locked = 0;
 	log_event(LOG_LEVEL_ERROR, "frontdoor.report_failed", LF_STR("error", err.message));
 	ret = fd_message_page(conn, st == BB_ERR_BUSY ? MHD_HTTP_SERVICE_UNAVAILABLE
@@ -1194,7 +1207,7 @@ db_fail:
 			      "report; please try again later.", NULL, NULL);
 out:
 	if (locked)
-		pthread_mutex_unlock(&fd->lock);
+		pthread_mutex_unlock(&fd->core->lock);
 	buf_release(&page);
 	buf_release(&mail);
 	buf_release(&body);
@@ -1226,7 +1239,7 @@ static enum MHD_Result fd_unknown_link(struct MHD_Connection *conn, unsigned *lo
 
 /* A report that can no longer be confirmed (sent already, or its link
  * expired) gets its page in *ret: 1.  0 if it can be confirmed. */
-static int fd_confirm_closed(const struct frontdoor *fd, struct MHD_Connection *conn,
+static int fd_confirm_closed(const struct fd_view *fd, struct MHD_Connection *conn,
 			     const char *state, long long created, unsigned *logged,
 			     enum MHD_Result *ret)
 {
@@ -1250,7 +1263,7 @@ static int fd_confirm_closed(const struct frontdoor *fd, struct MHD_Connection *
 /* GET of a confirmation link: a page with a button that POSTs back to it.
  * Following the link does not confirm by itself, since mail scanners and
  * link previewers fetch links nobody clicked. */
-static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connection *conn,
+static enum MHD_Result fd_confirm_page(struct fd_view *fd, struct MHD_Connection *conn,
 				       const char *token, unsigned *logged)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -1263,8 +1276,8 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 
 	if (!fd_token_ok(token))
 		return fd_unknown_link(conn, logged);
-	pthread_mutex_lock(&fd->lock);
-	if (!store_prepare(fd->db, &q, "SELECT title, state, created FROM fd_report"
+	pthread_mutex_lock(&fd->core->lock);
+	if (!store_prepare(fd->core->db, &q, "SELECT title, state, created FROM fd_report"
 			   " WHERE token = ?1", &err)) {
 		sqlite3_bind_text(q, 1, token, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) == SQLITE_ROW) {
@@ -1275,7 +1288,7 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
 		}
 		sqlite3_finalize(q);
 	}
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	if (!found) {
 		free(title);
 		free(state);
@@ -1311,7 +1324,7 @@ static enum MHD_Result fd_confirm_page(struct frontdoor *fd, struct MHD_Connecti
  * the public blob store, with a "frontdoor-report" reference.  One
  * published by an earlier, interrupted confirmation is found in the store
  * already. */
-static enum bb_status fd_publish(struct frontdoor *fd, long long id, const struct fd_att *atts,
+static enum bb_status fd_publish(struct fd_view *fd, long long id, const struct fd_att *atts,
 				 size_t n, struct bb_error *err)
 {
 	char ref[32];
@@ -1327,20 +1340,20 @@ static enum bb_status fd_publish(struct frontdoor *fd, long long id, const struc
 		origin.declared_type = "";
 		origin.origin = "frontdoor";
 		origin.origin_ref = ref;
-		st = quarantine_publish(fd->quarantine, id, atts[i].seq, atts[i].hash, fd->blobs,
+		st = quarantine_publish(fd->core->quarantine, id, atts[i].seq, atts[i].hash, fd->core->blobs,
 					&origin, &info, err);
 		if (st == BB_ERR_NOT_FOUND)
-			st = blob_lookup(fd->blobs, atts[i].hash, &info, err);
-		if (st || (st = blob_add_ref(fd->blobs, atts[i].hash, "frontdoor-report", ref, err)))
+			st = blob_lookup(fd->core->blobs, atts[i].hash, &info, err);
+		if (st || (st = blob_add_ref(fd->core->blobs, atts[i].hash, "frontdoor-report", ref, err)))
 			return st;
 	}
-	return quarantine_remove_report(fd->quarantine, id, err);
+	return quarantine_remove_report(fd->core->quarantine, id, err);
 }
 
 /* Files the Bugzilla bug of report id unless it has one (bug_id), under
  * the Bugzilla client's own lock, and records its id; *bug_id gets it (0
  * when it could not be filed: *problem then says so). */
-static enum bb_status fd_file_bug(struct frontdoor *fd, long long id, const char *product,
+static enum bb_status fd_file_bug(struct fd_view *fd, long long id, const char *product,
 				  const char *component, const char *title, const char *text,
 				  long long *bug_id, const char **problem, struct bb_error *err)
 {
@@ -1350,17 +1363,17 @@ static enum bb_status fd_file_bug(struct frontdoor *fd, long long id, const char
 	size_t nf = 0;
 	enum bb_status st = BB_OK;
 
-	pthread_mutex_lock(&fd->bz_lock);
+	pthread_mutex_lock(&fd->core->bz_lock);
 	/* a confirmation running beside this one may have filed it meanwhile */
-	pthread_mutex_lock(&fd->lock);
-	if (!(st = store_prepare(fd->db, &q, "SELECT bug_id FROM fd_report WHERE id = ?1", err))) {
+	pthread_mutex_lock(&fd->core->lock);
+	if (!(st = store_prepare(fd->core->db, &q, "SELECT bug_id FROM fd_report WHERE id = ?1", err))) {
 		sqlite3_bind_int64(q, 1, id);
 		if (sqlite3_step(q) == SQLITE_ROW)
 			*bug_id = sqlite3_column_int64(q, 0);
 		sqlite3_finalize(q);
 		q = NULL;
 	}
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	if (st || *bug_id > 0)
 		goto out;
 	fields[nf++] = (struct bz_change){ "product", product };
@@ -1377,25 +1390,25 @@ static enum bb_status fd_file_bug(struct frontdoor *fd, long long id, const char
 		goto out;
 	}
 	log_event(LOG_LEVEL_INFO, "frontdoor.bug_filed", LF_INT("report", id), LF_INT("bug", *bug_id));
-	pthread_mutex_lock(&fd->lock);
-	if (!(st = store_prepare(fd->db, &q, "UPDATE fd_report SET bug_id = ?2 WHERE id = ?1",
+	pthread_mutex_lock(&fd->core->lock);
+	if (!(st = store_prepare(fd->core->db, &q, "UPDATE fd_report SET bug_id = ?2 WHERE id = ?1",
 				 err))) {
 		sqlite3_bind_int64(q, 1, id);
 		sqlite3_bind_int64(q, 2, *bug_id);
 		if (sqlite3_step(q) != SQLITE_DONE)
-			st = store_fail(fd->db, err, "recording a filed bug");
+			st = store_fail(fd->core->db, err, "recording a filed bug");
 		sqlite3_finalize(q);
 	}
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 out:
-	pthread_mutex_unlock(&fd->bz_lock);
+	pthread_mutex_unlock(&fd->core->bz_lock);
 	return st;
 }
 
 /* POST of a confirmation link: marks the report confirmed, publishes its
  * attachments, files the bug (where configured) and queues the report
- * mail.  fd->lock is taken only around database work. */
-static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *conn,
+ * mail.  fd->core->lock is taken only around database work. */
+static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *conn,
 				  const char *token, unsigned *logged)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -1420,16 +1433,16 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	memset(&rr, 0, sizeof(rr));
 	if (!fd_token_ok(token))
 		return fd_unknown_link(conn, logged);
-	pthread_mutex_lock(&fd->lock);
+	pthread_mutex_lock(&fd->core->lock);
 	locked = 1;
-	if ((st = store_prepare(fd->db, &q, "SELECT id, email, name, title, description, "
+	if ((st = store_prepare(fd->core->db, &q, "SELECT id, email, name, title, description, "
 				"kernel_version, regression, product, component, state, bug_id, "
 				"created FROM fd_report WHERE token = ?1", &err)))
 		goto db_fail;
 	sqlite3_bind_text(q, 1, token, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) != SQLITE_ROW) {
 		sqlite3_finalize(q);
-		pthread_mutex_unlock(&fd->lock);
+		pthread_mutex_unlock(&fd->core->lock);
 		return fd_unknown_link(conn, logged);
 	}
 #define COL(i) strdup((const char *)sqlite3_column_text(q, (i)))
@@ -1454,26 +1467,26 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 		goto db_fail;
 	}
 	if (fd_confirm_closed(fd, conn, state, created, logged, &ret)) {
-		pthread_mutex_unlock(&fd->lock);
+		pthread_mutex_unlock(&fd->core->lock);
 		locked = 0;
 		goto out;
 	}
 	if (!strcmp(state, "unconfirmed")) {
 		/* state unconfirmed in the WHERE: the expiry sweep may have come first */
-		if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET state = 'confirmed', "
+		if ((st = store_prepare(fd->core->db, &q, "UPDATE fd_report SET state = 'confirmed', "
 					"confirmed = ?2 WHERE id = ?1 AND state = 'unconfirmed'",
 					&err)))
 			goto db_fail;
 		sqlite3_bind_int64(q, 1, id);
 		sqlite3_bind_int64(q, 2, (sqlite3_int64)time(NULL));
 		if (sqlite3_step(q) != SQLITE_DONE) {
-			st = store_fail(fd->db, &err, "confirming a report");
+			st = store_fail(fd->core->db, &err, "confirming a report");
 			goto db_fail;
 		}
 		sqlite3_finalize(q);
 		q = NULL;
-		if (sqlite3_changes(fd->db->db) != 1) {
-			pthread_mutex_unlock(&fd->lock);
+		if (sqlite3_changes(fd->core->db->db) != 1) {
+			pthread_mutex_unlock(&fd->core->lock);
 			locked = 0;
 			ret = fd_message_page(conn, MHD_HTTP_GONE, logged, "Link expired",
 					      "This confirmation link has expired; please file the "
@@ -1483,7 +1496,7 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	}
 	if ((st = fd_load_atts(fd, id, &atts, &natts, &err)))
 		goto db_fail;
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	locked = 0;
 
 	/* the attachments become public; then the Bugzilla bug, so the mail
@@ -1542,29 +1555,29 @@ static enum MHD_Result fd_confirm(struct frontdoor *fd, struct MHD_Connection *c
 	}
 	if ((st = fd_compose(fd, mid, subject, rr.to, cc, name, email, body.data, &mail, &err)))
 		goto db_fail;
-	pthread_mutex_lock(&fd->lock);
+	pthread_mutex_lock(&fd->core->lock);
 	locked = 1;
-	if ((st = store_begin(fd->db, &err)))
+	if ((st = store_begin(fd->core->db, &err)))
 		goto db_fail;
 	in_tx = 1;
-	if ((st = outbox_add(fd->db, mid, bug_id, 0, fd->cfg->mail_from, recipients, mail.data,
+	if ((st = outbox_add(fd->core->db, mid, bug_id, 0, fd->cfg->mail_from, recipients, mail.data,
 			     mail.len, &err)))
 		goto db_fail;
-	if ((st = store_prepare(fd->db, &q, "UPDATE fd_report SET state = 'sent', message_id = ?2 "
+	if ((st = store_prepare(fd->core->db, &q, "UPDATE fd_report SET state = 'sent', message_id = ?2 "
 				"WHERE id = ?1", &err)))
 		goto db_fail;
 	sqlite3_bind_int64(q, 1, id);
 	sqlite3_bind_text(q, 2, mid, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) != SQLITE_DONE) {
-		st = store_fail(fd->db, &err, "marking a report sent");
+		st = store_fail(fd->core->db, &err, "marking a report sent");
 		goto db_fail;
 	}
 	sqlite3_finalize(q);
 	q = NULL;
 	in_tx = 0;
-	if ((st = store_commit(fd->db, &err)))
+	if ((st = store_commit(fd->core->db, &err)))
 		goto db_fail;
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	locked = 0;
 	fd_wake_deliverer(fd);
 	log_event(LOG_LEVEL_INFO, "frontdoor.confirmed", LF_INT("report", id),
@@ -1597,9 +1610,9 @@ db_fail:
 	if (q)
 		sqlite3_finalize(q);
 	if (in_tx)
-		store_rollback(fd->db);
+		store_rollback(fd->core->db);
 	if (locked)
-		pthread_mutex_unlock(&fd->lock);
+		pthread_mutex_unlock(&fd->core->lock);
 	locked = 0;
 	log_event(LOG_LEVEL_ERROR, "frontdoor.confirm_failed", LF_INT("report", id),
 		  LF_STR("error", err.message));
@@ -1612,7 +1625,7 @@ db_fail:
 			      "later.", NULL, NULL);
 out:
 	if (locked)
-		pthread_mutex_unlock(&fd->lock);
+		pthread_mutex_unlock(&fd->core->lock);
 	route_result_release(&rr);
 	fd_atts_free(atts, natts);
 	buf_release(&body);
@@ -1660,7 +1673,7 @@ static const char fd_list_sql[] =
 
 /* A <select> of the distinct values of a column (imported and mirrored,
  * public bugs only). */
-static void fd_select(struct frontdoor *fd, struct buf *b, const char *column,
+static void fd_select(struct fd_view *fd, struct buf *b, const char *column,
 		      const char *label, const char *current)
 {
 	sqlite3_stmt *q = NULL;
@@ -1671,7 +1684,7 @@ static void fd_select(struct frontdoor *fd, struct buf *b, const char *column,
 
 	buf_addf(b, "<label for=\"%s\">%s</label><select id=\"%s\" name=\"%s\">"
 		    "<option value=\"\">any</option>", column, label, column, column);
-	if (sql && store_prepare(fd->db, &q, sql, NULL) == BB_OK) {
+	if (sql && store_prepare(fd->core->db, &q, sql, NULL) == BB_OK) {
 		while (sqlite3_step(q) == SQLITE_ROW) {
 			const char *v = (const char *)sqlite3_column_text(q, 0);
 
@@ -1687,7 +1700,7 @@ static void fd_select(struct frontdoor *fd, struct buf *b, const char *column,
 	buf_addstr(b, "</select>\n");
 }
 
-static enum MHD_Result fd_send_list(struct frontdoor *fd, struct MHD_Connection *conn,
+static enum MHD_Result fd_send_list(struct fd_view *fd, struct MHD_Connection *conn,
 				    unsigned *logged)
 {
 	char *status = fd_query_value(conn, "status");
@@ -1711,7 +1724,7 @@ static enum MHD_Result fd_send_list(struct frontdoor *fd, struct MHD_Connection 
 	}
 	fd_page_start(&b, "Bugs");
 	buf_addstr(&b, "<form method=\"get\" action=\"/bugs\" id=\"filter\">\n");
-	pthread_mutex_lock(&fd->lock);
+	pthread_mutex_lock(&fd->core->lock);
 	fd_select(fd, &b, "status", "Status", status);
 	fd_select(fd, &b, "component", "Component", component);
 	buf_addf(&b, "<label for=\"regression\">Regression</label><select id=\"regression\" "
@@ -1724,7 +1737,7 @@ static enum MHD_Result fd_send_list(struct frontdoor *fd, struct MHD_Connection 
 	buf_addstr(&b, "<table id=\"bugs\"><thead><tr><th>Bug</th><th>Summary</th><th>Product"
 		       "</th><th>Component</th><th>Status</th><th>Regression</th></tr></thead>"
 		       "<tbody>\n");
-	if (store_prepare(fd->db, &q, fd_list_sql, NULL) == BB_OK) {
+	if (store_prepare(fd->core->db, &q, fd_list_sql, NULL) == BB_OK) {
 		sqlite3_bind_text(q, 1, status, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 2, component, -1, SQLITE_STATIC);
 		sqlite3_bind_int(q, 3, reg);
@@ -1756,7 +1769,7 @@ static enum MHD_Result fd_send_list(struct frontdoor *fd, struct MHD_Connection 
 		}
 		sqlite3_finalize(q);
 	}
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	buf_addf(&b, "</tbody></table>\n<p id=\"count\">%lu bug%s%s.</p>\n", rows,
 		 rows == 1 ? "" : "s", rows == FD_LIST_MAX ? " (the most recent; narrow the search)"
 							  : "");
@@ -1776,10 +1789,10 @@ static enum MHD_Result fd_send_list(struct frontdoor *fd, struct MHD_Connection 
 }
 
 /* One attachment link: name, size, type, sha256 and its blob URL. */
-static void fd_attachment_item(struct frontdoor *fd, struct buf *b, const char *hash,
+static void fd_attachment_item(struct fd_view *fd, struct buf *b, const char *hash,
 			       const char *file, const char *summary, long long size)
 {
-	char *url = blob_url(fd->blobs, hash, file);
+	char *url = blob_url(fd->core->blobs, hash, file);
 
 	buf_addstr(b, "<li class=\"attachment\"><a href=\"");
 	frontdoor_escape(b, url ? url : "");
@@ -1796,7 +1809,7 @@ static void fd_attachment_item(struct frontdoor *fd, struct buf *b, const char *
 	free(url);
 }
 
-static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *conn,
+static enum MHD_Result fd_send_bug(struct fd_view *fd, struct MHD_Connection *conn,
 				   const char *id_text, unsigned *logged)
 {
 	struct buf b = BUF_INIT;
@@ -1810,8 +1823,8 @@ static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *
 	if (!*id_text || *end || id <= 0 || strspn(id_text, "0123456789") != strlen(id_text))
 		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such bug",
 				       "There is no such bug here.", NULL, NULL);
-	pthread_mutex_lock(&fd->lock);
-	if (store_prepare(fd->db, &q, "SELECT summary, product, component, status, resolution, "
+	pthread_mutex_lock(&fd->core->lock);
+	if (store_prepare(fd->core->db, &q, "SELECT summary, product, component, status, resolution, "
 			  "version, reporter_name, creation_time, 1 FROM imp_bug WHERE id = ?1 AND "
 			  BZ_IMP_BUG_PUBLIC_SQL_AS("imp_bug.") " UNION ALL SELECT summary, product, "
 			  "component, status, resolution, '', '', creation_time, 0 FROM bz_bug "
@@ -1863,7 +1876,7 @@ static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *
 	if (found) {
 		/* attachments: stored, public */
 		buf_addstr(&b, "<h2>Attachments</h2>\n<ul id=\"attachments\">\n");
-		if (store_prepare(fd->db, &q, imported
+		if (store_prepare(fd->core->db, &q, imported
 				  ? "SELECT blob_hash, file_name, summary, size FROM imp_attachment "
 				    "WHERE bug_id = ?1 AND is_private = 0 AND blob_hash IS NOT NULL "
 				    "ORDER BY id"
@@ -1881,7 +1894,7 @@ static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *
 		}
 		buf_addstr(&b, "</ul>\n<h2>Comments</h2>\n");
 		if (imported &&
-		    store_prepare(fd->db, &q, "SELECT count, author_name, author, time, text FROM "
+		    store_prepare(fd->core->db, &q, "SELECT count, author_name, author, time, text FROM "
 				  "imp_comment WHERE bug_id = ?1 AND is_private = 0 ORDER BY count",
 				  NULL) == BB_OK) {
 			sqlite3_bind_int64(q, 1, id);
@@ -1919,7 +1932,7 @@ static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *
 		}
 		fd_page_end(&b);
 	}
-	pthread_mutex_unlock(&fd->lock);
+	pthread_mutex_unlock(&fd->core->lock);
 	if (found)
 		ret = fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL,
 			       NULL);
@@ -1929,6 +1942,135 @@ static enum MHD_Result fd_send_bug(struct frontdoor *fd, struct MHD_Connection *
 	buf_release(&b);
 	free(title);
 	return ret;
+}
+
+/* ------------------------------------------------------------ settings */
+
+static void fd_view_free(struct fd_view *v)
+{
+	if (!v)
+		return;
+	if (v->release)
+		v->release(v->owner);
+	free(v->base_url);
+	free(v->origin);
+	free(v);
+}
+
+/* The view current now, with a reference for the caller. */
+static struct fd_view *fd_view_get(struct frontdoor *core)
+{
+	struct fd_view *v;
+
+	pthread_mutex_lock(&core->view_lock);
+	v = core->view;
+	v->refs++;
+	pthread_mutex_unlock(&core->view_lock);
+	return v;
+}
+
+static void fd_view_put(struct fd_view *v)
+{
+	int last;
+
+	if (!v)
+		return;
+	pthread_mutex_lock(&v->core->view_lock);
+	last = --v->refs == 0;
+	pthread_mutex_unlock(&v->core->view_lock);
+	if (last)
+		fd_view_free(v);
+}
+
+/* The scheme, host and port of url ("https://h:8443/x" gives
+ * "https://h:8443"), lower case; malloc'd, NULL without "://". */
+static char *fd_url_origin(const char *url)
+{
+	const char *host = strstr(url, "://");
+	size_t len;
+	char *origin;
+
+	if (!host)
+		return NULL;
+	host += 3;
+	len = (size_t)(host - url) + strcspn(host, "/?#");
+	origin = strndup(url, len);
+	for (char *p = origin; p && *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return origin;
+}
+
+enum bb_status frontdoor_check(const struct frontdoor_options *opt, struct bb_error *err)
+{
+	const char *base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
+						       : opt->cfg->blob_base_url;
+
+	if (!opt->cfg->frontdoor_enabled)
+		return BB_OK;
+	if (opt->cfg->frontdoor_create_bugs && !opt->bz)
+		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] create_bugs needs [bugzilla] url");
+	if (!base || !*base)
+		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url is not set");
+	if (!strstr(base, "://"))
+		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url \"%s\" is not a URL",
+				    base);
+	return BB_OK;
+}
+
+/* A view of opt (checked with frontdoor_check()) with one reference.  On
+ * failure the configuration stays with the caller. */
+static enum bb_status fd_view_new(struct fd_view **out, struct frontdoor *core,
+				  const struct frontdoor_options *opt, struct bb_error *err)
+{
+	struct fd_view *v = NULL;
+	const char *base;
+	enum bb_status st;
+
+	*out = NULL;
+	if ((st = frontdoor_check(opt, err)))
+		return st;
+	base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
+					    : opt->cfg->blob_base_url;
+	if (!opt->cfg->frontdoor_enabled && !base)
+		base = ""; /* a view only the delivery thread uses */
+	v = calloc(1, sizeof(*v));
+	if (!v || !(v->base_url = strdup(base)) ||
+	    !(v->origin = *base ? fd_url_origin(base) : strdup(""))) {
+		if (v) {
+			free(v->base_url);
+			free(v);
+		}
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	while (*v->base_url && v->base_url[strlen(v->base_url) - 1] == '/')
+		v->base_url[strlen(v->base_url) - 1] = '\0';
+	v->core = core;
+	v->refs = 1;
+	v->cfg = opt->cfg;
+	v->router = opt->router;
+	v->bz = opt->bz;
+	v->max_upload = opt->max_upload_size;
+	v->release = opt->release;
+	v->owner = opt->owner;
+	*out = v;
+	return BB_OK;
+}
+
+enum bb_status frontdoor_update(struct frontdoor *fd, const struct frontdoor_options *opt,
+				struct bb_error *err)
+{
+	struct fd_view *fresh, *old;
+	enum bb_status st;
+
+	if ((st = fd_view_new(&fresh, fd, opt, err)))
+		return st;
+	pthread_mutex_lock(&fd->view_lock);
+	old = fd->view;
+	fd->view = fresh;
+	pthread_mutex_unlock(&fd->view_lock);
+	fd_view_put(old);
+	return BB_OK;
 }
 
 /* ------------------------------------------------------------ dispatch */
@@ -1943,6 +2085,7 @@ static int fd_claims(void *cls, const char *path, const char *method)
 }
 
 struct fd_state {
+	struct fd_view *view;       /* the settings it began with (a reference) */
 	struct fd_request req;
 	struct fd_iter_ctx ctx;
 	int answered;
@@ -1952,8 +2095,9 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		     const char *method, const char *client, const char *upload_data,
 		     size_t *upload_data_size, void **state, unsigned *status)
 {
-	struct frontdoor *fd = cls;
+	struct frontdoor *core = cls;
 	struct fd_state *s = *state;
+	struct fd_view *fd = s ? s->view : NULL;
 	int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	int post = !strcmp(method, MHD_HTTP_METHOD_POST);
 	struct buf b = BUF_INIT;
@@ -1963,6 +2107,7 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		if (!s)
 			return MHD_NO;
 		*state = s;
+		s->view = fd = fd_view_get(core);
 		snprintf(s->req.client, sizeof(s->req.client), "%s", client);
 		for (size_t i = 0; i < FD_NFIELDS; i++)
 			buf_init_capped(&s->req.fields[i], fd_fields[i].cap);
@@ -2035,9 +2180,10 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 
 static void fd_completed(void *cls, void *state)
 {
-	struct frontdoor *fd = cls;
 	struct fd_state *s = state;
+	struct fd_view *fd = s ? s->view : NULL;
 
+	(void)cls;
 	if (!s)
 		return;
 	if (s->req.pp)
@@ -2056,6 +2202,7 @@ static void fd_completed(void *cls, void *state)
 	free(s->req.part_name);
 	free(s->req.part_type);
 	free(s);
+	fd_view_put(fd);
 }
 
 /* ------------------------------------------------------------ delivery */
@@ -2063,11 +2210,11 @@ static void fd_completed(void *cls, void *state)
 /* Expires unconfirmed reports past the confirmation window (their
  * quarantined attachments are removed), and forgets budget rows older than
  * a day; on the delivery thread's connection. */
-static void fd_sweep(struct frontdoor *fd, time_t now)
+static void fd_sweep(struct frontdoor *fd, const struct fd_view *v, time_t now)
 {
 	struct bb_error err = BB_ERROR_INIT;
 	sqlite3_stmt *q = NULL, *u = NULL;
-	long long cutoff = (long long)now - fd->cfg->frontdoor_confirm_window;
+	long long cutoff = (long long)now - v->cfg->frontdoor_confirm_window;
 	unsigned long expired = 0;
 
 	if (store_prepare(fd->deliver_db, &q, "SELECT id FROM fd_report WHERE state = "
@@ -2116,6 +2263,7 @@ static void *fd_deliverer_main(void *arg)
 		struct bb_error err = BB_ERROR_INIT;
 		struct outbox_options oopt;
 		struct outbox_stats stats;
+		struct fd_view *v;
 
 		if (!fd->wake_pending) {
 			struct timespec until;
@@ -2127,35 +2275,19 @@ static void *fd_deliverer_main(void *arg)
 		}
 		fd->wake_pending = 0;
 		pthread_mutex_unlock(&fd->wake_lock);
-		sync_outbox_options(fd->cfg, &oopt);
+		/* the settings of the moment, for this round */
+		v = fd_view_get(fd);
+		sync_outbox_options(v->cfg, &oopt);
 		memset(&stats, 0, sizeof(stats));
 		if (outbox_deliver(fd->deliver_db, &oopt, time(NULL), &stats, &err))
 			log_event(LOG_LEVEL_WARN, "frontdoor.deliver_failed",
 				  LF_STR("error", err.message));
-		fd_sweep(fd, time(NULL));
+		fd_sweep(fd, v, time(NULL));
+		fd_view_put(v);
 		pthread_mutex_lock(&fd->wake_lock);
 	}
 	pthread_mutex_unlock(&fd->wake_lock);
 	return NULL;
-}
-
-/* The scheme, host and port of url ("https://h:8443/x" gives
- * "https://h:8443"), lower case; malloc'd, NULL without "://". */
-static char *fd_url_origin(const char *url)
-{
-	const char *host = strstr(url, "://");
-	size_t len;
-	char *origin;
-
-	if (!host)
-		return NULL;
-	host += 3;
-	len = (size_t)(host - url) + strcspn(host, "/?#");
-	origin = strndup(url, len);
-	for (char *p = origin; p && *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-	return origin;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -2165,38 +2297,19 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 {
 	struct frontdoor *fd = NULL;
 	char *db_path = NULL, *quarantine_path = NULL;
-	const char *base;
 	enum bb_status st = BB_OK;
 	int c;
 
 	*out = NULL;
-	if (opt->cfg->frontdoor_create_bugs && !opt->bz) {
-		st = bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] create_bugs needs [bugzilla] url");
+	if ((st = frontdoor_check(opt, err)))
 		goto out;
-	}
-	base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
-					    : opt->cfg->blob_base_url;
-	if (!base || !*base) {
-		st = bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url is not set");
-		goto out;
-	}
 	fd = calloc(1, sizeof(*fd));
-	if (!fd || !(fd->base_url = strdup(base))) {
+	if (!fd) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (!(fd->origin = fd_url_origin(fd->base_url))) {
-		st = bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url \"%s\" is not a URL",
-				  fd->base_url);
-		goto out;
-	}
-	while (*fd->base_url && fd->base_url[strlen(fd->base_url) - 1] == '/')
-		fd->base_url[strlen(fd->base_url) - 1] = '\0';
-	fd->cfg = opt->cfg;
 	fd->blobs = opt->blobs;
-	fd->router = opt->router;
-	fd->bz = opt->bz;
-	fd->max_upload = opt->max_upload_size;
+	pthread_mutex_init(&fd->view_lock, NULL);
 	pthread_mutex_init(&fd->lock, NULL);
 	pthread_mutex_init(&fd->bz_lock, NULL);
 	pthread_mutex_init(&fd->wake_lock, NULL);
@@ -2208,6 +2321,8 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 		pthread_cond_init(&fd->wake, &attr);
 		pthread_condattr_destroy(&attr);
 	}
+	if ((st = fd_view_new(&fd->view, fd, opt, err)))
+		goto out;
 	db_path = config_data_path(opt->cfg, "bugbridge.db");
 	quarantine_path = config_data_path(opt->cfg, "quarantine");
 	if (!db_path || !quarantine_path) {
@@ -2234,6 +2349,8 @@ enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_opti
 out:
 	free(db_path);
 	free(quarantine_path);
+	if (fd && fd->view)
+		fd->view->release = NULL; /* a failure leaves the configuration to the caller */
 	frontdoor_free(fd);
 	return st;
 }
@@ -2260,13 +2377,12 @@ void frontdoor_free(struct frontdoor *fd)
 	if (fd->deliver_db)
 		store_close(fd->deliver_db);
 	quarantine_close(fd->quarantine);
-	if (fd->origin) {
-		pthread_mutex_destroy(&fd->lock);
-		pthread_mutex_destroy(&fd->bz_lock);
-		pthread_mutex_destroy(&fd->wake_lock);
-		pthread_cond_destroy(&fd->wake);
-	}
-	free(fd->origin);
-	free(fd->base_url);
+	pthread_mutex_destroy(&fd->lock);
+	pthread_mutex_destroy(&fd->bz_lock);
+	pthread_mutex_destroy(&fd->wake_lock);
+	pthread_cond_destroy(&fd->wake);
+	if (fd->view)
+		fd_view_put(fd->view);
+	pthread_mutex_destroy(&fd->view_lock);
 	free(fd);
 }

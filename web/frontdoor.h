@@ -70,6 +70,13 @@ struct frontdoor_options {
 	const struct router *router;  /* not owned */
 	struct bz_client *bz;         /* not owned; NULL: no bugs are filed */
 	uint64_t max_upload_size;     /* per attachment; 0: none */
+	/* Called (in whichever thread lets go last, so it must not block)
+	 * once nothing uses cfg, router and bz any more: after the last
+	 * request that began with them, once frontdoor_update() replaced them
+	 * or frontdoor_free() ran.  NULL: the caller keeps them until
+	 * frontdoor_free() returns. */
+	void (*release)(void *owner);
+	void *owner;
 };
 
 struct frontdoor;
@@ -79,6 +86,18 @@ struct frontdoor;
  * client, or no base URL is known.  Free with frontdoor_free(). */
 enum bb_status frontdoor_new(struct frontdoor **out, const struct frontdoor_options *opt,
 			     struct bb_error *err);
+/* BB_ERR_CONFIG if frontdoor_new() or frontdoor_update() would refuse opt
+ * (create_bugs without a client, no base URL); BB_OK for a configuration
+ * with the front door disabled. */
+enum bb_status frontdoor_check(const struct frontdoor_options *opt, struct bb_error *err);
+/* Switches the front door to opt's configuration, router, client and
+ * limits (opt->blobs and the data folder stay the ones it opened with).
+ * Requests in flight keep what they began with; the next ones, and the
+ * delivery thread's next round, use these.  Safe against the server's
+ * threads.  On failure the old ones stay, and opt's stay with the caller.
+ * With [frontdoor] disabled in opt->cfg only the delivery thread uses it. */
+enum bb_status frontdoor_update(struct frontdoor *fd, const struct frontdoor_options *opt,
+				struct bb_error *err);
 /* The pages for blob_server_options.site; valid as long as fd. */
 const struct blob_server_site *frontdoor_site(struct frontdoor *fd);
 void frontdoor_free(struct frontdoor *fd);

@@ -145,8 +145,10 @@ sed -i "s/^port = .*/port = $(cat refuse.port)/" "$BUGBRIDGE_CONFIG"
 admin clock '{"advance": 60}'
 admin comment '{"bug_id": 101, "creator": "ines@example.net", "text": "And in 6.8."}'
 check_exit "sync exits 65 when the relay refuses its mail for good" 65 bb sync
+# earlier deferred mail may have come due by now on a slow machine (and be
+# refused too): one delivery takes it, then nothing is due
+bb outbox deliver >/dev/null 2>&1
 check_exit "outbox deliver with nothing due exits 0" 0 bb outbox deliver
-# (earlier deferred mail may have come due by now and been refused too)
 is "the refused mail is listed as failed" "$(bb outbox --state failed --json |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["mails"]) >= 1)')" "True"
 
