@@ -42,6 +42,13 @@ void bz_bug_release(struct bz_bug *bug)
 	strv_free(bug->keywords);
 	strv_free(bug->groups);
 	strv_free(bug->cc);
+	strv_free(bug->alias);
+	user_release(&bug->qa_contact);
+	free(bug->target_milestone);
+	free(bug->op_sys);
+	free(bug->platform);
+	free(bug->depends_on);
+	free(bug->blocks);
 	for (size_t i = 0; i < bug->nfields; i++) {
 		free(bug->fields[i].name);
 		free(bug->fields[i].value);
@@ -69,6 +76,47 @@ void bz_bug_free(struct bz_bug *bug)
 {
 	bz_bug_release(bug);
 	free(bug);
+}
+
+int bz_bug_ids_add(long long **ids, size_t *n, long long id)
+{
+	long long *grown;
+	size_t cap;
+
+	if (id <= 0)
+		return 0;
+	/* room for powers of two: grows when n is one */
+	if (!(*n & (*n - 1))) {
+		if (*n > SIZE_MAX / 2 / sizeof(**ids))
+			return -1;
+		cap = *n ? 2 * *n : 1;
+		grown = realloc(*ids, cap * sizeof(**ids));
+		if (!grown)
+			return -1;
+		*ids = grown;
+	}
+	(*ids)[(*n)++] = id;
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void bz_bug_ids_tidy(long long *ids, size_t *n)
+{
+	size_t k = 0;
+
+	if (*n < 2)
+		return;
+	qsort(ids, *n, sizeof(*ids), id_cmp);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || ids[k - 1] != ids[i])
+			ids[k++] = ids[i];
+	*n = k;
 }
 
 int bz_bug_is_public(const struct bz_bug *bug)

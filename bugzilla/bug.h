@@ -66,6 +66,16 @@ struct bz_bug {
 	char **groups;           /* non-empty: restricted, never mailed */
 	char **cc;               /* logins */
 	long long dupe_of;       /* 0 if not a duplicate */
+	/* the structure a migration keeps (bugbridge import) */
+	char **alias;            /* NULL-terminated, never NULL (5.x: a list) */
+	struct bz_user qa_contact;   /* login "" when there is none */
+	char *target_milestone;
+	char *op_sys;
+	char *platform;          /* REST platform, XML rep_platform */
+	long long *depends_on;   /* bug ids, ascending, no repeats; */
+	size_t ndepends_on;      /* NULL when none */
+	long long *blocks;
+	size_t nblocks;
 	struct bz_field *fields;
 	size_t nfields;
 	char *flags;             /* JSON array [{name, status, setter, requestee}],
@@ -100,6 +110,11 @@ int bz_bug_row_is_public(int mirrored, int restricted);
 
 void bz_bug_free(struct bz_bug *bug);
 void bz_bug_release(struct bz_bug *bug);   /* frees the contents, not bug */
+/* Appends id to a list of bug ids (depends_on, blocks) unless it is not a
+ * bug id (<= 0).  -1 when out of memory (the list stays as it was), else
+ * 0.  bz_bug_ids_tidy() then sorts the list and drops repeats. */
+int bz_bug_ids_add(long long **ids, size_t *n, long long id);
+void bz_bug_ids_tidy(long long *ids, size_t *n);
 /* A custom field's value, or NULL. */
 const char *bz_bug_field(const struct bz_bug *bug, const char *name);
 /* Parses Bugzilla's "2026-12-03T08:01:55Z", and what XML exports write:

@@ -479,13 +479,33 @@ static enum bb_status bug_defaults(struct bz_bug *b)
 		&b->severity, &b->priority, &b->version, &b->url,
 		&b->creator.login, &b->creator.real_name,
 		&b->assigned_to.login, &b->assigned_to.real_name,
+		&b->qa_contact.login, &b->qa_contact.real_name,
+		&b->target_milestone, &b->op_sys, &b->platform,
 	};
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (str_default(strings[i]))
 			return BB_ERR_NOMEM;
-	if (list_default(&b->keywords) || list_default(&b->groups) || list_default(&b->cc))
+	if (list_default(&b->keywords) || list_default(&b->groups) || list_default(&b->cc) ||
+	    list_default(&b->alias))
 		return BB_ERR_NOMEM;
+	return BB_OK;
+}
+
+/* A list of bug ids (depends_on, blocks): an array of numbers (or of
+ * digit strings); anything else, and ids that are no bug id, read as
+ * none. */
+static enum bb_status jids(json_object *v, long long **ids, size_t *n)
+{
+	size_t len;
+
+	if (!v || !json_object_is_type(v, json_type_array))
+		return BB_OK;
+	len = json_object_array_length(v);
+	for (size_t i = 0; i < len; i++)
+		if (bz_bug_ids_add(ids, n, bz_jid(json_object_array_get_idx(v, i))))
+			return BB_ERR_NOMEM;
+	bz_bug_ids_tidy(*ids, n);
 	return BB_OK;
 }
 
@@ -612,11 +632,12 @@ static enum bb_status bug_from_json(json_object *o, const char *subsystem_field,
 {
 	static const char *const keys[] = {
 		"summary", "product", "component", "status", "resolution", "severity",
-		"priority", "version", "url",
+		"priority", "version", "url", "target_milestone", "op_sys", "platform",
 	};
 	char **strings[] = {
 		&b->summary, &b->product, &b->component, &b->status, &b->resolution,
 		&b->severity, &b->priority, &b->version, &b->url,
+		&b->target_milestone, &b->op_sys, &b->platform,
 	};
 	enum bb_status st = BB_OK;
 
@@ -633,6 +654,12 @@ static enum bb_status bug_from_json(json_object *o, const char *subsystem_field,
 	st = user_from_json(&b->creator, o, "creator", "creator_detail");
 	if (!st)
 		st = user_from_json(&b->assigned_to, o, "assigned_to", "assigned_to_detail");
+	if (!st)
+		st = user_from_json(&b->qa_contact, o, "qa_contact", "qa_contact_detail");
+	if (!st)
+		st = jids(bz_jget(o, "depends_on"), &b->depends_on, &b->ndepends_on);
+	if (!st)
+		st = jids(bz_jget(o, "blocks"), &b->blocks, &b->nblocks);
 	if (st)
 		goto out;
 	b->creation_time = jtime(bz_jget(o, "creation_time"));
@@ -640,7 +667,9 @@ static enum bb_status bug_from_json(json_object *o, const char *subsystem_field,
 	b->dupe_of = bz_jid(bz_jget(o, "dupe_of"));
 	if (!(b->keywords = jlist(bz_jget(o, "keywords"))) ||
 	    !(b->groups = jlist(bz_jget(o, "groups"))) ||
-	    !(b->cc = jlist(bz_jget(o, "cc")))) {
+	    !(b->cc = jlist(bz_jget(o, "cc"))) ||
+	    /* a list in 5.x, one string before */
+	    !(b->alias = jlist(bz_jget(o, "alias")))) {
 		st = BB_ERR_NOMEM;
 		goto out;
 	}

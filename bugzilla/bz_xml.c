@@ -465,6 +465,29 @@ static void keywords_append(struct xml_reader *r, const char *text)
 	}
 }
 
+/* One <alias> per alias (Bugzilla 5); a 4.x export has at most one.  An
+ * empty element is no alias. */
+static void alias_append(struct xml_reader *r, const char *text)
+{
+	size_t len;
+
+	while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
+		text++;
+	len = strlen(text);
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\n' || text[len - 1] == '\t' ||
+		       text[len - 1] == '\r'))
+		len--;
+	if (len)
+		list_append(r, &r->bug->alias, text, len);
+}
+
+/* One <dependson> or <blocked> per bug id. */
+static void id_append(struct xml_reader *r, long long **ids, size_t *n, const char *text)
+{
+	if (bz_bug_ids_add(ids, n, parse_id(text)))
+		reader_fail(r, BB_ERR_NOMEM);
+}
+
 static void field_set(struct xml_reader *r, const char *name, const char *value)
 {
 	struct bz_bug *b = r->bug;
@@ -512,11 +535,13 @@ static void bug_field_end(struct xml_reader *r, const char *name, const char *te
 	static const char *const elements[] = {
 		"short_desc", "product", "component", "bug_status", "resolution",
 		"bug_severity", "priority", "version", "bug_file_loc",
+		"target_milestone", "op_sys", "rep_platform",
 	};
 	struct bz_bug *b = r->bug;
 	char **strings[] = {
 		&b->summary, &b->product, &b->component, &b->status, &b->resolution,
 		&b->severity, &b->priority, &b->version, &b->url,
+		&b->target_milestone, &b->op_sys, &b->platform,
 	};
 
 	for (size_t i = 0; i < sizeof(elements) / sizeof(elements[0]); i++) {
@@ -531,6 +556,14 @@ static void bug_field_end(struct xml_reader *r, const char *name, const char *te
 		user_set(r, &b->creator, text);
 	else if (!strcmp(name, "assigned_to"))
 		user_set(r, &b->assigned_to, text);
+	else if (!strcmp(name, "qa_contact"))
+		user_set(r, &b->qa_contact, text);
+	else if (!strcmp(name, "alias"))
+		alias_append(r, text);
+	else if (!strcmp(name, "dependson"))
+		id_append(r, &b->depends_on, &b->ndepends_on, text);
+	else if (!strcmp(name, "blocked"))
+		id_append(r, &b->blocks, &b->nblocks, text);
 	else if (!strcmp(name, "creation_ts"))
 		b->creation_time = xml_time(text);
 	else if (!strcmp(name, "delta_ts"))
@@ -690,13 +723,17 @@ static void bug_defaults(struct xml_reader *r, struct bz_bug *b)
 		&b->severity, &b->priority, &b->version, &b->url,
 		&b->creator.login, &b->creator.real_name,
 		&b->assigned_to.login, &b->assigned_to.real_name,
+		&b->qa_contact.login, &b->qa_contact.real_name,
+		&b->target_milestone, &b->op_sys, &b->platform,
 	};
-	char ***lists[] = { &b->keywords, &b->groups, &b->cc };
+	char ***lists[] = { &b->keywords, &b->groups, &b->cc, &b->alias };
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (!*strings[i])
 			*strings[i] = dup_or_fail(r, "");
-	for (size_t i = 0; i < 3; i++) {
+	bz_bug_ids_tidy(b->depends_on, &b->ndepends_on);
+	bz_bug_ids_tidy(b->blocks, &b->nblocks);
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		if (!*lists[i]) {
 			*lists[i] = calloc(1, sizeof(char *));
 			if (!*lists[i])

@@ -380,6 +380,20 @@ static const char *const migrations[] = {
 	 * #regzbot directive did, with the reason */
 	("ALTER TABLE in_mail ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 0;"
 	 "ALTER TABLE reg_event ADD COLUMN unverified TEXT NOT NULL DEFAULT '';"),
+	/* 8 -> 9: an imported bug keeps its structure: aliases (a JSON array,
+	 * Bugzilla 5 has a list), QA contact (a login), target milestone,
+	 * OS, platform, and its dependency graph (JSON arrays of bug ids).
+	 * An import always writes alias as a list: '' marks a bug imported
+	 * before, which the next import reads again, and the next REST import
+	 * is a whole pass (its cursor starts over) so that it sees them all */
+	("ALTER TABLE imp_bug ADD COLUMN alias TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE imp_bug ADD COLUMN qa_contact TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE imp_bug ADD COLUMN target_milestone TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE imp_bug ADD COLUMN op_sys TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE imp_bug ADD COLUMN platform TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE imp_bug ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';"
+	 "ALTER TABLE imp_bug ADD COLUMN blocks TEXT NOT NULL DEFAULT '[]';"
+	 "DELETE FROM cursor WHERE source LIKE 'import:%' AND source NOT LIKE 'import:xml:%';"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -169,6 +169,26 @@ static char **json_strv(const char *text)
 	return v;
 }
 
+/* A JSON array of bug ids (depends_on, blocks) into *ids; what is not a
+ * bug id is left out.  -1 when out of memory. */
+static int json_ids(const char *text, long long **ids, size_t *n)
+{
+	struct json_object *o = text ? json_tokener_parse(text) : NULL;
+	size_t len = o && json_object_is_type(o, json_type_array) ? json_object_array_length(o) : 0;
+	int failed = 0;
+
+	for (size_t i = 0; i < len && !failed; i++) {
+		struct json_object *e = json_object_array_get_idx(o, i);
+
+		if (json_object_is_type(e, json_type_int))
+			failed = bz_bug_ids_add(ids, n, (long long)json_object_get_int64(e));
+	}
+	json_object_put(o);
+	if (!failed)
+		bz_bug_ids_tidy(*ids, n);
+	return failed;
+}
+
 /* Custom fields {"cf_x": value}: lists are joined with ", ". */
 static void json_fields(const char *text, struct bz_bug *bug)
 {
@@ -220,7 +240,8 @@ static enum bb_status load_next_bug(struct store *db, const struct export_option
 			       "SELECT id, source, summary, product, component, status, resolution,"
 			       " severity, priority, version, reporter, reporter_name, assigned_to,"
 			       " url, dupe_of, creation_time, last_change_time, keywords, cc,"
-			       " groups, flags, fields, complete FROM imp_bug"
+			       " groups, flags, fields, complete, alias, qa_contact, target_milestone,"
+			       " op_sys, platform, depends_on, blocks FROM imp_bug"
 			       " WHERE id > ?1 AND (?2 = 0 OR id = ?2) ORDER BY id LIMIT 1", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, *last);
@@ -259,14 +280,28 @@ static enum bb_status load_next_bug(struct store *db, const struct export_option
 	eb->flags_json = col_dup(st, 20);
 	eb->fields_json = col_dup(st, 21);
 	eb->complete = sqlite3_column_int(st, 22);
+	bug->alias = json_strv((const char *)sqlite3_column_text(st, 23));
+	bug->qa_contact.login = col_dup(st, 24);
+	bug->qa_contact.real_name = strdup("");
+	bug->target_milestone = col_dup(st, 25);
+	bug->op_sys = col_dup(st, 26);
+	bug->platform = col_dup(st, 27);
 	json_fields(eb->fields_json, bug);
+	if (json_ids((const char *)sqlite3_column_text(st, 28), &bug->depends_on,
+		     &bug->ndepends_on) ||
+	    json_ids((const char *)sqlite3_column_text(st, 29), &bug->blocks, &bug->nblocks)) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!eb->source || !bug->summary || !bug->product || !bug->component || !bug->status ||
 	    !bug->resolution || !bug->severity || !bug->priority || !bug->version ||
 	    !bug->creator.login || !bug->creator.real_name || !bug->assigned_to.login ||
 	    !bug->assigned_to.real_name || !bug->url || !bug->keywords || !bug->cc ||
-	    !bug->groups || !eb->flags_json || !eb->fields_json) {
+	    !bug->groups || !eb->flags_json || !eb->fields_json || !bug->alias ||
+	    !bug->qa_contact.login || !bug->qa_contact.real_name || !bug->target_milestone ||
+	    !bug->op_sys || !bug->platform) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -841,6 +876,15 @@ static struct json_object *json_strv_object(char **v)
 	return a;
 }
 
+static struct json_object *json_ids_object(const long long *ids, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
 /* Whether the JSON export may carry login addresses: an admin's
  * --include-private export, or [mail] show_addresses. */
 static int json_shows_addresses(const struct export_options *opt)
@@ -993,6 +1037,17 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 	json_object_object_add(o, "creation_time", json_time(bug->creation_time));
 	json_object_object_add(o, "last_change_time", json_time(bug->last_change_time));
 	json_object_object_add(o, "keywords", json_strv_object(bug->keywords));
+	/* the structure, named as REST names it; a dependency on a restricted
+	 * bug is its id only, as Bugzilla shows it */
+	json_object_object_add(o, "alias", json_strv_object(bug->alias));
+	json_object_object_add(o, "qa_contact", json_login(opt, bug->qa_contact.login));
+	json_object_object_add(o, "target_milestone",
+			       json_object_new_string(bug->target_milestone));
+	json_object_object_add(o, "op_sys", json_object_new_string(bug->op_sys));
+	json_object_object_add(o, "platform", json_object_new_string(bug->platform));
+	json_object_object_add(o, "depends_on", json_ids_object(bug->depends_on,
+								bug->ndepends_on));
+	json_object_object_add(o, "blocks", json_ids_object(bug->blocks, bug->nblocks));
 	if (opt->include_private) {
 		/* addresses of people who may never have written publicly */
 		json_object_object_add(o, "cc", json_strv_object(bug->cc));

@@ -29,13 +29,17 @@ enum { S_GET_BUG, S_PUT_BUG, S_PUT_COMMENT, S_GET_ATT, S_PUT_ATT, S_DEL_HIST, S_
        S_PUT_SKIP, S_PUT_CURSOR, S_GET_CURSOR, S_DEL_CURSOR, S_COUNT };
 
 static const char *const statements[S_COUNT] = {
-	[S_GET_BUG] = "SELECT last_change_time, complete FROM imp_bug WHERE id = ?1",
+	/* alias is '' (not a JSON list) only in a row an import before schema 9
+	 * wrote: that bug is read again for its structure */
+	[S_GET_BUG] = "SELECT last_change_time, complete, alias <> '' FROM imp_bug WHERE id = ?1",
 	[S_PUT_BUG] =
 		"INSERT INTO imp_bug (id, source, summary, product, component, status,"
 		" resolution, severity, priority, version, reporter, reporter_name, assigned_to,"
 		" url, dupe_of, creation_time, last_change_time, keywords, cc, groups, flags,"
-		" fields, complete, imported) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"
+		" fields, complete, imported, alias, qa_contact, target_milestone, op_sys,"
+		" platform, depends_on, blocks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+		" ?27, ?28, ?29, ?30, ?31)"
 		" ON CONFLICT (id) DO UPDATE SET source = excluded.source,"
 		" summary = excluded.summary, product = excluded.product,"
 		" component = excluded.component, status = excluded.status,"
@@ -50,7 +54,10 @@ static const char *const statements[S_COUNT] = {
 		" last_change_time = excluded.last_change_time, keywords = excluded.keywords,"
 		" cc = excluded.cc, groups = excluded.groups, flags = excluded.flags,"
 		" fields = excluded.fields, complete = excluded.complete,"
-		" imported = excluded.imported",
+		" imported = excluded.imported, alias = excluded.alias,"
+		" qa_contact = excluded.qa_contact, target_milestone = excluded.target_milestone,"
+		" op_sys = excluded.op_sys, platform = excluded.platform,"
+		" depends_on = excluded.depends_on, blocks = excluded.blocks",
 	[S_PUT_COMMENT] =
 		"INSERT INTO imp_comment (id, bug_id, count, author, author_name, time, text,"
 		" is_private, attachment_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
@@ -222,7 +229,7 @@ static enum bb_status bug_unchanged(struct importer *im, const struct bz_bug *bu
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*same = sqlite3_column_int64(s, 0) == (sqlite3_int64)bug->last_change_time &&
-			sqlite3_column_int(s, 1) != 0;
+			sqlite3_column_int(s, 1) != 0 && sqlite3_column_int(s, 2) != 0;
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return store_fail(im->db, err, "reading an imported bug");
@@ -272,6 +279,23 @@ out:
 	return out;
 }
 
+/* Bug ids as a JSON array (malloc'd). */
+static char *ids_json(const long long *ids, size_t n)
+{
+	json_object *a = json_object_new_array();
+	char *out = NULL;
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (json_object_array_add(a, json_object_new_int64(ids[i])))
+			goto out;
+	out = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+out:
+	json_object_put(a);
+	return out;
+}
+
 static char *fields_json(const struct bz_bug *bug)
 {
 	json_object *o = json_object_new_object();
@@ -296,9 +320,12 @@ static enum bb_status write_bug(struct importer *im, const char *source,
 	sqlite3_stmt *s = use(im, S_PUT_BUG);
 	char *keywords = list_json(bug->keywords), *cc = list_json(bug->cc);
 	char *groups = list_json(bug->groups), *fields = fields_json(bug);
+	char *alias = list_json(bug->alias);
+	char *depends_on = ids_json(bug->depends_on, bug->ndepends_on);
+	char *blocks = ids_json(bug->blocks, bug->nblocks);
 	enum bb_status st;
 
-	if (!keywords || !cc || !groups || !fields) {
+	if (!keywords || !cc || !groups || !fields || !alias || !depends_on || !blocks) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -326,12 +353,22 @@ static enum bb_status write_bug(struct importer *im, const char *source,
 	bind_text(s, 22, fields);
 	sqlite3_bind_int(s, 23, 1);
 	sqlite3_bind_int64(s, 24, (sqlite3_int64)im->now);
+	bind_text(s, 25, alias);
+	bind_text(s, 26, bug->qa_contact.login);
+	bind_text(s, 27, bug->target_milestone);
+	bind_text(s, 28, bug->op_sys);
+	bind_text(s, 29, bug->platform);
+	bind_text(s, 30, depends_on);
+	bind_text(s, 31, blocks);
 	st = step_done(im, s, "recording an imported bug", err);
 out:
 	free(keywords);
 	free(cc);
 	free(groups);
 	free(fields);
+	free(alias);
+	free(depends_on);
+	free(blocks);
 	return st;
 }
 

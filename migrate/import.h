@@ -19,7 +19,9 @@
  * (cursor table, source "import:<url>" or "import:xml:<path>"), so an
  * interrupted import resumes where it stopped.  A bug whose
  * last_change_time is what the store has, and that is complete, is not
- * written again: importing twice changes nothing in the imp_* tables, and
+ * written again (unless an import before schema 9 wrote it, without its
+ * dependencies, blocks, aliases, QA contact, target milestone, OS and
+ * platform): importing twice changes nothing in the imp_* tables, and
  * a REST import after a whole pass reads only bugs changed since that pass
  * began (with one second of overlap).  Memory follows the batch size, not
  * the instance.

@@ -20,7 +20,8 @@ text = ("[  12.345678] r8169 0000:03:00.0 eth0: link up\n" * 200).encode()
 users = [{"login": "admin@example.com", "real_name": "Admin", "api_key": "importkey0123456789",
           "insider": True, "groups": ["admin"]},
          {"login": "alice@example.com", "real_name": "Alice Reporter"},
-         {"login": "bob@example.com", "real_name": "Bob Netdev"}]
+         {"login": "bob@example.com", "real_name": "Bob Netdev"},
+         {"login": "carol@example.com", "real_name": "Carol QA"}]
 bugs, expect_att = [], {}
 att_id = 100
 for i in range(1, 31):
@@ -45,6 +46,20 @@ for i in range(1, 31):
                          "requestee": "alice@example.com", "id": 1, "type_id": 1}]
     if i == 7:
         bug["groups"] = ["security"]
+        bug["summary"] = "bug 7: EMBARGOED-HOLE in the ring buffer"
+        bug["blocks"] = [25]
+    # the structure a migration keeps (the fake links blocks/depends_on
+    # both ways): 25 tracks 1, 3 and the restricted 7; 3 blocks two bugs
+    if i == 1:
+        bug.update({"qa_contact": "carol@example.com", "target_milestone": "6.14",
+                    "op_sys": "Windows", "platform": "PC", "alias": ["r8169-resume"]})
+    if i == 2:
+        bug["alias"] = ["first-alias", "second-alias"]
+    if i == 3:
+        bug["blocks"] = [25, 26]
+    if i == 25:
+        bug["depends_on"] = [1]
+        bug["alias"] = ["tracker-25"]
     if i % 4 == 1:
         bug["history"] = [{"when": "2026-11-%02dT12:00:00Z" % (i % 28 + 1), "who": "bob@example.com",
                            "changes": [{"field_name": "status", "removed": "NEW", "added": "CONFIRMED"},
@@ -95,7 +110,8 @@ dump() {
 		"SELECT id, source, summary, product, component, status, resolution, severity,
 		        priority, version, reporter, reporter_name, assigned_to, url, dupe_of,
 		        creation_time, last_change_time, keywords, cc, groups, flags, fields,
-		        complete FROM imp_bug ORDER BY id;
+		        complete, alias, qa_contact, target_milestone, op_sys, platform,
+		        depends_on, blocks FROM imp_bug ORDER BY id;
 		 SELECT * FROM imp_comment ORDER BY id;
 		 SELECT * FROM imp_attachment ORDER BY id;
 		 SELECT * FROM imp_history ORDER BY bug_id, seq;
@@ -179,6 +195,55 @@ adb() { sqlite3 "$WORK/anon/bugbridge.db" "$@"; }
 is "anonymous: no private comment" "$(adb 'SELECT count(*) FROM imp_comment WHERE is_private')" 0
 is "anonymous: no restricted bug" "$(adb 'SELECT count(*) FROM imp_bug WHERE id = 7')" 0
 is "anonymous: no private attachment" "$(adb 'SELECT count(*) FROM imp_attachment WHERE is_private')" 0
+
+# --- the structure: dependencies, blocks, alias, QA contact, milestone, OS ----------
+is "REST: depends_on" "$(db 'SELECT depends_on FROM imp_bug WHERE id = 25')" '[1,3,7]'
+is "REST: a bug blocking two others" "$(db 'SELECT blocks FROM imp_bug WHERE id = 3')" '[25,26]'
+is "REST: empty depends_on" "$(db 'SELECT depends_on FROM imp_bug WHERE id = 3')" '[]'
+is "REST: two aliases" "$(db 'SELECT alias FROM imp_bug WHERE id = 2')" '["first-alias","second-alias"]'
+is "REST: QA contact, milestone, OS, platform" \
+	"$(db "SELECT alias || '|' || qa_contact || '|' || target_milestone || '|' || op_sys || '|' || platform FROM imp_bug WHERE id = 1")" \
+	'["r8169-resume"]|carol@example.com|6.14|Windows|PC'
+is "REST: defaults of the rest" "$(db "SELECT DISTINCT target_milestone || '|' || op_sys || '|' || platform FROM imp_bug WHERE id > 1")" '---|Linux|All'
+# the same instance as an XML export (show_bug.cgi, anonymous: logins
+# without @domain, the restricted bug 7 not permitted)
+curl -sf "$bz/show_bug.cgi?ctype=xml&id=$(seq -s, 1 $n_bugs)" >"$WORK/instance.xml"
+mkconf "$WORK/sx"
+bb --config "$WORK/sx.conf" import --from-xml "$WORK/instance.xml" >"$WORK/sxout" 2>&1
+is "XML export of the instance imported" "$?" 0
+sdb() { sqlite3 "$WORK/sx/bugbridge.db" "$@"; }
+is "XML: depends_on, 7 named though not permitted" "$(sdb 'SELECT depends_on FROM imp_bug WHERE id = 25')" '[1,3,7]'
+is "XML: blocks two" "$(sdb 'SELECT blocks FROM imp_bug WHERE id = 3')" '[25,26]'
+is "XML: two aliases" "$(sdb 'SELECT alias FROM imp_bug WHERE id = 2')" '["first-alias","second-alias"]'
+is "XML: the restricted bug is not in it" "$(sdb 'SELECT count(*) FROM imp_bug WHERE id = 7')" 0
+# export json of both: the structure equal (addresses hidden: the QA contact
+# by name of login on both paths), no trace of the restricted bug
+structure() {
+	python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+keys = ("alias", "depends_on", "blocks", "qa_contact", "target_milestone", "op_sys", "platform")
+for b in doc["bugs"]:
+    print(b["id"], json.dumps({k: b[k] for k in keys}, sort_keys=True))'
+}
+bb export json >"$WORK/rest.json" 2>"$WORK/rest.json.err"
+is "export json after the REST import" "$?" 0
+bb --config "$WORK/sx.conf" export json >"$WORK/xml.json" 2>"$WORK/xml.json.err"
+is "export json after the XML import" "$?" 0
+structure <"$WORK/rest.json" >"$WORK/rest.structure"
+structure <"$WORK/xml.json" >"$WORK/xml.structure"
+check "export json: the structure is the same from REST and XML" cmp "$WORK/rest.structure" "$WORK/xml.structure"
+like "export json: the dependency graph" "$(grep '^25 ' "$WORK/rest.structure")" '"blocks": \[\], "depends_on": \[1, 3, 7\]'
+like "export json: the rest of bug 1" "$(grep '^1 ' "$WORK/rest.structure")" '"alias": \["r8169-resume"\], "blocks": \[25\], "depends_on": \[\], "op_sys": "Windows", "platform": "PC", "qa_contact": "carol", "target_milestone": "6.14"'
+unlike "export json: the restricted bug's summary does not leak" "$(cat "$WORK/rest.json" "$WORK/xml.json")" 'EMBARGOED'
+unlike "export json: no QA contact's address" "$(cat "$WORK/rest.json")" 'carol@'
+like "export json --include-private: the QA contact's address" \
+	"$(bb export json --include-private 2>/dev/null | structure | grep '^1 ')" '"qa_contact": "carol@example.com"'
+# bugs imported before schema 9 (alias '' marks them) are read again
+sdb "UPDATE imp_bug SET alias = '', depends_on = '[]', blocks = '[]'"
+bb --config "$WORK/sx.conf" import --from-xml "$WORK/instance.xml" >"$WORK/sxout2" 2>&1
+like "XML: bugs of an older import read again" "$(cat "$WORK/sxout2")" " 0 unchanged"
+is "XML: their structure is back" "$(sdb 'SELECT depends_on FROM imp_bug WHERE id = 25')" '[1,3,7]'
 
 # --- interrupted after each batch, then resumed: the same result -------------------
 dump "$WORK/data" >"$WORK/dump.full"

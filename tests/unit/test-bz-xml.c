@@ -75,13 +75,23 @@ static int bug_sane(const struct bz_bug *b)
 	const char *strings[] = { b->summary, b->product, b->component, b->status, b->resolution,
 				  b->severity, b->priority, b->version, b->url, b->creator.login,
 				  b->creator.real_name, b->assigned_to.login,
-				  b->assigned_to.real_name };
+				  b->assigned_to.real_name, b->qa_contact.login,
+				  b->qa_contact.real_name, b->target_milestone, b->op_sys,
+				  b->platform };
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (!strings[i] || !valid_utf8(strings[i]))
 			return 0;
-	if (!b->keywords || !b->groups || !b->cc || b->id <= 0)
+	if (!b->keywords || !b->groups || !b->cc || !b->alias || b->id <= 0)
 		return 0;
+	if ((b->ndepends_on && !b->depends_on) || (b->nblocks && !b->blocks))
+		return 0;
+	for (size_t i = 1; i < b->ndepends_on; i++)
+		if (b->depends_on[i] <= b->depends_on[i - 1])
+			return 0;
+	for (size_t i = 1; i < b->nblocks; i++)
+		if (b->blocks[i] <= b->blocks[i - 1])
+			return 0;
 	for (size_t i = 0; i < b->ncomments; i++) {
 		const struct bz_comment *c = &b->comments[i];
 
@@ -504,6 +514,145 @@ static void test_fixtures(void)
 	seen_release(&s);
 }
 
+/* A list of bug ids as "1,2,3" (into out). */
+static const char *ids_text(const long long *ids, size_t n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%lld", i ? "," : "", ids[i]);
+	return out;
+}
+
+/* What a migration keeps: dependencies, blocks, alias, QA contact, target
+ * milestone, OS and platform, from real exports and written here. */
+static void test_structure(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct seen s;
+	enum bb_status st;
+	char path[8192], ids[256];
+	struct bz_bug *b;
+	static const char several[] =
+		"<bugzilla version=\"5.2\"><bug><bug_id>40</bug_id>"
+		"<alias>first-name</alias><alias> second-name\n</alias><alias></alias>"
+		"<short_desc>s</short_desc><rep_platform>Other</rep_platform>"
+		"<op_sys>Windows</op_sys><target_milestone>6.14</target_milestone>"
+		"<dependson></dependson><dependson>12</dependson><dependson> 7 </dependson>"
+		"<dependson>12</dependson><dependson>nope</dependson>"
+		"<blocked>50</blocked><blocked>41</blocked>"
+		"<qa_contact>qa@example.com</qa_contact></bug>"
+		"<bug><bug_id>41</bug_id><short_desc>t</short_desc></bug></bugzilla>";
+
+	/* Bugzilla 5.2, anonymous: a bug blocking one, depending on none
+	 * (no <dependson> at all), the QA contact without @domain */
+	snprintf(path, sizeof(path), "%s/fixtures/bugzilla-5/094-xml-bug-1-anon.xml", shared);
+	read_path(path, &s, &st, &err);
+	b = s.kept;
+	ok(st == BB_OK && b, "094: read");
+	if (b) {
+		is_str(ids_text(b->blocks, b->nblocks, ids, sizeof(ids)), "25", "094: blocks 25");
+		is_int(b->ndepends_on, 0, "094: depends on nothing");
+		is_int(list_len(b->alias), 0, "094: no alias");
+		is_str(b->qa_contact.login, "erin.triage", "094: QA contact (anonymous: no domain)");
+		is_str(b->qa_contact.real_name, "Erin Triage", "094: QA contact's real name");
+		is_str(b->target_milestone, "---", "094: target milestone");
+		is_str(b->op_sys, "Linux", "094: op_sys");
+		is_str(b->platform, "PC", "094: rep_platform is the platform");
+	}
+	seen_release(&s);
+
+	snprintf(path, sizeof(path), "%s/fixtures/bugzilla-5/101-xml-bug-1-logged-in.xml", shared);
+	read_path(path, &s, &st, &err);
+	ok(st == BB_OK && s.kept && !strcmp(s.kept->qa_contact.login, "erin.triage@example.com"),
+	   "101: logged in: the QA contact's address");
+	seen_release(&s);
+
+	snprintf(path, sizeof(path), "%s/fixtures/bugzilla-5/097-xml-by-alias.xml", shared);
+	read_path(path, &s, &st, &err);
+	b = s.kept;
+	ok(st == BB_OK && b && b->id == 19 && list_len(b->alias) == 1 &&
+	   !strcmp(b->alias[0], "btrfs-snapdel-bug"), "097: bug 19's alias");
+	if (b)
+		is_str(b->platform, "All", "097: platform All");
+	seen_release(&s);
+
+	/* Bugzilla 5.0 (landfill): one of each */
+	snprintf(path, sizeof(path), "%s/corpus/bugzilla/bugzilla2gitlab/bug-103.xml", shared);
+	read_path(path, &s, &st, &err);
+	b = s.kept;
+	ok(st == BB_OK && b, "bug-103: read");
+	if (b) {
+		is_str(ids_text(b->depends_on, b->ndepends_on, ids, sizeof(ids)), "22803",
+		       "bug-103: depends on 22803");
+		is_str(ids_text(b->blocks, b->nblocks, ids, sizeof(ids)), "23", "bug-103: blocks 23");
+	}
+	seen_release(&s);
+
+	/* Bugzilla 3.2: a bug blocking two others; an alias */
+	snprintf(path, sizeof(path), "%s/corpus/bugzilla/cyrusimap/3193.xml", shared);
+	read_path(path, &s, &st, &err);
+	b = s.kept;
+	ok(st == BB_OK && b, "cyrus 3193: read");
+	if (b) {
+		is_str(ids_text(b->blocks, b->nblocks, ids, sizeof(ids)), "3280,3281",
+		       "cyrus 3193: blocks two bugs");
+		is_int(b->ndepends_on, 0, "cyrus 3193: depends on none");
+	}
+	seen_release(&s);
+
+	snprintf(path, sizeof(path), "%s/corpus/bugzilla/cyrusimap/3738.xml", shared);
+	read_path(path, &s, &st, &err);
+	ok(st == BB_OK && s.kept && list_len(s.kept->alias) == 1 &&
+	   !strcmp(s.kept->alias[0], "Free_Space"), "cyrus 3738: 3.2's single alias");
+	seen_release(&s);
+
+	snprintf(path, sizeof(path), "%s/corpus/bugzilla/perceval/bugzilla_bugs_details.xml", shared);
+	read_path(path, &s, &st, &err);
+	b = s.kept;
+	ok(st == BB_OK && b, "perceval details: read");
+	if (b) {
+		is_str(ids_text(b->depends_on, b->ndepends_on, ids, sizeof(ids)), "348,350",
+		       "perceval details: depends on two");
+		is_str(ids_text(b->blocks, b->nblocks, ids, sizeof(ids)), "349,354",
+		       "perceval details: blocks two");
+	}
+	seen_release(&s);
+
+	st = bz_xml_read_memory(several, sizeof(several) - 1, callbacks(&s), &err);
+	b = s.kept;
+	ok(st == BB_OK && s.bugs == 2 && b && b->id == 40 && s.all_sane,
+	   "written: two bugs read (%s)", err.message);
+	if (b) {
+		ok(list_len(b->alias) == 2 && !strcmp(b->alias[0], "first-name") &&
+		   !strcmp(b->alias[1], "second-name"), "written: two aliases, trimmed, empty one none");
+		is_str(ids_text(b->depends_on, b->ndepends_on, ids, sizeof(ids)), "7,12",
+		       "written: empty, repeated and bad <dependson> left out, sorted");
+		is_str(ids_text(b->blocks, b->nblocks, ids, sizeof(ids)), "41,50",
+		       "written: blocks two, sorted");
+		is_str(b->qa_contact.login, "qa@example.com", "written: QA contact");
+		is_str(b->qa_contact.real_name, "", "written: QA contact without a name");
+		is_str(b->target_milestone, "6.14", "written: target milestone");
+		is_str(b->op_sys, "Windows", "written: op_sys");
+		is_str(b->platform, "Other", "written: platform");
+	}
+	seen_release(&s);
+	/* bug 41 of the same file, with none of them: defaults */
+	{
+		static const char bare[] = "<bugzilla><bug><bug_id>41</bug_id></bug></bugzilla>";
+
+		st = bz_xml_read_memory(bare, sizeof(bare) - 1, callbacks(&s), &err);
+		b = s.kept;
+		ok(st == BB_OK && b && s.all_sane && !b->depends_on && !b->ndepends_on &&
+		   !b->blocks && !b->nblocks && list_len(b->alias) == 0 &&
+		   !strcmp(b->qa_contact.login, "") && !strcmp(b->op_sys, "") &&
+		   !strcmp(b->platform, "") && !strcmp(b->target_milestone, ""),
+		   "bare bug: no structure, every string \"\"");
+		seen_release(&s);
+	}
+}
+
 /* ---- hostile input ----------------------------------------------------- */
 
 static enum bb_status read_str(const char *xml, size_t len, struct seen *s, struct bb_error *err)
@@ -803,6 +952,7 @@ int main(void)
 	ok(files >= 60, "corpus: %zu files read", files);
 	test_corpus_values();
 	test_fixtures();
+	test_structure();
 	test_entities();
 	test_broken_input();
 	return done_testing();

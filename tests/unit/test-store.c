@@ -84,6 +84,43 @@ int main(void)
 	ok(strstr(err.message, "newer than this bugbridge") != NULL, "with a clear message");
 	ok(st == NULL, "no handle on failure");
 
+	/* 8 -> 9 on a file with imported bugs: their rows are marked for a
+	 * second read (alias ''), the REST import cursor starts over, the XML
+	 * one stays */
+	{
+		char *old = str_printf("%s/v8.db", dir), text[64];
+		static const char *const added[] = { "alias", "qa_contact", "target_milestone",
+						     "op_sys", "platform", "depends_on", "blocks" };
+
+		ok(store_open(&st, old, STORE_READ_WRITE, &err) == BB_OK, "v8: a new store");
+		for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+			char *sql = str_printf("ALTER TABLE imp_bug DROP COLUMN %s", added[i]);
+
+			store_exec(st, sql, NULL);
+			free(sql);
+		}
+		ok(store_exec(st, "INSERT INTO imp_bug (id, source, imported) VALUES (1, 'x', 1);"
+			      "INSERT INTO cursor VALUES ('import:https://bz.example', "
+			      "'since=5 pass=0 after=0', 1);"
+			      "INSERT INTO cursor VALUES ('import:xml:/exports', 'a.xml', 1);"
+			      "INSERT INTO cursor VALUES ('bugzilla:https://bz.example', 'x', 1);"
+			      "PRAGMA user_version = 8", &err) == BB_OK, "v8: as schema 8 left it");
+		store_close(st);
+		st = NULL;
+		ok(store_open(&st, old, STORE_READ_WRITE, &err) == BB_OK, "v8: upgraded");
+		is_int(store_file_version(st), store_schema_version(), "v8: at the current version");
+		is_str(pragma_text(st, "SELECT alias || '|' || qa_contact || '|' || depends_on || '|' ||"
+				   " blocks FROM imp_bug WHERE id = 1", text, sizeof(text)),
+		       "||[]|[]", "v8: the old bug: no alias list (read again), empty lists");
+		is_str(pragma_text(st, "SELECT group_concat(source, ' ') FROM (SELECT source FROM cursor"
+				   " ORDER BY source)", text, sizeof(text)),
+		       "bugzilla:https://bz.example import:xml:/exports",
+		       "v8: the REST import cursor starts over, the others stay");
+		store_close(st);
+		st = NULL;
+		free(old);
+	}
+
 	/* a file that is not a database */
 	{
 		char *junk = str_printf("%s/junk.db", dir);
