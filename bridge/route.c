@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bridge/route.h"
+#include "bugzilla/bz_fields.h"
 #include "core/buf.h"
 
 struct router_rule {
@@ -24,6 +25,7 @@ struct router_rule {
 struct router {
 	const struct bb_config *cfg;
 	char **products, **components, **statuses;   /* empty: no filter */
+	char **flags;                                /* [bugzilla] flag, "name+" */
 	struct router_rule *rules;
 	size_t nrules;
 	char **default_lists, **default_people;
@@ -303,6 +305,8 @@ enum bb_status router_new(struct router **out, const struct bb_config *cfg,
 	if (st == BB_OK)
 		st = split_list(&r->statuses, cfg->bz_statuses, err);
 	if (st == BB_OK)
+		st = split_list(&r->flags, cfg->bz_flag, err);
+	if (st == BB_OK)
 		st = split_list(&r->default_lists, cfg->default_lists, err);
 	if (st == BB_OK)
 		st = split_list(&r->default_people, cfg->default_people, err);
@@ -341,37 +345,10 @@ void router_free(struct router *r)
 	config_list_free(r->products);
 	config_list_free(r->components);
 	config_list_free(r->statuses);
+	config_list_free(r->flags);
 	config_list_free(r->default_lists);
 	config_list_free(r->default_people);
 	free(r);
-}
-
-/* A flag "name+" or "name?" in the bug's "flags" field. */
-static int has_flag(const struct bz_bug *bug, const char *name)
-{
-	const char *flags = bz_bug_field(bug, "flags"), *p;
-	size_t nlen = strlen(name);
-
-	trim_span(&name, &nlen);
-	for (p = flags ? flags : ""; *p;) {
-		const char *end = strchr(p, ','), *item = p;
-		size_t len;
-
-		if (!end)
-			end = p + strlen(p);
-		len = (size_t)(end - p);
-		trim_span(&item, &len);
-		if (len && (item[len - 1] == '+' || item[len - 1] == '?')) {
-			size_t flen = len - 1;
-
-			while (flen && is_space(item[flen - 1]))
-				flen--;
-			if (span_equal_nocase(item, flen, name, nlen))
-				return 1;
-		}
-		p = *end ? end + 1 : end;
-	}
-	return 0;
 }
 
 int router_wants(const struct router *r, const struct bz_bug *bug, time_t now,
@@ -392,10 +369,9 @@ int router_wants(const struct router *r, const struct bz_bug *bug, time_t now,
 			if (!strcmp(*s, bug->status))
 				why = NULL;
 	}
-	if (!why && cfg->bz_keyword && *cfg->bz_keyword &&
-	    !(bug->keywords && in_list_nocase(bug->keywords, cfg->bz_keyword)) &&
-	    !has_flag(bug, cfg->bz_keyword))
-		why = "lacks the keyword";
+	/* the gate the search asked for, checked again on each bug */
+	if (!why && !bz_bug_in_gate(bug, cfg->bz_keyword, r->flags))
+		why = "lacks the keyword or flag";
 	if (!why && cfg->bz_max_age > 0 &&
 	    (bug->last_change_time == (time_t)-1 ||
 	     (long long)now - (long long)bug->last_change_time > cfg->bz_max_age))

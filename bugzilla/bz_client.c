@@ -41,6 +41,7 @@
 #include <openssl/evp.h>
 
 #include "bugzilla/bz_client.h"
+#include "bugzilla/bz_fields.h"
 #include "bugzilla/bz_internal.h"
 #include "core/buf.h"
 #include "core/http.h"
@@ -54,6 +55,7 @@
 #define BZ_CONNECT_TIMEOUT_MAX 30
 #define BZ_RETRY_AFTER_MAX (7 * 86400)        /* longest wait a server may ask for */
 #define BZ_B64_SLICE 65536
+#define BZ_CODE_LOGIN_REQUIRED 410
 
 /* One HTTP exchange: the body is either kept (capped) or streamed to a sink. */
 struct bz_transfer {
@@ -70,6 +72,7 @@ struct bz_transfer {
 	int not_raw;                 /* the answer is not the file: fall back */
 	enum bb_status write_status; /* why the body callback stopped the transfer */
 	const char *method;          /* "PUT" for a body sent with PUT; NULL: POST */
+	int meta;                    /* /rest/version, /rest/field/bug: not counted */
 };
 
 /* ---- HTTP -------------------------------------------------------------- */
@@ -175,7 +178,74 @@ static enum bb_status url_param_id(struct buf *url, const char *name, long long 
 enum key_place {
 	KEY_REST,    /* api_key= unless the key goes in the header */
 	KEY_CGI,     /* Bugzilla_api_key= whenever there is a key */
+	KEY_NONE,    /* no key parameter (the auto probe of /rest/version) */
 };
+
+static enum bb_status client_headers(struct bz_client *c);
+static enum bb_status url_start(struct bz_client *c, struct buf *url, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static enum bb_status response_json(struct bz_client *c, struct bz_transfer *t,
+				    const char *log_url, json_object **out, struct bb_error *err);
+static void slist_free_clean(struct curl_slist *list);
+static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
+				 const struct buf *url, enum key_place place,
+				 const char *post_body, struct bb_error *err);
+
+/* 5.1.x: "5.1", "5.1.2", "5.1.2+", not "5.10". */
+static int version_is_5_1(const char *v)
+{
+	return v && !strncmp(v, "5.1", 3) && (!v[3] || v[3] == '.' || v[3] == '+');
+}
+
+/* api_key_in = auto: GET /rest/version once, anonymously; the header for a
+ * 5.1.x server, the parameter for any other and when the version cannot be
+ * had (every 5.x reads the parameter). */
+static void key_place_resolve(struct bz_client *c)
+{
+	struct buf url = BUF_INIT;
+	struct bz_transfer t;
+	json_object *root = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	const char *v = NULL;
+	struct curl_slist *old[3];
+
+	c->key_auto = 0;
+	transfer_init(&t, c);
+	t.meta = 1;
+	if (!url_start(c, &url, "/rest/version") &&
+	    !bz_perform(c, &t, &url, KEY_NONE, NULL, &err) &&
+	    !response_json(c, &t, url.data, &root, &err))
+		v = json_object_get_string(bz_jget(root, "version"));
+	free(c->server_version);
+	c->server_version = v ? bz_text_repair(v, strlen(v)) : NULL;
+	if (version_is_5_1(c->server_version)) {
+		old[0] = c->json_headers;
+		old[1] = c->post_headers;
+		old[2] = c->cgi_headers;
+		c->json_headers = c->post_headers = c->cgi_headers = NULL;
+		c->key_in_header = 1;
+		if (client_headers(c)) {
+			slist_free_clean(c->json_headers);
+			slist_free_clean(c->post_headers);
+			slist_free_clean(c->cgi_headers);
+			c->json_headers = old[0];
+			c->post_headers = old[1];
+			c->cgi_headers = old[2];
+			c->key_in_header = 0;
+		} else {
+			for (int i = 0; i < 3; i++)
+				slist_free_clean(old[i]);
+		}
+	}
+	log_event(v ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "bz.api_key_in",
+		  LF_STR("version", c->server_version ? c->server_version : "unknown"),
+		  LF_STR("api_key_in", c->key_in_header ? "header" : "param"),
+		  LF_STR("reason", v ? "api_key_in = auto" : err.message[0] ? err.message
+						   : "no version in the answer"));
+	json_object_put(root);
+	transfer_release(&t);
+	buf_release(&url);
+}
 
 /* Performs one request.  url is what logs show; the key is added here.  The
  * body is kept in t->body (or streamed to t->sink).  Fails only for transport
@@ -192,12 +262,14 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 	long connects = 0;
 	char message[BZ_MESSAGE_MAX];
 
+	if (c->key_auto && c->api_key && place == KEY_REST)
+		key_place_resolve(c);
 	c->last_bugzilla_code = 0;
 	if (buf_add(&full, url->data, url->len)) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (c->api_key && (place == KEY_CGI || !c->key_in_header) &&
+	if (c->api_key && place != KEY_NONE && (place == KEY_CGI || !c->key_in_header) &&
 	    buf_addf(&full, "%c%s=%s", strchr(url->data, '?') ? '&' : '?',
 		     place == KEY_CGI ? "Bugzilla_api_key" : "api_key", c->api_key_escaped)) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -239,7 +311,8 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 		curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, t);
 		c->curl_error[0] = '\0';
 		rc = curl_easy_perform(c->curl);
-		c->requests++;
+		if (!t->meta)
+			c->requests++;
 		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &t->http_code);
 		connects = 0;
 		curl_easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS, &connects);
@@ -282,6 +355,26 @@ out:
 	return st;
 }
 
+/* Adds to a Bugzilla error's message the URL it answered (without the key)
+ * and, for "You must log in" to a request that carried the key, how the
+ * key went. */
+static void error_add_url(struct bz_client *c, struct bb_error *err, const char *log_url)
+{
+	const char *hint = "";
+	size_t len;
+
+	if (!err)
+		return;
+	if (c->api_key && c->last_bugzilla_code == BZ_CODE_LOGIN_REQUIRED)
+		hint = c->key_in_header
+			? " (the API key went in the X-BUGZILLA-API-KEY header, which only"
+			  " Bugzilla 5.1 reads: set [bugzilla] api_key_in = param or auto)"
+			: " (the API key went as the api_key parameter, yet Bugzilla took the"
+			  " request as anonymous: check [bugzilla] api_key and api_key_in)";
+	len = strlen(err->message);
+	snprintf(err->message + len, sizeof(err->message) - len, "%s (from %s)", hint, log_url);
+}
+
 /* Folds a completed exchange's HTTP status and body into a status; on
  * success *out is the parsed JSON object (json_object_put() it). */
 static enum bb_status response_json(struct bz_client *c, struct bz_transfer *t,
@@ -297,8 +390,8 @@ static enum bb_status response_json(struct bz_client *c, struct bz_transfer *t,
 	c->last_bugzilla_code = 0;
 	parsed = bz_json_parse_object(t->body.data, t->body.len, &root, &parse_err);
 	if (t->http_code < 200 || t->http_code >= 300) {
-		if (!parsed)
-			st = bz_fold_error_object(c, root, t->http_code, err);
+		if (!parsed && (st = bz_fold_error_object(c, root, t->http_code, err)))
+			error_add_url(c, err, log_url);
 		if (!st) {
 			st = status_from_http(t->http_code);
 			if (t->http_code >= 300 && t->http_code < 400 &&
@@ -320,8 +413,10 @@ static enum bb_status response_json(struct bz_client *c, struct bz_transfer *t,
 		goto out;
 	}
 	st = bz_fold_error_object(c, root, t->http_code, err);
-	if (st)
+	if (st) {
+		error_add_url(c, err, log_url);
 		goto out;
+	}
 	*out = root;
 	root = NULL;
 out:
@@ -346,6 +441,25 @@ static enum bb_status get_json(struct bz_client *c, const struct buf *url, json_
 
 static enum bb_status url_start(struct bz_client *c, struct buf *url, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+enum bb_status bz_get_meta_json(struct bz_client *c, const char *path, json_object **out,
+				struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	struct bz_transfer t;
+	enum bb_status st;
+
+	*out = NULL;
+	transfer_init(&t, c);
+	t.meta = 1;
+	if (buf_addstr(&url, c->base) || buf_addstr(&url, path))
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	else if (!(st = bz_perform(c, &t, &url, KEY_REST, NULL, err)))
+		st = response_json(c, &t, url.data, out, err);
+	transfer_release(&t);
+	buf_release(&url);
+	return st;
+}
 
 static enum bb_status url_start(struct bz_client *c, struct buf *url, const char *fmt, ...)
 {
@@ -395,6 +509,12 @@ void bz_client_free(struct bz_client *c)
 	}
 	free(c->base);
 	free(c->subsystem_field);
+	free(c->include_extra);
+	free(c->server_version);
+	for (char **p = c->gate_flags; p && *p; p++)
+		free(*p);
+	free(c->gate_flags);
+	bz_fields_free(c->fields);
 	free(c);
 }
 
@@ -460,6 +580,55 @@ static int is_loopback_url(const char *url)
 	       !strncmp(host, "[::1]", 5);
 }
 
+/* A field name fit for include_fields: letters, digits, '_', '.'. */
+static int field_name_ok(const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+			return 0;
+	return 1;
+}
+
+/* The extra include_fields and the gate's flags of the options. */
+static enum bb_status client_lists(struct bz_client *c, const struct bz_client_options *opt)
+{
+	static const char *const fixed[] = { "cf_regression", "flags", NULL };
+	struct buf extra = BUF_INIT;
+	size_t n = 0;
+
+	for (const char *const *p = opt->fields; p && *p; p++) {
+		int dup = !field_name_ok(*p) ||
+			  (c->subsystem_field && !strcmp(*p, c->subsystem_field));
+
+		for (size_t i = 0; fixed[i] && !dup; i++)
+			dup = !strcmp(*p, fixed[i]);
+		for (const char *const *q = opt->fields; q < p && !dup; q++)
+			dup = !strcmp(*p, *q);
+		if (!dup && buf_addf(&extra, ",%s", *p)) {
+			buf_release(&extra);
+			return BB_ERR_NOMEM;
+		}
+	}
+	if (extra.len && !(c->include_extra = strdup(extra.data))) {
+		buf_release(&extra);
+		return BB_ERR_NOMEM;
+	}
+	buf_release(&extra);
+	for (const char *const *p = opt->flags; p && *p; p++)
+		n++;
+	if (!n)
+		return BB_OK;
+	if (!(c->gate_flags = calloc(n + 1, sizeof(char *))))
+		return BB_ERR_NOMEM;
+	n = 0;
+	for (const char *const *p = opt->flags; p && *p; p++)
+		if (**p && !(c->gate_flags[n++] = strdup(*p)))
+			return BB_ERR_NOMEM;
+	return BB_OK;
+}
+
 enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_options *opt,
 			     struct bb_error *err)
 {
@@ -500,7 +669,8 @@ enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_opti
 	len = strlen(c->base);
 	while (len && c->base[len - 1] == '/')
 		c->base[--len] = '\0';
-	c->key_in_header = opt->key_in_header;
+	c->key_in_header = opt->key_in_header == BZ_KEY_HEADER;
+	c->key_auto = opt->key_in_header == BZ_KEY_AUTO;
 	c->timeout = opt->timeout > 0 ? opt->timeout : BZ_DEFAULT_TIMEOUT;
 	c->page_size = opt->page_size ? opt->page_size : BZ_DEFAULT_PAGE_SIZE;
 	if (opt->subsystem_field && opt->subsystem_field[0] &&
@@ -508,6 +678,8 @@ enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_opti
 		st = BB_ERR_NOMEM;
 		goto out;
 	}
+	if ((st = client_lists(c, opt)))
+		goto out;
 	c->curl = curl_easy_init();
 	if (!c->curl) {
 		st = bb_error_set(err, BB_ERR_INTERNAL, "libcurl cannot make a handle");
@@ -653,14 +825,88 @@ static enum bb_status add_list_params(struct bz_client *c, struct buf *url, cons
 	return st;
 }
 
+/* One flag term of the gate: "name+" (flagtypes.name is a flag's name
+ * and status run together) equals; a bare name matches + and ? by
+ * regexp. */
+static enum bb_status add_flag_term(struct bz_client *c, struct buf *url, int n,
+				    const char *flag)
+{
+	struct buf re = BUF_INIT;
+	size_t len = strlen(flag);
+	int bare = len && !strchr("+-?", flag[len - 1]);
+	enum bb_status st;
+	char name[16];
+
+	snprintf(name, sizeof(name), "o%d", n);
+	if ((st = url_param(c, url, name, bare ? "regexp" : "equals")))
+		return st;
+	if (bare) {
+		st = buf_addstr(&re, "^");
+		for (const char *p = flag; *p && !st; p++)
+			st = isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == ' ' ||
+			     (unsigned char)*p >= 0x80 ? buf_addf(&re, "%c", *p)
+						      : buf_addf(&re, "\\%c", *p);
+		if (!st)
+			st = buf_addstr(&re, "[+?]$");
+	}
+	snprintf(name, sizeof(name), "v%d", n);
+	if (!st)
+		st = url_param(c, url, name, bare ? re.data : flag);
+	buf_release(&re);
+	return st;
+}
+
+/* The gate: keywords=K alone, or with flags a parenthesised OR in the
+ * boolean chart (Bugzilla::Search's custom search: OP opens a group whose
+ * joiner is its jN, CP closes it), ANDed with the other parameters. */
+static enum bb_status add_gate(struct bz_client *c, struct buf *url, const char *keyword,
+			       char **flags)
+{
+	int n = 1, has_flags = 0;
+	enum bb_status st;
+	char name[16];
+
+	for (char **p = flags; p && *p && !has_flags; p++)
+		has_flags = **p != '\0';
+	if (!has_flags)
+		return keyword && keyword[0] ? url_param(c, url, "keywords", keyword) : BB_OK;
+	if ((st = url_param(c, url, "f1", "OP")) || (st = url_param(c, url, "j1", "OR")))
+		return st;
+	if (keyword && keyword[0]) {
+		n++;
+		snprintf(name, sizeof(name), "f%d", n);
+		if ((st = url_param(c, url, name, "keywords")))
+			return st;
+		snprintf(name, sizeof(name), "o%d", n);
+		if ((st = url_param(c, url, name, "anywords")))
+			return st;
+		snprintf(name, sizeof(name), "v%d", n);
+		if ((st = url_param(c, url, name, keyword)))
+			return st;
+	}
+	for (char **p = flags; *p; p++) {
+		if (!**p)
+			continue;
+		n++;
+		snprintf(name, sizeof(name), "f%d", n);
+		if ((st = url_param(c, url, name, "flagtypes.name")))
+			return st;
+		if ((st = add_flag_term(c, url, n, *p)))
+			return st;
+	}
+	snprintf(name, sizeof(name), "f%d", n + 1);
+	return url_param(c, url, name, "CP");
+}
+
 enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct bz_filter *f,
 				 struct bz_bug **bugs, size_t *count, struct bb_error *err)
 {
 	static const char fields[] =
 		"id,summary,product,component,status,resolution,severity,priority,version,url,"
 		"creator,creator_detail,assigned_to,assigned_to_detail,creation_time,"
-		"last_change_time,keywords,groups,cc,dupe_of,cf_regression";
+		"last_change_time,keywords,groups,cc,dupe_of,flags,cf_regression";
 	struct buf url = BUF_INIT, include = BUF_INIT;
+	char **flags = f && f->flags ? f->flags : c->gate_flags;
 	json_object *root = NULL;
 	struct bz_bug *found = NULL;
 	size_t nfound = 0, before, got;
@@ -673,7 +919,8 @@ enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct
 	bz_format_time(since > 0 ? since : 0, when, sizeof(when));
 	if (buf_addstr(&include, fields) ||
 	    (c->subsystem_field && strcmp(c->subsystem_field, "cf_regression") &&
-	     buf_addf(&include, ",%s", c->subsystem_field))) {
+	     buf_addf(&include, ",%s", c->subsystem_field)) ||
+	    (c->include_extra && buf_addstr(&include, c->include_extra))) {
 		st = BB_ERR_NOMEM;
 		goto out;
 	}
@@ -683,8 +930,7 @@ enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct
 		    (f && add_list_params(c, &url, "product", f->products)) ||
 		    (f && add_list_params(c, &url, "component", f->components)) ||
 		    (f && add_list_params(c, &url, "bug_status", f->statuses)) ||
-		    (f && f->keyword && f->keyword[0] &&
-		     url_param(c, &url, "keywords", f->keyword)) ||
+		    add_gate(c, &url, f ? f->keyword : NULL, flags) ||
 		    url_param(c, &url, "order", "changeddate,bug_id") ||
 		    buf_addf(&url, "&limit=%u&offset=%llu", c->page_size, offset) ||
 		    url_param(c, &url, "include_fields", include.data)) {
@@ -1361,7 +1607,8 @@ enum bb_status bz_search_page(struct bz_client *c, long long after_id, time_t si
 	static const char fields[] =
 		"id,summary,product,component,status,resolution,severity,priority,version,url,"
 		"creator,creator_detail,assigned_to,assigned_to_detail,creation_time,"
-		"last_change_time,keywords,groups,cc,dupe_of,flags,_custom";
+		"last_change_time,keywords,groups,cc,dupe_of,flags,_custom,alias,qa_contact,"
+		"qa_contact_detail,target_milestone,op_sys,platform,depends_on,blocks";
 	struct buf url = BUF_INIT;
 	json_object *root = NULL;
 	enum bb_status st;

@@ -3,7 +3,9 @@
  * One client keeps one curl handle, so connections are reused; responses
  * may be compressed.  The API key goes in the X-BUGZILLA-API-KEY header or,
  * for 5.0/5.2 servers that ignore it, in the api_key parameter (never in
- * logs).  TLS is verified; CA file and proxy are configurable.
+ * logs); BZ_KEY_AUTO asks GET /rest/version once (anonymously, before the
+ * first request that carries the key) and uses the header only for a 5.1.x
+ * server.  TLS is verified; CA file and proxy are configurable.
  *
  * Failures are folded into bb_status values with their retry class
  * (core/status.h): Bugzilla's JSON errors ({"error":true,"code":N,
@@ -18,7 +20,10 @@
  *    101, 51, 32614 BB_ERR_NOT_FOUND; 102, 110, 113, 300-307 (306: bad API
  *    key), 410 BB_ERR_AUTH; negative codes (failures inside Bugzilla)
  *    BB_ERR_TEMPORARY; any other BB_ERR_INVALID.  err->message keeps the
- *    server's message (one line, valid UTF-8, the API key scrubbed out).
+ *    server's message (one line, valid UTF-8, the API key scrubbed out)
+ *    followed by "(from URL)", the request's URL without the key.  Bugzilla's
+ *    "You must log in" (code 410) to a request that carried the key says
+ *    how the key was sent and names [bugzilla] api_key_in / api_key.
  *  - Retry-After is read as seconds or as an HTTP date and capped at a
  *    week; err->retry_after is an absolute time, 0 when none was given.
  *  - A body that arrives whole but is not complete JSON is BB_ERR_PROTOCOL;
@@ -46,16 +51,26 @@
 
 struct bz_client;
 
+/* Where the API key goes (the values of config's bz_key_in_header). */
+#define BZ_KEY_PARAM 0            /* api_key= parameter (5.0, 5.2; 5.1 too) */
+#define BZ_KEY_HEADER 1           /* X-BUGZILLA-API-KEY (5.1 only) */
+#define BZ_KEY_AUTO 2             /* the header for a 5.1.x server, else the parameter */
+
 struct bz_client_options {
 	const char *url;          /* base URL, e.g. https://bugzilla.kernel.org */
 	const char *api_key;      /* NULL or "": anonymous */
-	int key_in_header;        /* 1: X-BUGZILLA-API-KEY, 0: api_key= parameter */
+	int key_in_header;        /* BZ_KEY_PARAM, BZ_KEY_HEADER or BZ_KEY_AUTO */
 	const char *ca_file;      /* NULL: system default */
 	const char *proxy;        /* NULL: none (libcurl's environment rules apply) */
 	long timeout;             /* seconds per request (0: 60); a download
 				   * fails only when it stalls that long */
 	const char *subsystem_field; /* custom field to fetch as well, or NULL */
 	unsigned page_size;       /* bugs per search page (0: 100) */
+	const char *const *fields; /* more fields bz_search_changed() asks for
+				   * (kernel, bisect, regression fields),
+				   * NULL-terminated; NULL: none */
+	const char *const *flags; /* the gate's flags when a bz_filter has none
+				   * (see bz_filter.flags); NULL: none */
 };
 
 /* Which bugs a search returns (all criteria ANDed; NULL/empty: any). */
@@ -63,7 +78,13 @@ struct bz_filter {
 	char **products;          /* NULL-terminated lists */
 	char **components;
 	char **statuses;
+	/* The gate: bugs with the keyword or one of the flags ("bugbot+": a
+	 * flag's name and status).  Only a keyword goes out as keywords=K; with
+	 * flags the search holds the boolean chart
+	 * f1=OP&j1=OR&f2=keywords&o2=anywords&v2=K&f3=flagtypes.name&o3=equals&
+	 * v3=bugbot+...&fN=CP.  flags NULL: the client's options.flags. */
 	const char *keyword;
+	char **flags;
 };
 
 /* The options are copied.  BB_ERR_CONFIG for a URL that is not http(s)://
@@ -71,7 +92,9 @@ struct bz_filter {
 enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_options *opt,
 			     struct bb_error *err);
 void bz_client_free(struct bz_client *c);
-/* Requests made so far (for tests and benchmarks). */
+/* Requests made so far (for tests and benchmarks), without the once per
+ * process GET /rest/version (BZ_KEY_AUTO) and GET /rest/field/bug
+ * (bugzilla/bz_fields.h). */
 unsigned long bz_client_requests(const struct bz_client *c);
 /* 1 when st, the failure of the last request about one bug, says that the
  * bug is gone or hidden from this account (Bugzilla codes 101, 102: it was
@@ -88,7 +111,7 @@ enum bb_status bz_server_time(struct bz_client *c, time_t *now, struct bb_error 
 
 /* GET /rest/bug?last_change_time=since&... paginated with limit/offset and
  * ordered by change time then id, include_fields cut to what bugbridge
- * uses (with subsystem_field and cf_regression).  Bugzilla reads
+ * uses (with flags, subsystem_field, cf_regression and options.fields).  Bugzilla reads
  * last_change_time as "at or after"; the caller adds its own overlap.
  * Pages are read until one comes back short.  A bug seen twice (it changed
  * while the pages were read) is kept once, its latest copy.  Bugs come

@@ -28,17 +28,27 @@ struct bz_client {
 	char *base;                  /* base URL without a trailing slash */
 	char *api_key;               /* NULL: anonymous */
 	char *api_key_escaped;       /* as it appears in a URL */
-	int key_in_header;
+	int key_in_header;           /* the key travels in the header (resolved) */
+	int key_auto;                /* BZ_KEY_AUTO not yet resolved: ask /rest/version */
+	char *server_version;        /* from /rest/version (auto), NULL: not asked */
 	struct curl_slist *json_headers;
 	struct curl_slist *post_headers;
 	struct curl_slist *cgi_headers;
 	long timeout;
 	char *subsystem_field;       /* NULL: none */
+	char *include_extra;         /* ",f1,f2" more include_fields of searches, or NULL */
+	char **gate_flags;           /* flags of the gate (bz_filter.flags default), or NULL */
+	struct bz_fields *fields;    /* GET /rest/field/bug, once asked (bz_fields.c) */
 	unsigned page_size;
 	unsigned long requests;
 	long long last_bugzilla_code; /* code of the last Bugzilla error object */
 	char curl_error[CURL_ERROR_SIZE];
 };
+
+/* GET base+path (a fixed path, no query) and its JSON answer, outside
+ * bz_client_requests() (asked once per process: /rest/field/bug). */
+enum bb_status bz_get_meta_json(struct bz_client *c, const char *path, json_object **out,
+				struct bb_error *err);
 
 /* Comments or attachments, as bz_items_from_root() reads and merges them. */
 struct item_kind;

@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bridge/sync.h"
+#include "bugzilla/bz_fields.h"
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -54,8 +55,20 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		goto fail;
 	if (ctx->cfg->bz_url) {
 		struct bz_client_options o;
+		const char *fields[4] = { NULL };
+		char **flags = config_list(ctx->cfg->bz_flag, NULL);
+		size_t nf = 0;
 
+		/* every field bugbridge reads is asked for in the search */
+		if (ctx->cfg->bz_kernel_field && *ctx->cfg->bz_kernel_field)
+			fields[nf++] = ctx->cfg->bz_kernel_field;
+		if (ctx->cfg->tracker_bisect_field && *ctx->cfg->tracker_bisect_field)
+			fields[nf++] = ctx->cfg->tracker_bisect_field;
+		if (ctx->cfg->tracker_regression_field && *ctx->cfg->tracker_regression_field)
+			fields[nf++] = ctx->cfg->tracker_regression_field;
 		memset(&o, 0, sizeof(o));
+		o.fields = fields;
+		o.flags = (const char *const *)flags;
 		o.url = ctx->cfg->bz_url;
 		o.api_key = ctx->cfg->bz_api_key;
 		o.key_in_header = ctx->cfg->bz_key_in_header;
@@ -64,8 +77,11 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		o.timeout = (long)ctx->cfg->bz_timeout;
 		o.subsystem_field = ctx->cfg->bz_subsystem_field;
 		o.page_size = (unsigned)ctx->cfg->bz_page_size;
-		if (bz_client_new(&b->bz, &o, &err))
+		if (bz_client_new(&b->bz, &o, &err)) {
+			config_list_free(flags);
 			goto fail;
+		}
+		config_list_free(flags);
 	}
 	if (strcmp(ctx->cfg->inbound_attachments, "blob") &&
 	    strcmp(ctx->cfg->inbound_attachments, "bugzilla")) {
@@ -181,6 +197,46 @@ static int lock_data_dir(struct cli_context *ctx, const char *what)
 	return EX_OK;
 }
 
+/* The startup check of the configured field names against the Bugzilla's
+ * (GET /rest/field/bug): a warning for each it lacks.  Once a day (UTC),
+ * remembered in the cursor "bugzilla:fields-checked", so neither a run of
+ * `sync` every few minutes nor a daemon asks more often; a failure to ask
+ * is logged and tried again next round. */
+static void check_fields(struct cli_bridge *b)
+{
+	const struct bb_config *cfg = b->sc.cfg;
+	const struct bz_field_want want[] = {
+		{ "[bugzilla] kernel_field", cfg->bz_kernel_field },
+		{ "[bugzilla] subsystem_field", cfg->bz_subsystem_field },
+		{ "[tracker] bisect_field", cfg->tracker_bisect_field },
+		{ "[tracker] regression_field", cfg->tracker_regression_field },
+		{ "[bugzilla] flag", cfg->bz_flag && *cfg->bz_flag ? "flagtypes.name" : NULL },
+	};
+	static const char cursor[] = "bugzilla:fields-checked";
+	struct bb_error err = BB_ERROR_INIT;
+	char today[16], *last = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!b->bz)
+		return;
+	gmtime_r(&now, &tm);
+	strftime(today, sizeof(today), "%Y-%m-%d", &tm);
+	if (!store_cursor_get(b->sc.db, cursor, &last, NULL, &err) && last &&
+	    !strcmp(last, today)) {
+		free(last);
+		return;
+	}
+	free(last);
+	if (bz_fields_check(b->bz, want, sizeof(want) / sizeof(want[0]), NULL, &err)) {
+		log_event(LOG_LEVEL_WARN, "bz.fields.unknown",
+			  LF_STR("reason", err.message));
+		return;
+	}
+	if (!b->sc.dry_run && store_cursor_set(b->sc.db, cursor, today, &err))
+		log_event(LOG_LEVEL_WARN, "bz.fields.unknown", LF_STR("reason", err.message));
+}
+
 /* One round of both sides: Bugzilla to the lists (with delivery), then the
  * archive to Bugzilla, then delivery of the notices that queued. */
 static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
@@ -191,6 +247,7 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 	memset(in, 0, sizeof(*in));
 	if ((s = sync_round(&b->sc, st, err)))
 		return s;
+	check_fields(b);
 	if (b->archive && (s = inbound_round(&b->sc, b->archive, &b->inbound, in, err)))
 		return s;
 	if (b->sc.cfg->ntrees && !b->sc.dry_run) {

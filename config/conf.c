@@ -92,8 +92,8 @@ static const struct key_spec keys[] = {
 	    "API key of the bridge's account (secret); unset: anonymous" }, KEY_STRING, OFF(bz_api_key) },
 	{ { "bugzilla", "api_key_file", NULL, 0,
 	    "read api_key from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(bz_api_key_file) },
-	{ { "bugzilla", "api_key_in", "header", 0,
-	    "header (X-BUGZILLA-API-KEY, Bugzilla 5.1) or param (api_key=, 5.0 and 5.2)" }, KEY_KEY_PLACE, OFF(bz_key_in_header) },
+	{ { "bugzilla", "api_key_in", "auto", 0,
+	    "auto (the header for a 5.1.x server, asked once at /rest/version; else param), header (X-BUGZILLA-API-KEY, Bugzilla 5.1) or param (api_key=, 5.0 and 5.2)" }, KEY_KEY_PLACE, OFF(bz_key_in_header) },
 	{ { "bugzilla", "ca_file", NULL, 0,
 	    "CA bundle for TLS verification (default: the system's)" }, KEY_PATH, OFF(bz_ca_file) },
 	{ { "bugzilla", "proxy", NULL, 0,
@@ -111,7 +111,11 @@ static const struct key_spec keys[] = {
 	{ { "bugzilla", "statuses", "UNCONFIRMED, NEW, ASSIGNED, REOPENED, NEEDINFO, CONFIRMED, IN_PROGRESS", 0,
 	    "statuses of the bugs that are mirrored (open bugs)" }, KEY_STRING, OFF(bz_statuses) },
 	{ { "bugzilla", "keyword", NULL, 0,
-	    "only mirror bugs with this keyword or flag" }, KEY_STRING, OFF(bz_keyword) },
+	    "only mirror bugs with this keyword (or with a flag of [bugzilla] flag)" }, KEY_STRING, OFF(bz_keyword) },
+	{ { "bugzilla", "flag", NULL, 0,
+	    "comma-separated flags, name and status (bugbot+): only mirror bugs with one of them (or the keyword)" }, KEY_STRING, OFF(bz_flag) },
+	{ { "bugzilla", "kernel_field", "cf_kernel_version", 0,
+	    "field naming the kernel version (the mail's Kernel: line)" }, KEY_STRING, OFF(bz_kernel_field) },
 	{ { "bugzilla", "max_age", "0", 0,
 	    "only mirror bugs changed within this time; 0: any age" }, KEY_DURATION, OFF(bz_max_age) },
 	{ { "bugzilla", "attachment_max_size", "1G", 0,
@@ -293,7 +297,8 @@ const char *config_value(const struct bb_config *cfg, size_t i, char *tmp, size_
 	case KEY_BOOL:
 		return *(const int *)p ? "true" : "false";
 	case KEY_KEY_PLACE:
-		return *(const int *)p ? "header" : "param";
+		return *(const int *)p == CONFIG_KEY_AUTO ? "auto"
+		       : *(const int *)p == CONFIG_KEY_HEADER ? "header" : "param";
 	case KEY_SIZE:
 	case KEY_COUNT:
 	case KEY_PORT:
@@ -456,10 +461,12 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 		return BB_OK;
 	}
 	case KEY_KEY_PLACE:
-		if (strcmp(value, "header") && strcmp(value, "param"))
+		if (strcmp(value, "header") && strcmp(value, "param") && strcmp(value, "auto"))
 			return bb_error_set(err, BB_ERR_CONFIG,
-					    "[%s] %s: \"%s\" is not header or param", sec, name, value);
-		*(int *)p = !strcmp(value, "header");
+					    "[%s] %s: \"%s\" is not auto, header or param", sec, name,
+					    value);
+		*(int *)p = !strcmp(value, "header") ? CONFIG_KEY_HEADER
+			    : !strcmp(value, "auto") ? CONFIG_KEY_AUTO : CONFIG_KEY_PARAM;
 		return BB_OK;
 	case KEY_STARTTLS: {
 		char **sp = p;

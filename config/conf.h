@@ -18,6 +18,11 @@
 #include "core/log.h"
 #include "core/status.h"
 
+/* [bugzilla] api_key_in (bb_config.bz_key_in_header). */
+#define CONFIG_KEY_PARAM 0
+#define CONFIG_KEY_HEADER 1
+#define CONFIG_KEY_AUTO 2
+
 struct bb_config {
 	char *source;            /* the file read, or NULL for built-in defaults */
 
@@ -51,7 +56,10 @@ struct bb_config {
 	char *bz_url;            /* base URL, no trailing slash; NULL: not configured */
 	char *bz_api_key;        /* secret; NULL: anonymous */
 	char *bz_api_key_file;   /* where bz_api_key was read from, or NULL */
-	int bz_key_in_header;    /* X-BUGZILLA-API-KEY (5.1) instead of api_key= (5.0/5.2) */
+	int bz_key_in_header;    /* CONFIG_KEY_PARAM (api_key=, 5.0/5.2), CONFIG_KEY_HEADER
+				  * (X-BUGZILLA-API-KEY, 5.1) or CONFIG_KEY_AUTO (the
+				  * header for a 5.1.x server); the values of
+				  * bugzilla/bz_client.h's BZ_KEY_* */
 	char *bz_ca_file;
 	char *bz_proxy;
 	long long bz_timeout;    /* seconds per request */
@@ -60,7 +68,9 @@ struct bb_config {
 	char *bz_products;       /* comma-separated lists; NULL or "": all */
 	char *bz_components;
 	char *bz_statuses;       /* which statuses are mirrored */
-	char *bz_keyword;        /* only bugs with this keyword or flag; NULL: all */
+	char *bz_keyword;        /* only bugs with this keyword (or a bz_flag); NULL: all */
+	char *bz_flag;           /* comma-separated flags "name+"; NULL: none */
+	char *bz_kernel_field;   /* the kernel version field (cf_kernel_version) */
 	long long bz_max_age;    /* only bugs changed within; 0: any age */
 	unsigned long long bz_attachment_max_size;
 

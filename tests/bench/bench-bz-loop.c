@@ -67,13 +67,14 @@ static enum bb_status getter_init(struct bug_getter *g, const struct bb_config *
 	g->curl = curl_easy_init();
 	if (!g->curl)
 		return bb_error_set(err, BB_ERR_NOMEM, "cannot make a curl handle");
-	if (cfg->bz_api_key && cfg->bz_key_in_header) {
+	/* the baseline is a plain client: auto (the server's version) counts as the parameter */
+	if (cfg->bz_api_key && cfg->bz_key_in_header == CONFIG_KEY_HEADER) {
 		char *h = str_printf("X-BUGZILLA-API-KEY: %s", cfg->bz_api_key);
 
 		g->headers = h ? curl_slist_append(NULL, h) : NULL;
 		free(h);
 	}
-	if (cfg->bz_api_key && !cfg->bz_key_in_header) {
+	if (cfg->bz_api_key && cfg->bz_key_in_header != CONFIG_KEY_HEADER) {
 		char *esc = curl_easy_escape(g->curl, cfg->bz_api_key, 0);
 
 		g->key_param = esc ? str_printf("?api_key=%s", esc) : NULL;

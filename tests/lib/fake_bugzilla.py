@@ -130,11 +130,14 @@ REST endpoints (under /rest/ and /rest.cgi/)
   GET  product?names=..&ids=..   product/<name or id>   product_accessible
        product_selectable   product_enterable
   GET  field/bug[?names=..]   field/bug/<name>   field/bug/<name>/values
+       (the fields of a stock 5.2, the state's cf_* fields, the default
+       workflow in bug_status's can_change_to)
   GET  bug  (search: id=1,2 product component status/bug_status resolution
        severity priority version op_sys platform creator assigned_to
        qa_contact alias keywords summary whiteboard url cf_*
        last_change_time/creation_time (at or after), quicksearch,
-       f1/o1/v1 boolean charts, limit, offset, order=changeddate,bug_id,
+       f1/o1/v1 boolean charts (OP/jN/CP groups, flagtypes.name = a flag's
+       name and status, "bugbot+"), limit, offset, order=changeddate,bug_id,
        include_fields/exclude_fields with _default/_all/_custom/_extra)
   POST bug                               create: 200 {"id": N}
   GET  bug/<id or alias>[?ids=..]        {"bugs": [...], "faults": []}
@@ -1803,6 +1806,9 @@ class Bugzilla:
 
     @staticmethod
     def _field_strings(bug, field):
+        if field == "flagtypes.name":
+            return [change_text(f.get("name")) + change_text(f.get("status"))
+                    for f in bug.get("flags") or [] if isinstance(f, dict)]
         value = bug.get(field)
         if field in ("creation_time", "last_change_time") and value is not None:
             return [format_time(value)]
@@ -1816,6 +1822,10 @@ class Bugzilla:
         """One boolean-chart term (fN/oN/vN) as a predicate on a bug."""
         if field.startswith("cf_"):
             bug_field = field
+        elif field == "flagtypes.name":
+            # a flag's name and status run together ("bugbot+"), as
+            # Bugzilla::Search's CONCAT(flagtypes.name, flags.status)
+            bug_field = "flagtypes.name"
         else:
             bug_field = CHART_FIELDS.get(field)
         if bug_field is None:
@@ -1936,23 +1946,47 @@ class Bugzilla:
                                 " ".join(bug["keywords"])]).lower()
                 return all(w in hay or (w.isdigit() and int(w) == bug["id"]) for w in words)
             tests.append(quick_test)
-        chart = []
-        for name in req.query:
-            m = re.fullmatch(r"f(\d+)", name)
-            if not m or req.query[name][0] in ("", "noop", "OP", "CP"):
+        # The custom search: fN/oN/vN terms in the order of N; fN=OP opens
+        # a group joined by its jN (AND unless OR), fN=CP closes it; the top
+        # level is joined by j_top; nN negates a term or a group.
+        def joined(terms, joiner):
+            if joiner == "OR":
+                return lambda bug, ts=terms: any(t(bug) for t in ts)
+            return lambda bug, ts=terms: all(t(bug) for t in ts)
+        numbers = sorted(int(m.group(1)) for m in
+                         (re.fullmatch(r"f(\d+)", name) for name in req.query) if m)
+        stack = [((req.value("j_top") or "AND").upper(), [], False)]
+        for number in numbers:
+            n = str(number)
+            field = req.query["f" + n][0]
+            negate = as_bool(req.value("n" + n, False))
+            if field == "OP":
+                stack.append(((req.value("j" + n) or "AND").upper(), [], negate))
                 continue
-            n = m.group(1)
-            test = self._chart_predicate(req.query[name][0],
-                                         req.value("o" + n, "equals"),
+            if field == "CP":
+                if len(stack) > 1:
+                    joiner, terms, negated = stack.pop()
+                    test = joined(terms, joiner)
+                    if negated:
+                        test = (lambda t: lambda bug: not t(bug))(test)
+                    if terms:
+                        stack[-1][1].append(test)
+                continue
+            if field in ("", "noop"):
+                continue
+            test = self._chart_predicate(field, req.value("o" + n, "equals"),
                                          req.value("v" + n, ""), now)
-            if as_bool(req.value("n" + n, False)):
+            if negate:
                 test = (lambda t: lambda bug: not t(bug))(test)
-            chart.append(test)
-        if chart:
-            if (req.value("j_top") or "AND").upper() == "OR":
-                tests.append(lambda bug: any(t(bug) for t in chart))
-            else:
-                tests.extend(chart)
+            stack[-1][1].append(test)
+        while len(stack) > 1:      # an unclosed group closes at the end
+            joiner, terms, negated = stack.pop()
+            if terms:
+                test = joined(terms, joiner)
+                stack[-1][1].append((lambda t: lambda bug: not t(bug))(test)
+                                    if negated else test)
+        if stack[0][1]:
+            tests.append(joined(stack[0][1], stack[0][0]))
 
         found = [bug for bug in model.bugs.values()
                  if model.can_see_bug(req.user, bug) and all(t(bug) for t in tests)]
@@ -2325,18 +2359,93 @@ def rest_product_ids(app, req):
     return 200, {"ids": [p["id"] for p in app.model.products.values()]}
 
 
-DEFAULT_FIELD_VALUES = {
+DEFAULT_FIELD_VALUES = {   # as a stock 5.2 has them (fixture 026)
     "priority": ["Highest", "High", "Normal", "Low", "Lowest", "---"],
     "bug_severity": ["blocker", "critical", "major", "normal", "minor", "trivial",
                      "enhancement"],
-    "op_sys": ["All", "Linux", "Windows", "Mac OS", "Other"],
+    "op_sys": ["All", "Windows", "Mac OS", "Linux", "Other"],
     "rep_platform": ["All", "PC", "Macintosh", "Other"],
 }
 STANDARD_FIELDS = {   # field name -> (id, display name, bug field)
-    "bug_status": (9, "Status", "status"), "resolution": (10, "Resolution", "resolution"),
-    "priority": (12, "Priority", "priority"), "bug_severity": (13, "Severity", "severity"),
-    "op_sys": (7, "OS/Version", "op_sys"), "rep_platform": (6, "Hardware", "platform"),
+    "bug_status": (9, "Status", "status"), "resolution": (12, "Resolution", "resolution"),
+    "priority": (14, "Priority", "priority"), "bug_severity": (13, "Severity", "severity"),
+    "op_sys": (8, "OS/Version", "op_sys"), "rep_platform": (6, "Platform", "platform"),
 }
+# The other fields of a stock 5.2's GET /rest/field/bug (fixture 026), in id
+# order: name, id, display name, type (0 plain, 2 select, 5 datetime,
+# 7 bug URLs, 8 keywords); select ones (2) take their values from the state.
+OTHER_FIELDS = [
+    ("bug_id", 1, "Bug #", 0), ("short_desc", 2, "Summary", 0),
+    ("classification", 3, "Classification", 2), ("product", 4, "Product", 2),
+    ("version", 5, "Version", 0), ("bug_file_loc", 7, "URL", 0),
+    ("status_whiteboard", 10, "Status Whiteboard", 0), ("keywords", 11, "Keywords", 8),
+    ("component", 15, "Component", 2), ("assigned_to", 16, "AssignedTo", 0),
+    ("reporter", 17, "ReportedBy", 0), ("qa_contact", 18, "QAContact", 0),
+    ("assigned_to_realname", 19, "AssignedToName", 0),
+    ("reporter_realname", 20, "ReportedByName", 0),
+    ("qa_contact_realname", 21, "QAContactName", 0), ("cc", 22, "CC", 0),
+    ("dependson", 23, "Depends on", 0), ("blocked", 24, "Blocks", 0),
+    ("attachments.description", 25, "Attachment description", 0),
+    ("attachments.filename", 26, "Attachment filename", 0),
+    ("attachments.mimetype", 27, "Attachment mime type", 0),
+    ("attachments.ispatch", 28, "Attachment is patch", 0),
+    ("attachments.isobsolete", 29, "Attachment is obsolete", 0),
+    ("attachments.isprivate", 30, "Attachment is private", 0),
+    ("attachments.submitter", 31, "Attachment creator", 0),
+    ("target_milestone", 32, "Target Milestone", 0), ("creation_ts", 33, "Creation date", 0),
+    ("delta_ts", 34, "Last changed date", 0), ("longdesc", 35, "Comment", 0),
+    ("longdescs.isprivate", 36, "Comment is private", 0),
+    ("longdescs.count", 37, "Number of Comments", 0), ("alias", 38, "Alias", 0),
+    ("everconfirmed", 39, "Ever Confirmed", 0),
+    ("reporter_accessible", 40, "Reporter Accessible", 0),
+    ("cclist_accessible", 41, "CC Accessible", 0), ("bug_group", 42, "Group", 0),
+    ("estimated_time", 43, "Estimated Hours", 0), ("remaining_time", 44, "Remaining Hours", 0),
+    ("deadline", 45, "Deadline", 5), ("commenter", 46, "Commenter", 0),
+    ("flagtypes.name", 47, "Flags", 0), ("requestees.login_name", 48, "Flag Requestee", 0),
+    ("setters.login_name", 49, "Flag Setter", 0), ("work_time", 50, "Hours Worked", 0),
+    ("percentage_complete", 51, "Percentage Complete", 0), ("content", 52, "Content", 0),
+    ("attach_data.thedata", 53, "Attachment data", 0),
+    ("owner_idle_time", 54, "Time Since Assignee Touched", 0),
+    ("see_also", 55, "See Also", 7), ("tag", 56, "Personal Tags", 8),
+    ("last_visit_ts", 57, "Last Visit", 5), ("comment_tag", 58, "Comment Tag", 0),
+    ("days_elapsed", 59, "Days since bug changed", 0),
+]
+MANDATORY_FIELDS = {"short_desc", "product", "version", "component"}
+# The default workflow of a 5.2 (fixture 028): status -> statuses it may
+# change to; None is a new bug.  A status the state adds may go anywhere.
+DEFAULT_WORKFLOW = {
+    None: ["UNCONFIRMED", "CONFIRMED", "IN_PROGRESS"],
+    "UNCONFIRMED": ["CONFIRMED", "IN_PROGRESS", "RESOLVED"],
+    "CONFIRMED": ["IN_PROGRESS", "RESOLVED"],
+    "IN_PROGRESS": ["CONFIRMED", "RESOLVED"],
+    "RESOLVED": ["UNCONFIRMED", "CONFIRMED", "VERIFIED"],
+    "VERIFIED": ["UNCONFIRMED", "CONFIRMED"],
+}
+
+
+def _field_object(field_id, name, display, type_, values, custom=False, entry=False):
+    out = {"id": field_id, "name": name, "display_name": display, "type": type_,
+           "is_custom": custom, "is_mandatory": name in MANDATORY_FIELDS,
+           "is_on_bug_entry": entry, "visibility_field": None, "visibility_values": []}
+    if values is not None:
+        out["value_field"] = None
+        out["values"] = values
+    return out
+
+
+def _other_field_values(model, name):
+    products = list(model.products.values())
+    if name == "classification":
+        names = sorted({p["classification"] for p in products}) or ["Unclassified"]
+    elif name == "component":
+        names = [c for p in products for c in p["components"]]
+    elif name == "version":
+        names = [v for p in products for v in p["versions"]]
+    elif name == "target_milestone":
+        names = [m for p in products for m in p["milestones"]]
+    else:
+        names = []
+    return [{"name": v, "sort_key": 0, "sortkey": 0, "visibility_values": []} for v in names]
 
 
 def field_json(app, name):
@@ -2345,34 +2454,47 @@ def field_json(app, name):
     if name in model.fields:
         field = model.fields[name]
         values = field["values"]
-        return {"id": field["id"], "name": name, "display_name": field["description"],
-                "type": 2 if values is not None else 1, "is_custom": True,
-                "is_mandatory": False, "is_on_bug_entry": True, "visibility_field": None,
-                "visibility_values": [], "value_field": None,
-                "values": [{"name": v, "sort_key": i * 10, "sortkey": i * 10,
-                            "visibility_values": []} for i, v in enumerate(values or [])]}
+        return _field_object(field["id"], name, field["description"],
+                             2 if values is not None else 1,
+                             [{"name": v, "sort_key": i * 10, "sortkey": i * 10,
+                               "visibility_values": []} for i, v in enumerate(values or [])],
+                             custom=True, entry=True)
+    for other, field_id, display, type_ in OTHER_FIELDS:
+        if other == name:
+            return _field_object(field_id, name, display, type_,
+                                 _other_field_values(model, name)
+                                 if name in ("classification", "product", "component",
+                                             "version", "target_milestone") else None)
     if name not in STANDARD_FIELDS:
         return None
     field_id, display, bug_field = STANDARD_FIELDS[name]
     if name == "bug_status":
         all_statuses = model.open_statuses + model.closed_statuses
-        values = [{"name": s, "is_open": model.is_open_status(s),
-                   "can_change_to": [{"name": t, "comment_required": False}
-                                     for t in all_statuses if t != s]}
-                  for s in all_statuses]
+        values = []
+        for s in [None] + all_statuses:
+            targets = DEFAULT_WORKFLOW.get(s)
+            if targets is None or s is None and any(t not in DEFAULT_WORKFLOW
+                                                    for t in all_statuses):
+                targets = [t for t in all_statuses if t != s and t in all_statuses
+                           and (s is not None or model.is_open_status(t))]
+            targets = [t for t in targets if t in all_statuses]
+            value = {"name": s, "can_change_to": [{"name": t, "comment_required": False}
+                                                  for t in targets]}
+            if s is not None:
+                value["is_open"] = model.is_open_status(s)
+            values.append(value)
     else:
         names = list(model.resolutions) if name == "resolution" else list(
             DEFAULT_FIELD_VALUES[name])
+        if name == "resolution":
+            names.insert(0, "")
         for bug in model.bugs.values():
             if bug[bug_field] and bug[bug_field] not in names:
                 names.append(bug[bug_field])
         values = [{"name": v} for v in names]
     for i, value in enumerate(values):
         value.update({"sort_key": i * 100, "sortkey": i * 100, "visibility_values": []})
-    return {"id": field_id, "name": name, "display_name": display, "type": 2,
-            "is_custom": False, "is_mandatory": False, "is_on_bug_entry": False,
-            "visibility_field": None, "visibility_values": [], "value_field": None,
-            "values": values}
+    return _field_object(field_id, name, display, 2, values)
 
 
 @route(r"/field/bug", "GET")
@@ -2380,7 +2502,9 @@ def field_json(app, name):
 def rest_fields(app, req, which=None):
     names = list(req.values("names")) + ([which] if which else [])
     if not names:
-        names = list(STANDARD_FIELDS) + sorted(app.model.fields)
+        ids = {n: i for n, i, _, _ in OTHER_FIELDS}
+        ids.update({n: v[0] for n, v in STANDARD_FIELDS.items()})
+        names = sorted(ids, key=ids.get) + sorted(app.model.fields)
     out = []
     for name in names:
         field = field_json(app, name)

@@ -13,6 +13,7 @@
 
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
+#include "bugzilla/bz_fields.h"
 #include "core/buf.h"
 #include "tests/unit/tap.h"
 
@@ -87,12 +88,16 @@ static int bug_sane(const struct bz_bug *b)
 	const char *strings[] = { b->summary, b->product, b->component, b->status, b->resolution,
 				  b->severity, b->priority, b->version, b->url, b->creator.login,
 				  b->creator.real_name, b->assigned_to.login,
-				  b->assigned_to.real_name };
+				  b->assigned_to.real_name, b->qa_contact.login,
+				  b->qa_contact.real_name, b->target_milestone, b->op_sys,
+				  b->platform };
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (!strings[i] || !valid_utf8(strings[i]))
 			return 0;
-	if (!b->keywords || !b->groups || !b->cc)
+	if (!b->keywords || !b->groups || !b->cc || !b->alias)
+		return 0;
+	if ((b->ndepends_on && !b->depends_on) || (b->nblocks && !b->blocks))
 		return 0;
 	for (char **p = b->cc; *p; p++)
 		if (!valid_utf8(*p))
@@ -197,6 +202,127 @@ static void test_bug_1(void)
 	   !strcmp(bugs[0].resolution, "DUPLICATE"), "044: bug 18 is a duplicate of 2");
 	free_bugs(bugs, n);
 	free(json);
+}
+
+/* A list of bug ids as "1,2,3" (into out). */
+static const char *ids_text(const long long *ids, size_t n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%lld", i ? "," : "", ids[i]);
+	return out;
+}
+
+/* What a migration keeps: depends_on, blocks, alias, qa_contact,
+ * target_milestone, op_sys, platform. */
+static void test_structure(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bz_bug *bugs = NULL;
+	size_t n = 0, len;
+	char ids[256];
+	char *json = fixture("034-bug-1-admin.json", &len);
+	enum bb_status st = bz_parse_bugs(json, len, NULL, &bugs, &n, &err);
+
+	ok(st == BB_OK && n == 1, "034: parses");
+	if (n == 1) {
+		struct bz_bug *b = &bugs[0];
+
+		is_str(ids_text(b->blocks, b->nblocks, ids, sizeof(ids)), "25", "034: blocks 25");
+		ok(b->ndepends_on == 0 && !b->depends_on, "034: empty depends_on");
+		is_int(list_len(b->alias), 0, "034: empty alias list");
+		is_str(b->qa_contact.login, "erin.triage@example.com", "034: qa_contact");
+		is_str(b->qa_contact.real_name, "Erin Triage", "034: from qa_contact_detail");
+		is_str(b->target_milestone, "---", "034: target_milestone");
+		is_str(b->op_sys, "Linux", "034: op_sys");
+		is_str(b->platform, "PC", "034: platform");
+	}
+	free_bugs(bugs, n);
+	free(json);
+
+	/* a tracker bug: depends on four */
+	json = fixture("046-bug-tracker-25.json", &len);
+	bugs = NULL;
+	n = 0;
+	st = bz_parse_bugs(json, len, NULL, &bugs, &n, &err);
+	ok(st == BB_OK && n == 1, "046: parses");
+	if (n == 1) {
+		is_str(ids_text(bugs[0].depends_on, bugs[0].ndepends_on, ids, sizeof(ids)),
+		       "1,7,21,29", "046: tracker 25 depends on 1, 7, 21, 29");
+		is_int(bugs[0].nblocks, 0, "046: blocks none");
+		is_str(bugs[0].platform, "All", "046: platform All");
+	}
+	free_bugs(bugs, n);
+	free(json);
+
+	json = fixture("039-bug-by-alias.json", &len);
+	bugs = NULL;
+	n = 0;
+	st = bz_parse_bugs(json, len, NULL, &bugs, &n, &err);
+	ok(st == BB_OK && n == 1 && list_len(bugs[0].alias) == 1 &&
+	   !strcmp(bugs[0].alias[0], "ext4-dax-stale-data"), "039: bug 4's alias list");
+	free_bugs(bugs, n);
+	free(json);
+
+	/* include_fields without them: all empty, nothing NULL */
+	json = fixture("036-bug-1-include-fields.json", &len);
+	bugs = NULL;
+	n = 0;
+	st = bz_parse_bugs(json, len, NULL, &bugs, &n, &err);
+	ok(st == BB_OK && n == 1 && bug_sane(&bugs[0]) && !bugs[0].nblocks &&
+	   !bugs[0].ndepends_on && !strcmp(bugs[0].op_sys, "") &&
+	   !strcmp(bugs[0].qa_contact.login, "") && list_len(bugs[0].alias) == 0,
+	   "036: fields not asked for read as empty");
+	free_bugs(bugs, n);
+	free(json);
+
+	/* Bugzilla 4.4 (perceval): alias null */
+	json = corpus("perceval/bugzilla_rest_bugs.json", &len);
+	bugs = NULL;
+	n = 0;
+	st = bz_parse_bugs(json, len, NULL, &bugs, &n, &err);
+	ok(st == BB_OK && n >= 1 && list_len(bugs[0].alias) == 0 && bugs[0].nblocks == 1 &&
+	   bugs[0].blocks[0] == 1273436 && !strcmp(bugs[0].op_sys, "Mac OS X") &&
+	   !strcmp(bugs[0].qa_contact.login, ""), "perceval: alias null, blocks, no QA contact");
+	free_bugs(bugs, n);
+	free(json);
+
+	json = corpus("python-bugzilla/test_getbug_rhel.json", &len);
+	bugs = NULL;
+	n = 0;
+	st = bz_parse_bugs(json, len, NULL, &bugs, &n, &err);
+	ok(st == BB_OK && n == 1 && bugs[0].ndepends_on == 1 && bugs[0].depends_on[0] == 112233 &&
+	   bugs[0].nblocks == 1 && bugs[0].blocks[0] == 123456 &&
+	   !strcmp(bugs[0].target_milestone, "rc") &&
+	   !strcmp(bugs[0].qa_contact.login, "mspqa-list@redhat.com"),
+	   "python-bugzilla rhel: depends, blocks, target milestone, QA contact");
+	free_bugs(bugs, n);
+	free(json);
+
+	st = parse_bugs_str("{\"bugs\": [{\"id\": 5, \"alias\": [\"one\", \"two\"],"
+			    " \"depends_on\": [9, \"3\", 9, -1, null, {}, 0],"
+			    " \"blocks\": [12, 11], \"qa_contact\": \"\","
+			    " \"platform\": \"Other\"},"
+			    " {\"id\": 6, \"alias\": \"old-style\", \"depends_on\": \"7\","
+			    " \"blocks\": {}}]}", &bugs, &n, &err);
+	ok(st == BB_OK && n == 2, "written: two bugs (%s)", err.message);
+	if (n == 2) {
+		ok(list_len(bugs[0].alias) == 2 && !strcmp(bugs[0].alias[0], "one") &&
+		   !strcmp(bugs[0].alias[1], "two"), "written: two aliases");
+		is_str(ids_text(bugs[0].depends_on, bugs[0].ndepends_on, ids, sizeof(ids)), "3,9",
+		       "written: depends_on sorted, repeats and non-ids left out");
+		is_str(ids_text(bugs[0].blocks, bugs[0].nblocks, ids, sizeof(ids)), "11,12",
+		       "written: blocks two");
+		ok(!strcmp(bugs[0].qa_contact.login, "") && !strcmp(bugs[0].qa_contact.real_name, ""),
+		   "written: no QA contact");
+		ok(list_len(bugs[1].alias) == 1 && !strcmp(bugs[1].alias[0], "old-style"),
+		   "written: a 4.x alias string is one alias");
+		ok(!bugs[1].ndepends_on && !bugs[1].nblocks && bug_sane(&bugs[1]),
+		   "written: lists that are no arrays read as none");
+	}
+	free_bugs(bugs, n);
 }
 
 static void test_searches(void)
@@ -692,6 +818,100 @@ static void test_hostile(void)
 	}
 }
 
+/* GET /rest/field/bug of a stock 5.2 (fixtures 026, 028). */
+static void test_fields(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bz_fields *f = NULL;
+	const struct bz_field_info *fi;
+	size_t len;
+	char *json = fixture("026-fields-all.json", &len);
+	static const char *const prio[] = { "Highest", "High", "Normal", "Low", "Lowest", "---" };
+	int same = 1;
+
+	ok(json && bz_parse_fields(json, len, &f, &err) == BB_OK && f && f->n == 60,
+	   "026: 60 fields (%s)", err.message);
+	free(json);
+	if (!f)
+		return;
+	fi = bz_fields_find(f, "cf_regression");
+	ok(fi && fi->is_custom && fi->type == BZ_FIELD_SINGLE_SELECT && fi->nvalues == 3 &&
+	   !strcmp(fi->values[2].name, "Yes") && !strcmp(fi->display_name, "Regression"),
+	   "cf_regression: custom drop-down ---/No/Yes");
+	fi = bz_fields_find(f, "priority");
+	for (size_t i = 0; fi && i < 6; i++)
+		same &= i < fi->nvalues && !strcmp(fi->values[i].name, prio[i]);
+	ok(fi && fi->nvalues == 6 && same, "priorities Highest .. Lowest and ---, no P1-P5");
+	ok(bz_fields_find(f, "severity") == bz_fields_find(f, "bug_severity") &&
+	   bz_fields_find(f, "severity") != NULL, "REST names find fields: severity");
+	ok(bz_fields_find(f, "flags") && !strcmp(bz_fields_find(f, "flags")->name, "flagtypes.name"),
+	   "flags is flagtypes.name");
+	ok(bz_fields_find(f, "keywords") && bz_fields_find(f, "keywords")->type == BZ_FIELD_KEYWORDS,
+	   "keywords");
+	ok(!bz_fields_find(f, "cf_kernel_version"), "no cf_kernel_version on a stock 5.2");
+	fi = bz_fields_find(f, "status");
+	ok(fi && fi->nvalues == 6 && !fi->values[0].name && fi->values[1].name &&
+	   !strcmp(fi->values[1].name, "UNCONFIRMED") && fi->values[1].is_open == 1 &&
+	   !bz_field_value_find(fi, "REOPENED") && !bz_field_value_find(fi, "NEW") &&
+	   bz_field_value_find(fi, "verified") && bz_field_value_find(fi, "VERIFIED")->is_open == 0,
+	   "statuses: a new bug's entry, UNCONFIRMED .. VERIFIED, no REOPENED or NEW");
+	ok(bz_fields_status_can_change(f, NULL, "CONFIRMED") == 1 &&
+	   bz_fields_status_can_change(f, NULL, "RESOLVED") == 0 &&
+	   bz_fields_status_can_change(f, "RESOLVED", "CONFIRMED") == 1 &&
+	   bz_fields_status_can_change(f, "VERIFIED", "RESOLVED") == 0 &&
+	   bz_fields_status_can_change(f, "CONFIRMED", "REOPENED") == 0 &&
+	   bz_fields_status_can_change(f, "REOPENED", "CONFIRMED") == -1,
+	   "the default workflow from can_change_to");
+	fi = bz_fields_find(f, "resolution");
+	ok(fi && bz_field_value_find(fi, "DUPLICATE") && bz_field_value_find(fi, "") ,
+	   "resolutions, with the empty one");
+	bz_fields_free(f);
+
+	json = fixture("028-field-bug_status.json", &len);
+	f = NULL;
+	ok(json && bz_parse_fields(json, len, &f, &err) == BB_OK && f && f->n == 1 &&
+	   bz_fields_status_can_change(f, "IN_PROGRESS", "RESOLVED") == 1,
+	   "028: bug_status alone (%s)", err.message);
+	free(json);
+	bz_fields_free(f);
+
+	json = fixture("032-field-nonexistent.json", &len);
+	f = NULL;
+	ok(json && bz_parse_fields(json, len, &f, &err) == BB_ERR_NOT_FOUND && !f,
+	   "032: an unknown field is Bugzilla's error 51 (%s)", err.message);
+	free(json);
+	f = NULL;
+	ok(bz_parse_fields("{\"fields\": 3}", 13, &f, &err) == BB_ERR_PROTOCOL && !f,
+	   "no fields list: protocol error");
+	ok(bz_parse_fields("{\"fields\": [1, {\"id\": 3}, {\"name\": \"x\", \"values\": [2,"
+			   " {\"name\": null}, {\"name\": \"a\"}]}]}", 87, &f, &err) == BB_OK &&
+	   f && f->n == 1 && f->fields[0].nvalues == 1, "odd members are skipped");
+	bz_fields_free(f);
+}
+
+/* The gate on a bug: keyword or flag ("name+"). */
+static void test_gate(void)
+{
+	struct bz_bug b;
+	static char kw[] = "regression";
+	char *keywords[] = { kw, NULL };
+	static char f1[] = "bugbot+", f2[] = "review", f3[] = "needinfo-";
+	char *flags[] = { f1, NULL }, *bare[] = { f2, NULL }, *minus[] = { f3, NULL };
+
+	memset(&b, 0, sizeof(b));
+	b.keywords = keywords;
+	b.flags = (char *)"[{\"name\":\"bugbot\",\"status\":\"+\"},"
+			  "{\"name\":\"review\",\"status\":\"?\"}]";
+	ok(bz_bug_in_gate(&b, NULL, NULL), "no gate: every bug");
+	ok(bz_bug_in_gate(&b, "Regression", NULL), "the keyword, any case");
+	ok(!bz_bug_in_gate(&b, "mirror", NULL), "another keyword: no");
+	ok(bz_bug_in_gate(&b, "mirror", flags), "the flag bugbot+ lets it in");
+	ok(bz_bug_in_gate(&b, NULL, bare), "a bare name matches ?");
+	ok(!bz_bug_in_gate(&b, NULL, minus), "another status: no");
+	b.flags = NULL;
+	ok(!bz_bug_in_gate(&b, "mirror", flags), "no flags asked: no");
+}
+
 int main(void)
 {
 	struct stat sb;
@@ -704,10 +924,13 @@ int main(void)
 		return 0;
 	}
 	test_bug_1();
+	test_structure();
 	test_searches();
 	test_comments();
 	test_attachments();
 	test_errors();
 	test_hostile();
+	test_fields();
+	test_gate();
 	return done_testing();
 }

@@ -20,6 +20,7 @@
 
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
+#include "bugzilla/bz_fields.h"
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/log.h"
@@ -126,6 +127,9 @@ static int write_state(const char *path)
 			buf_addstr(&s, ", {\"text\": \"insiders only\", \"creator\": \"bob@example.com\","
 				   " \"is_private\": true, \"creation_time\": \"2026-11-01T02:00:00Z\"}");
 		buf_addstr(&s, "]");
+		if (i == 6)
+			buf_addstr(&s, ",\n  \"flags\": [{\"name\": \"bugbot\", \"status\": \"+\","
+				   " \"setter\": \"bob@example.com\"}]");
 		if (i == 1)
 			buf_addf(&s, ",\n  \"attachments\": ["
 				 "{\"id\": 1, \"file_name\": \"dmesg.txt\", \"summary\": \"dmesg\","
@@ -977,6 +981,148 @@ static void test_log_has_no_key(const char *log_path)
 	buf_release(&b);
 }
 
+/* The gate (keyword or flag, asked in the search), the fields asked for,
+ * GET /rest/field/bug, api_key_in = auto and URLs in error messages. */
+static void test_gate_fields_auto(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bz_client_options opt = { 0 };
+	static const char *const extra[] = { "cf_kernel_version", "cf_bisect_commit", NULL };
+	struct bz_client *c = NULL;
+	struct bz_bug *bugs = NULL;
+	size_t n = 0, missing = 9;
+	static char flag[] = "bugbot+";
+	char *flags[] = { flag, NULL };
+	struct bz_filter f;
+	const struct bz_fields *fields = NULL, *again = NULL;
+	const struct bz_field_info *fi;
+	json_object *log;
+	unsigned long before;
+	enum bb_status st;
+	int six = 0;
+
+	opt.url = fb.url;
+	opt.timeout = 10;
+	opt.page_size = 100;
+	opt.fields = extra;
+	ok(bz_client_new(&c, &opt, &err) == BB_OK, "a client with more fields");
+
+	memset(&f, 0, sizeof(f));
+	f.keyword = "regression";
+	f.flags = flags;
+	reset_log();
+	st = bz_search_changed(c, 0, &f, &bugs, &n, &err);
+	for (size_t i = 0; i < n; i++)
+		six |= bugs[i].id == 6 && bugs[i].flags && strstr(bugs[i].flags, "bugbot") &&
+		       bz_bug_in_gate(&bugs[i], f.keyword, flags);
+	ok(st == BB_OK && n == 5 && six, "keyword or flag: bugs 5, 10, 15, 20 and 6 (%zu)", n);
+	free_bugs(bugs, n);
+	log = server_log("/rest/bug");
+	{
+		json_object *e = json_object_array_get_idx(log, 0);
+		const char *inc = query_first(e, "include_fields");
+
+		ok(str_eq(query_first(e, "f1"), "OP") && str_eq(query_first(e, "j1"), "OR") &&
+		   str_eq(query_first(e, "f2"), "keywords") && str_eq(query_first(e, "v2"), "regression") &&
+		   str_eq(query_first(e, "f3"), "flagtypes.name") &&
+		   str_eq(query_first(e, "o3"), "equals") && str_eq(query_first(e, "v3"), "bugbot+") &&
+		   str_eq(query_first(e, "f4"), "CP") && !query_has(e, "keywords"),
+		   "the gate is a parenthesised OR in the boolean chart");
+		ok(inc && strstr(inc, ",flags,") && strstr(inc, "cf_kernel_version") &&
+		   strstr(inc, "cf_bisect_commit") && strstr(inc, "cf_subsystem") == NULL,
+		   "include_fields names flags and the configured fields (%s)", inc ? inc : "none");
+	}
+	json_object_put(log);
+
+	f.keyword = NULL;
+	st = bz_search_changed(c, 0, &f, &bugs, &n, &err);
+	ok(st == BB_OK && n == 1 && bugs[0].id == 6, "the flag alone: bug 6 (%zu)", n);
+	free_bugs(bugs, n);
+
+	/* the field list: once, outside the request count */
+	reset_log();
+	before = bz_client_requests(c);
+	st = bz_fields_get(c, &fields, &err);
+	ok(st == BB_OK && fields && bz_fields_get(c, &again, &err) == BB_OK && again == fields,
+	   "GET /rest/field/bug, kept (%s)", err.message);
+	ok(requests_to("/rest/field/bug") == 1 && bz_client_requests(c) == before,
+	   "asked once, not counted in the sync's requests");
+	fi = bz_fields_find(fields, "bug_status");
+	ok(fi && bz_field_value_find(fi, "UNCONFIRMED") && bz_field_value_find(fi, "IN_PROGRESS") &&
+	   !bz_field_value_find(fi, "REOPENED") &&
+	   bz_fields_status_can_change(fields, "RESOLVED", "VERIFIED") == 1 &&
+	   bz_fields_status_can_change(fields, "VERIFIED", "RESOLVED") == 0,
+	   "the fake's statuses and default workflow are 5.2's");
+	fi = bz_fields_find(fields, "priority");
+	ok(fi && fi->nvalues == 6 && !strcmp(fi->values[0].name, "Highest") &&
+	   bz_field_value_find(fi, "---"), "priorities Highest .. ---");
+	ok(bz_fields_find(fields, "cf_regression") && bz_fields_find(fields, "flagtypes.name") &&
+	   bz_fields_find(fields, "resolution") && bz_fields_find(fields, "bug_severity"),
+	   "custom, flag, resolution and severity fields");
+	{
+		const struct bz_field_want want[] = {
+			{ "[bugzilla] kernel_field", "cf_kernel_version" },
+			{ "[tracker] regression_field", "cf_regression" },
+			{ "[bugzilla] subsystem_field", NULL },
+		};
+
+		st = bz_fields_check(c, want, 3, &missing, &err);
+		ok(st == BB_OK && missing == 1 && requests_to("/rest/field/bug") == 1,
+		   "the check: cf_kernel_version is missing, no new request");
+	}
+	bz_client_free(c);
+
+	/* api_key_in = auto against 5.2: /rest/version once, then the parameter */
+	c = client(KEY_ADMIN, BZ_KEY_AUTO, 100);
+	{
+		struct bz_bug bug;
+
+		memset(&bug, 0, sizeof(bug));
+		bug.id = 2;
+		reset_log();
+		before = bz_client_requests(c);
+		st = bz_fetch_comments(c, &bug, 1, 0, &err);
+		ok(st == BB_OK && bug.ncomments == 4, "auto: the key works (the private comment)");
+		bz_bug_release(&bug);
+		memset(&bug, 0, sizeof(bug));
+		bug.id = 2;
+		st = bz_fetch_comments(c, &bug, 1, 0, &err);
+		bz_bug_release(&bug);
+		log = server_log("/rest/");
+		ok(log && json_object_array_length(log) == 3 &&
+		   str_eq(entry_str(json_object_array_get_idx(log, 0), "path"), "/rest/version") &&
+		   !entry_str(json_object_array_get_idx(log, 0), "api_key_via") &&
+		   str_eq(entry_str(json_object_array_get_idx(log, 1), "api_key_via"), "param") &&
+		   str_eq(entry_str(json_object_array_get_idx(log, 2), "api_key_via"), "param"),
+		   "auto: /rest/version once without the key, then api_key=");
+		ok(bz_client_requests(c) - before == 2, "the version probe is not counted");
+		json_object_put(log);
+	}
+	bz_client_free(c);
+
+	/* the key in the header, which 5.2 ignores: "You must log in" says so */
+	c = client(KEY_ADMIN, BZ_KEY_HEADER, 100);
+	{
+		long long id = 0;
+		char want[600];
+
+		st = bz_add_comment(c, 2, "hello", 0, &id, &err);
+		snprintf(want, sizeof(want), "(from %s/rest/bug/2/comment)", fb.url);
+		ok(st == BB_ERR_AUTH && strstr(err.message, "410") &&
+		   strstr(err.message, "api_key_in") && strstr(err.message, want) &&
+		   !strstr(err.message, KEY_ADMIN), "log-in required names api_key_in and the URL: %s",
+		   err.message);
+	}
+	bz_client_free(c);
+	c = client("KEY-NOT-VALID-0000000000", BZ_KEY_PARAM, 100);
+	st = bz_search_changed(c, 0, NULL, &bugs, &n, &err);
+	ok(st == BB_ERR_AUTH && strstr(err.message, "(from http") &&
+	   strstr(err.message, "/rest/bug?") && !strstr(err.message, "KEY-NOT-VALID") &&
+	   !strstr(err.message, "api_key="), "a Bugzilla error names the URL without the key: %s",
+	   err.message);
+	bz_client_free(c);
+}
+
 int main(void)
 {
 	char state[512], log_path[512];
@@ -1011,6 +1157,7 @@ int main(void)
 	test_users();
 	test_add_comment();
 	test_update_and_create();
+	test_gate_fields_auto();
 	log_setup(NULL, LOG_LEVEL_INFO, "bzlive00");
 	if (logf)
 		fclose(logf);

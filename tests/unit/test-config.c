@@ -209,6 +209,37 @@ static void test_starttls(void)
 	free(path);
 }
 
+/* [bugzilla] api_key_in (auto by default), flag and kernel_field. */
+static void test_bugzilla_keys(void)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path;
+
+	ok(config_load_file(&cfg, NULL, &err) == BB_OK, "defaults load");
+	ok(cfg && cfg->bz_key_in_header == CONFIG_KEY_AUTO, "api_key_in defaults to auto");
+	is_str(cfg ? cfg->bz_kernel_field : NULL, "cf_kernel_version",
+	       "kernel_field defaults to cf_kernel_version");
+	ok(cfg && !cfg->bz_flag, "no flag by default");
+	config_free(cfg);
+	path = write_file("bz-keys.conf", 0600, "[bugzilla]\napi_key_in = header\n"
+			  "flag = bugbot+, review?\nkernel_field = cf_kernel\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "flag, kernel_field, api_key_in load: %s",
+	   err.message);
+	ok(cfg && cfg->bz_key_in_header == CONFIG_KEY_HEADER, "api_key_in = header");
+	is_str(cfg ? cfg->bz_flag : NULL, "bugbot+, review?", "flag");
+	is_str(cfg ? cfg->bz_kernel_field : NULL, "cf_kernel", "kernel_field");
+	config_free(cfg);
+	free(path);
+	path = write_file("bz-param.conf", 0600, "[bugzilla]\napi_key_in = param\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK && cfg->bz_key_in_header == CONFIG_KEY_PARAM,
+	   "api_key_in = param");
+	config_free(cfg);
+	free(path);
+	expect_error("bz-bad-place.conf", "[bugzilla]\napi_key_in = cookie\n", 0600,
+		     BB_ERR_CONFIG, "auto, header or param");
+}
+
 static void test_trees(void)
 {
 	struct bb_config *cfg = NULL;
@@ -387,6 +418,7 @@ int main(void)
 	test_file();
 	test_errors();
 	test_starttls();
+	test_bugzilla_keys();
 	test_trees();
 	test_credentials();
 	test_search();

@@ -329,6 +329,7 @@ static void test_wants(void)
 					    "[bugzilla]\nproducts = Drivers, Networking\n"
 					    "components = Wireless, USB\n"
 					    "statuses = NEW, ASSIGNED\nkeyword = regression\n"
+					    "flag = bugbot\n"
 					    "max_age = 30d\n"
 					    "[routing]\ndefault_lists = bugs@example.org\n");
 	struct bb_config *open_cfg = load_config("open.conf",
@@ -386,21 +387,26 @@ static void test_wants(void)
 	bz_bug_release(&bug);
 
 	make_bug(&bug, 8, "Drivers", "USB", "NEW", "crash, performance", NULL, NULL, now);
-	expect_wants(r, "other keywords", 0, "lacks the keyword", &bug, now);
-	expect_wants(def_r, "no keyword configured", 1, NULL, &bug, now);
+	expect_wants(r, "other keywords", 0, "lacks the keyword or flag", &bug, now);
 	bz_bug_release(&bug);
 
-	make_bug(&bug, 9, "Drivers", "USB", "NEW", NULL, NULL, "flags=needinfo?, regression+", now);
+	/* [bugzilla] flag = bugbot: a bare name takes the flag granted or asked */
+	make_bug(&bug, 9, "Drivers", "USB", "NEW", NULL, NULL, NULL, now);
+	bug.flags = strdup("[{\"name\": \"needinfo\", \"status\": \"?\"},"
+			   " {\"name\": \"bugbot\", \"status\": \"+\"}]");
 	expect_wants(r, "granted flag", 1, NULL, &bug, now);
 	bz_bug_release(&bug);
-	make_bug(&bug, 10, "Drivers", "USB", "NEW", NULL, NULL, "flags=regression?", now);
+	make_bug(&bug, 10, "Drivers", "USB", "NEW", NULL, NULL, NULL, now);
+	bug.flags = strdup("[{\"name\": \"bugbot\", \"status\": \"?\"}]");
 	expect_wants(r, "requested flag", 1, NULL, &bug, now);
 	bz_bug_release(&bug);
-	make_bug(&bug, 11, "Drivers", "USB", "NEW", NULL, NULL, "flags=regression-", now);
-	expect_wants(r, "denied flag", 0, "lacks the keyword", &bug, now);
+	make_bug(&bug, 11, "Drivers", "USB", "NEW", NULL, NULL, NULL, now);
+	bug.flags = strdup("[{\"name\": \"bugbot\", \"status\": \"-\"}]");
+	expect_wants(r, "denied flag", 0, "lacks the keyword or flag", &bug, now);
 	bz_bug_release(&bug);
-	make_bug(&bug, 12, "Drivers", "USB", "NEW", NULL, NULL, "flags=regressions+", now);
-	expect_wants(r, "other flag", 0, "lacks the keyword", &bug, now);
+	make_bug(&bug, 12, "Drivers", "USB", "NEW", NULL, NULL, NULL, now);
+	bug.flags = strdup("[{\"name\": \"bugbots\", \"status\": \"+\"}]");
+	expect_wants(r, "other flag", 0, "lacks the keyword or flag", &bug, now);
 	bz_bug_release(&bug);
 
 	make_bug(&bug, 13, "Networking", "USB", "NEW", "regression", NULL, NULL, (time_t)-1);

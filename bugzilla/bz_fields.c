@@ -1,0 +1,387 @@
+/* The bug fields of a Bugzilla (bz_fields.h): GET /rest/field/bug decoded,
+ * kept by the client, and the checks built on it.
+ *
+ * An answer is {"fields": [{"id", "name", "display_name", "type",
+ * "is_custom", "values": [{"name", "sort_key", "is_open", "can_change_to":
+ * [{"name", "comment_required"}]}], ...}]} (Bugzilla 5.2, fixture
+ * 026-fields-all).  bug_status's first value has a null name: the
+ * statuses a new bug may start in.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "bugzilla/bz_fields.h"
+#include "bugzilla/bz_internal.h"
+#include "core/log.h"
+
+#define BZ_FIELDS_MAX_AGE 86400   /* a daemon asks again after a day */
+
+/* REST bug object names -> Bugzilla field names. */
+static const struct {
+	const char *rest, *field;
+} aliases[] = {
+	{ "id", "bug_id" }, { "summary", "short_desc" }, { "status", "bug_status" },
+	{ "severity", "bug_severity" }, { "platform", "rep_platform" },
+	{ "url", "bug_file_loc" }, { "whiteboard", "status_whiteboard" },
+	{ "creator", "reporter" }, { "creation_time", "creation_ts" },
+	{ "last_change_time", "delta_ts" }, { "depends_on", "dependson" },
+	{ "blocks", "blocked" }, { "dupe_of", "dup_id" }, { "groups", "bug_group" },
+	{ "flags", "flagtypes.name" }, { "is_confirmed", "everconfirmed" },
+	{ "comments", "longdesc" }, { "tags", "tag" },
+};
+
+static void strv_release(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static void field_info_release(struct bz_field_info *fi)
+{
+	for (size_t k = 0; k < fi->nvalues; k++) {
+		free(fi->values[k].name);
+		strv_release(fi->values[k].can_change_to);
+	}
+	free(fi->values);
+	free(fi->name);
+	free(fi->display_name);
+	memset(fi, 0, sizeof(*fi));
+}
+
+void bz_fields_free(struct bz_fields *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		field_info_release(&f->fields[i]);
+	free(f->fields);
+	free(f);
+}
+
+/* A string member as valid UTF-8 (malloc'd), NULL when absent or not a
+ * string; *nomem set when out of memory. */
+static char *jstr(json_object *v, int *nomem)
+{
+	char *s;
+
+	if (!v || !json_object_is_type(v, json_type_string))
+		return NULL;
+	s = bz_text_repair(json_object_get_string(v), (size_t)json_object_get_string_len(v));
+	if (!s)
+		*nomem = 1;
+	return s;
+}
+
+static int jbool(json_object *v, int dflt)
+{
+	if (!v || json_object_is_type(v, json_type_null))
+		return dflt;
+	if (json_object_is_type(v, json_type_boolean) || json_object_is_type(v, json_type_int))
+		return json_object_get_int(v) != 0;
+	if (json_object_is_type(v, json_type_string))
+		return !strcmp(json_object_get_string(v), "1") ||
+		       !strcasecmp(json_object_get_string(v), "true");
+	return dflt;
+}
+
+static enum bb_status value_from_json(json_object *o, int is_status, struct bz_field_value *v)
+{
+	json_object *to = bz_jget(o, "can_change_to");
+	size_t n, k = 0;
+	int nomem = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->name = jstr(bz_jget(o, "name"), &nomem);
+	v->is_open = is_status ? jbool(bz_jget(o, "is_open"), 1) : -1;
+	if (nomem)
+		return BB_ERR_NOMEM;
+	if (!is_status)
+		return BB_OK;
+	n = to && json_object_is_type(to, json_type_array) ? json_object_array_length(to) : 0;
+	v->can_change_to = calloc(n + 1, sizeof(char *));
+	if (!v->can_change_to)
+		return BB_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(to, i);
+		char *name = jstr(json_object_is_type(t, json_type_object) ? bz_jget(t, "name") : t,
+				  &nomem);
+
+		if (nomem)
+			return BB_ERR_NOMEM;
+		if (name)
+			v->can_change_to[k++] = name;
+	}
+	return BB_OK;
+}
+
+static enum bb_status field_from_json(json_object *o, struct bz_field_info *fi)
+{
+	json_object *values = bz_jget(o, "values");
+	size_t n;
+	int nomem = 0, is_status;
+	enum bb_status st;
+
+	memset(fi, 0, sizeof(*fi));
+	if (!json_object_is_type(o, json_type_object))
+		return BB_ERR_INVALID;
+	fi->name = jstr(bz_jget(o, "name"), &nomem);
+	if (nomem)
+		return BB_ERR_NOMEM;
+	if (!fi->name || !fi->name[0])
+		return BB_ERR_INVALID;
+	fi->display_name = jstr(bz_jget(o, "display_name"), &nomem);
+	if (!fi->display_name && !nomem && !(fi->display_name = strdup("")))
+		nomem = 1;
+	if (nomem)
+		return BB_ERR_NOMEM;
+	fi->type = (int)bz_jnum(bz_jget(o, "type"));
+	fi->is_custom = jbool(bz_jget(o, "is_custom"), !strncmp(fi->name, "cf_", 3));
+	is_status = !strcmp(fi->name, "bug_status");
+	n = values && json_object_is_type(values, json_type_array) ? json_object_array_length(values)
+								     : 0;
+	if (!n)
+		return BB_OK;
+	fi->values = calloc(n, sizeof(*fi->values));
+	if (!fi->values)
+		return BB_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(values, i);
+
+		if (!json_object_is_type(v, json_type_object))
+			continue;
+		st = value_from_json(v, is_status, &fi->values[fi->nvalues]);
+		fi->nvalues++;   /* freed with the field even when half filled */
+		if (st)
+			return st;
+		if (!fi->values[fi->nvalues - 1].name && !is_status) {
+			fi->nvalues--;   /* a nameless value of another field: skip */
+			free(fi->values[fi->nvalues].name);
+		}
+	}
+	return BB_OK;
+}
+
+static enum bb_status fields_from_root(json_object *root, struct bz_fields **out,
+				       struct bb_error *err)
+{
+	json_object *list = bz_jget(root, "fields");
+	struct bz_fields *f;
+	size_t n;
+	enum bb_status st = BB_OK;
+
+	*out = NULL;
+	if (!list || !json_object_is_type(list, json_type_array))
+		return bb_error_set(err, BB_ERR_PROTOCOL, "answer has no \"fields\" list");
+	n = json_object_array_length(list);
+	f = calloc(1, sizeof(*f));
+	if (!f || (n && !(f->fields = calloc(n, sizeof(*f->fields))))) {
+		free(f);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		st = field_from_json(json_object_array_get_idx(list, i), &f->fields[f->n]);
+		f->n++;
+		if (st == BB_ERR_INVALID) {
+			/* skipped: free what it holds and reuse the slot */
+			field_info_release(&f->fields[--f->n]);
+			st = BB_OK;
+			continue;
+		}
+		if (st)
+			break;
+	}
+	if (st) {
+		bz_fields_free(f);
+		return bb_error_set(err, st, "out of memory");
+	}
+	*out = f;
+	return BB_OK;
+}
+
+enum bb_status bz_parse_fields(const char *json, size_t len, struct bz_fields **out,
+			       struct bb_error *err)
+{
+	json_object *root = NULL;
+	enum bb_status st;
+
+	*out = NULL;
+	st = bz_json_parse_object(json, len, &root, err);
+	if (!st)
+		st = bz_fold_error_object(NULL, root, 0, err);
+	if (!st)
+		st = fields_from_root(root, out, err);
+	json_object_put(root);
+	return st;
+}
+
+enum bb_status bz_fields_get(struct bz_client *c, const struct bz_fields **fields,
+			     struct bb_error *err)
+{
+	json_object *root = NULL;
+	struct bz_fields *f = NULL;
+	time_t now = time(NULL);
+	enum bb_status st;
+
+	*fields = NULL;
+	if (c->fields && now - c->fields->fetched < BZ_FIELDS_MAX_AGE && now >= c->fields->fetched) {
+		*fields = c->fields;
+		return BB_OK;
+	}
+	st = bz_get_meta_json(c, "/rest/field/bug", &root, err);
+	if (!st)
+		st = fields_from_root(root, &f, err);
+	json_object_put(root);
+	if (st) {
+		if (c->fields) {
+			/* keep the old copy for another day rather than ask again */
+			c->fields->fetched = now;
+			*fields = c->fields;
+		}
+		return st;
+	}
+	f->fetched = now;
+	bz_fields_free(c->fields);
+	c->fields = f;
+	*fields = f;
+	log_event(LOG_LEVEL_DEBUG, "bz.fields", LF_UINT("fields", f->n));
+	return BB_OK;
+}
+
+const struct bz_field_info *bz_fields_find(const struct bz_fields *f, const char *name)
+{
+	if (!f || !name)
+		return NULL;
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->fields[i].name, name))
+			return &f->fields[i];
+	for (size_t a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
+		if (!strcmp(aliases[a].rest, name))
+			return bz_fields_find(f, aliases[a].field);
+	return NULL;
+}
+
+const struct bz_field_value *bz_field_value_find(const struct bz_field_info *fi,
+						 const char *value)
+{
+	if (!fi || !value)
+		return NULL;
+	for (size_t i = 0; i < fi->nvalues; i++)
+		if (fi->values[i].name && !strcmp(fi->values[i].name, value))
+			return &fi->values[i];
+	for (size_t i = 0; i < fi->nvalues; i++)
+		if (fi->values[i].name && !strcasecmp(fi->values[i].name, value))
+			return &fi->values[i];
+	return NULL;
+}
+
+int bz_fields_status_can_change(const struct bz_fields *f, const char *from, const char *to)
+{
+	const struct bz_field_info *fi = bz_fields_find(f, "bug_status");
+	const struct bz_field_value *v = NULL;
+
+	if (!fi || !to)
+		return -1;
+	if (from) {
+		v = bz_field_value_find(fi, from);
+	} else {
+		for (size_t i = 0; i < fi->nvalues && !v; i++)
+			if (!fi->values[i].name)
+				v = &fi->values[i];
+	}
+	if (!v || !v->can_change_to)
+		return -1;
+	for (char **p = v->can_change_to; *p; p++)
+		if (!strcasecmp(*p, to))
+			return 1;
+	return 0;
+}
+
+enum bb_status bz_fields_check(struct bz_client *c, const struct bz_field_want *want, size_t n,
+			       size_t *missing, struct bb_error *err)
+{
+	const struct bz_fields *f = NULL;
+	enum bb_status st;
+	size_t count = 0;
+
+	if (missing)
+		*missing = 0;
+	st = bz_fields_get(c, &f, err);
+	if (!f)
+		return st;
+	for (size_t i = 0; i < n; i++) {
+		if (!want[i].field || !want[i].field[0])
+			continue;
+		/* the same field named twice is warned about once */
+		int seen = 0;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = want[k].field && !strcmp(want[k].field, want[i].field) &&
+			       !bz_fields_find(f, want[k].field);
+		if (bz_fields_find(f, want[i].field))
+			continue;
+		count++;
+		if (!seen)
+			log_event(LOG_LEVEL_WARN, "bz.field.missing", LF_STR("key", want[i].key),
+				  LF_STR("field", want[i].field),
+				  LF_STR("reason", "the Bugzilla has no such field: bugs will"
+					 " not carry it"));
+	}
+	if (missing)
+		*missing = count;
+	bb_error_clear(err);
+	return BB_OK;
+}
+
+/* ---- the gate ------------------------------------------------------------ */
+
+static int flag_matches(const char *name, const char *status, const char *want)
+{
+	size_t wlen = strlen(want), nlen = strlen(name);
+
+	while (wlen && (want[wlen - 1] == ' ' || want[wlen - 1] == '\t'))
+		wlen--;
+	while (*want == ' ' || *want == '\t') {
+		want++;
+		wlen--;
+	}
+	if (!wlen)
+		return 0;
+	if (want[wlen - 1] == '+' || want[wlen - 1] == '-' || want[wlen - 1] == '?')
+		return nlen == wlen - 1 && !strncasecmp(name, want, nlen) && status &&
+		       status[0] == want[wlen - 1];
+	return nlen == wlen && !strncasecmp(name, want, nlen) && status &&
+	       (status[0] == '+' || status[0] == '?');
+}
+
+int bz_bug_in_gate(const struct bz_bug *bug, const char *keyword, char *const *flags)
+{
+	json_object *list = NULL;
+	int want_keyword = keyword && keyword[0], want_flags = flags && flags[0], hit = 0;
+
+	if (!want_keyword && !want_flags)
+		return 1;
+	if (want_keyword)
+		for (char **k = bug->keywords; k && *k && !hit; k++)
+			hit = !strcasecmp(*k, keyword);
+	if (hit || !want_flags || !bug->flags)
+		return hit;
+	list = json_tokener_parse(bug->flags);
+	for (size_t i = 0; list && json_object_is_type(list, json_type_array) &&
+			   i < json_object_array_length(list) && !hit; i++) {
+		json_object *f = json_object_array_get_idx(list, i);
+		const char *name = json_object_get_string(bz_jget(f, "name"));
+		const char *status = json_object_get_string(bz_jget(f, "status"));
+
+		for (char *const *w = flags; *w && !hit && name; w++)
+			hit = flag_matches(name, status, *w);
+	}
+	json_object_put(list);
+	return hit;
+}
