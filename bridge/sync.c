@@ -34,6 +34,7 @@ void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt)
 	opt->show_addresses = cfg->mail_show_addresses;
 	opt->footer = cfg->mail_footer;
 	opt->replies_posted = (cfg->archive_url || cfg->archive_path) && cfg->inbound_enabled;
+	opt->kernel_field = cfg->bz_kernel_field;
 }
 
 void sync_outbox_options(const struct bb_config *cfg, struct outbox_options *opt)
@@ -153,6 +154,23 @@ static char *relayed_from(struct store *db, long long bug_id, const char *text)
 		return NULL;
 	}
 	return id;
+}
+
+/* Whether anything of the bug reached the list: a comment mailed, or
+ * made of a list mail (a tracked thread).  Until then the next mail is
+ * its first mirror: the report and one backlog summary. */
+static int bug_on_list(struct store *db, long long bug_id)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (store_prepare(db, &st, "SELECT 1 FROM bz_comment WHERE bug_id = ?"
+				   " AND message_id IS NOT NULL LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, bug_id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }
 
 static int comment_known(struct store *db, long long id)
@@ -722,6 +740,50 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 	return s;
 }
 
+/* A first mirror's old public comments (the report went out just before)
+ * in one summary mail instead of one mail each; each is recorded under
+ * the summary's Message-ID, so a reply to it finds the bug. */
+static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment **old, size_t n,
+				   struct bb_error *err)
+{
+	struct sync_context *sc = br->sc;
+	struct mail_attachment atts[16];
+	struct attachment_view states[16];
+	struct mail_message m = { NULL, NULL, 0 };
+	char *root = comment_message_id(sc->db, br->bug->id, 0);
+	size_t natts = 0;
+	enum bb_status s;
+
+	memset(states, 0, sizeof(states));
+	if (!root)
+		root = mail_message_id(sc->cfg->mail_domain, br->bug->id, 0);
+	for (size_t i = 0; i < br->bug->nattachments && natts < 16; i++) {
+		const struct bz_attachment *a = &br->bug->attachments[i];
+		int announced = 0;
+
+		for (size_t k = 0; k < n && !announced; k++)
+			announced = old[k]->attachment_id == a->id;
+		if (a->is_private || !announced)
+			continue;
+		att_describe(sc, a, &states[natts], &atts[natts]);
+		natts++;
+	}
+	s = mail_compose_backlog(&br->mopt, br->bug, old, n, atts, natts, br->route.to,
+				 br->route.cc, root, &m, err);
+	if (!s)
+		s = queue_mail(br, old[0]->id, &m, err);
+	for (size_t i = 0; i < n && !s; i++)
+		s = save_comment(br, old[i], m.message_id, err);
+	if (!s)
+		log_event(LOG_LEVEL_INFO, "sync.backlog", LF_INT("bug", br->bug->id),
+			  LF_UINT("comments", n), LF_STR("message_id", m.message_id));
+	mail_message_release(&m);
+	free(root);
+	for (size_t i = 0; i < natts; i++)
+		sync_attachment_view_release(&states[i]);
+	return s;
+}
+
 /* The reporter joins Cc only when the site asks for it. */
 static void add_reporter(struct sync_context *sc, struct route_result *route, const char *login)
 {
@@ -880,7 +942,9 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 {
 	struct bug_run br;
 	const char *why = NULL;
-	int mailed = 0;
+	int mailed = 0, first = 0;
+	const struct bz_comment **old = NULL;
+	size_t nold = 0;
 	enum bb_status s;
 
 	memset(&br, 0, sizeof(br));
@@ -937,6 +1001,19 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 					   "now goes to: %s (before: %s)", br.recipients,
 					   br.known.recipients);
 	sync_mail_options(sc->cfg, &br.mopt);
+	/* a first mirror: the report, then the public comments before it in
+	 * one backlog summary (when the description is public: else as
+	 * before, one mail each) */
+	for (size_t i = 0; i < bug->ncomments && !br.known.exists; i++)
+		first |= bug->comments[i].count == 0 && !bug->comments[i].is_private;
+	if (!first && br.known.exists && !bug_on_list(sc->db, bug->id))
+		for (size_t i = 0; i < bug->ncomments; i++)
+			first |= bug->comments[i].count == 0 && !bug->comments[i].is_private &&
+				 !comment_known(sc->db, bug->comments[i].id);
+	if (first && !(old = calloc(bug->ncomments, sizeof(*old)))) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 
 	for (size_t i = 0; i < bug->ncomments; i++) {
 		const struct bz_comment *c = &bug->comments[i];
@@ -966,10 +1043,16 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 				goto out;
 			continue;
 		}
+		if (first && c->count > 0) {
+			old[nold++] = c;
+			continue;
+		}
 		if ((s = mail_comment(&br, c, !mailed, err)))
 			goto out;
 		mailed = 1;
 	}
+	if (nold && (s = mail_backlog(&br, old, nold, err)))
+		goto out;
 	if (!mailed && br.nchanges > 0 && br.known.exists) {
 		struct mail_message m = { NULL, NULL, 0 };
 		char *root = comment_message_id(sc->db, bug->id, 0);
@@ -996,6 +1079,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		free(root);
 	}
 out:
+	free(old);
 	bug_run_release(&br);
 	return s;
 }
@@ -1452,6 +1536,25 @@ static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n
 	return kept;
 }
 
+/* Puts the bugs not on the list yet first; returns how many. */
+static size_t first_mirrors_first(struct sync_context *sc, struct bz_bug *bugs, size_t n)
+{
+	size_t first = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (bug_on_list(sc->db, bugs[i].id))
+			continue;
+		if (first != i) {
+			struct bz_bug tmp = bugs[first];
+
+			bugs[first] = bugs[i];
+			bugs[i] = tmp;
+		}
+		first++;
+	}
+	return first;
+}
+
 enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 			  struct bb_error *err)
 {
@@ -1490,7 +1593,15 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		goto out;
 	wanted = keep_wanted(sc, bugs, n, now);
 	if (wanted) {
-		if ((s = bz_fetch_comments(sc->bz, bugs, wanted, cursor ? since : 0, err)) ||
+		/* a bug not on the list yet (eligible only now: a gate set
+		 * late, a move, a group removed, routing added) needs all its
+		 * comments for its first mirror; the others those since the
+		 * cursor */
+		size_t first = cursor ? first_mirrors_first(sc, bugs, wanted) : wanted;
+
+		if ((first && (s = bz_fetch_comments(sc->bz, bugs, first, 0, err))) ||
+		    (wanted > first &&
+		     (s = bz_fetch_comments(sc->bz, bugs + first, wanted - first, since, err))) ||
 		    (s = bz_fetch_attachments(sc->bz, bugs, wanted, err)))
 			goto out;
 		fill_real_names(sc, bugs, wanted, now);

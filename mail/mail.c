@@ -73,6 +73,11 @@ char *mail_notice_message_id(const char *domain, long long bug_id, long long seq
 	return str_printf("bug-%lld-r%lld@%s", bug_id, seq, domain);
 }
 
+char *mail_backlog_message_id(const char *domain, long long bug_id, int first_count)
+{
+	return str_printf("bug-%lld-s%d@%s", bug_id, first_count, domain);
+}
+
 char *mail_attachment_message_id(const char *domain, long long bug_id, long long attachment_id)
 {
 	return str_printf("bug-%lld-a%lld@%s", bug_id, attachment_id, domain);
@@ -106,8 +111,8 @@ int mail_message_id_parse(const char *domain, const char *message_id, long long 
 	if (!digits || id <= 0)
 		return 0;
 	if (p < at) {
-		/* -c<count>, -u<seq>, -a<attachment> or -r<notice> */
-		if (p[0] != '-' || !strchr("cuar", p[1]) || !p[1] || p + 2 >= at)
+		/* -c<count>, -u<seq>, -a<attachment>, -r<notice> or -s<backlog> */
+		if (p[0] != '-' || !strchr("cuars", p[1]) || !p[1] || p + 2 >= at)
 			return 0;
 		for (p += 2; p < at; p++)
 			if (*p < '0' || *p > '9')
@@ -297,7 +302,8 @@ static void add_header_block(struct body *body, const struct mail_options *opt,
 			     const struct bz_bug *bug, const char *url)
 {
 	char *reporter = person_name(&bug->creator, opt->show_addresses);
-	const char *kernel = bz_bug_field(bug, "cf_kernel_version");
+	const char *kernel = bz_bug_field(bug, opt->kernel_field && *opt->kernel_field
+						       ? opt->kernel_field : "cf_kernel_version");
 	const char *regression = bz_bug_field(bug, "cf_regression");
 	GString *status = g_string_new(bug->status ? bug->status : "");
 	GString *keywords = g_string_new("");
@@ -829,6 +835,98 @@ static enum bb_status compose_reply(const struct mail_options *opt, const struct
 		g_free(subject);
 		body_adds(&mp.body, "-- \nbugbridge, mirroring Bugzilla bugs to this list\n");
 	}
+	s = build_message(opt, bug, &mp, out, err);
+out:
+	g_free(url);
+	parts_release(&mp);
+	if (s)
+		mail_message_release(out);
+	return s;
+}
+
+/* The backlog summary: a comment's text as the summary quotes it, at most
+ * BACKLOG_LINES lines and BACKLOG_BYTES bytes (cut at a character). */
+#define BACKLOG_LINES 12
+#define BACKLOG_BYTES 1200
+
+static void add_backlog_text(struct body *body, const char *text)
+{
+	const char *p = text ? text : "";
+	size_t len = 0, lines = 0, total = strlen(p);
+	char *cut;
+
+	while (len < total && lines < BACKLOG_LINES && len < BACKLOG_BYTES) {
+		const char *nl = memchr(p + len, '\n', total - len);
+
+		len = nl ? (size_t)(nl - p) + 1 : total;
+		lines++;
+	}
+	if (len > BACKLOG_BYTES) {
+		len = BACKLOG_BYTES;
+		while (len && ((unsigned char)p[len] & 0xc0) == 0x80)
+			len--;
+	}
+	while (len && (p[len - 1] == '\n' || p[len - 1] == ' '))
+		len--;
+	cut = g_strndup(p, len);
+	body_add_text(body, *cut ? cut : "(no text)", "  ");
+	if (len < total && strspn(p + len, " \n") < total - len)
+		body_adds(body, "  [...]\n");
+	g_free(cut);
+}
+
+enum bb_status mail_compose_backlog(const struct mail_options *opt, const struct bz_bug *bug,
+				    const struct bz_comment *const *comments, size_t ncomments,
+				    const struct mail_attachment *atts, size_t natts,
+				    char *const *to, char *const *cc, const char *in_reply_to,
+				    struct mail_message *out, struct bb_error *err)
+{
+	struct mail_parts mp = { .body.b = BUF_INIT };
+	char *url = NULL;
+	enum bb_status s;
+
+	memset(out, 0, sizeof(*out));
+	mail_init();
+	if ((s = check_options(opt, err)))
+		goto out;
+	if (!ncomments) {
+		s = bb_error_set(err, BB_ERR_INVALID, "mail: an empty backlog for bug %lld", bug->id);
+		goto out;
+	}
+	mp.message_id = mail_backlog_message_id(opt->domain, bug->id, comments[0]->count);
+	if (!mp.message_id || !message_id_ok(mp.message_id)) {
+		s = bb_error_set(err, mp.message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
+				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
+		goto out;
+	}
+	mp.subject = make_subject(opt, bug, 1);
+	mp.date = comments[ncomments - 1]->time > 0 ? comments[ncomments - 1]->time : time(NULL);
+	mp.in_reply_to = in_reply_to;
+	mp.to = to;
+	mp.cc = cc;
+	url = bug_url(opt, bug->id);
+	body_addf(&mp.body, "Bug %lld had %zu public comment%s before it came to this list.\n"
+		  "%s in one mail, each cut to its start; the whole text is on the\n"
+		  "bug's page.\n\n", bug->id, ncomments, ncomments == 1 ? "" : "s",
+		  ncomments == 1 ? "Here it is" : "Here they are");
+	for (size_t i = 0; i < ncomments; i++) {
+		const struct bz_comment *c = comments[i];
+		char *author = person_name(&c->author, opt->show_addresses);
+		GDateTime *when = g_date_time_new_from_unix_utc(c->time > 0 ? c->time : 0);
+		char *date = when ? g_date_time_format(when, "%Y-%m-%d %H:%M UTC") : NULL;
+
+		body_addf(&mp.body, "Comment #%d by %s, %s:\n", c->count, author,
+			  date ? date : "(no date)");
+		add_backlog_text(&mp.body, c->text);
+		body_addf(&mp.body, "  %s#c%d\n\n", url, c->count);
+		g_free(date);
+		if (when)
+			g_date_time_unref(when);
+		g_free(author);
+	}
+	for (size_t i = 0; i < natts; i++)
+		add_attachment(&mp.body, &atts[i]);
+	add_footer(&mp.body, opt, url);
 	s = build_message(opt, bug, &mp, out, err);
 out:
 	g_free(url);

@@ -48,6 +48,7 @@ struct mail_options {
 	int show_addresses;       /* authors by name and address */
 	const char *footer;       /* an extra footer line, or NULL */
 	int replies_posted;       /* the inbound bridge posts list replies to the bug */
+	const char *kernel_field; /* field of the "Kernel:" line; NULL: cf_kernel_version */
 };
 
 /* What a mail says about one attachment (already in the blob store). */
@@ -89,12 +90,15 @@ char *mail_changes_message_id(const char *domain, long long bug_id, long long se
 /* Message-ID (without <>; malloc'd) of the mail saying that an attachment
  * whose download failed is stored now. */
 char *mail_attachment_message_id(const char *domain, long long bug_id, long long attachment_id);
+/* Message-ID (without <>; malloc'd) of the backlog summary that starts
+ * with comment first_count: bug-<id>-s<count>. */
+char *mail_backlog_message_id(const char *domain, long long bug_id, int first_count);
 /* Message-ID (without <>; malloc'd) of notice number seq: an answer to a
  * mail's commands, bug-<id>-r<seq>; answer-r<seq> where bug_id is 0 (a
  * thread that is no bug). */
 char *mail_notice_message_id(const char *domain, long long bug_id, long long seq);
 /* 1 if message_id (with or without <>) is one the bridge made under domain
- * (any of the five forms above); *bug_id (if not NULL) gets the bug. */
+ * (any of the forms above); *bug_id (if not NULL) gets the bug. */
 int mail_message_id_parse(const char *domain, const char *message_id, long long *bug_id);
 
 /* Composes the mail for comment (count 0 starts the thread with the bug's
@@ -123,6 +127,18 @@ enum bb_status mail_compose_changes(const struct mail_options *opt, const struct
 				    long long seq, const struct mail_change *changes,
 				    size_t nchanges, char *const *to, char *const *cc,
 				    const char *in_reply_to, const char *route_note,
+				    struct mail_message *out, struct bb_error *err);
+/* Composes the backlog summary of a bug mirrored after it had public
+ * comments: one reply in the thread (in_reply_to: the report) naming each
+ * comment's author and date with the start of its text (at most 12 lines,
+ * 1,200 bytes) and a link to it, then the attachments those comments
+ * announced (atts), instead of one mail per old comment.  comments are in
+ * order, at least one; Message-ID mail_backlog_message_id() of the first;
+ * dated by the last. */
+enum bb_status mail_compose_backlog(const struct mail_options *opt, const struct bz_bug *bug,
+				    const struct bz_comment *const *comments, size_t ncomments,
+				    const struct mail_attachment *atts, size_t natts,
+				    char *const *to, char *const *cc, const char *in_reply_to,
 				    struct mail_message *out, struct bb_error *err);
 /* Composes the follow-up for an attachment whose download failed when its
  * comment was mailed and that is stored now (att->hash set): a reply in the
