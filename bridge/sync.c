@@ -1010,7 +1010,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		for (size_t i = 0; i < bug->ncomments; i++)
 			first |= bug->comments[i].count == 0 && !bug->comments[i].is_private &&
 				 !comment_known(sc->db, bug->comments[i].id);
-	if (first && !(old = calloc(bug->ncomments, sizeof(*old)))) {
+	if ((first || sc->backlog_before) && !(old = calloc(bug->ncomments, sizeof(*old)))) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -1043,7 +1043,10 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 				goto out;
 			continue;
 		}
-		if (first && c->count > 0) {
+		if ((first && c->count > 0) ||
+		    (!first && sc->backlog_before && c->time <= sc->backlog_before && c->count > 0)) {
+			/* never mailed and older than the last round: missed
+			 * before (a re-examination), summarised */
 			old[nold++] = c;
 			continue;
 		}
@@ -1581,6 +1584,14 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		since = bz_parse_time(cursor) - 1; /* one second of overlap */
 	else if (sc->cfg->bz_max_age)
 		since = now - sc->cfg->bz_max_age;
+	/* a re-examination: comments not mailed by the last round are old */
+	sc->backlog_before = 0;
+	if (sc->since || sc->nonly)
+		sc->backlog_before = cursor ? bz_parse_time(cursor) : now;
+	if (sc->since)
+		since = sc->since;
+	else if (sc->nonly)
+		since = 0;
 	products = config_list(sc->cfg->bz_products, NULL);
 	components = config_list(sc->cfg->bz_components, NULL);
 	statuses = NULL; /* closing changes of mirrored bugs must be seen too */
@@ -1589,6 +1600,8 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 	filter.components = components && components[0] ? components : NULL;
 	filter.statuses = statuses;
 	filter.keyword = sc->cfg->bz_keyword;
+	filter.ids = sc->only;
+	filter.nids = sc->nonly;
 	if ((s = bz_search_changed(sc->bz, since, &filter, &bugs, &n, err)))
 		goto out;
 	wanted = keep_wanted(sc, bugs, n, now);
@@ -1597,7 +1610,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		 * late, a move, a group removed, routing added) needs all its
 		 * comments for its first mirror; the others those since the
 		 * cursor */
-		size_t first = cursor ? first_mirrors_first(sc, bugs, wanted) : wanted;
+		size_t first = cursor && !sc->nonly ? first_mirrors_first(sc, bugs, wanted) : wanted;
 
 		if ((first && (s = bz_fetch_comments(sc->bz, bugs, first, 0, err))) ||
 		    (wanted > first &&
@@ -1610,7 +1623,9 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 			goto out;
 	}
 	bz_format_time(now, now_text, sizeof(now_text));
-	if ((s = sync_apply(sc, bugs, wanted, cursor_name, now_text, stats, err)))
+	/* resync of named bugs leaves the cursor where it is */
+	if ((s = sync_apply(sc, bugs, wanted, sc->nonly ? NULL : cursor_name,
+			    sc->nonly ? NULL : now_text, stats, err)))
 		goto out;
 	if (!sc->dry_run && (s = retry_attachments(sc, now, stats, err)))
 		goto out;

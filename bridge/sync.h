@@ -45,6 +45,15 @@ struct sync_context {
 	struct router *router;
 	struct tracker *tracker;     /* NULL: no regression tracking */
 	int dry_run;                 /* compose and count, change nothing */
+	/* Re-examining (bugbridge sync --since, bugbridge resync): bugs
+	 * changed since this time instead of the cursor (0: the cursor), or
+	 * only these bugs (nonly 0: all).  Either way a public comment never
+	 * mailed that is older than the last round goes out in one backlog
+	 * summary per bug, not one mail each; nothing is sent twice. */
+	time_t since;
+	const long long *only;
+	size_t nonly;
+	time_t backlog_before;       /* set by sync_round() */
 	/* Called with each mail queued (or, in a dry run, that would be). */
 	void (*on_mail)(void *ctx, long long bug_id, const char *message_id,
 			const char *subject);

@@ -898,6 +898,16 @@ static enum bb_status add_gate(struct bz_client *c, struct buf *url, const char 
 	return url_param(c, url, name, "CP");
 }
 
+/* &id=1,2,3 */
+static int add_ids(struct buf *url, const long long *ids, size_t n)
+{
+	int r = buf_addstr(url, "&id=");
+
+	for (size_t i = 0; i < n && !r; i++)
+		r = buf_addf(url, "%s%lld", i ? "%2C" : "", ids[i]);
+	return r;
+}
+
 enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct bz_filter *f,
 				 struct bz_bug **bugs, size_t *count, struct bb_error *err)
 {
@@ -930,7 +940,8 @@ enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct
 		    (f && add_list_params(c, &url, "product", f->products)) ||
 		    (f && add_list_params(c, &url, "component", f->components)) ||
 		    (f && add_list_params(c, &url, "bug_status", f->statuses)) ||
-		    add_gate(c, &url, f ? f->keyword : NULL, flags) ||
+		    (f && f->nids && add_ids(&url, f->ids, f->nids)) ||
+		    (!(f && f->nids) && add_gate(c, &url, f ? f->keyword : NULL, flags)) ||
 		    url_param(c, &url, "order", "changeddate,bug_id") ||
 		    buf_addf(&url, "&limit=%u&offset=%llu", c->page_size, offset) ||
 		    url_param(c, &url, "include_fields", include.data)) {

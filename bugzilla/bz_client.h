@@ -85,6 +85,10 @@ struct bz_filter {
 	 * v3=bugbot+...&fN=CP.  flags NULL: the client's options.flags. */
 	const char *keyword;
 	char **flags;
+	/* Only these bugs (id=...), whatever the gate (bugbridge resync);
+	 * nids 0: all. */
+	const long long *ids;
+	size_t nids;
 };
 
 /* The options are copied.  BB_ERR_CONFIG for a URL that is not http(s)://

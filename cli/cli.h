@@ -46,6 +46,7 @@ struct cli_command {
 /* Each command, in its own file. */
 int cmd_blob(struct cli_context *ctx, int argc, char **argv);
 int cmd_sync(struct cli_context *ctx, int argc, char **argv);
+int cmd_resync(struct cli_context *ctx, int argc, char **argv);
 int cmd_daemon(struct cli_context *ctx, int argc, char **argv);
 int cmd_status(struct cli_context *ctx, int argc, char **argv);
 int cmd_outbox(struct cli_context *ctx, int argc, char **argv);

@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/file.h>
 
+#include <glib.h>
+
 #include <systemd/sd-daemon.h>
 
 #include "bridge/sync.h"
@@ -22,7 +24,7 @@
 #include "tracker/report.h"
 
 static const char usage_sync[] =
-	"usage: bugbridge sync [--once] [--dry-run]\n"
+	"usage: bugbridge sync [--once] [--dry-run] [--since DATE]\n"
 	"\n"
 	"One round: polls Bugzilla for bugs changed since the last round, stores\n"
 	"new attachments in the blob store, queues a mail for every new public\n"
@@ -31,7 +33,45 @@ static const char usage_sync[] =
 	"become Bugzilla comments and #bugbridge commands act on the bugs.\n"
 	"\n"
 	"  --once      one round and exit (the default; for symmetry with daemon)\n"
+	"  --dry-run   show what would be mailed; change nothing, send nothing\n"
+	"  --since DATE  re-examine the bugs changed since DATE (2026-12-01 or\n"
+	"              2026-12-01T08:00:00Z) instead of since the last round: a\n"
+	"              bug not on the list yet gets its first mirror, one on it\n"
+	"              a backlog summary of the public comments never mailed;\n"
+	"              nothing already sent goes out again\n";
+
+static const char usage_resync[] =
+	"usage: bugbridge resync [--dry-run] BUG...\n"
+	"\n"
+	"Re-examines the named bugs whatever changed: a bug not on the list yet\n"
+	"(and eligible) gets its first mirror, the report and a backlog summary;\n"
+	"one already on it a backlog summary of the public comments that were\n"
+	"never mailed, if any.  No Message-ID is ever sent twice.  The round's\n"
+	"cursor stays where it is.\n"
+	"\n"
 	"  --dry-run   show what would be mailed; change nothing, send nothing\n";
+
+/* A date for --since: YYYY-MM-DD (UTC midnight) or ISO 8601 with a time
+ * (UTC unless it names its zone).  0 when it is neither. */
+static time_t parse_since(const char *text)
+{
+	GTimeZone *utc = g_time_zone_new_utc();
+	GDateTime *dt = NULL;
+	time_t t = 0;
+	int y, m, d;
+	char tail;
+
+	if (sscanf(text, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3)
+		dt = g_date_time_new(utc, y, m, d, 0, 0, 0);
+	else
+		dt = g_date_time_new_from_iso8601(text, utc);
+	if (dt) {
+		t = (time_t)g_date_time_to_unix(dt);
+		g_date_time_unref(dt);
+	}
+	g_time_zone_unref(utc);
+	return t > 0 ? t : 0;
+}
 
 static const char usage_daemon[] =
 	"usage: bugbridge daemon [--interval DURATION]\n"
@@ -340,6 +380,7 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	static const struct option options[] = {
 		{ "once", no_argument, NULL, 'o' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "since", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -348,11 +389,19 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	struct sync_stats st;
 	struct inbound_stats in;
 	int opt, dry_run = 0, rc;
+	time_t since = 0;
 
 	while ((opt = getopt_long(argc, argv, "onh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': break;
 		case 'n': dry_run = 1; break;
+		case 's':
+			if (!(since = parse_since(optarg))) {
+				cli_error("--since: \"%s\" is not a date (like 2026-12-01 or "
+					  "2026-12-01T08:00:00Z)", optarg);
+				return EX_USAGE;
+			}
+			break;
 		case 'h': return cli_usage(stdout, usage_sync);
 		default: return cli_usage(stderr, usage_sync);
 		}
@@ -368,6 +417,7 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	b.sc.dry_run = dry_run;
 	b.sc.on_mail = print_mail;
 	b.sc.on_mail_ctx = &dry_run;
+	b.sc.since = since;
 	if (bridge_round(&b, &st, &in, &err)) {
 		rc = cli_fail(&err);
 	} else {
@@ -377,6 +427,67 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 			rc = cli_delivery_exit(&st.delivery);
 	}
 	cli_bridge_close(&b);
+	return rc;
+}
+
+int cmd_resync(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bb_error err = BB_ERROR_INIT;
+	struct cli_bridge b;
+	struct sync_stats st;
+	long long *ids;
+	size_t n = 0;
+	int opt, dry_run = 0, rc;
+
+	while ((opt = getopt_long(argc, argv, "nh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'n': dry_run = 1; break;
+		case 'h': return cli_usage(stdout, usage_resync);
+		default: return cli_usage(stderr, usage_resync);
+		}
+	}
+	if (optind == argc)
+		return cli_usage(stderr, usage_resync);
+	if (!(ids = calloc((size_t)(argc - optind), sizeof(*ids)))) {
+		cli_error("out of memory");
+		return EX_OSERR;
+	}
+	for (int i = optind; i < argc; i++) {
+		char *end;
+		long long id = strtoll(argv[i], &end, 10);
+
+		if (*end || id <= 0) {
+			cli_error("resync: \"%s\" is not a bug number", argv[i]);
+			free(ids);
+			return EX_USAGE;
+		}
+		ids[n++] = id;
+	}
+	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)) ||
+	    (!dry_run && (rc = lock_data_dir(ctx, "resync"))) ||
+	    (rc = cli_bridge_open(ctx, &b))) {
+		free(ids);
+		return rc;
+	}
+	b.sc.dry_run = dry_run;
+	b.sc.on_mail = print_mail;
+	b.sc.on_mail_ctx = &dry_run;
+	b.sc.only = ids;
+	b.sc.nonly = n;
+	if (sync_round(&b.sc, &st, &err)) {
+		rc = cli_fail(&err);
+	} else {
+		report_round(ctx, &st, dry_run);
+		if (!dry_run)
+			rc = cli_delivery_exit(&st.delivery);
+	}
+	cli_bridge_close(&b);
+	free(ids);
 	return rc;
 }
 

@@ -22,6 +22,8 @@ static const struct cli_command commands[] = {
 	  "store, fetch, list, check and clean up attachment blobs" },
 	{ "sync", cmd_sync, CLI_NEEDS_CONFIG,
 	  "one round: Bugzilla changes to list mail, then delivery" },
+	{ "resync", cmd_resync, CLI_NEEDS_CONFIG,
+	  "re-examine named bugs: mail what never went out, nothing twice" },
 	{ "daemon", cmd_daemon, CLI_NEEDS_CONFIG,
 	  "sync rounds on an interval until SIGTERM" },
 	{ "status", cmd_status, CLI_NEEDS_CONFIG,

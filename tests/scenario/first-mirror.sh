@@ -123,6 +123,29 @@ like "its backlog has the old comment" "$(cat "$(mail_of bug-503-s1@bugbridge.te
 is "the bug out of its embargo: report and backlog" "$(count 'Subject: (Re: )?\[Bug 504\]')" "2"
 like "its backlog has the old comment" "$(cat "$(mail_of bug-504-s1@bugbridge.test)" 2>/dev/null)" "embargo ends Friday"
 
+# Re-examining: comments the bridge never saw (written with an old date, so
+# their bug's change time stayed behind the cursor) go out in one backlog
+# summary by `sync --since` and `resync`; nothing is sent twice
+admin comment '{"bug_id": 501, "creator": "dev@example.org", "creation_time": "2026-12-02T10:00:00Z",
+ "text": "MISSED-ONE, written while the bridge was away."}'
+check "a sync" bb sync
+is "does not see it" "$(count 'MISSED-ONE')" "0"
+check_exit "sync --since takes a date" 64 bb sync --since yesterday
+check "sync --since 2026-12-02" bb sync --since 2026-12-02
+is "mails it once" "$(count 'MISSED-ONE')" "1"
+like "in a backlog summary" "$(cat "$(mail_of bug-501-s1@bugbridge.test)" 2>/dev/null)" "Comment #1 by Dev Eloper"
+check "sync --since again" bb sync --since 2026-12-02T00:00:00Z
+is "sends nothing twice" "$(count 'MISSED-ONE')" "1"
+admin comment '{"bug_id": 501, "creator": "dev@example.org", "creation_time": "2026-12-02T11:00:00Z",
+ "text": "MISSED-TWO, also while away."}'
+before=$(mails | wc -l)
+check "resync 501" bb resync 501
+is "mails the missed comment" "$(count 'MISSED-TWO')" "1"
+is "in one mail" "$(( $(mails | wc -l) - before ))" "1"
+check "resync 501 again" bb resync 501
+is "sends nothing twice" "$(( $(mails | wc -l) - before ))" "1"
+check_exit "resync wants bug numbers" 64 bb resync abc
+
 # A first sync of many old bugs: one report and one summary each
 n=40
 python3 - "$n" >many.json <<'EOF2'
