@@ -206,9 +206,12 @@ static int lock_data_dir(struct cli_context *ctx, const char *what)
 	ssize_t n;
 
 	if (fd < 0) {
-		cli_error("cannot open %s: %s", path ? path : "the lock file", strerror(errno));
+		int e = errno;
+
+		cli_error("cannot open %s: %s", path ? path : "the lock file", strerror(e));
 		free(path);
-		return EX_CANTCREAT;
+		/* a user who may read the data folder but not write it */
+		return e == EACCES || e == EPERM ? EX_NOPERM : EX_CANTCREAT;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		int e = errno;

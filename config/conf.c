@@ -952,6 +952,10 @@ static enum bb_status load_file(struct bb_config **out, const char *path, const 
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &gerr)) {
 		if (g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_NOENT))
 			s = bb_error_set(err, BB_ERR_NOT_FOUND, "config %s: no such file", path);
+		else if (g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_ACCES) ||
+			 g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_PERM))
+			/* not this user's to read: permission (77), not a bad file */
+			s = bb_error_set(err, BB_ERR_PERMISSION, "config %s: %s", path, gerr->message);
 		else
 			s = bb_error_set(err, BB_ERR_CONFIG, "config %s: %s", path, gerr->message);
 		goto out;
