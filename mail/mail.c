@@ -875,64 +875,66 @@ static void add_backlog_text(struct body *body, const char *text)
 	g_free(cut);
 }
 
+struct backlog_body {
+	const struct mail_options *opt;
+	long long bug_id;
+	const char *url;
+	const struct bz_comment *const *comments;
+	size_t ncomments;
+	const struct mail_attachment *atts;
+	size_t natts;
+};
+
+static void fill_backlog(struct body *body, const void *ctx)
+{
+	const struct backlog_body *b = ctx;
+
+	body_addf(body, "Bug %lld had %zu public comment%s before it came to this list.\n"
+		  "%s in one mail, each cut to its start; the whole text is on the\n"
+		  "bug's page.\n\n", b->bug_id, b->ncomments, b->ncomments == 1 ? "" : "s",
+		  b->ncomments == 1 ? "Here it is" : "Here they are");
+	for (size_t i = 0; i < b->ncomments; i++) {
+		const struct bz_comment *c = b->comments[i];
+		char *author = person_name(&c->author, b->opt->show_addresses);
+		GDateTime *when = g_date_time_new_from_unix_utc(c->time > 0 ? c->time : 0);
+		char *date = when ? g_date_time_format(when, "%Y-%m-%d %H:%M UTC") : NULL;
+
+		body_addf(body, "Comment #%d by %s, %s:\n", c->count, author,
+			  date ? date : "(no date)");
+		add_backlog_text(body, c->text);
+		body_addf(body, "  %s#c%d\n\n", b->url, c->count);
+		g_free(date);
+		if (when)
+			g_date_time_unref(when);
+		g_free(author);
+	}
+	for (size_t i = 0; i < b->natts; i++)
+		add_attachment(body, &b->atts[i]);
+}
+
 enum bb_status mail_compose_backlog(const struct mail_options *opt, const struct bz_bug *bug,
 				    const struct bz_comment *const *comments, size_t ncomments,
 				    const struct mail_attachment *atts, size_t natts,
 				    char *const *to, char *const *cc, const char *in_reply_to,
 				    struct mail_message *out, struct bb_error *err)
 {
-	struct mail_parts mp = { .body.b = BUF_INIT };
-	char *url = NULL;
+	char *url;
+	struct backlog_body b = { opt, bug->id, NULL, comments, ncomments, atts, natts };
+	struct reply_spec spec = { NULL, 0, in_reply_to, to, cc };
 	enum bb_status s;
 
 	memset(out, 0, sizeof(*out));
-	mail_init();
-	if ((s = check_options(opt, err)))
-		goto out;
-	if (!ncomments) {
-		s = bb_error_set(err, BB_ERR_INVALID, "mail: an empty backlog for bug %lld", bug->id);
-		goto out;
-	}
-	mp.message_id = mail_backlog_message_id(opt->domain, bug->id, comments[0]->count);
-	if (!mp.message_id || !message_id_ok(mp.message_id)) {
-		s = bb_error_set(err, mp.message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
-				 "mail: cannot make a Message-ID under \"%s\"", opt->domain);
-		goto out;
-	}
-	mp.subject = make_subject(opt, bug, 1);
-	mp.date = comments[ncomments - 1]->time > 0 ? comments[ncomments - 1]->time : time(NULL);
-	mp.in_reply_to = in_reply_to;
-	mp.to = to;
-	mp.cc = cc;
+	if (!ncomments)
+		return bb_error_set(err, BB_ERR_INVALID, "mail: an empty backlog for bug %lld",
+				    bug->id);
+	if (!opt || !opt->domain)
+		return check_options(opt, err);
 	url = bug_url(opt, bug->id);
-	body_addf(&mp.body, "Bug %lld had %zu public comment%s before it came to this list.\n"
-		  "%s in one mail, each cut to its start; the whole text is on the\n"
-		  "bug's page.\n\n", bug->id, ncomments, ncomments == 1 ? "" : "s",
-		  ncomments == 1 ? "Here it is" : "Here they are");
-	for (size_t i = 0; i < ncomments; i++) {
-		const struct bz_comment *c = comments[i];
-		char *author = person_name(&c->author, opt->show_addresses);
-		GDateTime *when = g_date_time_new_from_unix_utc(c->time > 0 ? c->time : 0);
-		char *date = when ? g_date_time_format(when, "%Y-%m-%d %H:%M UTC") : NULL;
-
-		body_addf(&mp.body, "Comment #%d by %s, %s:\n", c->count, author,
-			  date ? date : "(no date)");
-		add_backlog_text(&mp.body, c->text);
-		body_addf(&mp.body, "  %s#c%d\n\n", url, c->count);
-		g_free(date);
-		if (when)
-			g_date_time_unref(when);
-		g_free(author);
-	}
-	for (size_t i = 0; i < natts; i++)
-		add_attachment(&mp.body, &atts[i]);
-	add_footer(&mp.body, opt, url);
-	s = build_message(opt, bug, &mp, out, err);
-out:
+	b.url = url;
+	spec.message_id = mail_backlog_message_id(opt->domain, bug->id, comments[0]->count);
+	spec.date = comments[ncomments - 1]->time > 0 ? comments[ncomments - 1]->time : time(NULL);
+	s = compose_reply(opt, bug, &spec, fill_backlog, &b, out, err);
 	g_free(url);
-	parts_release(&mp);
-	if (s)
-		mail_message_release(out);
 	return s;
 }
 

@@ -204,7 +204,8 @@ gen_state "$nbugs" "$ncomments" >state.json
 start_bugzilla state.json
 write_config
 echo
-echo "mirror of $nbugs bugs x $ncomments comments to the SMTP sink ($((nbugs * ncomments)) mails), fresh"
+echo "first mirror of $nbugs bugs x $ncomments comments to the SMTP sink (a report and, with older"
+echo "comments, one backlog summary per bug: at most $((nbugs * 2)) mails, not $((nbugs * ncomments))), fresh"
 echo "instance each run; baseline: bench-bz-loop, the same search then GET /rest/bug/N,"
 echo "/rest/bug/N/comment, /rest/bug/N/attachment per bug, then the same sync_apply and outbox:"
 declare -A t r q m
@@ -234,6 +235,8 @@ mrow "bug-by-bug loop (bench-bz-loop)" loop
 mrow "bugbridge sync --dry-run (fetch + compose)" sync-dry
 mrow "bug-by-bug loop --dry-run (fetch + compose)" loop-dry
 [ "${m[sync]}" = "${m[loop]}" ] || echo "note: the two sent different numbers of mails"
+echo "mails per bug: $(quotient %.2f "${m[sync]}" "$nbugs") (goal: 2 at most); requests: ${q[sync]}," \
+	"bound 3*ceil($nbugs/100)+2 = $((3 * ((nbugs + 99) / 100) + 2)), users aside"
 echo
 echo "ratios baseline / bugbridge (above 1: bugbridge does better):"
 echo "  time, whole round with delivery    = $(ratio "${t[loop]}" "${t[sync]}")"
