@@ -838,14 +838,20 @@ static enum bb_status withdraw_hidden(struct sync_context *sc, long long row, lo
 
 /* Bugzilla takes comments of at most 65,535 characters; a longer reply is
  * cut well below (bytes, at a character) with a note, its footer (the
- * archive link and the Message-ID marker) kept whole. */
+ * archive link and the Message-ID marker) kept whole, and its whole text
+ * stored in the blob store and linked (the archive may be far, or gone). */
 #define COMMENT_CUT_BYTES 60000
 
-static char *shorten_comment(const char *text)
+static char *shorten_comment(struct sync_context *sc, const char *text, const char *message_id)
 {
 	const char *foot = NULL, *p;
 	size_t head;
 	struct buf b = BUF_INIT;
+	struct blob_origin origin = { "reply.txt", "text/plain; charset=utf-8", "mail-reply",
+				      message_id };
+	struct blob_info info;
+	struct bb_error berr = BB_ERROR_INIT;
+	char *url = NULL;
 
 	for (p = strstr(text, "\nArchived at "); p; p = strstr(p + 1, "\nArchived at "))
 		foot = p;
@@ -860,13 +866,17 @@ static char *shorten_comment(const char *text)
 	buf_add(&b, text, head);
 	buf_addstr(&b, "\n\n[... the reply is longer than Bugzilla takes (65,535 characters);"
 		       " it is cut here, the whole mail is archived at the link below]\n");
+	if (blob_put_memory(sc->blobs, text, strlen(text), &origin, &info, &berr) == BB_OK &&
+	    (url = blob_url(sc->blobs, info.hash, "reply.txt")))
+		buf_addf(&b, "The whole text: %s\n  sha256:%s\n", url, info.hash);
+	else if (berr.message[0])
+		log_event(LOG_LEVEL_WARN, "inbound.reply_not_stored",
+			  LF_STR("message_id", message_id), LF_STR("error", berr.message));
+	free(url);
 	buf_addstr(&b, foot);
 	return buf_detach(&b, NULL);
 }
 
-/* A reply Bugzilla refuses for good (not for lack of access, not for a
- * temporary reason) is the sender's problem, not the bridge's: it is
- * recorded as refused with Bugzilla's words and the round goes on. */
 /* A reply Bugzilla refused for good is the sender's to know: one answer
  * on the thread (Message-ID bug-N-r<row>, so never twice), to the list,
  * Cc'd to the sender only when the mail authenticated them; within
@@ -912,6 +922,9 @@ static enum bb_status answer_refused(struct sync_context *sc, long long row, lon
 	return s;
 }
 
+/* A reply Bugzilla refuses for good (not for lack of access, not for a
+ * temporary reason) is the sender's problem, not the bridge's: it is
+ * recorded as refused with Bugzilla's words and the round goes on. */
 static enum bb_status mark_refused(struct sync_context *sc, long long row, long long bug_id,
 				   const char *message_id, const char *why,
 				   struct inbound_stats *stats, struct bb_error *err)
@@ -956,7 +969,7 @@ static enum bb_status post_comment(struct sync_context *sc, long long row, long 
 		test_hook("inbound.post");
 		s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err);
 		if (s && bz_client_last_code(sc->bz) == BZ_CODE_COMMENT_TOO_LONG) {
-			char *cut = shorten_comment(text);
+			char *cut = shorten_comment(sc, text, message_id);
 
 			bb_error_clear(err);
 			s = cut ? bz_add_comment(sc->bz, bug_id, cut, 0, &id, err)

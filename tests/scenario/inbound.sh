@@ -422,6 +422,9 @@ check "sync after a reply over Bugzilla's comment limit" bb sync
 last=$(comments 201 | tail -1)
 like "it is posted cut, with a note" "$last" "the reply is longer than Bugzilla takes"
 like "keeping its archive link and marker" "$last" "Message-ID: <long-1@example.org>"
+like "and linking the whole text in the blob store" "$last" "The whole text: http://blobs.test/blob/sha256/[0-9a-f]{64}/reply.txt"
+whole=$(printf '%s' "$last" | grep -oE 'sha256:[0-9a-f]{64}' | tail -1 | cut -d: -f2)
+is "which holds every line of it" "$(bb blob get "$whole" 2>/dev/null | grep -c '^trace line$')" "9000"
 # (on the tracked bug's thread: bug 201's answers for this hour are used up)
 curl -sf -X POST --data-binary '{"count": 1, "status": 400, "method": "POST",
 	"path_prefix": "/rest/bug/'"$new"'/comment"}' "$bz/__admin/fail" >/dev/null
