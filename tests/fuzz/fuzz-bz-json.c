@@ -1,6 +1,7 @@
-/* libFuzzer target for the REST parsers of bugzilla/bz_json.c: the same
- * bytes go to bz_parse_bugs(), bz_parse_comments() and
- * bz_parse_attachments(), and whatever they build must keep bug.h's
+/* libFuzzer target for the REST parsers of bugzilla/bz_json.c and
+ * bugzilla/bz_fields.c: the same bytes go to bz_parse_bugs(),
+ * bz_parse_comments(), bz_parse_attachments() and bz_parse_fields() (the
+ * answer of /rest/field/bug), and whatever they build must keep bug.h's
  * promises (valid UTF-8, no NULL strings, comments by count, one copy per
  * id).  Build with "make fuzz", run with "make fuzz-run" (seeds in
  * corpus-bz-json/). */
@@ -13,6 +14,7 @@
 
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
+#include "bugzilla/bz_fields.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -138,5 +140,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < nknown; i++)
 		bz_bug_release(&known[i]);
+
+	{
+		/* fields: names never NULL, a value's name NULL only in
+		 * bug_status (the new-bug entry), its transitions terminated */
+		struct bz_fields *f = NULL;
+
+		st = bz_parse_fields((const char *)data, size, &f, &err);
+		expect(st == BB_OK ? f != NULL : (f == NULL && err.code == st));
+		for (size_t i = 0; f && i < f->n; i++) {
+			const struct bz_field_info *fi = &f->fields[i];
+
+			expect(fi->name != NULL && fi->display_name != NULL);
+			expect(fi->nvalues == 0 || fi->values != NULL);
+			for (size_t k = 0; k < fi->nvalues; k++) {
+				const struct bz_field_value *v = &fi->values[k];
+
+				expect(v->name != NULL || !strcmp(fi->name, "bug_status"));
+				for (char **c = v->can_change_to; c && *c; c++)
+					expect(strlen(*c) < 1024 * 1024);
+			}
+			expect(bz_fields_find(f, fi->name) != NULL);
+		}
+		bz_fields_free(f);
+	}
 	return 0;
 }
