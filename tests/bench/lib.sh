@@ -14,7 +14,8 @@
 # make_work NAME: makes $work, a new folder NAME.XXXXXX in BENCH_DIR (else
 # TMPDIR, else /tmp), has cleanup run on exit and moves into it.
 make_work() {
-	work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/$1.XXXXXX")
+	mkdir -p "${BENCH_DIR:-${TMPDIR:-/tmp}}" || exit 1
+	work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/$1.XXXXXX") || exit 1
 	trap cleanup EXIT
 	cd "$work" || exit 1
 }
