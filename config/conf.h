@@ -71,6 +71,8 @@ struct bb_config {
 	char *bz_keyword;        /* only bugs with this keyword (or a bz_flag); NULL: all */
 	char *bz_flag;           /* comma-separated flags "name+"; NULL: none */
 	char *bz_kernel_field;   /* the kernel version field (cf_kernel_version) */
+	char *bz_close_on_fix;   /* comma-separated [tree] names where a fix closes
+				  * the mirrored bug it names; NULL: none */
 	long long bz_max_age;    /* only bugs changed within; 0: any age */
 	unsigned long long bz_attachment_max_size;
 

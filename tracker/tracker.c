@@ -11,6 +11,7 @@
 
 #include "bugzilla/bz_client.h"
 #include "core/buf.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "tracker/directive.h"
@@ -455,6 +456,7 @@ enum bb_status reg_load_unhandled(struct store *db, size_t max, struct reg_unhan
 struct tracker {
 	struct store *db;
 	char *bugzilla_url, *archive_url, *regression_field, *regression_keyword, *bisect_field;
+	char *close_on_fix;
 	long long stale_after;
 	const char *unverified;   /* why the mail at hand's sender is not authenticated */
 };
@@ -478,6 +480,7 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	t->regression_field = dup_or_null(opt->regression_field);
 	t->regression_keyword = dup_or_null(opt->regression_keyword);
 	t->bisect_field = dup_or_null(opt->bisect_field);
+	t->close_on_fix = dup_or_null(opt->close_on_fix);
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	*out = t;
 	return BB_OK;
@@ -492,6 +495,7 @@ void tracker_free(struct tracker *t)
 	free(t->regression_field);
 	free(t->regression_keyword);
 	free(t->bisect_field);
+	free(t->close_on_fix);
 	free(t);
 }
 
@@ -709,6 +713,172 @@ static enum bb_status create(struct tracker *t, time_t when, const char *title,
 	return s;
 }
 
+/* ------------------------------------------------------- ordinary bugs */
+
+/* A mirrored bug that is no regression follows its fixes too: a commit on
+ * a watched tree whose Link:/Closes: names the bug's URL leaves a note
+ * "Fixed by commit ... in TREE" (and, on a tree of [bugzilla] close_on_fix,
+ * asks for the bug to be closed as FIXED), a [PATCH] mail naming it a note
+ * linking the patch.  Notes go through reg_push like a regression's (its
+ * regression 0), each keyed by a marker line it carries, so each is posted
+ * once.  A bug that is a tracked regression hears only from the
+ * regression path. */
+
+/* Whether name is one of a comma-separated list. */
+static int listed(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *end;
+		size_t n;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		end = p + strcspn(p, ",");
+		n = (size_t)(end - p);
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n && n == len && !memcmp(p, name, len))
+			return 1;
+		p = end;
+	}
+	return 0;
+}
+
+static int status_closed(const char *status)
+{
+	return status && (!strcmp(status, "RESOLVED") || !strcmp(status, "VERIFIED") ||
+			  !strcmp(status, "CLOSED"));
+}
+
+/* The bug of the configured Bugzilla a trailer's value names by its URL
+ * (the first word), 0 if none. */
+static long long bug_of_value(struct tracker *t, const char *value)
+{
+	char url[REG_LINK_URL_MAX + 1];
+	size_t len;
+
+	if (!t->bugzilla_url || !value)
+		return 0;
+	value += strspn(value, " \t");
+	len = strcspn(value, " \t\r\n");
+	if (!len || len > REG_LINK_URL_MAX)
+		return 0;
+	memcpy(url, value, len);
+	url[len] = '\0';
+	return reg_link_bugzilla_id(url, t->bugzilla_url);
+}
+
+/* Whether bug is one a note may go to: mirrored and public in the store
+ * (BZ_BUG_PUBLIC_SQL) and no tracked regression.  *closed: the store has
+ * it closed. */
+static int ordinary_bug(struct tracker *t, long long bug, int *closed)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	*closed = 0;
+	if (bug <= 0 || regression_of_bug(t, bug) ||
+	    store_cached(t->db, &st, "SELECT status FROM bz_bug WHERE id = ? AND "
+				     BZ_BUG_PUBLIC_SQL, NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, bug);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		found = 1;
+		*closed = status_closed((const char *)sqlite3_column_text(st, 0));
+	}
+	store_cached_done(t->db, st);
+	return found;
+}
+
+/* Records a note for an ordinary bug (once: its marker is unique). */
+static enum bb_status queue_bug_note(struct tracker *t, long long bug, const char *marker,
+				     const char *text, int close, const char *what,
+				     struct bb_error *err)
+{
+	enum bb_status s;
+
+	if (!marker || !text)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	s = exec_bind(t, err, "recording a note for Bugzilla",
+		      "INSERT OR IGNORE INTO reg_push (regression, bug_id, marker, text, created,"
+		      " close_fixed) VALUES (0, ?, ?, ?, ?, ?)", "ittii", bug, marker, text,
+		      (long long)time(NULL), (long long)(close != 0));
+	if (!s && sqlite3_changes(t->db->db) > 0)
+		log_event(LOG_LEVEL_INFO, "tracker.bug_note", LF_INT("bug", bug),
+			  LF_STR("kind", what), LF_INT("close", close != 0));
+	return s;
+}
+
+/* A commit on tree naming ordinary bugs in its Link:/Closes: trailers. */
+static enum bb_status bugs_of_commit(struct tracker *t, const char *tree, int close,
+				     const struct gitscan_commit *c, struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	for (size_t i = 0; i < c->n_trailers && !s; i++) {
+		const struct gitscan_trailer *tr = &c->trailers[i];
+		long long bug;
+		char *marker, *text;
+		int closed;
+
+		if (tr->kind != GITSCAN_TRAILER_LINK && tr->kind != GITSCAN_TRAILER_CLOSES)
+			continue;
+		if (!ordinary_bug(t, bug = bug_of_value(t, tr->value), &closed))
+			continue;
+		marker = str_printf("[bugbridge bug %lld: fixed by %.12s in %s]", bug, c->hash, tree);
+		text = str_printf("Fixed by commit %.12s (\"%s\") in %s\n\n%s\n", c->hash,
+				  c->subject, tree, marker ? marker : "");
+		s = queue_bug_note(t, bug, marker, text, close && !closed, "fix", err);
+		free(marker);
+		free(text);
+	}
+	return s;
+}
+
+/* Whether the mail was read as one of bug's own thread (its text goes to
+ * the bug as a comment anyway). */
+static int mail_of_bug(struct tracker *t, const char *msgid, long long bug)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (store_cached(t->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ? AND bug_id = ?",
+			 NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, bug);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	store_cached_done(t->db, st);
+	return found;
+}
+
+/* A patch (not a reply to one) whose trailer names an ordinary bug. */
+static enum bb_status patch_for_bug(struct tracker *t, const struct inmail *m, long long bug,
+				    struct bb_error *err)
+{
+	const char *subject = m->subject ? m->subject : "";
+	char *marker, *link, *text;
+	enum bb_status s;
+	int closed;
+
+	subject += strspn(subject, " \t");
+	if (!m->message_id || !strncasecmp(subject, "Re:", 3) || !ordinary_bug(t, bug, &closed) ||
+	    mail_of_bug(t, m->message_id, bug))
+		return BB_OK;
+	marker = str_printf("[bugbridge bug %lld: patch <%s>]", bug, m->message_id);
+	link = report_link(t, m->message_id);
+	text = str_printf("A patch was posted: %s %s\n\n%s\n", inmail_bare_subject(m->subject),
+			  link ? link : "", marker ? marker : "");
+	s = link ? queue_bug_note(t, bug, marker, text, 0, "patch", err)
+		 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	free(marker);
+	free(link);
+	free(text);
+	return s;
+}
+
 /* ---------------------------------------------------------------- mail */
 
 static int already_seen(struct tracker *t, const char *msgid)
@@ -922,6 +1092,8 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 			} else if ((bug = reg_link_bugzilla_id(line, t->bugzilla_url)) > 0 &&
 				   (id = regression_of_bug(t, bug))) {
 				ids[n++] = id;
+			} else if ((bug = bug_of_value(t, line)) > 0) {
+				s = patch_for_bug(t, m, bug, err);
 			}
 			for (size_t i = 0; i < n && !s; i++) {
 				if (!(s = add_mail(t, ids[i], m->message_id, "patch", err)))
@@ -1144,9 +1316,11 @@ static enum bb_status queue_fixed_note(struct tracker *t, const struct reg_regre
 	return s;
 }
 
-enum bb_status tracker_commit(struct tracker *t, const char *tree,
-			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
-			      void *ctx, const struct gitscan_commit *c, struct bb_error *err)
+/* tracker_commit(); close: tree is one where fixes close ordinary bugs. */
+static enum bb_status commit_in_tree(struct tracker *t, const char *tree, int close,
+				     int (*upstream_of)(void *ctx, const char *tree,
+							const char *branch),
+				     void *ctx, const struct gitscan_commit *c, struct bb_error *err)
 {
 	long long ids[16];
 	size_t n = regressions_of_commit(t, c, ids, 16);
@@ -1224,7 +1398,16 @@ enum bb_status tracker_commit(struct tracker *t, const char *tree,
 			free(note);
 		}
 	}
+	if (!s)
+		s = bugs_of_commit(t, tree, close, c, err);
 	return s;
+}
+
+enum bb_status tracker_commit(struct tracker *t, const char *tree,
+			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
+			      void *ctx, const struct gitscan_commit *c, struct bb_error *err)
+{
+	return commit_in_tree(t, tree, listed(t->close_on_fix, tree), upstream_of, ctx, c, err);
 }
 
 /* --------------------------------------------------------------- trees */
@@ -1235,6 +1418,7 @@ struct tree_scan {
 	const char *tree;
 	unsigned long commits;
 	struct bb_error *err;
+	int close;                /* tree is in [bugzilla] close_on_fix */
 };
 
 /* Whether tree is upstream of branch: branch's upstream chain reaches it
@@ -1264,7 +1448,8 @@ static enum bb_status on_commit(void *ctx, const struct gitscan_commit *c)
 	struct tree_scan *ts = ctx;
 
 	ts->commits++;
-	return tracker_commit(ts->t, ts->tree, upstream_of_cfg, (void *)ts->cfg, c, ts->err);
+	return commit_in_tree(ts->t, ts->tree, ts->close, upstream_of_cfg, (void *)ts->cfg, c,
+			      ts->err);
 }
 
 /* A fix directive names a commit (by hash or subject) that the tree may
@@ -1355,7 +1540,8 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 		const struct config_tree *ct = &cfg->trees[i];
 		struct gitscan_options o;
 		struct gitscan_tree *tree = NULL;
-		struct tree_scan ts = { t, cfg, ct->name, 0, err };
+		struct tree_scan ts = { t, cfg, ct->name, 0, err,
+					listed(cfg->bz_close_on_fix, ct->name) };
 		char *name = str_printf("tree:%s", ct->name), *cursor = NULL, *next = NULL;
 
 		memset(&o, 0, sizeof(o));
@@ -1399,6 +1585,54 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 
 /* -------------------------------------------------------- to Bugzilla */
 
+/* Before a note for an ordinary bug goes out: the bug must still be
+ * mirrored, public and no regression in the store, and public on
+ * Bugzilla (*skip otherwise); *open: Bugzilla has it open. */
+static enum bb_status ordinary_live(struct tracker *t, struct bz_client *bz, long long bug_id,
+				    int *open, int *skip, struct bb_error *err)
+{
+	struct bz_bug *bugs = NULL;
+	size_t n = 0;
+	enum bb_status s;
+	int closed;
+
+	*open = 0;
+	*skip = 1;
+	if (!ordinary_bug(t, bug_id, &closed))
+		return BB_OK;
+	if ((s = bz_search_page(bz, bug_id - 1, 0, 1, &bugs, &n, err)))
+		return s;
+	if (n && bugs[0].id == bug_id && bz_bug_is_public(&bugs[0])) {
+		*skip = 0;
+		*open = !status_closed(bugs[0].status);
+	}
+	for (size_t i = 0; i < n; i++)
+		bz_bug_release(&bugs[i]);
+	free(bugs);
+	return BB_OK;
+}
+
+/* Sets an open bug RESOLVED FIXED.  A refusal (no permission, a workflow
+ * that does not allow it) is logged and not asked again; trouble on the
+ * way is returned, and the next round looks at the bug's status first. */
+static enum bb_status close_fixed(struct bz_client *bz, long long bug_id, struct bb_error *err)
+{
+	static const struct bz_change ch[] = { { "status", "RESOLVED" }, { "resolution", "FIXED" } };
+	struct bb_error uerr = BB_ERROR_INIT;
+	enum bb_status s = bz_update_bug(bz, bug_id, ch, 2, &uerr);
+
+	if (s == BB_ERR_TEMPORARY || s == BB_ERR_NOMEM || s == BB_ERR_IO) {
+		*err = uerr;
+		return s;
+	}
+	if (s)
+		log_event(LOG_LEVEL_WARN, "tracker.close_refused", LF_INT("bug", bug_id),
+			  LF_STR("error", uerr.message));
+	else
+		log_event(LOG_LEVEL_INFO, "tracker.bug_closed", LF_INT("bug", bug_id));
+	return BB_OK;
+}
+
 enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned long *posted,
 			    struct bb_error *err)
 {
@@ -1407,12 +1641,14 @@ enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned lo
 
 	*posted = 0;
 	for (;;) {
-		long long row, bug_id, comment_id = 0;
+		long long row, bug_id, regression, comment_id = 0;
+		int close, open = 1, skip = 0;
 		char *marker, *text;
 		struct bz_bug bug;
 
-		if ((s = store_prepare(t->db, &st, "SELECT id, bug_id, marker, text FROM reg_push"
-					      " WHERE state = 'intent' ORDER BY id LIMIT 1", err)))
+		if ((s = store_prepare(t->db, &st, "SELECT id, bug_id, marker, text, regression,"
+					      " close_fixed FROM reg_push WHERE state = 'intent'"
+					      " ORDER BY id LIMIT 1", err)))
 			return s;
 		if (sqlite3_step(st) != SQLITE_ROW) {
 			sqlite3_finalize(st);
@@ -1422,26 +1658,40 @@ enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned lo
 		bug_id = sqlite3_column_int64(st, 1);
 		marker = col(st, 2);
 		text = col(st, 3);
+		regression = sqlite3_column_int64(st, 4);
+		close = sqlite3_column_int(st, 5);
 		sqlite3_finalize(st);
 		/* posted before a crash?  The marker says so */
 		memset(&bug, 0, sizeof(bug));
 		bug.id = bug_id;
 		if (!marker || !text) {
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		} else if (!(s = bz_fetch_comments(bz, &bug, 1, 0, err))) {
+		} else if (!regression && (s = ordinary_live(t, bz, bug_id, &open, &skip, err))) {
+			;
+		} else if (!skip && !(s = bz_fetch_comments(bz, &bug, 1, 0, err))) {
 			for (size_t i = 0; i < bug.ncomments; i++)
 				if (bug.comments[i].text && strstr(bug.comments[i].text, marker))
 					comment_id = bug.comments[i].id;
-			if (!comment_id && !(s = bz_add_comment(bz, bug_id, text, 0, &comment_id, err)))
-				(*posted)++;
+			if (!comment_id) {
+				test_hook("tracker.post");
+				if (!(s = bz_add_comment(bz, bug_id, text, 0, &comment_id, err))) {
+					(*posted)++;
+					test_hook("tracker.posted");
+				}
+			}
+			if (!s && close && open)
+				s = close_fixed(bz, bug_id, err);
 		}
+		if (!s && skip)
+			log_event(LOG_LEVEL_INFO, "tracker.note_skipped", LF_INT("bug", bug_id),
+				  LF_STR("reason", "not a mirrored public bug"));
 		bz_bug_release(&bug);
 		free(marker);
 		free(text);
 		if (!s)
 			s = exec_bind(t, err, "recording a note for Bugzilla", "UPDATE reg_push SET"
-				      " state = 'posted', comment_id = ? WHERE id = ?", "ii", comment_id,
-				      row);
+				      " state = ?, comment_id = ? WHERE id = ?", "tii",
+				      skip ? "skipped" : "posted", comment_id, row);
 		if (s)
 			return s;
 	}

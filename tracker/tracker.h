@@ -32,7 +32,8 @@
  * for nothing else: a fix in linux-6.6.y fixes no linux-6.1.y regression.
  *
  * Everything lives in the store (core/store.c, schema 4: reg_regression,
- * reg_mail, reg_link, reg_event, reg_unhandled, reg_fix); every change is
+ * reg_mail, reg_link, reg_event, reg_unhandled, reg_fix; reg_push, with
+ * close_fixed since schema 10, for notes to Bugzilla); every change is
  * in the caller's transaction or one of its own.  Nothing prints.
  */
 #ifndef BB_TRACKER_H
@@ -161,6 +162,10 @@ struct tracker_options {
 	const char *regression_field; /* a Bugzilla field flagging regressions (cf_regression) */
 	const char *regression_keyword;/* or a keyword ("regression") */
 	const char *bisect_field;     /* cf_bisect_commit */
+	const char *close_on_fix;     /* comma-separated trees where tracker_commit()
+				       * closes the bugs a fix names (for callers
+				       * of tracker_commit(); tracker_scan_trees()
+				       * reads [bugzilla] close_on_fix) */
 	long long stale_after;        /* seconds; 0: 90 days */
 };
 
@@ -190,15 +195,25 @@ enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const ch
  * trailers pointing at a regression's mail or bug, or a hash or subject a
  * fix directive named, move it to fix-incoming or fixed; Fixes: naming a
  * culprit becomes a note.  upstream_of(tree, branch) says whether tree is
- * upstream of branch. */
+ * upstream of branch.  A Link:/Closes: naming the URL of a mirrored public
+ * bug that is no regression records a note for it, "Fixed by commit
+ * <12 hex> ("subject") in <tree>", once per (bug, commit, tree); on a tree
+ * of close_on_fix, one that also sets the bug RESOLVED FIXED when it is
+ * open.  A [PATCH] mail (not a reply) naming such a bug in a Link:/Closes:
+ * line records "A patch was posted: <subject> <archive link>", once per
+ * mail, unless the mail is in the bug's own thread. */
 struct gitscan_commit;
 enum bb_status tracker_commit(struct tracker *t, const char *tree,
 			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
 			      void *ctx, const struct gitscan_commit *c, struct bb_error *err);
 
-/* Posts the notes fixed regressions left for their Bugzilla bugs, each
- * once (a note posted before a crash is found by its marker line);
- * *posted counts them. */
+/* Posts the notes fixed regressions and ordinary bugs left for their
+ * Bugzilla bugs, each once (a note posted before a crash is found by its
+ * marker line), and closes the ordinary bugs a note asks to close if they
+ * are still open; a note for a bug no longer mirrored and public (in the
+ * store and on Bugzilla) is dropped.  *posted counts the notes posted.
+ * The outbound sync mails these comments to the list like any other new
+ * comment, once (they carry no "Message-ID:" line of a relayed mail). */
 struct bz_client;
 enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned long *posted,
 			    struct bb_error *err);

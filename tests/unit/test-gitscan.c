@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/store.h"
 #include "tap.h"
 #include "tracker/gitscan.h"
+#include "tracker/tracker.h"
 
 static char work[256];
 
@@ -706,6 +708,87 @@ static void test_large(void)
 	free(c_huge);
 }
 
+/* --- ordinary bugs follow their fixes (tracker_commit) ------------------ */
+
+static struct store *notes_db;
+
+static const char *note_rows(void)
+{
+	static char out[512];
+	sqlite3_stmt *st = NULL;
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (store_prepare(notes_db, &st, "SELECT bug_id, close_fixed, regression FROM reg_push"
+				    " ORDER BY id", NULL))
+		return "(error)";
+	while (sqlite3_step(st) == SQLITE_ROW && len < sizeof(out) - 64)
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%lld:%d:%lld", len ? " " : "",
+					(long long)sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+					(long long)sqlite3_column_int64(st, 2));
+	sqlite3_finalize(st);
+	return out;
+}
+
+static void test_bug_notes(void)
+{
+	struct tracker_options o;
+	struct tracker *t = NULL;
+	struct gitscan_parser *p = gitscan_parser_new(NULL);
+	struct gitscan_commit c;
+	struct bb_error err = BB_ERROR_INIT;
+	char path[512], *text = NULL;
+	static const char msg[] =
+		"usb: fix the port\n\nCloses: https://bz.example.org/show_bug.cgi?id=1\n"
+		"Link: https://bz.example.org/show_bug.cgi?id=2 # restricted\n"
+		"Closes: https://bz.example.org/show_bug.cgi?id=3\n"
+		"Closes: https://bz.example.org/show_bug.cgi?id=4\n"
+		"Link: https://bz.example.org/show_bug.cgi?id=5\n"
+		"Link: https://other.example.org/show_bug.cgi?id=6\n"
+		"Closes: https://bz.example.org/show_bug.cgi?id=7\n"
+		"Signed-off-by: Dev <dev@example.org>\n";
+	sqlite3_stmt *st = NULL;
+
+	snprintf(path, sizeof(path), "%s/notes.db", work);
+	if (!ok(p && store_open(&notes_db, path, STORE_READ_WRITE, &err) == BB_OK,
+		"notes: store: %s", err.message))
+		return;
+	/* 1 open, 2 restricted, 3 not mirrored, 4 a regression's, 5 closed,
+	 * 6 of another Bugzilla, 7 unknown */
+	ok(store_exec(notes_db,
+		      "INSERT INTO bz_bug (id, status, mirrored, restricted) VALUES (1, 'NEW', 1, 0),"
+		      " (2, 'NEW', 1, 1), (3, 'NEW', 0, 0), (4, 'NEW', 1, 0), (5, 'RESOLVED', 1, 0),"
+		      " (6, 'NEW', 1, 0);"
+		      "INSERT INTO reg_regression (title, branch, bug_id, created, updated, last_activity)"
+		      " VALUES ('r', 'mainline', 4, 1, 1, 1);", &err) == BB_OK,
+	   "notes: bugs: %s", err.message);
+	memset(&o, 0, sizeof(o));
+	o.bugzilla_url = "https://bz.example.org";
+	o.close_on_fix = "linux-6.1.y, mainline";
+	ok(tracker_new(&t, notes_db, &o, &err) == BB_OK, "notes: tracker");
+	ok(gitscan_parse_message(p, "abcdef0123456789abcdef0123456789abcdef01", msg, strlen(msg),
+				 &c) == BB_OK, "notes: parsed");
+	ok(tracker_commit(t, "next", NULL, NULL, &c, &err) == BB_OK, "notes: next: %s",
+	   err.message);
+	is_str(note_rows(), "1:0:0 5:0:0",
+	       "next: notes for the open and the closed public bug, none to close");
+	ok(tracker_commit(t, "next", NULL, NULL, &c, &err) == BB_OK &&
+	   tracker_commit(t, "mainline", NULL, NULL, &c, &err) == BB_OK, "notes: mainline");
+	is_str(note_rows(), "1:0:0 5:0:0 4:0:1 1:1:0 5:0:0",
+	       "mainline (close_on_fix): the regression's own note for 4, the open bug 1 is to be"
+	       " closed, the closed 5 not; next once");
+	if (!store_prepare(notes_db, &st, "SELECT text FROM reg_push WHERE bug_id = 1 ORDER BY id"
+				      " DESC LIMIT 1", NULL) && sqlite3_step(st) == SQLITE_ROW)
+		text = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	is_str(text, "Fixed by commit abcdef012345 (\"usb: fix the port\") in mainline\n\n"
+		     "[bugbridge bug 1: fixed by abcdef012345 in mainline]\n", "the note's text");
+	free(text);
+	tracker_free(t);
+	gitscan_parser_free(p);
+	store_close(notes_db);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -729,6 +812,7 @@ int main(void)
 	test_errors();
 	test_fetch();
 	test_large();
+	test_bug_notes();
 	sh("rm -rf '%s'", work);
 	free(c_init);
 	free(c_fix);
