@@ -303,6 +303,92 @@ int bz_fields_status_can_change(const struct bz_fields *f, const char *from, con
 	return 0;
 }
 
+int bz_fields_legal_value(const struct bz_fields *f, const char *field, const char *value,
+			  const char **canon)
+{
+	const struct bz_field_info *fi = bz_fields_find(f, field);
+	const struct bz_field_value *v;
+	size_t named = 0;
+
+	if (canon)
+		*canon = NULL;
+	for (size_t i = 0; fi && i < fi->nvalues; i++)
+		named += fi->values[i].name != NULL;
+	if (!named || !value)
+		return -1;
+	if (!(v = bz_field_value_find(fi, value)))
+		return 0;
+	if (canon)
+		*canon = v->name;
+	return 1;
+}
+
+char *bz_field_values_text(const struct bz_field_info *fi)
+{
+	size_t len = 1;
+	char *out, *p;
+
+	for (size_t i = 0; fi && i < fi->nvalues; i++)
+		if (fi->values[i].name && fi->values[i].name[0])
+			len += strlen(fi->values[i].name) + 2;
+	if (!(out = malloc(len)))
+		return NULL;
+	p = out;
+	*p = '\0';
+	for (size_t i = 0; fi && i < fi->nvalues; i++) {
+		const char *name = fi->values[i].name;
+		size_t n;
+
+		if (!name || !name[0])
+			continue;
+		if (p != out) {
+			memcpy(p, ", ", 2);
+			p += 2;
+		}
+		n = strlen(name);
+		memcpy(p, name, n + 1);
+		p += n;
+	}
+	return out;
+}
+
+/* The first open status, UNCONFIRMED last; with from, only those it may
+ * go to. */
+static const char *first_open(const struct bz_field_info *fi, const struct bz_field_value *from)
+{
+	const char *unconfirmed = NULL;
+
+	for (size_t i = 0; i < fi->nvalues; i++) {
+		const struct bz_field_value *v = &fi->values[i];
+		int allowed = !from;
+
+		if (!v->name || v->is_open != 1 || v == from)
+			continue;
+		for (char **p = from ? from->can_change_to : NULL; p && *p && !allowed; p++)
+			allowed = !strcasecmp(*p, v->name);
+		if (!allowed)
+			continue;
+		if (strcasecmp(v->name, "UNCONFIRMED"))
+			return v->name;
+		if (!unconfirmed)
+			unconfirmed = v->name;
+	}
+	return unconfirmed;
+}
+
+const char *bz_fields_reopen_status(const struct bz_fields *f, const char *from)
+{
+	const struct bz_field_info *fi = bz_fields_find(f, "bug_status");
+	const struct bz_field_value *cur = from ? bz_field_value_find(fi, from) : NULL;
+	const char *to = NULL;
+
+	if (!fi)
+		return NULL;
+	if (cur && cur->can_change_to)
+		to = first_open(fi, cur);
+	return to ? to : first_open(fi, NULL);
+}
+
 enum bb_status bz_fields_check(struct bz_client *c, const struct bz_field_want *want, size_t n,
 			       size_t *missing, struct bb_error *err)
 {

@@ -73,6 +73,26 @@ const struct bz_field_value *bz_field_value_find(const struct bz_field_info *fi,
  * no such status). */
 int bz_fields_status_can_change(const struct bz_fields *f, const char *from, const char *to);
 
+/* Whether value is a legal value of field (Bugzilla's name or the REST
+ * one): 1 yes, *canon (may be NULL) then the server's spelling of it
+ * (matched exactly, then in any case: "high" -> "High"); 0 no; -1 the
+ * server did not tell (no such field, or one without values). */
+int bz_fields_legal_value(const struct bz_fields *f, const char *field, const char *value,
+			  const char **canon);
+/* The legal values of a select field in the server's order, ", "
+ * between them ("Highest, High, Normal, Low, Lowest, ---"), without the
+ * empty value and bug_status's new-bug entry; malloc'd, NULL when out of
+ * memory.  "" for a field without values. */
+char *bz_field_values_text(const struct bz_field_info *fi);
+/* The status "#bugbridge reopen" sets on a bug in status from, when no
+ * status is configured: the first open status (in the server's order)
+ * other than UNCONFIRMED that the workflow lets from go to, else
+ * UNCONFIRMED if it may; when the workflow says nothing of from (from
+ * NULL or unknown) or lets it go to no open status, the first open status
+ * other than UNCONFIRMED (else UNCONFIRMED).  NULL when the server told
+ * of no open status: the caller's fallback (REOPENED). */
+const char *bz_fields_reopen_status(const struct bz_fields *f, const char *from);
+
 /* A configured field name and the key that names it, for the startup check. */
 struct bz_field_want {
 	const char *key;          /* "[tracker] bisect_field" */

@@ -43,6 +43,7 @@ State file (JSON; every key optional)
                "keepalive_timeout": 5,
                "max_keepalive_requests": 100,
                "xml_missing_error": "InvalidBugId"},
+    "workflow": "5.2",                # or "kernel.org": the old workflow (below)
     "statuses": {"open": ["UNCONFIRMED", "CONFIRMED", "IN_PROGRESS"],
                  "closed": ["RESOLVED", "VERIFIED"]},
     "resolutions": ["FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"],
@@ -112,6 +113,10 @@ Users named anywhere in the state but not listed are created (real_name
 "").  Products, components,
 statuses and resolutions that seeded bugs use are made legal.  A cf_*
 field that is not declared under "fields" is free text (default "").
+"workflow": "kernel.org" is a Bugzilla that kept the old workflow, as
+bugzilla.kernel.org: statuses UNCONFIRMED, NEW, ASSIGNED, REOPENED /
+RESOLVED, VERIFIED, CLOSED (unless "statuses" says otherwise), Bugzilla
+4's default transitions, priorities P1..P5, and new bugs start NEW.
 Times are UTC, "YYYY-MM-DDTHH:MM:SSZ", one-second resolution.  data_file
 paths are relative to the state file.
 
@@ -294,6 +299,10 @@ DEFAULT_CLOSED_STATUSES = ["RESOLVED", "VERIFIED"]
 # Statuses that mean "closed" when a seeded bug brings one we do not know.
 CLOSED_LOOKING_STATUSES = {"RESOLVED", "VERIFIED", "CLOSED"}
 DEFAULT_RESOLUTIONS = ["FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"]
+# "workflow": "kernel.org" (a Bugzilla that kept the pre-5.0 workflow)
+OLD_OPEN_STATUSES = ["UNCONFIRMED", "NEW", "ASSIGNED", "REOPENED"]
+OLD_CLOSED_STATUSES = ["RESOLVED", "VERIFIED", "CLOSED"]
+WORKFLOWS = ("5.2", "kernel.org")
 
 # Bug fields in a REST answer's _default set, in a fixed order (Bugzilla's
 # own order is Perl hash order, i.e. random).  *_detail fields follow their
@@ -720,9 +729,15 @@ class Model:
                 clock.configure(state["clock"])
             except ValueError as e:
                 raise StateError(str(e))
+        self.workflow = str(state.get("workflow") or "5.2")
+        if self.workflow not in WORKFLOWS:
+            raise StateError("workflow must be one of %s" % ", ".join(WORKFLOWS))
+        old = self.workflow == "kernel.org"
         statuses = state.get("statuses") or {}
-        self.open_statuses = list(statuses.get("open") or DEFAULT_OPEN_STATUSES)
-        self.closed_statuses = list(statuses.get("closed") or DEFAULT_CLOSED_STATUSES)
+        self.open_statuses = list(statuses.get("open") or (
+            OLD_OPEN_STATUSES if old else DEFAULT_OPEN_STATUSES))
+        self.closed_statuses = list(statuses.get("closed") or (
+            OLD_CLOSED_STATUSES if old else DEFAULT_CLOSED_STATUSES))
         self.resolutions = list(state.get("resolutions") or DEFAULT_RESOLUTIONS)
         self.groups = {}        # name -> {"id", "name", "description"}
         for group in state.get("groups") or []:
@@ -1207,6 +1222,7 @@ class Model:
         return {
             "version": self.version, "urlbase": self.urlbase, "maintainer": self.maintainer,
             "clock": self.clock.describe(), "params": self.params, "quirks": self.quirks,
+            "workflow": self.workflow,
             "statuses": {"open": self.open_statuses, "closed": self.closed_statuses},
             "resolutions": self.resolutions,
             "groups": list(self.groups.values()),
@@ -2421,6 +2437,18 @@ DEFAULT_WORKFLOW = {
     "RESOLVED": ["UNCONFIRMED", "CONFIRMED", "VERIFIED"],
     "VERIFIED": ["UNCONFIRMED", "CONFIRMED"],
 }
+# "workflow": "kernel.org": Bugzilla 4's default workflow and priorities.
+OLD_WORKFLOW = {
+    None: ["UNCONFIRMED", "NEW", "ASSIGNED"],
+    "UNCONFIRMED": ["NEW", "ASSIGNED", "RESOLVED"],
+    "NEW": ["ASSIGNED", "RESOLVED"],
+    "ASSIGNED": ["NEW", "RESOLVED"],
+    "REOPENED": ["NEW", "ASSIGNED", "RESOLVED"],
+    "RESOLVED": ["UNCONFIRMED", "REOPENED", "VERIFIED", "CLOSED"],
+    "VERIFIED": ["UNCONFIRMED", "REOPENED", "CLOSED"],
+    "CLOSED": ["UNCONFIRMED", "REOPENED"],
+}
+OLD_FIELD_VALUES = dict(DEFAULT_FIELD_VALUES, priority=["P1", "P2", "P3", "P4", "P5"])
 
 
 def _field_object(field_id, name, display, type_, values, custom=False, entry=False):
@@ -2470,10 +2498,11 @@ def field_json(app, name):
     field_id, display, bug_field = STANDARD_FIELDS[name]
     if name == "bug_status":
         all_statuses = model.open_statuses + model.closed_statuses
+        workflow = OLD_WORKFLOW if model.workflow == "kernel.org" else DEFAULT_WORKFLOW
         values = []
         for s in [None] + all_statuses:
-            targets = DEFAULT_WORKFLOW.get(s)
-            if targets is None or s is None and any(t not in DEFAULT_WORKFLOW
+            targets = workflow.get(s)
+            if targets is None or s is None and any(t not in workflow
                                                     for t in all_statuses):
                 targets = [t for t in all_statuses if t != s and t in all_statuses
                            and (s is not None or model.is_open_status(t))]
@@ -2485,7 +2514,7 @@ def field_json(app, name):
             values.append(value)
     else:
         names = list(model.resolutions) if name == "resolution" else list(
-            DEFAULT_FIELD_VALUES[name])
+            (OLD_FIELD_VALUES if model.workflow == "kernel.org" else DEFAULT_FIELD_VALUES)[name])
         if name == "resolution":
             names.insert(0, "")
         for bug in model.bugs.values():
@@ -2580,7 +2609,8 @@ def rest_bug_create(app, req):
                     raise BugzillaError(51, "There is no %s named '%s'."
                                         % (field["description"], item))
     can_confirm = model.can_edit_bugs(user) or model.in_group(user, "canconfirm")
-    status = p.get("status") or ("CONFIRMED" if can_confirm else "UNCONFIRMED")
+    status = p.get("status") or (("NEW" if model.workflow == "kernel.org" else "CONFIRMED")
+                                 if can_confirm else "UNCONFIRMED")
     if status not in model.open_statuses:
         raise BugzillaError(51, "There is no status named '%s'." % status)
     for name in ("assigned_to", "qa_contact"):

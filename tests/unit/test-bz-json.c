@@ -889,6 +889,96 @@ static void test_fields(void)
 	bz_fields_free(f);
 }
 
+/* What commands may set: legal values in the server's spelling, the list
+ * an answer gives, and the status reopen picks from the workflow. */
+static void test_legal_values(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bz_fields *f = NULL;
+	const char *canon = NULL;
+	char *list;
+	size_t len;
+	char *json = fixture("026-fields-all.json", &len);
+	/* a Bugzilla that kept the old workflow, as bugzilla.kernel.org */
+	static const char old[] =
+		"{\"fields\": [{\"name\": \"bug_status\", \"values\": ["
+		"{\"name\": null, \"can_change_to\": [{\"name\": \"NEW\"}]},"
+		"{\"name\": \"UNCONFIRMED\", \"is_open\": true, \"can_change_to\": [{\"name\": \"NEW\"}]},"
+		"{\"name\": \"NEW\", \"is_open\": true, \"can_change_to\": [{\"name\": \"ASSIGNED\"},"
+		" {\"name\": \"RESOLVED\"}]},"
+		"{\"name\": \"ASSIGNED\", \"is_open\": true, \"can_change_to\": [{\"name\": \"NEW\"}]},"
+		"{\"name\": \"REOPENED\", \"is_open\": true, \"can_change_to\": [{\"name\": \"NEW\"}]},"
+		"{\"name\": \"RESOLVED\", \"is_open\": false, \"can_change_to\": [{\"name\": \"UNCONFIRMED\"},"
+		" {\"name\": \"REOPENED\"}, {\"name\": \"VERIFIED\"}]},"
+		"{\"name\": \"VERIFIED\", \"is_open\": false, \"can_change_to\": [{\"name\": \"UNCONFIRMED\"}]},"
+		"{\"name\": \"CLOSED\", \"is_open\": false, \"can_change_to\": []}]},"
+		"{\"name\": \"priority\", \"values\": [{\"name\": \"P1\"}, {\"name\": \"P2\"},"
+		" {\"name\": \"P3\"}]}]}";
+
+	ok(json && bz_parse_fields(json, len, &f, &err) == BB_OK && f, "026 (%s)", err.message);
+	free(json);
+	if (f) {
+		ok(bz_fields_legal_value(f, "priority", "high", &canon) == 1 && canon &&
+		   !strcmp(canon, "High"), "5.2: priority high is High");
+		ok(bz_fields_legal_value(f, "priority", "P1", &canon) == 0 && !canon,
+		   "5.2: no priority P1");
+		ok(bz_fields_legal_value(f, "severity", "BLOCKER", &canon) == 1 &&
+		   !strcmp(canon, "blocker"), "5.2: severity by its REST name, any case");
+		ok(bz_fields_legal_value(f, "resolution", "fixed", &canon) == 1 &&
+		   !strcmp(canon, "FIXED") &&
+		   bz_fields_legal_value(f, "resolution", "CODE_FIX", NULL) == 0,
+		   "5.2: resolutions");
+		ok(bz_fields_legal_value(f, "status", "REOPENED", NULL) == 0 &&
+		   bz_fields_legal_value(f, "bug_status", "confirmed", &canon) == 1 &&
+		   !strcmp(canon, "CONFIRMED"), "5.2: statuses, no REOPENED");
+		ok(bz_fields_legal_value(f, "cf_nonesuch", "x", NULL) == -1 &&
+		   bz_fields_legal_value(f, "short_desc", "x", NULL) == -1,
+		   "a field without values or none at all: the server did not say");
+		list = bz_field_values_text(bz_fields_find(f, "priority"));
+		is_str(list, "Highest, High, Normal, Low, Lowest, ---", "5.2: the priorities as a list");
+		free(list);
+		list = bz_field_values_text(bz_fields_find(f, "resolution"));
+		ok(list && !strncmp(list, "FIXED, ", 7) && strstr(list, "DUPLICATE"),
+		   "the resolutions as a list, without the empty one: %s", list ? list : "");
+		free(list);
+		list = bz_field_values_text(bz_fields_find(f, "status"));
+		is_str(list, "UNCONFIRMED, CONFIRMED, IN_PROGRESS, RESOLVED, VERIFIED",
+		       "the statuses as a list, without the new bug's entry");
+		free(list);
+		is_str(bz_fields_reopen_status(f, "RESOLVED"), "CONFIRMED",
+		       "5.2: reopen from RESOLVED is CONFIRMED (UNCONFIRMED comes first, but is last resort)");
+		is_str(bz_fields_reopen_status(f, "VERIFIED"), "CONFIRMED", "5.2: and from VERIFIED");
+		is_str(bz_fields_reopen_status(f, "IN_PROGRESS"), "CONFIRMED",
+		       "5.2: from an open status, what it may go to");
+		is_str(bz_fields_reopen_status(f, NULL), "CONFIRMED",
+		       "5.2: status not known: the first open one but UNCONFIRMED");
+		is_str(bz_fields_reopen_status(f, "REOPENED"), "CONFIRMED",
+		       "5.2: a status the server lacks: the same");
+		bz_fields_free(f);
+	}
+
+	f = NULL;
+	ok(bz_parse_fields(old, sizeof(old) - 1, &f, &err) == BB_OK && f, "old workflow (%s)",
+	   err.message);
+	if (f) {
+		is_str(bz_fields_reopen_status(f, "RESOLVED"), "REOPENED", "old: reopen is REOPENED");
+		is_str(bz_fields_reopen_status(f, "resolved"), "REOPENED", "old: status in any case");
+		is_str(bz_fields_reopen_status(f, "VERIFIED"), "UNCONFIRMED",
+		       "old: only UNCONFIRMED allowed: UNCONFIRMED");
+		is_str(bz_fields_reopen_status(f, "CLOSED"), "NEW",
+		       "old: no open status allowed: the first open one but UNCONFIRMED");
+		ok(bz_fields_legal_value(f, "priority", "p1", &canon) == 1 && !strcmp(canon, "P1"),
+		   "old: priority p1 is P1");
+		bz_fields_free(f);
+	}
+	ok(bz_fields_reopen_status(NULL, "RESOLVED") == NULL &&
+	   bz_fields_legal_value(NULL, "priority", "P1", NULL) == -1,
+	   "no fields: nothing said (the caller's fallback)");
+	list = bz_field_values_text(NULL);
+	is_str(list, "", "no field: an empty list");
+	free(list);
+}
+
 /* The gate on a bug: keyword or flag ("name+"). */
 static void test_gate(void)
 {
@@ -931,6 +1021,7 @@ int main(void)
 	test_errors();
 	test_hostile();
 	test_fields();
+	test_legal_values();
 	test_gate();
 	return done_testing();
 }
