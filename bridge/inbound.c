@@ -12,6 +12,7 @@
 #include "bridge/inbound.h"
 #include "bridge/mailcmd.h"
 #include "bugzilla/bug.h"
+#include "bugzilla/bz_fields.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -271,7 +272,10 @@ static const char *reassign_component(struct sync_context *sc, const char *arg)
 
 /* The Bugzilla change a command asks for, as a JSON object (a string to
  * keep); NULL for commands that change nothing there (stop).  *note gets
- * why a command cannot be done. */
+ * why a command cannot be done.  Values are as written: legal_change()
+ * checks them against the server's when the command is done; a reopen
+ * without [inbound] reopen_status asks for status "", the status the
+ * workflow allows then. */
 static char *command_change(struct sync_context *sc, const struct mailcmd *c, const char *sender,
 			    const char **note)
 {
@@ -295,8 +299,8 @@ static char *command_change(struct sync_context *sc, const struct mailcmd *c, co
 		}
 		break;
 	case MAILCMD_REOPEN:
-		json_object_object_add(o, "status",
-				       json_object_new_string(sc->cfg->inbound_reopen_status));
+		json_object_object_add(o, "status", json_object_new_string(
+			sc->cfg->inbound_reopen_status ? sc->cfg->inbound_reopen_status : ""));
 		break;
 	case MAILCMD_REASSIGN:
 		json_object_object_add(o, "component",
@@ -1001,6 +1005,96 @@ static enum bb_status post_comment(struct sync_context *sc, long long row, long 
 	return mark_posted(sc, row, bug_id, message_id, id, err);
 }
 
+/* The fields of a change whose values are the server's to list. */
+static const struct {
+	const char *key, *field;
+} legal_fields[] = {
+	{ "status", "bug_status" },
+	{ "resolution", "resolution" },
+	{ "priority", "priority" },
+	{ "severity", "bug_severity" },
+};
+
+/* Makes a recorded change (do_command()) one the server takes: each
+ * value of a field with legal values (GET /rest/field/bug, kept by the
+ * client) in the server's spelling ("high" -> "High", "p1" -> "P1"), and
+ * reopen's status "" the first open status the workflow allows from the
+ * bug's current one (bz_fields_reopen_status(); the bug as stored).  NULL
+ * when it is fine; else why not, malloc'd, listing the legal values: the
+ * change is not sent.  Without the server's list (it could not be had)
+ * values go as given, and reopen's status is REOPENED.  *nomem is set
+ * when out of memory. */
+static char *legal_change(struct sync_context *sc, long long bug_id, json_object *o, int *nomem)
+{
+	const struct bz_fields *f = NULL;
+	struct bb_error ferr = BB_ERROR_INIT;
+	json_object *v = NULL;
+	char *why = NULL;
+
+	*nomem = 0;
+	if (bz_fields_get(sc->bz, &f, &ferr) != BB_OK && !f)
+		log_event(LOG_LEVEL_WARN, "inbound.fields_unavailable", LF_INT("bug", bug_id),
+			  LF_STR("error", ferr.message),
+			  LF_STR("reason", "command values are sent unchecked"));
+	if (json_object_object_get_ex(o, "status", &v) && json_object_is_type(v, json_type_string) &&
+	    !json_object_get_string(v)[0]) {
+		struct bz_bug bug;
+		int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
+		const char *to = bz_fields_reopen_status(f, have_bug ? bug.status : NULL);
+
+		json_object_object_add(o, "status", json_object_new_string(to ? to : "REOPENED"));
+		if (have_bug)
+			bz_bug_release(&bug);
+	}
+	for (size_t i = 0; i < sizeof(legal_fields) / sizeof(legal_fields[0]) && !why; i++) {
+		const char *value, *canon = NULL;
+		char *list;
+
+		if (!json_object_object_get_ex(o, legal_fields[i].key, &v) ||
+		    !json_object_is_type(v, json_type_string))
+			continue;
+		value = json_object_get_string(v);
+		switch (bz_fields_legal_value(f, legal_fields[i].field, value, &canon)) {
+		case 1:
+			if (strcmp(canon, value))
+				json_object_object_add(o, legal_fields[i].key,
+						       json_object_new_string(canon));
+			break;
+		case 0:
+			list = bz_field_values_text(bz_fields_find(f, legal_fields[i].field));
+			why = list ? str_printf("no %s \"%s\" on this Bugzilla; it has: %s",
+						legal_fields[i].key, value, list) : NULL;
+			free(list);
+			if (!why)
+				*nomem = 1;
+			return why;
+		default:
+			break;   /* the server did not say: sent as given */
+		}
+	}
+	return why;
+}
+
+/* A command whose change the server cannot take (legal_change()): failed
+ * without asking Bugzilla, its change dropped (the answer says so). */
+static enum bb_status command_not_sent(struct sync_context *sc, long long mail, int seq,
+				       const char *note, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_command SET state = 'failed', note = ?,"
+				      " change = NULL WHERE mail = ? AND seq = ?", err)))
+		return s;
+	sqlite3_bind_text(st, 1, note, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, mail);
+	sqlite3_bind_int(st, 3, seq);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a mail command");
+	sqlite3_finalize(st);
+	return s;
+}
+
 static enum bb_status do_command(struct sync_context *sc, long long row, int seq,
 				 long long bug_id, const char *line, const char *change,
 				 struct inbound_stats *stats, struct bb_error *err)
@@ -1009,6 +1103,8 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	json_object *o = change ? json_tokener_parse(change) : NULL;
 	struct bz_change ch[8];
 	size_t n = 0;
+	char *why;
+	int nomem;
 	enum bb_status s = BB_OK;
 
 	if (!change) {
@@ -1031,6 +1127,17 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		return command_finish(sc, row, seq, "failed", "unreadable change", err);
+	}
+	if ((why = legal_change(sc, bug_id, o, &nomem)) || nomem) {
+		json_object_put(o);
+		if (!why)
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		stats->commands_failed++;
+		log_event(LOG_LEVEL_WARN, "inbound.command_failed", LF_INT("bug", bug_id),
+			  LF_STR("command", line), LF_STR("error", why));
+		s = command_not_sent(sc, row, seq, why, err);
+		free(why);
+		return s;
 	}
 	json_object_object_foreach(o, key, val) {
 		if (n < 8) {
@@ -1090,6 +1197,7 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		{ "done", "done" },
 		{ "refused", "refused: " },
 		{ "failed", "failed, Bugzilla refused it: " },
+		{ "not-sent", "failed: " },   /* failed, change NULL: legal_change() */
 		{ "invalid", "not understood: " },
 	};
 	sqlite3_stmt *st = NULL;
@@ -1100,7 +1208,8 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 	enum bb_status s;
 
 	if ((s = store_prepare(sc->db, &st,
-			       "SELECT c.line, c.state, c.note, m.from_addr, m.message_id, m.bug_id"
+			       "SELECT c.line, c.state, c.note, m.from_addr, m.message_id, m.bug_id,"
+			       " c.change IS NULL"
 			       " FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE c.mail = ?"
 			       " AND m.authenticated AND c.state != 'intent' ORDER BY c.seq", err)))
 		return s;
@@ -1110,6 +1219,8 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		const char *note = (const char *)sqlite3_column_text(st, 2);
 		size_t k = 0;
 
+		if (!strcmp(state, "failed") && sqlite3_column_int(st, 6))
+			state = "not-sent";
 		while (k < sizeof(outcome) / sizeof(outcome[0]) - 1 && strcmp(outcome[k].state, state))
 			k++;
 		help |= !strcmp(state, "invalid");
@@ -1224,8 +1335,8 @@ out:
 }
 
 /* Does what a recorded mail asks: its commands, then its comment. */
-static enum bb_status finish_mail(struct sync_context *sc, long long row, int maybe_done,
-				  struct inbound_stats *stats, struct bb_error *err)
+static enum bb_status finish_mail_once(struct sync_context *sc, long long row, int maybe_done,
+				       struct inbound_stats *stats, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	long long bug_id = 0;
@@ -1279,6 +1390,48 @@ static enum bb_status finish_mail(struct sync_context *sc, long long row, int ma
 	free(message_id);
 	free(comment);
 	return s;
+}
+
+/* Temporary failures in a row after which a round stops: Bugzilla is
+ * down, not one bug's trouble. */
+#define DEFERRED_IN_A_ROW 3
+
+/* Does what a recorded mail asks (finish_mail_once()).  A temporary
+ * failure backs this mail off (in_mail.attempts, next_attempt: 1 minute,
+ * doubling, at most 6 hours) and the round goes on with the others; only
+ * DEFERRED_IN_A_ROW of them in a row (Bugzilla down) stop it. */
+static enum bb_status finish_mail(struct sync_context *sc, long long row, int maybe_done,
+				  struct inbound_stats *stats, struct bb_error *err)
+{
+	enum bb_status s = finish_mail_once(sc, row, maybe_done, stats, err);
+	sqlite3_stmt *st = NULL;
+	enum bb_status u;
+	char why[sizeof(err->message)];
+
+	if (!s) {
+		stats->deferred_in_a_row = 0;
+		return s;
+	}
+	if (status_retry_class(s) == BB_RETRY_GIVE_UP || s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
+		return s;
+	snprintf(why, sizeof(why), "%s", err->message);
+	if (store_prepare(sc->db, &st, "UPDATE in_mail SET attempts = attempts + 1,"
+				       " next_attempt = ?1 + min(21600, 60 << min(attempts, 9)),"
+				       " reason = ?2, updated = ?1 WHERE id = ?3", NULL))
+		return s;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)time(NULL));
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, row);
+	u = sqlite3_step(st) == SQLITE_DONE ? BB_OK : BB_ERR_DATABASE;
+	sqlite3_finalize(st);
+	if (u)
+		return s;
+	stats->deferred++;
+	log_event(LOG_LEVEL_WARN, "inbound.deferred", LF_INT("row", row), LF_STR("error", why));
+	if (++stats->deferred_in_a_row >= DEFERRED_IN_A_ROW)
+		return s;
+	bb_error_clear(err);
+	return BB_OK;
 }
 
 /* ----------------------------------------------------- the tracker */
@@ -1695,7 +1848,8 @@ static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_
 	enum bb_status s;
 
 	if ((s = store_prepare(sc->db, &st, "SELECT id FROM in_mail WHERE bug_id = ? AND"
-				      " state = 'intent' ORDER BY id LIMIT 512", err)))
+				      " state = 'intent' AND next_attempt <= strftime('%s', 'now')"
+				      " ORDER BY id LIMIT 512", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, bug_id);
 	while (n < 512 && sqlite3_step(st) == SQLITE_ROW)
@@ -2014,6 +2168,7 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
 	if (sc->dry_run)
 		return BB_OK;
 	if ((s = store_prepare(sc->db, &st, "SELECT id FROM in_mail WHERE state = 'intent'"
+				      " AND next_attempt <= strftime('%s', 'now')"
 				      " ORDER BY id LIMIT 256", err)))
 		return s;
 	while (n < 256 && sqlite3_step(st) == SQLITE_ROW)
@@ -2129,6 +2284,21 @@ out:
 	free(value);
 	free(name);
 	return s;
+}
+
+enum bb_status inbound_recover(struct sync_context *sc, struct archive_source *src,
+			       const struct inbound_options *opt, struct inbound_stats *stats,
+			       struct bb_error *err)
+{
+	struct inbound_options o = *opt;
+
+	if (!sc->bz)
+		return BB_OK;   /* inbound_round() says why */
+	if (!o.fetch_thread) {
+		o.fetch_thread = fetch_thread_from;
+		o.fetch_thread_ctx = src;
+	}
+	return inbound_resume(sc, &o, stats, err);
 }
 
 enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src,

@@ -53,6 +53,10 @@ struct inbound_stats {
 	unsigned long mails, matched, posted, ignored, rejected;
 	unsigned long commands_done, commands_refused, commands_failed, commands_invalid;
 	unsigned long bugs_created, replies_queued;
+	/* mails whose posting failed for a temporary reason: each backs off
+	 * on its own (in_mail.next_attempt), the round goes on */
+	unsigned long deferred;
+	unsigned deferred_in_a_row;
 };
 
 /* Records one archived mail (and, in the same transaction, the cursor
@@ -75,6 +79,13 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
  * starts at its current end) and handles every new mail.  Threads for
  * #bugbridge track come from archive_fetch_thread() unless opt says
  * otherwise. */
+/* What a crashed round left half done on the inbound side (intents; a
+ * tracked thread whose bug was created but not recorded), finished before
+ * the outbound pass reads Bugzilla: so that the bridge's own comments and
+ * new bugs are known and never mailed back to the list. */
+enum bb_status inbound_recover(struct sync_context *sc, struct archive_source *src,
+			       const struct inbound_options *opt, struct inbound_stats *stats,
+			       struct bb_error *err);
 enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src,
 			     const struct inbound_options *opt, struct inbound_stats *stats,
 			     struct bb_error *err);

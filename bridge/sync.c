@@ -131,7 +131,10 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 static char *relayed_from(struct store *db, long long bug_id, const char *text)
 {
 	static const char marker[] = "\nMessage-ID: <";
-	const size_t mlen = sizeof(marker) - 1;
+	/* the comment Bugzilla adds for an attachment the inbound side
+	 * uploaded from a list mail ([inbound] attachments = bugzilla) */
+	static const char upload[] = " (from the list mail <";
+	size_t mlen = sizeof(marker) - 1;
 	const char *p, *last = NULL, *end;
 	sqlite3_stmt *st = NULL;
 	char *id;
@@ -139,6 +142,8 @@ static char *relayed_from(struct store *db, long long bug_id, const char *text)
 
 	for (p = text ? strstr(text, marker) : NULL; p; p = strstr(p + 1, marker))
 		last = p;
+	if (!last && text && (last = strstr(text, upload)))
+		mlen = sizeof(upload) - 1;
 	if (!last || !(end = strchr(last + mlen, '>')))
 		return NULL;
 	id = strndup(last + mlen, (size_t)(end - last - mlen));

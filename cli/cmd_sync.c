@@ -288,6 +288,11 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 	enum bb_status s;
 
 	memset(in, 0, sizeof(*in));
+	/* a crashed round's inbound half first: what it posted or created is
+	 * recorded before the outbound pass could mail it back */
+	if (b->archive && !b->sc.dry_run &&
+	    (s = inbound_recover(&b->sc, b->archive, &b->inbound, in, err)))
+		return s;
 	if ((s = sync_round(&b->sc, st, err)))
 		return s;
 	check_fields(b);
@@ -342,10 +347,14 @@ static void report_inbound(struct cli_context *ctx, const struct cli_bridge *b,
 	fprintf(stderr,
 		"bugbridge: archive: %lu mail%s read, %lu for mirrored bugs, %lu posted, "
 		"%lu ignored, %lu rejected; commands: %lu done, %lu refused, %lu failed, "
-		"%lu not understood; %lu bug%s created\n",
+		"%lu not understood; %lu bug%s created",
 		in->mails, in->mails == 1 ? "" : "s", in->matched, in->posted, in->ignored,
 		in->rejected, in->commands_done, in->commands_refused, in->commands_failed,
 		in->commands_invalid, in->bugs_created, in->bugs_created == 1 ? "" : "s");
+	if (in->deferred)
+		fprintf(stderr, "; %lu repl%s deferred (Bugzilla failed for now; each is tried "
+			"again later)", in->deferred, in->deferred == 1 ? "y" : "ies");
+	fputc('\n', stderr);
 }
 
 static void print_mail(void *ctx, long long bug_id, const char *message_id, const char *subject)
@@ -428,6 +437,9 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 		report_inbound(ctx, &b, &in);
 		if (!dry_run)
 			rc = cli_delivery_exit(&st.delivery);
+		/* a reply Bugzilla could not take yet: temporary, as deferred mail */
+		if (rc == EX_OK && in.deferred)
+			rc = EX_TEMPFAIL;
 	}
 	cli_bridge_close(&b);
 	return rc;

@@ -394,6 +394,16 @@ static const char *const migrations[] = {
 	 "ALTER TABLE imp_bug ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';"
 	 "ALTER TABLE imp_bug ADD COLUMN blocks TEXT NOT NULL DEFAULT '[]';"
 	 "DELETE FROM cursor WHERE source LIKE 'import:%' AND source NOT LIKE 'import:xml:%';"),
+	/* 9 -> 10: ordinary mirrored bugs follow their fixes too: a reg_push
+	 * note of regression 0 is for a bug that is no regression, and
+	 * close_fixed = 1 asks that the bug, still open once the note is
+	 * posted, be set RESOLVED FIXED ([bugzilla] close_on_fix) */
+	"ALTER TABLE reg_push ADD COLUMN close_fixed INTEGER NOT NULL DEFAULT 0;",
+	/* 10 -> 11: a list reply whose posting failed for a temporary reason
+	 * backs off on its own, so that one bug's trouble never holds up the
+	 * replies to the others */
+	("ALTER TABLE in_mail ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE in_mail ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

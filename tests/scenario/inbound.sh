@@ -446,6 +446,31 @@ is "to the list, not to an unverified sender" "$(rcpt refused-1@example.org)" "$
 check "the next round does not try it again" bb sync
 is "status counts it" "$(bb status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["archive"]["replies_refused"])')" "1"
 
+# A temporary failure backs off that reply alone: Bugzilla failing for
+# bug 201 (503, more than the client's retries) holds up no reply to the
+# other bug; sync exits 75 (temporary); once the reply is due again (made
+# due here instead of waiting its minute), it is posted, once
+curl -sf -X POST --data-binary '{"count": 30, "status": 503, "method": "POST",
+	"path_prefix": "/rest/bug/201/comment"}' "$bz/__admin/fail" >/dev/null
+printf 'DEFER-ONE: a reply Bugzilla cannot take just now.\n' |
+	listlab_send "Ines Reporter <ines@example.net>" defer-1@example.org cmd-1@example.org \
+		"Re: [Bug 201] iwlwifi: firmware crash after resume"
+printf 'DEFER-TWO: a reply to the other bug.\n' |
+	listlab_send "Ines Reporter <ines@example.net>" defer-2@example.org usb-3@example.org \
+		"Re: usb: hub resets in a loop"
+check_exit "sync with one bug failing for now exits 75" 75 bb sync
+like "saying the reply is deferred" "$(cat "$WORK/check.out")" "1 reply deferred"
+like "the other bug's reply is posted all the same" "$(comments "$new" | tail -1)" "DEFER-TWO"
+is "the failing one is not, yet" "$(comments 201 | grep -c DEFER-ONE)" "0"
+curl -sf -X POST --data-binary '{"clear": true}' "$bz/__admin/fail" >/dev/null
+check "a sync before it is due" bb sync
+is "does not try it" "$(comments 201 | grep -c DEFER-ONE)" "0"
+/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("update in_mail set next_attempt = 0 where message_id = ?", ("defer-1@example.org",)); c.commit()' data/bugbridge.db
+check "a sync once it is due" bb sync
+is "posts it once" "$(comments 201 | grep -c DEFER-ONE)" "1"
+check "and another" bb sync
+is "only once" "$(comments 201 | grep -c DEFER-ONE)" "1"
+
 # #regzbot directives stay open to anyone (regzbot's model), but what an
 # unauthenticated sender's directive did is marked so
 printf 'Since 6.7 the card reader is gone.\n\n#regzbot introduced: v6.6..v6.7\n' |
