@@ -1516,6 +1516,16 @@ out:
 }
 
 /* Bugs of this round we mirror or may start mirroring. */
+static void swap_bugs(struct bz_bug *bugs, size_t a, size_t b)
+{
+	if (a != b) {
+		struct bz_bug tmp = bugs[a];
+
+		bugs[a] = bugs[b];
+		bugs[b] = tmp;
+	}
+}
+
 static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n, time_t now)
 {
 	size_t kept = 0;
@@ -1531,15 +1541,8 @@ static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n
 		else   /* mirrored until now: kept to be withdrawn */
 			keep = k.exists && bz_bug_row_is_public(k.mirrored, k.restricted);
 		known_release(&k);
-		if (keep) {
-			if (kept != i) {
-				struct bz_bug tmp = bugs[kept];
-
-				bugs[kept] = bugs[i];
-				bugs[i] = tmp;
-			}
-			kept++;
-		}
+		if (keep)
+			swap_bugs(bugs, kept++, i);
 	}
 	return kept;
 }
@@ -1550,15 +1553,8 @@ static size_t first_mirrors_first(struct sync_context *sc, struct bz_bug *bugs, 
 	size_t first = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (bug_on_list(sc->db, bugs[i].id))
-			continue;
-		if (first != i) {
-			struct bz_bug tmp = bugs[first];
-
-			bugs[first] = bugs[i];
-			bugs[i] = tmp;
-		}
-		first++;
+		if (!bug_on_list(sc->db, bugs[i].id))
+			swap_bugs(bugs, first++, i);
 	}
 	return first;
 }
