@@ -1469,7 +1469,7 @@ static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail 
 	memset(&b, 0, sizeof(b));
 	if (!body && scan < 0)
 		scan = (long)inmail_scan(m, raw, len);
-	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan) &&
+	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan, raw, len) &&
 	    inmail_decode(raw, len, &b, NULL) == BB_OK)
 		body = b.text ? b.text : "";
 	if (body && !verdict && has_directive(body)) {

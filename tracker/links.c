@@ -241,24 +241,36 @@ static int query_id(const char *q, size_t len, const char **value, size_t *value
 	return 0;
 }
 
+/* The number in digits/len (1 to 15 digits, nothing else), or 0. */
+static long long bug_number(const char *digits, size_t len)
+{
+	long long id = 0;
+
+	if (!len || len > 15)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (!is_digit((unsigned char)digits[i]))
+			return 0;
+		id = id * 10 + (digits[i] - '0');
+	}
+	return id;
+}
+
 long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base)
 {
 	static const char script[] = "/show_bug.cgi";
 	const size_t script_len = sizeof(script) - 1;
 	struct url_parts u, b;
 	const char *value;
-	size_t len, value_len;
-	long long id = 0;
+	size_t len, value_len, base_path_len;
+	long long id;
 
 	if (!url)
 		return 0;
 	len = strnlen(url, REG_LINK_URL_MAX + 3);
-	if (!url_split(url, len, &u) || u.path_len < script_len ||
-	    memcmp(u.path + u.path_len - script_len, script, script_len) != 0)
+	if (!url_split(url, len, &u))
 		return 0;
 	if (bugzilla_base) {
-		size_t base_path_len;
-
 		if (!url_split(bugzilla_base, strnlen(bugzilla_base, REG_LINK_URL_MAX + 3), &b) ||
 		    b.query || !equals_ci(u.host, u.host_len, b.host, b.host_len) ||
 		    u.port_len != b.port_len || memcmp(u.port ? u.port : "", b.port ? b.port : "", u.port_len))
@@ -266,16 +278,20 @@ long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base)
 		base_path_len = b.path_len;
 		while (base_path_len && b.path[base_path_len - 1] == '/')
 			base_path_len--;
-		if (u.path_len != base_path_len + script_len || memcmp(u.path, b.path, base_path_len))
+		if (u.path_len <= base_path_len || memcmp(u.path, b.path, base_path_len) ||
+		    u.path[base_path_len] != '/')
+			return 0;
+		/* <base>/N, the short link Bugzilla's own rewrite rule serves */
+		if (!u.query && (id = bug_number(u.path + base_path_len + 1,
+						 u.path_len - base_path_len - 1)) > 0)
+			return id;
+		if (u.path_len != base_path_len + script_len)
 			return 0;
 	}
-	if (!u.query || !query_id(u.query, u.query_len, &value, &value_len) || !value_len ||
-	    value_len > 15)
+	if (u.path_len < script_len ||
+	    memcmp(u.path + u.path_len - script_len, script, script_len) != 0)
 		return 0;
-	for (size_t i = 0; i < value_len; i++) {
-		if (!is_digit((unsigned char)value[i]))
-			return 0;
-		id = id * 10 + (value[i] - '0');
-	}
-	return id;
+	if (!u.query || !query_id(u.query, u.query_len, &value, &value_len))
+		return 0;
+	return bug_number(value, value_len);
 }

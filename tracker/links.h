@@ -33,7 +33,9 @@
 char *reg_link_message_id(const char *url);
 
 /* The bug number of a Bugzilla bug URL, <base>/show_bug.cgi?id=N (other
- * query parameters and a #fragment allowed, e.g. "#c9"), or 0 if url is no
+ * query parameters and a #fragment allowed, e.g. "#c9") or, when
+ * bugzilla_base is given, the short link <base>/N that Bugzilla's own
+ * rewrite rule serves (no query; a #fragment allowed), or 0 if url is no
  * such URL.  bugzilla_base is the Bugzilla's base URL
  * ("https://bugzilla.kernel.org", a trailing '/' allowed); http and https
  * count as the same, the host is compared without regard to case.  NULL:

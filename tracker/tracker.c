@@ -455,6 +455,7 @@ enum bb_status reg_load_unhandled(struct store *db, size_t max, struct reg_unhan
 
 struct tracker {
 	struct store *db;
+	char *bugzilla_host;      /* lower case, NULL without bugzilla_url */
 	char *bugzilla_url, *archive_url, *regression_field, *regression_keyword, *bisect_field;
 	char *close_on_fix;
 	long long stale_after;
@@ -464,6 +465,18 @@ struct tracker {
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? strdup(s) : NULL;
+}
+
+/* The host of url in lower case (g_free() it), or NULL. */
+static char *host_of(const char *url)
+{
+	GUri *u = url && *url ? g_uri_parse(url, G_URI_FLAGS_NONE, NULL) : NULL;
+	char *host = u && g_uri_get_host(u) && *g_uri_get_host(u)
+			     ? g_ascii_strdown(g_uri_get_host(u), -1) : NULL;
+
+	if (u)
+		g_uri_unref(u);
+	return host;
 }
 
 enum bb_status tracker_new(struct tracker **out, struct store *db,
@@ -476,6 +489,7 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	t->db = db;
 	t->bugzilla_url = dup_or_null(opt->bugzilla_url);
+	t->bugzilla_host = host_of(opt->bugzilla_url);
 	t->archive_url = dup_or_null(opt->archive_url);
 	t->regression_field = dup_or_null(opt->regression_field);
 	t->regression_keyword = dup_or_null(opt->regression_keyword);
@@ -491,6 +505,7 @@ void tracker_free(struct tracker *t)
 	if (!t)
 		return;
 	free(t->bugzilla_url);
+	g_free(t->bugzilla_host);
 	free(t->archive_url);
 	free(t->regression_field);
 	free(t->regression_keyword);
@@ -507,13 +522,30 @@ static int is_patch(const struct inmail *m)
 	return !strncasecmp(subject, "[PATCH", 6);
 }
 
-int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags)
+/* Whether len bytes at raw hold needle (ASCII, matched without regard to
+ * case). */
+static int raw_has(const char *raw, size_t len, const char *needle)
 {
-	(void)t;
+	size_t n = strlen(needle);
+
+	for (size_t i = 0; n && i + n <= len; i++)
+		if (g_ascii_tolower(raw[i]) == needle[0] && !g_ascii_strncasecmp(raw + i, needle, n))
+			return 1;
+	return 0;
+}
+
+int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
+		       const char *raw, size_t len)
+{
 	/* a patch matters for its Link:/Closes: trailers, which start a line
 	 * as they are, in plain text and in quoted-printable alike */
-	return (scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
-	       ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m));
+	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
+	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m)))
+		return 1;
+	/* a mail that may cite a bug's URL (bugs_mentioned) */
+	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
+	       raw_has(raw + (m->body_offset < len ? m->body_offset : len),
+		       len - (m->body_offset < len ? m->body_offset : len), t->bugzilla_host);
 }
 
 
@@ -879,6 +911,102 @@ static enum bb_status patch_for_bug(struct tracker *t, const struct inmail *m, l
 	return s;
 }
 
+/* The first Message-ID of the thread m belongs to (its References' first,
+ * else what it answers, else its own): one mention note per thread. */
+static const char *thread_root(const struct inmail *m)
+{
+	if (m->nreferences && m->references[0] && *m->references[0])
+		return m->references[0];
+	if (m->in_reply_to && *m->in_reply_to)
+		return m->in_reply_to;
+	return m->message_id;
+}
+
+/* Collects into ids (at most max, distinct) the bugs whose URLs stand in
+ * the unquoted lines of text; returns how many, max + 1 when there are
+ * more. */
+static size_t bugs_cited(struct tracker *t, const char *text, long long *ids, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *end = p + len;
+
+		/* quoted text cites for the mail it came from */
+		if (*p != '>') {
+			for (const char *q = p; q < end && n <= max;) {
+				char url[REG_LINK_URL_MAX + 1];
+				size_t ulen = 0;
+				long long bug;
+				const char *h = q;
+
+				while (h + 4 <= end && g_ascii_strncasecmp(h, "http", 4))
+					h++;
+				if (h + 4 > end)
+					break;
+				while (h + ulen < end && !strchr(" \t\r<>\"'()[]", h[ulen]))
+					ulen++;
+				q = h + (ulen ? ulen : 4);
+				while (ulen && strchr(".,;:!?", h[ulen - 1]))
+					ulen--;
+				if (!ulen || ulen > REG_LINK_URL_MAX)
+					continue;
+				memcpy(url, h, ulen);
+				url[ulen] = '\0';
+				if ((bug = reg_link_bugzilla_id(url, t->bugzilla_url)) <= 0)
+					continue;
+				for (size_t i = 0; i < n && bug; i++)
+					bug = ids[i] == bug ? 0 : bug;
+				if (bug && n < max)
+					ids[n] = bug;
+				n += bug != 0;
+			}
+		}
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* A list mail, neither a patch nor one of the bug's own thread, that cites
+ * the URL of a mirrored public bug: one note on the bug per thread,
+ * "Mentioned on the list: <subject> <link>".  A mail citing more than
+ * MENTIONS_MAX bugs is a listing (a report, a digest), not a discussion of
+ * them: it makes none. */
+#define MENTIONS_MAX 3
+static enum bb_status bugs_mentioned(struct tracker *t, const struct inmail *m, const char *body,
+				     struct bb_error *err)
+{
+	long long ids[MENTIONS_MAX];
+	enum bb_status s = BB_OK;
+	size_t n;
+	char *link;
+
+	if (!t->bugzilla_url || !m->message_id || m->from_bridge || m->auto_reply || is_patch(m))
+		return BB_OK;
+	n = bugs_cited(t, body, ids, MENTIONS_MAX);
+	if (!n || n > MENTIONS_MAX)
+		return BB_OK;
+	if (!(link = report_link(t, m->message_id)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n && !s; i++) {
+		char *marker, *text;
+		int closed;
+
+		if (!ordinary_bug(t, ids[i], &closed) || mail_of_bug(t, m->message_id, ids[i]))
+			continue;
+		marker = str_printf("[bugbridge bug %lld: mentioned in the thread of <%s>]", ids[i],
+				    thread_root(m));
+		text = str_printf("Mentioned on the list: %s %s\n\n%s\n",
+				  inmail_bare_subject(m->subject), link, marker ? marker : "");
+		s = queue_bug_note(t, ids[i], marker, text, 0, "mention", err);
+		free(marker);
+		free(text);
+	}
+	free(link);
+	return s;
+}
+
 /* ---------------------------------------------------------------- mail */
 
 static int already_seen(struct tracker *t, const char *msgid)
@@ -1140,6 +1268,8 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	if (s || !body)
 		return s;
 	if (is_patch(m) && (s = patch_posted(t, m, body, when, err)))
+		return s;
+	if ((s = bugs_mentioned(t, m, body, err)))
 		return s;
 	if ((s = reg_directives_parse(body, &d, &nd, err)))
 		return s;

@@ -183,9 +183,15 @@ void tracker_free(struct tracker *t);
 enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
 			    const char *unverified, struct bb_error *err);
 /* Whether tracker_mail() needs this mail's decoded body: it may carry a
- * directive, or it is a patch that may carry a Link:/Closes: trailer (raw
- * scan flags of inmail_scan()). */
-int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags);
+ * directive, it is a patch that may carry a Link:/Closes: trailer (raw
+ * scan flags of inmail_scan()), or its raw text (len bytes) names the
+ * Bugzilla's host, so it may cite a bug.  A list mail, neither a patch nor
+ * one of the bug's own thread, citing the URL of a mirrored public bug
+ * (show_bug.cgi?id=N or the short <base>/N; no more than 3 bugs in the
+ * mail, quoted lines aside) records one note per thread, "Mentioned on
+ * the list: <subject> <archive link>". */
+int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
+		       const char *raw, size_t len);
 
 /* A bug the bridge saw: a regression when flagged so, kept in step. */
 enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const char *thread_msgid,

@@ -3,7 +3,8 @@
 # whose Closes:/Link: names a bug's URL leaves one comment per tree ("Fixed
 # by commit ... in next", then "... in mainline"), and on a tree of
 # [bugzilla] close_on_fix sets the bug RESOLVED FIXED; a [PATCH] on the
-# list naming it leaves one comment linking the patch.  Restricted and
+# list naming it leaves one comment linking the patch, a list mail citing
+# its URL one per thread linking the mail.  Restricted and
 # unmirrored bugs hear nothing, a regression's bug only the regression
 # tracker's note, a crash never makes anything twice.
 . "$top_srcdir/tests/lib/common.sh"
@@ -140,11 +141,29 @@ is "the bug hears of the patch once, with its link" \
 is "and of nothing else" "$(comments 405 "patch-405-re")/$(comments 405 "Fixed by")/$(status 405)" "0/0/NEW "
 is "the restricted bug hears nothing of its patch" "$(comments 402 "A patch was posted")" "0"
 
+# a plain list mail citing a bug (the short link, then the full URL in
+# brackets with a full stop) leaves one note on it per thread; quoted lines,
+# a listing of many bugs, a restricted bug and the bug's own thread do not
+printf 'The hub flaps here as well, see %s/405 for the logs.\nAnd maybe (%s/show_bug.cgi?id=401#c1).\n' "$bz" "$bz" |
+	listlab_send "User <user@example.org>" mention-1@example.org "" "usb hubs flapping on 6.8"
+printf '> see %s/404 and %s/402\nSame for me, %s/405.\n' "$bz" "$bz" "$bz" |
+	listlab_send "Other <other@example.org>" mention-2@example.org mention-1@example.org "Re: usb hubs flapping on 6.8"
+printf 'Open bugs: %s/401 %s/402 %s/404 %s/405\n' "$bz" "$bz" "$bz" "$bz" |
+	listlab_send "Lister <lister@example.org>" mention-3@example.org "" "weekly digest"
+printf 'Anyone seen %s/show_bug.cgi?id=402 ?\n' "$bz" |
+	listlab_send "User <user@example.org>" mention-4@example.org "" "usb secret question"
+check "sync after the mentions" bb sync
+is "each cited bug hears of the thread once, with the mail's link" \
+	"$(comments 405 "Mentioned on the list: usb hubs flapping on 6.8 $LISTLAB_URL/mention-1@example.org/")/$(comments 401 "Mentioned on the list: usb hubs flapping on 6.8")" "1/1"
+is "not of the reply in the same thread, nor of quoted or listed bugs" \
+	"$(comments 405 "Mentioned on the list")/$(comments 404 "Mentioned")/$(comments 401 "weekly digest")" "1/0/0"
+is "the restricted bug hears nothing" "$(comments 402 "Mentioned")" "0"
+
 check "a last sync" bb sync
 is "nothing twice" "$(comments 401 "Fixed by commit")/$(comments 404 "saw the fix land")/$(comments 405 "A patch was posted")" "2/1/1"
-is "every note recorded once" "$(reg "select count(*) || ' ' || sum(state = 'posted') from reg_push")" "4 4"
+is "every note recorded once" "$(reg "select count(*) || ' ' || sum(state = 'posted') from reg_push")" "6 6"
 # the notes are ordinary comments on the list: each mailed once
 is "the notes were mailed to the list once each" \
-	"$(reg "select count(*) from bz_comment c join reg_push p on p.comment_id = c.id where c.message_id is not null and p.regression = 0")" "3"
+	"$(reg "select count(*) from bz_comment c join reg_push p on p.comment_id = c.id where c.message_id is not null and p.regression = 0")" "5"
 
 done_testing

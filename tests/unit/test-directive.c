@@ -793,6 +793,24 @@ static void test_links(void)
 	is_int(reg_link_bugzilla_id("https://lore.kernel.org/r/a@b", NULL), 0, "a mail link");
 	is_int(reg_link_bugzilla_id(NULL, NULL), 0, "NULL");
 	is_int(reg_link_bugzilla_id(BZ "3", "not a url"), 0, "bad base");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/217726", "https://bugzilla.kernel.org"),
+	       217726, "short link");
+	is_int(reg_link_bugzilla_id("<http://Bugzilla.kernel.org/217726#c3>", "https://bugzilla.kernel.org/"),
+	       217726, "short link with #c3, in <>");
+	is_int(reg_link_bugzilla_id("https://bugs.example.org/bz/42", "https://bugs.example.org/bz"), 42,
+	       "short link under a base path");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/217726", NULL), 0,
+	       "short link: only with a known base");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/217726?x=1", "https://bugzilla.kernel.org"),
+	       0, "short link with a query: no");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/2177x", "https://bugzilla.kernel.org"), 0,
+	       "short link: digits only");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/0", "https://bugzilla.kernel.org"), 0,
+	       "short link: bug 0 is none");
+	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/1/2", "https://bugzilla.kernel.org"), 0,
+	       "short link: one segment");
+	is_int(reg_link_bugzilla_id("https://github.com/217726", "https://bugzilla.kernel.org"), 0,
+	       "short link: another host");
 }
 
 int main(void)
