@@ -112,19 +112,10 @@ static long long known_reference(struct sync_context *sc, struct ref_memo *memo,
 	return bug;
 }
 
-/* Whether replies may be posted into the bug: bz_bug_is_public()'s rule. */
+/* Whether replies may be posted into the bug: sync_bug_eligibility(). */
 static int bug_mirrored(struct sync_context *sc, long long id)
 {
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (store_cached(sc->db, &st, "SELECT 1 FROM bz_bug WHERE id = ? AND " BZ_BUG_PUBLIC_SQL,
-			 NULL))
-		return 0;
-	sqlite3_bind_int64(st, 1, id);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	store_cached_done(sc->db, st);
-	return yes;
+	return sync_bug_eligibility(sc->db, NULL, NULL, id, 0, NULL) == SYNC_ELIGIBLE;
 }
 
 /* "[Bug 12345]" anywhere in the subject, for clients that break threads. */

@@ -123,6 +123,53 @@ static enum bb_status known_load(struct store *db, long long id, struct known_bu
 	return s;
 }
 
+/* sync_bug_eligibility() on what is known of the bug already. */
+static enum sync_eligibility eligibility(const struct router *r, const struct bz_bug *live,
+					 const struct known_bug *k, time_t now, const char **why)
+{
+	const char *reason = NULL;
+	enum sync_eligibility e = SYNC_ELIGIBLE;
+
+	if (live ? !bz_bug_is_public(live) : k->exists && k->restricted) {
+		e = SYNC_RESTRICTED;
+		reason = "restricted to groups";
+	} else if (k->exists && k->mirrored) {
+		e = SYNC_ELIGIBLE;
+	} else if (!live || !r) {
+		e = SYNC_NOT_WANTED;
+		reason = "not mirrored";
+	} else if (!router_wants(r, live, now, &reason)) {
+		e = SYNC_NOT_WANTED;
+	}
+	if (why)
+		*why = reason;
+	return e;
+}
+
+enum sync_eligibility sync_bug_eligibility(struct store *db, const struct router *r,
+					   const struct bz_bug *live, long long id, time_t now,
+					   const char **why)
+{
+	struct known_bug k;
+	sqlite3_stmt *st = NULL;
+
+	memset(&k, 0, sizeof(k));
+	/* a store that cannot be read knows no bug: nothing is eligible */
+	if (store_cached(db, &st, "SELECT mirrored, restricted FROM bz_bug WHERE id = ?", NULL)) {
+		if (why)
+			*why = "the store cannot be read";
+		return SYNC_NOT_WANTED;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		k.exists = 1;
+		k.mirrored = sqlite3_column_int(st, 0);
+		k.restricted = sqlite3_column_int(st, 1);
+	}
+	store_cached_done(db, st);
+	return eligibility(r, live, &k, now, why);
+}
+
 /* The list mail a comment was made of, when the inbound bridge posted it
  * (its text ends with the "Message-ID: <...>" of a mail read from the
  * archive for this very bug), or NULL (free() it).  Such a comment is
@@ -959,27 +1006,29 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 	stats->bugs_seen++;
 	if ((s = known_load(sc->db, bug->id, &br.known, err)))
 		goto out;
-	if (!bz_bug_is_public(bug)) {
+	switch (eligibility(sc->router, bug, &br.known, now, &why)) {
+	case SYNC_RESTRICTED:
 		/* restricted: never mailed, whatever happened before */
 		stats->bugs_skipped++;
-		log_event(LOG_LEVEL_INFO, "sync.skip", LF_INT("bug", bug->id),
-			  LF_STR("reason", "restricted to groups"));
+		log_event(LOG_LEVEL_INFO, "sync.skip", LF_INT("bug", bug->id), LF_STR("reason", why));
 		if (br.known.exists && bz_bug_row_is_public(br.known.mirrored, br.known.restricted) &&
 		    !sc->dry_run) {
 			if (!(s = sync_withdraw(sc, bug->id, err)))
 				stats->bugs_withdrawn++;
 		}
 		goto out;
-	}
-	if (br.known.exists && br.known.restricted && !sc->dry_run &&
-	    (s = republish(sc, bug->id, err)))
-		goto out;
-	if (!(br.known.exists && br.known.mirrored) && !router_wants(sc->router, bug, now, &why)) {
+	case SYNC_NOT_WANTED:
 		stats->bugs_skipped++;
 		log_event(LOG_LEVEL_DEBUG, "sync.skip", LF_INT("bug", bug->id),
 			  LF_STR("reason", why ? why : "not wanted"));
 		goto out;
+	case SYNC_ELIGIBLE:
+		break;
 	}
+	/* public again after a restriction */
+	if (br.known.exists && br.known.restricted && !sc->dry_run &&
+	    (s = republish(sc, bug->id, err)))
+		goto out;
 	if ((s = router_route(sc->router, bug, &br.route, err))) {
 		if (s == BB_ERR_NOT_FOUND) {
 			stats->bugs_skipped++;
@@ -1536,10 +1585,16 @@ static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n
 
 		if (known_load(sc->db, bugs[i].id, &k, NULL))
 			memset(&k, 0, sizeof(k));
-		if (bz_bug_is_public(&bugs[i]))
-			keep = (k.exists && k.mirrored) || router_wants(sc->router, &bugs[i], now, NULL);
-		else   /* mirrored until now: kept to be withdrawn */
+		switch (eligibility(sc->router, &bugs[i], &k, now, NULL)) {
+		case SYNC_ELIGIBLE:
+			keep = 1;
+			break;
+		case SYNC_RESTRICTED:   /* mirrored until now: kept to be withdrawn */
 			keep = k.exists && bz_bug_row_is_public(k.mirrored, k.restricted);
+			break;
+		default:
+			keep = 0;
+		}
 		known_release(&k);
 		if (keep)
 			swap_bugs(bugs, kept++, i);

@@ -69,6 +69,24 @@ struct sync_stats {
 	struct outbox_stats delivery;
 };
 
+/* The one eligibility rule: whether a bug may be mailed, posted to from
+ * the list, and shown by the front door.  A bug is eligible when it is
+ * public (in no group: bz_bug_is_public()) and mirrored: it passed the gate
+ * ([bugzilla] products, components, statuses, keyword or flag, max_age:
+ * router_wants()) once, and stays mirrored after.  live is the bug as
+ * Bugzilla just gave it, or NULL when only the store's record is at hand
+ * (the inbound side, the front door); r is NULL there too.  The tracker,
+ * below this layer, asks the same of the store with BZ_BUG_PUBLIC_SQL.
+ * *why (may be NULL) says why not. */
+enum sync_eligibility {
+	SYNC_ELIGIBLE,      /* mirror it, post its list replies, show it */
+	SYNC_NOT_WANTED,    /* public, but not mirrored and not past the gate */
+	SYNC_RESTRICTED     /* in a group now, or when last seen: withdrawn */
+};
+enum sync_eligibility sync_bug_eligibility(struct store *db, const struct router *r,
+					   const struct bz_bug *live, long long id, time_t now,
+					   const char **why);
+
 /* Withdraws a mirrored bug that became restricted (bz_bug_is_public()
  * says no): it is marked restricted, so that the front door lists it no
  * more and the inbound side posts nothing into it; mail of it still

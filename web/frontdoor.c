@@ -1824,13 +1824,16 @@ static enum MHD_Result fd_send_bug(struct fd_view *fd, struct MHD_Connection *co
 		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such bug",
 				       "There is no such bug here.", NULL, NULL);
 	pthread_mutex_lock(&fd->core->lock);
+	/* a mirrored bug is shown when the bridge's one rule says so */
 	if (store_prepare(fd->core->db, &q, "SELECT summary, product, component, status, resolution, "
 			  "version, reporter_name, creation_time, 1 FROM imp_bug WHERE id = ?1 AND "
 			  BZ_IMP_BUG_PUBLIC_SQL_AS("imp_bug.") " UNION ALL SELECT summary, product, "
 			  "component, status, resolution, '', '', creation_time, 0 FROM bz_bug "
-			  "WHERE id = ?1 AND " BZ_BUG_PUBLIC_SQL " AND id NOT IN (SELECT id FROM imp_bug) "
+			  "WHERE id = ?1 AND ?2 AND id NOT IN (SELECT id FROM imp_bug) "
 			  "LIMIT 1", NULL) == BB_OK) {
 		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int(q, 2, sync_bug_eligibility(fd->core->db, NULL, NULL, id, 0, NULL) ==
+					       SYNC_ELIGIBLE);
 		if (sqlite3_step(q) == SQLITE_ROW) {
 			found = 1;
 			imported = sqlite3_column_int(q, 8);
