@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "mail/mail.h"
 #include "mail/maintainers.h"
+#include "tracker/culprit.h"
 #include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ cursors */
@@ -591,6 +592,13 @@ struct bug_run {
 	char **rcpt;
 	struct mail_options mopt;
 	struct sync_stats *stats;
+	/* Cc'd on the bug's next mail only (once per bug: bug_cc) */
+	struct extra_cc {
+		int loaded, used, composed;  /* composed: the mail at hand has them */
+		char **entries, **reasons;   /* "Name <addr>" and why, NULL-terminated */
+		char *lookup;                /* "culprit <hash>" looked up now, or NULL */
+		char **cc, **rcpt;           /* route.cc and the envelope with them */
+	} extra;
 };
 
 static void bug_run_release(struct bug_run *br)
@@ -601,6 +609,231 @@ static void bug_run_release(struct bug_run *br)
 	free(br->route_note);
 	free(br->sender);
 	strv_free(br->rcpt);
+	strv_free(br->extra.entries);
+	strv_free(br->extra.reasons);
+	free(br->extra.lookup);
+	free(br->extra.cc);          /* its strings are route.cc's and entries' */
+	strv_free(br->extra.rcpt);
+}
+
+/* address in ASCII lower case, in place. */
+static void ascii_lower(char *address)
+{
+	for (char *p = address; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+}
+
+/* Records one bug_cc row: entry (address "" for a culprit's lookup). */
+static enum bb_status cc_row(struct bug_run *br, const char *entry, const char *reason,
+			     const char *message_id, struct bb_error *err)
+{
+	char *address = *entry ? mnt_address(entry) : strdup("");
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if (!address)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	ascii_lower(address);
+	if (!(s = store_cached(br->sc->db, &st, "INSERT OR IGNORE INTO bug_cc (bug_id, address,"
+			       " entry, reason, message_id, added) VALUES (?, ?, ?, ?, ?, ?)", err))) {
+		sqlite3_bind_int64(st, 1, br->bug->id);
+		sqlite3_bind_text(st, 2, address, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, entry, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
+		if (message_id)
+			sqlite3_bind_text(st, 5, message_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
+		if (sqlite3_step(st) != SQLITE_DONE)
+			s = store_fail(br->sc->db, err, "recording who a mail was Cc'd to");
+		store_cached_done(br->sc->db, st);
+	}
+	free(address);
+	return s;
+}
+
+/* Whether bug_cc has a row for the bug with this address (any reason, when
+ * reason is NULL). */
+static int cc_known(struct bug_run *br, const char *address, const char *reason)
+{
+	sqlite3_stmt *st = NULL;
+	int known = 0;
+
+	if (store_cached(br->sc->db, &st, "SELECT 1 FROM bug_cc WHERE bug_id = ?1 AND address = ?2"
+			 " AND (?3 IS NULL OR reason = ?3) LIMIT 1", NULL))
+		return 1;   /* unreadable: as if Cc'd already, never twice */
+	sqlite3_bind_int64(st, 1, br->bug->id);
+	sqlite3_bind_text(st, 2, address, -1, SQLITE_STATIC);
+	if (reason)
+		sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+	known = sqlite3_step(st) == SQLITE_ROW;
+	store_cached_done(br->sc->db, st);
+	return known;
+}
+
+/* Whether address is among the route's recipients or the extras already. */
+static int cc_routed(struct bug_run *br, const char *address)
+{
+	char *const *lists[] = { br->route.to, br->route.cc, br->extra.entries };
+
+	for (size_t l = 0; l < 3; l++) {
+		for (size_t i = 0; lists[l] && lists[l][i]; i++) {
+			char *a = mnt_address(lists[l][i]);
+			int same = a && !strcasecmp(a, address);
+
+			free(a);
+			if (same)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int strv_push(char ***v, const char *s)
+{
+	size_t n = 0;
+	char **grown, *copy = strdup(s);
+
+	while (*v && (*v)[n])
+		n++;
+	if (!copy || !(grown = realloc(*v, (n + 2) * sizeof(**v)))) {
+		free(copy);
+		return -1;
+	}
+	grown[n] = copy;
+	grown[n + 1] = NULL;
+	*v = grown;
+	return 0;
+}
+
+/* Adds entry to the extras unless it was Cc'd on this bug before, or the
+ * route names it anyway. */
+static int extra_add(struct bug_run *br, const char *entry, const char *reason)
+{
+	char *address = mnt_address(entry);
+	int r = 0;
+
+	if (!address)
+		return -1;
+	ascii_lower(address);
+	if (*address && strchr(address, '@') && !cc_known(br, address, NULL) &&
+	    !cc_routed(br, address))
+		r = strv_push(&br->extra.entries, entry) || strv_push(&br->extra.reasons, reason) ? -1 : 0;
+	free(address);
+	return r;
+}
+
+/* Finds who the bug's next mail adds to its Cc, once per bug run: the
+ * regressions list for a regression, a culprit's author and signers
+ * (tracker/culprit.h; git is asked once per culprit and bug).  A culprit
+ * that cannot be looked up is logged and left for a later mail: it never
+ * holds the mail up. */
+static enum bb_status extra_cc_load(struct bug_run *br, struct bb_error *err)
+{
+	struct sync_context *sc = br->sc;
+	const struct bb_config *cfg = sc->cfg;
+	char *culprit = NULL, **people = NULL, *dir = NULL;
+	struct route_result with;
+	size_t n = 0, k = 0;
+
+	if (br->extra.loaded)
+		return BB_OK;
+	br->extra.loaded = 1;
+	if (!sc->tracker)
+		return BB_OK;
+	if (cfg->tracker_regressions_list && *cfg->tracker_regressions_list &&
+	    tracker_bug_is_regression(sc->tracker, br->bug) &&
+	    extra_add(br, cfg->tracker_regressions_list, "regression"))
+		goto nomem;
+	if (cfg->tracker_culprit_cc && cfg->ntrees &&
+	    (culprit = tracker_bug_culprit(sc->tracker, br->bug))) {
+		char *reason = str_printf("culprit %s", culprit);
+		struct bb_error why = BB_ERROR_INIT;
+
+		if (!reason)
+			goto nomem;
+		if (cc_known(br, "", reason)) {
+			free(reason);
+		} else if (!(dir = config_data_path(cfg, "trees"))) {
+			free(reason);
+			goto nomem;
+		} else if (culprit_people(cfg, dir, culprit, &people, &why)) {
+			log_event(LOG_LEVEL_WARN, "sync.culprit", LF_INT("bug", br->bug->id),
+				  LF_STR("commit", culprit), LF_STR("error", why.message));
+			free(reason);
+		} else {
+			/* asked once per culprit and bug, whatever the answer */
+			enum bb_status s = sc->dry_run ? BB_OK : cc_row(br, "", reason, NULL, err);
+
+			br->extra.lookup = reason;
+			if (s) {
+				free(culprit);
+				free(dir);
+				config_list_free(people);
+				return s;
+			}
+			for (size_t i = 0; people && people[i]; i++)
+				if (extra_add(br, people[i], reason))
+					goto nomem;
+		}
+	}
+	free(culprit);
+	culprit = NULL;
+	free(dir);
+	dir = NULL;
+	config_list_free(people);
+	people = NULL;
+	if (!br->extra.entries)
+		return BB_OK;
+	/* route.cc with the extras, and the envelope of both */
+	while (br->route.cc && br->route.cc[n])
+		n++;
+	while (br->extra.entries[k])
+		k++;
+	if (!(br->extra.cc = calloc(n + k + 1, sizeof(char *))))
+		goto nomem;
+	memcpy(br->extra.cc, br->route.cc, n * sizeof(char *));
+	memcpy(br->extra.cc + n, br->extra.entries, k * sizeof(char *));
+	with = br->route;
+	with.cc = br->extra.cc;
+	if (!(br->extra.rcpt = envelope(&with)))
+		goto nomem;
+	return BB_OK;
+nomem:
+	free(culprit);
+	free(dir);
+	config_list_free(people);
+	return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+}
+
+/* The Cc of the bug's next mail: the route's, with the extras until one
+ * mail has carried them. */
+static enum bb_status next_cc(struct bug_run *br, char *const **cc, struct bb_error *err)
+{
+	enum bb_status s = extra_cc_load(br, err);
+
+	br->extra.composed = !s && br->extra.cc && !br->extra.used;
+	*cc = br->extra.composed ? br->extra.cc : br->route.cc;
+	return s;
+}
+
+/* Records that message_id carried the extras (in the mail's transaction). */
+static enum bb_status extra_cc_done(struct bug_run *br, const char *message_id,
+				    struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	br->extra.used = 1;
+	if (br->sc->dry_run)
+		return BB_OK;
+	for (size_t i = 0; !s && br->extra.entries[i]; i++) {
+		s = cc_row(br, br->extra.entries[i], br->extra.reasons[i], message_id, err);
+		if (!s)
+			log_event(LOG_LEVEL_INFO, "sync.cc", LF_INT("bug", br->bug->id),
+				  LF_STR("message_id", message_id), LF_STR("cc", br->extra.entries[i]),
+				  LF_STR("reason", br->extra.reasons[i]));
+	}
+	return s;
 }
 
 /* Field changes against the snapshot of the last mail. */
@@ -731,8 +964,11 @@ static enum bb_status queue_mail(struct bug_run *br, long long comment_id,
 	enum bb_status s = BB_OK;
 
 	if (!sc->dry_run)
-		s = outbox_add(sc->db, m->message_id, br->bug->id, comment_id, br->sender, br->rcpt,
-			       m->text, m->len, err);
+		s = outbox_add(sc->db, m->message_id, br->bug->id, comment_id, br->sender,
+			       br->extra.composed ? br->extra.rcpt : br->rcpt, m->text, m->len, err);
+	if (!s && br->extra.composed)
+		s = extra_cc_done(br, m->message_id, err);
+	br->extra.composed = 0;
 	if (!s) {
 		br->stats->mails_queued++;
 		if (sc->on_mail)
@@ -750,6 +986,7 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 	struct attachment_view states[16];
 	struct mail_message m = { NULL, NULL, 0 };
 	char *parent = NULL, *root = NULL, *refs[3] = { NULL, NULL, NULL };
+	char *const *cc = NULL;
 	size_t natts = 0;
 	enum bb_status s;
 
@@ -776,9 +1013,10 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 		refs[0] = root;
 		refs[1] = parent;
 	}
-	s = mail_compose_comment(&br->mopt, br->bug, c, atts, natts,
+	if (!(s = next_cc(br, &cc, err)))
+		s = mail_compose_comment(&br->mopt, br->bug, c, atts, natts,
 				 with_changes ? br->changes : NULL, with_changes ? br->nchanges : 0,
-				 br->route.to, br->route.cc, parent ? parent : root,
+				 br->route.to, cc, parent ? parent : root,
 				 c->count > 0 ? refs : NULL, br->route_note, &m, err);
 	if (!s)
 		s = queue_mail(br, c->id, &m, err);
@@ -803,6 +1041,7 @@ static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment *
 	struct attachment_view states[16];
 	struct mail_message m = { NULL, NULL, 0 };
 	char *root = comment_message_id(sc->db, br->bug->id, 0);
+	char *const *cc = NULL;
 	size_t natts = 0;
 	enum bb_status s;
 
@@ -820,8 +1059,9 @@ static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment *
 		att_describe(sc, a, &states[natts], &atts[natts]);
 		natts++;
 	}
-	s = mail_compose_backlog(&br->mopt, br->bug, old, n, atts, natts, br->route.to,
-				 br->route.cc, root, &m, err);
+	if (!(s = next_cc(br, &cc, err)))
+		s = mail_compose_backlog(&br->mopt, br->bug, old, n, atts, natts, br->route.to,
+					 cc, root, &m, err);
 	if (!s)
 		s = queue_mail(br, old[0]->id, &m, err);
 	for (size_t i = 0; i < n && !s; i++)
@@ -1116,9 +1356,12 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 
 		if (!root)
 			root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
-		s = mail_compose_changes(&br.mopt, bug, (long long)bug->last_change_time,
-					 br.changes, br.nchanges, br.route.to, br.route.cc, root,
-					 br.route_note, &m, err);
+		char *const *cc = NULL;
+
+		if (!(s = next_cc(&br, &cc, err)))
+			s = mail_compose_changes(&br.mopt, bug, (long long)bug->last_change_time,
+						 br.changes, br.nchanges, br.route.to, cc, root,
+						 br.route_note, &m, err);
 		if (!s)
 			s = queue_mail(&br, 0, &m, err);
 		mail_message_release(&m);

@@ -229,6 +229,10 @@ static const struct key_spec keys[] = {
 	    "public URL of the reports, for links in the feed and the weekly mail (default: <[blob] base_url>/regressions)" }, KEY_URL, OFF(tracker_report_url) },
 	{ { "tracker", "report_lists", NULL, 0,
 	    "comma-separated addresses the weekly report is mailed to (regressions report --send)" }, KEY_STRING, OFF(tracker_report_lists) },
+	{ { "tracker", "regressions_list", "regressions@lists.linux.dev", 0,
+	    "list Cc'd once on the next mail of a bug tracked as a regression (empty: none)" }, KEY_STRING, OFF(tracker_regressions_list) },
+	{ { "tracker", "culprit_cc", "true", 0,
+	    "Cc a culprit commit's author and its Signed-off-by, Reviewed-by and Acked-by people once on the bug's next mail" }, KEY_BOOL, OFF(tracker_culprit_cc) },
 
 	{ { "frontdoor", "enabled", "false", 0,
 	    "bugbridge serve also shows a form to file reports (GET /, POST /report, GET /confirm/TOKEN) and the bug pages (/bugs, /bug/ID)" }, KEY_BOOL, OFF(frontdoor_enabled) },

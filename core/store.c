@@ -404,6 +404,19 @@ static const char *const migrations[] = {
 	 * replies to the others */
 	("ALTER TABLE in_mail ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
 	 "ALTER TABLE in_mail ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"),
+	/* 11 -> 12: who a bug's mail was Cc'd to beyond its route, once each:
+	 * a culprit's author and signers, the regressions list.  A row whose
+	 * address is "" records that a culprit was looked up (reason
+	 * "culprit <hash>"), so that git is asked once. */
+	"CREATE TABLE bug_cc ("
+	"  bug_id INTEGER NOT NULL,"
+	"  address TEXT NOT NULL,"      /* bare, lower case; "" for a lookup */
+	"  entry TEXT NOT NULL,"        /* "Name <addr>" as Cc'd */
+	"  reason TEXT NOT NULL,"
+	"  message_id TEXT,"            /* the mail that carried it */
+	"  added INTEGER NOT NULL,"
+	"  PRIMARY KEY (bug_id, address, reason)"
+	");",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

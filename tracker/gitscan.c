@@ -1530,3 +1530,55 @@ enum bb_status gitscan_resolve(struct gitscan_tree *t, const char *name, char **
 	*hash = strdup(h);
 	return *hash ? BB_OK : nomem(err);
 }
+
+enum bb_status gitscan_show(struct gitscan_tree *t, const char *name, char **author,
+			    char **message, struct bb_error *err)
+{
+	char h[GITSCAN_OID_MAX + 1];
+	struct run_args a = RUN_ARGS_INIT;
+	struct buf out = BUF_INIT, errout = BUF_INIT;
+	enum bb_status st;
+	int status = 0;
+	size_t alen;
+
+	*author = *message = NULL;
+	if (!valid_rev_name(name))
+		return bb_error_set(err, BB_ERR_INVALID, "tree %s: \"%.80s\" is not a commit name",
+				    t->name, name ? name : "");
+	if ((st = check_repository(t, err)) || (st = rev_parse(t, name, "commit", h, err)))
+		return st;
+	if (git_args(t, &a, 1) || run_args_push(&a, "log") || run_args_push(&a, "-1") ||
+	    run_args_push(&a, "--no-color") || run_args_push(&a, "--no-notes") ||
+	    run_args_push(&a, "--encoding=UTF-8") || run_args_push(&a, "--format=%an <%ae>%x00%B") ||
+	    run_args_push(&a, h) || run_args_push(&a, "--")) {
+		st = nomem(err);
+		goto out;
+	}
+	if ((st = git_run(t, &a, "git log", 0, &out, &status, &errout, err)))
+		goto out;
+	if (status != 0) {
+		char said[GITSCAN_MESSAGE_MAX];
+
+		git_said(&errout, said, sizeof(said));
+		st = bb_error_set(err, fold_git(&errout, 0), "tree %s: git log: %s", t->name, said);
+		goto out;
+	}
+	if (!out.data || (alen = strnlen(out.data, out.len)) == out.len ||
+	    out.len - alen - 1 > GITSCAN_MAX_MESSAGE) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "tree %s: git log: unexpected output", t->name);
+		goto out;
+	}
+	*author = strdup(out.data);
+	*message = strndup(out.data + alen + 1, out.len - alen - 1);
+	if (!*author || !*message) {
+		free(*author);
+		free(*message);
+		*author = *message = NULL;
+		st = nomem(err);
+	}
+out:
+	run_args_clear(&a);
+	buf_release(&out);
+	buf_release(&errout);
+	return st;
+}

@@ -213,6 +213,12 @@ enum bb_status gitscan_contains(struct gitscan_tree *tree, const char *commit, c
 enum bb_status gitscan_resolve(struct gitscan_tree *tree, const char *name, char **hash,
 			       struct bb_error *err);
 
+/* The author ("Name <addr>", as git's "%an <%ae>") and the whole message
+ * of a commit the repository has (hex, abbreviated or full, or a ref; not
+ * only in the tree's ref), each malloc'd.  Errors as gitscan_resolve(). */
+enum bb_status gitscan_show(struct gitscan_tree *tree, const char *commit, char **author,
+			    char **message, struct bb_error *err);
+
 /* --- The message parser, shared with the tests ------------------------------ */
 
 /* Parses one commit message: fills the subject, trailers and upstream of

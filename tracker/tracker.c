@@ -1826,3 +1826,28 @@ enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned lo
 			return s;
 	}
 }
+
+int tracker_bug_is_regression(struct tracker *t, const struct bz_bug *bug)
+{
+	return regression_of_bug(t, bug->id) != 0 || flagged(t, bug);
+}
+
+char *tracker_bug_culprit(struct tracker *t, const struct bz_bug *bug)
+{
+	long long id = regression_of_bug(t, bug->id);
+	const char *bisect = t->bisect_field ? bz_bug_field(bug, t->bisect_field) : NULL;
+	sqlite3_stmt *st = NULL;
+	char *culprit = NULL;
+
+	if (id && !store_cached(t->db, &st, "SELECT culprit FROM reg_regression WHERE id = ?",
+				NULL)) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+		    *sqlite3_column_text(st, 0))
+			culprit = strdup((const char *)sqlite3_column_text(st, 0));
+		store_cached_done(t->db, st);
+	}
+	if (!culprit && bisect && *bisect && strcmp(bisect, "---"))
+		culprit = strdup(bisect);
+	return culprit;
+}

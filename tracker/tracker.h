@@ -197,6 +197,13 @@ int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_
 enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const char *thread_msgid,
 			   struct bb_error *err);
 
+/* Whether bug is a tracked regression, or flagged as one (tracker_bug()
+ * then tracks it). */
+int tracker_bug_is_regression(struct tracker *t, const struct bz_bug *bug);
+/* The culprit commit known for bug: its regression's culprit, else the
+ * value of its [tracker] bisect_field; malloc'd (free() it), or NULL. */
+char *tracker_bug_culprit(struct tracker *t, const struct bz_bug *bug);
+
 /* One commit that appeared on tree (see tracker/gitscan.h): Link:/Closes:
  * trailers pointing at a regression's mail or bug, or a hash or subject a
  * fix directive named, move it to fix-incoming or fixed; Fixes: naming a

@@ -103,6 +103,7 @@ int main(void)
 		store_exec(st, "ALTER TABLE reg_push DROP COLUMN close_fixed", NULL);
 		store_exec(st, "ALTER TABLE in_mail DROP COLUMN attempts", NULL);
 		store_exec(st, "ALTER TABLE in_mail DROP COLUMN next_attempt", NULL);
+		store_exec(st, "DROP TABLE bug_cc", NULL);
 		ok(store_exec(st, "INSERT INTO imp_bug (id, source, imported) VALUES (1, 'x', 1);"
 			      "INSERT INTO cursor VALUES ('import:https://bz.example', "
 			      "'since=5 pass=0 after=0', 1);"
