@@ -34,6 +34,8 @@ struct want {
 	const char *url;
 	const char *fix_commit, *fix_subject;
 	const char *error;
+	const char *introduced;   /* checked when set */
+	unsigned ancestor;        /* checked when anchor is '^' */
 };
 
 static int same(const char *got, const char *want)
@@ -53,6 +55,8 @@ static int matches(const struct reg_directive *d, const struct want *w)
 		same(d->commit_to, w->to) && d->range_open == w->open && d->anchor == w->anchor &&
 		same(d->url, w->url) && same(d->fix_commit, w->fix_commit) &&
 		same(d->fix_subject, w->fix_subject) &&
+		(!w->introduced || same(d->introduced, w->introduced)) &&
+		(d->anchor != '^' || !w->ancestor || d->ancestor == w->ancestor) &&
 		(w->error ? d->error && strstr(d->error, w->error) : !d->error);
 }
 
@@ -359,10 +363,13 @@ static void test_aliases(void)
 		{ "unmonitor", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
 		{ "unrelated", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
 		{ "dup", REG_DUP, "https://lore.kernel.org/r/a@b" },
-		{ "dupof", REG_DUP, "https://lore.kernel.org/r/a@b" },
-		{ "dup-of", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "dupof", REG_DUP_OF, "https://lore.kernel.org/r/a@b" },
+		{ "dup-of", REG_DUP_OF, "https://lore.kernel.org/r/a@b" },
 		{ "duplicate", REG_DUP, "https://lore.kernel.org/r/a@b" },
-		{ "duplicate-of", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "duplicate-of", REG_DUP_OF, "https://lore.kernel.org/r/a@b" },
+		{ "^backmonitor", REG_BACKMONITOR, "https://lore.kernel.org/r/a@b" },
+		{ "introduced^", REG_INTRODUCED_PARENT, "1234567890ab" },
+		{ "^^introduced", REG_INTRODUCED_PARENT, "1234567890ab" },
 		{ "fix", REG_FIX, "1234567890ab" },
 		{ "fixed-by", REG_FIX, "1234567890ab" },
 		{ "fixedby", REG_FIX, "1234567890ab" },
@@ -408,6 +415,8 @@ static void test_aliases(void)
 	}
 	is_str(reg_verb_str(REG_INTRODUCED_PARENT), "^introduced", "canonical name of ^introduced");
 	is_str(reg_verb_str(REG_DUP), "dup", "canonical name of dup");
+	is_str(reg_verb_str(REG_DUP_OF), "dup-of", "canonical name of dup-of");
+	is_str(reg_verb_str(REG_BACKMONITOR), "^backmonitor", "canonical name of ^backmonitor");
 	is_str(reg_verb_str(REG_UNBACKBURNER), "unbackburner", "canonical name of unbackburner");
 	is_str(reg_verb_str(REG_UNKNOWN), "unknown", "name of REG_UNKNOWN");
 	is_str(reg_verb_str((enum reg_verb)999), "unknown", "name of a bogus verb");
@@ -457,9 +466,32 @@ static void test_introduced(void)
 	one("#regzbot ^introduced v6.1..v6.2 /\n",
 	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2 /", .from = "v6.1", .to = "v6.2",
 	      .anchor = '^'), "^introduced keeps '^'");
+	/* regzbot reads every word after the culprit for the report's pointer */
 	one("#regzbot introduced 1234abcd (\"subject of it\") https://example.org/x\n",
 	    W(.verb = REG_INTRODUCED, .arg = "1234abcd (\"subject of it\") https://example.org/x",
-	      .from = "1234abcd"), "a URL that is not the next word is no report");
+	      .from = "1234abcd", .url = "https://example.org/x",
+	      .introduced = "1234abcd (\"subject of it\")"),
+	    "a URL after the commit's subject is the report, the subject stays the culprit's");
+	one("#regzbot introduced: v5.18..v5.19 https://bugzilla.kernel.org/show_bug.cgi?id=216000\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v5.18..v5.19 https://bugzilla.kernel.org/show_bug.cgi?id=216000",
+	      .from = "v5.18", .to = "v5.19", .url = "https://bugzilla.kernel.org/show_bug.cgi?id=216000",
+	      .introduced = "v5.18..v5.19"), "introduced: a range and the report's URL");
+	one("#regzbot introduced: 1234abcd5678 /\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd5678 /", .from = "1234abcd5678", .anchor = '/',
+	      .introduced = "1234abcd5678"), "introduced: <sha> / drops the '/'");
+	one("#regzbot introduced: 1234abcd5678 ^ https://lore.kernel.org/r/dup@x/\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd5678 ^ https://lore.kernel.org/r/dup@x/",
+	      .from = "1234abcd5678", .anchor = '^', .ancestor = 1,
+	      .url = "https://lore.kernel.org/r/dup@x/", .introduced = "1234abcd5678"),
+	    "introduced with ^ and a URL: the parent is the report, the URL another report");
+	one("#regzbot ^^introduced: v6.1..v6.2\n",
+	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2", .from = "v6.1", .to = "v6.2",
+	      .anchor = '^', .ancestor = 2, .introduced = "v6.1..v6.2"),
+	    "^^introduced: the grandparent is the report");
+	one("#regzbot ^introduced: v6.1..v6.2\n",
+	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2", .from = "v6.1", .to = "v6.2",
+	      .anchor = '^', .ancestor = 1, .introduced = "v6.1..v6.2"),
+	    "^introduced: the parent is the report");
 	{
 		static const char hex65[] =
 			"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0";
@@ -489,8 +521,15 @@ static void test_other_verbs(void)
 	one("#regzbot link: see the other thread\n",
 	    W(.verb = REG_LINK, .arg = "see the other thread", .error = "URL"), "link without a URL");
 	one("#regzbot monitor\n", W(.verb = REG_MONITOR, .error = "URL"), "monitor without a URL");
-	one("#regzbot dup-of: " BZ "1\n", W(.verb = REG_DUP, .arg = BZ "1", .url = BZ "1"),
+	one("#regzbot dup-of: " BZ "1\n", W(.verb = REG_DUP_OF, .arg = BZ "1", .url = BZ "1"),
 	    "dup-of a bug");
+	one("#regzbot duplicate: " BZ "217000\n",
+	    W(.verb = REG_DUP, .arg = BZ "217000", .url = BZ "217000"), "duplicate: a bug");
+	one("#regzbot ^backmonitor: https://lore.kernel.org/r/rep@x/\n",
+	    W(.verb = REG_BACKMONITOR, .arg = "https://lore.kernel.org/r/rep@x/",
+	      .url = "https://lore.kernel.org/r/rep@x/"), "^backmonitor names a regression");
+	one("#regzbot ^backmonitor\n", W(.verb = REG_BACKMONITOR, .error = "URL"),
+	    "^backmonitor without a URL");
 	one("#regzbot fix: 1234567890ab\n",
 	    W(.verb = REG_FIX, .arg = "1234567890ab", .fix_commit = "1234567890ab"), "fix by hash");
 	one("#regzbot fix: 1234567890AB (\"platform/x86: foo: Fix bar\")\n",
@@ -549,6 +588,27 @@ static void test_where(void)
 	one("#regzbot title: A title\n> quoted\n", title, "a quoted line ends it");
 	one("#regzbot title: A title\n\nMore prose.\n", title, "a blank line ends it");
 	one("#regzbot title: A title\n \t \nMore prose.\n", title, "a line of blanks ends it");
+	one("#regzbot title: A title\n    #regzbot invalid-verb: shown in help\n", title,
+	    "an indented #regzbot line ends the directive above and is none itself");
+	one("#regzbot title: A title\n\t#regzbot poke\nnot mine\n", title,
+	    "nor do lines after an indented one continue it");
+	{
+		struct reg_directive *d = NULL;
+		size_t n = 0;
+		struct bb_error err = BB_ERROR_INIT;
+
+		ok(reg_directives_parse("#regzbot invalid-verb: known bios issue,\nsee the BIOS update\n"
+					"#REGZBOT  poke\n#regzbot dup: https://lore.kernel.org/r/x@y/\n",
+					&d, &n, &err) == BB_OK && n == 3, "text: three directives");
+		if (n == 3) {
+			is_str(d[0].text, "#regzbot invalid-verb: known bios issue, see the BIOS update",
+			       "text: the whole directive with its verb and continuation line");
+			is_str(d[1].text, "#REGZBOT poke", "text: as written, blanks collapsed");
+			is_str(d[2].text, "#regzbot dup: https://lore.kernel.org/r/x@y/",
+			       "text: a directive with a URL");
+		}
+		reg_directives_free(d, n);
+	}
 	{
 		const struct want w[] = {
 			{ .verb = REG_TITLE, .arg = "A title over two lines" },
