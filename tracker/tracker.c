@@ -1023,6 +1023,50 @@ static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *
 	return s;
 }
 
+/* A regression just made for the report mail report: the mails of its
+ * thread that came before count as activity, as regzbot reads the whole
+ * thread when a regression is added.  The store knows a thread's earlier
+ * mails only for a mirrored bug's list thread (in_mail keeps the list
+ * mails matched to a bug, not others): those are its mails, except the
+ * report itself (a report is no activity, as when it carries the
+ * directive), the one carrying the directive (counted by the caller when
+ * it is one of the thread's) and the mails bugbridge sent itself. */
+static enum bb_status earlier_mails(struct tracker *t, long long id, const char *report,
+				    const char *self, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(t->db, &st, "SELECT message_id, from_addr, date FROM in_mail"
+			       " WHERE bug_id = (SELECT bug_id FROM in_mail WHERE message_id = ?1)"
+			       " AND message_id NOT IN (?1, ?2) AND state NOT IN ('ignored', 'rejected')"
+			       " ORDER BY date, id", err)))
+		return s;
+	sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, self ? self : "", -1, SQLITE_STATIC);
+	while (!s && sqlite3_step(st) == SQLITE_ROW) {
+		const char *msgid = (const char *)sqlite3_column_text(st, 0);
+		const char *from = (const char *)sqlite3_column_text(st, 1);
+		long long date = sqlite3_column_int64(st, 2);
+
+		if ((s = add_mail(t, id, msgid, "thread", err)))
+			break;
+		/* (the time it was made is no activity: the first mail's date
+		 * replaces it) */
+		s = exec_bind(t, err, "recording activity",
+			      "UPDATE reg_regression SET activity_count = activity_count + 1,"
+			      " last_activity = CASE WHEN activity_count = 0 OR ?1 >= last_activity"
+			      " THEN ?1 ELSE last_activity END,"
+			      " last_activity_by = CASE WHEN activity_count = 0 OR ?1 >= last_activity"
+			      " THEN ?2 ELSE last_activity_by END,"
+			      " last_activity_msgid = CASE WHEN activity_count = 0 OR ?1 >= last_activity"
+			      " THEN ?3 ELSE last_activity_msgid END WHERE id = ?4", "itti", date,
+			      from ? from : "", msgid, id);
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
 /* introduced / ^introduced: a regression for the report this names, made
  * when it is new. */
 static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m,
@@ -1069,7 +1113,8 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 				link, bug, reporter ? reporter : "", &id, err)))
 			goto out;
 		if ((s = add_event(t, id, when, "reported", title.data ? title.data : "",
-				   m->message_id, err)))
+				   m->message_id, err)) ||
+		    (report && (s = earlier_mails(t, id, report, m->message_id, err))))
 			goto out;
 	}
 	/* this mail and its thread's root belong to it from now on */

@@ -1084,6 +1084,25 @@ static void test_tracker(void)
 	is_str(q("SELECT reason FROM reg_unhandled WHERE message_id = 'p8c@x'"),
 	       "names no tracked regression", "^backmonitor of no regression: not acted on");
 
+	/* a regression added from a thread: the thread's earlier mails the
+	 * store holds (a bug's list thread, in_mail) count as activity */
+	ok(store_exec(tdb, "INSERT INTO in_mail (message_id, source, bug_id, parent, from_addr,"
+			   " subject, date, state, updated) VALUES"
+			   " ('b9@x', 'a', 42, NULL, 'rep@x', 'cam', 1700012000, 'posted', 1),"
+			   " ('b9a@x', 'a', 42, 'b9@x', 'dev@x', 'Re: cam', 1700012600, 'posted', 1),"
+			   " ('b9b@x', 'a', 42, 'b9a@x', 'rep@x', 'Re: cam', 1700013200, 'no-comment', 1),"
+			   " ('b9c@x', 'a', 42, 'b9a@x', 'bridge@x', 'Re: cam', 1700013300, 'ignored', 1),"
+			   " ('x9@x', 'a', 43, NULL, 'other@x', 'other', 1700013400, 'posted', 1);",
+		      &err) == BB_OK, "in_mail: a bug's list thread: %s", err.message);
+	feed("b9d@x", "b9@x", "b9@x", 240, "Re: cam", "#regzbot ^introduced: v6.7..v6.8\n"
+	     "#regzbot ignore-activity\n");
+	is_str(q("SELECT activity_count, last_activity, last_activity_msgid, last_activity_by FROM"
+		 " reg_regression WHERE report_msgid = 'b9@x'"), "2|1700013200|b9b@x|rep@x",
+	       "^introduced: the thread's two earlier replies count (not the report, not the"
+	       " bridge's own mail, not another bug's)");
+	is_str(q("SELECT count(*) FROM reg_mail WHERE regression = " REG("b9@x") " AND message_id"
+		 " IN ('b9a@x', 'b9b@x', 'b9d@x')"), "3", "and belong to the regression's thread");
+
 	tracker_free(trk);
 	store_close(tdb);
 	unlink(path);
