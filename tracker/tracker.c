@@ -639,11 +639,29 @@ static long long regression_of_bug(struct tracker *t, long long bug_id)
 	return id;
 }
 
-/* The regression a link (lore URL of a mail, Bugzilla bug URL) names. */
+/* The regression whose report is the URL of another tracker (a GitHub
+ * issue, another Bugzilla): introduced: named it. */
+static long long regression_of_report_url(struct tracker *t, const char *url)
+{
+	sqlite3_stmt *st = NULL;
+	long long id = 0;
+
+	if (!url || !*url || store_cached(t->db, &st, "SELECT id FROM reg_regression WHERE"
+						      " report_url = ? ORDER BY id LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	store_cached_done(t->db, st);
+	return id;
+}
+
+/* The regression a link (lore URL of a mail, Bugzilla bug URL, the URL of
+ * a report elsewhere) names. */
 static long long regression_of_url(struct tracker *t, const char *url)
 {
 	char *msgid = reg_link_message_id(url);
-	long long ids[1], bug;
+	long long ids[1], id;
 	size_t n = 0;
 
 	if (msgid) {
@@ -651,8 +669,8 @@ static long long regression_of_url(struct tracker *t, const char *url)
 		free(msgid);
 		return n ? ids[0] : 0;
 	}
-	bug = reg_link_bugzilla_id(url, t->bugzilla_url);
-	return regression_of_bug(t, bug);
+	id = regression_of_bug(t, reg_link_bugzilla_id(url, t->bugzilla_url));
+	return id ? id : regression_of_report_url(t, url);
 }
 
 /* The tree a regression lives on, from where it was introduced:
@@ -1073,7 +1091,7 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 				       const struct reg_directive *d, time_t when,
 				       long long *ids, size_t *n, struct bb_error *err)
 {
-	const char *report = m->message_id;
+	const char *report = m->message_id, *elsewhere = NULL;
 	char *url_msgid = NULL, *branch = NULL, *reporter = NULL, *link = NULL;
 	long long bug = 0, id = 0;
 	struct buf title = BUF_INIT;
@@ -1089,7 +1107,9 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		report = url_msgid;
 	else if (d->url && (bug = reg_link_bugzilla_id(d->url, t->bugzilla_url)) > 0)
 		report = NULL;
-	if (!report && !bug) {
+	else if (d->url)
+		report = NULL, elsewhere = d->url;   /* another tracker: GitHub, a Bugzilla */
+	if (!report && !bug && !elsewhere) {
 		s = unhandled(t, m, when, d->text, "no report to attach the regression to", err);
 		goto out;
 	}
@@ -1098,8 +1118,10 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 
 		if (regressions_of(t, report, found, 0, 1))
 			id = found[0];
-	} else {
+	} else if (bug) {
 		id = regression_of_bug(t, bug);
+	} else {
+		id = regression_of_report_url(t, elsewhere);
 	}
 	branch = branch_of(d->commit_from, d->commit_to);
 	if (!id) {
@@ -1107,8 +1129,9 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		if (report == m->message_id)
 			reporter = person(m->from_name, m->from_addr);
 		link = report ? report_link(t, report)
-			      : str_printf("%s/show_bug.cgi?id=%lld", t->bugzilla_url ? t->bugzilla_url
-											 : "", bug);
+			      : bug ? str_printf("%s/show_bug.cgi?id=%lld",
+						 t->bugzilla_url ? t->bugzilla_url : "", bug)
+				    : strdup(elsewhere);
 		if ((s = create(t, when, title.data ? title.data : "", branch, report ? report : "",
 				link, bug, reporter ? reporter : "", &id, err)))
 			goto out;

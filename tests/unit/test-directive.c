@@ -1016,6 +1016,21 @@ static void test_tracker(void)
 	       "1234ABCD5678|1234abcd5678",
 	       "introduced <sha> /: the root is the report, the culprit as written without '/'");
 
+	/* a report in another tracker: the URL is the report, and dup-of finds it */
+	feed("gh@x", NULL, NULL, 105, "Fwd: PCI ASPM hangs",
+	     "#regzbot introduced: f3ac2ff14834 (\"PCI/ASPM: Enable all states\")"
+	     " https://github.com/chzigotzky/kernels/issues/17\n");
+	is_str(q("SELECT introduced, report_msgid, bug_id FROM reg_regression WHERE report_url ="
+		 " 'https://github.com/chzigotzky/kernels/issues/17'"),
+	       "f3ac2ff14834 (\"PCI/ASPM: Enable all states\")||0",
+	       "introduced + a URL elsewhere: that URL is the report");
+	feed("gh2@x", NULL, NULL, 106, "pci hangs", "#regzbot introduced: f3ac2ff14834\n");
+	feed("gh2a@x", "gh2@x", "gh2@x", 107, "Re: pci hangs",
+	     "#regzbot dup-of: https://github.com/chzigotzky/kernels/issues/17\n");
+	is_str(q("SELECT state, dup_of = (SELECT id FROM reg_regression WHERE report_url ="
+		 " 'https://github.com/chzigotzky/kernels/issues/17') FROM reg_regression WHERE"
+		 " report_msgid = 'gh2@x'"), "duplicate|1", "dup-of a report elsewhere that is tracked");
+
 	/* ^^introduced: the grandparent is the report */
 	feed("g4@x", NULL, NULL, 110, "sound: crackles", "It crackles.\n");
 	feed("g4a@x", "g4@x", "g4@x", 111, "Re: sound: crackles", "Me too.\n");
