@@ -18,6 +18,8 @@
 #define COMMIT_MIN 8    /* hex digits that name a commit in a directive */
 #define COMMIT_MAX 64   /* a SHA-256 object name */
 #define REV_MAX 128     /* longest tag or commit in a range */
+/* the whole directive: its keyword, verb and argument */
+#define REG_TEXT_MAX (REG_ARG_MAX + REG_VERB_MAX + KEYWORD_LEN + 4)
 
 static const char E_UNKNOWN[] = "unknown command";
 static const char E_NO_VERB[] = "no command after #regzbot";
@@ -36,6 +38,8 @@ static const struct {
 	/* the canonical name of each verb first: reg_verb_str() returns it */
 	{ "introduced", REG_INTRODUCED },
 	{ "^introduced", REG_INTRODUCED_PARENT },
+	{ "introduced^", REG_INTRODUCED_PARENT },
+	{ "^^introduced", REG_INTRODUCED_PARENT }, /* the grandparent: finish() */
 	{ "title", REG_TITLE },
 	{ "subject", REG_TITLE },
 	{ "summary", REG_TITLE },
@@ -48,10 +52,10 @@ static const struct {
 	{ "unmonitor", REG_UNLINK },
 	{ "unrelated", REG_UNLINK },
 	{ "dup", REG_DUP },
-	{ "dupof", REG_DUP },
-	{ "dup-of", REG_DUP },
 	{ "duplicate", REG_DUP },
-	{ "duplicate-of", REG_DUP },
+	{ "dup-of", REG_DUP_OF },
+	{ "dupof", REG_DUP_OF },
+	{ "duplicate-of", REG_DUP_OF },
 	{ "fix", REG_FIX },
 	{ "fixed-by", REG_FIX },
 	{ "fixedby", REG_FIX },
@@ -68,6 +72,7 @@ static const struct {
 	{ "note", REG_NOTE },
 	{ "ignore-activity", REG_IGNORE_ACTIVITY },
 	{ "activity-ignore", REG_IGNORE_ACTIVITY },
+	{ "^backmonitor", REG_BACKMONITOR },
 };
 
 const char *reg_verb_str(enum reg_verb verb)
@@ -164,8 +169,8 @@ static enum bb_status add_clean(struct buf *b, const char *s, size_t len, size_t
 struct pending {
 	int open;
 	unsigned line;
-	struct buf verb, arg;
-	int cut;
+	struct buf verb, arg, text;
+	int cut, text_cut;
 };
 
 struct parser {
@@ -175,7 +180,8 @@ struct parser {
 };
 
 /* Does the line start a directive: "#regzbot" in column 0, any case, then
- * the end, a blank or ':'? */
+ * the end, a blank or ':'?  (An indented one is no directive: see
+ * is_indented_directive().) */
 static int is_directive(const char *s, size_t len)
 {
 	if (len < KEYWORD_LEN)
@@ -184,6 +190,17 @@ static int is_directive(const char *s, size_t len)
 		if (lower((unsigned char)s[i]) != KEYWORD[i])
 			return 0;
 	return len == KEYWORD_LEN || is_blank(s[KEYWORD_LEN]) || s[KEYWORD_LEN] == ':';
+}
+
+/* An indented "#regzbot" line: text showing a directive (help, a quote
+ * set off by blanks), which ends the directive above it. */
+static int is_indented_directive(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && is_blank(s[i]))
+		i++;
+	return i > 0 && is_directive(s + i, len - i);
 }
 
 /* A rule ("--", "---", "____", "===="): the signature marker and the
@@ -298,14 +315,27 @@ static enum bb_status set_str(char **field, const char *s, size_t len, int lower
 	return *field ? BB_OK : BB_ERR_NOMEM;
 }
 
+/* Whether a word after the culprit points at the report: "^", "/", "~" or
+ * a URL (then *url and *url_len give it). */
+static int report_pointer(const char *w, size_t len, const char **url, size_t *url_len)
+{
+	*url = NULL;
+	if (len == 1 && (*w == '^' || *w == '/' || *w == '~'))
+		return 1;
+	return word_url(w, len, url, url_len);
+}
+
 static enum bb_status parse_introduced(struct reg_directive *d)
 {
 	size_t pos = 0, len, url_len;
 	const char *w, *dots, *url;
+	struct buf rest = BUF_INIT;
 	enum bb_status st = BB_OK;
 
-	if (d->verb == REG_INTRODUCED_PARENT)
+	if (d->verb == REG_INTRODUCED_PARENT) {
 		d->anchor = '^';
+		d->ancestor = d->verb_text[0] == '^' && d->verb_text[1] == '^' ? 2 : 1;
+	}
 	if (!next_word(d->arg, &pos, &w, &len)) {
 		d->error = E_CULPRIT;
 		return BB_OK;
@@ -331,18 +361,33 @@ static enum bb_status parse_introduced(struct reg_directive *d)
 		d->error = E_CULPRIT;
 		return BB_OK;
 	}
-	if (st != BB_OK || !next_word(d->arg, &pos, &w, &len))
-		return st;
-	if (len == 1 && (*w == '^' || *w == '/' || *w == '~')) {
-		if (d->verb == REG_INTRODUCED)
+	/* the culprit as written, then the words that are no report pointer
+	 * (a subject after a commit); a pointer may come as the second word
+	 * or later (regzbot reads them all) */
+	if (st == BB_OK)
+		st = buf_add(&rest, w, len);
+	while (st == BB_OK && next_word(d->arg, &pos, &w, &len)) {
+		if (!report_pointer(w, len, &url, &url_len)) {
+			st = buf_addch(&rest, ' ');
+			if (st == BB_OK)
+				st = buf_add(&rest, w, len);
+			continue;
+		}
+		/* the first of each kind counts, later ones are dropped */
+		if (url && !d->url)
+			st = set_str(&d->url, url, url_len, 0);
+		else if (!url && !d->anchor) {
 			d->anchor = *w;
-	} else if (word_url(w, len, &url, &url_len)) {
-		st = set_str(&d->url, url, url_len, 0);
+			d->ancestor = *w == '^';
+		}
 	}
+	if (st == BB_OK && !(d->introduced = buf_detach(&rest, NULL)))
+		st = BB_ERR_NOMEM;
+	buf_release(&rest);
 	return st;
 }
 
-/* link, monitor, unlink, dup: a URL first. */
+/* link, monitor, unlink, dup, dup-of, ^backmonitor: a URL first. */
 static enum bb_status parse_target(struct reg_directive *d)
 {
 	size_t pos = 0, len, url_len;
@@ -469,6 +514,11 @@ static enum bb_status finish(struct parser *ps)
 	d->line = cur->line;
 	d->verb_text = buf_detach(&cur->verb, NULL);
 	d->arg = buf_detach(&cur->arg, NULL);
+	d->text = buf_detach(&cur->text, NULL);
+	if (!d->verb_text || !d->arg || !d->text) {
+		st = BB_ERR_NOMEM;
+		goto out;
+	}
 	d->verb = *d->verb_text ? find_verb(d->verb_text) : REG_UNKNOWN;
 	switch (d->verb) {
 	case REG_INTRODUCED:
@@ -479,6 +529,8 @@ static enum bb_status finish(struct parser *ps)
 	case REG_MONITOR:
 	case REG_UNLINK:
 	case REG_DUP:
+	case REG_DUP_OF:
+	case REG_BACKMONITOR:
 		st = parse_target(d);
 		break;
 	case REG_FIX:
@@ -501,7 +553,9 @@ static enum bb_status finish(struct parser *ps)
 out:
 	buf_release(&cur->verb);
 	buf_release(&cur->arg);
+	buf_release(&cur->text);
 	cur->cut = 0;
+	cur->text_cut = 0;
 	return st;
 }
 
@@ -515,6 +569,10 @@ static enum bb_status start(struct parser *ps, const char *s, size_t len, unsign
 	cur->open = 1;
 	cur->line = line;
 	cur->cut = 0;
+	cur->text_cut = 0;
+	st = add_clean(&cur->text, s, len, REG_TEXT_MAX, &cur->text_cut);
+	if (st != BB_OK)
+		return st;
 	while (p < end && is_blank(*p))
 		p++;
 	if (p < end && *p == ':')
@@ -539,7 +597,9 @@ void reg_directives_free(struct reg_directive *d, size_t n)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		free(d[i].verb_text);
+		free(d[i].text);
 		free(d[i].arg);
+		free(d[i].introduced);
 		free(d[i].commit_from);
 		free(d[i].commit_to);
 		free(d[i].url);
@@ -562,6 +622,7 @@ enum bb_status reg_directives_parse(const char *body, struct reg_directive **out
 	memset(&ps, 0, sizeof(ps));
 	buf_init(&ps.cur.verb);
 	buf_init(&ps.cur.arg);
+	buf_init(&ps.cur.text);
 	*out = NULL;
 	*n = 0;
 	if (!body)
@@ -578,7 +639,8 @@ enum bb_status reg_directives_parse(const char *body, struct reg_directive **out
 			if (ps.n == REG_DIRECTIVES_MAX) {
 				struct reg_directive *d = new_entry(&ps);
 
-				if (!d || !(d->verb_text = strdup("")) || !(d->arg = strdup(""))) {
+				if (!d || !(d->verb_text = strdup("")) || !(d->arg = strdup("")) ||
+				    !(d->text = strdup(""))) {
 					st = BB_ERR_NOMEM;
 					break;
 				}
@@ -588,8 +650,11 @@ enum bb_status reg_directives_parse(const char *body, struct reg_directive **out
 				break;
 			}
 			st = start(&ps, line, len, it.lineno);
-		} else if (own && ps.cur.open) {
+		} else if (own && ps.cur.open && !is_indented_directive(line, len)) {
 			st = add_clean(&ps.cur.arg, line, len, REG_ARG_MAX, &ps.cur.cut);
+			if (st == BB_OK)
+				st = add_clean(&ps.cur.text, line, len, REG_TEXT_MAX,
+					       &ps.cur.text_cut);
 		} else {
 			st = finish(&ps);
 		}
@@ -598,6 +663,7 @@ enum bb_status reg_directives_parse(const char *body, struct reg_directive **out
 		st = finish(&ps);
 	buf_release(&ps.cur.verb);
 	buf_release(&ps.cur.arg);
+	buf_release(&ps.cur.text);
 	if (st != BB_OK) {
 		reg_directives_free(ps.list, ps.n);
 		return bb_error_set(err, st, "reading #regzbot directives: out of memory");

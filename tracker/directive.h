@@ -15,7 +15,9 @@
  * "-- ") continue its argument and are joined with a blank.  Quoted lines
  * ('>' or after an Outlook "-----Original Message-----") are never
  * directives, nor are lines of a diff or indented lines (so that help text,
- * as in the weekly report, can show directives without being read back).
+ * as in the weekly report, can show directives without being read back);
+ * an indented "#regzbot" line also ends the directive above it rather than
+ * continuing it.
  * Line kinds are inmail_lines_next()'s (inmail.h).  Directives after a
  * signature marker count: the regression tracker's own mails put them
  * below its footer.
@@ -26,14 +28,18 @@
  *       <commit>                        8 or more hex digits
  *       <A>..<B>, <A>..                 a range, or an open one (A and B commits or tags)
  *       then "^" (the parent mail is the report), "/" or "~" (the thread's
- *       root is), or the URL of the report elsewhere (a Bugzilla bug, a mail)
- *   ^introduced                         the same; the parent mail is the report
+ *       root is), or the URL of the report elsewhere (a Bugzilla bug, a mail);
+ *       that pointer is not part of the culprit ("introduced" keeps the rest)
+ *   ^introduced|introduced^             the same; the parent mail is the report
+ *   ^^introduced                        the same; the grandparent mail is the report
  *   title|subject|summary <text>
  *   from <name and address>             who reported it
  *   link|related-brief <url> [text]
  *   monitor|related <url>
  *   unlink|unmonitor|unrelated <url>
- *   dup|dupof|dup-of|duplicate|duplicate-of <url>
+ *   dup|duplicate <url>                 another report of this regression (in a
+ *                                       tracked thread; elsewhere as dup-of)
+ *   dup-of|dupof|duplicate-of <url>     this report duplicates the regression <url>
  *   fix|fixed-by|fixedby <hash> [("subject")] | <commit subject>
  *   resolve|resolved|invalid [reason]
  *   inconclusive [reason]
@@ -42,6 +48,8 @@
  *   poke
  *   note <text>
  *   ignore-activity|activity-ignore
+ *   ^backmonitor <url>                  the parent mail's thread is one the
+ *                                       regression <url> names monitors
  *
  * Nothing is dropped silently: an unknown verb gives a REG_UNKNOWN entry,
  * and a known verb whose argument is missing or malformed keeps its verb
@@ -79,7 +87,8 @@ enum reg_verb {
 	REG_LINK,
 	REG_MONITOR,
 	REG_UNLINK,
-	REG_DUP,
+	REG_DUP,               /* "dup", "duplicate": another report of it */
+	REG_DUP_OF,            /* "dup-of": this one duplicates another */
 	REG_FIX,
 	REG_RESOLVE,
 	REG_INCONCLUSIVE,
@@ -88,12 +97,17 @@ enum reg_verb {
 	REG_POKE,
 	REG_NOTE,
 	REG_IGNORE_ACTIVITY,
+	REG_BACKMONITOR,       /* "^backmonitor" */
 	REG_UNKNOWN,
 };
 
 struct reg_directive {
 	enum reg_verb verb;
 	char *verb_text;   /* the verb as written ("Dup-Of"), "" if none */
+	/* The whole directive as written, "#regzbot" and verb included, with
+	 * its continuation lines, cleaned like arg: what a person is shown
+	 * when the directive is not acted on.  Never NULL. */
+	char *text;
 	/* The argument: the rest of the line and its continuation lines,
 	 * joined, blanks collapsed, trimmed; "" if none, never NULL. */
 	char *arg;
@@ -104,11 +118,21 @@ struct reg_directive {
 	 * is set).  Range ends are commits or tags ("v6.5-rc1") as written. */
 	char *commit_from, *commit_to;
 	int range_open;
+	/* introduced: the argument without the report pointer ("^", "/",
+	 * "~" or the URL): "v5.18..v5.19", "1f2e3d4c5d (\"subject\")".
+	 * NULL for other verbs or when the culprit is malformed. */
+	char *introduced;
 	/* introduced: where the report is.  '^' the parent of this mail
-	 * (always for ^introduced), '/' or '~' the thread's root, 0 this mail
-	 * itself, or url when that is set. */
+	 * (always for ^introduced), '/' or '~' the thread's root, or url when
+	 * that is set and anchor is 0, else this mail itself.  With both an
+	 * anchor and a url, the url is another report (a duplicate) of the
+	 * regression, as regzbot reads it.  ancestor: for '^', how many
+	 * generations up the report is (1 the parent, 2 for "^^introduced"
+	 * the grandparent), else 0. */
 	char anchor;
-	/* introduced: the report elsewhere; link, monitor, unlink, dup: the
+	unsigned ancestor;
+	/* introduced: the report elsewhere; link, monitor, unlink, dup,
+	 * dup-of, ^backmonitor: the
 	 * target; fix: a URL given instead of a hash.  As written, without
 	 * <> or trailing punctuation; see links.h to read it.  Else NULL. */
 	char *url;

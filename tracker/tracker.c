@@ -671,11 +671,29 @@ static long long regression_of_bug(struct tracker *t, long long bug_id)
 	return id;
 }
 
-/* The regression a link (lore URL of a mail, Bugzilla bug URL) names. */
+/* The regression whose report is the URL of another tracker (a GitHub
+ * issue, another Bugzilla): introduced: named it. */
+static long long regression_of_report_url(struct tracker *t, const char *url)
+{
+	sqlite3_stmt *st = NULL;
+	long long id = 0;
+
+	if (!url || !*url || store_cached(t->db, &st, "SELECT id FROM reg_regression WHERE"
+						      " report_url = ? ORDER BY id LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	store_cached_done(t->db, st);
+	return id;
+}
+
+/* The regression a link (lore URL of a mail, Bugzilla bug URL, the URL of
+ * a report elsewhere) names. */
 static long long regression_of_url(struct tracker *t, const char *url)
 {
 	char *msgid = reg_link_message_id(url);
-	long long ids[1], bug;
+	long long ids[1], id;
 	size_t n = 0;
 
 	if (msgid) {
@@ -683,8 +701,8 @@ static long long regression_of_url(struct tracker *t, const char *url)
 		free(msgid);
 		return n ? ids[0] : 0;
 	}
-	bug = reg_link_bugzilla_id(url, t->bugzilla_url);
-	return regression_of_bug(t, bug);
+	id = regression_of_bug(t, reg_link_bugzilla_id(url, t->bugzilla_url));
+	return id ? id : regression_of_report_url(t, url);
 }
 
 /* The tree a regression lives on, from where it was introduced:
@@ -1025,13 +1043,183 @@ static int already_seen(struct tracker *t, const char *msgid)
 	return seen;
 }
 
+/* The grandparent's Message-ID ("^^introduced"): the reference before the
+ * parent, when References holds the parent; else NULL (not known). */
+static const char *grandparent_id(const struct inmail *m)
+{
+	const char *parent = inmail_parent_id(m);
+
+	for (size_t k = m->nreferences; parent && k-- > 1;)
+		if (!strcmp(m->references[k], parent))
+			return m->references[k - 1];
+	return NULL;
+}
+
+/* Lists url among a regression's links as kind, keeping a title given
+ * before. */
+static enum bb_status put_link(struct tracker *t, long long id, const char *url,
+			       const char *title, const char *kind, struct bb_error *err)
+{
+	return exec_bind(t, err, "recording a link",
+			 "INSERT INTO reg_link (regression, url, title, kind) VALUES (?, ?, ?, ?)"
+			 " ON CONFLICT (regression, url) DO UPDATE SET kind = excluded.kind,"
+			 " title = CASE WHEN excluded.title != '' THEN excluded.title ELSE title END",
+			 "ittt", id, url, title ? title : "", kind);
+}
+
+/* Marks regression dup a duplicate of regression of (not of itself, and
+ * not when of is already a duplicate of dup: no loop). */
+static enum bb_status mark_duplicate(struct tracker *t, long long dup, long long of,
+				     struct bb_error *err)
+{
+	return exec_bind(t, err, "updating a regression",
+			 "UPDATE reg_regression SET state = 'duplicate', dup_of = ?1 WHERE id = ?2"
+			 " AND ?1 != ?2 AND (SELECT dup_of FROM reg_regression WHERE id = ?1) != ?2",
+			 "ii", of, dup);
+}
+
+/* "dup: <url>" in a regression's thread (and a URL beside "^" in
+ * introduced): url is another report of regression id, as regzbot's
+ * reference has it.  It is listed among id's links as a duplicate report,
+ * the mails of its thread (a mail URL) count for id from now on, and a
+ * regression already tracked for it becomes a duplicate of id. */
+static enum bb_status add_duplicate_report(struct tracker *t, long long id, const char *url,
+					   struct bb_error *err)
+{
+	char *msgid = reg_link_message_id(url);
+	long long other = regression_of_url(t, url);
+	enum bb_status s = put_link(t, id, url, "", "duplicate", err);
+
+	if (!s && msgid)
+		s = add_mail(t, id, msgid, "duplicate", err);
+	if (!s && other && other != id)
+		s = mark_duplicate(t, other, id, err);
+	free(msgid);
+	return s;
+}
+
+/* "dup-of: <url>" (and "dup: <url>" in a thread no regression has): this
+ * thread's report duplicates the regression url names.  ids[n] are the
+ * thread's regressions: each becomes a duplicate of it and is listed among
+ * its duplicate reports; with none, the thread itself is (its root, or
+ * this mail when it is one), and its mails count for that regression from
+ * now on.  A url naming no regression is not acted on. */
+static enum bb_status apply_dup_of(struct tracker *t, const struct inmail *m,
+				   const struct reg_directive *d, const long long *ids, size_t n,
+				   time_t when, struct bb_error *err)
+{
+	long long other = regression_of_url(t, d->url);
+	const char *root;
+	char *link;
+	enum bb_status s = BB_OK;
+
+	if (!other)
+		return unhandled(t, m, when, d->text, "duplicate of a report that is not tracked",
+				 err);
+	for (size_t k = 0; k < n && !s; k++) {
+		if (ids[k] == other)
+			continue;
+		if (!(s = mark_duplicate(t, ids[k], other, err)))
+			s = exec_bind(t, err, "recording a link",
+				      "INSERT INTO reg_link (regression, url, title, kind) SELECT ?1,"
+				      " report_url, title, 'duplicate' FROM reg_regression WHERE id = ?2"
+				      " AND report_url != '' ON CONFLICT (regression, url) DO UPDATE SET"
+				      " kind = excluded.kind", "ii", other, ids[k]);
+		if (!s)
+			s = add_event(t, ids[k], when, reg_verb_str(d->verb), d->arg, m->message_id,
+				      err);
+	}
+	if (s || n)
+		return s;
+	root = m->nreferences ? m->references[0] : m->in_reply_to ? m->in_reply_to
+								  : m->message_id;
+	if (!(link = report_link(t, root)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (!(s = put_link(t, other, link, root == m->message_id ? inmail_bare_subject(m->subject)
+								 : "", "duplicate", err)) &&
+	    !(s = add_mail(t, other, root, "duplicate", err)) &&
+	    !(s = add_mail(t, other, m->message_id, "thread", err)))
+		s = add_event(t, other, when, "duplicate", link, m->message_id, err);
+	free(link);
+	return s;
+}
+
+/* "^backmonitor: <url>", read wherever it is: the regression url names
+ * monitors the thread of this mail's parent (the mail itself is no
+ * activity, see no_activity()). */
+static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *m,
+					const struct reg_directive *d, time_t when,
+					struct bb_error *err)
+{
+	long long other = regression_of_url(t, d->url);
+	const char *parent = inmail_parent_id(m);
+	char *link;
+	enum bb_status s;
+
+	if (!other)
+		return unhandled(t, m, when, d->text, "names no tracked regression", err);
+	if (!parent)
+		return unhandled(t, m, when, d->text, "no parent mail to monitor", err);
+	if (!(link = report_link(t, parent)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (!(s = put_link(t, other, link, "", "monitor", err)) &&
+	    !(s = add_mail(t, other, parent, "monitor", err)))
+		s = add_event(t, other, when, reg_verb_str(d->verb), link, m->message_id, err);
+	free(link);
+	return s;
+}
+
+/* A regression just made for the report mail report: the mails of its
+ * thread that came before count as activity, as regzbot reads the whole
+ * thread when a regression is added.  The store knows a thread's earlier
+ * mails only for a mirrored bug's list thread (in_mail keeps the list
+ * mails matched to a bug, not others): those are its mails, except the
+ * report itself (a report is no activity, as when it carries the
+ * directive), the one carrying the directive (counted by the caller when
+ * it is one of the thread's) and the mails bugbridge sent itself. */
+static enum bb_status earlier_mails(struct tracker *t, long long id, const char *report,
+				    const char *self, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(t->db, &st, "SELECT message_id, from_addr, date FROM in_mail"
+			       " WHERE bug_id = (SELECT bug_id FROM in_mail WHERE message_id = ?1)"
+			       " AND message_id NOT IN (?1, ?2) AND state NOT IN ('ignored', 'rejected')"
+			       " ORDER BY date, id", err)))
+		return s;
+	sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, self ? self : "", -1, SQLITE_STATIC);
+	while (!s && sqlite3_step(st) == SQLITE_ROW) {
+		const char *msgid = (const char *)sqlite3_column_text(st, 0);
+		const char *from = (const char *)sqlite3_column_text(st, 1);
+		long long date = sqlite3_column_int64(st, 2);
+
+		if ((s = add_mail(t, id, msgid, "thread", err)))
+			break;
+		/* (the time it was made is no activity: the first mail's date
+		 * replaces it) */
+		s = exec_bind(t, err, "recording activity",
+			      "UPDATE reg_regression SET activity_count = activity_count + 1,"
+			      " last_activity = CASE WHEN activity_count = 0 OR ?1 >= last_activity"
+			      " THEN ?1 ELSE last_activity END,"
+			      " last_activity_by = CASE WHEN activity_count = 0 OR ?1 >= last_activity"
+			      " THEN ?2 ELSE last_activity_by END,"
+			      " last_activity_msgid = CASE WHEN activity_count = 0 OR ?1 >= last_activity"
+			      " THEN ?3 ELSE last_activity_msgid END WHERE id = ?4", "itti", date,
+			      from ? from : "", msgid, id);
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
 /* introduced / ^introduced: a regression for the report this names, made
  * when it is new. */
 static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m,
 				       const struct reg_directive *d, time_t when,
 				       long long *ids, size_t *n, struct bb_error *err)
 {
-	const char *report = m->message_id;
+	const char *report = m->message_id, *elsewhere = NULL;
 	char *url_msgid = NULL, *branch = NULL, *reporter = NULL, *link = NULL;
 	long long bug = 0, id = 0;
 	struct buf title = BUF_INIT;
@@ -1039,7 +1227,7 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 	size_t k;
 
 	if (d->anchor == '^' || d->verb == REG_INTRODUCED_PARENT)
-		report = inmail_parent_id(m);
+		report = d->ancestor == 2 ? grandparent_id(m) : inmail_parent_id(m);
 	else if (d->anchor == '/' || d->anchor == '~')
 		report = m->nreferences ? m->references[0] : m->in_reply_to ? m->in_reply_to
 									      : m->message_id;
@@ -1047,8 +1235,10 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		report = url_msgid;
 	else if (d->url && (bug = reg_link_bugzilla_id(d->url, t->bugzilla_url)) > 0)
 		report = NULL;
-	if (!report && !bug) {
-		s = unhandled(t, m, when, d->arg, "no report to attach the regression to", err);
+	else if (d->url)
+		report = NULL, elsewhere = d->url;   /* another tracker: GitHub, a Bugzilla */
+	if (!report && !bug && !elsewhere) {
+		s = unhandled(t, m, when, d->text, "no report to attach the regression to", err);
 		goto out;
 	}
 	if (report) {
@@ -1056,8 +1246,10 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 
 		if (regressions_of(t, report, found, 0, 1))
 			id = found[0];
-	} else {
+	} else if (bug) {
 		id = regression_of_bug(t, bug);
+	} else {
+		id = regression_of_report_url(t, elsewhere);
 	}
 	branch = branch_of(d->commit_from, d->commit_to);
 	if (!id) {
@@ -1065,24 +1257,33 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		if (report == m->message_id)
 			reporter = person(m->from_name, m->from_addr);
 		link = report ? report_link(t, report)
-			      : str_printf("%s/show_bug.cgi?id=%lld", t->bugzilla_url ? t->bugzilla_url
-											 : "", bug);
+			      : bug ? str_printf("%s/show_bug.cgi?id=%lld",
+						 t->bugzilla_url ? t->bugzilla_url : "", bug)
+				    : strdup(elsewhere);
 		if ((s = create(t, when, title.data ? title.data : "", branch, report ? report : "",
 				link, bug, reporter ? reporter : "", &id, err)))
 			goto out;
 		if ((s = add_event(t, id, when, "reported", title.data ? title.data : "",
-				   m->message_id, err)))
+				   m->message_id, err)) ||
+		    (report && (s = earlier_mails(t, id, report, m->message_id, err))))
 			goto out;
 	}
 	/* this mail and its thread's root belong to it from now on */
 	if ((s = add_mail(t, id, m->message_id, "thread", err)) ||
 	    (m->nreferences && (s = add_mail(t, id, m->references[0], "thread", err))))
 		goto out;
-	if ((s = set_text(t, id, "introduced", d->arg, err)) ||
+	/* the culprit without the report's pointer ("v5.18..v5.19", not
+	 * "v5.18..v5.19 https://...", nor "1234abcd /") */
+	if ((s = set_text(t, id, "introduced", d->introduced ? d->introduced : d->arg, err)) ||
 	    (s = set_text(t, id, "branch", branch, err)) ||
 	    (s = set_text(t, id, "culprit", d->commit_from && !d->commit_to && !d->range_open
 						    ? d->commit_from : "", err)) ||
-	    (s = add_event(t, id, when, "introduced", d->arg, m->message_id, err)))
+	    (s = add_event(t, id, when, "introduced", d->introduced ? d->introduced : d->arg,
+			   m->message_id, err)))
+		goto out;
+	/* "^" (or "/") names the report, so a URL beside it is another report
+	 * of the same regression, as regzbot reads it */
+	if (d->anchor && d->url && (s = add_duplicate_report(t, id, d->url, err)))
 		goto out;
 	for (k = 0; k < *n && ids[k] != id; k++)
 		;
@@ -1145,16 +1346,9 @@ static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
 		free(msgid);
 		break;
 	}
-	case REG_DUP: {
-		long long other = regression_of_url(t, d->url ? d->url : d->arg);
-
-		if (!other || other == id)
-			return unhandled(t, m, when, d->arg, "duplicate of a report that is not tracked",
-					 err);
-		if (!(s = set_text(t, id, "state", "duplicate", err)))
-			s = set_int(t, id, "dup_of", other, err);
+	case REG_DUP:
+		s = add_duplicate_report(t, id, d->url, err);
 		break;
-	}
 	case REG_FIX:
 		if ((s = set_text(t, id, "fix_commit", d->fix_commit ? d->fix_commit : "", err)) ||
 		    (s = set_text(t, id, "fix_subject", d->fix_subject ? d->fix_subject : "", err)))
@@ -1179,8 +1373,8 @@ static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
 		s = set_int(t, id, "poked", (long long)when, err);
 		break;
 	case REG_IGNORE_ACTIVITY:
-		s = set_int(t, id, "ignore_activity", 1, err);
-		break;
+		/* only about the mail that carries it: see no_activity() */
+		return BB_OK;
 	case REG_NOTE:
 	default:
 		break;
@@ -1234,6 +1428,21 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 	return s;
 }
 
+/* Whether a mail is no activity for its regressions, as regzbot has it:
+ * it carries "#regzbot ignore-activity", "poke" or "^backmonitor", or its
+ * subject "#forregzbot" (a mail meant for the tracker alone).  Only that
+ * mail: the replies after it count as ever. */
+static int no_activity(const struct inmail *m, const struct reg_directive *d, size_t n)
+{
+	if (m->subject && strcasestr(m->subject, "#forregzbot"))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (!d[i].error && (d[i].verb == REG_IGNORE_ACTIVITY || d[i].verb == REG_POKE ||
+				    d[i].verb == REG_BACKMONITOR))
+			return 1;
+	return 0;
+}
+
 enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const char *body,
 			    const char *unverified, struct bb_error *err)
 {
@@ -1243,6 +1452,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	time_t when = 0;
 	enum bb_status s = BB_OK;
 	char *who;
+	int counts;
 
 	if (!m->message_id || already_seen(t, m->message_id))
 		return BB_OK;
@@ -1254,25 +1464,27 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 		return BB_OK;   /* neither in a tracked thread nor carrying directives */
 	if ((when = inmail_date(m)) <= 0)
 		when = time(NULL);
+	/* the directives first: some say that this mail is no activity */
+	if (body && (s = reg_directives_parse(body, &d, &nd, err)))
+		return s;
+	counts = !no_activity(m, d, nd);
 	who = person(m->from_name, m->from_addr);
 	for (size_t i = 0; i < n && !s; i++) {
-		if ((s = add_mail(t, ids[i], m->message_id, "thread", err)))
-			break;
+		if ((s = add_mail(t, ids[i], m->message_id, "thread", err)) || !counts)
+			continue;
 		s = exec_bind(t, err, "recording activity",
 			      "UPDATE reg_regression SET activity_count = activity_count + 1,"
 			      " last_activity = max(last_activity, ?), last_activity_by = ?,"
-			      " last_activity_msgid = ? WHERE id = ? AND ignore_activity = 0",
+			      " last_activity_msgid = ? WHERE id = ?",
 			      "itti", (long long)when, who ? who : "", m->message_id, ids[i]);
 	}
 	free(who);
 	if (s || !body)
-		return s;
+		goto out;
 	if (is_patch(m) && (s = patch_posted(t, m, body, when, err)))
-		return s;
+		goto out;
 	if ((s = bugs_mentioned(t, m, body, err)))
-		return s;
-	if ((s = reg_directives_parse(body, &d, &nd, err)))
-		return s;
+		goto out;
 	/* what the directives do is marked with why their sender is not
 	 * authenticated (they stay open to anyone, as in regzbot) */
 	t->unverified = unverified && *unverified ? unverified : NULL;
@@ -1280,7 +1492,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 		const struct reg_directive *dir = &d[i];
 
 		if (dir->error || dir->verb == REG_UNKNOWN) {
-			s = unhandled(t, m, when, dir->arg[0] ? dir->arg : dir->verb_text,
+			s = unhandled(t, m, when, dir->text,
 				      dir->error ? dir->error : "unknown directive", err);
 			continue;
 		}
@@ -1288,15 +1500,26 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 			s = apply_introduced(t, m, dir, when, ids, &n, err);
 			continue;
 		}
+		if (dir->verb == REG_BACKMONITOR) {
+			s = apply_backmonitor(t, m, dir, when, err);
+			continue;
+		}
+		/* dup-of anywhere, dup where no regression is tracked yet: this
+		 * thread's report is the duplicate */
+		if (dir->verb == REG_DUP_OF || (dir->verb == REG_DUP && !n)) {
+			s = apply_dup_of(t, m, dir, ids, n, when, err);
+			continue;
+		}
 		if (!n) {
-			s = unhandled(t, m, when, dir->arg[0] ? dir->arg : reg_verb_str(dir->verb),
-				      "not in the thread of a tracked regression", err);
+			s = unhandled(t, m, when, dir->text, "not in the thread of a tracked regression",
+				      err);
 			continue;
 		}
 		for (size_t k = 0; k < n && !s; k++)
 			s = apply_one(t, m, dir, ids[k], when, err);
 	}
 	t->unverified = NULL;
+out:
 	reg_directives_free(d, nd);
 	return s;
 }

@@ -16,16 +16,21 @@
  *   fixed         the fix is in the regression's own branch
  *   resolved      closed by hand (#regzbot resolve / invalid)
  *   inconclusive  given up (#regzbot inconclusive)
- *   duplicate     of another regression (#regzbot dup)
+ *   duplicate     of another regression (#regzbot dup-of; or another
+ *                 regression's dup: named its report)
  *
- * and flags: back burner (with its reason), poked (time), ignore-activity,
- * culprit identified (introduced names one commit).  Activity is every mail
- * in a tracked thread (unless ignore-activity) and every directive; a
- * regression without activity for [tracker] stale_after (90 days) is stale.
+ * and flags: back burner (with its reason), poked (time), culprit
+ * identified (introduced names one commit).  Activity is every mail in a
+ * tracked thread except one that carries ignore-activity, poke or
+ * ^backmonitor or has "#forregzbot" in its subject (that mail alone, as in
+ * regzbot); a regression added from a thread counts the thread's earlier
+ * mails the store holds (a mirrored bug's list thread).  A regression
+ * without activity for [tracker] stale_after (90 days) is stale.
  *
  * Mails of a regression: its report, every mail seen in its thread (so a
- * Link:/Closes: trailer pointing at any of them is found) and the threads
- * it monitors.  Trees: [tree NAME] sections name a local clone (or a URL to
+ * Link:/Closes: trailer pointing at any of them is found), the threads it
+ * monitors and those of its duplicate reports (dup:, links of kind
+ * "duplicate").  Trees: [tree NAME] sections name a local clone (or a URL to
  * mirror), the ref to follow and its upstream tree; a fix seen in NAME
  * counts as "fixed" for regressions on NAME and as "fix incoming" for
  * regressions on trees downstream of NAME (next -> mainline -> stable), and
@@ -79,7 +84,8 @@ struct reg_regression {
 	char *fix_tree;           /* where the fix was seen, "" if only named */
 	char *resolution;         /* reason given to resolve/inconclusive/backburner */
 	int backburner;
-	int ignore_activity;
+	int ignore_activity;      /* no longer set (ignore-activity is per mail);
+				   * an old store may hold 1 */
 	time_t poked;             /* 0 if never */
 	time_t created, updated;
 	time_t last_activity;
@@ -92,7 +98,7 @@ struct reg_regression {
 struct reg_link {
 	char *url;
 	char *title;              /* "" if none */
-	char *kind;               /* "link", "monitor" */
+	char *kind;               /* "link", "monitor", "duplicate" (another report) */
 };
 
 struct reg_event {
@@ -107,7 +113,7 @@ struct reg_event {
 struct reg_unhandled {
 	time_t time;
 	char *message_id;
-	char *line;               /* the directive as written */
+	char *line;               /* the whole directive as written, verb included */
 	char *reason;
 };
 

@@ -139,7 +139,7 @@ printf 'Fan is loud.\n\n#regzbot introduced: deadbeef12\n' |
 printf 'Audio crackles.\n\n#regzbot introduced: v6.7..\n' |
 	listlab_send "Sixth <sixth@example.net>" r6@example.net "" "audio crackles"
 check "sync after four reports" bb sync
-printf '#regzbot dup: https://lore.kernel.org/r/r1@example.net\n' |
+printf '#regzbot dup-of: https://lore.kernel.org/r/r1@example.net\n' |
 	listlab_send "Dev <dev@example.org>" r3-dup@example.org r3@example.net "Re: wifi gone"
 printf '#regzbot inconclusive: cannot reproduce, reporter gone\n' |
 	listlab_send "Dev <dev@example.org>" r4-inc@example.org r4@example.net "Re: display flickers"

@@ -4,21 +4,29 @@
  * reads there; every verb and alias; where a directive counts (column 0,
  * not quoted, not in a diff; after a signature it does) and how
  * continuation lines join; what is kept as unhandled; limits and hostile
- * bytes; every form of mail and Bugzilla link. */
+ * bytes; every form of mail and Bugzilla link; and what the tracker does
+ * with them on a real store, checked against regzbot's reference
+ * (docs/reference.md): per-mail ignore-activity and poke, #forregzbot,
+ * dup against dup-of, introduced with the report's URL, ^backmonitor,
+ * ^^introduced, the whole line of a directive not acted on. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <glib.h>
 
 #include "core/buf.h"
+#include "core/store.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
 #include "tracker/directive.h"
 #include "tracker/links.h"
+#include "tracker/tracker.h"
 #include "tests/unit/tap.h"
 
 static char shared[4096];
@@ -34,6 +42,8 @@ struct want {
 	const char *url;
 	const char *fix_commit, *fix_subject;
 	const char *error;
+	const char *introduced;   /* checked when set */
+	unsigned ancestor;        /* checked when anchor is '^' */
 };
 
 static int same(const char *got, const char *want)
@@ -53,6 +63,8 @@ static int matches(const struct reg_directive *d, const struct want *w)
 		same(d->commit_to, w->to) && d->range_open == w->open && d->anchor == w->anchor &&
 		same(d->url, w->url) && same(d->fix_commit, w->fix_commit) &&
 		same(d->fix_subject, w->fix_subject) &&
+		(!w->introduced || same(d->introduced, w->introduced)) &&
+		(d->anchor != '^' || !w->ancestor || d->ancestor == w->ancestor) &&
 		(w->error ? d->error && strstr(d->error, w->error) : !d->error);
 }
 
@@ -359,10 +371,13 @@ static void test_aliases(void)
 		{ "unmonitor", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
 		{ "unrelated", REG_UNLINK, "https://lore.kernel.org/r/a@b" },
 		{ "dup", REG_DUP, "https://lore.kernel.org/r/a@b" },
-		{ "dupof", REG_DUP, "https://lore.kernel.org/r/a@b" },
-		{ "dup-of", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "dupof", REG_DUP_OF, "https://lore.kernel.org/r/a@b" },
+		{ "dup-of", REG_DUP_OF, "https://lore.kernel.org/r/a@b" },
 		{ "duplicate", REG_DUP, "https://lore.kernel.org/r/a@b" },
-		{ "duplicate-of", REG_DUP, "https://lore.kernel.org/r/a@b" },
+		{ "duplicate-of", REG_DUP_OF, "https://lore.kernel.org/r/a@b" },
+		{ "^backmonitor", REG_BACKMONITOR, "https://lore.kernel.org/r/a@b" },
+		{ "introduced^", REG_INTRODUCED_PARENT, "1234567890ab" },
+		{ "^^introduced", REG_INTRODUCED_PARENT, "1234567890ab" },
 		{ "fix", REG_FIX, "1234567890ab" },
 		{ "fixed-by", REG_FIX, "1234567890ab" },
 		{ "fixedby", REG_FIX, "1234567890ab" },
@@ -408,6 +423,8 @@ static void test_aliases(void)
 	}
 	is_str(reg_verb_str(REG_INTRODUCED_PARENT), "^introduced", "canonical name of ^introduced");
 	is_str(reg_verb_str(REG_DUP), "dup", "canonical name of dup");
+	is_str(reg_verb_str(REG_DUP_OF), "dup-of", "canonical name of dup-of");
+	is_str(reg_verb_str(REG_BACKMONITOR), "^backmonitor", "canonical name of ^backmonitor");
 	is_str(reg_verb_str(REG_UNBACKBURNER), "unbackburner", "canonical name of unbackburner");
 	is_str(reg_verb_str(REG_UNKNOWN), "unknown", "name of REG_UNKNOWN");
 	is_str(reg_verb_str((enum reg_verb)999), "unknown", "name of a bogus verb");
@@ -457,9 +474,32 @@ static void test_introduced(void)
 	one("#regzbot ^introduced v6.1..v6.2 /\n",
 	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2 /", .from = "v6.1", .to = "v6.2",
 	      .anchor = '^'), "^introduced keeps '^'");
+	/* regzbot reads every word after the culprit for the report's pointer */
 	one("#regzbot introduced 1234abcd (\"subject of it\") https://example.org/x\n",
 	    W(.verb = REG_INTRODUCED, .arg = "1234abcd (\"subject of it\") https://example.org/x",
-	      .from = "1234abcd"), "a URL that is not the next word is no report");
+	      .from = "1234abcd", .url = "https://example.org/x",
+	      .introduced = "1234abcd (\"subject of it\")"),
+	    "a URL after the commit's subject is the report, the subject stays the culprit's");
+	one("#regzbot introduced: v5.18..v5.19 https://bugzilla.kernel.org/show_bug.cgi?id=216000\n",
+	    W(.verb = REG_INTRODUCED, .arg = "v5.18..v5.19 https://bugzilla.kernel.org/show_bug.cgi?id=216000",
+	      .from = "v5.18", .to = "v5.19", .url = "https://bugzilla.kernel.org/show_bug.cgi?id=216000",
+	      .introduced = "v5.18..v5.19"), "introduced: a range and the report's URL");
+	one("#regzbot introduced: 1234abcd5678 /\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd5678 /", .from = "1234abcd5678", .anchor = '/',
+	      .introduced = "1234abcd5678"), "introduced: <sha> / drops the '/'");
+	one("#regzbot introduced: 1234abcd5678 ^ https://lore.kernel.org/r/dup@x/\n",
+	    W(.verb = REG_INTRODUCED, .arg = "1234abcd5678 ^ https://lore.kernel.org/r/dup@x/",
+	      .from = "1234abcd5678", .anchor = '^', .ancestor = 1,
+	      .url = "https://lore.kernel.org/r/dup@x/", .introduced = "1234abcd5678"),
+	    "introduced with ^ and a URL: the parent is the report, the URL another report");
+	one("#regzbot ^^introduced: v6.1..v6.2\n",
+	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2", .from = "v6.1", .to = "v6.2",
+	      .anchor = '^', .ancestor = 2, .introduced = "v6.1..v6.2"),
+	    "^^introduced: the grandparent is the report");
+	one("#regzbot ^introduced: v6.1..v6.2\n",
+	    W(.verb = REG_INTRODUCED_PARENT, .arg = "v6.1..v6.2", .from = "v6.1", .to = "v6.2",
+	      .anchor = '^', .ancestor = 1, .introduced = "v6.1..v6.2"),
+	    "^introduced: the parent is the report");
 	{
 		static const char hex65[] =
 			"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0";
@@ -489,8 +529,15 @@ static void test_other_verbs(void)
 	one("#regzbot link: see the other thread\n",
 	    W(.verb = REG_LINK, .arg = "see the other thread", .error = "URL"), "link without a URL");
 	one("#regzbot monitor\n", W(.verb = REG_MONITOR, .error = "URL"), "monitor without a URL");
-	one("#regzbot dup-of: " BZ "1\n", W(.verb = REG_DUP, .arg = BZ "1", .url = BZ "1"),
+	one("#regzbot dup-of: " BZ "1\n", W(.verb = REG_DUP_OF, .arg = BZ "1", .url = BZ "1"),
 	    "dup-of a bug");
+	one("#regzbot duplicate: " BZ "217000\n",
+	    W(.verb = REG_DUP, .arg = BZ "217000", .url = BZ "217000"), "duplicate: a bug");
+	one("#regzbot ^backmonitor: https://lore.kernel.org/r/rep@x/\n",
+	    W(.verb = REG_BACKMONITOR, .arg = "https://lore.kernel.org/r/rep@x/",
+	      .url = "https://lore.kernel.org/r/rep@x/"), "^backmonitor names a regression");
+	one("#regzbot ^backmonitor\n", W(.verb = REG_BACKMONITOR, .error = "URL"),
+	    "^backmonitor without a URL");
 	one("#regzbot fix: 1234567890ab\n",
 	    W(.verb = REG_FIX, .arg = "1234567890ab", .fix_commit = "1234567890ab"), "fix by hash");
 	one("#regzbot fix: 1234567890AB (\"platform/x86: foo: Fix bar\")\n",
@@ -549,6 +596,27 @@ static void test_where(void)
 	one("#regzbot title: A title\n> quoted\n", title, "a quoted line ends it");
 	one("#regzbot title: A title\n\nMore prose.\n", title, "a blank line ends it");
 	one("#regzbot title: A title\n \t \nMore prose.\n", title, "a line of blanks ends it");
+	one("#regzbot title: A title\n    #regzbot invalid-verb: shown in help\n", title,
+	    "an indented #regzbot line ends the directive above and is none itself");
+	one("#regzbot title: A title\n\t#regzbot poke\nnot mine\n", title,
+	    "nor do lines after an indented one continue it");
+	{
+		struct reg_directive *d = NULL;
+		size_t n = 0;
+		struct bb_error err = BB_ERROR_INIT;
+
+		ok(reg_directives_parse("#regzbot invalid-verb: known bios issue,\nsee the BIOS update\n"
+					"#REGZBOT  poke\n#regzbot dup: https://lore.kernel.org/r/x@y/\n",
+					&d, &n, &err) == BB_OK && n == 3, "text: three directives");
+		if (n == 3) {
+			is_str(d[0].text, "#regzbot invalid-verb: known bios issue, see the BIOS update",
+			       "text: the whole directive with its verb and continuation line");
+			is_str(d[1].text, "#REGZBOT poke", "text: as written, blanks collapsed");
+			is_str(d[2].text, "#regzbot dup: https://lore.kernel.org/r/x@y/",
+			       "text: a directive with a URL");
+		}
+		reg_directives_free(d, n);
+	}
 	{
 		const struct want w[] = {
 			{ .verb = REG_TITLE, .arg = "A title over two lines" },
@@ -813,6 +881,267 @@ static void test_links(void)
 	       "short link: another host");
 }
 
+/* --- what the tracker does with them ------------------------------------------- */
+
+static struct store *tdb;
+static struct tracker *trk;
+
+#define LORE "https://lore.kernel.org/r/"
+#define T0 1700000000LL   /* a fixed clock: 2023-11-14 22:13:20 UTC */
+
+/* Feeds one list mail to the tracker: id and its parent (with References
+ * "refs", oldest first, blank-separated ids without <>), sent at T0 +
+ * minutes. */
+static void feed(const char *id, const char *parent, const char *refs, int minutes,
+		 const char *subject, const char *body)
+{
+	struct buf raw = BUF_INIT, r = BUF_INIT;
+	struct inmail m;
+	struct bb_error err = BB_ERROR_INIT;
+	time_t when = (time_t)(T0 + 60LL * minutes);
+	char date[64];
+
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", gmtime(&when));
+	if (refs) {
+		char *copy = g_strdup(refs), *save = NULL;
+
+		for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+			buf_addf(&r, " <%s>", w);
+		g_free(copy);
+	}
+	buf_addf(&raw, "Message-ID: <%s>\nFrom: Some One <some@example.org>\nDate: %s\n"
+		 "Subject: %s\n", id, date, subject);
+	if (parent)
+		buf_addf(&raw, "In-Reply-To: <%s>\n", parent);
+	if (refs)
+		buf_addf(&raw, "References:%s\n", r.data);
+	buf_addf(&raw, "\n%s", body);
+	memset(&m, 0, sizeof(m));
+	if (!ok(inmail_parse_headers(raw.data, raw.len, NULL, &m, &err) == BB_OK &&
+		tracker_mail(trk, &m, raw.data + m.body_offset, NULL, &err) == BB_OK,
+		"tracker: mail %s read: %s", id, err.message))
+		diag("%s", raw.data);
+	inmail_release(&m);
+	buf_release(&raw);
+	buf_release(&r);
+}
+
+/* The first row of a query, its columns joined by '|' ("" if none). */
+static const char *q(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *q(const char *fmt, ...)
+{
+	static char out[2048];
+	sqlite3_stmt *st = NULL;
+	char *sql;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sql = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	out[0] = '\0';
+	if (store_prepare(tdb, &st, sql, NULL)) {
+		snprintf(out, sizeof(out), "(bad query %s)", sql);
+	} else if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t len = 0;
+
+		for (int i = 0; i < sqlite3_column_count(st) && len < sizeof(out) - 1; i++) {
+			const unsigned char *v = sqlite3_column_text(st, i);
+
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s", i ? "|" : "",
+						v ? (const char *)v : "");
+		}
+	}
+	sqlite3_finalize(st);
+	g_free(sql);
+	return out;
+}
+
+#define REG(msgid) "(SELECT id FROM reg_regression WHERE report_msgid = '" msgid "')"
+#define ACTIVITY(msgid) q("SELECT activity_count, last_activity - %lld, last_activity_msgid" \
+			  " FROM reg_regression WHERE report_msgid = '%s'", T0, msgid)
+
+static void test_tracker(void)
+{
+	struct tracker_options o;
+	struct bb_error err = BB_ERROR_INIT;
+	char dir[] = "/tmp/test-directive.XXXXXX", path[64];
+
+	if (!ok(mkdtemp(dir) != NULL, "tracker: a temporary folder"))
+		return;
+	snprintf(path, sizeof(path), "%s/bb.db", dir);
+	memset(&o, 0, sizeof(o));
+	o.bugzilla_url = "https://bugzilla.kernel.org";
+	if (!ok(store_open(&tdb, path, STORE_READ_WRITE, &err) == BB_OK &&
+		tracker_new(&trk, tdb, &o, &err) == BB_OK, "tracker: store and tracker: %s",
+		err.message))
+		return;
+
+	/* ignore-activity and poke: only the mail that carries them is no
+	 * activity; the replies after it count (regzbot: "Regzbot will not
+	 * consider a mail with this command as an activity") */
+	feed("r1@x", NULL, NULL, 0, "[REGRESSION] wifi dies", "It broke.\n\n#regzbot introduced: v6.1..v6.2\n");
+	is_str(ACTIVITY("r1@x"), "0|0|", "r1: a new regression, no activity yet");
+	feed("r1a@x", "r1@x", "r1@x", 10, "Re: [REGRESSION] wifi dies",
+	     "#regzbot title: iwlwifi dies after resume\n#regzbot ignore-activity\n");
+	is_str(ACTIVITY("r1@x"), "0|0|", "ignore-activity: that mail is no activity");
+	is_str(q("SELECT title, ignore_activity FROM reg_regression WHERE id = " REG("r1@x")),
+	       "iwlwifi dies after resume|0", "its directives act; nothing sticky is set");
+	feed("r1b@x", "r1a@x", "r1@x r1a@x", 20, "Re: [REGRESSION] wifi dies", "Same here.\n");
+	is_str(ACTIVITY("r1@x"), "1|1200|r1b@x", "a later reply counts again");
+	feed("r1c@x", "r1b@x", "r1@x r1a@x r1b@x", 30, "Re: [REGRESSION] wifi dies",
+	     "Any news?\n\n#regzbot poke\n");
+	is_str(ACTIVITY("r1@x"), "1|1200|r1b@x", "poke: that mail is no activity");
+	is_str(q("SELECT poked - %lld FROM reg_regression WHERE id = " REG("r1@x"), T0), "1800",
+	       "poke: the poke is recorded");
+	feed("r1d@x", "r1c@x", "r1@x r1c@x", 40, "Re: [REGRESSION] wifi dies", "Still broken.\n");
+	is_str(ACTIVITY("r1@x"), "2|2400|r1d@x", "the reply to the poke counts");
+	feed("r1e@x", "r1d@x", "r1@x r1d@x", 50, "Re: [REGRESSION] wifi dies #forregzbot",
+	     "#regzbot note: bisecting\n");
+	is_str(ACTIVITY("r1@x"), "2|2400|r1d@x", "#forregzbot in the subject: no activity");
+	is_str(q("SELECT count(*) FROM reg_event WHERE kind = 'note' AND message_id = 'r1e@x'"), "1",
+	       "#forregzbot: its directives are read");
+	feed("r1f@x", "r1e@x", "r1@x r1e@x", 60, "Re: [REGRESSION] wifi dies", "Thanks.\n");
+	is_str(ACTIVITY("r1@x"), "3|3600|r1f@x", "the reply to a #forregzbot mail counts");
+
+	/* the whole directive is shown when not acted on; an indented
+	 * #regzbot line is none and is not glued onto the one above */
+	feed("r1g@x", "r1@x", "r1@x", 70, "Re: [REGRESSION] wifi dies",
+	     "#regzbot invalid-verb: known bios issue\n#regzbot title: wifi: dies after resume\n"
+	     "    #regzbot frobnicate: an example\n");
+	is_str(q("SELECT line, reason FROM reg_unhandled WHERE message_id = 'r1g@x'"),
+	       "#regzbot invalid-verb: known bios issue|unknown command",
+	       "not acted on: the whole line, verb included");
+	is_str(q("SELECT count(*) FROM reg_unhandled WHERE message_id = 'r1g@x'"), "1",
+	       "the indented line is no directive");
+	is_str(q("SELECT title FROM reg_regression WHERE id = " REG("r1@x")),
+	       "wifi: dies after resume", "nor part of the title above it");
+	feed("u0@x", NULL, NULL, 75, "Untracked", "#regzbot title: nothing to retitle\n");
+	is_str(q("SELECT line FROM reg_unhandled WHERE message_id = 'u0@x'"),
+	       "#regzbot title: nothing to retitle", "outside a tracked thread: the whole line");
+
+	/* introduced with a trailing URL: the URL is the report, the range
+	 * stays the range; "<sha> /": the thread's root is the report */
+	feed("i2@x", NULL, NULL, 80, "Fwd: Bug 216000",
+	     "#regzbot introduced: v5.18..v5.19 https://bugzilla.kernel.org/show_bug.cgi?id=216000\n");
+	is_str(q("SELECT introduced, bug_id, report_url, report_msgid FROM reg_regression WHERE"
+		 " bug_id = 216000"), "v5.18..v5.19|216000|https://bugzilla.kernel.org/show_bug.cgi?id=216000|",
+	       "introduced + URL: the bug is the report, the range kept without it");
+	is_str(q("SELECT r.bug_id FROM reg_mail m JOIN reg_regression r ON r.id = m.regression"
+		 " WHERE m.message_id = 'i2@x'"), "216000", "the mail with the directive is linked to it");
+	feed("i3@x", NULL, NULL, 90, "usb: hangs", "It hangs.\n");
+	feed("i3a@x", "i3@x", "i3@x", 100, "Re: usb: hangs", "#regzbot introduced: 1234ABCD5678 /\n");
+	is_str(q("SELECT introduced, culprit FROM reg_regression WHERE report_msgid = 'i3@x'"),
+	       "1234ABCD5678|1234abcd5678",
+	       "introduced <sha> /: the root is the report, the culprit as written without '/'");
+
+	/* a report in another tracker: the URL is the report, and dup-of finds it */
+	feed("gh@x", NULL, NULL, 105, "Fwd: PCI ASPM hangs",
+	     "#regzbot introduced: f3ac2ff14834 (\"PCI/ASPM: Enable all states\")"
+	     " https://github.com/chzigotzky/kernels/issues/17\n");
+	is_str(q("SELECT introduced, report_msgid, bug_id FROM reg_regression WHERE report_url ="
+		 " 'https://github.com/chzigotzky/kernels/issues/17'"),
+	       "f3ac2ff14834 (\"PCI/ASPM: Enable all states\")||0",
+	       "introduced + a URL elsewhere: that URL is the report");
+	feed("gh2@x", NULL, NULL, 106, "pci hangs", "#regzbot introduced: f3ac2ff14834\n");
+	feed("gh2a@x", "gh2@x", "gh2@x", 107, "Re: pci hangs",
+	     "#regzbot dup-of: https://github.com/chzigotzky/kernels/issues/17\n");
+	is_str(q("SELECT state, dup_of = (SELECT id FROM reg_regression WHERE report_url ="
+		 " 'https://github.com/chzigotzky/kernels/issues/17') FROM reg_regression WHERE"
+		 " report_msgid = 'gh2@x'"), "duplicate|1", "dup-of a report elsewhere that is tracked");
+
+	/* ^^introduced: the grandparent is the report */
+	feed("g4@x", NULL, NULL, 110, "sound: crackles", "It crackles.\n");
+	feed("g4a@x", "g4@x", "g4@x", 111, "Re: sound: crackles", "Me too.\n");
+	feed("g4b@x", "g4a@x", "g4@x g4a@x", 112, "Re: sound: crackles",
+	     "#regzbot ^^introduced: v6.5..v6.6\n");
+	is_str(q("SELECT introduced, title FROM reg_regression WHERE report_msgid = 'g4@x'"),
+	       "v6.5..v6.6|sound: crackles", "^^introduced: the grandparent's mail is the report");
+	feed("g5b@x", "g5a@x", NULL, 113, "Re: no references", "#regzbot ^^introduced: v6.5..v6.6\n");
+	is_str(q("SELECT reason FROM reg_unhandled WHERE message_id = 'g5b@x'"),
+	       "no report to attach the regression to", "^^introduced without References: not known");
+
+	/* dup/duplicate in a tracked thread: another report of this one */
+	feed("r1h@x", "r1@x", "r1@x", 120, "Re: [REGRESSION] wifi dies",
+	     "#regzbot duplicate: https://bugzilla.kernel.org/show_bug.cgi?id=217000\n"
+	     "#regzbot dup: https://lore.kernel.org/all/other@x/\n"
+	     "#regzbot dup: https://lore.kernel.org/r/i3@x/\n");
+	/* (r1g and r1h are replies in the thread: activity, 5 mails so far) */
+	is_str(q("SELECT count(*) FROM reg_unhandled WHERE message_id = 'r1h@x'"), "0",
+	       "dup naming untracked reports: accepted");
+	is_str(q("SELECT state, dup_of = 0 FROM reg_regression WHERE id = " REG("r1@x")), "open|1",
+	       "dup: this regression stays open, no duplicate itself");
+	is_str(q("SELECT group_concat(url, ' ') FROM (SELECT url FROM reg_link WHERE kind = 'duplicate'"
+		 " AND regression = " REG("r1@x") " ORDER BY url)"),
+	       "https://bugzilla.kernel.org/show_bug.cgi?id=217000 https://lore.kernel.org/all/other@x/"
+	       " https://lore.kernel.org/r/i3@x/", "dup: the three are listed as duplicate reports");
+	is_str(q("SELECT state, dup_of = " REG("r1@x") " FROM reg_regression WHERE report_msgid = 'i3@x'"),
+	       "duplicate|1", "dup naming a tracked regression: that one is the duplicate");
+	feed("other-a@x", "other@x", "other@x", 130, "Re: other report", "Here too.\n");
+	is_str(ACTIVITY("r1@x"), "6|7800|other-a@x", "dup: a reply in the duplicate's thread counts");
+
+	/* dup-of: this regression is the duplicate */
+	feed("d6@x", NULL, NULL, 140, "wifi gone", "#regzbot introduced: v6.1..v6.2\n");
+	feed("d6a@x", "d6@x", "d6@x", 141, "Re: wifi gone",
+	     "#regzbot dup-of: https://lore.kernel.org/r/r1@x/\n");
+	is_str(q("SELECT state, dup_of = " REG("r1@x") " FROM reg_regression WHERE report_msgid = 'd6@x'"),
+	       "duplicate|1", "dup-of: this one is the duplicate of the named regression");
+	is_str(q("SELECT count(*) FROM reg_link WHERE regression = " REG("r1@x") " AND kind ="
+		 " 'duplicate' AND url LIKE '%%d6@x%%'"), "1",
+	       "dup-of: listed among the other's duplicate reports");
+	feed("d6b@x", "d6@x", "d6@x", 142, "Re: wifi gone",
+	     "#regzbot dup-of: https://lore.kernel.org/r/nowhere@x/\n");
+	is_str(q("SELECT line, reason FROM reg_unhandled WHERE message_id = 'd6b@x'"),
+	       "#regzbot dup-of: https://lore.kernel.org/r/nowhere@x/|duplicate of a report that is"
+	       " not tracked", "dup-of an untracked report: not acted on, the whole line shown");
+	/* dup in a thread no regression has: this thread is the duplicate */
+	feed("u7@x", NULL, NULL, 150, "wifi broken", "Wifi broke.\n");
+	feed("u7a@x", "u7@x", "u7@x", 151, "Re: wifi broken",
+	     "#regzbot dup: https://lore.kernel.org/r/r1@x/\n");
+	is_str(q("SELECT count(*) FROM reg_link WHERE regression = " REG("r1@x") " AND kind ="
+		 " 'duplicate' AND url LIKE '%%u7@x%%'"), "1",
+	       "dup in an untracked thread: the thread is the other's duplicate report");
+	feed("u7b@x", "u7@x", "u7@x", 160, "Re: wifi broken", "Any fix?\n");
+	is_str(ACTIVITY("r1@x"), "7|9600|u7b@x", "and its replies count for that regression");
+
+	/* ^backmonitor: the parent's thread is monitored, this mail no activity */
+	feed("p8@x", NULL, NULL, 170, "[PATCH] wifi: fix resume", "A fix.\n");
+	feed("p8a@x", "p8@x", "p8@x", 171, "Re: [PATCH] wifi: fix resume",
+	     "Please add a Link: next time.\n\n#regzbot ^backmonitor: https://lore.kernel.org/r/r1@x/\n");
+	is_str(q("SELECT kind FROM reg_mail WHERE message_id = 'p8@x' AND regression = " REG("r1@x")),
+	       "monitor", "^backmonitor: the parent mail is monitored");
+	is_str(ACTIVITY("r1@x"), "7|9600|u7b@x", "^backmonitor: that mail is no activity");
+	feed("p8b@x", "p8@x", "p8@x", 180, "Re: [PATCH] wifi: fix resume", "Applied.\n");
+	is_str(ACTIVITY("r1@x"), "8|10800|p8b@x", "a reply in the monitored thread counts");
+	feed("p8c@x", "p8@x", "p8@x", 181, "Re: [PATCH] wifi: fix resume",
+	     "#regzbot ^backmonitor: https://lore.kernel.org/r/nowhere@x/\n");
+	is_str(q("SELECT reason FROM reg_unhandled WHERE message_id = 'p8c@x'"),
+	       "names no tracked regression", "^backmonitor of no regression: not acted on");
+
+	/* a regression added from a thread: the thread's earlier mails the
+	 * store holds (a bug's list thread, in_mail) count as activity */
+	ok(store_exec(tdb, "INSERT INTO in_mail (message_id, source, bug_id, parent, from_addr,"
+			   " subject, date, state, updated) VALUES"
+			   " ('b9@x', 'a', 42, NULL, 'rep@x', 'cam', 1700012000, 'posted', 1),"
+			   " ('b9a@x', 'a', 42, 'b9@x', 'dev@x', 'Re: cam', 1700012600, 'posted', 1),"
+			   " ('b9b@x', 'a', 42, 'b9a@x', 'rep@x', 'Re: cam', 1700013200, 'no-comment', 1),"
+			   " ('b9c@x', 'a', 42, 'b9a@x', 'bridge@x', 'Re: cam', 1700013300, 'ignored', 1),"
+			   " ('x9@x', 'a', 43, NULL, 'other@x', 'other', 1700013400, 'posted', 1);",
+		      &err) == BB_OK, "in_mail: a bug's list thread: %s", err.message);
+	feed("b9d@x", "b9@x", "b9@x", 240, "Re: cam", "#regzbot ^introduced: v6.7..v6.8\n"
+	     "#regzbot ignore-activity\n");
+	is_str(q("SELECT activity_count, last_activity, last_activity_msgid, last_activity_by FROM"
+		 " reg_regression WHERE report_msgid = 'b9@x'"), "2|1700013200|b9b@x|rep@x",
+	       "^introduced: the thread's two earlier replies count (not the report, not the"
+	       " bridge's own mail, not another bug's)");
+	is_str(q("SELECT count(*) FROM reg_mail WHERE regression = " REG("b9@x") " AND message_id"
+		 " IN ('b9a@x', 'b9b@x', 'b9d@x')"), "3", "and belong to the regression's thread");
+
+	tracker_free(trk);
+	store_close(tdb);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	tap_shared_dir(shared, sizeof(shared));
@@ -824,6 +1153,7 @@ int main(void)
 	test_unhandled();
 	test_limits();
 	test_links();
+	test_tracker();
 	mail_shutdown();
 	return done_testing();
 }
