@@ -216,10 +216,9 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 	}
 	printf("Regression #%lld: ", r.id);
 	print_clean(r.title, 0);
-	printf("\n%-15s %s%s%s%s\n", "State:", reg_state_str(r.state),
+	printf("\n%-15s %s%s%s\n", "State:", reg_state_str(r.state),
 	       r.stale && (r.state == REG_STATE_OPEN || r.state == REG_STATE_FIX_INCOMING) ? ", stale" : "",
-	       r.backburner ? ", on the back burner" : "",
-	       r.ignore_activity ? ", activity ignored" : "");
+	       r.backburner ? ", on the back burner" : "");
 	show_field("Tree:", r.branch);
 	print_day(when, sizeof(when), r.created);
 	printf("%-15s %lld day%s (reported %s)\n", "Age:", days_since(r.created, now),

@@ -1107,7 +1107,7 @@ static const char weekly_help[] =
 	"    #regzbot unbackburn                         take it off the back burner\n"
 	"    #regzbot resolve: <reason>                  resolved some other way\n"
 	"    #regzbot inconclusive: <reason>             given up\n"
-	"    #regzbot ignore-activity                    mails here are no progress\n"
+	"    #regzbot ignore-activity                    this mail is no progress\n"
 	"    #regzbot poke                               still a problem\n"
 	"    #regzbot note: <text>                       a note for the history\n"
 	"\n"

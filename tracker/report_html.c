@@ -194,8 +194,6 @@ static void p_state(struct page *p, const struct reg_regression *r)
 		reg_report_p_raw(p, "<span class=\"badge badge-backburner\">back burner</span>");
 	if (r->stale && reg_report_is_active(r))
 		reg_report_p_raw(p, "<span class=\"badge badge-stale\">stale</span>");
-	if (r->ignore_activity)
-		reg_report_p_raw(p, "<span class=\"badge\">activity ignored</span>");
 }
 
 static void p_days(struct page *p, long long days)
