@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "tracker/links.h"
 
 /* Hosts that serve one mail under its Message-ID.  On each the Message-ID
@@ -294,4 +296,28 @@ long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base)
 	if (!u.query || !query_id(u.query, u.query_len, &value, &value_len))
 		return 0;
 	return bug_number(value, value_len);
+}
+
+char *reg_link_mail(const char *inbox_url, const char *message_id)
+{
+	GUri *u = g_uri_parse(inbox_url && *inbox_url ? inbox_url : "https://lore.kernel.org",
+			      G_URI_FLAGS_NONE, NULL);
+	char *id, *link = NULL, *out = NULL;
+
+	if (!u || !g_uri_get_host(u) || !*g_uri_get_host(u) || !message_id) {
+		if (u)
+			g_uri_unref(u);
+		return NULL;
+	}
+	id = g_uri_escape_string(message_id, "@!$+=,;:", FALSE);
+	if (g_uri_get_port(u) > 0)
+		link = g_strdup_printf("%s://%s:%d/r/%s/", g_uri_get_scheme(u), g_uri_get_host(u),
+				       g_uri_get_port(u), id);
+	else
+		link = g_strdup_printf("%s://%s/r/%s/", g_uri_get_scheme(u), g_uri_get_host(u), id);
+	g_uri_unref(u);
+	g_free(id);
+	out = link ? strdup(link) : NULL;
+	g_free(link);
+	return out;
 }

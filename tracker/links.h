@@ -43,4 +43,11 @@ char *reg_link_message_id(const char *url);
  * can resolve it. */
 long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base);
 
+/* The link to one mail that resolves whatever list carried it: the scheme
+ * and host (and port) of inbox_url (a public-inbox inbox, such as
+ * "https://lore.kernel.org/linux-wireless"; NULL: lore.kernel.org), then
+ * "/r/<Message-ID>/", the Message-ID percent-encoded.  malloc'd; NULL when
+ * inbox_url is no URL with a host, or out of memory. */
+char *reg_link_mail(const char *inbox_url, const char *message_id);
+
 #endif

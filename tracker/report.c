@@ -41,6 +41,7 @@
 #include "core/log.h"
 #include "core/text.h"
 #include "mail/outbox.h"
+#include "tracker/links.h"
 #include "tracker/report.h"
 #include "tracker/report_internal.h"
 
@@ -57,7 +58,7 @@
 #define MESSAGE_ID_MAX 244
 /* Tree page names longer than this are cut and end in a digest. */
 #define TREE_FILE_MAX 100
-#define LORE_URL "https://lore.kernel.org/r"
+#define LORE_URL "https://lore.kernel.org"
 
 /* ------------------------------------------------------------ cleaning */
 
@@ -167,16 +168,6 @@ enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars
 		st = buf_addstr(out, "\xe2\x80\xa6"); /* … */
 	}
 	g_free(valid);
-	return st;
-}
-
-/* Appends s with every byte outside [A-Za-z0-9-._~@!$+=,;:] as %XX. */
-static enum bb_status url_encode(struct buf *out, const char *s)
-{
-	gchar *escaped = g_uri_escape_string(s ? s : "", "@!$+=,;:", FALSE);
-	enum bb_status st = buf_addstr(out, escaped);
-
-	g_free(escaped);
 	return st;
 }
 
@@ -574,14 +565,7 @@ out:
 /* The link to a mail (malloc'd), NULL when out of memory. */
 char *reg_report_mail_link(const char *mail_url, const char *message_id)
 {
-	struct buf b = BUF_INIT;
-
-	if (buf_addstr(&b, mail_url) || buf_addch(&b, '/') || url_encode(&b, message_id) ||
-	    buf_addch(&b, '/')) {
-		buf_release(&b);
-		return NULL;
-	}
-	return buf_detach(&b, NULL);
+	return reg_link_mail(mail_url, message_id);
 }
 
 char *reg_report_bug_link(const char *bugzilla_url, long long bug_id)

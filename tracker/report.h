@@ -104,7 +104,7 @@ struct reg_weekly_options {
 	time_t last_report;       /* the previous weekly report, 0 if none */
 	const char *base_url;     /* of the reports, no trailing '/' */
 	const char *bugzilla_url; /* for bug links; NULL: none */
-	const char *mail_url;     /* prefix of mail links ("https://lore.kernel.org/r") */
+	const char *mail_url;     /* the inbox: mail links go to its host's /r/<msgid>/ */
 	long long stale_after;    /* seconds */
 };
 
@@ -173,8 +173,9 @@ char *reg_report_dir(const struct bb_config *cfg);
 /* Public URL of the reports: [tracker] report_url, else
  * <[blob] base_url>/regressions.  No trailing '/'; malloc'd. */
 char *reg_report_base_url(const struct bb_config *cfg);
-/* Prefix of links to mail: [archive] link_url, else [archive] url, else
- * https://lore.kernel.org/r.  Not malloc'd. */
+/* The inbox whose host's /r/<msgid>/ links to mail (tracker/links.h,
+ * reg_link_mail()): [archive] link_url, else [archive] url, else
+ * https://lore.kernel.org.  Not malloc'd. */
 const char *reg_report_mail_url(const struct bb_config *cfg);
 
 /* When the last weekly report before the one of now's day was queued (its

@@ -736,9 +736,7 @@ static char *person(const char *name, const char *addr)
 
 static char *report_link(struct tracker *t, const char *msgid)
 {
-	if (t->archive_url)
-		return str_printf("%s/%s/", t->archive_url, msgid);
-	return str_printf("https://lore.kernel.org/r/%s", msgid);
+	return reg_link_mail(t->archive_url, msgid);
 }
 
 /* A new regression; *id gets it. */

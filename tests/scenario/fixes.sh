@@ -137,7 +137,7 @@ printf 'Secret fix.\n\nCloses: %s/show_bug.cgi?id=402\n---\n' "$bz" |
 check "sync after the patches" bb sync
 check "one more sync" bb sync
 is "the bug hears of the patch once, with its link" \
-	"$(comments 405 "A patch was posted: [PATCH] usb: hub: debounce $LISTLAB_URL/patch-405@example.org/")" "1"
+	"$(comments 405 "A patch was posted: [PATCH] usb: hub: debounce http://127.0.0.1:$LISTLAB_HTTP_PORT/r/patch-405@example.org/")" "1"
 is "and of nothing else" "$(comments 405 "patch-405-re")/$(comments 405 "Fixed by")/$(status 405)" "0/0/NEW "
 is "the restricted bug hears nothing of its patch" "$(comments 402 "A patch was posted")" "0"
 
@@ -154,7 +154,7 @@ printf 'Anyone seen %s/show_bug.cgi?id=402 ?\n' "$bz" |
 	listlab_send "User <user@example.org>" mention-4@example.org "" "usb secret question"
 check "sync after the mentions" bb sync
 is "each cited bug hears of the thread once, with the mail's link" \
-	"$(comments 405 "Mentioned on the list: usb hubs flapping on 6.8 $LISTLAB_URL/mention-1@example.org/")/$(comments 401 "Mentioned on the list: usb hubs flapping on 6.8")" "1/1"
+	"$(comments 405 "Mentioned on the list: usb hubs flapping on 6.8 http://127.0.0.1:$LISTLAB_HTTP_PORT/r/mention-1@example.org/")/$(comments 401 "Mentioned on the list: usb hubs flapping on 6.8")" "1/1"
 is "not of the reply in the same thread, nor of quoted or listed bugs" \
 	"$(comments 405 "Mentioned on the list")/$(comments 404 "Mentioned")/$(comments 401 "weekly digest")" "1/0/0"
 is "the restricted bug hears nothing" "$(comments 402 "Mentioned")" "0"

@@ -861,6 +861,20 @@ static void test_links(void)
 	is_int(reg_link_bugzilla_id("https://lore.kernel.org/r/a@b", NULL), 0, "a mail link");
 	is_int(reg_link_bugzilla_id(NULL, NULL), 0, "NULL");
 	is_int(reg_link_bugzilla_id(BZ "3", "not a url"), 0, "bad base");
+	{
+		char *l = reg_link_mail("https://lore.kernel.org/linux-wireless", "a/b c@x.org");
+
+		is_str(l, "https://lore.kernel.org/r/a%2Fb%20c@x.org/",
+		       "mail link: the inbox's host, /r/, the Message-ID encoded");
+		free(l);
+		l = reg_link_mail("http://127.0.0.1:8080/test/", "m@x");
+		is_str(l, "http://127.0.0.1:8080/r/m@x/", "mail link: with a port");
+		free(l);
+		l = reg_link_mail(NULL, "m@x");
+		is_str(l, "https://lore.kernel.org/r/m@x/", "mail link: lore by default");
+		free(l);
+		ok(reg_link_mail("not a url", "m@x") == NULL, "mail link: no URL, no link");
+	}
 	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/217726", "https://bugzilla.kernel.org"),
 	       217726, "short link");
 	is_int(reg_link_bugzilla_id("<http://Bugzilla.kernel.org/217726#c3>", "https://bugzilla.kernel.org/"),
