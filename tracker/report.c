@@ -1169,20 +1169,24 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 	reg_report_p_raw(&p, opt->base_url);
 	reg_report_p_raw(&p, "/index.html\n\n");
 	{
+		/* every count says what it counts: stale and back-burnered
+		 * regressions are open too */
 		size_t active = counts[W_CUR_KNOWN] + counts[W_CUR_UNKNOWN] + counts[W_PREVIOUS];
+		size_t open = active + counts[W_BACKBURNER] + counts[W_STALE];
 
-		reg_report_p_fmt(&p, "Currently %zu regression%s in mainline %s open", active,
-				 reg_report_plural((long long)active), active == 1 ? "is" : "are");
+		reg_report_p_fmt(&p, "Currently %zu regression%s in mainline %s open: %zu active", open,
+				 reg_report_plural((long long)open), open == 1 ? "is" : "are", active);
 		if (opt->last_report) {
 			format_day(last, sizeof(last), opt->last_report);
 			reg_report_p_fmt(&p, " (%zu new since the last report of %s)", fresh, last);
 		} else {
 			reg_report_p_fmt(&p, " (%zu reported in the last 7 days)", fresh);
 		}
-		reg_report_p_fmt(&p, ";\n%zu on the back burner, %zu stale (no activity for %lld days), "
-				     "%zu fixed or\nclosed %s.",
+		reg_report_p_fmt(&p, ",\n%zu on the back burner and %zu stale (no activity for %lld days).  "
+				     "%zu %s fixed or closed\n%s.",
 				 counts[W_BACKBURNER], counts[W_STALE],
 				 (opt->stale_after > 0 ? opt->stale_after : 90 * DAY) / DAY, counts[W_DONE],
+				 counts[W_DONE] == 1 ? "was" : "were",
 				 opt->last_report ? "since the last report" : "in the last 7 days");
 		if (other_trees)
 			reg_report_p_fmt(&p, "  %zu more %s open on other trees (see the web pages).",
