@@ -14,6 +14,8 @@
 #include <glib.h>
 
 #include "core/buf.h"
+#include "mail/maintainers.h"
+#include "triage/match.h"
 #include "triage/reader.h"
 #include "tests/unit/tap.h"
 
@@ -577,6 +579,203 @@ static void test_labelled_set(void)
 	ok(versions == n, "set: %d of %d reports give a kernel version", versions, n);
 }
 
+/* ---- the matcher ---------------------------------------------------------- */
+
+static void test_patterns(void)
+{
+	static const struct {
+		const char *pattern, *path;
+		int want;
+	} cases[] = {
+		{ "drivers/net/", "drivers/net/wireless/intel/iwlwifi/mvm/tx.c", 1 },
+		{ "drivers/net/", "drivers/netfoo/x.c", 0 },
+		{ "drivers/net/ethernet/realtek/r8169*", "drivers/net/ethernet/realtek/r8169_main.c", 1 },
+		{ "drivers/net/ethernet/realtek/r8169*", "drivers/net/ethernet/realtek/r8169/x.c", 0 },
+		{ "net/ipv4/tcp*.c", "net/ipv4/tcp_output.c", 1 },
+		{ "net/ipv4/tcp*.c", "net/ipv4/udp.c", 0 },
+		{ "drivers/net/ethernet/intel/*/", "drivers/net/ethernet/intel/igc/igc_main.c", 1 },
+		{ "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]",
+		  "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd_gpuvm.c", 1 },
+		{ "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]",
+		  "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd_gpuvm.o", 0 },
+		{ "fs/ext4", "fs/ext4/inode.c", 1 },          /* a folder without its '/' */
+		{ "fs/ext4", "fs/ext4x/inode.c", 0 },
+		{ "arch/x86/pci/acpi.c", "arch/x86/pci/acpi.c", 1 },
+		{ "drivers/i?c/", "drivers/i2c/busses/x.c", 1 },
+		{ "*", "x.c", 1 },
+		{ "*", "drivers/x.c", 0 },
+		{ "*/", "drivers/x.c", 1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+		ok(tri_pattern_matches(cases[i].pattern, cases[i].path) == cases[i].want,
+		   "pattern: %s %s %s", cases[i].pattern, cases[i].want ? "matches" : "does not match",
+		   cases[i].path);
+	ok(tri_symbol_is_generic("__warn") && tri_symbol_is_generic("do_syscall_64") &&
+	   tri_symbol_is_generic("entry_SYSCALL_64_after_hwframe") &&
+	   tri_symbol_is_generic("asm_exc_invalid_op") && tri_symbol_is_generic("process_one_work") &&
+	   tri_symbol_is_generic("ret_from_fork"), "generic: the frames of every trace");
+	ok(!tri_symbol_is_generic("iwl_mvm_rx_tx_cmd") && !tri_symbol_is_generic("place_entity"),
+	   "generic: a driver's and the scheduler's own functions are not");
+}
+
+static const char small_maintainers[] =
+	"THE REST\n"
+	"M:\tLinus Torvalds <torvalds@linux-foundation.org>\n"
+	"F:\t*\n"
+	"F:\t*/\n"
+	"\n"
+	"HID CORE LAYER\n"
+	"L:\tlinux-input@vger.kernel.org\n"
+	"F:\tdrivers/hid/\n"
+	"F:\tinclude/linux/hid*\n"
+	"X:\tdrivers/hid/amd-sfh-hid/\n"
+	"\n"
+	"HID LOGITECH DRIVERS\n"
+	"F:\tdrivers/hid/hid-logitech-*\n"
+	"\n"
+	"INTEL WIRELESS WIFI LINK (iwlwifi)\n"
+	"L:\tlinux-wireless@vger.kernel.org\n"
+	"F:\tdrivers/net/wireless/intel/iwlwifi/\n"
+	"\n"
+	"NETWORKING DRIVERS (WIRELESS)\n"
+	"F:\tdrivers/net/wireless/\n"
+	"\n"
+	"NETWORKING [TCP]\n"
+	"F:\tinclude/net/tcp.h\n"
+	"F:\tnet/ipv4/tcp*.c\n"
+	"\n"
+	"SCHEDULER\n"
+	"F:\tkernel/sched/\n"
+	"\n"
+	"THINKPAD ACPI EXTRAS DRIVER\n"
+	"F:\tdrivers/platform/x86/thinkpad_acpi.c\n"
+	"\n"
+	"QUALCOMM ATH12K WIRELESS DRIVER\n"
+	"N:\tath12k\n"
+	"\n"
+	"WIRELESS EXTRA\n"
+	"K:\t\\bcfg80211_[a-z_]+_timeout\\b\n";
+
+/* The ranking of text against the small MAINTAINERS: the first section's
+ * name, and the whole ranking in *out (free it). */
+static const char *rank_first(const struct tri_matcher *m, const char *text,
+			      struct tri_ranking **out)
+{
+	struct tri_report *r = read_str(text);
+
+	*out = tri_match(m, r, text, strlen(text), 10);
+	tri_report_free(r);
+	return (*out)->n ? (*out)->matches[0].section->name : "(none)";
+}
+
+static double score_of(const struct tri_ranking *rk, const char *name)
+{
+	for (size_t i = 0; i < rk->n; i++)
+		if (!strcmp(rk->matches[i].section->name, name))
+			return rk->matches[i].score;
+	return 0;
+}
+
+static void test_matcher(void)
+{
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	if (!ok(mnt_parse(&mf, small_maintainers, strlen(small_maintainers), &err) == BB_OK,
+		"match: small MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+
+	/* modules and symbols, no path: the RIP's module and the frames' */
+	first = rank_first(m, x86_oops, &rk);
+	is_str(first, "INTEL WIRELESS WIFI LINK (iwlwifi)", "match: iwlmvm oops goes to iwlwifi");
+	ok(rk->n && rk->matches[0].reason &&
+	   strstr(rk->matches[0].reason, "matched F: drivers/net/wireless/intel/iwlwifi/") &&
+	   g_str_has_prefix(rk->matches[0].reason, "line "),
+	   "match: its reason names the line and the pattern (%s)",
+	   rk->n ? show(rk->matches[0].reason) : "");
+	ok(score_of(rk, "THE REST") < 0.05 * rk->matches[0].score, "match: THE REST weighs little");
+	tri_ranking_free(rk);
+
+	/* the WARNING's path beats generic frames; THE REST's "*" says nothing */
+	first = rank_first(m,
+		"WARNING: CPU: 22 PID: 1 at kernel/sched/fair.c:5198 place_entity+0x1c4/0x1d0\n"
+		"CPU: 22 PID: 1 Comm: systemd Not tainted 6.7.0 #5\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" ? __warn+0x81/0x130\n"
+		" ? report_bug+0x171/0x1a0\n"
+		" place_entity+0x1c4/0x1d0\n"
+		" process_one_work+0x171/0x340\n"
+		" worker_thread+0x27b/0x3a0\n"
+		" kthread+0xe5/0x120\n"
+		" ret_from_fork+0x31/0x50\n"
+		" </TASK>\n", &rk);
+	is_str(first, "SCHEDULER", "match: WARNING at kernel/sched/fair.c");
+	if (rk->n)
+		ok(strstr(show(rk->matches[0].reason), "line 1: warning at kernel/sched/fair.c") != NULL,
+		   "match: reason %s", show(rk->matches[0].reason));
+	tri_ranking_free(rk);
+
+	/* a module named like a glob: the specific section before the core */
+	first = rank_first(m,
+		"BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+		"RIP: 0010:logi_dj_recv_add_djhid_device+0x16c/0x420 [hid_logitech_dj]\n"
+		"Call Trace:\n"
+		" delayedwork_callback+0x1a/0x40 [hid_logitech_dj]\n"
+		" process_one_work+0x171/0x340\n", &rk);
+	is_str(first, "HID LOGITECH DRIVERS", "match: hid_logitech_dj is hid-logitech-*");
+	ok(rk->n >= 2 && !strcmp(rk->matches[1].section->name, "HID CORE LAYER"),
+	   "match: HID CORE LAYER second");
+	tri_ranking_free(rk);
+
+	/* a module that is a file's name; a fragment without header */
+	first = rank_first(m, "RIP: 0010:hotkey_notify_6xxx+0x9e/0xb0 [thinkpad_acpi]\n", &rk);
+	is_str(first, "THINKPAD ACPI EXTRAS DRIVER", "match: thinkpad_acpi is thinkpad_acpi.c");
+	tri_ranking_free(rk);
+
+	/* a symbol's prefix against a glob */
+	first = rank_first(m,
+		"Call Trace:\n"
+		" <IRQ>\n"
+		" __tcp_retransmit_skb+0x71d/0x8a0\n"
+		" tcp_retransmit_timer+0x1ad/0xa40\n"
+		" call_timer_fn+0x24/0x130\n", &rk);
+	is_str(first, "NETWORKING [TCP]", "match: __tcp_retransmit_skb is net/ipv4/tcp*.c");
+	tri_ranking_free(rk);
+
+	/* X: excludes, N: and K: */
+	first = rank_first(m, "see drivers/hid/amd-sfh-hid/amd_sfh_pcie.c\n", &rk);
+	ok(score_of(rk, "HID CORE LAYER") == 0, "match: X: drivers/hid/amd-sfh-hid/ excluded (%s)", first);
+	tri_ranking_free(rk);
+	first = rank_first(m, "see drivers/net/wireless/ath/ath12k/mac.c\n", &rk);
+	ok(score_of(rk, "QUALCOMM ATH12K WIRELESS DRIVER") > 0, "match: N: ath12k on a path");
+	tri_ranking_free(rk);
+	first = rank_first(m, "wlan0: cfg80211_scan_done_timeout hit\n", &rk);
+	is_str(first, "WIRELESS EXTRA", "match: K: on the text");
+	if (rk->n)
+		ok(strstr(show(rk->matches[0].reason), "line 1:") != NULL, "match: K: reason's line");
+	tri_ranking_free(rk);
+
+	/* only frames every trace has: nothing to say */
+	rank_first(m,
+		"Call Trace:\n"
+		" <TASK>\n"
+		" dump_stack_lvl+0x4d/0x70\n"
+		" do_syscall_64+0x5d/0x90\n"
+		" entry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
+		" </TASK>\n", &rk);
+	is_int(rk->n, 0, "match: generic frames match nothing");
+	tri_ranking_free(rk);
+
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -589,5 +788,7 @@ int main(void)
 	test_paths();
 	test_hostile();
 	test_labelled_set();
+	test_patterns();
+	test_matcher();
 	return done_testing();
 }
