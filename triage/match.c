@@ -756,11 +756,18 @@ static void apply_k(struct scoring *sc, const char *text, size_t len)
 
 			for (int j = 0; j < a; j++)
 				line += text[j] == '\n';
+			char *clean;
+
+			/* the matched text is outside input: printable, valid UTF-8 */
 			g_snprintf(desc, sizeof(desc), "%.*s", MIN(b - a, 40), text + a);
-			g_strdelimit(desc, "\r\n\t", ' ');
-			clue_begin(sc, desc, line);
+			for (char *p = desc; *p; p++)
+				if ((unsigned char)*p < 0x20 || *p == 0x7f)
+					*p = ' ';
+			clean = g_utf8_make_valid(desc, -1);
+			clue_begin(sc, clean, line);
 			hit(sc, e->section, 1.5, "matched K:", e->source);
 			clue_end(sc);
+			g_free(clean);
 		}
 		g_match_info_free(mi);
 	}

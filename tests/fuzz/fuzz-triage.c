@@ -1,9 +1,12 @@
-/* libFuzzer target for triage/reader.c: any bytes are a report text.  The
- * reader must not crash or leak, every string it keeps must be valid UTF-8
- * without control characters and within TRI_MAX_STRING, every list within
- * its cap, every line number within the text, and the kernel kind must
- * agree with tri_kernel_classify() of the version.  Build with "make
- * fuzz", run with "make fuzz-run" (seeds in corpus-triage/). */
+/* libFuzzer target for triage/reader.c and triage/match.c: any bytes are a
+ * report text.  The reader must not crash or leak, every string it keeps
+ * must be valid UTF-8 without control characters and within
+ * TRI_MAX_STRING, every list within its cap, every line number within the
+ * text, and the kernel kind must agree with tri_kernel_classify() of the
+ * version.  The report is then ranked against a small MAINTAINERS (globs,
+ * X:, N:, K:): scores positive and descending, reasons printable UTF-8.
+ * Build with "make fuzz", run with "make fuzz-run" (seeds in
+ * corpus-triage/). */
 #include "config.h"
 
 #include <stddef.h>
@@ -13,6 +16,8 @@
 
 #include <glib.h>
 
+#include "mail/maintainers.h"
+#include "triage/match.h"
 #include "triage/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,8 +43,30 @@ static void expect_line(size_t line, const struct tri_report *r)
 	expect(line >= 1 && line <= r->nlines);
 }
 
+static const char maintainers[] =
+	"THE REST\nF:\t*\nF:\t*/\n\n"
+	"HID CORE LAYER\nF:\tdrivers/hid/\nF:\tinclude/linux/hid*\nX:\tdrivers/hid/amd-sfh-hid/\n\n"
+	"HID LOGITECH DRIVERS\nF:\tdrivers/hid/hid-logitech-*\n\n"
+	"INTEL WIRELESS WIFI LINK (iwlwifi)\nF:\tdrivers/net/wireless/intel/iwlwifi/\n\n"
+	"RADEON\nF:\tdrivers/gpu/drm/amd/\nF:\tinclude/uapi/drm/amdgpu_drm.h\n\n"
+	"KFD\nF:\tdrivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]\n\n"
+	"TCP\nF:\tnet/ipv4/tcp*.c\nF:\tarch/x86/kvm/\nF:\tarch/arm64/kvm/\n\n"
+	"ATH12K\nN:\tath12k\nK:\t\\b(?:iwl|ath)[a-z_]*\\b\n";
+
+static void expect_printable(const char *s)
+{
+	if (!s)
+		return;
+	expect(g_utf8_validate(s, -1, NULL));
+	for (const char *p = s; *p; p++)
+		expect((unsigned char)*p >= 0x20 && *p != 0x7f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct mnt_file *mf;
+	static struct tri_matcher *m;
+	struct tri_ranking *rk;
 	struct tri_report *r = tri_read((const char *)data, size);
 	char *up = NULL, *distro = NULL;
 	unsigned taint = 0;
@@ -112,6 +139,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		expect_clean(r->drivers[i].name);
 		expect(r->drivers[i].count >= 1);
 	}
+	if (!m) {
+		struct bb_error err = BB_ERROR_INIT;
+
+		expect(mnt_parse(&mf, maintainers, sizeof(maintainers) - 1, &err) == BB_OK);
+		m = tri_matcher_new(mf);
+	}
+	rk = tri_match(m, r, (const char *)data, size, 5);
+	expect(rk->n <= 5);
+	for (size_t i = 0; i < rk->n; i++) {
+		expect(rk->matches[i].score > 0 && rk->matches[i].section);
+		expect(i == 0 || rk->matches[i].score <= rk->matches[i - 1].score);
+		expect(rk->matches[i].reason != NULL);
+		expect_printable(rk->matches[i].reason);
+	}
+	tri_ranking_free(rk);
 	tri_report_free(r);
 	return 0;
 }
