@@ -61,6 +61,7 @@ int cmd_demo(struct cli_context *ctx, int argc, char **argv);
 int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
 int cmd_export(struct cli_context *ctx, int argc, char **argv);
 int cmd_import(struct cli_context *ctx, int argc, char **argv);
+int cmd_triage(struct cli_context *ctx, int argc, char **argv);
 
 /* SIGHUP, for the daemon and the server (cli/main.c).  cli_reopen_log()
  * opens [general] log_file again (after logrotate moved it) at the level

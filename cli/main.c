@@ -42,6 +42,8 @@ static const struct cli_command commands[] = {
 	  "store the bundled demo data and fetch it back over HTTP" },
 	{ "config", cmd_config, CLI_NEEDS_CONFIG,
 	  "show the configuration in effect (secrets hidden)" },
+	{ "triage", cmd_triage, 0,
+	  "what a report's logs say and which MAINTAINERS sections it points at" },
 	{ "version", cmd_version, 0, "print the version" },
 	{ "help", cmd_help, 0, "show help for bugbridge or a command" },
 };

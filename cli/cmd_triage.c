@@ -1,0 +1,371 @@
+/* bugbridge triage: what a report's text says and whose bug it is, without
+ * sending anything (triage/reader.h, triage/match.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli/cli.h"
+#include "core/buf.h"
+#include "mail/maintainers.h"
+#include "triage/match.h"
+#include "triage/reader.h"
+
+static const char usage[] =
+	"usage: bugbridge triage [--json] [--maintainers PATH] [--max N] FILE|-\n"
+	"\n"
+	"Reads a bug report (a kernel log, a description, an attachment; - for\n"
+	"standard input) and prints what it says: the kernel version and whether\n"
+	"it is a distribution build, the oopses, warnings and panics with their\n"
+	"taint flags, RIP/pc and call trace, the machine, firmware files, PCI and\n"
+	"USB ids, source paths and drivers; then the MAINTAINERS sections it\n"
+	"points at, best first, each with the report line and pattern that\n"
+	"matched.  MAINTAINERS is --maintainers, else [routing] maintainers_file\n"
+	"of the configuration if one loads; without it, only the findings are\n"
+	"printed.  Nothing is sent or stored.\n"
+	"\n"
+	"  --json           one JSON object (\"version\": 1)\n"
+	"  --maintainers P  the MAINTAINERS file to rank sections from\n"
+	"  --max N          at most N sections (default 5)\n";
+
+static int read_input(const char *name, char **text, size_t *len)
+{
+	FILE *f = strcmp(name, "-") ? fopen(name, "rb") : stdin;
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	int rc = EX_OK;
+
+	if (!f) {
+		cli_error("cannot open %s: %s", name, strerror(errno));
+		return EX_NOINPUT;
+	}
+	/* the reader looks at TRI_MAX_INPUT bytes; reading one more tells it
+	 * the text was longer */
+	while (b.len <= TRI_MAX_INPUT && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (buf_add(&b, chunk, n)) {
+			cli_error("out of memory");
+			rc = EX_OSERR;
+			break;
+		}
+	if (ferror(f)) {
+		cli_error("cannot read %s", name);
+		rc = EX_IOERR;
+	}
+	if (f != stdin)
+		fclose(f);
+	*text = buf_detach(&b, len);
+	return rc;
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *json_report(const struct tri_report *r)
+{
+	struct json_object *top = json_object_new_object(), *k = json_object_new_object();
+	struct json_object *a, *t;
+	char letters[32];
+
+	json_object_object_add(k, "version", jstr(r->kernel.version));
+	json_object_object_add(k, "kind", json_object_new_string(tri_kernel_kind_str(r->kernel.kind)));
+	json_object_object_add(k, "upstream", jstr(r->kernel.upstream));
+	json_object_object_add(k, "distribution", jstr(r->kernel.distro));
+	json_object_object_add(k, "line", json_object_new_int64((int64_t)r->kernel.line));
+	json_object_object_add(top, "kernel", k);
+	json_object_object_add(top, "hardware", jstr(r->hardware));
+	t = json_object_new_array();
+	for (size_t i = 0; TRI_TAINT_LETTERS[i]; i++)
+		if (r->taint_flags & (1u << i)) {
+			struct json_object *o = json_object_new_object();
+			char letter[2] = { TRI_TAINT_LETTERS[i], 0 };
+
+			json_object_object_add(o, "flag", json_object_new_string(letter));
+			json_object_object_add(o, "meaning", jstr(tri_taint_meaning(letter[0])));
+			json_object_array_add(t, o);
+		}
+	json_object_object_add(top, "taint", t);
+	json_object_object_add(top, "taint_letters",
+			       json_object_new_string(tri_taint_letters(r->taint_flags, letters)));
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->noopses; i++) {
+		const struct tri_oops *o = &r->oopses[i];
+		struct json_object *jo = json_object_new_object(), *frames = json_object_new_array();
+
+		json_object_object_add(jo, "kind", json_object_new_string(tri_oops_kind_str(o->kind)));
+		json_object_object_add(jo, "first_line", jstr(o->first_line));
+		json_object_object_add(jo, "line", json_object_new_int64((int64_t)o->line));
+		json_object_object_add(jo, "taint", jstr(o->taint));
+		json_object_object_add(jo, "comm", jstr(o->comm));
+		json_object_object_add(jo, "pc_symbol", jstr(o->pc_symbol));
+		json_object_object_add(jo, "pc_module", jstr(o->pc_module));
+		json_object_object_add(jo, "lr_symbol", jstr(o->lr_symbol));
+		json_object_object_add(jo, "path", jstr(o->path));
+		json_object_object_add(jo, "panic", jstr(o->panic));
+		for (size_t j = 0; j < o->nframes; j++) {
+			struct json_object *f = json_object_new_object();
+
+			json_object_object_add(f, "symbol", jstr(o->frames[j].symbol));
+			json_object_object_add(f, "module", jstr(o->frames[j].module));
+			json_object_object_add(f, "path", jstr(o->frames[j].path));
+			json_object_object_add(f, "unreliable",
+					       json_object_new_boolean(o->frames[j].unreliable));
+			json_object_array_add(frames, f);
+		}
+		json_object_object_add(jo, "frames", frames);
+		json_object_array_add(a, jo);
+	}
+	json_object_object_add(top, "oopses", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->nmodules; i++)
+		json_object_array_add(a, json_object_new_string(r->modules[i]));
+	json_object_object_add(top, "modules", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->nfirmware; i++) {
+		const struct tri_firmware *f = &r->firmware[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", jstr(f->file));
+		json_object_object_add(o, "version", jstr(f->version));
+		json_object_object_add(o, "driver", jstr(f->driver));
+		json_object_object_add(o, "failed", json_object_new_boolean(f->failed));
+		json_object_object_add(o, "error", f->error ? json_object_new_int(f->error) : NULL);
+		json_object_object_add(o, "line", json_object_new_int64((int64_t)f->line));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(top, "firmware", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->ndevices; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "%04x:%04x", r->devices[i].vendor, r->devices[i].device);
+		t = json_object_new_object();
+		json_object_object_add(t, "bus", json_object_new_string(
+					       r->devices[i].bus == TRI_BUS_USB ? "usb" : "pci"));
+		json_object_object_add(t, "id", json_object_new_string(id));
+		json_object_array_add(a, t);
+	}
+	json_object_object_add(top, "devices", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->npaths; i++)
+		json_object_array_add(a, json_object_new_string(r->paths[i].path));
+	json_object_object_add(top, "paths", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->ndrivers; i++)
+		json_object_array_add(a, json_object_new_string(r->drivers[i].name));
+	json_object_object_add(top, "drivers", a);
+	return top;
+}
+
+static void print_report(const struct tri_report *r)
+{
+	if (r->kernel.version) {
+		printf("kernel: %s (%s", r->kernel.version, tri_kernel_kind_str(r->kernel.kind));
+		if (r->kernel.distro)
+			printf(", %s", r->kernel.distro);
+		if (r->kernel.upstream)
+			printf(", based on %s", r->kernel.upstream);
+		printf("; line %zu)\n", r->kernel.line);
+		if (r->kernel.kind == TRI_KERNEL_DISTRO)
+			printf("  note: a distribution kernel; ask for a report on a mainline or stable build\n");
+	} else {
+		printf("kernel: not found\n");
+	}
+	if (r->hardware)
+		printf("machine: %s\n", r->hardware);
+	if (r->taint_flags) {
+		char letters[32];
+
+		printf("tainted: %s\n", tri_taint_letters(r->taint_flags, letters));
+		for (size_t i = 0; letters[i]; i++)
+			printf("  %c: %s\n", letters[i], tri_taint_meaning(letters[i]));
+	}
+	for (size_t i = 0; i < r->noopses; i++) {
+		const struct tri_oops *o = &r->oopses[i];
+		size_t shown = 0;
+
+		printf("%s (line %zu): %s\n", tri_oops_kind_str(o->kind), o->line, o->first_line);
+		if (o->path)
+			printf("  file: %s\n", o->path);
+		if (o->pc_symbol)
+			printf("  pc: %s%s%s%s\n", o->pc_symbol, o->pc_module ? " [" : "",
+			       o->pc_module ? o->pc_module : "", o->pc_module ? "]" : "");
+		if (o->comm)
+			printf("  comm: %s\n", o->comm);
+		if (o->nframes) {
+			printf("  trace:");
+			for (size_t j = 0; j < o->nframes && shown < 8; j++) {
+				if (o->frames[j].unreliable)
+					continue;
+				printf("%s %s%s%s%s", shown ? "," : "", o->frames[j].symbol,
+				       o->frames[j].module ? " [" : "",
+				       o->frames[j].module ? o->frames[j].module : "",
+				       o->frames[j].module ? "]" : "");
+				shown++;
+			}
+			printf("\n");
+		}
+		if (o->panic)
+			printf("  panic: %s\n", o->panic);
+	}
+	if (r->nmodules)
+		printf("modules linked in: %zu (line %zu)\n", r->nmodules, r->modules_line);
+	for (size_t i = 0; i < r->nfirmware; i++) {
+		const struct tri_firmware *f = &r->firmware[i];
+
+		printf("firmware (line %zu): %s%s%s%s", f->line, f->file ? f->file : "",
+		       f->file && f->version ? " " : "", f->version ? "version " : "",
+		       f->version ? f->version : "");
+		if (f->failed)
+			printf(f->error ? " failed (%d)" : " failed", f->error);
+		if (f->driver)
+			printf(" [%s]", f->driver);
+		printf("\n");
+	}
+	for (size_t i = 0; i < r->ndevices; i++)
+		printf("device: %s %04x:%04x (line %zu)\n", r->devices[i].bus == TRI_BUS_USB ? "usb" : "pci",
+		       r->devices[i].vendor, r->devices[i].device, r->devices[i].line);
+	for (size_t i = 0; i < r->npaths; i++)
+		printf("path (line %zu): %s\n", r->paths[i].line, r->paths[i].path);
+	if (r->ndrivers) {
+		printf("drivers:");
+		for (size_t i = 0; i < r->ndrivers; i++)
+			printf(" %s", r->drivers[i].name);
+		printf("\n");
+	}
+}
+
+/* The MAINTAINERS path: --maintainers, else the configuration's if one
+ * loads (its absence is no error: the findings are still worth printing). */
+static char *maintainers_path(struct cli_context *ctx, const char *given)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path = NULL;
+
+	if (given)
+		return strdup(given);
+	if (ctx->cfg)
+		return ctx->cfg->maintainers_file ? strdup(ctx->cfg->maintainers_file) : NULL;
+	if (config_load(&cfg, ctx->config_path, &err) == BB_OK) {
+		if (cfg->maintainers_file)
+			path = strdup(cfg->maintainers_file);
+		config_free(cfg);
+	}
+	return path;
+}
+
+int cmd_triage(struct cli_context *ctx, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "maintainers", required_argument, NULL, 'm' },
+		{ "max", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int json = 0, opt, rc;
+	long max = 5;
+	const char *given = NULL;
+	char *text = NULL, *mpath = NULL, *end;
+	size_t len = 0;
+	struct tri_report *r = NULL;
+	struct mnt_file *mf = NULL;
+	struct tri_matcher *m = NULL;
+	struct tri_ranking *rk = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = 1; break;
+		case 'm': given = optarg; break;
+		case 'n':
+			errno = 0;
+			max = strtol(optarg, &end, 10);
+			if (errno || *end || max < 1 || max > 100) {
+				cli_error("--max wants a number from 1 to 100, not %s", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'h': return cli_usage(stdout, usage);
+		default: return cli_usage(stderr, usage);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(stderr, usage);
+	if ((rc = read_input(argv[optind], &text, &len)))
+		goto out;
+	r = tri_read(text, len);
+	mpath = maintainers_path(ctx, given);
+	if (mpath) {
+		if (mnt_load(&mf, mpath, &err) != BB_OK) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		m = tri_matcher_new(mf);
+		rk = tri_match(m, r, text, len, (size_t)max);
+	} else if (!json) {
+		cli_warn("no MAINTAINERS file (--maintainers or [routing] maintainers_file): "
+			 "sections not ranked");
+	}
+	if (json) {
+		struct json_object *top = json_object_new_object(), *sections = NULL;
+
+		json_object_object_add(top, "version", json_object_new_int(1));
+		json_object_object_add(top, "report", json_report(r));
+		json_object_object_add(top, "truncated", json_object_new_boolean(r->truncated));
+		json_object_object_add(top, "maintainers", jstr(mpath));
+		if (rk) {
+			sections = json_object_new_array();
+			for (size_t i = 0; i < rk->n; i++) {
+				const struct tri_match *x = &rk->matches[i];
+				struct json_object *o = json_object_new_object(), *lists;
+
+				json_object_object_add(o, "section", json_object_new_string(x->section->name));
+				json_object_object_add(o, "score", json_object_new_double(x->score));
+				json_object_object_add(o, "reason", jstr(x->reason));
+				lists = json_object_new_array();
+				for (size_t l = 0; x->section->lists[l]; l++)
+					json_object_array_add(lists, json_object_new_string(x->section->lists[l]));
+				json_object_object_add(o, "lists", lists);
+				json_object_array_add(sections, o);
+			}
+		}
+		json_object_object_add(top, "sections", sections);
+		cli_print_json(top);
+	} else {
+		print_report(r);
+		if (r->truncated)
+			printf("note: only the first %u bytes were read\n", TRI_MAX_INPUT);
+		if (rk) {
+			printf("sections:\n");
+			if (!rk->n)
+				printf("  none matched\n");
+			for (size_t i = 0; i < rk->n; i++) {
+				const struct tri_match *x = &rk->matches[i];
+
+				printf("  %zu. %s (score %.1f)\n", i + 1, x->section->name, x->score);
+				for (size_t l = 0; x->section->lists[l]; l++)
+					printf("     list: %s\n", x->section->lists[l]);
+				if (x->reason)
+					printf("     why: %s\n", x->reason);
+			}
+		}
+	}
+	rc = EX_OK;
+out:
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+	tri_report_free(r);
+	free(mpath);
+	free(text);
+	return rc;
+}

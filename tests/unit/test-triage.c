@@ -1,0 +1,794 @@
+/* Unit tests for triage/reader.c: kernel versions and where they come from,
+ * oopses from x86_64, arm64, powerpc and riscv, WARN_ON splats, taint
+ * letters (both forms), firmware loaded and failing, PCI and USB ids,
+ * source paths, drivers; hostile input (long lines, NUL bytes, bad UTF-8,
+ * more of everything than the caps); and every report of the labelled set
+ * in tests/triage/reports whose log shows a RIP/pc gives that symbol. */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "core/buf.h"
+#include "mail/maintainers.h"
+#include "triage/match.h"
+#include "triage/reader.h"
+#include "tests/unit/tap.h"
+
+static struct tri_report *read_str(const char *s)
+{
+	return tri_read(s, strlen(s));
+}
+
+static const char *show(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* An Arch Linux x86_64 oops in iwlmvm, with dmesg timestamps. */
+static const char x86_oops[] =
+	"After the update wifi crashes the machine:\n"
+	"[ 5122.010030] BUG: kernel NULL pointer dereference, address: 0000000000000040\n"
+	"[ 5122.010055] #PF: supervisor read access in kernel mode\n"
+	"[ 5122.010061] #PF: error_code(0x0000) - not-present page\n"
+	"[ 5122.010086] PGD 0 P4D 0 \n"
+	"[ 5122.010095] Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+	"[ 5122.010114] CPU: 2 PID: 0 Comm: swapper/2 Tainted: G     U     OE      6.7.2-arch1-1 #1 SMP PREEMPT_DYNAMIC Thu, 25 Jan 2024 21:37:56 +0000\n"
+	"[ 5122.010139] Hardware name: Framework Laptop 13 (12th Gen Intel Core)/FRANBMCP0C, BIOS 03.05 05/25/2023\n"
+	"[ 5122.010142] RIP: 0010:iwl_mvm_rx_tx_cmd+0x4d1/0x980 [iwlmvm]\n"
+	"[ 5122.010150] Code: 54 d4 30 ca 70 0e 11 de 4f b8 98 22 18 27 21 82 <0f> 0b f7 05\n"
+	"[ 5122.010172] RSP: 0018:ffffb9632fa4db13 EFLAGS: 00010246\n"
+	"[ 5122.010334] Call Trace:\n"
+	"[ 5122.010351]  <IRQ>\n"
+	"[ 5122.010371]  ? __die+0x23/0x70\n"
+	"[ 5122.010393]  ? page_fault_oops+0x171/0x4e0\n"
+	"[ 5122.010428]  ? iwl_mvm_rx_tx_cmd+0x4d1/0x980 [iwlmvm]\n"
+	"[ 5122.010433]  iwl_pcie_rx_handle_rb+0x19/0x5f6 [iwlwifi]\n"
+	"[ 5122.010438]  iwl_pcie_napi_poll_msix+0x1ab/0x9dc [iwlwifi]\n"
+	"[ 5122.010440]  __napi_poll+0x13c/0x4d7\n"
+	"[ 5122.010469]  net_rx_action+0x20f/0x761\n"
+	"[ 5122.010491]  </IRQ>\n"
+	"[ 5122.010492]  <TASK>\n"
+	"[ 5122.010530]  cpuidle_enter_state+0x86/0x1057\n"
+	"[ 5122.010632]  </TASK>\n"
+	"[ 5122.010633] Modules linked in: ccm rfcomm iwlmvm mac80211 libarc4 iwlwifi cfg80211 vboxdrv(OE) nvidia(POE) i915 [last unloaded: iwlwifi]\n"
+	"[ 5122.010660] CR2: 0000000000000040\n"
+	"[ 5122.010676] ---[ end trace 0000000000000000 ]---\n"
+	"[ 5122.010694] RIP: 0010:iwl_mvm_rx_tx_cmd+0x4d1/0x980 [iwlmvm]\n"
+	"[ 5122.010861] Kernel panic - not syncing: Fatal exception in interrupt\n";
+
+static void test_x86_oops(void)
+{
+	struct tri_report *r = read_str(x86_oops);
+	const struct tri_oops *o;
+	char letters[32];
+
+	is_str(r->kernel.version, "6.7.2-arch1-1", "x86: version from the CPU line");
+	is_int(r->kernel.kind, TRI_KERNEL_DISTRO, "x86: a distribution kernel");
+	is_str(r->kernel.distro, "Arch Linux", "x86: Arch Linux");
+	is_str(r->kernel.upstream, "v6.7.2", "x86: based on v6.7.2");
+	is_int(r->kernel.source, TRI_FROM_OOPS, "x86: read from the oops");
+	is_int(r->noopses, 1, "x86: one oops (BUG:, Oops: and the RIP after the end are one)");
+	if (r->noopses < 1)
+		goto out;
+	o = &r->oopses[0];
+	is_int(o->kind, TRI_OOPS_BUG, "x86: kind bug");
+	is_str(o->first_line, "BUG: kernel NULL pointer dereference, address: 0000000000000040",
+	       "x86: first line without its timestamp");
+	is_int(o->line, 2, "x86: first line's number");
+	is_str(o->taint, "G U OE", "x86: taint letters squeezed");
+	is_int(o->taint_flags, TRI_TAINT_U | TRI_TAINT_O | TRI_TAINT_E, "x86: taint flags U, O, E");
+	is_str(tri_taint_letters(r->taint_flags, letters), "UOE", "x86: report taint UOE");
+	is_str(o->comm, "swapper/2", "x86: Comm");
+	is_str(o->pc_symbol, "iwl_mvm_rx_tx_cmd", "x86: RIP symbol");
+	is_str(o->pc_module, "iwlmvm", "x86: RIP module");
+	is_int(o->pc_line, 9, "x86: RIP line");
+	is_str(o->panic, "Fatal exception in interrupt", "x86: the panic after the end marker");
+	is_str(o->hardware, "Framework Laptop 13 (12th Gen Intel Core)/FRANBMCP0C, BIOS 03.05 05/25/2023",
+	       "x86: Hardware name");
+	is_int(o->nframes, 8, "x86: 8 frames, <IRQ>/<TASK> markers skipped");
+	if (o->nframes == 8) {
+		ok(o->frames[0].unreliable && !strcmp(o->frames[0].symbol, "__die") &&
+		   !o->frames[0].module, "x86: '? __die' is unreliable and built in");
+		ok(!o->frames[3].unreliable && !strcmp(o->frames[3].symbol, "iwl_pcie_rx_handle_rb") &&
+		   o->frames[3].module && !strcmp(o->frames[3].module, "iwlwifi"),
+		   "x86: iwl_pcie_rx_handle_rb [iwlwifi]");
+		is_str(o->frames[7].symbol, "cpuidle_enter_state", "x86: the frame after <TASK>");
+	}
+	is_int(r->nmodules, 10, "x86: 10 modules, \"[last unloaded: ...]\" not one");
+	if (r->nmodules == 10) {
+		is_str(r->modules[8], "nvidia", "x86: nvidia(POE) is nvidia");
+		ok(r->modules[10] == NULL, "x86: modules NULL-terminated");
+	}
+	is_str(r->hardware, o->hardware, "x86: the report's hardware");
+out:
+	tri_report_free(r);
+}
+
+/* A Debian arm64 oops: "Unable to handle", "Internal error: Oops" and the
+ * CPU line are one oops; pc and lr. */
+static const char arm64_oops[] =
+	"[ 1503.220001] Unable to handle kernel NULL pointer dereference at virtual address 0000000000000010\n"
+	"[ 1503.220002] Mem abort info:\n"
+	"[ 1503.220003]   ESR = 0x0000000096000006\n"
+	"[ 1503.220010] Internal error: Oops: 0000000096000006 [#1] PREEMPT SMP\n"
+	"[ 1503.220011] Modules linked in: nvme nvme_core mlx5_core xhci_pci\n"
+	"[ 1503.220012] CPU: 61 PID: 0 Comm: swapper/61 Tainted: G        W          6.1.0-17-arm64 #1  Debian 6.1.69-1\n"
+	"[ 1503.220013] Hardware name: Ampere Altra Developer Platform/Altra Developer Platform, BIOS 2.10.20230517\n"
+	"[ 1503.220014] pstate: 60400005 (nZCv daif +PAN -UAO -TCO -DIT -SSBS BTYPE=--)\n"
+	"[ 1503.220015] pc : nvme_pci_complete_batch+0x3c/0x100 [nvme]\n"
+	"[ 1503.220016] lr : nvme_irq+0x84/0xc0 [nvme]\n"
+	"[ 1503.220017] sp : ffff80000800bd60\n"
+	"[ 1503.220018] x29: ffff80000800bd60 x28: 0000000000000000 x27: ffff0000a1b2c3d4\n"
+	"[ 1503.220019] Call trace:\n"
+	"[ 1503.220020]  nvme_pci_complete_batch+0x3c/0x100 [nvme]\n"
+	"[ 1503.220021]  nvme_irq+0x84/0xc0 [nvme]\n"
+	"[ 1503.220022]  __handle_irq_event_percpu+0x60/0x1e0\n"
+	"[ 1503.220023]  gic_handle_irq+0x50/0x130\n"
+	"[ 1503.220030] Code: f9400a61 b4000141 f9400020 (f9400800) \n"
+	"[ 1503.220031] ---[ end trace 0000000000000000 ]---\n"
+	"[ 1503.220032] Kernel panic - not syncing: Oops: Fatal exception in interrupt\n";
+
+static void test_arm64_oops(void)
+{
+	struct tri_report *r = read_str(arm64_oops);
+	const struct tri_oops *o;
+
+	is_str(r->kernel.version, "6.1.0-17-arm64", "arm64: version");
+	is_str(r->kernel.distro, "Debian", "arm64: Debian");
+	is_str(r->kernel.upstream, "v6.1", "arm64: based on v6.1");
+	is_int(r->noopses, 1, "arm64: one oops");
+	if (r->noopses < 1)
+		goto out;
+	o = &r->oopses[0];
+	is_int(o->kind, TRI_OOPS_OOPS, "arm64: kind oops");
+	is_str(o->pc_symbol, "nvme_pci_complete_batch", "arm64: pc symbol");
+	is_str(o->pc_module, "nvme", "arm64: pc module");
+	is_str(o->lr_symbol, "nvme_irq", "arm64: lr symbol");
+	is_int(o->taint_flags, TRI_TAINT_W, "arm64: tainted W");
+	is_int(o->nframes, 4, "arm64: 4 frames");
+	if (o->nframes == 4)
+		ok(!strcmp(o->frames[1].symbol, "nvme_irq") && !strcmp(show(o->frames[1].module), "nvme"),
+		   "arm64: frame 2 nvme_irq [nvme]");
+	is_str(o->panic, "Oops: Fatal exception in interrupt", "arm64: panic");
+	is_int(r->nmodules, 4, "arm64: modules");
+out:
+	tri_report_free(r);
+}
+
+/* powerpc (NIP/LR, addresses before each frame) and riscv (epc/ra,
+ * "[<addr>] sym" frames without a Call Trace line). */
+static void test_ppc_riscv(void)
+{
+	struct tri_report *r = read_str(
+		"BUG: Kernel NULL pointer dereference on read at 0x00000010\n"
+		"Faulting instruction address: 0xc008000000a1b2c4\n"
+		"Oops: Kernel access of bad area, sig: 11 [#1]\n"
+		"LE PAGE_SIZE=64K MMU=Radix SMP NR_CPUS=2048 NUMA PowerNV\n"
+		"Modules linked in: xfs libcrc32c sd_mod\n"
+		"CPU: 12 PID: 4521 Comm: xfsaild/dm-3 Not tainted 5.14.0-362.8.1.el9_3.ppc64le #1\n"
+		"NIP:  c008000000a1b2c4 LR: c008000000a1b1f0 CTR: c008000000a1b270\n"
+		"NIP [c008000000a1b2c4] xfs_buf_item_unpin+0x54/0x2c0 [xfs]\n"
+		"LR [c008000000a1b1f0] xfs_trans_committed_bulk+0x120/0x330 [xfs]\n"
+		"Call Trace:\n"
+		"[c0000009b3a7fb90] [c008000000a1b1f0] xfs_trans_committed_bulk+0x120/0x330 [xfs] (unreliable)\n"
+		"[c0000009b3a7fc80] [c008000000a2c3d4] xlog_cil_committed+0x3c4/0x4f0 [xfs]\n"
+		"Instruction dump:\n");
+
+	is_str(r->kernel.distro, "Red Hat Enterprise Linux or a rebuild", "ppc: RHEL build");
+	is_int(r->noopses, 1, "ppc: one oops");
+	if (r->noopses == 1) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		is_str(o->pc_symbol, "xfs_buf_item_unpin", "ppc: NIP symbol");
+		is_str(o->pc_module, "xfs", "ppc: NIP module");
+		is_str(o->lr_symbol, "xfs_trans_committed_bulk", "ppc: LR symbol");
+		is_int(o->nframes, 2, "ppc: two frames");
+		if (o->nframes == 2)
+			ok(o->frames[0].unreliable && !o->frames[1].unreliable,
+			   "ppc: \"(unreliable)\" read");
+		ok(o->taint == NULL && o->taint_flags == 0, "ppc: not tainted");
+	}
+	tri_report_free(r);
+
+	r = read_str(
+		"[  902.400001] Unable to handle kernel NULL pointer dereference at virtual address 0000000000000008\n"
+		"[  902.400002] Oops [#1]\n"
+		"[  902.400003] Modules linked in: dwmac_starfive stmmac_platform stmmac\n"
+		"[  902.400004] CPU: 2 PID: 312 Comm: scp Not tainted 6.8.0-rc4 #1\n"
+		"[  902.400005] Hardware name: StarFive VisionFive 2 v1.3B (DT)\n"
+		"[  902.400006] epc : stmmac_xmit+0x3a2/0xd1c [stmmac]\n"
+		"[  902.400007]  ra : dev_hard_start_xmit+0xa0/0x22a\n"
+		"[  902.400008] epc : ffffffff01a1b3c2 ra : ffffffff80c3e4a0 sp : ff20000000843b50\n"
+		"[  902.400009] status: 0000000200000120 badaddr: 0000000000000008 cause: 000000000000000d\n"
+		"[  902.400010] [<ffffffff01a1b3c2>] stmmac_xmit+0x3a2/0xd1c [stmmac]\n"
+		"[  902.400011] [<ffffffff80c3e4a0>] dev_hard_start_xmit+0xa0/0x22a\n"
+		"[  902.400012] ---[ end trace 0000000000000000 ]---\n");
+	is_int(r->kernel.kind, TRI_KERNEL_MAINLINE, "riscv: 6.8.0-rc4 is mainline");
+	is_str(r->kernel.upstream, "v6.8-rc4", "riscv: v6.8-rc4");
+	if (ok(r->noopses == 1, "riscv: one oops")) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		is_str(o->pc_symbol, "stmmac_xmit", "riscv: epc symbol");
+		is_str(o->lr_symbol, "dev_hard_start_xmit", "riscv: ra symbol");
+		is_int(o->nframes, 2, "riscv: frames without a Call Trace line");
+	}
+	tri_report_free(r);
+}
+
+/* A WARN_ON splat whose path goes through "../"; two splats are two oopses. */
+static void test_warnings(void)
+{
+	struct tri_report *r = read_str(
+		"------------[ cut here ]------------\n"
+		"WARNING: CPU: 9 PID: 1831 at drivers/gpu/drm/amd/amdgpu/../display/dc/core/dc_resource.c:2187 resource_build_scaling_params+0x622/0x6f0 [amdgpu]\n"
+		"Modules linked in: amdgpu drm_exec\n"
+		"CPU: 9 PID: 1831 Comm: kwin_wayland Tainted: G        W          6.8.1-arch1-1 #1\n"
+		"RIP: 0010:resource_build_scaling_params+0x622/0x6f0 [amdgpu]\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" ? __warn+0x81/0x130\n"
+		" ? report_bug+0x171/0x1a0\n"
+		" resource_map_pool_resources+0x1a/0x300 [amdgpu]\n"
+		" </TASK>\n"
+		"---[ end trace 0000000000000000 ]---\n"
+		"------------[ cut here ]------------\n"
+		"WARNING: CPU: 3 PID: 22 at fs/btrfs/extent-tree.c:3115 __btrfs_free_extent+0x8ef/0xd30 [btrfs]\n"
+		"CPU: 3 PID: 22 Comm: btrfs-transacti Tainted: G        W          6.8.1-arch1-1 #1\n"
+		"---[ end trace 0000000000000000 ]---\n");
+
+	if (ok(r->noopses == 2, "warn: two splats")) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		is_int(o->kind, TRI_OOPS_WARNING, "warn: kind warning");
+		is_str(o->path, "drivers/gpu/drm/amd/display/dc/core/dc_resource.c",
+		       "warn: path with ../ folded and :line dropped");
+		is_str(o->pc_symbol, "resource_build_scaling_params", "warn: symbol of the WARNING line");
+		is_str(o->pc_module, "amdgpu", "warn: module of the WARNING line");
+		is_int(o->nframes, 3, "warn: three frames");
+		is_str(r->oopses[1].path, "fs/btrfs/extent-tree.c", "warn: second splat's path");
+		is_str(r->oopses[1].pc_module, "btrfs", "warn: second splat's module");
+	}
+	is_int(r->npaths, 2, "warn: two paths named");
+	if (r->npaths == 2)
+		is_int(r->paths[1].line, 14, "warn: the btrfs path's line");
+	tri_report_free(r);
+
+	/* kernel BUG at, a syzbot KASAN report, a hung task */
+	r = read_str(
+		"kernel BUG at fs/f2fs/segment.c:2587!\n"
+		"Internal error: Oops - BUG: 00000000f2000800 [#1] PREEMPT SMP\n"
+		"CPU: 4 PID: 2211 Comm: update_engine Tainted: G S      W  OE      5.15.110-android14-11-gd3e3f1ed7d11-ab11037412 #1\n"
+		"pc : new_curseg+0x348/0x34c\n"
+		"---[ end trace 4a51c9e5e2e5d1b2 ]---\n"
+		"BUG: KASAN: slab-use-after-free in nft_setelem_data_deactivate net/netfilter/nf_tables_api.c:7024 [inline]\n"
+		"BUG: KASAN: slab-use-after-free in nft_setelem_data_deactivate+0x3d1/0x410 net/netfilter/nf_tables_api.c:7018\n"
+		"Read of size 8 at addr ffff88802a6b5e98 by task syz-executor.1/6127\n"
+		"CPU: 1 PID: 6127 Comm: syz-executor.1 Not tainted 6.8.0-syzkaller-11567-ga4145ce1e7bc #0\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" __dump_stack lib/dump_stack.c:88 [inline]\n"
+		" dump_stack_lvl+0x1e7/0x2e0 lib/dump_stack.c:106\n"
+		" nft_delset+0x1a6/0x300 net/netfilter/nf_tables_api.c:1441\n"
+		" </TASK>\n"
+		"\n"
+		"INFO: task md0_raid1:412 blocked for more than 122 seconds.\n"
+		"      Not tainted 6.1.0-18-amd64 #1 Debian 6.1.76-1\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" raid1d+0x8a/0x1b0 [raid1]\n"
+		" </TASK>\n");
+	if (ok(r->noopses == 3, "bugs: three")) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		is_str(o->path, "fs/f2fs/segment.c", "bugs: kernel BUG at's path");
+		is_int(o->taint_flags, TRI_TAINT_S | TRI_TAINT_W | TRI_TAINT_O | TRI_TAINT_E,
+		       "bugs: taint S W O E");
+		is_str(o->pc_symbol, "new_curseg", "bugs: pc of a built-in function");
+		ok(o->pc_module == NULL, "bugs: no module");
+		o = &r->oopses[1];
+		is_str(o->path, "net/netfilter/nf_tables_api.c", "bugs: KASAN path");
+		is_str(o->pc_symbol, "nft_setelem_data_deactivate", "bugs: KASAN symbol");
+		is_int(o->nframes, 3, "bugs: inlined frames kept");
+		if (o->nframes == 3) {
+			is_str(o->frames[0].path, "lib/dump_stack.c", "bugs: inlined frame's path");
+			is_str(o->frames[2].path, "net/netfilter/nf_tables_api.c", "bugs: frame's path");
+		}
+		o = &r->oopses[2];
+		is_int(o->kind, TRI_OOPS_HUNG, "bugs: hung task");
+		if (ok(o->nframes == 1, "bugs: hung task's frame"))
+			is_str(o->frames[0].module, "raid1", "bugs: raid1d [raid1]");
+	}
+	is_str(r->kernel.version, "5.15.110-android14-11-gd3e3f1ed7d11-ab11037412",
+	       "bugs: the first oops's version");
+	is_str(r->kernel.distro, "Android", "bugs: Android");
+	tri_report_free(r);
+}
+
+static void test_taint(void)
+{
+	struct tri_report *r;
+	const char *letters = TRI_TAINT_LETTERS;
+
+	for (size_t i = 0; letters[i]; i++)
+		ok(tri_taint_meaning(letters[i]) != NULL, "taint: %c has a meaning", letters[i]);
+	ok(tri_taint_meaning('G') == NULL && tri_taint_meaning(' ') == NULL &&
+	   tri_taint_meaning('\0') == NULL, "taint: G, blank and NUL are no taint");
+	is_str(tri_taint_meaning('P'), "proprietary module was loaded", "taint: P");
+	is_str(tri_taint_meaning('O'), "externally-built (\"out-of-tree\") module was loaded", "taint: O");
+
+	r = read_str("WARNING: CPU: 0 PID: 1 at kernel/sched/fair.c:10 f+0x1/0x2\n"
+		     "CPU: 0 PID: 1 Comm: init Tainted: P   M  D     OE  K   6.6.1 #1\n");
+	if (ok(r->noopses == 1, "taint: one oops"))
+		is_int(r->oopses[0].taint_flags,
+		       TRI_TAINT_P | TRI_TAINT_M | TRI_TAINT_D | TRI_TAINT_O | TRI_TAINT_E | TRI_TAINT_K,
+		       "taint: P M D O E K");
+	is_int(r->kernel.kind, TRI_KERNEL_STABLE, "taint: 6.6.1 is stable");
+	tri_report_free(r);
+
+	/* the form of newer kernels, on a line of its own */
+	r = read_str("WARNING: CPU: 0 PID: 1 at drivers/base/core.c:10 f+0x1/0x2\n"
+		     "CPU: 0 UID: 0 PID: 1 Comm: init Tainted: [W]=WARN, [O]=OOT_MODULE, [N]=TEST\n");
+	if (ok(r->noopses == 1, "taint: bracket form"))
+		is_int(r->oopses[0].taint_flags, TRI_TAINT_W | TRI_TAINT_O | TRI_TAINT_N,
+		       "taint: [W] [O] [N]");
+	tri_report_free(r);
+}
+
+static void test_versions(void)
+{
+	static const struct {
+		const char *version;
+		enum tri_kernel_kind kind;
+		const char *upstream, *distro;
+	} cases[] = {
+		{ "6.7.4-arch1-1", TRI_KERNEL_DISTRO, "v6.7.4", "Arch Linux" },
+		{ "6.6.9-200.fc39.x86_64", TRI_KERNEL_DISTRO, "v6.6.9", "Fedora" },
+		{ "6.5.0-15-generic", TRI_KERNEL_DISTRO, "v6.5", "Ubuntu" },
+		{ "6.5.0-0.deb12.4-amd64", TRI_KERNEL_DISTRO, "v6.5", "Debian" },
+		{ "6.1.76+deb12", TRI_KERNEL_DISTRO, "v6.1.76", "Debian" },
+		{ "6.7.7-1-default", TRI_KERNEL_DISTRO, "v6.7.7", "SUSE or openSUSE" },
+		{ "5.14.0-362.8.1.el9_3.x86_64", TRI_KERNEL_DISTRO, "v5.14",
+		  "Red Hat Enterprise Linux or a rebuild" },
+		{ "6.8.0-0.rc7.56.fc40.x86_64", TRI_KERNEL_DISTRO, "v6.8", "Fedora" },
+		{ "6.8", TRI_KERNEL_MAINLINE, "v6.8", NULL },
+		{ "6.8.0", TRI_KERNEL_MAINLINE, "v6.8", NULL },
+		{ "6.8-rc3", TRI_KERNEL_MAINLINE, "v6.8-rc3", NULL },
+		{ "6.8.0-rc3", TRI_KERNEL_MAINLINE, "v6.8-rc3", NULL },
+		{ "6.6.19", TRI_KERNEL_STABLE, "v6.6.19", NULL },
+		{ "6.9.0-rc2-next-20240404", TRI_KERNEL_NEXT, "v6.9-rc2", NULL },
+		{ "6.8.0-rc5-00012-g39133352cbed", TRI_KERNEL_LOCAL, "v6.8-rc5", NULL },
+		{ "6.7.0-rc6-amd-pstate+", TRI_KERNEL_LOCAL, "v6.7-rc6", NULL },
+		{ "2.10.20230517", TRI_KERNEL_NONE, NULL, NULL },
+		{ "v6.8", TRI_KERNEL_NONE, NULL, NULL },
+		{ "", TRI_KERNEL_NONE, NULL, NULL },
+	};
+	struct tri_report *r;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *up, *distro;
+		enum tri_kernel_kind kind = tri_kernel_classify(cases[i].version, &up, &distro);
+
+		ok(kind == cases[i].kind && !g_strcmp0(up, cases[i].upstream) &&
+		   !g_strcmp0(distro, cases[i].distro),
+		   "version: %s is %s %s %s", cases[i].version, tri_kernel_kind_str(kind), show(up),
+		   show(distro));
+		g_free(up);
+		g_free(distro);
+	}
+
+	/* where the version is read: Linux version > oops > uname > text */
+	r = read_str("It worked on kernel 6.6 but not on the new one.\n"
+		     "uname -r: 6.7.4-arch1-1\n");
+	is_str(r->kernel.version, "6.7.4-arch1-1", "version: uname -r beats free text");
+	is_int(r->kernel.line, 2, "version: its line");
+	tri_report_free(r);
+	r = read_str("Linux fedora 6.6.14-200.fc39.x86_64 #1 SMP PREEMPT_DYNAMIC Fri Jan 26 23:11:59 UTC 2024 x86_64 GNU/Linux\n"
+		     "Mar 01 10:00:00 host kernel: Linux version 6.8.0-rc3 (user@box) (gcc (GCC) 13.2.1) #4 SMP\n");
+	is_str(r->kernel.version, "6.8.0-rc3", "version: Linux version beats uname -a");
+	is_int(r->kernel.source, TRI_FROM_LINUX_VERSION, "version: from the journal's Linux version");
+	tri_report_free(r);
+	r = read_str("DMI: Dell Inc. XPS 13 9310/0MRT12, BIOS 3.20.0 11/21/2023 -- kernel 6.5.0-26-generic\n");
+	is_str(r->kernel.version, "6.5.0-26-generic", "version: the one after \"kernel\", not the BIOS's");
+	tri_report_free(r);
+}
+
+static void test_firmware_devices(void)
+{
+	struct tri_report *r = read_str(
+		"[    3.2] iwlwifi 0000:00:14.3: Direct firmware load for iwlwifi-so-a0-gf-a0-89.ucode failed with error -2\n"
+		"[    3.3] iwlwifi 0000:00:14.3: Direct firmware load for iwlwifi-so-a0-gf-a0-89.ucode failed with error -2\n"
+		"[    3.4] iwlwifi 0000:00:14.3: Loaded firmware version: 83.e8f84e98.0 so-a0-gf-a0-83.ucode\n"
+		"[    3.5] Bluetooth: hci0: Failed to load Intel firmware file intel/ibt-0040-0041.sfi (-2)\n"
+		"[    3.6] i915 0000:00:02.0: [drm] GuC firmware i915/adlp_guc_70.bin: fetch failed -ENOENT\n"
+		"[    3.7] ath10k_pci 0000:3a:00.0: firmware ver WLAN.RM.4.4.1-00288- api 6 features wowlan\n"
+		"[    3.8] rtw89_8852be 0000:03:00.0: loaded firmware rtw89/rtw8852b_fw-1.bin\n"
+		"[    3.9] amdgpu 0000:03:00.0: firmware: direct-loading firmware amdgpu/psp_13_0_0_sos.bin\n"
+		"[    4.0] pci 0000:00:14.3: [8086:a0f0] type 00 class 0x028000\n"
+		"00:14.3 Network controller [0280]: Intel Corporation Wi-Fi 6 AX201 [8086:a0f0] (rev 20)\n"
+		"[    4.1] usb 3-2: New USB device found, idVendor=046d, idProduct=c52b, bcdDevice=12.11\n"
+		"Bus 001 Device 004: ID 8087:0033 Intel Corp. AX211 Bluetooth\n"
+		"[    4.2] NETDEV WATCHDOG: enp5s0 (r8169): transmit queue 0 timed out 5412 ms\n"
+		"[    4.3] thinkpad_acpi: ThinkPad ACPI Extras v0.26\n"
+		"[    4.4] BTRFS error (device sda): bdev /dev/sda errs: wr 0, rd 0\n");
+
+	if (ok(r->nfirmware == 7, "fw: seven firmware items (a repeated failure once)")) {
+		const struct tri_firmware *f = r->firmware;
+
+		ok(f[0].failed && f[0].error == -2 && !strcmp(f[0].file, "iwlwifi-so-a0-gf-a0-89.ucode") &&
+		   !strcmp(show(f[0].driver), "iwlwifi"), "fw: iwlwifi load failed, -2, by iwlwifi");
+		ok(!f[1].failed && !strcmp(show(f[1].version), "83.e8f84e98.0") &&
+		   !strcmp(show(f[1].file), "so-a0-gf-a0-83.ucode"), "fw: loaded version and file");
+		ok(f[2].failed && f[2].error == -2 && !strcmp(show(f[2].file), "intel/ibt-0040-0041.sfi") &&
+		   !strcmp(show(f[2].driver), "bluetooth"), "fw: Intel Bluetooth failure");
+		ok(f[3].failed && f[3].error == -2 && !strcmp(show(f[3].file), "i915/adlp_guc_70.bin"),
+		   "fw: GuC fetch failed -ENOENT");
+		ok(!f[4].file && !strcmp(show(f[4].version), "WLAN.RM.4.4.1-00288-"), "fw: ath10k version");
+		is_str(f[5].file, "rtw89/rtw8852b_fw-1.bin", "fw: rtw89 loaded file");
+		ok(!f[6].failed && !strcmp(show(f[6].file), "amdgpu/psp_13_0_0_sos.bin"), "fw: direct-loading");
+	}
+	if (ok(r->ndevices == 3, "dev: three devices (one PCI id twice)")) {
+		ok(r->devices[0].bus == TRI_BUS_PCI && r->devices[0].vendor == 0x8086 &&
+		   r->devices[0].device == 0xa0f0, "dev: PCI 8086:a0f0");
+		ok(r->devices[1].bus == TRI_BUS_USB && r->devices[1].vendor == 0x046d &&
+		   r->devices[1].device == 0xc52b, "dev: USB 046d:c52b");
+		ok(r->devices[2].bus == TRI_BUS_USB && r->devices[2].vendor == 0x8087 &&
+		   r->devices[2].device == 0x0033, "dev: lsusb 8087:0033");
+	}
+	{
+		const char *want[] = { "iwlwifi", "bluetooth", "i915", "ath10k_pci", "rtw89_8852be",
+				       "amdgpu", "pci", "usb", "r8169", "thinkpad_acpi", "btrfs" };
+		int all = r->ndrivers == G_N_ELEMENTS(want);
+
+		for (size_t i = 0; all && i < G_N_ELEMENTS(want); i++)
+			all = !strcmp(r->drivers[i].name, want[i]);
+		ok(all, "drivers: %zu in order of appearance", r->ndrivers);
+		if (all)
+			is_int(r->drivers[0].count, 3, "drivers: iwlwifi printed three lines");
+	}
+	tri_report_free(r);
+}
+
+static void test_paths(void)
+{
+	struct tri_report *r = read_str(
+		"See drivers/net/wireless/intel/iwlwifi/mvm/tx.c:1234, and (fs/btrfs/inode.c).\n"
+		"Not paths: https://git.kernel.org/pub/scm/linux/kernel/git/firmware/linux-firmware.git\n"
+		"/lib/firmware/i915/adlp_guc_70.bin, /proc/sys/kernel/hung_task_timeout_secs, kernel/, mm\n"
+		"again drivers/net/wireless/intel/iwlwifi/mvm/tx.c and sound/../sound/pci/hda/patch_realtek.c\n");
+
+	if (ok(r->npaths == 3, "paths: three (URLs, absolute paths, bare folders skipped)")) {
+		is_str(r->paths[0].path, "drivers/net/wireless/intel/iwlwifi/mvm/tx.c", "paths: first");
+		is_str(r->paths[1].path, "fs/btrfs/inode.c", "paths: in parentheses");
+		is_str(r->paths[2].path, "sound/pci/hda/patch_realtek.c", "paths: folded");
+		is_int(r->paths[2].line, 4, "paths: line");
+	}
+	tri_report_free(r);
+}
+
+static void test_hostile(void)
+{
+	struct buf b = BUF_INIT;
+	struct tri_report *r;
+	int clean = 1;
+
+	/* a line far longer than TRI_MAX_LINE, then a normal one */
+	for (int i = 0; i < 3000; i++)
+		buf_addstr(&b, "Tainted: ");
+	buf_addstr(&b, "\nDMI: ok/ok\n");
+	r = tri_read(b.data, b.len);
+	is_str(r->hardware, "ok/ok", "hostile: the line after a long one is read");
+	is_int(r->nlines, 2, "hostile: two lines");
+	tri_report_free(r);
+	buf_reset(&b);
+
+	/* more oopses, frames and modules than the caps */
+	for (int i = 0; i < TRI_MAX_OOPSES + 5; i++) {
+		buf_addf(&b, "WARNING: CPU: 0 PID: 1 at fs/x%d/y.c:1 f+0x1/0x2\nCall Trace:\n", i);
+		for (int j = 0; j < TRI_MAX_FRAMES + 10; j++)
+			buf_addf(&b, " f%d+0x1/0x2 [m%d]\n", j, j);
+		buf_addstr(&b, "---[ end trace 0000000000000000 ]---\n");
+	}
+	for (int i = 0; i < TRI_MAX_ITEMS + 10; i++)
+		buf_addf(&b, "see drivers/x/y%d.c\n", i);
+	buf_addstr(&b, "Modules linked in:");
+	for (int i = 0; i < TRI_MAX_MODULES + 50; i++)
+		buf_addf(&b, " mod%d", i);
+	buf_addch(&b, '\n');
+	r = tri_read(b.data, b.len);
+	is_int(r->noopses, TRI_MAX_OOPSES, "hostile: oopses capped");
+	is_int(r->oopses[0].nframes, TRI_MAX_FRAMES, "hostile: frames capped");
+	is_int(r->nmodules, TRI_MAX_MODULES, "hostile: modules capped");
+	is_int(r->npaths, TRI_MAX_ITEMS, "hostile: paths capped");
+	tri_report_free(r);
+	buf_release(&b);
+
+	/* NUL bytes end lines; bad UTF-8 and controls never come out */
+	{
+		static const char text[] = "CPU: 1 PID: 2 Comm: a\xff\xfe\x01z Not tainted 6.6.1 #1\0"
+			"Hardware name: \xc3\x28 box\x1b[31m\n";
+		struct tri_report *h = tri_read(text, sizeof(text) - 1);
+
+		is_int(h->nlines, 2, "hostile: a NUL ends a line");
+		ok(h->hardware && g_utf8_validate(h->hardware, -1, NULL), "hostile: hardware is UTF-8");
+		for (const char *p = h->hardware; p && *p; p++)
+			clean &= (unsigned char)*p >= 0x20;
+		ok(clean, "hostile: no control characters (%s)", show(h->hardware));
+		is_str(h->kernel.version, "6.6.1", "hostile: version read around bad bytes");
+		tri_report_free(h);
+	}
+	r = tri_read(NULL, 0);
+	ok(r && !r->noopses && !r->kernel.version, "hostile: no text, empty report");
+	tri_report_free(r);
+}
+
+/* Every report of the labelled set whose log prints a RIP/pc/NIP/epc gives
+ * that symbol as its first oops's pc, and every report has a version. */
+static void test_labelled_set(void)
+{
+	char dir[4096];
+	DIR *d;
+	struct dirent *e;
+	int n = 0, with_pc = 0, pc_ok = 0, versions = 0;
+
+	snprintf(dir, sizeof(dir), "%s/tests/triage/reports", getenv("top_srcdir") ? getenv("top_srcdir") : ABS_SRCDIR);
+	d = opendir(dir);
+	if (!ok(d != NULL, "set: %s opened", dir))
+		return;
+	while ((e = readdir(d))) {
+		char path[8192];
+		char *text;
+		size_t len;
+		struct tri_report *r;
+		const char *pc_line;
+
+		if (!g_str_has_suffix(e->d_name, ".txt"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!(text = tap_slurp(path, &len)))
+			continue;
+		n++;
+		r = tri_read(text, len);
+		versions += r->kernel.version != NULL;
+		pc_line = strstr(text, "RIP: 0010:");
+		if (pc_line)
+			pc_line += strlen("RIP: 0010:");
+		else if ((pc_line = strstr(text, "pc : ")))
+			pc_line += strlen("pc : ");
+		if (pc_line) {
+			char *want = g_strndup(pc_line, strcspn(pc_line, "+ \n"));
+
+			with_pc++;
+			if (r->noopses && !g_strcmp0(r->oopses[0].pc_symbol, want))
+				pc_ok++;
+			else
+				diag("%s: pc %s, want %s", e->d_name,
+				     r->noopses ? show(r->oopses[0].pc_symbol) : "(no oops)", want);
+			g_free(want);
+		}
+		tri_report_free(r);
+		free(text);
+	}
+	closedir(d);
+	ok(n >= 60, "set: %d reports", n);
+	ok(with_pc > 30 && pc_ok == with_pc, "set: %d of %d RIP/pc symbols read", pc_ok, with_pc);
+	ok(versions == n, "set: %d of %d reports give a kernel version", versions, n);
+}
+
+/* ---- the matcher ---------------------------------------------------------- */
+
+static void test_patterns(void)
+{
+	static const struct {
+		const char *pattern, *path;
+		int want;
+	} cases[] = {
+		{ "drivers/net/", "drivers/net/wireless/intel/iwlwifi/mvm/tx.c", 1 },
+		{ "drivers/net/", "drivers/netfoo/x.c", 0 },
+		{ "drivers/net/ethernet/realtek/r8169*", "drivers/net/ethernet/realtek/r8169_main.c", 1 },
+		{ "drivers/net/ethernet/realtek/r8169*", "drivers/net/ethernet/realtek/r8169/x.c", 0 },
+		{ "net/ipv4/tcp*.c", "net/ipv4/tcp_output.c", 1 },
+		{ "net/ipv4/tcp*.c", "net/ipv4/udp.c", 0 },
+		{ "drivers/net/ethernet/intel/*/", "drivers/net/ethernet/intel/igc/igc_main.c", 1 },
+		{ "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]",
+		  "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd_gpuvm.c", 1 },
+		{ "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]",
+		  "drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd_gpuvm.o", 0 },
+		{ "fs/ext4", "fs/ext4/inode.c", 1 },          /* a folder without its '/' */
+		{ "fs/ext4", "fs/ext4x/inode.c", 0 },
+		{ "arch/x86/pci/acpi.c", "arch/x86/pci/acpi.c", 1 },
+		{ "drivers/i?c/", "drivers/i2c/busses/x.c", 1 },
+		{ "*", "x.c", 1 },
+		{ "*", "drivers/x.c", 0 },
+		{ "*/", "drivers/x.c", 1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+		ok(tri_pattern_matches(cases[i].pattern, cases[i].path) == cases[i].want,
+		   "pattern: %s %s %s", cases[i].pattern, cases[i].want ? "matches" : "does not match",
+		   cases[i].path);
+	ok(tri_symbol_is_generic("__warn") && tri_symbol_is_generic("do_syscall_64") &&
+	   tri_symbol_is_generic("entry_SYSCALL_64_after_hwframe") &&
+	   tri_symbol_is_generic("asm_exc_invalid_op") && tri_symbol_is_generic("process_one_work") &&
+	   tri_symbol_is_generic("ret_from_fork"), "generic: the frames of every trace");
+	ok(!tri_symbol_is_generic("iwl_mvm_rx_tx_cmd") && !tri_symbol_is_generic("place_entity"),
+	   "generic: a driver's and the scheduler's own functions are not");
+}
+
+static const char small_maintainers[] =
+	"THE REST\n"
+	"M:\tLinus Torvalds <torvalds@linux-foundation.org>\n"
+	"F:\t*\n"
+	"F:\t*/\n"
+	"\n"
+	"HID CORE LAYER\n"
+	"L:\tlinux-input@vger.kernel.org\n"
+	"F:\tdrivers/hid/\n"
+	"F:\tinclude/linux/hid*\n"
+	"X:\tdrivers/hid/amd-sfh-hid/\n"
+	"\n"
+	"HID LOGITECH DRIVERS\n"
+	"F:\tdrivers/hid/hid-logitech-*\n"
+	"\n"
+	"INTEL WIRELESS WIFI LINK (iwlwifi)\n"
+	"L:\tlinux-wireless@vger.kernel.org\n"
+	"F:\tdrivers/net/wireless/intel/iwlwifi/\n"
+	"\n"
+	"NETWORKING DRIVERS (WIRELESS)\n"
+	"F:\tdrivers/net/wireless/\n"
+	"\n"
+	"NETWORKING [TCP]\n"
+	"F:\tinclude/net/tcp.h\n"
+	"F:\tnet/ipv4/tcp*.c\n"
+	"\n"
+	"SCHEDULER\n"
+	"F:\tkernel/sched/\n"
+	"\n"
+	"THINKPAD ACPI EXTRAS DRIVER\n"
+	"F:\tdrivers/platform/x86/thinkpad_acpi.c\n"
+	"\n"
+	"QUALCOMM ATH12K WIRELESS DRIVER\n"
+	"N:\tath12k\n"
+	"\n"
+	"WIRELESS EXTRA\n"
+	"K:\t\\bcfg80211_[a-z_]+_timeout\\b\n";
+
+/* The ranking of text against the small MAINTAINERS: the first section's
+ * name, and the whole ranking in *out (free it). */
+static const char *rank_first(const struct tri_matcher *m, const char *text,
+			      struct tri_ranking **out)
+{
+	struct tri_report *r = read_str(text);
+
+	*out = tri_match(m, r, text, strlen(text), 10);
+	tri_report_free(r);
+	return (*out)->n ? (*out)->matches[0].section->name : "(none)";
+}
+
+static double score_of(const struct tri_ranking *rk, const char *name)
+{
+	for (size_t i = 0; i < rk->n; i++)
+		if (!strcmp(rk->matches[i].section->name, name))
+			return rk->matches[i].score;
+	return 0;
+}
+
+static void test_matcher(void)
+{
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	if (!ok(mnt_parse(&mf, small_maintainers, strlen(small_maintainers), &err) == BB_OK,
+		"match: small MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+
+	/* modules and symbols, no path: the RIP's module and the frames' */
+	first = rank_first(m, x86_oops, &rk);
+	is_str(first, "INTEL WIRELESS WIFI LINK (iwlwifi)", "match: iwlmvm oops goes to iwlwifi");
+	ok(rk->n && rk->matches[0].reason &&
+	   strstr(rk->matches[0].reason, "matched F: drivers/net/wireless/intel/iwlwifi/") &&
+	   g_str_has_prefix(rk->matches[0].reason, "line "),
+	   "match: its reason names the line and the pattern (%s)",
+	   rk->n ? show(rk->matches[0].reason) : "");
+	ok(score_of(rk, "THE REST") < 0.05 * rk->matches[0].score, "match: THE REST weighs little");
+	tri_ranking_free(rk);
+
+	/* the WARNING's path beats generic frames; THE REST's "*" says nothing */
+	first = rank_first(m,
+		"WARNING: CPU: 22 PID: 1 at kernel/sched/fair.c:5198 place_entity+0x1c4/0x1d0\n"
+		"CPU: 22 PID: 1 Comm: systemd Not tainted 6.7.0 #5\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" ? __warn+0x81/0x130\n"
+		" ? report_bug+0x171/0x1a0\n"
+		" place_entity+0x1c4/0x1d0\n"
+		" process_one_work+0x171/0x340\n"
+		" worker_thread+0x27b/0x3a0\n"
+		" kthread+0xe5/0x120\n"
+		" ret_from_fork+0x31/0x50\n"
+		" </TASK>\n", &rk);
+	is_str(first, "SCHEDULER", "match: WARNING at kernel/sched/fair.c");
+	if (rk->n)
+		ok(strstr(show(rk->matches[0].reason), "line 1: warning at kernel/sched/fair.c") != NULL,
+		   "match: reason %s", show(rk->matches[0].reason));
+	tri_ranking_free(rk);
+
+	/* a module named like a glob: the specific section before the core */
+	first = rank_first(m,
+		"BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+		"RIP: 0010:logi_dj_recv_add_djhid_device+0x16c/0x420 [hid_logitech_dj]\n"
+		"Call Trace:\n"
+		" delayedwork_callback+0x1a/0x40 [hid_logitech_dj]\n"
+		" process_one_work+0x171/0x340\n", &rk);
+	is_str(first, "HID LOGITECH DRIVERS", "match: hid_logitech_dj is hid-logitech-*");
+	ok(rk->n >= 2 && !strcmp(rk->matches[1].section->name, "HID CORE LAYER"),
+	   "match: HID CORE LAYER second");
+	tri_ranking_free(rk);
+
+	/* a module that is a file's name; a fragment without header */
+	first = rank_first(m, "RIP: 0010:hotkey_notify_6xxx+0x9e/0xb0 [thinkpad_acpi]\n", &rk);
+	is_str(first, "THINKPAD ACPI EXTRAS DRIVER", "match: thinkpad_acpi is thinkpad_acpi.c");
+	tri_ranking_free(rk);
+
+	/* a symbol's prefix against a glob */
+	first = rank_first(m,
+		"Call Trace:\n"
+		" <IRQ>\n"
+		" __tcp_retransmit_skb+0x71d/0x8a0\n"
+		" tcp_retransmit_timer+0x1ad/0xa40\n"
+		" call_timer_fn+0x24/0x130\n", &rk);
+	is_str(first, "NETWORKING [TCP]", "match: __tcp_retransmit_skb is net/ipv4/tcp*.c");
+	tri_ranking_free(rk);
+
+	/* X: excludes, N: and K: */
+	first = rank_first(m, "see drivers/hid/amd-sfh-hid/amd_sfh_pcie.c\n", &rk);
+	ok(score_of(rk, "HID CORE LAYER") == 0, "match: X: drivers/hid/amd-sfh-hid/ excluded (%s)", first);
+	tri_ranking_free(rk);
+	first = rank_first(m, "see drivers/net/wireless/ath/ath12k/mac.c\n", &rk);
+	ok(score_of(rk, "QUALCOMM ATH12K WIRELESS DRIVER") > 0, "match: N: ath12k on a path");
+	tri_ranking_free(rk);
+	first = rank_first(m, "wlan0: cfg80211_scan_done_timeout hit\n", &rk);
+	is_str(first, "WIRELESS EXTRA", "match: K: on the text");
+	if (rk->n)
+		ok(strstr(show(rk->matches[0].reason), "line 1:") != NULL, "match: K: reason's line");
+	tri_ranking_free(rk);
+
+	/* only frames every trace has: nothing to say */
+	rank_first(m,
+		"Call Trace:\n"
+		" <TASK>\n"
+		" dump_stack_lvl+0x4d/0x70\n"
+		" do_syscall_64+0x5d/0x90\n"
+		" entry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
+		" </TASK>\n", &rk);
+	is_int(rk->n, 0, "match: generic frames match nothing");
+	tri_ranking_free(rk);
+
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
+int main(void)
+{
+	test_x86_oops();
+	test_arm64_oops();
+	test_ppc_riscv();
+	test_warnings();
+	test_taint();
+	test_versions();
+	test_firmware_devices();
+	test_paths();
+	test_hostile();
+	test_labelled_set();
+	test_patterns();
+	test_matcher();
+	return done_testing();
+}

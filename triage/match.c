@@ -1,0 +1,995 @@
+/* Routing from a report's content (see match.h for the contract).
+ *
+ * tri_matcher_new() indexes every F: pattern's components by name (the
+ * literal part before a glob or a file's extension), so that a module,
+ * driver or symbol name is looked up in a hash table instead of against
+ * every pattern.  Paths are matched against every F: pattern (a few
+ * thousand prefix compares, most failing at the first byte).  tri_match()
+ * turns the report into weighted clues, lets each clue add to the sections
+ * it matches (per clue, a section counts once, by its best pattern), and
+ * sorts.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "triage/match.h"
+
+/* ---- patterns ----------------------------------------------------------- */
+
+/* '[...]' at p: whether c is in the class; *end past the ']'. */
+static int class_matches(const char *p, char c, const char **end)
+{
+	const char *q = p + 1;
+	int in = 0;
+
+	for (; *q && *q != ']'; q++)
+		if (*q == c)
+			in = 1;
+	*end = *q ? q + 1 : q;
+	return in;
+}
+
+/* Whether text starts with something glob pattern p matches ('*' any run
+ * of characters, '/' included, as get_maintainer.pl's ".*"; '?' one;
+ * "[ch]" a class).  Backtracks only to the last '*': O(len(p) * len(t)). */
+static int glob_prefix(const char *p, const char *t)
+{
+	const char *star = NULL, *retry = NULL;
+
+	for (;;) {
+		if (*p == '*') {
+			while (*p == '*')
+				p++;
+			if (!*p)
+				return 1;
+			star = p;
+			retry = t;
+			continue;
+		}
+		if (!*p)
+			return 1;
+		if (*t) {
+			const char *next;
+
+			if (*p == '[') {
+				if (class_matches(p, *t, &next)) {
+					p = next;
+					t++;
+					continue;
+				}
+			} else if (*p == '?' || *p == *t) {
+				p++;
+				t++;
+				continue;
+			}
+		}
+		if (!star || !*retry)
+			return 0;
+		p = star;
+		t = ++retry;
+	}
+}
+
+static size_t count_slashes(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '/';
+	return n;
+}
+
+static int has_glob(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return 1;
+	return 0;
+}
+
+int tri_pattern_matches(const char *pattern, const char *path)
+{
+	size_t plen = strlen(pattern);
+	const char *last;
+
+	if (!plen)
+		return 0;
+	if (pattern[plen - 1] == '/')
+		return glob_prefix(pattern, path);
+	if (glob_prefix(pattern, path) && count_slashes(pattern) == count_slashes(path))
+		return 1;
+	/* get_maintainer.pl adds the '/' to a pattern that is a folder of the
+	 * tree; without a tree, a last component with no dot and no glob may
+	 * be one */
+	last = strrchr(pattern, '/');
+	last = last ? last + 1 : pattern;
+	if (!strchr(last, '.') && !has_glob(last, strlen(last)) && !strncmp(path, pattern, plen) &&
+	    path[plen] == '/')
+		return 1;
+	return 0;
+}
+
+/* A pattern's depth: its components ("drivers/net/" 2, "*" 1). */
+static size_t pattern_depth(const char *p)
+{
+	size_t n = strlen(p);
+
+	return count_slashes(p) + (n && p[n - 1] != '/');
+}
+
+static double power(double base, size_t exponent)
+{
+	double r = 1;
+
+	while (exponent--)
+		r *= base;
+	return r;
+}
+
+/* ---- generic frames ----------------------------------------------------- */
+
+static const char *const generic_symbols[] = {
+	"__common_interrupt", "__die", "__dump_stack", "__fput", "__handle_irq_event_percpu",
+	"__napi_poll", "__run_timers", "__schedule", "__secondary_switched", "__warn",
+	"____do_softirq", "__do_softirq", "__irq_exit_rcu", "__sysvec_apic_timer_interrupt",
+	"arch_call_rest_init", "arch_do_signal_or_restart", "arch_local_irq_enable",
+	"async_run_entry_fn", "bad_page_fault", "call_on_irq_stack", "call_timer_fn",
+	"common_interrupt", "cpu_startup_entry", "default_idle", "default_idle_call",
+	"dev_watchdog", "die", "do_el0_svc", "do_exit", "do_group_exit", "do_idle",
+	"do_init_module", "do_interrupt_handler", "do_one_initcall", "do_softirq_own_stack",
+	"do_trap_ecall_u", "do_user_addr_fault", "dump_stack", "dump_stack_lvl", "el0_svc",
+	"el0_svc_common", "el0t_64_sync", "el0t_64_sync_handler", "el1_interrupt",
+	"el1h_64_irq", "el1h_64_irq_handler", "exc_invalid_op", "exc_page_fault",
+	"generic_handle_domain_irq", "get_signal", "gic_handle_irq", "handle_bug",
+	"handle_edge_irq", "handle_fasteoi_irq", "handle_irq_event", "handle_softirqs",
+	"invoke_syscall", "irq_exit_rcu", "irq_thread", "irq_thread_fn", "kasan_report",
+	"kernel_init", "kernel_init_freeable", "kernelmode_fixup_or_oops", "ksys_read",
+	"ksys_write", "kthread", "net_rx_action", "page_fault_oops", "panic",
+	"print_address_description", "print_report", "process_one_work", "report_bug",
+	"rest_init", "ret_from_exception", "ret_from_fork", "ret_from_fork_asm",
+	"run_ksoftirqd", "run_timer_softirq", "schedule", "schedule_timeout",
+	"secondary_start_kernel", "smpboot_thread_fn", "start_kernel", "start_kernel_thread",
+	"start_secondary", "syscall_exit_to_user_mode", "task_work_run",
+	"tasklet_action_common", "vfs_read", "vfs_write", "worker_thread",
+	"x86_64_start_kernel", "x86_64_start_reservations",
+};
+
+static const char *const generic_prefixes[] = {
+	"asm_", "entry_SYSCALL", "__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__se_sys_",
+	"__do_sys_", "do_syscall_", "secondary_startup", "sysvec_", "cpuidle_", "__kasan",
+	"kasan_", "__asan_", "mutex_lock", "_raw_spin", "rwsem_", "__mutex",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int tri_symbol_is_generic(const char *symbol)
+{
+	static const char *sorted[G_N_ELEMENTS(generic_symbols)];
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		memcpy(sorted, generic_symbols, sizeof(sorted));
+		qsort(sorted, G_N_ELEMENTS(sorted), sizeof(sorted[0]), cmp_str);
+		g_once_init_leave(&once, 1);
+	}
+	if (!symbol || !*symbol)
+		return 1;
+	if (bsearch(&symbol, sorted, G_N_ELEMENTS(sorted), sizeof(sorted[0]), cmp_str))
+		return 1;
+	for (size_t i = 0; i < G_N_ELEMENTS(generic_prefixes); i++)
+		if (g_str_has_prefix(symbol, generic_prefixes[i]))
+			return 1;
+	return 0;
+}
+
+/* Files whose WARNINGs and reports blame someone else: the fault is in
+ * the caller (a NETDEV WATCHDOG names the driver, KASAN the frame). */
+static int reporter_path(const char *path)
+{
+	static const char *const reporters[] = {
+		"net/sched/sch_generic.c", "lib/refcount.c", "lib/list_debug.c",
+		"lib/dump_stack.c", "mm/kasan/", "kernel/panic.c", "lib/bug.c",
+		"kernel/locking/lockdep.c", "lib/kobject.c", "fs/sysfs/dir.c",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(reporters); i++)
+		if (g_str_has_prefix(path, reporters[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- the index ---------------------------------------------------------- */
+
+struct comp_entry {
+	guint section;
+	guint file;         /* index into the section's files */
+	guint8 depth;       /* the pattern's */
+	guint8 is_last;     /* the component ends the pattern */
+	guint8 star;        /* a glob follows the literal part */
+	guint8 is_file;     /* the last component of a pattern not ending in '/' */
+};
+
+struct regex_entry {
+	GRegex *re;
+	guint section;
+	const char *source;
+};
+
+struct tri_matcher {
+	const struct mnt_file *mf;
+	size_t nsections;
+	GHashTable *by_name;    /* component's literal part -> GArray of comp_entry */
+	GHashTable *by_token;   /* a file's first '_'/'-' token -> GArray of comp_entry */
+	GArray *n_regexes, *k_regexes;
+	GStringChunk *strings;
+	GPtrArray *keys;        /* by_name's keys, sorted, for prefix lookups */
+};
+
+static const char *const source_tops[] = {
+	"arch", "block", "certs", "crypto", "drivers", "fs", "include", "init", "io_uring",
+	"ipc", "kernel", "lib", "mm", "net", "rust", "security", "sound", "virt", NULL
+};
+
+static void index_add(struct tri_matcher *m, GHashTable *table, const char *key, size_t keylen,
+		      const struct comp_entry *e)
+{
+	char *k = g_string_chunk_insert_len(m->strings, key, (gssize)keylen);
+	GArray *list = g_hash_table_lookup(table, k);
+
+	if (!list) {
+		list = g_array_new(FALSE, FALSE, sizeof(struct comp_entry));
+		g_hash_table_insert(table, k, list);
+	}
+	g_array_append_vals(list, e, 1);
+}
+
+static void index_pattern(struct tri_matcher *m, guint section, guint file, const char *pattern)
+{
+	gchar **parts = g_strsplit(pattern, "/", 32);
+	size_t n = 0, depth = pattern_depth(pattern);
+	int dir = g_str_has_suffix(pattern, "/");
+	int top = 0;
+
+	for (size_t i = 0; source_tops[i] && parts[0]; i++)
+		top |= !strcmp(parts[0], source_tops[i]);
+	/* CI expectation files name drivers but hold no code */
+	if (strstr(pattern, "/ci/"))
+		top = 0;
+	while (parts[n])
+		n++;
+	while (n && !*parts[n - 1])
+		n--;
+	for (size_t i = 0; top && i < n; i++) {
+		const char *c = parts[i];
+		size_t lit = strcspn(c, "*?[");
+		struct comp_entry e = { section, file, (guint8)MIN(depth, 255), i == n - 1, c[lit] != 0,
+					i == n - 1 && !dir };
+		size_t keylen = lit;
+
+		if (e.is_last && !dir && !e.star) {
+			/* a file: "thinkpad_acpi.c" is "thinkpad_acpi" */
+			const char *dot = strchr(c, '.');
+
+			keylen = dot ? (size_t)(dot - c) : lit;
+		}
+		if (keylen < 2)
+			continue;
+		index_add(m, m->by_name, c, keylen, &e);
+		if (e.is_last && !dir) {
+			size_t tok = strcspn(c, "_-.*?[");
+
+			if (tok >= 3 && tok < keylen) {
+				e.star = 0;
+				index_add(m, m->by_token, c, tok, &e);
+			}
+		}
+	}
+	g_strfreev(parts);
+}
+
+static void add_regex(GArray *list, const char *source, guint section)
+{
+	struct regex_entry e = { g_regex_new(source, G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL),
+				 section, source };
+
+	if (e.re)
+		g_array_append_val(list, e);
+}
+
+static void free_list(gpointer p)
+{
+	g_array_free(p, TRUE);
+}
+
+struct tri_matcher *tri_matcher_new(const struct mnt_file *mf)
+{
+	struct tri_matcher *m = g_new0(struct tri_matcher, 1);
+
+	m->mf = mf;
+	m->nsections = mnt_count(mf);
+	m->strings = g_string_chunk_new(4096);
+	m->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
+	m->by_token = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
+	m->n_regexes = g_array_new(FALSE, FALSE, sizeof(struct regex_entry));
+	m->k_regexes = g_array_new(FALSE, FALSE, sizeof(struct regex_entry));
+	for (guint s = 0; s < m->nsections; s++) {
+		const struct mnt_section *sec = mnt_section_at(mf, s);
+
+		for (guint f = 0; sec->files[f]; f++)
+			index_pattern(m, s, f, sec->files[f]);
+		for (size_t i = 0; sec->file_regexes[i]; i++)
+			add_regex(m->n_regexes, sec->file_regexes[i], s);
+		for (size_t i = 0; sec->content_regexes[i]; i++)
+			add_regex(m->k_regexes, sec->content_regexes[i], s);
+	}
+	{
+		GHashTableIter it;
+		gpointer key;
+
+		m->keys = g_ptr_array_sized_new(g_hash_table_size(m->by_name));
+		g_hash_table_iter_init(&it, m->by_name);
+		while (g_hash_table_iter_next(&it, &key, NULL))
+			g_ptr_array_add(m->keys, key);
+		g_ptr_array_sort(m->keys, cmp_str);
+	}
+	return m;
+}
+
+static void free_regexes(GArray *list)
+{
+	for (guint i = 0; i < list->len; i++)
+		g_regex_unref(g_array_index(list, struct regex_entry, i).re);
+	g_array_free(list, TRUE);
+}
+
+void tri_matcher_free(struct tri_matcher *m)
+{
+	if (!m)
+		return;
+	g_hash_table_destroy(m->by_name);
+	g_hash_table_destroy(m->by_token);
+	free_regexes(m->n_regexes);
+	free_regexes(m->k_regexes);
+	g_string_chunk_free(m->strings);
+	g_ptr_array_free(m->keys, TRUE);
+	g_free(m);
+}
+
+/* ---- scoring ------------------------------------------------------------ */
+
+struct path_hit {
+	guint section;
+	size_t depth;
+	const char *pattern;
+};
+
+struct scoring {
+	const struct tri_matcher *m;
+	GHashTable *folders_seen;   /* folders looked up by folder_hits() in this clue */
+	size_t folders;
+	double *score;
+	double *best;         /* the best single contribution, whose reason is kept */
+	char **reason;
+	/* this clue's best per section */
+	guint *stamp;
+	double *clue_score;
+	const char **clue_pattern;
+	const char **clue_how;
+	GArray *touched;
+	guint clue;
+	size_t nclues;
+	/* the clue being applied */
+	const char *desc;
+	size_t line;
+	const char *arch;     /* "arm64", "x86", ... the report's oopses ran on; NULL unknown */
+	double file_factor;   /* for a file matched by a part of a name only */
+};
+
+static void hit(struct scoring *sc, guint section, double contribution, const char *how,
+		const char *pattern)
+{
+	if (sc->stamp[section] != sc->clue) {
+		sc->stamp[section] = sc->clue;
+		sc->clue_score[section] = 0;
+		g_array_append_val(sc->touched, section);
+	}
+	if (contribution > sc->clue_score[section]) {
+		sc->clue_score[section] = contribution;
+		sc->clue_pattern[section] = pattern;
+		sc->clue_how[section] = how;
+	}
+}
+
+static void clue_begin(struct scoring *sc, const char *desc, size_t line)
+{
+	sc->clue++;
+	sc->nclues++;
+	sc->desc = desc;
+	sc->line = line;
+	g_array_set_size(sc->touched, 0);
+	g_hash_table_remove_all(sc->folders_seen);
+	sc->folders = 0;
+}
+
+static void clue_end(struct scoring *sc)
+{
+	for (guint i = 0; i < sc->touched->len; i++) {
+		guint s = g_array_index(sc->touched, guint, i);
+		double c = sc->clue_score[s];
+
+		sc->score[s] += c;
+		if (c > sc->best[s]) {
+			sc->best[s] = c;
+			g_free(sc->reason[s]);
+			if (sc->line)
+				sc->reason[s] = g_strdup_printf("line %zu: %s: %s %s", sc->line, sc->desc,
+								sc->clue_how[s], sc->clue_pattern[s]);
+			else
+				sc->reason[s] = g_strdup_printf("%s: %s %s", sc->desc, sc->clue_how[s],
+								sc->clue_pattern[s]);
+		}
+	}
+}
+
+/* Every F:/X: (and, if with_n, N:) pattern against path: hits in the
+ * current clue, the deepest matching patterns with weight, shallower ones
+ * with a fraction. */
+static void path_hits(struct scoring *sc, const char *path, double weight, int with_n)
+{
+	const struct tri_matcher *m = sc->m;
+	size_t deepest = 0;
+	GArray *found = g_array_new(FALSE, FALSE, sizeof(struct path_hit));
+
+	for (guint s = 0; s < m->nsections; s++) {
+		const struct mnt_section *sec = mnt_section_at(m->mf, s);
+		size_t d = 0;
+		const char *best = NULL;
+
+		for (size_t f = 0; sec->files[f]; f++) {
+			const char *p = sec->files[f];
+
+			if ((*p != *path && *p != '*' && *p != '?' && *p != '[') ||
+			    !tri_pattern_matches(p, path))
+				continue;
+			/* a pattern that is all glob at the top ("*", "*\/") says nothing */
+			if (pattern_depth(p) > d && *p != '*') {
+				d = pattern_depth(p);
+				best = p;
+			} else if (!best) {
+				best = p;
+			}
+		}
+		if (!best)
+			continue;
+		for (size_t x = 0; sec->excluded[x]; x++)
+			if (tri_pattern_matches(sec->excluded[x], path)) {
+				best = NULL;
+				break;
+			}
+		if (best) {
+			struct path_hit h = { s, d, best };
+
+			g_array_append_val(found, h);
+			if (d > deepest)
+				deepest = d;
+		}
+	}
+	for (guint i = 0; i < found->len; i++) {
+		const struct path_hit *h = &g_array_index(found, struct path_hit, i);
+		double c = !h->depth ? weight * 0.01 : h->depth == deepest ? weight :
+			weight * 0.15 * h->depth / (double)deepest;
+
+		hit(sc, h->section, c, "matched F:", h->pattern);
+	}
+	g_array_free(found, TRUE);
+	for (guint i = 0; with_n && i < m->n_regexes->len; i++) {
+		const struct regex_entry *e = &g_array_index(m->n_regexes, struct regex_entry, i);
+
+		if (g_regex_match(e->re, path, 0, NULL))
+			hit(sc, e->section, weight * 0.4, "matched N:", e->source);
+	}
+}
+
+/* A path named by the report. */
+static void apply_path(struct scoring *sc, const char *path, double weight, const char *desc,
+		       size_t line)
+{
+	clue_begin(sc, desc, line);
+	path_hits(sc, path, weight, 1);
+	clue_end(sc);
+}
+
+/* A name matched a folder inside a pattern ("amdgpu" in
+ * drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]): the folder belongs to
+ * whoever's patterns cover it best (RADEON and AMDGPU, by
+ * drivers/gpu/drm/amd/), so it counts for them.  A few folders per name. */
+static void folder_hits(struct scoring *sc, const char *pattern, const char *component,
+			double weight)
+{
+	const char *at = strstr(pattern, component);
+	size_t n = strlen(component);
+	char *folder;
+
+	while (at && !((at == pattern || at[-1] == '/') && at[n] == '/'))
+		at = strstr(at + 1, component);
+	if (!at || sc->folders >= 6)
+		return;
+	folder = g_strdup_printf("%.*s/-", (int)(at + n - pattern), pattern);
+	if (!g_hash_table_contains(sc->folders_seen, folder)) {
+		g_hash_table_add(sc->folders_seen, folder);
+		sc->folders++;
+		path_hits(sc, folder, weight, 0);
+	} else {
+		g_free(folder);
+	}
+}
+
+/* Where a pattern lies, for a name: code of a module lives under drivers/
+ * more often than in a header, and a fault on arm64 is not in
+ * arch/loongarch. */
+static double place_factor(const struct scoring *sc, const char *pattern)
+{
+	if (g_str_has_prefix(pattern, "include/"))
+		return 0.6;
+	if (g_str_has_prefix(pattern, "drivers/"))
+		return 1.1;
+	if (g_str_has_prefix(pattern, "arch/") && sc->arch) {
+		size_t n = strlen(sc->arch);
+
+		return !strncmp(pattern + 5, sc->arch, n) && pattern[5 + n] == '/' ? 1.2 : 0.3;
+	}
+	return 1.0;
+}
+
+static void lookup_entries(struct scoring *sc, const char *key, GArray *list, double weight,
+			   size_t name_len)
+{
+	size_t klen = strlen(key);
+	/* a glob matched by a prefix of the name ("hid-" of hid-multitouch)
+	 * counts by how much of the name it covers */
+	double prefix = klen < name_len ? 0.4 + 0.6 * (double)klen / (double)name_len : 1.0;
+
+	if (!list)
+		return;
+	for (guint i = 0; i < list->len; i++) {
+		const struct comp_entry *e = &g_array_index(list, struct comp_entry, i);
+		const struct mnt_section *sec;
+		double c;
+
+		if (klen < name_len && !e->star)
+			continue;
+		sec = mnt_section_at(sc->m->mf, e->section);
+		c = weight * prefix * (e->is_last ? (e->is_file ? sc->file_factor : 1.0) : 0.2) *
+			(e->depth >= 3 ? 1.0 : e->depth == 2 ? 0.8 : 0.5) *
+			place_factor(sc, sec->files[e->file]);
+		hit(sc, e->section, c, "matched F:", sec->files[e->file]);
+		if (!e->is_last && klen == name_len)
+			folder_hits(sc, sec->files[e->file], key, weight * 0.5 *
+				    place_factor(sc, sec->files[e->file]));
+	}
+}
+
+/* Two components in a row ("amd/pmc"): entries of a whose pattern's next
+ * component is b. */
+static void lookup_pair(struct scoring *sc, const char *a, const char *b, double weight)
+{
+	GArray *list = g_hash_table_lookup(sc->m->by_name, a);
+	size_t blen = strlen(b);
+
+	if (!list)
+		return;
+	for (guint i = 0; i < list->len; i++) {
+		const struct comp_entry *e = &g_array_index(list, struct comp_entry, i);
+		const struct mnt_section *sec = mnt_section_at(sc->m->mf, e->section);
+		const char *p = sec->files[e->file], *at;
+
+		if (e->is_last)
+			continue;
+		for (at = strstr(p, a); at; at = strstr(at + 1, a)) {
+			size_t alen = strlen(a);
+
+			if ((at == p || at[-1] == '/') && at[alen] == '/' &&
+			    !strncmp(at + alen + 1, b, blen) &&
+			    (at[alen + 1 + blen] == '/' || at[alen + 1 + blen] == '\0' ||
+			     at[alen + 1 + blen] == '.')) {
+				hit(sc, e->section, weight * (e->depth >= 3 ? 1.0 : 0.8),
+				    "matched F:", p);
+				break;
+			}
+		}
+	}
+}
+
+/* One name (module, driver, symbol prefix) against the component index:
+ * the whole name, then its prefixes at '_'/'-' against globbed
+ * components, then its first token against files' first tokens. */
+static void lookup_name(struct scoring *sc, const char *name, double weight)
+{
+	const struct tri_matcher *m = sc->m;
+	size_t n = strlen(name);
+	char *buf;
+
+	if (n < 2 || n > 128)
+		return;
+	lookup_entries(sc, name, g_hash_table_lookup(m->by_name, name), weight, n);
+	buf = g_strdup(name);
+	for (size_t i = 2; i < n; i++) {
+		if (name[i] != '_' && name[i] != '-')
+			continue;
+		buf[i] = '\0';
+		lookup_entries(sc, buf, g_hash_table_lookup(m->by_name, buf), weight, n);
+		buf[i] = name[i];
+		buf[i + 1] = '\0';
+		lookup_entries(sc, buf, g_hash_table_lookup(m->by_name, buf), weight, n);
+		memcpy(buf, name, n + 1);
+	}
+	lookup_entries(sc, name, g_hash_table_lookup(m->by_token, name), weight * 0.6, n);
+	g_free(buf);
+}
+
+/* A module named after the start of its folder ("overlay" for
+ * fs/overlayfs/): components that name starts, a few at most. */
+static void lookup_prefix(struct scoring *sc, const char *name, double weight)
+{
+	const GPtrArray *keys = sc->m->keys;
+	size_t n = strlen(name), lo = 0, hi = keys->len;
+
+	if (n < 5)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(g_ptr_array_index(keys, mid), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, taken = 0; i < keys->len && taken < 8; i++) {
+		const char *k = g_ptr_array_index(keys, i);
+
+		if (strncmp(k, name, n))
+			break;
+		if (g_ascii_isalpha(k[n])) {
+			lookup_entries(sc, k, g_hash_table_lookup(sc->m->by_name, k), weight, strlen(k));
+			taken++;
+		}
+	}
+}
+
+/* The names a module, driver or symbol may go by in MAINTAINERS. */
+static void apply_name(struct scoring *sc, const char *name, double weight, int symbol,
+		       const char *desc, size_t line)
+{
+	static const char *const strip_prefixes[] = { "snd_soc_", "snd-soc-", "snd_", "snd-" };
+	static const char *const strip_suffixes[] = {
+		"_pci", "_pcie", "_usb", "_sdio", "_core", "_common", "_lib", "_hcd", "_mod",
+		"_platform", "_drv", "-pci", "-core",
+	};
+	char *base, *dash, **tokens;
+	const char *p = name;
+	size_t ntok;
+
+	while (*p == '_' || *p == '.')
+		p++;
+	if (strlen(p) < 2)
+		return;
+	clue_begin(sc, desc, line);
+	base = g_strdup(p);
+	for (size_t i = 0; i < G_N_ELEMENTS(strip_prefixes); i++)
+		if (!symbol && g_str_has_prefix(base, strip_prefixes[i]) &&
+		    strlen(base) > strlen(strip_prefixes[i]) + 2) {
+			memmove(base, base + strlen(strip_prefixes[i]),
+				strlen(base) - strlen(strip_prefixes[i]) + 1);
+			break;
+		}
+	if (!symbol) {
+		lookup_name(sc, p, weight);
+		lookup_name(sc, base, weight);
+		dash = g_strdelimit(g_strdup(base), "_", '-');
+		lookup_name(sc, dash, weight);
+		g_free(dash);
+		dash = g_strdelimit(g_strdup(base), "-", '_');
+		lookup_name(sc, dash, weight);
+		g_free(dash);
+		lookup_prefix(sc, base, weight * 0.6);
+		/* ALSA's modules are snd_*, its code is under sound/ */
+		if (g_str_has_prefix(p, "snd"))
+			lookup_name(sc, "sound", weight * 0.8);
+		for (size_t i = 0; i < G_N_ELEMENTS(strip_suffixes); i++)
+			if (g_str_has_suffix(base, strip_suffixes[i]) &&
+			    strlen(base) > strlen(strip_suffixes[i]) + 2) {
+				base[strlen(base) - strlen(strip_suffixes[i])] = '\0';
+				lookup_name(sc, base, weight * 0.9);
+				break;
+			}
+	}
+	tokens = g_strsplit_set(base, "_-", 4);
+	ntok = g_strv_length(tokens);
+	if (ntok >= 2 && *tokens[0] && *tokens[1]) {
+		char *joined = g_strconcat(tokens[0], "_", tokens[1], NULL);
+
+		lookup_name(sc, joined, weight * 0.9);
+		g_strdelimit(joined, "_", '-');
+		lookup_name(sc, joined, weight * 0.9);
+		g_free(joined);
+		joined = g_strconcat(tokens[0], tokens[1], NULL);
+		lookup_name(sc, joined, weight * 0.8);
+		g_free(joined);
+		lookup_pair(sc, tokens[0], tokens[1], weight * 0.9);
+		lookup_pair(sc, tokens[1], tokens[0], weight * 0.8);
+	}
+	/* the first word alone names a folder more often than a file
+	 * ("hid" of hid_multitouch is drivers/hid/, not some hid.c) */
+	sc->file_factor = 0.5;
+	if (ntok >= 1 && strlen(tokens[0]) >= 3)
+		lookup_name(sc, tokens[0], weight * (symbol ? 0.5 : 0.7));
+	sc->file_factor = 1.0;
+	g_strfreev(tokens);
+	g_free(base);
+	clue_end(sc);
+}
+
+static void apply_k(struct scoring *sc, const char *text, size_t len)
+{
+	const struct tri_matcher *m = sc->m;
+
+	if (!text || !len)
+		return;
+	if (len > TRI_MATCH_MAX_K_TEXT)
+		len = TRI_MATCH_MAX_K_TEXT;
+	for (guint i = 0; i < m->k_regexes->len; i++) {
+		const struct regex_entry *e = &g_array_index(m->k_regexes, struct regex_entry, i);
+		GMatchInfo *mi = NULL;
+		int a = 0, b = 0;
+
+		if (g_regex_match_full(e->re, text, (gssize)len, 0, 0, &mi, NULL) &&
+		    g_match_info_fetch_pos(mi, 0, &a, &b)) {
+			size_t line = 1;
+			char desc[64];
+
+			for (int j = 0; j < a; j++)
+				line += text[j] == '\n';
+			char *clean;
+
+			/* the matched text is outside input: printable, valid UTF-8 */
+			g_snprintf(desc, sizeof(desc), "%.*s", MIN(b - a, 40), text + a);
+			for (char *p = desc; *p; p++)
+				if ((unsigned char)*p < 0x20 || *p == 0x7f)
+					*p = ' ';
+			clean = g_utf8_make_valid(desc, -1);
+			clue_begin(sc, clean, line);
+			hit(sc, e->section, 1.5, "matched K:", e->source);
+			clue_end(sc);
+			g_free(clean);
+		}
+		g_match_info_free(mi);
+	}
+}
+
+/* ---- clues from the report ---------------------------------------------- */
+
+static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
+{
+	char *desc;
+	size_t rank = 0;
+
+	if (o->path && !reporter_path(o->path)) {
+		desc = g_strdup_printf("%s at %s", tri_oops_kind_str(o->kind), o->path);
+		apply_path(sc, o->path, 10 * of, desc, o->path_line);
+		g_free(desc);
+	}
+	if (o->pc_symbol && !tri_symbol_is_generic(o->pc_symbol)) {
+		/* the fault's own file, when printed, says more than its module */
+		int has_path = o->path && !reporter_path(o->path);
+
+		desc = g_strdup_printf("pc %s%s%s%s", o->pc_symbol, o->pc_module ? " [" : "",
+				       o->pc_module ? o->pc_module : "", o->pc_module ? "]" : "");
+		if (o->pc_module)
+			apply_name(sc, o->pc_module, (has_path ? 3 : 8) * of, 0, desc, o->pc_line);
+		apply_name(sc, o->pc_symbol, (has_path ? 2 : 6) * of, 1, desc, o->pc_line);
+		g_free(desc);
+	}
+	if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
+		desc = g_strdup_printf("lr %s", o->lr_symbol);
+		if (o->lr_module)
+			apply_name(sc, o->lr_module, 2 * of, 0, desc, o->pc_line);
+		apply_name(sc, o->lr_symbol, 2 * of, 1, desc, o->pc_line);
+		g_free(desc);
+	}
+	for (size_t i = 0; i < o->nframes && rank < 10 && sc->nclues < TRI_MATCH_MAX_CLUES; i++) {
+		const struct tri_frame *f = &o->frames[i];
+		double w;
+
+		if (tri_symbol_is_generic(f->symbol) || (f->path && reporter_path(f->path)))
+			continue;
+		if (f->unreliable) {
+			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
+				continue;
+			w = 0.3;
+		} else {
+			w = power(0.7, rank);
+			rank++;
+		}
+		w *= 4 * of;
+		if (o->path && !reporter_path(o->path))
+			w *= 0.5;
+		desc = g_strdup_printf("frame %s%s%s%s", f->symbol, f->module ? " [" : "",
+				       f->module ? f->module : "", f->module ? "]" : "");
+		if (f->path)
+			apply_path(sc, f->path, w * 1.5, desc, f->line);
+		if (f->module)
+			apply_name(sc, f->module, w, 0, desc, f->line);
+		apply_name(sc, f->symbol, w * 0.7, 1, desc, f->line);
+		g_free(desc);
+	}
+}
+
+/* A firmware file's driver name: "iwlwifi-so-a0-gf-a0-89.ucode" gives
+ * iwlwifi, "i915/adlp_guc_70.bin" i915. */
+static char *firmware_name(const char *file)
+{
+	/* folders of linux-firmware named after a vendor, not a driver */
+	static const char *const vendors[] = {
+		"intel", "amd", "qcom", "mediatek", "nvidia", "brcm", "rtl_bt", "rtl_nic", "ti",
+		"qca", "cirrus", "arm", "cypress", "realtek", "amlogic", "imx", "rockchip",
+	};
+	const char *p = file;
+
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		int vendor = 0;
+
+		if (!p[n])
+			break;      /* the file name */
+		for (size_t i = 0; i < G_N_ELEMENTS(vendors); i++)
+			vendor |= strlen(vendors[i]) == n && !strncmp(p, vendors[i], n);
+		if (!vendor)
+			return n >= 3 ? g_strndup(p, n) : NULL;
+		p += n + 1;
+	}
+	return strcspn(p, "-_.") >= 3 ? g_strndup(p, strcspn(p, "-_.")) : NULL;
+}
+
+/* The architecture the report's oopses ran on, from their register dumps. */
+static const char *report_arch(const char *text, size_t len)
+{
+	if (!text)
+		return NULL;
+	if (len > TRI_MATCH_MAX_K_TEXT)
+		len = TRI_MATCH_MAX_K_TEXT;
+	if (g_strstr_len(text, (gssize)len, "pstate: ") || g_strstr_len(text, (gssize)len, "el1h_64_"))
+		return "arm64";
+	if (g_strstr_len(text, (gssize)len, "RIP: 00"))
+		return "x86";
+	if (g_strstr_len(text, (gssize)len, "NIP ["))
+		return "powerpc";
+	if (g_strstr_len(text, (gssize)len, "epc : "))
+		return "riscv";
+	return NULL;
+}
+
+struct ranked {
+	guint section;
+	double score;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return x->section < y->section ? -1 : x->section > y->section;
+}
+
+struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_report *r,
+			      const char *text, size_t len, size_t max)
+{
+	struct tri_ranking *rk = g_new0(struct tri_ranking, 1);
+	struct scoring sc = { 0 };
+	GArray *ranked;
+	size_t n = m->nsections;
+
+	if (!max)
+		max = 10;
+	sc.m = m;
+	sc.arch = report_arch(text, len);
+	sc.file_factor = 1.0;
+	sc.score = g_new0(double, n);
+	sc.best = g_new0(double, n);
+	sc.reason = g_new0(char *, n);
+	sc.stamp = g_new0(guint, n);
+	sc.clue_score = g_new0(double, n);
+	sc.clue_pattern = g_new0(const char *, n);
+	sc.clue_how = g_new0(const char *, n);
+	sc.touched = g_array_new(FALSE, FALSE, sizeof(guint));
+	sc.folders_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (size_t i = 0; i < r->noopses && i < 4; i++)
+		apply_oops(&sc, &r->oopses[i], power(0.5, i));
+	for (size_t i = 0, used = 0; i < r->npaths && used < 8 &&
+	     sc.nclues < TRI_MATCH_MAX_CLUES; i++) {
+		const struct tri_path *p = &r->paths[i];
+		int seen = reporter_path(p->path);
+		char *desc;
+
+		for (size_t j = 0; j < r->noopses && !seen; j++)
+			seen = r->oopses[j].path && !strcmp(r->oopses[j].path, p->path);
+		if (seen)
+			continue;
+		desc = g_strdup_printf("path %s", p->path);
+		apply_path(&sc, p->path, 4 * power(0.8, used), desc, p->line);
+		g_free(desc);
+		used++;
+	}
+	for (size_t i = 0; i < r->ndrivers && sc.nclues < TRI_MATCH_MAX_CLUES; i++) {
+		const struct tri_driver *d = &r->drivers[i];
+		int generic = !strcmp(d->name, "usb") || !strcmp(d->name, "pci");
+		double w = (generic ? 0.8 : 2.5) * MIN(1.0, 0.5 + (double)d->count / 6);
+		char *desc = g_strdup_printf("messages of %s", d->name);
+
+		apply_name(&sc, d->name, w, 0, desc, d->line);
+		g_free(desc);
+	}
+	for (size_t i = 0; i < r->nfirmware && i < 8 && sc.nclues < TRI_MATCH_MAX_CLUES; i++) {
+		char *name = r->firmware[i].file ? firmware_name(r->firmware[i].file) : NULL;
+
+		if (name) {
+			char *desc = g_strdup_printf("firmware %s", r->firmware[i].file);
+
+			apply_name(&sc, name, 2.5, 0, desc, r->firmware[i].line);
+			g_free(desc);
+		}
+		g_free(name);
+	}
+	apply_k(&sc, text, len);
+
+	ranked = g_array_new(FALSE, FALSE, sizeof(struct ranked));
+	for (guint s = 0; s < n; s++)
+		if (sc.score[s] > 0) {
+			struct ranked x = { s, sc.score[s] };
+
+			g_array_append_val(ranked, x);
+		}
+	g_array_sort(ranked, cmp_ranked);
+	rk->n = MIN(ranked->len, max);
+	rk->matches = g_new0(struct tri_match, rk->n ? rk->n : 1);
+	for (size_t i = 0; i < rk->n; i++) {
+		const struct ranked *x = &g_array_index(ranked, struct ranked, i);
+
+		rk->matches[i].section = mnt_section_at(m->mf, x->section);
+		rk->matches[i].score = x->score;
+		rk->matches[i].reason = sc.reason[x->section];
+		sc.reason[x->section] = NULL;
+	}
+	g_array_free(ranked, TRUE);
+	for (size_t s = 0; s < n; s++)
+		g_free(sc.reason[s]);
+	g_free(sc.reason);
+	g_free(sc.score);
+	g_free(sc.best);
+	g_free(sc.stamp);
+	g_free(sc.clue_score);
+	g_free(sc.clue_pattern);
+	g_free(sc.clue_how);
+	g_array_free(sc.touched, TRUE);
+	g_hash_table_destroy(sc.folders_seen);
+	return rk;
+}
+
+void tri_ranking_free(struct tri_ranking *rk)
+{
+	if (!rk)
+		return;
+	for (size_t i = 0; i < rk->n; i++)
+		g_free(rk->matches[i].reason);
+	g_free(rk->matches);
+	g_free(rk);
+}

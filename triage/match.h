@@ -1,0 +1,75 @@
+/* Routing from a report's content: which MAINTAINERS sections a report
+ * read by tri_read() points at (issue 15).
+ *
+ * Clues come from the report, each with a weight: the fault's own source
+ * path (WARNING at, kernel BUG at, KASAN) weighs most, then the RIP/pc
+ * symbol and module, then the first frames of the call trace (decaying
+ * with depth, frames printed with '?' and frames that appear in every
+ * trace -- __warn, report_bug, do_syscall_64, process_one_work, ... --
+ * weigh little or nothing), then the other paths the text names, the
+ * drivers that printed lines and the firmware files.  "Modules linked in:"
+ * is not a clue: it lists every module loaded.
+ *
+ * A clue is matched against the sections' patterns:
+ *   - a path against F: (and X:) as get_maintainer.pl reads them: a
+ *     pattern ending in '/' matches everything below it, '*' and '?' are
+ *     globs, any other pattern matches a path with as many '/' that it is
+ *     a prefix of; the deepest matching patterns win, shallower ones
+ *     ("THE REST"'s "*", "drivers/") get a fraction; and against N:;
+ *   - a module, driver or symbol by its name: "iwlwifi" matches an F:
+ *     pattern with a component "iwlwifi/", "thinkpad_acpi" one whose file
+ *     is "thinkpad_acpi.c", "hid_logitech_dj" the glob "hid-logitech-*",
+ *     "amd_pmc" the components "amd/pmc/", a symbol "tcp_retransmit_skb"
+ *     by its prefix the glob "tcp*.c" ('_' and '-' variants are tried);
+ *     a component that ends the pattern counts more than one inside it;
+ *   - K: regexes against the text (the first TRI_MATCH_MAX_K_TEXT bytes).
+ * No git tree is used.
+ *
+ * The result is a ranked list of sections with a score and, for each, the
+ * strongest reason: which report line matched which pattern.
+ */
+#ifndef BB_TRIAGE_MATCH_H
+#define BB_TRIAGE_MATCH_H
+
+#include <stddef.h>
+
+#include "mail/maintainers.h"
+#include "triage/reader.h"
+
+#define TRI_MATCH_MAX_CLUES 96          /* clues taken from one report */
+#define TRI_MATCH_MAX_K_TEXT (256u << 10) /* bytes of text K: regexes look at */
+
+/* The sections' patterns, prepared once (glob components indexed, N: and
+ * K: compiled).  Borrows mf, which must outlive it.  Never NULL (GLib
+ * aborts when out of memory); regexes that do not compile are skipped. */
+struct tri_matcher;
+struct tri_matcher *tri_matcher_new(const struct mnt_file *mf);
+void tri_matcher_free(struct tri_matcher *m);
+
+struct tri_match {
+	const struct mnt_section *section;  /* borrowed from the mnt_file */
+	double score;
+	char *reason;   /* "line 9: RIP iwl_mvm_rx_tx_cmd [iwlmvm]: module iwlmvm matched
+			 * F: drivers/net/wireless/intel/iwlwifi/" */
+};
+
+struct tri_ranking {
+	struct tri_match *matches;  /* best first, at most max, score > 0 */
+	size_t n;
+};
+
+/* Ranks the sections for report r, read from text (len bytes; used for
+ * K:, may be NULL).  At most max matches (0: 10).  Free with
+ * tri_ranking_free(). */
+struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_report *r,
+			      const char *text, size_t len, size_t max);
+void tri_ranking_free(struct tri_ranking *rk);
+
+/* Whether path matches the F:/X: pattern as get_maintainer.pl reads it
+ * (see above).  Exposed for the tests. */
+int tri_pattern_matches(const char *pattern, const char *path);
+/* Whether a call-trace symbol is one that shows up in every trace
+ * (dump_stack_lvl, __warn, do_syscall_64, ...). */
+int tri_symbol_is_generic(const char *symbol);
+
+#endif
