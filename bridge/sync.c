@@ -16,6 +16,7 @@
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "tracker/culprit.h"
+#include "triage/block.h"
 #include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ cursors */
@@ -977,6 +978,110 @@ static enum bb_status queue_mail(struct bug_run *br, long long comment_id,
 	return s;
 }
 
+/* What the report reader reads of a bug: its description and public
+ * comments (a private one never feeds anything mailed or posted), each
+ * cut to what the reader looks at; only the description with
+ * description_only.  malloc'd, NULL when out of memory. */
+static char *triage_text(const struct bz_bug *bug, int description_only)
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < bug->ncomments && b.len < TRI_MAX_INPUT; i++) {
+		const struct bz_comment *c = &bug->comments[i];
+
+		if (c->is_private || !c->text || (description_only && c->count != 0))
+			continue;
+		if (buf_add(&b, c->text, strnlen(c->text, TRI_MAX_INPUT - b.len)) ||
+		    buf_addch(&b, '\n')) {
+			buf_release(&b);
+			return NULL;
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* The bug's triage: the reader's report and the ranked sections (NULL
+ * when [routing] by_content is off); each freed by the caller. */
+static int triage_of(struct sync_context *sc, const struct bz_bug *bug, int description_only,
+		     struct tri_report **report, struct tri_ranking **rank)
+{
+	char *text;
+
+	*report = NULL;
+	*rank = NULL;
+	if (!sc->matcher || !(text = triage_text(bug, description_only)))
+		return 0;
+	*report = tri_read(text, strlen(text));
+	*rank = *report ? tri_match(sc->matcher, *report, text, strlen(text), 3) : NULL;
+	free(text);
+	return *report != NULL;
+}
+
+/* [routing] by_content = route: a bug no [route] rule matched also goes
+ * to the lists of the section its description points at first. */
+static void route_by_content(struct sync_context *sc, const struct bz_bug *bug,
+			     struct route_result *route)
+{
+	struct tri_report *report;
+	struct tri_ranking *rank;
+	const struct mnt_section *top;
+	size_t n = 0;
+
+	if (!sc->cfg->routing_by_content || strcmp(sc->cfg->routing_by_content, "route") ||
+	    !route->rule || strcmp(route->rule, "default") ||
+	    !triage_of(sc, bug, 1, &report, &rank))
+		return;
+	top = rank && rank->n ? rank->matches[0].section : NULL;
+	while (route->to && route->to[n])
+		n++;
+	for (size_t i = 0; top && top->lists[i]; i++) {
+		char **to;
+		int known = 0;
+
+		for (size_t k = 0; k < n && !known; k++)
+			known = !strcasecmp(route->to[k], top->lists[i]);
+		if (known || !(to = realloc(route->to, (n + 2) * sizeof(*to))))
+			continue;
+		route->to = to;
+		if ((to[n] = strdup(top->lists[i])))
+			n++;
+		to[n] = NULL;
+	}
+	if (top)
+		log_event(LOG_LEVEL_INFO, "sync.route_by_content", LF_INT("bug", bug->id),
+			  LF_STR("section", top->name));
+	tri_ranking_free(rank);
+	tri_report_free(report);
+}
+
+/* The note of the bug's report mail: its triage block ([routing]
+ * by_content suggest or route), then the route's note; and the same block
+ * recorded as the bug's triage comment (once, tracker_triage_note()).
+ * malloc'd or NULL. */
+static char *report_note(struct bug_run *br, struct bb_error *err, enum bb_status *s)
+{
+	struct sync_context *sc = br->sc;
+	struct tri_report *report;
+	struct tri_ranking *rank;
+	const char *field;
+	char *block = NULL, *note;
+
+	*s = BB_OK;
+	if (!triage_of(sc, br->bug, 0, &report, &rank))
+		return br->route_note ? strdup(br->route_note) : NULL;
+	field = bz_bug_field(br->bug, sc->cfg->bz_kernel_field ? sc->cfg->bz_kernel_field
+								 : "cf_kernel_version");
+	block = tri_block(report, rank, field, 3);
+	tri_ranking_free(rank);
+	tri_report_free(report);
+	if (block && sc->tracker && !sc->dry_run)
+		*s = tracker_triage_note(sc->tracker, br->bug->id, block, err);
+	note = block && br->route_note ? str_printf("%s\n%s", block, br->route_note)
+	       : block ? strdup(block) : br->route_note ? strdup(br->route_note) : NULL;
+	free(block);
+	return note;
+}
+
 /* Mails one new comment (with the attachments it announces). */
 static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *c,
 				   int with_changes, struct bb_error *err)
@@ -985,10 +1090,10 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 	struct mail_attachment atts[16];
 	struct attachment_view states[16];
 	struct mail_message m = { NULL, NULL, 0 };
-	char *parent = NULL, *root = NULL, *refs[3] = { NULL, NULL, NULL };
+	char *parent = NULL, *root = NULL, *refs[3] = { NULL, NULL, NULL }, *note = NULL;
 	char *const *cc = NULL;
 	size_t natts = 0;
-	enum bb_status s;
+	enum bb_status s = BB_OK;
 
 	memset(states, 0, sizeof(states));
 	/* attachments this comment announces, or for the description all that
@@ -1013,11 +1118,14 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 		refs[0] = root;
 		refs[1] = parent;
 	}
-	if (!(s = next_cc(br, &cc, err)))
+	if (c->count == 0)
+		note = report_note(br, err, &s);
+	if (!s && !(s = next_cc(br, &cc, err)))
 		s = mail_compose_comment(&br->mopt, br->bug, c, atts, natts,
 				 with_changes ? br->changes : NULL, with_changes ? br->nchanges : 0,
 				 br->route.to, cc, parent ? parent : root,
-				 c->count > 0 ? refs : NULL, br->route_note, &m, err);
+				 c->count > 0 ? refs : NULL, c->count == 0 ? note : br->route_note, &m, err);
+	free(note);
 	if (!s)
 		s = queue_mail(br, c->id, &m, err);
 	if (!s)
@@ -1279,6 +1387,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		}
 		goto out;
 	}
+	route_by_content(sc, bug, &br.route);
 	add_reporter(sc, &br.route, bug->creator.login);
 	stats->bugs_mirrored++;
 	br.recipients = describe_recipients(&br.route);
@@ -1314,6 +1423,12 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 
 		if (comment_known(sc->db, c->id)) {
 			if ((s = comment_count_learn(sc->db, c, err)))
+				goto out;
+			continue;
+		}
+		if (sc->tracker && !c->is_private && tracker_is_triage_note(sc->tracker, bug->id, c->id, c->text)) {
+			/* the report mail carried it already */
+			if ((s = save_comment(&br, c, NULL, err)))
 				goto out;
 			continue;
 		}

@@ -26,6 +26,7 @@
 #include "bridge/route.h"
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
+#include "triage/match.h"
 #include "config/conf.h"
 #include "core/status.h"
 #include "core/store.h"
@@ -44,6 +45,9 @@ struct sync_context {
 	struct bz_client *bz;        /* NULL when bugs come from elsewhere */
 	struct router *router;
 	struct tracker *tracker;     /* NULL: no regression tracking */
+	/* [routing] by_content: the MAINTAINERS sections a report's logs
+	 * point at (triage/match.h); NULL when off or without MAINTAINERS */
+	const struct tri_matcher *matcher;
 	int dry_run;                 /* compose and count, change nothing */
 	/* Re-examining (bugbridge sync --since, bugbridge resync): bugs
 	 * changed since this time instead of the cursor (0: the cursor), or

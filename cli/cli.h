@@ -86,6 +86,7 @@ int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, stru
 #include "tracker/tracker.h"
 struct cli_bridge {
 	struct mnt_file *maintainers;
+	struct tri_matcher *matcher;     /* sc.matcher */
 	struct router *router;
 	struct bz_client *bz;
 	struct archive_source *archive; /* NULL: no inbound bridge */

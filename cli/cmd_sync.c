@@ -169,6 +169,9 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 	b->sc.cfg = ctx->cfg;
 	b->sc.db = ctx->db;
 	b->sc.tracker = b->tracker;
+	if (b->maintainers && ctx->cfg->routing_by_content &&
+	    strcmp(ctx->cfg->routing_by_content, "off"))
+		b->sc.matcher = b->matcher = tri_matcher_new(b->maintainers);
 	b->sc.blobs = ctx->blobs;
 	if ((rc = cli_open_private_blobs(ctx, &b->private_blobs, &b->private_db))) {
 		cli_bridge_close(b);
@@ -192,6 +195,7 @@ void cli_bridge_close(struct cli_bridge *b)
 	free(b->archive_state);
 	bz_client_free(b->bz);
 	router_free(b->router);
+	tri_matcher_free(b->matcher);
 	mnt_free(b->maintainers);
 	memset(b, 0, sizeof(*b));
 }

@@ -29,19 +29,61 @@ enum key_type {
 	KEY_URL,
 	KEY_LISTEN,
 	KEY_KEY_PLACE,   /* header or param */
-	KEY_STARTTLS,    /* no, try, required */
+	KEY_CHOICE,      /* one of key_spec.choices ("no|try|required") */
 	KEY_PORT,        /* 1 to 65535 */
 	KEY_PERIOD,      /* a duration of at least one second: intervals, timeouts */
-	KEY_AUTHENTICATE,/* dkim, authserv, dkim-or-authserv, none */
 };
 
 struct key_spec {
 	struct config_key pub;
 	enum key_type type;
 	size_t offset;
+	const char *choices;   /* KEY_CHOICE: the values, '|'-separated */
 };
 
-#define OFF(field) offsetof(struct bb_config, field)
+#define OFF(field) offsetof(struct bb_config, field), NULL
+/* a KEY_CHOICE key's field and values ("a|b|c") */
+#define CHOICES(field, values) offsetof(struct bb_config, field), values
+
+/* Whether value is one of choices ("a|b|c"). */
+static int choice_ok(const char *choices, const char *value)
+{
+	size_t n = strlen(value);
+
+	for (const char *p = choices; p && *p;) {
+		size_t len = strcspn(p, "|");
+
+		if (len == n && !strncmp(p, value, n))
+			return 1;
+		p += len + (p[len] == '|');
+	}
+	return 0;
+}
+
+/* "a, b or c" of choices "a|b|c"; malloc'd, NULL when out of memory. */
+static char *choice_list(const char *choices)
+{
+	size_t n = strlen(choices), bars = 0, seen = 0;
+	char *out = malloc(n * 2 + 8), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const char *p = choices; *p; p++)
+		bars += *p == '|';
+	for (const char *p = choices; *p; p++) {
+		if (*p != '|') {
+			*o++ = *p;
+		} else if (++seen == bars) {
+			memcpy(o, " or ", 4);
+			o += 4;
+		} else {
+			memcpy(o, ", ", 2);
+			o += 2;
+		}
+	}
+	*o = '\0';
+	return out;
+}
 
 static const struct key_spec keys[] = {
 	{ { "core", "data_dir", "./bugbridge-data", 0,
@@ -145,7 +187,7 @@ static const struct key_spec keys[] = {
 	    "SMTP port (587 for submission)" }, KEY_PORT, OFF(smtp_port) },
 	{ { "smtp", "starttls", NULL, 0,
 	    "no, try or required (unset: required with a user or password, try without)" },
-	  KEY_STARTTLS, OFF(smtp_starttls) },
+	  KEY_CHOICE, CHOICES(smtp_starttls, "no|try|required") },
 	{ { "smtp", "user", NULL, 0,
 	    "SMTP AUTH user name" }, KEY_STRING, OFF(smtp_user) },
 	{ { "smtp", "password", NULL, 1,
@@ -170,6 +212,9 @@ static const struct key_spec keys[] = {
 	    "lists for bugs no [route] matches" }, KEY_STRING, OFF(default_lists) },
 	{ { "routing", "default_people", NULL, 0,
 	    "people (Cc:) for bugs no [route] matches" }, KEY_STRING, OFF(default_people) },
+	{ { "routing", "by_content", "suggest", 0,
+	    "off, suggest (the report's triage and the MAINTAINERS sections its logs point at go into its first mail and one comment on the bug) or route (also mail the top section's lists when no [route] matched)" },
+	  KEY_CHOICE, CHOICES(routing_by_content, "off|suggest|route") },
 
 	{ { "archive", "url", NULL, 0,
 	    "the list archive to read replies from: a public-inbox inbox URL such as https://lore.kernel.org/linux-usb" }, KEY_URL, OFF(archive_url) },
@@ -195,7 +240,8 @@ static const struct key_spec keys[] = {
 	{ { "inbound", "attachments", "blob", 0,
 	    "where attachments of list mail go: blob (the blob store, linked in the comment) or bugzilla (uploaded to the bug as well)" }, KEY_STRING, OFF(inbound_attachments) },
 	{ { "inbound", "authenticate", "dkim-or-authserv", 0,
-	    "who may act by mail: dkim (a DKIM signature aligned with From:, verified by bugbridge), authserv (the trusted receiving server's Authentication-Results), dkim-or-authserv, or none (anyone who writes an allowed address into From:; test setups only)" }, KEY_AUTHENTICATE, OFF(inbound_authenticate) },
+	    "who may act by mail: dkim (a DKIM signature aligned with From:, verified by bugbridge), authserv (the trusted receiving server's Authentication-Results), dkim-or-authserv, or none (anyone who writes an allowed address into From:; test setups only)" }, KEY_CHOICE,
+	  CHOICES(inbound_authenticate, "dkim|authserv|dkim-or-authserv|none") },
 	{ { "inbound", "trusted_authserv_id", NULL, 0,
 	    "authserv-id of the receiving server whose own Authentication-Results are believed (lore: smtp.subspace.kernel.org); unset: none are" }, KEY_STRING, OFF(inbound_trusted_authserv_id) },
 	{ { "inbound", "dkim_key_file", NULL, 0,
@@ -292,8 +338,7 @@ const char *config_value(const struct bb_config *cfg, size_t i, char *tmp, size_
 	case KEY_PATH:
 	case KEY_URL:
 	case KEY_LISTEN:
-	case KEY_STARTTLS:
-	case KEY_AUTHENTICATE: {
+	case KEY_CHOICE: {
 		const char *v = *(char *const *)p;
 
 		if (k->pub.secret)
@@ -474,24 +519,17 @@ static enum bb_status set_value(struct bb_config *cfg, const struct key_spec *k,
 		*(int *)p = !strcmp(value, "header") ? CONFIG_KEY_HEADER
 			    : !strcmp(value, "auto") ? CONFIG_KEY_AUTO : CONFIG_KEY_PARAM;
 		return BB_OK;
-	case KEY_STARTTLS: {
+	case KEY_CHOICE: {
 		char **sp = p;
 
-		if (strcmp(value, "no") && strcmp(value, "try") && strcmp(value, "required"))
-			return bb_error_set(err, BB_ERR_CONFIG,
-					    "[%s] %s: \"%s\" is not no, try or required", sec, name, value);
-		free(*sp);
-		*sp = strdup(value);
-		return *sp ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	}
-	case KEY_AUTHENTICATE: {
-		char **sp = p;
+		if (!choice_ok(k->choices, value)) {
+			char *list = choice_list(k->choices);
 
-		if (strcmp(value, "dkim") && strcmp(value, "authserv") &&
-		    strcmp(value, "dkim-or-authserv") && strcmp(value, "none"))
-			return bb_error_set(err, BB_ERR_CONFIG,
-					    "[%s] %s: \"%s\" is not dkim, authserv, dkim-or-authserv or none",
-					    sec, name, value);
+			bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: \"%s\" is not %s", sec, name, value,
+				     list ? list : k->choices);
+			free(list);
+			return BB_ERR_CONFIG;
+		}
 		free(*sp);
 		*sp = strdup(value);
 		return *sp ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -602,8 +640,7 @@ static int is_string_key(const struct key_spec *k)
 	case KEY_PATH:
 	case KEY_URL:
 	case KEY_LISTEN:
-	case KEY_STARTTLS:
-	case KEY_AUTHENTICATE:
+	case KEY_CHOICE:
 		return 1;
 	default:
 		return 0;

@@ -102,6 +102,7 @@ struct bb_config {
 	char *maintainers_file;
 	char *default_lists;
 	char *default_people;
+	char *routing_by_content;  /* off, suggest, route */
 
 	/* [archive] */
 	char *archive_url;       /* NULL: no inbound bridge */

@@ -818,18 +818,16 @@ static long long bug_of_value(struct tracker *t, const char *value)
 	return reg_link_bugzilla_id(url, t->bugzilla_url);
 }
 
-/* Whether bug is one a note may go to: mirrored and public in the store
- * (BZ_BUG_PUBLIC_SQL) and no tracked regression.  *closed: the store has
- * it closed. */
-static int ordinary_bug(struct tracker *t, long long bug, int *closed)
+/* Whether bug is mirrored and public in the store (BZ_BUG_PUBLIC_SQL).
+ * *closed: the store has it closed. */
+static int public_bug(struct tracker *t, long long bug, int *closed)
 {
 	sqlite3_stmt *st = NULL;
 	int found = 0;
 
 	*closed = 0;
-	if (bug <= 0 || regression_of_bug(t, bug) ||
-	    store_cached(t->db, &st, "SELECT status FROM bz_bug WHERE id = ? AND "
-				     BZ_BUG_PUBLIC_SQL, NULL))
+	if (bug <= 0 || store_cached(t->db, &st, "SELECT status FROM bz_bug WHERE id = ? AND "
+						 BZ_BUG_PUBLIC_SQL, NULL))
 		return 0;
 	sqlite3_bind_int64(st, 1, bug);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -838,6 +836,14 @@ static int ordinary_bug(struct tracker *t, long long bug, int *closed)
 	}
 	store_cached_done(t->db, st);
 	return found;
+}
+
+/* Whether bug is one a fix or mention note may go to: public_bug() and no
+ * tracked regression (a regression hears from the tracker's own notes). */
+static int ordinary_bug(struct tracker *t, long long bug, int *closed)
+{
+	*closed = 0;
+	return bug > 0 && !regression_of_bug(t, bug) && public_bug(t, bug, closed);
 }
 
 /* Records a note for an ordinary bug (once: its marker is unique). */
@@ -1949,7 +1955,9 @@ static enum bb_status ordinary_live(struct tracker *t, struct bz_client *bz, lon
 
 	*open = 0;
 	*skip = 1;
-	if (!ordinary_bug(t, bug_id, &closed))
+	/* a note queued for an ordinary bug still goes when the bug has
+	 * become a regression since */
+	if (!public_bug(t, bug_id, &closed))
 		return BB_OK;
 	if ((s = bz_search_page(bz, bug_id - 1, 0, 1, &bugs, &n, err)))
 		return s;
@@ -2071,4 +2079,64 @@ char *tracker_bug_culprit(struct tracker *t, const struct bz_bug *bug)
 	if (!culprit && bisect && *bisect && strcmp(bisect, "---"))
 		culprit = strdup(bisect);
 	return culprit;
+}
+
+/* The marker line of bug's triage note. */
+static char *triage_marker(long long bug)
+{
+	return str_printf("[bugbridge triage of bug %lld]", bug);
+}
+
+enum bb_status tracker_triage_note(struct tracker *t, long long bug, const char *block,
+				   struct bb_error *err)
+{
+	char *marker = triage_marker(bug);
+	char *text = marker ? str_printf("%s\n%s\n", block, marker) : NULL;
+	enum bb_status s = queue_bug_note(t, bug, marker, text, 0, "triage", err);
+
+	free(marker);
+	free(text);
+	return s;
+}
+
+/* Whether a and b are the same text but for white space at their ends. */
+static int same_trimmed(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	a += strspn(a, " \t\r\n");
+	b += strspn(b, " \t\r\n");
+	la = strlen(a);
+	lb = strlen(b);
+	while (la && strchr(" \t\r\n", a[la - 1]))
+		la--;
+	while (lb && strchr(" \t\r\n", b[lb - 1]))
+		lb--;
+	return la == lb && !memcmp(a, b, la);
+}
+
+int tracker_is_triage_note(struct tracker *t, long long bug, long long comment_id,
+			   const char *text)
+{
+	char *marker = triage_marker(bug);
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (!marker || !text || !strstr(text, marker))
+		goto out;
+	/* the bridge recorded the note (nobody else can): the comment it
+	 * posted, or, before that was recorded (a crash), its very text */
+	if (store_cached(t->db, &st, "SELECT comment_id, text FROM reg_push WHERE bug_id = ? AND"
+				     " marker = ?", NULL))
+		goto out;
+	sqlite3_bind_int64(st, 1, bug);
+	sqlite3_bind_text(st, 2, marker, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		yes = sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_int64(st, 0) > 0
+			      ? sqlite3_column_int64(st, 0) == comment_id
+			      : same_trimmed((const char *)sqlite3_column_text(st, 1), text);
+	store_cached_done(t->db, st);
+out:
+	free(marker);
+	return yes;
 }

@@ -210,6 +210,20 @@ int tracker_bug_is_regression(struct tracker *t, const struct bz_bug *bug);
  * value of its [tracker] bisect_field; malloc'd (free() it), or NULL. */
 char *tracker_bug_culprit(struct tracker *t, const struct bz_bug *bug);
 
+/* Records bug's triage note (block, the triage/block.h text), once per
+ * bug: its last line is the marker "[bugbridge triage of bug N]".
+ * tracker_push() posts it like the other notes; the outbound sync never
+ * mails it (tracker_is_triage_note()): the bug's first mail carried the
+ * block already. */
+enum bb_status tracker_triage_note(struct tracker *t, long long bug, const char *block,
+				   struct bb_error *err);
+/* Whether a comment is bug's triage note: the bridge recorded that note,
+ * and the comment is the one it posted (by id, or before the id was
+ * recorded, by the very text).  A comment by anyone else that carries the
+ * marker is not. */
+int tracker_is_triage_note(struct tracker *t, long long bug, long long comment_id,
+			   const char *text);
+
 /* One commit that appeared on tree (see tracker/gitscan.h): Link:/Closes:
  * trailers pointing at a regression's mail or bug, or a hash or subject a
  * fix directive named, move it to fix-incoming or fixed; Fixes: naming a
