@@ -146,22 +146,55 @@ static char *clean_line(const char *s, size_t len, size_t max)
 	return buf_detach(&b, NULL);
 }
 
-/* 1 if id can be a Message-ID's inside: printable ASCII without blanks,
- * angle brackets or quotes, not too long.  The '@' is not required: real
- * archives hold ids without one, and they still thread. */
-static int msgid_ok(const char *id)
+/* A Message-ID's inside as kept (g_free it): id without white space,
+ * control characters and angle brackets - a folded or otherwise malformed
+ * id (an encoded word, blanks inside <...>) is kept that way rather than
+ * dropped, and a reply naming it the same way finds it again.  NULL unless
+ * what is left is printable ASCII, not empty and not too long.  The '@' is
+ * not required: real archives hold ids without one, and they still thread. */
+static char *msgid_normalise(const char *id)
 {
+	char *out;
 	size_t n = 0;
 
-	if (!id || !*id)
-		return 0;
-	for (const char *p = id; *p; p++, n++) {
+	if (!id)
+		return NULL;
+	out = g_malloc(strlen(id) + 1);
+	for (const char *p = id; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
-		if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '"' || c == '\\')
-			return 0;
+		if (c <= 0x20 || c == 0x7f || c == '<' || c == '>')
+			continue;
+		if (c > 0x7f || n == INMAIL_MESSAGE_ID_MAX) {
+			g_free(out);
+			return NULL;
+		}
+		out[n++] = (char)c;
 	}
-	return n <= INMAIL_MESSAGE_ID_MAX;
+	out[n] = '\0';
+	if (!n) {
+		g_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The msg-ids of an In-Reply-To or References value, normalised, in order
+ * (unusable ones left out); free with g_ptr_array_unref(). */
+static GPtrArray *parse_msgids(const char *value)
+{
+	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GPtrArray *ids = g_ptr_array_new_with_free_func(g_free);
+
+	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
+		char *id = msgid_normalise(g_mime_references_get_message_id(refs, i));
+
+		if (id)
+			g_ptr_array_add(ids, id);
+	}
+	if (refs)
+		g_mime_references_free(refs);
+	return ids;
 }
 
 /* --- header pass --------------------------------------------------------- */
@@ -199,11 +232,23 @@ static const char *unfold(struct buf *scratch, const char *v, size_t len)
 	return scratch->data;
 }
 
+/* The Message-ID as GMime reads it; when that is nothing usable, the raw
+ * text inside the first <...> (or the whole value without brackets). */
 static enum bb_status take_message_id(struct inmail *m, const char *value)
 {
-	char *id = g_mime_utils_decode_message_id(value);
+	char *gmime_id = g_mime_utils_decode_message_id(value);
+	char *id = msgid_normalise(gmime_id);
 
-	if (id && msgid_ok(id) && !(m->message_id = strdup(id))) {
+	g_free(gmime_id);
+	if (!id) {
+		const char *open = strchr(value, '<'), *start = open ? open + 1 : value;
+		const char *close = strchr(start, '>');
+		char *inside = g_strndup(start, close ? (size_t)(close - start) : strlen(start));
+
+		id = msgid_normalise(inside);
+		g_free(inside);
+	}
+	if (id && !(m->message_id = strdup(id))) {
 		g_free(id);
 		return BB_ERR_NOMEM;
 	}
@@ -213,20 +258,12 @@ static enum bb_status take_message_id(struct inmail *m, const char *value)
 
 static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
 {
-	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GPtrArray *ids = parse_msgids(value);
 	enum bb_status st = BB_OK;
 
-	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
-		const char *id = g_mime_references_get_message_id(refs, i);
-
-		if (msgid_ok(id)) {
-			if (!(m->in_reply_to = strdup(id)))
-				st = BB_ERR_NOMEM;
-			break;
-		}
-	}
-	if (refs)
-		g_mime_references_free(refs);
+	if (ids->len && !(m->in_reply_to = strdup(g_ptr_array_index(ids, 0))))
+		st = BB_ERR_NOMEM;
+	g_ptr_array_unref(ids);
 	return st;
 }
 
@@ -235,10 +272,10 @@ static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
  * dropped here (see inmail_parse_headers(), which runs this last). */
 static enum bb_status take_references(struct inmail *m, const char *value)
 {
-	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GPtrArray *refs = parse_msgids(value);
 	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	const char *picked[INMAIL_REFERENCES_MAX];
-	size_t npicked = 0, nrefs = refs ? (size_t)g_mime_references_length(refs) : 0;
+	size_t npicked = 0, nrefs = refs->len;
 	const char *root = NULL;
 	enum bb_status st = BB_OK;
 	size_t i;
@@ -246,18 +283,18 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 	if (m->message_id)
 		g_hash_table_add(seen, m->message_id);
 	for (i = 0; i < nrefs && !root; i++) {
-		const char *id = g_mime_references_get_message_id(refs, (int)i);
+		const char *id = g_ptr_array_index(refs, i);
 
-		if (msgid_ok(id) && !g_hash_table_contains(seen, id))
+		if (!g_hash_table_contains(seen, id))
 			root = id;
 	}
 	if (root)
 		g_hash_table_add(seen, (char *)root);
 	/* newest first, then turned around */
 	for (i = nrefs; i-- > 0 && root && npicked < INMAIL_REFERENCES_MAX - 1;) {
-		const char *id = g_mime_references_get_message_id(refs, (int)i);
+		const char *id = g_ptr_array_index(refs, i);
 
-		if (!msgid_ok(id) || g_hash_table_contains(seen, id))
+		if (g_hash_table_contains(seen, id))
 			continue;
 		g_hash_table_add(seen, (char *)id);
 		picked[npicked++] = id;
@@ -280,8 +317,7 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 	}
 out:
 	g_hash_table_destroy(seen);
-	if (refs)
-		g_mime_references_free(refs);
+	g_ptr_array_unref(refs);
 	return st;
 }
 
@@ -375,15 +411,138 @@ static void pin_charsets(const char *value)
 	}
 }
 
+/* An RFC 2047 encoded word at p ("=?charset[*lang]?B|Q?text?="): its end,
+ * or NULL if p starts none.  *charset_len counts the charset without the
+ * language; *text and *text_len give the encoded text. */
+static const char *encoded_word(const char *p, size_t *charset_len, char *encoding,
+				const char **text, size_t *text_len)
+{
+	size_t n;
+
+	if (p[0] != '=' || p[1] != '?')
+		return NULL;
+	p += 2;
+	n = strcspn(p, "? \t");
+	if (n == 0 || p[n] != '?')
+		return NULL;
+	*charset_len = strcspn(p, "*?");
+	p += n + 1;
+	if (!*p || !strchr("BbQq", *p) || p[1] != '?')
+		return NULL;
+	*encoding = (char)ascii_lower((unsigned char)*p);
+	p += 2;
+	*text = p;
+	n = strcspn(p, "? \t");
+	if (p[n] != '?' || p[n + 1] != '=')
+		return NULL;
+	*text_len = n;
+	return p + n + 2;
+}
+
+/* Works around GMime 3.2.13 (Debian 12): it joins the text of adjacent
+ * B-encoded words in one charset before decoding, and the base64 decoder
+ * stops at the first word's '=' padding, so "=?UTF-8?B?YWI=?=
+ * =?UTF-8?B?Y2Q=?=" came out as "ab" (and an unpadded word of a length
+ * that is no multiple of 4 does the same).  Each such run of words (only white
+ * space between them, which RFC 2047 drops) is rewritten as one B word of
+ * the joined bytes, so a character split across two words still decodes
+ * whole.  Returns the rewritten value (g_free it), or NULL when no padded
+ * word is followed by another in its charset: value is fine as it is. */
+static char *join_padded_words(const char *value)
+{
+	GString *out = NULL;
+	const char *copied = value;   /* value before this is in out */
+
+	for (const char *p = strstr(value, "=?"); p; p = strstr(p, "=?")) {
+		const char *text, *end, *run_end, *q;
+		size_t cs_len, text_len, words = 1;
+		int padded = 0;
+		char enc;
+		GByteArray *bytes;
+
+		if (!(end = encoded_word(p, &cs_len, &enc, &text, &text_len)) || enc != 'b') {
+			p += 2;
+			continue;
+		}
+		/* the run of B words in this charset that follows */
+		run_end = end;
+		for (q = end;;) {
+			const char *t2, *e2, *w = q + strspn(q, " \t");
+			size_t cs2, len2;
+			char enc2;
+
+			if (!(e2 = encoded_word(w, &cs2, &enc2, &t2, &len2)) || enc2 != 'b' ||
+			    cs2 != cs_len || g_ascii_strncasecmp(w + 2, p + 2, cs_len))
+				break;
+			words++;
+			run_end = q = e2;
+		}
+		for (q = p; q < run_end && !padded;) {
+			const char *t2, *w = q + strspn(q, " \t");
+			size_t cs2, len2;
+			char enc2;
+			const char *e2 = encoded_word(w, &cs2, &enc2, &t2, &len2);
+
+			if (e2 < run_end && (memchr(t2, '=', len2) || len2 % 4))
+				padded = 1;
+			q = e2;
+		}
+		if (words < 2 || !padded) {
+			p = run_end;
+			continue;
+		}
+		if (!out)
+			out = g_string_new("");
+		g_string_append_len(out, copied, p - copied);
+		bytes = g_byte_array_new();
+		for (q = p; q < run_end;) {
+			const char *t2, *w = q + strspn(q, " \t");
+			size_t cs2, len2, got;
+			char enc2;
+			const char *e2 = encoded_word(w, &cs2, &enc2, &t2, &len2);
+			char *b64 = g_strnfill(len2 + 3, '=');   /* padded: GLib leaves a short tail */
+			guchar *raw;
+
+			memcpy(b64, t2, len2);
+			b64[len2 + (4 - len2 % 4) % 4] = '\0';
+			raw = g_base64_decode(b64, &got);
+
+			g_byte_array_append(bytes, raw, (guint)got);
+			g_free(raw);
+			g_free(b64);
+			q = e2;
+		}
+		{
+			char *b64 = g_base64_encode(bytes->data, bytes->len);
+
+			g_string_append(out, "=?");
+			g_string_append_len(out, p + 2, (gssize)cs_len);
+			g_string_append(out, "?B?");
+			g_string_append(out, b64);
+			g_string_append(out, "?=");
+			g_free(b64);
+		}
+		g_byte_array_free(bytes, TRUE);
+		copied = p = run_end;
+	}
+	if (!out)
+		return NULL;
+	g_string_append(out, copied);
+	return g_string_free(out, FALSE);
+}
+
 static enum bb_status take_from(struct inmail *m, const char *value)
 {
 	InternetAddressList *list;
 	InternetAddressMailbox *mb;
 	const char *name;
+	char *joined;
 	enum bb_status st = BB_OK;
 
 	pin_charsets(value);
-	list = internet_address_list_parse(options(), value);
+	joined = join_padded_words(value);
+	list = internet_address_list_parse(options(), joined ? joined : value);
+	g_free(joined);
 	mb = first_mailbox(list, 0);
 	name = mb ? internet_address_get_name(INTERNET_ADDRESS(mb)) : NULL;
 	if (mb)
@@ -401,7 +560,7 @@ static enum bb_status take_from(struct inmail *m, const char *value)
 static char *decode_text(const char *value)
 {
 	const unsigned char *p;
-	char *decoded, *out;
+	char *decoded, *out, *joined;
 
 	for (p = (const unsigned char *)value; *p; p++)
 		if (*p >= 0x80 || (p[0] == '=' && p[1] == '?'))
@@ -409,7 +568,9 @@ static char *decode_text(const char *value)
 	if (!*p)
 		return clean_line(value, strlen(value), INMAIL_TEXT_MAX);
 	pin_charsets(value);
-	decoded = g_mime_utils_header_decode_text(options(), value);
+	joined = join_padded_words(value);
+	decoded = g_mime_utils_header_decode_text(options(), joined ? joined : value);
+	g_free(joined);
 	out = clean_line(decoded ? decoded : "", decoded ? strlen(decoded) : 0, INMAIL_TEXT_MAX);
 	g_free(decoded);
 	return out;
@@ -1467,6 +1628,23 @@ static void converter_give(const char *name, iconv_t cd)
 		iconv_close(cd);
 }
 
+/* 0 for a label that can name no charset, such as charset="'": glibc's
+ * iconv_open() ignores the punctuation in a name and takes what is left,
+ * nothing, for the locale's charset (ASCII in services), which turned all
+ * 8-bit text into U+FFFD.  A name needs a letter or digit, and no blank or
+ * control character. */
+static int charset_label_usable(const char *name)
+{
+	int alnum = 0;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p <= 0x20 || *p >= 0x7f)
+			return 0;
+		alnum |= g_ascii_isalnum(*p);
+	}
+	return alnum;
+}
+
 /* Text of a part in charset (may be NULL) as valid UTF-8; g_free() it. */
 static char *to_utf8(const char *bytes, size_t len, const char *charset)
 {
@@ -1482,7 +1660,7 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 	if (charset_is(charset, utf8_names))
 		return g_utf8_make_valid(bytes, (gssize)len);
 	name = charset_is(charset, latin1_names) ? "WINDOWS-1252" : g_mime_charset_iconv_name(charset);
-	cd = name ? converter_take(name) : (iconv_t)-1;
+	cd = name && charset_label_usable(name) ? converter_take(name) : (iconv_t)-1;
 	if (cd == (iconv_t)-1)
 		return decode_unknown(bytes, len);   /* a bogus label */
 	s = iconv_lenient(cd, bytes, len);
