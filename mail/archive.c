@@ -1852,6 +1852,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 	uint64_t offset, size;
 	char check[ARCHIVE_ATOM_HASH_LEN + 1], now_check[ARCHIVE_ATOM_HASH_LEN + 1];
 	char *lock_path = NULL, *chunk = NULL;
+	int settled;
 	enum bb_status st;
 
 	if ((st = parse_mbox_cursor(cursor, &offset, check, err)))
@@ -1888,6 +1889,10 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 		goto out;
 	}
 	size = (uint64_t)sb.st_size;
+	/* A last line without a newline is a message still being written,
+	 * unless the file has not changed for a while: then it is complete
+	 * (a downloaded mbox, e.g. from patchwork, can end so for good). */
+	settled = (long long)sb.st_mtime <= archive_now_seconds() - ARCHIVE_MBOX_SETTLE;
 	if (tail) {
 		char last = '\n';
 
@@ -1895,7 +1900,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 			st = bb_error_errno(err, errno, "cannot read %s", src->path);
 			goto out;
 		}
-		if (last != '\n') {
+		if (last != '\n' && !settled) {
 			st = bb_error_set(err, BB_ERR_TEMPORARY,
 					  "mbox %s: the last message is incomplete (no newline at the end)",
 					  src->path);
@@ -1964,7 +1969,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 			mc.chunk_at = at;
 			mc.chunk_len = 0;
 		}
-		if ((st = archive_mbox_finish(m, 0, err))) {
+		if ((st = archive_mbox_finish(m, settled, err))) {
 			if (st == BB_ERR_TEMPORARY)
 				bb_error_set(err, st,
 					     "mbox %s: the last message is incomplete (no newline at the end); "

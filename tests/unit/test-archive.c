@@ -600,6 +600,50 @@ static void test_mbox(void)
 	free(c2);
 }
 
+/* Issue 14: an mbox whose last message has no final newline (a patchwork
+ * download ends so) is read once it has been left alone for a while. */
+static void test_mbox_no_final_newline(void)
+{
+	char mb[300];
+	struct archive_source *src;
+	struct got g;
+	enum bb_status st;
+	struct bb_error err = BB_ERROR_INIT;
+	long long old = (long long)time(NULL) - ARCHIVE_MBOX_SETTLE - 600;
+	char *c1, *c2, *t = NULL;
+
+	snprintf(mb, sizeof(mb), "%s/patchwork.mbox", work);
+	write_file(mb, "From a Thu Jan  1 00:00:00 1970\nMessage-ID: <p1>\n\none\n\n"
+		       "From b Thu Jan  1 00:00:00 1970\nMessage-ID: <p2>\n\n"
+		       "-- \n2.43.0", old);
+	src = local_source("mbox", mb);
+	memset(&g, 0, sizeof(g));
+	c1 = poll_all(src, NULL, &g, &st);
+	is_int(st, BB_OK, "no final newline, file settled: read");
+	is_int(g.n, 2, "both messages");
+	is_str(g.text[1], "Message-ID: <p2>\n\n-- \n2.43.0", "the last one up to the end of the file");
+	ok(c1 && g.n == 2 && !strcmp(g.position[1], c1), "its position is the poll's cursor");
+	c2 = poll_all(src, c1, &g, &st);
+	ok(st == BB_OK && g.n == 0, "the next poll: nothing new, no error");
+	free(c2);
+	is_int(archive_tail(src, &t, &err), BB_OK, "a settled file without final newline can be tailed");
+	free(t);
+	/* a writer goes on: a message after it is read, with no rewind */
+	append_file(mb, "\n\nFrom c Thu Jan  1 00:00:00 1970\nMessage-ID: <p3>\n\nthree\n\n");
+	c2 = poll_all(src, c1, &g, &st);
+	ok(st == BB_OK && g.n == 1 && !strcmp(g.text[0], "Message-ID: <p3>\n\nthree\n"),
+	   "a message appended later is read after it");
+	is_int(archive_source_stats(src)->rewinds, 0, "without a rewind");
+	free(c2);
+	/* just written: still taken for a message being written */
+	write_file(mb, "From a Thu Jan  1 00:00:00 1970\nMessage-ID: <p1>\n\nhalf", 0);
+	free(poll_all(src, NULL, &g, &st));
+	is_int(st, BB_ERR_TEMPORARY, "no final newline, file just changed: temporary");
+	is_int(g.n, 0, "nothing read");
+	archive_source_free(src);
+	free(c1);
+}
+
 /* Every position of a large mbox, as a poll hands them out. */
 struct positions {
 	char **v;
@@ -713,6 +757,7 @@ int main(void)
 	test_options();
 	test_maildir();
 	test_mbox();
+	test_mbox_no_final_newline();
 	test_mbox_chunks();
 	{
 		char cmd[400];
