@@ -1839,7 +1839,12 @@ struct decode {
 static GByteArray *part_bytes(GMimePart *part)
 {
 	GMimeDataWrapper *content = g_mime_part_get_content(part);
-	GByteArray *array = g_byte_array_new();
+	GMimeStream *encoded = content ? g_mime_data_wrapper_get_stream(content) : NULL;
+	gint64 size = encoded ? g_mime_stream_length(encoded) : -1;
+	/* sized for the encoded bytes, which no decoding makes more of: the
+	 * array is written once, never grown by copying (a large part had a
+	 * copy at each doubling) */
+	GByteArray *array = g_byte_array_sized_new(size > 0 && size < G_MAXUINT - 1 ? (guint)size + 1 : 0);
 	GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(array);
 
 	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
@@ -1976,7 +1981,16 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 		char *text = to_utf8((const char *)bytes->data, bytes->len, charset);
 		size_t tlen = strlen(text);
 		int html = type_is(ct, "text", "html");
+		int body = (html && !filename) ||
+			   (!html && tlen && (!filename || patch_name(filename) ||
+					      !type_is(ct, "text", "plain") || looks_like_patch(text, tlen)));
 
+		if (body || !tlen) {
+			/* only the text is needed from here: a large part is held
+			 * twice at most (text and what is made of it), not three times */
+			g_byte_array_free(bytes, TRUE);
+			bytes = NULL;
+		}
 		if (html && !filename) {
 			struct buf *out = &d->html;
 
@@ -1984,8 +1998,7 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
 			else if (html_to_text(out, text, tlen) != BB_OK)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
-		} else if (!html && tlen && (!filename || patch_name(filename) ||
-					     !type_is(ct, "text", "plain") || looks_like_patch(text, tlen))) {
+		} else if (body) {
 			struct buf *out = &d->text;
 
 			/* pieces end with a line end (MIME gives the last one to
@@ -2004,7 +2017,8 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 	} else {
 		add_attachment(d, obj, filename, bytes->data, bytes->len);
 	}
-	g_byte_array_free(bytes, TRUE);
+	if (bytes)
+		g_byte_array_free(bytes, TRUE);
 }
 
 static void decode_message_part(struct decode *d, GMimeMessagePart *mp)
