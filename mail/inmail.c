@@ -1693,6 +1693,20 @@ static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 
 /* --- HTML to text, for mail without a text/plain part --------------------- */
 
+/* libxml2's HTML parser is run with SAX callbacks and no tree: a document
+ * tree costs many times the size of the HTML (a 50 MB HTML mail peaked at
+ * 645 MB), the callbacks only the text they write. */
+
+/* Elements nested deeper than this are left out, with what they hold. */
+#define HTML_DEPTH_MAX 64
+
+enum {
+	HTML_OPEN_SKIP = 1,    /* an element whose content is no text (script, head) */
+	HTML_OPEN_BLOCK = 2,   /* a line break before and after */
+	HTML_OPEN_PRE = 4,
+	HTML_OPEN_QUOTE = 8,
+};
+
 struct html_writer {
 	struct buf *out;
 	enum bb_status st;
@@ -1700,6 +1714,9 @@ struct html_writer {
 	int pre;        /* inside <pre>: whitespace kept */
 	int space;      /* a blank is due before the next word */
 	int line_start; /* nothing written on the current line yet */
+	int skip;       /* inside that many skipped elements */
+	int depth;      /* open elements */
+	unsigned char open[HTML_DEPTH_MAX + 1]; /* HTML_OPEN_ of each open element */
 };
 
 static void html_put(struct html_writer *w, const char *s, size_t len)
@@ -1728,16 +1745,20 @@ static void html_newline(struct html_writer *w, int force)
 	w->space = 0;
 }
 
-static void html_text(struct html_writer *w, const char *t)
+static void html_text(struct html_writer *w, const char *t, size_t len)
 {
-	while (*t && w->st == BB_OK) {
+	const char *end = t + len;
+
+	while (t < end && w->st == BB_OK) {
 		size_t n;
 
 		if (w->pre) {
-			n = strcspn(t, "\n");
+			const char *nl = memchr(t, '\n', (size_t)(end - t));
+
+			n = nl ? (size_t)(nl - t) : (size_t)(end - t);
 			html_put(w, t, n);
 			t += n;
-			if (*t == '\n') {
+			if (t < end) {
 				html_newline(w, 1);
 				t++;
 			}
@@ -1748,79 +1769,118 @@ static void html_text(struct html_writer *w, const char *t)
 			t++;
 			continue;
 		}
-		n = strcspn(t, " \t\r\n");
+		for (n = 0; t + n < end && !strchr(" \t\r\n", t[n]); n++)
+			;
 		html_put(w, t, n);
 		t += n;
 	}
 }
 
-static int html_is(const xmlNode *n, const char *const *names)
+static int html_is(const char *name, const char *const *names)
 {
 	for (int i = 0; names[i]; i++)
-		if (!g_ascii_strcasecmp((const char *)n->name, names[i]))
+		if (!g_ascii_strcasecmp(name, names[i]))
 			return 1;
 	return 0;
 }
 
-static void html_walk(struct html_writer *w, const xmlNode *n, int depth)
+static void html_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
 {
 	static const char *const skipped[] = { "script", "style", "head", "title", NULL };
 	static const char *const blocks[] = {
 		"p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
 		"table", "ul", "ol", "hr", "dl", "dt", "dd", "address", "section", "article", NULL
 	};
-	static const char *const br[] = { "br", NULL };
-	static const char *const pre[] = { "pre", NULL };
-	static const char *const quote[] = { "blockquote", NULL };
+	struct html_writer *w = ((htmlParserCtxtPtr)ctx)->_private;
+	const char *name = (const char *)xname;
+	int level = w->depth++;
+	unsigned char open = 0;
 
-	for (; n && w->st == BB_OK; n = n->next) {
-		int block;
-
-		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
-			if (n->content)
-				html_text(w, (const char *)n->content);
-			continue;
-		}
-		if (n->type != XML_ELEMENT_NODE || html_is(n, skipped))
-			continue;
-		if (html_is(n, br)) {
-			html_newline(w, 1);
-			continue;
-		}
-		block = html_is(n, blocks);
-		if (block)
+	(void)attrs;
+	if (level > HTML_DEPTH_MAX)
+		return;
+	if (w->skip || html_is(name, skipped)) {
+		open = HTML_OPEN_SKIP;
+		w->skip++;
+	} else if (!g_ascii_strcasecmp(name, "br")) {
+		html_newline(w, 1);
+	} else {
+		if (html_is(name, blocks)) {
+			open |= HTML_OPEN_BLOCK;
 			html_newline(w, 0);
-		if (depth < 64) {
-			int is_pre = html_is(n, pre), is_quote = html_is(n, quote);
-
-			w->pre += is_pre;
-			w->quote += is_quote;
-			html_walk(w, n->children, depth + 1);
-			w->pre -= is_pre;
-			w->quote -= is_quote;
 		}
-		if (block)
-			html_newline(w, 0);
+		if (!g_ascii_strcasecmp(name, "pre")) {
+			open |= HTML_OPEN_PRE;
+			w->pre++;
+		}
+		if (!g_ascii_strcasecmp(name, "blockquote")) {
+			open |= HTML_OPEN_QUOTE;
+			w->quote++;
+		}
 	}
+	w->open[level] = open;
+}
+
+static void html_end(void *ctx, const xmlChar *name)
+{
+	struct html_writer *w = ((htmlParserCtxtPtr)ctx)->_private;
+	int level;
+	unsigned char open;
+
+	(void)name;
+	if (w->depth == 0)
+		return;
+	level = --w->depth;
+	if (level > HTML_DEPTH_MAX)
+		return;
+	open = w->open[level];
+	if (open & HTML_OPEN_SKIP)
+		w->skip--;
+	w->pre -= (open & HTML_OPEN_PRE) != 0;
+	w->quote -= (open & HTML_OPEN_QUOTE) != 0;
+	if (open & HTML_OPEN_BLOCK)
+		html_newline(w, 0);
+}
+
+static void html_characters(void *ctx, const xmlChar *text, int len)
+{
+	struct html_writer *w = ((htmlParserCtxtPtr)ctx)->_private;
+
+	/* the text of an element at the depth cap is still shown */
+	if (!w->skip && w->depth <= HTML_DEPTH_MAX + 1 && len > 0)
+		html_text(w, (const char *)text, (size_t)len);
 }
 
 /* Appends the text of an HTML document (UTF-8) to out. */
 static enum bb_status html_to_text(struct buf *out, const char *html, size_t len)
 {
-	struct html_writer w = { out, BB_OK, 0, 0, 0, 1 };
-	htmlDocPtr doc;
+	enum { PIECE = 1 << 20 };
+	struct html_writer w;
+	htmlSAXHandler sax;
+	htmlParserCtxtPtr ctxt;
 
-	if (len > INT_MAX)
-		return BB_ERR_TOO_LARGE;
-	doc = htmlReadMemory(html, (int)len, NULL, "UTF-8",
-			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-			     HTML_PARSE_NONET);
-	if (!doc)
-		return BB_OK;
-	html_walk(&w, xmlDocGetRootElement(doc), 0);
+	memset(&w, 0, sizeof(w));
+	w.out = out;
+	w.line_start = 1;
+	memset(&sax, 0, sizeof(sax));
+	sax.startElement = html_start;
+	sax.endElement = html_end;
+	sax.characters = html_characters;
+	sax.cdataBlock = html_characters;
+	ctxt = htmlCreatePushParserCtxt(&sax, NULL, NULL, 0, NULL, XML_CHAR_ENCODING_UTF8);
+	if (!ctxt)
+		return BB_ERR_NOMEM;
+	ctxt->_private = &w;
+	htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+			   HTML_PARSE_NONET);
+	for (size_t at = 0; at < len && w.st == BB_OK; at += PIECE)
+		htmlParseChunk(ctxt, html + at, (int)(len - at < PIECE ? len - at : PIECE), 0);
+	htmlParseChunk(ctxt, NULL, 0, 1);
 	if (w.st == BB_OK && !w.line_start)
 		w.st = buf_addch(out, '\n');
-	xmlFreeDoc(doc);
+	if (ctxt->myDoc)
+		xmlFreeDoc(ctxt->myDoc);
+	htmlFreeParserCtxt(ctxt);
 	return w.st;
 }
 
