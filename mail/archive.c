@@ -1533,6 +1533,69 @@ fail:
 	return NULL;
 }
 
+/* The position after each message of a poll, kept up to date as messages
+ * are read: the same set of names md_cursor_text() gives (the done
+ * entries with an mtime at or after the horizon: those the old cursor
+ * named, then those read in this poll, each group in list order), but a
+ * message read at an unchanged horizon only appends its name, so messages
+ * sharing one mtime second cost the length of their names, not the square
+ * of their number.  When the horizon moves, the text is made again from
+ * the entries at or after it. */
+struct md_position {
+	struct buf text;
+	long long horizon;
+	int built, empty;      /* empty: no name in text yet */
+	size_t *read;          /* indexes of the entries done in this poll, in order */
+	size_t nread;
+};
+
+/* The first of n indexes into l (ascending mtimes) at or after horizon. */
+static size_t md_first_at(const struct md_list *l, const size_t *idx, size_t n, long long horizon)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->e[idx[mid]].mtime < horizon)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static enum bb_status md_position_add_name(struct md_position *p, const char *name)
+{
+	if (!p->empty && buf_addch(&p->text, '/'))
+		return BB_ERR_NOMEM;
+	p->empty = 0;
+	return buf_addstr(&p->text, name);
+}
+
+/* Records entry i as done (it must come after the ones before in list
+ * order) at horizon and brings the text up to date. */
+static enum bb_status md_position_done(struct md_position *p, const struct md_list *l, size_t i,
+				       long long horizon, const size_t *ahead, size_t nahead)
+{
+	p->read[p->nread++] = i;
+	if (p->built && p->horizon == horizon)
+		return l->e[i].mtime < horizon ? BB_OK : md_position_add_name(p, l->e[i].name);
+	buf_reset(&p->text);
+	p->horizon = horizon;
+	p->built = 1;
+	p->empty = 1;
+	if (buf_addf(&p->text, "maildir:%lld:", horizon < 0 ? 0 : horizon))
+		return BB_ERR_NOMEM;
+	for (size_t k = md_first_at(l, ahead, nahead, horizon); k < nahead; k++)
+		if (md_position_add_name(p, l->e[ahead[k]].name))
+			return BB_ERR_NOMEM;
+	for (size_t k = md_first_at(l, p->read, p->nread, horizon); k < p->nread; k++)
+		if (md_position_add_name(p, l->e[p->read[k]].name))
+			return BB_ERR_NOMEM;
+	return BB_OK;
+}
+
 /* Reads a message file; a file renamed between the listing and now (new/
  * to cur/, a flag change) is looked for by its unique name.  *gone = 1
  * when it is not there any more. */
@@ -1624,17 +1687,18 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 {
 	struct md_cursor c;
 	struct md_list l = { NULL, 0, 0 };
+	struct md_position pos = { BUF_INIT, 0, 0, 1, NULL, 0 };
 	struct buf msg = BUF_INIT;
 	long long now = archive_now_seconds(), horizon;
 	size_t *ahead = NULL, nahead = 0;
 	enum bb_status st;
-	char *position = NULL;
 
 	if ((st = parse_md_cursor(cursor, &c, err)) || (st = md_scan(src->path, now, &l, err)))
 		goto out;
 	horizon = c.horizon;
 	ahead = calloc(c.names.n ? c.names.n : 1, sizeof(*ahead));
-	if (!ahead) {
+	pos.read = calloc(l.n ? l.n : 1, sizeof(*pos.read));
+	if (!ahead || !pos.read) {
 		st = archive_nomem(err);
 		goto out;
 	}
@@ -1658,28 +1722,34 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 		l.e[i].done = 1;
 		if (l.e[i].mtime - ARCHIVE_MAILDIR_SLACK > horizon)
 			horizon = l.e[i].mtime - ARCHIVE_MAILDIR_SLACK;
+		if (md_position_done(&pos, &l, i, horizon, ahead, nahead)) {
+			st = archive_nomem(err);
+			goto out;
+		}
 		if (st == BB_ERR_TOO_LARGE || gone) {
 			archive_log_skip(src, gone ? "gone" : "too-large", l.e[i].file);
 			st = BB_OK;
 			continue;
 		}
-		free(position);
-		if (!(position = md_cursor_text(&l, horizon, i + 1, ahead, nahead))) {
-			st = archive_nomem(err);
-			goto out;
-		}
-		if ((st = archive_deliver(src, fn, ctx, msg.data, msg.len, position, err)))
+		if ((st = archive_deliver(src, fn, ctx, msg.data, msg.len, pos.text.data, err)))
 			goto out;
 	}
 	if (tail && l.n && l.e[l.n - 1].mtime - ARCHIVE_MAILDIR_SLACK > horizon)
 		horizon = l.e[l.n - 1].mtime - ARCHIVE_MAILDIR_SLACK;
-	if (next_cursor && !(*next_cursor = md_cursor_text(&l, horizon, l.n, ahead, nahead)))
+	if (!next_cursor)
+		goto out;
+	if (pos.built && !tail)   /* the last message's position */
+		*next_cursor = buf_detach(&pos.text, NULL);
+	else
+		*next_cursor = md_cursor_text(&l, horizon, l.n, ahead, nahead);
+	if (!*next_cursor)
 		st = archive_nomem(err);
 out:
 	run_args_clear(&c.names);
 	md_list_release(&l);
 	buf_release(&msg);
-	free(position);
+	buf_release(&pos.text);
+	free(pos.read);
 	free(ahead);
 	return st;
 }
@@ -1852,6 +1922,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 	uint64_t offset, size;
 	char check[ARCHIVE_ATOM_HASH_LEN + 1], now_check[ARCHIVE_ATOM_HASH_LEN + 1];
 	char *lock_path = NULL, *chunk = NULL;
+	int settled;
 	enum bb_status st;
 
 	if ((st = parse_mbox_cursor(cursor, &offset, check, err)))
@@ -1888,6 +1959,10 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 		goto out;
 	}
 	size = (uint64_t)sb.st_size;
+	/* A last line without a newline is a message still being written,
+	 * unless the file has not changed for a while: then it is complete
+	 * (a downloaded mbox, e.g. from patchwork, can end so for good). */
+	settled = (long long)sb.st_mtime <= archive_now_seconds() - ARCHIVE_MBOX_SETTLE;
 	if (tail) {
 		char last = '\n';
 
@@ -1895,7 +1970,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 			st = bb_error_errno(err, errno, "cannot read %s", src->path);
 			goto out;
 		}
-		if (last != '\n') {
+		if (last != '\n' && !settled) {
 			st = bb_error_set(err, BB_ERR_TEMPORARY,
 					  "mbox %s: the last message is incomplete (no newline at the end)",
 					  src->path);
@@ -1964,7 +2039,7 @@ static enum bb_status poll_mbox(struct archive_source *src, const char *cursor,
 			mc.chunk_at = at;
 			mc.chunk_len = 0;
 		}
-		if ((st = archive_mbox_finish(m, 0, err))) {
+		if ((st = archive_mbox_finish(m, settled, err))) {
 			if (st == BB_ERR_TEMPORARY)
 				bb_error_set(err, st,
 					     "mbox %s: the last message is incomplete (no newline at the end); "

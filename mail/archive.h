@@ -74,8 +74,10 @@
  * BB_ERR_NOT_FOUND; an answer that is not what it should be (not a git
  * repository, not gzip, a broken gzip stream, XML that is no Atom feed) is
  * BB_ERR_PROTOCOL; a local mbox that is no mbox is BB_ERR_INVALID, one whose
- * last message is still incomplete (no newline at the end of the file) is
- * BB_ERR_TEMPORARY after the complete ones were delivered; a held lock is
+ * last message is still incomplete (no newline at the end of the file, and
+ * changed in the last ARCHIVE_MBOX_SETTLE seconds; after that the last line
+ * is read as it is) is BB_ERR_TEMPORARY after the complete ones were
+ * delivered; a held lock is
  * BB_ERR_BUSY; `git` missing, a bad URL or a TLS verification failure are
  * BB_ERR_CONFIG.  A failure never moves the cursor: positions are handed
  * out only with messages that were read whole.  A message larger than
@@ -110,6 +112,9 @@
 
 /* Seconds the Maildir horizon trails the newest mtime read. */
 #define ARCHIVE_MAILDIR_SLACK 120
+/* Seconds an mbox file must be left unchanged before a last line without a
+ * newline counts as the end of its last message. */
+#define ARCHIVE_MBOX_SETTLE 60
 
 struct archive_options {
 	const char *kind;         /* "public-inbox", "atom", "maildir" or "mbox" */

@@ -146,22 +146,55 @@ static char *clean_line(const char *s, size_t len, size_t max)
 	return buf_detach(&b, NULL);
 }
 
-/* 1 if id can be a Message-ID's inside: printable ASCII without blanks,
- * angle brackets or quotes, not too long.  The '@' is not required: real
- * archives hold ids without one, and they still thread. */
-static int msgid_ok(const char *id)
+/* A Message-ID's inside as kept (g_free it): id without white space,
+ * control characters and angle brackets - a folded or otherwise malformed
+ * id (an encoded word, blanks inside <...>) is kept that way rather than
+ * dropped, and a reply naming it the same way finds it again.  NULL unless
+ * what is left is printable ASCII, not empty and not too long.  The '@' is
+ * not required: real archives hold ids without one, and they still thread. */
+static char *msgid_normalise(const char *id)
 {
+	char *out;
 	size_t n = 0;
 
-	if (!id || !*id)
-		return 0;
-	for (const char *p = id; *p; p++, n++) {
+	if (!id)
+		return NULL;
+	out = g_malloc(strlen(id) + 1);
+	for (const char *p = id; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
-		if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '"' || c == '\\')
-			return 0;
+		if (c <= 0x20 || c == 0x7f || c == '<' || c == '>')
+			continue;
+		if (c > 0x7f || n == INMAIL_MESSAGE_ID_MAX) {
+			g_free(out);
+			return NULL;
+		}
+		out[n++] = (char)c;
 	}
-	return n <= INMAIL_MESSAGE_ID_MAX;
+	out[n] = '\0';
+	if (!n) {
+		g_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The msg-ids of an In-Reply-To or References value, normalised, in order
+ * (unusable ones left out); free with g_ptr_array_unref(). */
+static GPtrArray *parse_msgids(const char *value)
+{
+	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GPtrArray *ids = g_ptr_array_new_with_free_func(g_free);
+
+	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
+		char *id = msgid_normalise(g_mime_references_get_message_id(refs, i));
+
+		if (id)
+			g_ptr_array_add(ids, id);
+	}
+	if (refs)
+		g_mime_references_free(refs);
+	return ids;
 }
 
 /* --- header pass --------------------------------------------------------- */
@@ -199,11 +232,23 @@ static const char *unfold(struct buf *scratch, const char *v, size_t len)
 	return scratch->data;
 }
 
+/* The Message-ID as GMime reads it; when that is nothing usable, the raw
+ * text inside the first <...> (or the whole value without brackets). */
 static enum bb_status take_message_id(struct inmail *m, const char *value)
 {
-	char *id = g_mime_utils_decode_message_id(value);
+	char *gmime_id = g_mime_utils_decode_message_id(value);
+	char *id = msgid_normalise(gmime_id);
 
-	if (id && msgid_ok(id) && !(m->message_id = strdup(id))) {
+	g_free(gmime_id);
+	if (!id) {
+		const char *open = strchr(value, '<'), *start = open ? open + 1 : value;
+		const char *close = strchr(start, '>');
+		char *inside = g_strndup(start, close ? (size_t)(close - start) : strlen(start));
+
+		id = msgid_normalise(inside);
+		g_free(inside);
+	}
+	if (id && !(m->message_id = strdup(id))) {
 		g_free(id);
 		return BB_ERR_NOMEM;
 	}
@@ -213,20 +258,12 @@ static enum bb_status take_message_id(struct inmail *m, const char *value)
 
 static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
 {
-	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GPtrArray *ids = parse_msgids(value);
 	enum bb_status st = BB_OK;
 
-	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
-		const char *id = g_mime_references_get_message_id(refs, i);
-
-		if (msgid_ok(id)) {
-			if (!(m->in_reply_to = strdup(id)))
-				st = BB_ERR_NOMEM;
-			break;
-		}
-	}
-	if (refs)
-		g_mime_references_free(refs);
+	if (ids->len && !(m->in_reply_to = strdup(g_ptr_array_index(ids, 0))))
+		st = BB_ERR_NOMEM;
+	g_ptr_array_unref(ids);
 	return st;
 }
 
@@ -235,10 +272,10 @@ static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
  * dropped here (see inmail_parse_headers(), which runs this last). */
 static enum bb_status take_references(struct inmail *m, const char *value)
 {
-	GMimeReferences *refs = g_mime_references_parse(options(), value);
+	GPtrArray *refs = parse_msgids(value);
 	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	const char *picked[INMAIL_REFERENCES_MAX];
-	size_t npicked = 0, nrefs = refs ? (size_t)g_mime_references_length(refs) : 0;
+	size_t npicked = 0, nrefs = refs->len;
 	const char *root = NULL;
 	enum bb_status st = BB_OK;
 	size_t i;
@@ -246,18 +283,18 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 	if (m->message_id)
 		g_hash_table_add(seen, m->message_id);
 	for (i = 0; i < nrefs && !root; i++) {
-		const char *id = g_mime_references_get_message_id(refs, (int)i);
+		const char *id = g_ptr_array_index(refs, i);
 
-		if (msgid_ok(id) && !g_hash_table_contains(seen, id))
+		if (!g_hash_table_contains(seen, id))
 			root = id;
 	}
 	if (root)
 		g_hash_table_add(seen, (char *)root);
 	/* newest first, then turned around */
 	for (i = nrefs; i-- > 0 && root && npicked < INMAIL_REFERENCES_MAX - 1;) {
-		const char *id = g_mime_references_get_message_id(refs, (int)i);
+		const char *id = g_ptr_array_index(refs, i);
 
-		if (!msgid_ok(id) || g_hash_table_contains(seen, id))
+		if (g_hash_table_contains(seen, id))
 			continue;
 		g_hash_table_add(seen, (char *)id);
 		picked[npicked++] = id;
@@ -280,8 +317,7 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 	}
 out:
 	g_hash_table_destroy(seen);
-	if (refs)
-		g_mime_references_free(refs);
+	g_ptr_array_unref(refs);
 	return st;
 }
 
@@ -375,15 +411,138 @@ static void pin_charsets(const char *value)
 	}
 }
 
+/* An RFC 2047 encoded word at p ("=?charset[*lang]?B|Q?text?="): its end,
+ * or NULL if p starts none.  *charset_len counts the charset without the
+ * language; *text and *text_len give the encoded text. */
+static const char *encoded_word(const char *p, size_t *charset_len, char *encoding,
+				const char **text, size_t *text_len)
+{
+	size_t n;
+
+	if (p[0] != '=' || p[1] != '?')
+		return NULL;
+	p += 2;
+	n = strcspn(p, "? \t");
+	if (n == 0 || p[n] != '?')
+		return NULL;
+	*charset_len = strcspn(p, "*?");
+	p += n + 1;
+	if (!*p || !strchr("BbQq", *p) || p[1] != '?')
+		return NULL;
+	*encoding = (char)ascii_lower((unsigned char)*p);
+	p += 2;
+	*text = p;
+	n = strcspn(p, "? \t");
+	if (p[n] != '?' || p[n + 1] != '=')
+		return NULL;
+	*text_len = n;
+	return p + n + 2;
+}
+
+/* Works around GMime 3.2.13 (Debian 12): it joins the text of adjacent
+ * B-encoded words in one charset before decoding, and the base64 decoder
+ * stops at the first word's '=' padding, so "=?UTF-8?B?YWI=?=
+ * =?UTF-8?B?Y2Q=?=" came out as "ab" (and an unpadded word of a length
+ * that is no multiple of 4 does the same).  Each such run of words (only white
+ * space between them, which RFC 2047 drops) is rewritten as one B word of
+ * the joined bytes, so a character split across two words still decodes
+ * whole.  Returns the rewritten value (g_free it), or NULL when no padded
+ * word is followed by another in its charset: value is fine as it is. */
+static char *join_padded_words(const char *value)
+{
+	GString *out = NULL;
+	const char *copied = value;   /* value before this is in out */
+
+	for (const char *p = strstr(value, "=?"); p; p = strstr(p, "=?")) {
+		const char *text, *end, *run_end, *q;
+		size_t cs_len, text_len, words = 1;
+		int padded = 0;
+		char enc;
+		GByteArray *bytes;
+
+		if (!(end = encoded_word(p, &cs_len, &enc, &text, &text_len)) || enc != 'b') {
+			p += 2;
+			continue;
+		}
+		/* the run of B words in this charset that follows */
+		run_end = end;
+		for (q = end;;) {
+			const char *t2, *e2, *w = q + strspn(q, " \t");
+			size_t cs2, len2;
+			char enc2;
+
+			if (!(e2 = encoded_word(w, &cs2, &enc2, &t2, &len2)) || enc2 != 'b' ||
+			    cs2 != cs_len || g_ascii_strncasecmp(w + 2, p + 2, cs_len))
+				break;
+			words++;
+			run_end = q = e2;
+		}
+		for (q = p; q < run_end && !padded;) {
+			const char *t2, *w = q + strspn(q, " \t");
+			size_t cs2, len2;
+			char enc2;
+			const char *e2 = encoded_word(w, &cs2, &enc2, &t2, &len2);
+
+			if (e2 < run_end && (memchr(t2, '=', len2) || len2 % 4))
+				padded = 1;
+			q = e2;
+		}
+		if (words < 2 || !padded) {
+			p = run_end;
+			continue;
+		}
+		if (!out)
+			out = g_string_new("");
+		g_string_append_len(out, copied, p - copied);
+		bytes = g_byte_array_new();
+		for (q = p; q < run_end;) {
+			const char *t2, *w = q + strspn(q, " \t");
+			size_t cs2, len2, got;
+			char enc2;
+			const char *e2 = encoded_word(w, &cs2, &enc2, &t2, &len2);
+			char *b64 = g_strnfill(len2 + 3, '=');   /* padded: GLib leaves a short tail */
+			guchar *raw;
+
+			memcpy(b64, t2, len2);
+			b64[len2 + (4 - len2 % 4) % 4] = '\0';
+			raw = g_base64_decode(b64, &got);
+
+			g_byte_array_append(bytes, raw, (guint)got);
+			g_free(raw);
+			g_free(b64);
+			q = e2;
+		}
+		{
+			char *b64 = g_base64_encode(bytes->data, bytes->len);
+
+			g_string_append(out, "=?");
+			g_string_append_len(out, p + 2, (gssize)cs_len);
+			g_string_append(out, "?B?");
+			g_string_append(out, b64);
+			g_string_append(out, "?=");
+			g_free(b64);
+		}
+		g_byte_array_free(bytes, TRUE);
+		copied = p = run_end;
+	}
+	if (!out)
+		return NULL;
+	g_string_append(out, copied);
+	return g_string_free(out, FALSE);
+}
+
 static enum bb_status take_from(struct inmail *m, const char *value)
 {
 	InternetAddressList *list;
 	InternetAddressMailbox *mb;
 	const char *name;
+	char *joined;
 	enum bb_status st = BB_OK;
 
 	pin_charsets(value);
-	list = internet_address_list_parse(options(), value);
+	joined = join_padded_words(value);
+	list = internet_address_list_parse(options(), joined ? joined : value);
+	g_free(joined);
 	mb = first_mailbox(list, 0);
 	name = mb ? internet_address_get_name(INTERNET_ADDRESS(mb)) : NULL;
 	if (mb)
@@ -401,7 +560,7 @@ static enum bb_status take_from(struct inmail *m, const char *value)
 static char *decode_text(const char *value)
 {
 	const unsigned char *p;
-	char *decoded, *out;
+	char *decoded, *out, *joined;
 
 	for (p = (const unsigned char *)value; *p; p++)
 		if (*p >= 0x80 || (p[0] == '=' && p[1] == '?'))
@@ -409,7 +568,9 @@ static char *decode_text(const char *value)
 	if (!*p)
 		return clean_line(value, strlen(value), INMAIL_TEXT_MAX);
 	pin_charsets(value);
-	decoded = g_mime_utils_header_decode_text(options(), value);
+	joined = join_padded_words(value);
+	decoded = g_mime_utils_header_decode_text(options(), joined ? joined : value);
+	g_free(joined);
 	out = clean_line(decoded ? decoded : "", decoded ? strlen(decoded) : 0, INMAIL_TEXT_MAX);
 	g_free(decoded);
 	return out;
@@ -1467,6 +1628,23 @@ static void converter_give(const char *name, iconv_t cd)
 		iconv_close(cd);
 }
 
+/* 0 for a label that can name no charset, such as charset="'": glibc's
+ * iconv_open() ignores the punctuation in a name and takes what is left,
+ * nothing, for the locale's charset (ASCII in services), which turned all
+ * 8-bit text into U+FFFD.  A name needs a letter or digit, and no blank or
+ * control character. */
+static int charset_label_usable(const char *name)
+{
+	int alnum = 0;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p <= 0x20 || *p >= 0x7f)
+			return 0;
+		alnum |= g_ascii_isalnum(*p);
+	}
+	return alnum;
+}
+
 /* Text of a part in charset (may be NULL) as valid UTF-8; g_free() it. */
 static char *to_utf8(const char *bytes, size_t len, const char *charset)
 {
@@ -1482,7 +1660,7 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 	if (charset_is(charset, utf8_names))
 		return g_utf8_make_valid(bytes, (gssize)len);
 	name = charset_is(charset, latin1_names) ? "WINDOWS-1252" : g_mime_charset_iconv_name(charset);
-	cd = name ? converter_take(name) : (iconv_t)-1;
+	cd = name && charset_label_usable(name) ? converter_take(name) : (iconv_t)-1;
 	if (cd == (iconv_t)-1)
 		return decode_unknown(bytes, len);   /* a bogus label */
 	s = iconv_lenient(cd, bytes, len);
@@ -1515,6 +1693,20 @@ static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 
 /* --- HTML to text, for mail without a text/plain part --------------------- */
 
+/* libxml2's HTML parser is run with SAX callbacks and no tree: a document
+ * tree costs many times the size of the HTML (a 50 MB HTML mail peaked at
+ * 645 MB), the callbacks only the text they write. */
+
+/* Elements nested deeper than this are left out, with what they hold. */
+#define HTML_DEPTH_MAX 64
+
+enum {
+	HTML_OPEN_SKIP = 1,    /* an element whose content is no text (script, head) */
+	HTML_OPEN_BLOCK = 2,   /* a line break before and after */
+	HTML_OPEN_PRE = 4,
+	HTML_OPEN_QUOTE = 8,
+};
+
 struct html_writer {
 	struct buf *out;
 	enum bb_status st;
@@ -1522,6 +1714,9 @@ struct html_writer {
 	int pre;        /* inside <pre>: whitespace kept */
 	int space;      /* a blank is due before the next word */
 	int line_start; /* nothing written on the current line yet */
+	int skip;       /* inside that many skipped elements */
+	int depth;      /* open elements */
+	unsigned char open[HTML_DEPTH_MAX + 1]; /* HTML_OPEN_ of each open element */
 };
 
 static void html_put(struct html_writer *w, const char *s, size_t len)
@@ -1550,16 +1745,20 @@ static void html_newline(struct html_writer *w, int force)
 	w->space = 0;
 }
 
-static void html_text(struct html_writer *w, const char *t)
+static void html_text(struct html_writer *w, const char *t, size_t len)
 {
-	while (*t && w->st == BB_OK) {
+	const char *end = t + len;
+
+	while (t < end && w->st == BB_OK) {
 		size_t n;
 
 		if (w->pre) {
-			n = strcspn(t, "\n");
+			const char *nl = memchr(t, '\n', (size_t)(end - t));
+
+			n = nl ? (size_t)(nl - t) : (size_t)(end - t);
 			html_put(w, t, n);
 			t += n;
-			if (*t == '\n') {
+			if (t < end) {
 				html_newline(w, 1);
 				t++;
 			}
@@ -1570,79 +1769,118 @@ static void html_text(struct html_writer *w, const char *t)
 			t++;
 			continue;
 		}
-		n = strcspn(t, " \t\r\n");
+		for (n = 0; t + n < end && !strchr(" \t\r\n", t[n]); n++)
+			;
 		html_put(w, t, n);
 		t += n;
 	}
 }
 
-static int html_is(const xmlNode *n, const char *const *names)
+static int html_is(const char *name, const char *const *names)
 {
 	for (int i = 0; names[i]; i++)
-		if (!g_ascii_strcasecmp((const char *)n->name, names[i]))
+		if (!g_ascii_strcasecmp(name, names[i]))
 			return 1;
 	return 0;
 }
 
-static void html_walk(struct html_writer *w, const xmlNode *n, int depth)
+static void html_start(void *ctx, const xmlChar *xname, const xmlChar **attrs)
 {
 	static const char *const skipped[] = { "script", "style", "head", "title", NULL };
 	static const char *const blocks[] = {
 		"p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
 		"table", "ul", "ol", "hr", "dl", "dt", "dd", "address", "section", "article", NULL
 	};
-	static const char *const br[] = { "br", NULL };
-	static const char *const pre[] = { "pre", NULL };
-	static const char *const quote[] = { "blockquote", NULL };
+	struct html_writer *w = ((htmlParserCtxtPtr)ctx)->_private;
+	const char *name = (const char *)xname;
+	int level = w->depth++;
+	unsigned char open = 0;
 
-	for (; n && w->st == BB_OK; n = n->next) {
-		int block;
-
-		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
-			if (n->content)
-				html_text(w, (const char *)n->content);
-			continue;
-		}
-		if (n->type != XML_ELEMENT_NODE || html_is(n, skipped))
-			continue;
-		if (html_is(n, br)) {
-			html_newline(w, 1);
-			continue;
-		}
-		block = html_is(n, blocks);
-		if (block)
+	(void)attrs;
+	if (level > HTML_DEPTH_MAX)
+		return;
+	if (w->skip || html_is(name, skipped)) {
+		open = HTML_OPEN_SKIP;
+		w->skip++;
+	} else if (!g_ascii_strcasecmp(name, "br")) {
+		html_newline(w, 1);
+	} else {
+		if (html_is(name, blocks)) {
+			open |= HTML_OPEN_BLOCK;
 			html_newline(w, 0);
-		if (depth < 64) {
-			int is_pre = html_is(n, pre), is_quote = html_is(n, quote);
-
-			w->pre += is_pre;
-			w->quote += is_quote;
-			html_walk(w, n->children, depth + 1);
-			w->pre -= is_pre;
-			w->quote -= is_quote;
 		}
-		if (block)
-			html_newline(w, 0);
+		if (!g_ascii_strcasecmp(name, "pre")) {
+			open |= HTML_OPEN_PRE;
+			w->pre++;
+		}
+		if (!g_ascii_strcasecmp(name, "blockquote")) {
+			open |= HTML_OPEN_QUOTE;
+			w->quote++;
+		}
 	}
+	w->open[level] = open;
+}
+
+static void html_end(void *ctx, const xmlChar *name)
+{
+	struct html_writer *w = ((htmlParserCtxtPtr)ctx)->_private;
+	int level;
+	unsigned char open;
+
+	(void)name;
+	if (w->depth == 0)
+		return;
+	level = --w->depth;
+	if (level > HTML_DEPTH_MAX)
+		return;
+	open = w->open[level];
+	if (open & HTML_OPEN_SKIP)
+		w->skip--;
+	w->pre -= (open & HTML_OPEN_PRE) != 0;
+	w->quote -= (open & HTML_OPEN_QUOTE) != 0;
+	if (open & HTML_OPEN_BLOCK)
+		html_newline(w, 0);
+}
+
+static void html_characters(void *ctx, const xmlChar *text, int len)
+{
+	struct html_writer *w = ((htmlParserCtxtPtr)ctx)->_private;
+
+	/* the text of an element at the depth cap is still shown */
+	if (!w->skip && w->depth <= HTML_DEPTH_MAX + 1 && len > 0)
+		html_text(w, (const char *)text, (size_t)len);
 }
 
 /* Appends the text of an HTML document (UTF-8) to out. */
 static enum bb_status html_to_text(struct buf *out, const char *html, size_t len)
 {
-	struct html_writer w = { out, BB_OK, 0, 0, 0, 1 };
-	htmlDocPtr doc;
+	enum { PIECE = 1 << 20 };
+	struct html_writer w;
+	htmlSAXHandler sax;
+	htmlParserCtxtPtr ctxt;
 
-	if (len > INT_MAX)
-		return BB_ERR_TOO_LARGE;
-	doc = htmlReadMemory(html, (int)len, NULL, "UTF-8",
-			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-			     HTML_PARSE_NONET);
-	if (!doc)
-		return BB_OK;
-	html_walk(&w, xmlDocGetRootElement(doc), 0);
+	memset(&w, 0, sizeof(w));
+	w.out = out;
+	w.line_start = 1;
+	memset(&sax, 0, sizeof(sax));
+	sax.startElement = html_start;
+	sax.endElement = html_end;
+	sax.characters = html_characters;
+	sax.cdataBlock = html_characters;
+	ctxt = htmlCreatePushParserCtxt(&sax, NULL, NULL, 0, NULL, XML_CHAR_ENCODING_UTF8);
+	if (!ctxt)
+		return BB_ERR_NOMEM;
+	ctxt->_private = &w;
+	htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+			   HTML_PARSE_NONET);
+	for (size_t at = 0; at < len && w.st == BB_OK; at += PIECE)
+		htmlParseChunk(ctxt, html + at, (int)(len - at < PIECE ? len - at : PIECE), 0);
+	htmlParseChunk(ctxt, NULL, 0, 1);
 	if (w.st == BB_OK && !w.line_start)
 		w.st = buf_addch(out, '\n');
-	xmlFreeDoc(doc);
+	if (ctxt->myDoc)
+		xmlFreeDoc(ctxt->myDoc);
+	htmlFreeParserCtxt(ctxt);
 	return w.st;
 }
 
@@ -1661,7 +1899,12 @@ struct decode {
 static GByteArray *part_bytes(GMimePart *part)
 {
 	GMimeDataWrapper *content = g_mime_part_get_content(part);
-	GByteArray *array = g_byte_array_new();
+	GMimeStream *encoded = content ? g_mime_data_wrapper_get_stream(content) : NULL;
+	gint64 size = encoded ? g_mime_stream_length(encoded) : -1;
+	/* sized for the encoded bytes, which no decoding makes more of: the
+	 * array is written once, never grown by copying (a large part had a
+	 * copy at each doubling) */
+	GByteArray *array = g_byte_array_sized_new(size > 0 && size < G_MAXUINT - 1 ? (guint)size + 1 : 0);
 	GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(array);
 
 	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
@@ -1798,7 +2041,16 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 		char *text = to_utf8((const char *)bytes->data, bytes->len, charset);
 		size_t tlen = strlen(text);
 		int html = type_is(ct, "text", "html");
+		int body = (html && !filename) ||
+			   (!html && tlen && (!filename || patch_name(filename) ||
+					      !type_is(ct, "text", "plain") || looks_like_patch(text, tlen)));
 
+		if (body || !tlen) {
+			/* only the text is needed from here: a large part is held
+			 * twice at most (text and what is made of it), not three times */
+			g_byte_array_free(bytes, TRUE);
+			bytes = NULL;
+		}
 		if (html && !filename) {
 			struct buf *out = &d->html;
 
@@ -1806,8 +2058,7 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
 			else if (html_to_text(out, text, tlen) != BB_OK)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
-		} else if (!html && tlen && (!filename || patch_name(filename) ||
-					     !type_is(ct, "text", "plain") || looks_like_patch(text, tlen))) {
+		} else if (body) {
 			struct buf *out = &d->text;
 
 			/* pieces end with a line end (MIME gives the last one to
@@ -1826,7 +2077,8 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 	} else {
 		add_attachment(d, obj, filename, bytes->data, bytes->len);
 	}
-	g_byte_array_free(bytes, TRUE);
+	if (bytes)
+		g_byte_array_free(bytes, TRUE);
 }
 
 static void decode_message_part(struct decode *d, GMimeMessagePart *mp)

@@ -7,7 +7,9 @@
  *   1. inmail_parse_headers(): the header section only, no GMime object
  *      tree.  The fields the bridge needs (Message-ID, In-Reply-To,
  *      References, From, Subject, Date, List-Id) are decoded with GMime's
- *      header helpers (RFC 2047, addresses, dates, msg-ids); the mail is
+ *      header helpers (RFC 2047, addresses, dates, msg-ids; runs of
+ *      base64 encoded words after a padded one are joined first, which
+ *      GMime 3.2.13 cut short); the mail is
  *      classified as an auto-reply or bounce, as the bridge's own mail, and
  *      as having failed sender authentication.
  *   2. inmail_raw_scan(): one pass over the raw bytes that says whether the
@@ -62,6 +64,12 @@ struct inmail_options {
 
 /* What the header pass found.  All strings malloc'd, UTF-8, no controls. */
 struct inmail {
+	/* Message-IDs here, in in_reply_to and in references are printable
+	 * ASCII without blanks, controls or angle brackets: a malformed one
+	 * (folded encoded words, blanks or other junk inside <...>) is kept
+	 * with those taken out, the same way wherever it appears, so replies
+	 * still thread; an empty or over-long one (INMAIL_MESSAGE_ID_MAX) is
+	 * left out. */
 	char *message_id;   /* without <>, NULL if none or unusable */
 	char *in_reply_to;  /* first msg-id of In-Reply-To, without <>, or NULL */
 	/* References, oldest first, without <>, deduplicated and without this

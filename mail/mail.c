@@ -463,6 +463,68 @@ static char *make_subject(const struct mail_options *opt, const struct bz_bug *b
 	return out;
 }
 
+/* 1 if text holds what a reader could take for an RFC 2047 encoded word
+ * ("=?" and later "?="): GMime writes such ASCII as it is, so a summary
+ * quoting one would be shown decoded. */
+static int looks_encoded(const char *text)
+{
+	const char *open = strstr(text, "=?");
+
+	return open && strstr(open + 2, "?=") != NULL;
+}
+
+/* text as a raw Subject value of UTF-8 B words, one per line, so that it
+ * decodes to exactly text, "=?" and all (g_free it).  Each word but the
+ * last holds a multiple of 3 bytes where a character boundary allows, so
+ * it has no '=' padding (GMime 3.2.13 stops decoding at one when another
+ * word follows), and whole characters only (RFC 2047). */
+static char *encode_literal(const char *text)
+{
+	enum { WORD_BYTES = 39 };   /* 52 base64 characters: a 73-column line */
+	GString *raw = g_string_new("");
+	const char *p = text, *end = text + strlen(text);
+
+	while (p < end) {
+		const char *cut = p, *aligned = NULL, *q = p;
+		char *b64;
+
+		while (q < end) {
+			const char *next = g_utf8_next_char(q);
+
+			if (next - p > WORD_BYTES)
+				break;
+			q = cut = next;
+			if ((cut - p) % 3 == 0)
+				aligned = cut;
+		}
+		if (cut == p)   /* cannot happen with valid UTF-8; never loop */
+			cut = g_utf8_next_char(p);
+		if (cut < end && aligned)
+			cut = aligned;
+		b64 = g_base64_encode((const guchar *)p, (gsize)(cut - p));
+		g_string_append_printf(raw, "%s=?UTF-8?B?%s?=", raw->len ? "\n " : " ", b64);
+		g_free(b64);
+		p = cut;
+	}
+	g_string_append_c(raw, '\n');
+	return g_string_free(raw, FALSE);
+}
+
+/* Sets the Subject so that it reads back as subject. */
+static void set_subject(GMimeMessage *msg, const char *subject)
+{
+	g_mime_message_set_subject(msg, subject, "utf-8");
+	if (looks_encoded(subject)) {
+		GMimeHeaderList *headers = g_mime_object_get_header_list(GMIME_OBJECT(msg));
+		GMimeHeader *header = g_mime_header_list_get_header(headers, "Subject");
+		char *raw = encode_literal(subject);
+
+		if (header)
+			g_mime_header_set_raw_value(header, raw);
+		g_free(raw);
+	}
+}
+
 /* Makes GMime encode the display names of list as UTF-8 (it would pick
  * ISO-8859-1 where that suffices). */
 static void addresses_utf8(InternetAddressList *list)
@@ -629,7 +691,7 @@ static enum bb_status build_message(const struct mail_options *opt, const struct
 		goto out;
 	}
 
-	g_mime_message_set_subject(msg, mp->subject, "utf-8");
+	set_subject(msg, mp->subject);
 	date = g_date_time_new_from_unix_utc(mp->date);
 	if (!date) {
 		s = bb_error_set(err, BB_ERR_INVALID, "mail: unusable date %lld",

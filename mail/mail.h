@@ -14,7 +14,9 @@
  *                                       first download failed
  *   <bug-<id>-r<seq>@<domain>>          a notice answering mail commands
  * so a re-sent mail has the same id and threads are stable across runs and
- * re-imports.  Plain text only, UTF-8, RFC 2047 headers (GMime encodes);
+ * re-imports.  Plain text only, UTF-8, RFC 2047 headers (GMime encodes; a
+ * Subject holding text that looks like an encoded word, "=?...?=", is sent
+ * as UTF-8 base64 words so that readers show it literally);
  * CR, LF and control characters in anything from Bugzilla are replaced
  * before they reach a header, and invalid UTF-8 is repaired with U+FFFD.
  * Headers: X-Bugzilla-Product, -Component, -Status (and -Resolution when

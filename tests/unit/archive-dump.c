@@ -15,6 +15,8 @@
  *     --max-size N         max_message_size
  *     --timeout S          timeout
  *     --save-dir DIR       write each message to DIR/<n>.eml as well
+ *     --quiet              no "msg" lines (for timing: a position can be
+ *                          long, and printing each is the driver's cost)
  *
  * Output, one line each:
  *   msg <Message-ID> <sha256 of the raw bytes, 16 hex> <position or ->
@@ -42,6 +44,7 @@ struct dump {
 	long handled;
 	char *last_position;
 	const char *save_dir;
+	int quiet;
 };
 
 /* The Message-ID from the header (unfolded), without <>, or "-". */
@@ -89,7 +92,8 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 	}
 	message_id(raw, len, mid, sizeof(mid));
 	sha256_hex(raw, len, hex);
-	printf("msg %s %.16s %s\n", mid, hex, position ? position : "-");
+	if (!d->quiet)
+		printf("msg %s %.16s %s\n", mid, hex, position ? position : "-");
 	if (d->save_dir) {
 		char path[4096];
 		FILE *f;
@@ -142,7 +146,7 @@ static int write_cursor(const char *path, const char *cursor)
 static void usage(void)
 {
 	fprintf(stderr, "usage: archive-dump [--state DIR] [--cursor-file FILE] [--tail] "
-			"[--thread MSGID] [--stop-after N] [--probe-interval S] [--max-size N] "
+			"[--thread MSGID] [--stop-after N] [--probe-interval S] [--max-size N] [--quiet] "
 			"[--timeout S] [--save-dir DIR] KIND URL-OR-PATH\n");
 	exit(2);
 }
@@ -152,7 +156,7 @@ int main(int argc, char **argv)
 	struct archive_options opt;
 	struct archive_source *src = NULL;
 	struct bb_error err = BB_ERROR_INIT;
-	struct dump d = { -1, 0, NULL, NULL };
+	struct dump d = { -1, 0, NULL, NULL, 0 };
 	const char *cursor_file = NULL, *thread = NULL;
 	char *cursor = NULL, *next = NULL;
 	const struct archive_stats *s;
@@ -166,6 +170,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(o, "--tail")) {
 			tail = 1;
+			continue;
+		}
+		if (!strcmp(o, "--quiet")) {
+			d.quiet = 1;
 			continue;
 		}
 		if (i + 1 >= argc)

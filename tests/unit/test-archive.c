@@ -514,6 +514,121 @@ static void test_maildir(void)
 	free(c3);
 }
 
+/* Counts of each message "Message-ID: <N>" a poll hands over; the
+ * handler refuses message number stop_at (1-based) of the poll. */
+#define SAME_MAILS 600
+
+struct seen {
+	int count[SAME_MAILS + 8];
+	size_t n, stop_at;
+	char *position;   /* of the last message handed over */
+};
+
+static enum bb_status on_seen(void *ctx, const char *raw, size_t len, const char *position)
+{
+	struct seen *s = ctx;
+	int id = -1;
+
+	(void)len;
+	if (s->stop_at && s->n + 1 == s->stop_at)
+		return BB_ERR_INTERRUPTED;
+	if (sscanf(raw, "Message-ID: <%d>", &id) != 1 || id < 0 || id >= SAME_MAILS + 8)
+		return BB_ERR_INTERNAL;
+	s->count[id]++;
+	s->n++;
+	free(s->position);
+	s->position = strdup(position);
+	return BB_OK;
+}
+
+/* Issue 14: Maildir mails that share one mtime second are each read once,
+ * in linear time (the timing is in make bench), and a poll resumed from
+ * any message's position reads on without a skip or a repeat. */
+static void test_maildir_same_mtime(void)
+{
+	char md[300], path[600];
+	struct archive_source *src;
+	struct seen s;
+	struct bb_error err = BB_ERROR_INIT;
+	long long now = (long long)time(NULL), t = now - 30;
+	char *first = NULL, *next = NULL, *again = NULL;
+	int once = 1, resumed = 1;
+
+	snprintf(md, sizeof(md), "%s/SameMaildir", work);
+	mkdir(md, 0700);
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/%s", md, k == 0 ? "new" : k == 1 ? "cur" : "tmp");
+		mkdir(path, 0700);
+	}
+	for (int i = 0; i < SAME_MAILS; i++) {
+		char text[64];
+
+		/* names in no particular order against the ids */
+		snprintf(path, sizeof(path), "%s/%s/%lld.M%dP%d.host%s", md, i % 3 ? "new" : "cur",
+			 t, (i * 7919) % 10007, i, i % 3 ? "" : ":2,S");
+		snprintf(text, sizeof(text), "Message-ID: <%d>\n\nbody %d\n", i, i);
+		write_file(path, text, t);
+	}
+	src = local_source("maildir", md);
+	memset(&s, 0, sizeof(s));
+	is_int(archive_poll(src, NULL, on_seen, &s, &first, &err), BB_OK,
+	       "%d mails of one mtime second: read", SAME_MAILS);
+	for (int i = 0; i < SAME_MAILS; i++)
+		once = once && s.count[i] == 1;
+	ok(s.n == SAME_MAILS && once, "each exactly once (%zu handed over)", s.n);
+	is_str(first, s.position, "the last position is the poll's cursor");
+	free(s.position);
+
+	/* stopped after k messages: the position of the kth reads the rest */
+	for (size_t k = 1; k < SAME_MAILS; k += 97) {
+		struct seen part, rest;
+		int all = 1;
+
+		memset(&part, 0, sizeof(part));
+		part.stop_at = k + 1;
+		archive_poll(src, NULL, on_seen, &part, NULL, NULL);
+		memset(&rest, 0, sizeof(rest));
+		if (part.n != k || archive_poll(src, part.position, on_seen, &rest, NULL, NULL)) {
+			resumed = ok(0, "stopped after %zu: %zu read, resume failed", k, part.n);
+		} else {
+			for (int i = 0; i < SAME_MAILS; i++)
+				all = all && part.count[i] + rest.count[i] == 1;
+			if (!all || rest.n != SAME_MAILS - k)
+				resumed = ok(0, "stopped after %zu: the rest read %zu", k, rest.n);
+		}
+		free(part.position);
+		free(rest.position);
+	}
+	ok(resumed, "resumed from positions inside the same second: no skip, no repeat");
+
+	/* late deliveries of the same second, names before and after the
+	 * others', and a message moved to cur/ with flags */
+	snprintf(path, sizeof(path), "%s/new/%lld.M0P0.late", md, t);
+	write_file(path, "Message-ID: <600>\n\nlate\n", t);
+	snprintf(path, sizeof(path), "%s/new/%lld.M99999P9.late", md, t);
+	write_file(path, "Message-ID: <601>\n\nlate\n", t);
+	{
+		char from[600];
+
+		snprintf(from, sizeof(from), "%s/new/%lld.M%dP%d.host", md, t, 7919 % 10007, 1);
+		snprintf(path, sizeof(path), "%s/cur/%lld.M%dP%d.host:2,RS", md, t, 7919 % 10007, 1);
+		ok(rename(from, path) == 0, "a read message moved to cur/");
+	}
+	memset(&s, 0, sizeof(s));
+	is_int(archive_poll(src, first, on_seen, &s, &next, &err), BB_OK, "poll after late deliveries");
+	ok(s.n == 2 && s.count[600] == 1 && s.count[601] == 1,
+	   "only the two late ones (%zu handed over)", s.n);
+	free(s.position);
+	memset(&s, 0, sizeof(s));
+	is_int(archive_poll(src, next, on_seen, &s, &again, &err), BB_OK, "and again");
+	is_int(s.n, 0, "then nothing");
+	free(s.position);
+	archive_source_free(src);
+	free(first);
+	free(next);
+	free(again);
+}
+
 /* ------------------------------------------------------------------- mbox */
 
 static void test_mbox(void)
@@ -598,6 +713,50 @@ static void test_mbox(void)
 	archive_source_free(src);
 	free(c1);
 	free(c2);
+}
+
+/* Issue 14: an mbox whose last message has no final newline (a patchwork
+ * download ends so) is read once it has been left alone for a while. */
+static void test_mbox_no_final_newline(void)
+{
+	char mb[300];
+	struct archive_source *src;
+	struct got g;
+	enum bb_status st;
+	struct bb_error err = BB_ERROR_INIT;
+	long long old = (long long)time(NULL) - ARCHIVE_MBOX_SETTLE - 600;
+	char *c1, *c2, *t = NULL;
+
+	snprintf(mb, sizeof(mb), "%s/patchwork.mbox", work);
+	write_file(mb, "From a Thu Jan  1 00:00:00 1970\nMessage-ID: <p1>\n\none\n\n"
+		       "From b Thu Jan  1 00:00:00 1970\nMessage-ID: <p2>\n\n"
+		       "-- \n2.43.0", old);
+	src = local_source("mbox", mb);
+	memset(&g, 0, sizeof(g));
+	c1 = poll_all(src, NULL, &g, &st);
+	is_int(st, BB_OK, "no final newline, file settled: read");
+	is_int(g.n, 2, "both messages");
+	is_str(g.text[1], "Message-ID: <p2>\n\n-- \n2.43.0", "the last one up to the end of the file");
+	ok(c1 && g.n == 2 && !strcmp(g.position[1], c1), "its position is the poll's cursor");
+	c2 = poll_all(src, c1, &g, &st);
+	ok(st == BB_OK && g.n == 0, "the next poll: nothing new, no error");
+	free(c2);
+	is_int(archive_tail(src, &t, &err), BB_OK, "a settled file without final newline can be tailed");
+	free(t);
+	/* a writer goes on: a message after it is read, with no rewind */
+	append_file(mb, "\n\nFrom c Thu Jan  1 00:00:00 1970\nMessage-ID: <p3>\n\nthree\n\n");
+	c2 = poll_all(src, c1, &g, &st);
+	ok(st == BB_OK && g.n == 1 && !strcmp(g.text[0], "Message-ID: <p3>\n\nthree\n"),
+	   "a message appended later is read after it");
+	is_int(archive_source_stats(src)->rewinds, 0, "without a rewind");
+	free(c2);
+	/* just written: still taken for a message being written */
+	write_file(mb, "From a Thu Jan  1 00:00:00 1970\nMessage-ID: <p1>\n\nhalf", 0);
+	free(poll_all(src, NULL, &g, &st));
+	is_int(st, BB_ERR_TEMPORARY, "no final newline, file just changed: temporary");
+	is_int(g.n, 0, "nothing read");
+	archive_source_free(src);
+	free(c1);
 }
 
 /* Every position of a large mbox, as a poll hands them out. */
@@ -712,7 +871,9 @@ int main(void)
 	test_gzip();
 	test_options();
 	test_maildir();
+	test_maildir_same_mtime();
 	test_mbox();
+	test_mbox_no_final_newline();
 	test_mbox_chunks();
 	{
 		char cmd[400];

@@ -840,6 +840,20 @@ static void test_decode_text(void)
 		is_str(b.text, "caf\xc3\xa9\n", "unknown charset: windows-1252 fallback");
 		inmail_body_release(&b);
 	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=\"'\"\n\nJ\xc3\xb6rg \xe2\x82\xac\n", &b) ==
+	    BB_OK) {
+		is_str(b.text, "J\xc3\xb6rg \xe2\x82\xac\n", "charset=\"'\" on UTF-8: read as UTF-8");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=\"'\"\n\nJ\xf6rg \x80\n", &b) == BB_OK) {
+		is_str(b.text, "J\xc3\xb6rg \xe2\x82\xac\n", "charset=\"'\" on 8-bit: windows-1252");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: text/plain; charset=\"-\"\n"
+		   "Content-Transfer-Encoding: base64\n\nSsO2cmcK\n", &b) == BB_OK) {
+		is_str(b.text, "J\xc3\xb6rg\n", "charset=\"-\" on base64 UTF-8: UTF-8");
+		inmail_body_release(&b);
+	}
 	if (decode("From: a@b\nContent-Type: text/plain; charset=us-ascii\n\nJ\xc3\xb6rg\n", &b) == BB_OK) {
 		is_str(b.text, "J\xc3\xb6rg\n", "ASCII label on UTF-8: UTF-8");
 		inmail_body_release(&b);
@@ -889,6 +903,90 @@ static void test_decode_text(void)
 		inmail_body_release(&b);
 	}
 	buf_release(&big);
+}
+
+/* Issue 14: encoded words after a padded base64 word, bogus Message-IDs. */
+static void test_encoded_words(void)
+{
+	struct inmail m;
+	static const struct {
+		const char *subject, *want, *what;
+	} cases[] = {
+		{ "=?UTF-8?B?YWI=?= =?UTF-8?B?Y2Q=?=", "abcd", "padded B word then another" },
+		{ "=?UTF-8?B?YWI=?=\n =?utf-8?B?Y2Q=?= =?UTF-8?B?ZWY=?= tail", "abcdef tail",
+		  "three words, folded, charset case differs" },
+		{ "=?UTF-8?B?YWI?= =?UTF-8?B?Y2Q=?=", "abcd", "unpadded short B word" },
+		{ "=?UTF-8?B?YcM=?= =?UTF-8?B?qWI=?=", "a\xc3\xa9" "b", "a character split across padded words" },
+		{ "x =?UTF-8?B?YWI=?= y =?UTF-8?B?Y2Q=?=", "x ab y cd", "words apart keep their text" },
+		{ "=?UTF-8?B?YWI=?= =?ISO-8859-1?Q?caf=E9?=", "abcaf\xc3\xa9", "another charset follows" },
+		{ "=?UTF-8?B?YWI=?= =?UTF-8?Q?cd?=", "abcd", "Q word follows" },
+		{ "=?utf-8?b?W1JFR1JFU1NJT05dIG5leHQvbWFzdGVyOiAoYnVpbGQpIHBhc3NpbmcgYXJndQ==?=\n"
+		  " =?utf-8?b?bWVudCAxIG9mIOKAmGtzaXpl4oCZIGRpc2NhcmRzIOKAmGNvbnN04oCZIHF1YWxpZg==?=\n"
+		  " =?utf-8?b?aWVyIGZyb20gcG9pbnRlciB0YXJnZXQgdHlwZSBpbiBtbS9zbGFiX2NvbW1vbi5j?=",
+		  "[REGRESSION] next/master: (build) passing argument 1 of \xe2\x80\x98ksize\xe2\x80\x99 "
+		  "discards \xe2\x80\x98" "const\xe2\x80\x99 qualifier from pointer target type in "
+		  "mm/slab_common.c", "KernelCI [REGRESSION] subject" },
+		{ "=?UTF-8?B?YWI=?", "=?UTF-8?B?YWI=?", "a cut word stays text" },
+	};
+	struct buf mail = BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&mail);
+		buf_addf(&mail, "From: a@example.org\nSubject: %s\nMessage-ID: <e%zu@x>\n\nbody\n",
+			 cases[i].subject, i);
+		if (ok(parse(mail.data, NULL, &m) == BB_OK, "subject %s: parses", cases[i].what)) {
+			is_str(m.subject, cases[i].want, "subject: %s", cases[i].what);
+			inmail_release(&m);
+		}
+	}
+	if (parse("From: =?UTF-8?B?SsO2cmc=?= =?UTF-8?B?IE0=?= <j@example.org>\nSubject: s\n\nb\n",
+		  NULL, &m) == BB_OK) {
+		is_str(m.from_name, "J\xc3\xb6rg M", "From name after a padded word");
+		inmail_release(&m);
+	}
+
+	static const struct {
+		const char *header, *want, *what;
+	} ids[] = {
+		{ "<=?utf-8?q?abc?=\n =?utf-8?q?def?=@example.org>", "=?utf-8?q?abc?==?utf-8?q?def?=@example.org",
+		  "folded encoded words inside <>" },
+		{ "< a b@example.org >", "ab@example.org", "blanks inside <>" },
+		{ "<\"x y\"@example.org>", "\"xy\"@example.org", "quoted local part" },
+		{ "  no-brackets@example.org  ", "no-brackets@example.org", "no brackets" },
+		{ "<unclosed@example.org", "unclosed@example.org", "no closing bracket" },
+		{ "<ok@example.org> trailing junk", "ok@example.org", "junk after the id" },
+	};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		buf_reset(&mail);
+		buf_addf(&mail, "From: a@example.org\nSubject: s\nMessage-ID: %s\n\nbody\n", ids[i].header);
+		if (ok(parse(mail.data, NULL, &m) == BB_OK, "Message-ID %s: parses", ids[i].what)) {
+			is_str(m.message_id, ids[i].want, "Message-ID kept: %s", ids[i].what);
+			inmail_release(&m);
+		}
+	}
+	/* a reply naming the malformed id the same way threads to it */
+	if (parse("From: a@example.org\nSubject: Re: s\nMessage-ID: <r@x>\n"
+		  "In-Reply-To: < a b@example.org >\nReferences: <root@x> < a b@example.org >\n\nb\n",
+		  NULL, &m) == BB_OK) {
+		is_str(m.in_reply_to, "ab@example.org", "In-Reply-To normalised the same way");
+		ok(m.nreferences == 2 && !strcmp(m.references[1], "ab@example.org"),
+		   "References normalised the same way");
+		inmail_release(&m);
+	}
+	buf_reset(&mail);
+	buf_addstr(&mail, "From: a@example.org\nSubject: s\nMessage-ID: <");
+	for (int i = 0; i < INMAIL_MESSAGE_ID_MAX; i++)
+		buf_addstr(&mail, "a ");
+	buf_addstr(&mail, "@x>\n\nbody\n");
+	if (parse(mail.data, NULL, &m) == BB_OK) {
+		ok(!m.message_id, "Message-ID over the length cap after normalising: none");
+		inmail_release(&m);
+	}
+	if (parse("From: a@example.org\nSubject: s\nMessage-ID: < >\n\nb\n", NULL, &m) == BB_OK) {
+		ok(!m.message_id, "empty <>: no Message-ID");
+		inmail_release(&m);
+	}
+	buf_release(&mail);
 }
 
 static void test_decode_parts(void)
@@ -1057,6 +1155,7 @@ int main(void)
 	test_auto_replies();
 	test_raw_scan();
 	test_decode_text();
+	test_encoded_words();
 	test_decode_parts();
 	test_reply_text();
 	test_lines();

@@ -620,6 +620,48 @@ static void test_changes_and_errors(void)
 	mail_message_release(&m);
 }
 
+/* Issue 14: a summary quoting an encoded word reads back literally. */
+static void test_literal_encoded_words(void)
+{
+	static const char *const summaries[] = {
+		"subject shows =?UTF-8?B?YWI=?= instead of text",
+		"=?utf-8?q?caf=C3=A9?= and =?UTF-8?B?Y2Q=?= \xc3\xa9\xc3\xa9\xc3\xa9 \xe2\x82\xac"
+		" a long tail so that the subject needs more than one encoded word and folds",
+		"\xf0\x9f\x90\x9b =?x?y?z?=",
+	};
+	struct mail_options opt;
+	struct bz_bug bug;
+	struct bz_comment c = { 0 };
+	char *to[] = { W("linux-kernel@vger.kernel.org"), NULL };
+
+	sample_options(&opt);
+	c.bug_id = 219000;
+	c.author.login = W("dev@example.net");
+	c.time = T_COMMENT;
+	c.text = W("text\n");
+	for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
+		struct mail_message m = { 0 };
+		struct bb_error err = BB_ERROR_INIT;
+		GMimeMessage *msg;
+		char *want = g_strdup_printf("[Bug 219000] %s", summaries[i]);
+
+		sample_bug(&bug, summaries[i]);
+		if (ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL, NULL, NULL,
+					    NULL, &m, &err) == BB_OK,
+		       "literal encoded word %zu: composed (%s)", i, err.message) &&
+		    (msg = parse(&m))) {
+			is_str(g_mime_message_get_subject(msg), want,
+			       "literal encoded word %zu: reads back as written", i);
+			ok(headers_ascii(m.text) &&
+			   longest_line(m.text, (size_t)(strstr(m.text, "\n\n") - m.text)) <= 78,
+			   "literal encoded word %zu: ASCII header lines of at most 78", i);
+			g_object_unref(msg);
+		}
+		g_free(want);
+		mail_message_release(&m);
+	}
+}
+
 int main(void)
 {
 	test_message_ids();
@@ -627,6 +669,7 @@ int main(void)
 	test_comment_mail();
 	test_hostile_input();
 	test_changes_and_errors();
+	test_literal_encoded_words();
 	mail_shutdown();
 	return done_testing();
 }
