@@ -138,6 +138,7 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		o.url = ctx->cfg->archive_url;
 		o.path = ctx->cfg->archive_path;
 		o.state_dir = b->archive_state;
+		o.max_message_size = (size_t)ctx->cfg->archive_max_mail_size;
 		o.timeout = (long)ctx->cfg->bz_timeout;
 		if (!b->archive_state) {
 			bb_error_set(&err, BB_ERR_NOMEM, "out of memory");

@@ -224,6 +224,8 @@ static const struct key_spec keys[] = {
 	    "the local Maildir or mbox that receives the list, for kind maildir or mbox" }, KEY_PATH, OFF(archive_path) },
 	{ { "archive", "link_url", NULL, 0,
 	    "inbox URL used in links to archived mails (default: url)" }, KEY_URL, OFF(archive_link_url) },
+	{ { "archive", "max_mail_size", "64M", 0,
+	    "a larger mail in the archive is skipped (and logged), never read into memory" }, KEY_SIZE, OFF(archive_max_mail_size) },
 
 	{ { "inbound", "enabled", "true", 0,
 	    "post list replies to the bugs they answer (when [archive] is set)" }, KEY_BOOL, OFF(inbound_enabled) },

@@ -109,6 +109,7 @@ struct bb_config {
 	char *archive_kind;      /* public-inbox, atom, maildir, mbox */
 	char *archive_path;
 	char *archive_link_url;
+	unsigned long long archive_max_mail_size;
 
 	/* [inbound] */
 	int inbound_enabled;
