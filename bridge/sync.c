@@ -978,11 +978,43 @@ static enum bb_status queue_mail(struct bug_run *br, long long comment_id,
 	return s;
 }
 
-/* What the report reader reads of a bug: its description and public
- * comments (a private one never feeds anything mailed or posted), each
- * cut to what the reader looks at; only the description with
- * description_only.  malloc'd, NULL when out of memory. */
-static char *triage_text(const struct bz_bug *bug, int description_only)
+/* A stored text attachment (a log) read for the report reader, at most
+ * this large. */
+#define TRIAGE_ATTACHMENT_MAX ((size_t)1 << 20)
+
+/* Appends a public attachment's text, when the blob store has it and its
+ * bytes say text: the logs people attach. */
+static void triage_attachment(struct sync_context *sc, const struct bz_attachment *a,
+			      struct buf *b)
+{
+	char hash[BLOB_HEX_LEN + 1], *last_error = NULL, *text;
+	struct blob_info info;
+	int attempts = 0, fd;
+
+	if (a->is_private || att_lookup(sc->db, a->id, hash, &attempts, &last_error) || !hash[0] ||
+	    blob_lookup(sc->blobs, hash, &info, NULL) != BB_OK ||
+	    strncmp(info.content_type, "text/", 5) || info.size > TRIAGE_ATTACHMENT_MAX ||
+	    b->len + info.size > TRI_MAX_INPUT || blob_open(sc->blobs, hash, &fd, NULL, NULL)) {
+		free(last_error);
+		return;
+	}
+	free(last_error);
+	if ((text = malloc((size_t)info.size + 1))) {
+		if (fs_read_full(fd, text, (size_t)info.size) == (ssize_t)info.size &&
+		    !memchr(text, 0, (size_t)info.size)) {
+			buf_add(b, text, (size_t)info.size);
+			buf_addch(b, '\n');
+		}
+		free(text);
+	}
+	close(fd);
+}
+
+/* What the report reader reads of a bug: its description, public comments
+ * and public text attachments (a private one never feeds anything mailed
+ * or posted), each cut to what the reader looks at; only the description
+ * with description_only.  malloc'd, NULL when out of memory. */
+static char *triage_text(struct sync_context *sc, const struct bz_bug *bug, int description_only)
 {
 	struct buf b = BUF_INIT;
 
@@ -997,6 +1029,8 @@ static char *triage_text(const struct bz_bug *bug, int description_only)
 			return NULL;
 		}
 	}
+	for (size_t i = 0; !description_only && i < bug->nattachments && b.len < TRI_MAX_INPUT; i++)
+		triage_attachment(sc, &bug->attachments[i], &b);
 	return buf_detach(&b, NULL);
 }
 
@@ -1009,7 +1043,7 @@ static int triage_of(struct sync_context *sc, const struct bz_bug *bug, int desc
 
 	*report = NULL;
 	*rank = NULL;
-	if (!sc->matcher || !(text = triage_text(bug, description_only)))
+	if (!sc->matcher || !(text = triage_text(sc, bug, description_only)))
 		return 0;
 	*report = tri_read(text, strlen(text));
 	*rank = *report ? tri_match(sc->matcher, *report, text, strlen(text), 3) : NULL;

@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "bugzilla/bz_client.h"
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "mail/maintainers.h"
@@ -17,7 +18,7 @@
 #include "triage/reader.h"
 
 static const char usage[] =
-	"usage: bugbridge triage [--json] [--maintainers PATH] [--max N] FILE|-\n"
+	"usage: bugbridge triage [--json] [--maintainers PATH] [--max N] FILE|-|--bug N\n"
 	"\n"
 	"Reads a bug report (a kernel log, a description, an attachment; - for\n"
 	"standard input) and prints what it says: the kernel version and whether\n"
@@ -29,6 +30,10 @@ static const char usage[] =
 	"of the configuration if one loads; without it, only the findings are\n"
 	"printed.  Nothing is sent or stored.\n"
 	"\n"
+	"  --bug N          read bug N from [bugzilla] url with the configured key:\n"
+	"                   its description, every comment and text attachment\n"
+	"                   the key may see, private ones included (for the admin's\n"
+	"                   eyes: nothing is sent or posted)\n"
 	"  --json           one JSON object (\"version\": 1)\n"
 	"  --maintainers P  the MAINTAINERS file to rank sections from\n"
 	"  --max N          at most N sections (default 5)\n";
@@ -244,6 +249,90 @@ static void print_report(const struct tri_report *r)
 
 /* The MAINTAINERS path: --maintainers, else the configuration's if one
  * loads (its absence is no error: the findings are still worth printing). */
+/* A text attachment's bytes, appended to a buf (bz_download_attachment). */
+static enum bb_status to_buf(void *ctx, const void *data, size_t len)
+{
+	return buf_add(ctx, data, len);
+}
+
+/* Bug id's text as the key sees it: description, comments (private ones
+ * too: this is the admin's local view) and text attachments up to 1 MiB
+ * each.  *privates counts the private pieces read. */
+static int read_bug(struct cli_context *ctx, const char *id_text, char **text, size_t *len,
+		    size_t *privates)
+{
+	struct bz_client_options o;
+	struct bz_client *bz = NULL;
+	struct bz_bug *bugs = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf b = BUF_INIT;
+	size_t n = 0;
+	char *end;
+	long long id;
+	int rc = EX_OK;
+
+	*privates = 0;
+	errno = 0;
+	id = strtoll(id_text, &end, 10);
+	if (errno || *end || id <= 0) {
+		cli_error("--bug wants a bug number, not %s", id_text);
+		return EX_USAGE;
+	}
+	if (!ctx->cfg && config_load(&ctx->cfg, ctx->config_path, &err))
+		return cli_fail(&err);
+	if (!ctx->cfg->bz_url) {
+		cli_error("--bug needs [bugzilla] url in the configuration");
+		return EX_CONFIG;
+	}
+	memset(&o, 0, sizeof(o));
+	o.url = ctx->cfg->bz_url;
+	o.api_key = ctx->cfg->bz_api_key;
+	o.key_in_header = ctx->cfg->bz_key_in_header;
+	o.ca_file = ctx->cfg->bz_ca_file;
+	o.proxy = ctx->cfg->bz_proxy;
+	o.timeout = (long)ctx->cfg->bz_timeout;
+	if (bz_client_new(&bz, &o, &err) || bz_search_page(bz, id - 1, 0, 1, &bugs, &n, &err) ||
+	    (n && bugs[0].id == id &&
+	     (bz_fetch_comments(bz, bugs, 1, 0, &err) || bz_fetch_attachments(bz, bugs, 1, &err)))) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (!n || bugs[0].id != id) {
+		cli_error("bug %lld: not found, or not visible to the configured key", id);
+		rc = EX_NOINPUT;
+		goto out;
+	}
+	for (size_t i = 0; i < bugs[0].ncomments; i++) {
+		*privates += bugs[0].comments[i].is_private != 0;
+		buf_addstr(&b, bugs[0].comments[i].text ? bugs[0].comments[i].text : "");
+		buf_addch(&b, '\n');
+	}
+	for (size_t i = 0; i < bugs[0].nattachments; i++) {
+		const struct bz_attachment *a = &bugs[0].attachments[i];
+		size_t before = b.len;
+		uint64_t size = 0;
+
+		if (!a->content_type || strncmp(a->content_type, "text/", 5) || a->is_obsolete)
+			continue;
+		if (bz_download_attachment(bz, a->id, 1u << 20, to_buf, &b, &size, &err)) {
+			cli_warn("attachment %lld: %s (left out)", a->id, err.message);
+			bb_error_clear(&err);
+			buf_truncate(&b, before);
+			continue;
+		}
+		*privates += a->is_private != 0;
+		buf_addch(&b, '\n');
+	}
+	*text = buf_detach(&b, len);
+out:
+	for (size_t i = 0; i < n; i++)
+		bz_bug_release(&bugs[i]);
+	free(bugs);
+	bz_client_free(bz);
+	buf_release(&b);
+	return rc;
+}
+
 static char *maintainers_path(struct cli_context *ctx, const char *given)
 {
 	struct bb_config *cfg = NULL;
@@ -268,12 +357,14 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "maintainers", required_argument, NULL, 'm' },
 		{ "max", required_argument, NULL, 'n' },
+		{ "bug", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int json = 0, opt, rc;
 	long max = 5;
-	const char *given = NULL;
+	const char *given = NULL, *bug = NULL;
+	size_t privates = 0;
 	char *text = NULL, *mpath = NULL, *end;
 	size_t len = 0;
 	struct tri_report *r = NULL;
@@ -286,6 +377,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		switch (opt) {
 		case 'j': json = 1; break;
 		case 'm': given = optarg; break;
+		case 'b': bug = optarg; break;
 		case 'n':
 			errno = 0;
 			max = strtol(optarg, &end, 10);
@@ -298,10 +390,14 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		default: return cli_usage(stderr, usage);
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != (bug ? 0 : 1))
 		return cli_usage(stderr, usage);
-	if ((rc = read_input(argv[optind], &text, &len)))
+	if ((rc = bug ? read_bug(ctx, bug, &text, &len, &privates)
+		      : read_input(argv[optind], &text, &len)))
 		goto out;
+	if (privates)
+		cli_warn("bug %s: %zu private comment%s or attachment%s read: this output is for "
+			 "you only", bug, privates, privates == 1 ? "" : "s", privates == 1 ? "" : "s");
 	r = tri_read(text, len);
 	mpath = maintainers_path(ctx, given);
 	if (mpath) {

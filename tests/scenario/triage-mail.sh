@@ -65,7 +65,8 @@ state = {
   "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
              "groups": ["editbugs"]},
             {"login": "ines@example.net", "real_name": "Ines Reporter"},
-            {"login": "dev@example.org", "real_name": "Dev", "insider": True}],
+            {"login": "dev@example.org", "real_name": "Dev", "insider": True,
+             "api_key": "devkey0123"}],
   "products": [{"name": "Drivers", "components": ["Other"]}],
   "bugs": [
     {"id": 701, "summary": "wifi dies after resume", "product": "Drivers", "component": "Other",
@@ -74,7 +75,15 @@ state = {
      "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
                    "text": log},
                   {"creator": "dev@example.org", "creation_time": "2026-12-03T08:10:00Z",
-                   "text": private, "is_private": True}]}
+                   "text": private, "is_private": True}],
+     "attachments": [{"file_name": "dmesg-boot.txt", "summary": "boot log",
+                      "content_type": "text/plain", "creator": "ines@example.net",
+                      "creation_time": "2026-12-03T08:00:00Z",
+                      "text": "[    2.0] DMI: LENOVO 21CB/21CB, BIOS R23ET65W 11/15/2023\\n[    2.5] Bluetooth: hci0: Direct firmware load for intel/ibt-0040-0041.sfi failed with error -2\\n"},
+                     {"file_name": "secret.txt", "summary": "vendor log", "is_private": True,
+                      "content_type": "text/plain", "creator": "dev@example.org",
+                      "creation_time": "2026-12-03T08:00:00Z",
+                      "text": "[    9.0] nouveau 0000:01:00.0: Direct firmware load for nvidia/SECRETFW.bin failed with error -2\\n"}]}
   ]
 }
 json.dump(state, open(sys.argv[1] + "/state.json", "w"))
@@ -123,12 +132,13 @@ like "and from the bug's field, which differs" "$(cat "$r")" "6.7.0, from the bu
 like "the taint as a plain warning" "$(cat "$r")" "tainted: P \\(proprietary module was loaded\\)"
 like "the machine" "$(cat "$r")" "Machine: +LENOVO 21CB/21CB"
 like "the firmware that failed" "$(cat "$r")" "iwlwifi-so-a0-gf-a0-89.ucode \\(failed to load, error -2\\)"
+like "also from the public text attachment" "$(cat "$r")" "intel/ibt-0040-0041.sfi \\(failed to load"
 like "the first oops" "$(cat "$r")" "First oops: +BUG: kernel NULL pointer dereference"
 like "the section first, with why" "$(cat "$r")" "Sections: +1. INTEL WIRELESS WIFI LINK \\(iwlwifi\\)"
-unlike "nothing from the private comment" "$(cat "$r")" "i915|SECRET-BOX|intel_engine"
+unlike "nothing from the private comment or attachment" "$(cat "$r")" "i915|SECRET|intel_engine"
 is "the bug gets the block once as a comment" "$(comments 701 "[bugbridge triage of bug 701]")" "1"
 like "the comment is the block" "$(triage_comment 701)" "Sections: +1. INTEL WIRELESS WIFI LINK"
-unlike "without the private comment's text" "$(triage_comment 701)" "i915|SECRET-BOX|intel_engine"
+unlike "without the private comment's or attachment's text" "$(triage_comment 701)" "i915|SECRET|intel_engine"
 
 admin clock '{"advance": 600}'
 check "another sync" bb sync
@@ -140,5 +150,18 @@ admin comment '{"bug_id": 701, "creator": "ines@example.net", "text": "Me too.\n
 admin clock '{"advance": 600}'
 check "a sync after a forged marker" bb sync
 is "a forged marker on a comment that is not the bridge's note still goes out" "$(count 'Me too')" "1"
+
+# the admin's local view: bugbridge triage --bug N reads what the key sees,
+# private comments and attachments included, and says so
+sed 's/^api_key = bridgekey0123$/api_key = devkey0123/' "$BUGBRIDGE_CONFIG" >admin.conf
+chmod 600 admin.conf
+check "triage --bug with an insider's key" sh -c \
+	'"$BUGBRIDGE" --config admin.conf triage --bug 701 >triage.out 2>triage.err'
+like "reads the private comment too" "$(cat triage.out)" "INTEL DRM I915 DRIVER"
+like "and the private attachment" "$(cat triage.out)" "SECRETFW"
+like "and warns that the output is private" "$(cat triage.err)" "private comment.*for you only"
+check "triage --bug with the bridge's key" sh -c '"$BUGBRIDGE" triage --bug 701 >triage2.out 2>&1'
+unlike "sees no private text" "$(cat triage2.out)" "I915|SECRET"
+check_exit "a bug that does not exist" 66 bb triage --bug 999
 
 done_testing
