@@ -164,6 +164,7 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		to.regression_keyword = ctx->cfg->tracker_regression_keyword;
 		to.bisect_field = ctx->cfg->tracker_bisect_field;
 		to.stale_after = ctx->cfg->tracker_stale_after;
+		to.default_branch = ctx->cfg->tracker_default_branch;
 		if (tracker_new(&b->tracker, ctx->db, &to, &err))
 			goto fail;
 	}

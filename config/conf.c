@@ -277,6 +277,8 @@ static const struct key_spec keys[] = {
 	    "public URL of the reports, for links in the feed and the weekly mail (default: <[blob] base_url>/regressions)" }, KEY_URL, OFF(tracker_report_url) },
 	{ { "tracker", "report_lists", NULL, 0,
 	    "comma-separated addresses the weekly report is mailed to (regressions report --send)" }, KEY_STRING, OFF(tracker_report_lists) },
+	{ { "tracker", "default_branch", "mainline", 0,
+	    "the tree ([tree NAME]) a regression is filed under when neither the tree holding its culprit nor its introduced range tells" }, KEY_STRING, OFF(tracker_default_branch) },
 	{ { "tracker", "regressions_list", "regressions@lists.linux.dev", 0,
 	    "list Cc'd once on the next mail of a bug tracked as a regression (empty: none)" }, KEY_STRING, OFF(tracker_regressions_list) },
 	{ { "tracker", "culprit_cc", "true", 0,

@@ -141,6 +141,7 @@ struct bb_config {
 	char *tracker_report_dir;     /* NULL: data_dir/reports (tracker/report.h) */
 	char *tracker_report_url;     /* NULL: <blob base_url>/regressions */
 	char *tracker_report_lists;   /* To: of the weekly report; NULL: none */
+	char *tracker_default_branch;   /* mainline */
 	char *tracker_regressions_list; /* Cc'd once on a regression bug's mail; NULL: none */
 	int tracker_culprit_cc;       /* Cc a culprit's author and signers once */
 

@@ -417,6 +417,9 @@ static const char *const migrations[] = {
 	"  added INTEGER NOT NULL,"
 	"  PRIMARY KEY (bug_id, address, reason)"
 	");",
+	/* 12 -> 13: the culprit whose tree decided a regression's branch, so
+	 * that the watched trees are asked once per culprit */
+	"ALTER TABLE reg_regression ADD COLUMN culprit_checked TEXT NOT NULL DEFAULT '';",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -457,7 +457,7 @@ struct tracker {
 	struct store *db;
 	char *bugzilla_host;      /* lower case, NULL without bugzilla_url */
 	char *bugzilla_url, *archive_url, *regression_field, *regression_keyword, *bisect_field;
-	char *close_on_fix;
+	char *close_on_fix, *default_branch;
 	long long stale_after;
 	const char *unverified;   /* why the mail at hand's sender is not authenticated */
 };
@@ -495,6 +495,12 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	t->regression_keyword = dup_or_null(opt->regression_keyword);
 	t->bisect_field = dup_or_null(opt->bisect_field);
 	t->close_on_fix = dup_or_null(opt->close_on_fix);
+	t->default_branch = strdup(opt->default_branch && *opt->default_branch ? opt->default_branch
+								       : "mainline");
+	if (!t->default_branch) {
+		tracker_free(t);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	*out = t;
 	return BB_OK;
@@ -511,6 +517,7 @@ void tracker_free(struct tracker *t)
 	free(t->regression_keyword);
 	free(t->bisect_field);
 	free(t->close_on_fix);
+	free(t->default_branch);
 	free(t);
 }
 
@@ -706,8 +713,10 @@ static long long regression_of_url(struct tracker *t, const char *url)
 }
 
 /* The tree a regression lives on, from where it was introduced:
- * v6.1.15..v6.1.20 is linux-6.1.y, next-20261201 is next, else mainline. */
-static char *branch_of(const char *from, const char *to)
+ * v6.1.15..v6.1.20 is linux-6.1.y, next-20261201 is next, else the
+ * default branch (mainline).  A culprit a watched tree holds decides
+ * later (tracker_scan_trees()). */
+static char *branch_of(struct tracker *t, const char *from, const char *to)
 {
 	const char *tags[2] = { to, from };
 
@@ -723,7 +732,7 @@ static char *branch_of(const char *from, const char *to)
 		if (sscanf(v, "v%u.%u.%u%c", &a, &b, &c, &tail) == 3)
 			return str_printf("linux-%u.%u.y", a, b);
 	}
-	return strdup("mainline");
+	return strdup(t->default_branch);
 }
 
 
@@ -1255,7 +1264,7 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 	} else {
 		id = regression_of_report_url(t, elsewhere);
 	}
-	branch = branch_of(d->commit_from, d->commit_to);
+	branch = branch_of(t, d->commit_from, d->commit_to);
 	if (!id) {
 		buf_addstr(&title, inmail_bare_subject(m->subject));
 		if (report == m->message_id)
@@ -1560,7 +1569,7 @@ enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const ch
 		char *who = person(bug->creator.real_name, bug->creator.login);
 
 		s = create(t, bug->creation_time > 0 ? bug->creation_time : when, bug->summary,
-			   "mainline", "", url ? url : "", bug->id, who ? who : "", &id, err);
+			   t->default_branch, "", url ? url : "", bug->id, who ? who : "", &id, err);
 		if (!s)
 			s = add_event(t, id, bug->creation_time > 0 ? bug->creation_time : when,
 				      "reported", bug->summary, "", err);
@@ -1886,6 +1895,81 @@ static enum bb_status look_back(struct tracker *t, struct gitscan_tree *tree,
 	return s;
 }
 
+/* Whether the watched tree ct holds commit. */
+static int tree_holds(const struct config_tree *ct, const char *state_dir, const char *commit)
+{
+	struct gitscan_options o;
+	struct gitscan_tree *tree = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	int contained = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.name = ct->name;
+	o.path = ct->path;
+	o.url = ct->url;
+	o.ref = ct->ref;
+	o.state_dir = state_dir;
+	if (!gitscan_tree_new(&tree, &o, &err) &&
+	    gitscan_contains(tree, commit, NULL, &contained, &err))
+		contained = 0;
+	gitscan_tree_free(tree);
+	return contained;
+}
+
+/* One branch rule: a regression whose culprit a watched tree holds lives
+ * on that tree -- the default branch when it holds it, else the first
+ * other tree in the configuration's order that does (a culprit only a
+ * stable branch has is a stable regression, and a mainline fix does not
+ * fix it).  Each culprit is looked up once. */
+static enum bb_status branch_from_culprits(struct tracker *t, const struct bb_config *cfg,
+					   const char *state_dir, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	struct pending { long long id; char *culprit, *branch; } todo[64];
+	size_t n = 0;
+
+	if ((s = store_prepare(t->db, &st, "SELECT id, culprit, branch FROM reg_regression WHERE"
+			       " culprit <> '' AND culprit <> culprit_checked AND state IN ('open',"
+			       " 'fix-incoming') ORDER BY id LIMIT 64", err)))
+		return s;
+	while (n < 64 && sqlite3_step(st) == SQLITE_ROW) {
+		todo[n].id = sqlite3_column_int64(st, 0);
+		todo[n].culprit = strdup((const char *)sqlite3_column_text(st, 1));
+		todo[n].branch = strdup((const char *)sqlite3_column_text(st, 2));
+		if (!todo[n].culprit || !todo[n].branch) {
+			free(todo[n].culprit);
+			free(todo[n].branch);
+			break;
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n; i++) {
+		const char *found = NULL;
+
+		for (size_t k = 0; k < cfg->ntrees && !found; k++)
+			if (!strcmp(cfg->trees[k].name, t->default_branch) &&
+			    tree_holds(&cfg->trees[k], state_dir, todo[i].culprit))
+				found = cfg->trees[k].name;
+		for (size_t k = 0; k < cfg->ntrees && !found; k++)
+			if (strcmp(cfg->trees[k].name, t->default_branch) &&
+			    tree_holds(&cfg->trees[k], state_dir, todo[i].culprit))
+				found = cfg->trees[k].name;
+		if (!s)
+			s = exec_bind(t, err, "recording a regression's branch",
+				      "UPDATE reg_regression SET culprit_checked = culprit, branch ="
+				      " coalesce(nullif(?, ''), branch) WHERE id = ?", "ti", found,
+				      todo[i].id);
+		if (!s && found && strcmp(found, todo[i].branch))
+			log_event(LOG_LEVEL_INFO, "tracker.branch", LF_INT("regression", todo[i].id),
+				  LF_STR("culprit", todo[i].culprit), LF_STR("branch", found));
+		free(todo[i].culprit);
+		free(todo[i].branch);
+	}
+	return s;
+}
+
 enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg,
 				  const char *state_dir, struct tracker_tree_stats *stats,
 				  struct bb_error *err)
@@ -1936,6 +2020,10 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 		free(cursor);
 		free(next);
 		free(name);
+	}
+	if (!s && cfg->ntrees && !(s = store_begin(t->db, err))) {
+		s = branch_from_culprits(t, cfg, state_dir, err);
+		s = s ? (store_rollback(t->db), s) : store_commit(t->db, err);
 	}
 	return s;
 }

@@ -173,6 +173,8 @@ struct tracker_options {
 				       * of tracker_commit(); tracker_scan_trees()
 				       * reads [bugzilla] close_on_fix) */
 	long long stale_after;        /* seconds; 0: 90 days */
+	const char *default_branch;   /* a regression's tree when neither its culprit
+				       * nor its introduced range tells; NULL: mainline */
 };
 
 enum bb_status tracker_new(struct tracker **out, struct store *db,

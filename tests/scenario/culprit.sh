@@ -29,10 +29,29 @@ cat >state.json <<'EOF2'
     {"id": 602, "summary": "wifi: slow scan", "product": "Drivers", "component": "Wireless",
      "status": "NEW", "creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
      "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
-                   "text": "Scans take ten seconds."}]}
+                   "text": "Scans take ten seconds."}]},
+    {"id": 603, "summary": "wifi: stable 6.7.2 drops the link", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "cf_regression": "Yes", "cf_bisect_commit": "STABLE_CULPRIT",
+     "creation_time": "2026-12-03T08:00:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+                   "text": "Worked in 6.7.1."}]}
   ]
 }
 EOF2
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
+	GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.org
+git init -q -b master linux
+g() { git -C "$WORK/linux" "$@"; }
+g commit -q --allow-empty -m "Linux 6.7"
+# a stable branch with a backport gone wrong that mainline never had
+g checkout -q -b linux-6.7.y
+g commit -q --allow-empty -m "wifi: mac80211: backport a fix badly
+
+Signed-off-by: Stable Backporter <stable@example.org>"
+stable_culprit=$(g rev-parse --short=12 HEAD)
+g checkout -q master
+sed -i "s/STABLE_CULPRIT/$stable_culprit/" state.json
 fakebz_start state.json
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
 reg() { /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"; }
@@ -46,11 +65,6 @@ cc_count() {
 	reg "select count(*) from outbox where bug_id = $1 and (',' || replace(recipients, ' ', '') || ',') like '%$2%'"
 }
 
-export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
-	GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.org
-git init -q -b master linux
-g() { git -C "$WORK/linux" "$@"; }
-g commit -q --allow-empty -m "Linux 6.7"
 GIT_AUTHOR_NAME="Carl Culprit" GIT_AUTHOR_EMAIL=Carl@Example.org \
 g commit -q --allow-empty -m "wifi: iwlwifi: load the new firmware first
 
@@ -80,6 +94,10 @@ regressions_list = regressions@lists.test
 [tree mainline]
 path = $WORK/linux
 ref = master
+[tree linux-6.7.y]
+path = $WORK/linux
+ref = linux-6.7.y
+upstream = mainline
 EOF2
 
 check "first sync" bb sync
@@ -94,7 +112,7 @@ admin bug "{\"id\": 602, \"merge\": true, \"cf_bisect_commit\": \"$culprit\"}"
 admin comment '{"bug_id": 602, "creator": "ines@example.net", "text": "Bisected too."}'
 check "a sync killed before the mails' transaction ended" \
 	sh -c 'BUGBRIDGE_CRASH_AT=sync.bug "$BUGBRIDGE" sync >/dev/null 2>&1; test $? -eq 137'
-is "nothing is recorded of it" "$(reg "select count(*) from bug_cc where address <> ''")" "1"
+is "nothing is recorded of it" "$(reg "select count(*) from bug_cc where address <> '' and bug_id in (601, 602)")" "1"
 check "the next sync" bb sync
 for who in carl@example.org rita@example.org ann@example.org; do
 	is "the bisected regression's next mail is Cc'd to $who once" "$(cc_count 601 "$who")" "1"
@@ -123,5 +141,13 @@ admin comment '{"bug_id": 602, "creator": "ines@example.net", "text": "Wrong bis
 check "a sync with an unknown culprit" bb sync
 is "its mail is queued" "$(reg "select count(*) from outbox where bug_id = 602 and cast(message as text) like '%Wrong bisect%'")" "1"
 is "Cc'd to nobody new" "$(reg "select count(*) from bug_cc where bug_id = 602 and address <> ''")" "3"
+
+# one branch rule: the tree that holds the culprit
+is "a regression whose culprit mainline has lives on mainline" \
+	"$(reg "select branch from reg_regression where bug_id = 601")" "mainline"
+is "one whose culprit only the stable branch has lives there" \
+	"$(reg "select branch from reg_regression where bug_id = 603")" "linux-6.7.y"
+is "each culprit was looked up in the trees once" \
+	"$(reg "select count(*) from reg_regression where culprit <> '' and culprit_checked = culprit")" "2"
 
 done_testing
