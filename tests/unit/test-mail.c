@@ -625,8 +625,8 @@ static void test_literal_encoded_words(void)
 {
 	static const char *const summaries[] = {
 		"subject shows =?UTF-8?B?YWI=?= instead of text",
-		"=?utf-8?q?caf=C3=A9?= and =?UTF-8?B?Y2Q=?= \xc3\xa9\xc3\xa9\xc3\xa9 \xe2\x82\xac"
-		" a long tail so that the subject needs more than one encoded word and folds",
+		("=?utf-8?q?caf=C3=A9?= and =?UTF-8?B?Y2Q=?= \xc3\xa9\xc3\xa9\xc3\xa9 \xe2\x82\xac"
+		 " a long tail so that the subject needs more than one encoded word and folds"),
 		"\xf0\x9f\x90\x9b =?x?y?z?=",
 	};
 	struct mail_options opt;
