@@ -189,7 +189,7 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 	struct reg_event *events = NULL;
 	size_t nlinks = 0, nevents = 0;
 	time_t now = time(NULL);
-	char when[40], *base_url = NULL;
+	char when[40], *base_url = NULL, *triage = NULL;
 	int rc;
 
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
@@ -204,12 +204,16 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 			reg_event_hide_addresses(&events[i]);
 	}
 	base_url = reg_report_base_url(ctx->cfg);
+	triage = reg_triage_block(ctx->db, r.bug_id);
 	if (json) {
 		struct reg_report_item it = { &r, links, nlinks, events, nevents };
 		struct json_object *top = json_object_new_object();
+		struct json_object *reg = reg_report_json(&it, now, base_url, 1);
 
+		/* the bug's triage block (bugbridge.conf(5), [routing] by_content) */
+		json_object_object_add(reg, "triage", triage ? json_object_new_string(triage) : NULL);
 		json_object_object_add(top, "version", json_object_new_int(REG_REPORT_VERSION));
-		json_object_object_add(top, "regression", reg_report_json(&it, now, base_url, 1));
+		json_object_object_add(top, "regression", reg);
 		cli_print_json(top);
 		json_object_put(top);
 		goto out;
@@ -249,6 +253,14 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 		printf("%-15s #%lld\n", "Duplicate of:", r.dup_of);
 	show_field(r.backburner ? "Back burner:" : "Resolution:", r.resolution);
 	printf("%-15s %s/regression/%lld.html\n", "Page:", base_url ? base_url : "", r.id);
+	for (char *line = triage, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		print_clean(line, 0);   /* each line of the bug's triage block */
+		putchar('\n');
+		if (nl)
+			*nl = '\n';
+	}
 	if (nlinks) {
 		printf("Links:\n");
 		for (size_t i = 0; i < nlinks; i++) {
@@ -287,6 +299,7 @@ static int regressions_show(struct cli_context *ctx, int json, long long id)
 		}
 	}
 out:
+	free(triage);
 	reg_regression_release(&r);
 	reg_links_free(links, nlinks);
 	reg_events_free(events, nevents);

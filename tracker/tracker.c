@@ -2228,3 +2228,33 @@ out:
 	free(marker);
 	return yes;
 }
+
+char *reg_triage_block(struct store *db, long long bug)
+{
+	char *marker = bug > 0 ? triage_marker(bug) : NULL, *block = NULL;
+	sqlite3_stmt *st = NULL;
+
+	if (!marker)
+		return NULL;
+	if (!store_cached(db, &st, "SELECT text FROM reg_push WHERE bug_id = ? AND marker = ?",
+			  NULL)) {
+		sqlite3_bind_int64(st, 1, bug);
+		sqlite3_bind_text(st, 2, marker, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *text = (const char *)sqlite3_column_text(st, 0);
+			const char *end = text ? strstr(text, marker) : NULL;
+
+			if (end)
+				block = strndup(text, (size_t)(end - text));
+		}
+		store_cached_done(db, st);
+	}
+	free(marker);
+	if (block) {
+		size_t n = strlen(block);
+
+		while (n && (block[n - 1] == '\n' || block[n - 1] == ' '))
+			block[--n] = '\0';
+	}
+	return block;
+}

@@ -226,6 +226,10 @@ enum bb_status tracker_triage_note(struct tracker *t, long long bug, const char 
 int tracker_is_triage_note(struct tracker *t, long long bug, long long comment_id,
 			   const char *text);
 
+/* The triage block recorded for bug (tracker_triage_note(), without its
+ * marker line), for `regressions show`; malloc'd, NULL if none. */
+char *reg_triage_block(struct store *db, long long bug);
+
 /* One commit that appeared on tree (see tracker/gitscan.h): Link:/Closes:
  * trailers pointing at a regression's mail or bug, or a hash or subject a
  * fix directive named, move it to fix-incoming or fixed; Fixes: naming a

@@ -71,7 +71,7 @@ state = {
   "bugs": [
     {"id": 701, "summary": "wifi dies after resume", "product": "Drivers", "component": "Other",
      "status": "NEW", "creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
-     "cf_kernel_version": "6.7.0",
+     "cf_kernel_version": "6.7.0", "cf_regression": "Yes",
      "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
                    "text": log},
                   {"creator": "dev@example.org", "creation_time": "2026-12-03T08:10:00Z",
@@ -139,6 +139,11 @@ unlike "nothing from the private comment or attachment" "$(cat "$r")" "i915|SECR
 is "the bug gets the block once as a comment" "$(comments 701 "[bugbridge triage of bug 701]")" "1"
 like "the comment is the block" "$(triage_comment 701)" "Sections: +1. INTEL WIRELESS WIFI LINK"
 unlike "without the private comment's or attachment's text" "$(triage_comment 701)" "i915|SECRET|intel_engine"
+
+# the bug is a regression: regressions show has its triage block too
+like "regressions show carries the triage block" "$(bb regressions show 1)" "Sections: +1. INTEL WIRELESS WIFI LINK"
+is "and its JSON" "$(bb regressions show --json 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["regression"]["triage"].splitlines()[0])')" \
+	"Triage (read from the report by bugbridge; it may be wrong):"
 
 admin clock '{"advance": 600}'
 check "another sync" bb sync
