@@ -221,7 +221,7 @@ static const struct key_spec keys[] = {
 	{ { "archive", "kind", "public-inbox", 0,
 	    "how to read it: public-inbox (git epochs), atom (new.atom), maildir or mbox" }, KEY_STRING, OFF(archive_kind) },
 	{ { "archive", "path", NULL, 0,
-	    "the local Maildir or mbox that receives the list, for kind maildir or mbox" }, KEY_PATH, OFF(archive_path) },
+	    "the local Maildir or mbox that receives the list, for kind maildir or mbox; for kind public-inbox (without url), a local v2 inbox read in place (the folder holding git/0.git)" }, KEY_PATH, OFF(archive_path) },
 	{ { "archive", "link_url", NULL, 0,
 	    "inbox URL used in links to archived mails (default: url)" }, KEY_URL, OFF(archive_link_url) },
 	{ { "archive", "max_mail_size", "64M", 0,

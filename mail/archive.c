@@ -233,7 +233,16 @@ enum bb_status archive_source_new(struct archive_source **out, const struct arch
 		st = archive_nomem(err);
 		goto out;
 	}
-	if (src->kind == KIND_PUBLIC_INBOX || src->kind == KIND_ATOM) {
+	if (src->kind == KIND_PUBLIC_INBOX && (!opt->url || !*opt->url) && opt->path && *opt->path) {
+		/* a local inbox: its epochs are read where they are */
+		if (copy_string(opt->path, &src->path) ||
+		    !(src->url = str_printf("file://%s", opt->path))) {
+			st = archive_nomem(err);
+			goto out;
+		}
+		src->local = 1;
+		src->probe_interval = -1;   /* a look at git/: as cheap as it gets */
+	} else if (src->kind == KIND_PUBLIC_INBOX || src->kind == KIND_ATOM) {
 		size_t len;
 
 		if ((st = check_url(opt->url, err)))
@@ -1260,9 +1269,9 @@ enum bb_status archive_fetch_thread(struct archive_source *src, const char *mess
 	size_t len, text_len;
 	enum bb_status st;
 
-	if (src->kind != KIND_PUBLIC_INBOX && src->kind != KIND_ATOM)
+	if ((src->kind != KIND_PUBLIC_INBOX && src->kind != KIND_ATOM) || src->local)
 		return bb_error_set(err, BB_ERR_UNSUPPORTED,
-				    "a %s source has no thread download", kind_names[src->kind]);
+				    "a local %s source has no thread download", kind_names[src->kind]);
 	while (message_id && (*message_id == ' ' || *message_id == '\t' || *message_id == '<'))
 		message_id++;
 	len = message_id ? strlen(message_id) : 0;

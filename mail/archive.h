@@ -11,7 +11,10 @@
  *                   commits oldest first (rev-list --reverse --first-parent),
  *                   reading the blobs through one `git cat-file --batch`, so
  *                   it costs O(new messages): a poll with nothing new is one
- *                   `git fetch` and reads no message.
+ *                   `git fetch` and reads no message.  With a path instead
+ *                   of a url, a local v2 inbox is read in place: its epochs
+ *                   <path>/git/<N>.git, never cloned, fetched or written to
+ *                   (the lock and the probe stamp stay in state_dir).
  *   "atom"          the same inbox's <url>/new.atom (the newest messages,
  *                   about 25 on public-inbox), each new entry's message read
  *                   from <url>/<msgid>/raw.  For small lists polled often.
@@ -120,7 +123,8 @@ struct archive_options {
 	const char *kind;         /* "public-inbox", "atom", "maildir" or "mbox" */
 	const char *url;          /* public-inbox, atom: the inbox URL, http(s)://,
 				   * e.g. https://lore.kernel.org/lkml */
-	const char *path;         /* maildir, mbox */
+	const char *path;         /* maildir, mbox; public-inbox without url: a
+				   * local v2 inbox (the folder holding git/) */
 	const char *state_dir;    /* public-inbox (required): the mirrors go to
 				   * <state_dir>/<host-path-hash>/<epoch>.git */
 	long timeout;             /* seconds an HTTP request or git transfer may

@@ -341,9 +341,16 @@ bad:
 			    "not a public-inbox cursor (git:<epoch>:<commit>): \"%.80s\"", cursor);
 }
 
+/* The folder of the epochs: the mirrors, or a local inbox's git/. */
+static char *epochs_dir(struct archive_source *src)
+{
+	return src->local ? str_printf("%s/git", src->path) : strdup(src->dir);
+}
+
 static char *epoch_dir(struct archive_source *src, long epoch)
 {
-	return str_printf("%s/%ld.git", src->dir, epoch);
+	return src->local ? str_printf("%s/git/%ld.git", src->path, epoch)
+			  : str_printf("%s/%ld.git", src->dir, epoch);
 }
 
 static char *epoch_url(struct archive_source *src, long epoch)
@@ -364,10 +371,12 @@ static int epoch_present(struct archive_source *src, long epoch)
 /* The highest epoch mirrored here, or -1. */
 static long newest_local_epoch(struct archive_source *src)
 {
-	DIR *d = opendir(src->dir);
+	char *dir = epochs_dir(src);
+	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
 	long newest = -1;
 
+	free(dir);
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
@@ -384,7 +393,7 @@ static long newest_local_epoch(struct archive_source *src)
 	return newest;
 }
 
-static enum bb_status git_clone(struct archive_source *src, long epoch, struct bb_error *err)
+static enum bb_status clone_remote(struct archive_source *src, long epoch, struct bb_error *err)
 {
 	struct run_args argv = RUN_ARGS_INIT;
 	char *dir = epoch_dir(src, epoch), *part = NULL, *url = epoch_url(src, epoch);
@@ -428,12 +437,29 @@ out:
 	return st;
 }
 
+/* An epoch's mirror made, or for a local inbox, found. */
+static enum bb_status git_clone(struct archive_source *src, long epoch, struct bb_error *err)
+{
+	if (!src->local)
+		return clone_remote(src, epoch, err);
+	/* read in place: there or not */
+	return epoch_present(src, epoch)
+		       ? BB_OK
+		       : bb_error_set(err, BB_ERR_NOT_FOUND,
+				      "%s: no epoch %ld (git/%ld.git): is it a public-inbox v2 inbox?",
+				      src->path, epoch, epoch);
+}
+
 static enum bb_status git_fetch(struct archive_source *src, long epoch, struct bb_error *err)
 {
 	struct run_args argv = RUN_ARGS_INIT;
-	char *dir = epoch_dir(src, epoch), *url = epoch_url(src, epoch);
+	char *dir, *url;
 	enum bb_status st;
 
+	if (src->local)   /* public-inbox writes it in place: nothing to fetch */
+		return BB_OK;
+	dir = epoch_dir(src, epoch);
+	url = epoch_url(src, epoch);
 	if (!dir || !url || git_argv(src, &argv, dir) || run_args_push(&argv, "fetch") ||
 	    run_args_push(&argv, "--quiet") || run_args_push(&argv, "origin")) {
 		st = archive_nomem(err);
@@ -461,6 +487,11 @@ static enum bb_status probe_epoch(struct archive_source *src, long epoch, int *e
 	if (!url)
 		return archive_nomem(err);
 	src->stats.epoch_probes++;
+	if (src->local) {
+		free(url);
+		*exists = epoch_present(src, epoch);
+		return BB_OK;
+	}
 	st = archive_http_get(src, url, ARCHIVE_PROBE_CAP, &body, &probe_err);
 	if (st == BB_OK) {
 		*exists = 1;
@@ -862,8 +893,9 @@ enum bb_status archive_tail_public_inbox(struct archive_source *src, char **curs
 			goto out;
 		if (!exists) {
 			st = bb_error_set(err, BB_ERR_NOT_FOUND,
-					  "no git epoch at %s/0: is %s a public-inbox v2 inbox?",
-					  src->url, src->url);
+					  "no git epoch at %s%s0: is %s a public-inbox v2 inbox?",
+					  src->local ? src->path : src->url, src->local ? "/git/" : "/",
+					  src->local ? src->path : src->url);
 			goto out;
 		}
 		newest = 0;

@@ -25,6 +25,7 @@ struct archive_source {
 	char *url;            /* without a trailing '/' */
 	char *path;
 	char *dir;            /* public-inbox: this source's state folder */
+	int local;            /* public-inbox: a local inbox at path, read in place */
 	char *ca_file;
 	char *proxy;
 	char *git_program;

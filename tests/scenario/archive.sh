@@ -286,4 +286,19 @@ done
 dump --cursor-file git.cur atom "$U"
 like "a cursor of another kind: invalid" "$out" "^error invalid give-up not an Atom cursor"
 
+# --- a local public-inbox ([archive] path), read in place ----------------------
+dump --state state-url public-inbox "$U"
+over_http=$ids
+dump --state state-local --cursor-file local.cur public-inbox "$WORK/listlab/inbox"
+is "a local inbox gives the same messages as its URL" "$ids" "$over_http"
+is "read in place: nothing cloned, fetched or probed over HTTP" \
+	"$(stat_of clones) $(stat_of fetches) $(stat_of http)" "0 0 0"
+like "with the same kind of cursor" "$(cat local.cur)" '^git:[0-9]+:[0-9a-f]{40}$'
+send "local1@example.org" "after the local read"
+dump --state state-local --cursor-file local.cur public-inbox "$WORK/listlab/inbox"
+is "the next poll reads only the new mail" "$ids" "local1@example.org"
+check "nothing was written into the inbox" test ! -e "$WORK/listlab/inbox/git/lock"
+dump --state state-nowhere public-inbox "$WORK/no-such-inbox"
+like "a folder that is no v2 inbox: not found" "$out" "^error not-found .*public-inbox v2"
+
 done_testing

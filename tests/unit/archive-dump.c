@@ -1,6 +1,6 @@
 /* Test driver for mail/archive.c: polls one source and prints what it got.
  *
- *   archive-dump [options] KIND URL-OR-PATH
+ *   archive-dump [options] KIND URL-OR-PATH (a path starts with '/')
  *     --state DIR          state folder (public-inbox)
  *     --cursor-file FILE   read the cursor from FILE (missing or empty: from
  *                          the start) and write the new one back, as the
@@ -200,8 +200,8 @@ int main(int argc, char **argv)
 	if (argc - i != 2)
 		usage();
 	opt.kind = argv[i];
-	if (!strcmp(opt.kind, "maildir") || !strcmp(opt.kind, "mbox"))
-		opt.path = argv[i + 1];
+	if (!strcmp(opt.kind, "maildir") || !strcmp(opt.kind, "mbox") || argv[i + 1][0] == '/')
+		opt.path = argv[i + 1];   /* a local public-inbox too */
 	else
 		opt.url = argv[i + 1];
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
