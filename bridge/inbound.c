@@ -2026,6 +2026,9 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	enum bb_status s;
 
 	stats->mails++;
+	stats->bytes += len;
+	if (opt->progress && stats->mails % 256 == 0)
+		opt->progress(opt->progress_ctx, stats->mails, stats->bytes);
 	if (p->parsed != BB_OK || !m->message_id) {
 		/* nothing to key it by: it cannot be acted on, only skipped */
 		stats->rejected++;
@@ -2319,7 +2322,7 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		goto out;
 	if ((s = commands_since(sc, name, &o.commands_since, err)))
 		goto out;
-	if (!cursor) {
+	if (!cursor && !o.from_start) {
 		/* a new source starts at the archive's end, not at its history */
 		if ((s = archive_tail(src, &next, err)))
 			goto out;

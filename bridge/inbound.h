@@ -47,6 +47,15 @@ struct inbound_options {
 	 * history (a backfill, a re-read) and their commands are refused.
 	 * 0: no limit.  inbound_round() sets it from the store. */
 	time_t commands_since;
+	/* A source never read before starts at the archive's end; with
+	 * from_start, at its beginning: its whole history is read once (replies
+	 * to mirrored bugs posted, the tracker fed), but commands_since is the
+	 * time of this first read, so no command in it acts. */
+	int from_start;
+	/* Called every few hundred mails with the mails and bytes read so far
+	 * in this round (a progress bar); NULL: none. */
+	void (*progress)(void *ctx, unsigned long mails, unsigned long long bytes);
+	void *progress_ctx;
 };
 
 struct inbound_stats {
@@ -56,6 +65,7 @@ struct inbound_stats {
 	/* mails whose posting failed for a temporary reason: each backs off
 	 * on its own (in_mail.next_attempt), the round goes on */
 	unsigned long deferred;
+	unsigned long long bytes;     /* of the mails read this round */
 	unsigned deferred_in_a_row;
 };
 

@@ -24,7 +24,7 @@
 #include "tracker/report.h"
 
 static const char usage_sync[] =
-	"usage: bugbridge sync [--once] [--dry-run] [--since DATE]\n"
+	"usage: bugbridge sync [--once] [--dry-run] [--since DATE] [--from-start]\n"
 	"\n"
 	"One round: polls Bugzilla for bugs changed since the last round, stores\n"
 	"new attachments in the blob store, queues a mail for every new public\n"
@@ -38,7 +38,11 @@ static const char usage_sync[] =
 	"              2026-12-01T08:00:00Z) instead of since the last round: a\n"
 	"              bug not on the list yet gets its first mirror, one on it\n"
 	"              a backlog summary of the public comments never mailed;\n"
-	"              nothing already sent goes out again\n";
+	"              nothing already sent goes out again\n"
+	"  --from-start  an archive never read before is read from its first\n"
+	"              mail instead of its end, once, with a progress bar: the\n"
+	"              tracker learns its regressions and the replies to mirrored\n"
+	"              bugs are posted, but no command in that history acts\n";
 
 static const char usage_resync[] =
 	"usage: bugbridge resync [--dry-run] BUG...\n"
@@ -393,12 +397,23 @@ static void report_round(struct cli_context *ctx, const struct sync_stats *st, i
 			st->delivery.sent, st->delivery.deferred, st->delivery.failed);
 }
 
+/* The progress of a first read of an archive's history. */
+static void history_progress(void *ctx, unsigned long mails, unsigned long long bytes)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "reading the archive: %lu mails", mails);
+	cli_progress_label(ctx, label);
+	cli_progress_update(ctx, bytes, 0);
+}
+
 int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "once", no_argument, NULL, 'o' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "since", required_argument, NULL, 's' },
+		{ "from-start", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -406,13 +421,15 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	struct cli_bridge b;
 	struct sync_stats st;
 	struct inbound_stats in;
-	int opt, dry_run = 0, rc;
+	struct cli_progress *progress = NULL;
+	int opt, dry_run = 0, rc, from_start = 0;
 	time_t since = 0;
 
 	while ((opt = getopt_long(argc, argv, "onh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': break;
 		case 'n': dry_run = 1; break;
+		case 'F': from_start = 1; break;
 		case 's':
 			if (!(since = parse_since(optarg))) {
 				cli_error("--since: \"%s\" is not a date (like 2026-12-01 or "
@@ -436,7 +453,15 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	b.sc.on_mail = print_mail;
 	b.sc.on_mail_ctx = &dry_run;
 	b.sc.since = since;
-	if (bridge_round(&b, &st, &in, &err)) {
+	if (from_start) {
+		progress = cli_progress_start("reading the archive", 0, ctx->quiet);
+		b.inbound.from_start = 1;
+		b.inbound.progress = history_progress;
+		b.inbound.progress_ctx = progress;
+	}
+	rc = bridge_round(&b, &st, &in, &err);
+	cli_progress_done(progress);
+	if (rc) {
 		rc = cli_fail(&err);
 	} else {
 		report_round(ctx, &st, dry_run);

@@ -125,4 +125,19 @@ is "the stored line is the whole directive; the indented one is none" \
 	"#regzbot invalid-verb: known bios issue"
 is "and is not glued onto the title above it" "$(show "$r3" 'd["title"]')" "fan: loud"
 
+# a second bridge that starts with the archive's history (sync --from-start):
+# the same regressions, found by reading every mail once
+sed "s|^data_dir = .*|data_dir = $WORK/data2|" "$BUGBRIDGE_CONFIG" >second.conf
+chmod 600 second.conf
+check "a first sync --from-start on a fresh data folder" \
+	sh -c '"$BUGBRIDGE" --config second.conf sync --from-start >from-start.out 2>&1'
+is "finds every regression the first bridge found" \
+	"$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from reg_regression").fetchone()[0])' "$WORK/data2/bugbridge.db")" \
+	"$(reg "select count(*) from reg_regression")"
+check "a second --from-start reads nothing again" \
+	sh -c '"$BUGBRIDGE" --config second.conf sync --from-start >from-start2.out 2>&1'
+is "the history is read once" \
+	"$(/usr/bin/python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from reg_regression").fetchone()[0])' "$WORK/data2/bugbridge.db")" \
+	"$(reg "select count(*) from reg_regression")"
+
 done_testing
