@@ -842,6 +842,97 @@ static void apply_name(struct scoring *sc, const char *name, double weight, unsi
 	clue_end(sc);
 }
 
+/* Where in a component list pattern p has the folder component name
+ * ("amdgpu" in drivers/gpu/drm/amd/amdgpu/...), from byte from on; NULL
+ * if nowhere. */
+static const char *folder_component(const char *p, size_t from, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *at = strstr(p + from, name); at; at = strstr(at + 1, name))
+		if ((at == p || at[-1] == '/') && at[n] == '/')
+			return at;
+	return NULL;
+}
+
+/* A symbol of a module whose folder the patterns show (amdgpu in
+ * drivers/gpu/drm/amd/amdgpu/): a prefix of the symbol ("dc" of
+ * dc_validate_with_context) that names a folder elsewhere under the same
+ * parent (drivers/gpu/drm/amd/display/dc/) places the code more precisely
+ * than the module does; that folder is matched as a path with the
+ * module's weight.  Short prefixes count here, the tree bounds them. */
+static void apply_module_symbol(struct scoring *sc, const char *module, const char *symbol,
+				double weight, const char *desc, size_t line)
+{
+	const struct tri_matcher *m = sc->m;
+	GArray *mods = g_hash_table_lookup(m->by_name, module);
+	const char *roots[4];
+	size_t rootlen[4], nroots = 0, n;
+	char *buf;
+
+	if (!mods)
+		return;
+	for (guint i = 0; i < mods->len && nroots < G_N_ELEMENTS(roots); i++) {
+		const struct comp_entry *e = &g_array_index(mods, struct comp_entry, i);
+		const char *p = mnt_section_at(m->mf, e->section)->files[e->file], *at;
+		size_t k;
+
+		if (e->is_last || !(at = folder_component(p, 0, module)) || count_slashes(p) < 3)
+			continue;
+		/* the parent must be two folders deep at least: not drivers/ */
+		if ((size_t)(at - p) < 2 || !memchr(p, '/', (size_t)(at - p) - 1))
+			continue;
+		for (k = 0; k < nroots; k++)
+			if (rootlen[k] == (size_t)(at - p) && !strncmp(roots[k], p, rootlen[k]))
+				break;
+		if (k == nroots) {
+			roots[nroots] = p;
+			rootlen[nroots++] = (size_t)(at - p);
+		}
+	}
+	while (*symbol == '_')
+		symbol++;
+	n = strlen(symbol);
+	if (!nroots || n > 128)
+		return;
+	clue_begin(sc, desc, line);
+	buf = g_strdup(symbol);
+	for (size_t i = 2; i < n; i++) {
+		GArray *list;
+
+		if (symbol[i] != '_')
+			continue;
+		buf[i] = '\0';
+		list = !strcmp(buf, module) || g_str_has_prefix(module, buf) ? NULL :
+			g_hash_table_lookup(m->by_name, buf);
+		for (guint j = 0; list && j < list->len; j++) {
+			const struct comp_entry *e = &g_array_index(list, struct comp_entry, j);
+			const char *p = mnt_section_at(m->mf, e->section)->files[e->file], *at;
+
+			if (e->is_last)
+				continue;
+			for (size_t k = 0; k < nroots; k++) {
+				char *folder;
+
+				if (strncmp(p, roots[k], rootlen[k]) ||
+				    !(at = folder_component(p, rootlen[k], buf)))
+					continue;
+				folder = g_strdup_printf("%.*s/-", (int)(at - p) + (int)strlen(buf), p);
+				if (g_hash_table_contains(sc->folders_seen, folder)) {
+					g_free(folder);
+				} else {
+					g_hash_table_add(sc->folders_seen, folder);
+					path_hits(sc, folder, weight, 0);
+				}
+				break;
+			}
+		}
+		buf[i] = '_';
+	}
+	g_free(buf);
+	clue_end(sc);
+}
+
 static void apply_k(struct scoring *sc, const char *text, size_t len)
 {
 	const struct tri_matcher *m = sc->m;
@@ -900,6 +991,9 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		if (o->pc_module)
 			apply_name(sc, o->pc_module, (has_path ? 3 : 8) * of, NAME_DRIVER, desc, o->pc_line);
 		apply_name(sc, o->pc_symbol, (has_path ? 2 : 6) * of, NAME_SYMBOL, desc, o->pc_line);
+		if (o->pc_module)
+			apply_module_symbol(sc, o->pc_module, o->pc_symbol, (has_path ? 3 : 8) * of,
+					    desc, o->pc_line);
 		g_free(desc);
 	}
 	if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
@@ -933,6 +1027,8 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		if (f->module)
 			apply_name(sc, f->module, w, NAME_DRIVER, desc, f->line);
 		apply_name(sc, f->symbol, w * 0.7, NAME_SYMBOL, desc, f->line);
+		if (f->module)
+			apply_module_symbol(sc, f->module, f->symbol, w, desc, f->line);
 		g_free(desc);
 	}
 }

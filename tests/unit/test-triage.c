@@ -663,6 +663,18 @@ static const char small_maintainers[] =
 	"NETWORKING DRIVERS\n"
 	"F:\tdrivers/net/\n"
 	"\n"
+	"AMD DISPLAY CORE\n"
+	"F:\tdrivers/gpu/drm/amd/display/\n"
+	"\n"
+	"AMD DISPLAY CORE - DML\n"
+	"F:\tdrivers/gpu/drm/amd/display/dc/dml/\n"
+	"\n"
+	"AMD KFD\n"
+	"F:\tdrivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]\n"
+	"\n"
+	"RADEON and AMDGPU DRM DRIVERS\n"
+	"F:\tdrivers/gpu/drm/amd/\n"
+	"\n"
 	"QUALCOMM ATH12K WIRELESS DRIVER\n"
 	"N:\tath12k\n"
 	"\n"
@@ -802,6 +814,33 @@ static void test_matcher(void)
 		" tcp_retransmit_timer+0x1ad/0xa40\n"
 		" call_timer_fn+0x24/0x130\n", &rk);
 	is_str(first, "NETWORKING [TCP]", "match: __tcp_retransmit_skb is net/ipv4/tcp*.c");
+	tri_ranking_free(rk);
+
+	/* a symbol's prefix ("dc") that is a folder in its module's tree
+	 * (amdgpu is drivers/gpu/drm/amd/amdgpu/, dc is .../amd/display/dc/) */
+	rank_first(m,
+		"RIP: 0010:dcn32_acquire_idle_pipe_for_head_pipe_in_layer+0x4e/0x1d0 [amdgpu]\n"
+		"Call Trace:\n"
+		" dcn32_acquire_free_pipe_as_secondary_dpp_pipe+0x1af/0xec2 [amdgpu]\n"
+		" dc_add_plane_to_context+0x2f1/0x756 [amdgpu]\n"
+		" dc_validate_with_context+0x2ff/0x1056 [amdgpu]\n"
+		" amdgpu_dm_atomic_check+0x1f5/0x82a [amdgpu]\n", &rk);
+	ok(rk->n >= 3 && !strcmp(rk->matches[2].section->name, "AMD DISPLAY CORE"),
+	   "match: dc_* in [amdgpu] is drivers/gpu/drm/amd/display/dc/, third after the module's");
+	ok(score_of(rk, "AMD DISPLAY CORE") > score_of(rk, "AMD DISPLAY CORE - DML"),
+	   "match: dc/ belongs to AMD DISPLAY CORE, not to dc/dml/'s section");
+	for (size_t i = 0; i < rk->n && i < 3; i++)
+		if (!strcmp(rk->matches[i].section->name, "AMD DISPLAY CORE"))
+			ok(strstr(show(rk->matches[i].reason), "frame dc_add_plane_to_context [amdgpu]: "
+				  "matched F: drivers/gpu/drm/amd/display/") != NULL,
+			   "match: reason %s", show(rk->matches[i].reason));
+	tri_ranking_free(rk);
+	/* the same symbols in a module with no folder, or in none: no tree */
+	rank_first(m,
+		"Call Trace:\n"
+		" dc_add_plane_to_context+0x2f1/0x756 [foo]\n"
+		" dc_validate_with_context+0x2ff/0x1056\n", &rk);
+	ok(score_of(rk, "AMD DISPLAY CORE") == 0, "match: dc_* outside a module's tree: no folder");
 	tri_ranking_free(rk);
 
 	/* X: excludes, N: and K: */
