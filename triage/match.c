@@ -230,12 +230,47 @@ struct tri_matcher {
 	GArray *n_regexes, *k_regexes;
 	GStringChunk *strings;
 	GPtrArray *keys;        /* by_name's keys, sorted, for prefix lookups */
+	GArray *vendor_globs;   /* struct vendor_glob: folder globs under a vendor */
+};
+
+/* A pattern whose last component is a folder glob right under a vendor's
+ * folder: any driver of that vendor may be one of its subfolders. */
+struct vendor_glob {
+	guint section;
+	guint file;
+	guint prefix;       /* bytes of the pattern before the '*' */
+	guint vendor;       /* index into vendors[] */
 };
 
 static const char *const source_tops[] = {
 	"arch", "block", "certs", "crypto", "drivers", "fs", "include", "init", "io_uring",
 	"ipc", "kernel", "lib", "mm", "net", "rust", "security", "sound", "virt", NULL
 };
+
+/* Vendors, whose folders hold one subfolder per driver (F: "*\/" right
+ * under drivers/net/ethernet/intel), with the PCI and USB vendor ids a
+ * report's devices carry (0: none). */
+static const struct {
+	const char *name;
+	unsigned pci, pci2, usb;
+} vendors[] = {
+	{ "intel", 0x8086, 0, 0x8087 }, { "amd", 0x1002, 0x1022, 0 },
+	{ "nvidia", 0x10de, 0, 0x0955 }, { "broadcom", 0x14e4, 0, 0x0a5c },
+	{ "realtek", 0x10ec, 0, 0x0bda }, { "mediatek", 0x14c3, 0, 0x0e8d },
+	{ "mellanox", 0x15b3, 0, 0 }, { "qlogic", 0x1077, 0, 0 },
+	{ "marvell", 0x11ab, 0x1b4b, 0 }, { "huawei", 0x19e5, 0, 0x12d1 },
+	{ "qualcomm", 0x17cb, 0x168c, 0x0cf3 }, { "microchip", 0x1055, 0, 0x0424 },
+};
+
+G_STATIC_ASSERT(G_N_ELEMENTS(vendors) <= 32);
+
+static int vendor_index(const char *name, size_t n)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(vendors); i++)
+		if (strlen(vendors[i].name) == n && !g_ascii_strncasecmp(name, vendors[i].name, n))
+			return (int)i;
+	return -1;
+}
 
 static void index_add(struct tri_matcher *m, GHashTable *table, const char *key, size_t keylen,
 		      const struct comp_entry *e)
@@ -266,6 +301,15 @@ static void index_pattern(struct tri_matcher *m, guint section, guint file, cons
 		n++;
 	while (n && !*parts[n - 1])
 		n--;
+	if (top && dir && n >= 2 && !strcmp(parts[n - 1], "*")) {
+		int v = vendor_index(parts[n - 2], strlen(parts[n - 2]));
+
+		if (v >= 0) {
+			struct vendor_glob g = { section, file, (guint)(strlen(pattern) - 2), (guint)v };
+
+			g_array_append_val(m->vendor_globs, g);
+		}
+	}
 	for (size_t i = 0; top && i < n; i++) {
 		const char *c = parts[i];
 		size_t lit = strcspn(c, "*?[");
@@ -319,6 +363,7 @@ struct tri_matcher *tri_matcher_new(const struct mnt_file *mf)
 	m->by_token = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
 	m->n_regexes = g_array_new(FALSE, FALSE, sizeof(struct regex_entry));
 	m->k_regexes = g_array_new(FALSE, FALSE, sizeof(struct regex_entry));
+	m->vendor_globs = g_array_new(FALSE, FALSE, sizeof(struct vendor_glob));
 	for (guint s = 0; s < m->nsections; s++) {
 		const struct mnt_section *sec = mnt_section_at(mf, s);
 
@@ -359,6 +404,7 @@ void tri_matcher_free(struct tri_matcher *m)
 	free_regexes(m->k_regexes);
 	g_string_chunk_free(m->strings);
 	g_ptr_array_free(m->keys, TRUE);
+	g_array_free(m->vendor_globs, TRUE);
 	g_free(m);
 }
 
@@ -390,6 +436,8 @@ struct scoring {
 	size_t line;
 	const char *arch;     /* "arm64", "x86", ... the report's oopses ran on; NULL unknown */
 	double file_factor;   /* for a file matched by a part of a name only */
+	guint32 vendors;      /* bit i: the report names vendors[i] (a device's id, the
+			       * hardware name) */
 };
 
 static void hit(struct scoring *sc, guint section, double contribution, const char *how,
@@ -663,10 +711,66 @@ static void lookup_prefix(struct scoring *sc, const char *name, double weight)
 	}
 }
 
+/* A module or device driver's name that matched no pattern may still be
+ * a subfolder of a vendor's folder whose F: is a "*\/" right under it
+ * (drivers/net/ethernet/intel), when the report names that vendor: the
+ * folder .../intel/<name>/ is matched as a path, at low weight. */
+static void vendor_glob_hits(struct scoring *sc, const char *name, double weight)
+{
+	const GArray *globs = sc->m->vendor_globs;
+
+	for (guint i = 0; i < globs->len; i++) {
+		const struct vendor_glob *g = &g_array_index(globs, struct vendor_glob, i);
+		const char *pattern;
+		char *folder;
+
+		if (!(sc->vendors & (1u << g->vendor)))
+			continue;
+		pattern = mnt_section_at(sc->m->mf, g->section)->files[g->file];
+		folder = g_strdup_printf("%.*s%s/-", (int)g->prefix, pattern, name);
+		path_hits(sc, folder, weight, 0);
+		g_free(folder);
+	}
+}
+
+/* The vendors a report names: its devices' PCI and USB vendor ids, and
+ * the words of its hardware name ("Intel(R) Client Systems NUC12..."). */
+static guint32 report_vendors(const struct tri_report *r)
+{
+	guint32 set = 0;
+
+	for (size_t i = 0; i < r->ndevices; i++)
+		for (size_t v = 0; v < G_N_ELEMENTS(vendors); v++) {
+			unsigned id = r->devices[i].vendor;
+
+			if (r->devices[i].bus == TRI_BUS_PCI ?
+			    id == vendors[v].pci || (vendors[v].pci2 && id == vendors[v].pci2) :
+			    vendors[v].usb && id == vendors[v].usb)
+				set |= 1u << v;
+		}
+	for (const char *h = r->hardware; h && *h;) {
+		size_t n = 0;
+		int v;
+
+		while (h[n] && g_ascii_isalnum(h[n]))
+			n++;
+		if (n && (v = vendor_index(h, n)) >= 0)
+			set |= 1u << v;
+		h += n ? n : 1;
+	}
+	return set;
+}
+
+enum {
+	NAME_SYMBOL = 1,        /* a function's name, not a module's */
+	NAME_DRIVER = 2,        /* a module or a device driver: may be a vendor's subfolder */
+};
+
 /* The names a module, driver or symbol may go by in MAINTAINERS. */
-static void apply_name(struct scoring *sc, const char *name, double weight, int symbol,
+static void apply_name(struct scoring *sc, const char *name, double weight, unsigned kind,
 		       const char *desc, size_t line)
 {
+	int symbol = kind & NAME_SYMBOL;
 	static const char *const strip_prefixes[] = { "snd_soc_", "snd-soc-", "snd_", "snd-" };
 	static const char *const strip_suffixes[] = {
 		"_pci", "_pcie", "_usb", "_sdio", "_core", "_common", "_lib", "_hcd", "_mod",
@@ -731,8 +835,101 @@ static void apply_name(struct scoring *sc, const char *name, double weight, int 
 	if (ntok >= 1 && strlen(tokens[0]) >= 3)
 		lookup_name(sc, tokens[0], weight * (symbol ? 0.5 : 0.7));
 	sc->file_factor = 1.0;
+	if ((kind & NAME_DRIVER) && !sc->touched->len)
+		vendor_glob_hits(sc, p, weight * 0.15);
 	g_strfreev(tokens);
 	g_free(base);
+	clue_end(sc);
+}
+
+/* Where in a component list pattern p has the folder component name
+ * ("amdgpu" in drivers/gpu/drm/amd/amdgpu/...), from byte from on; NULL
+ * if nowhere. */
+static const char *folder_component(const char *p, size_t from, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *at = strstr(p + from, name); at; at = strstr(at + 1, name))
+		if ((at == p || at[-1] == '/') && at[n] == '/')
+			return at;
+	return NULL;
+}
+
+/* A symbol of a module whose folder the patterns show (amdgpu in
+ * drivers/gpu/drm/amd/amdgpu/): a prefix of the symbol ("dc" of
+ * dc_validate_with_context) that names a folder elsewhere under the same
+ * parent (drivers/gpu/drm/amd/display/dc/) places the code more precisely
+ * than the module does; that folder is matched as a path with the
+ * module's weight.  Short prefixes count here, the tree bounds them. */
+static void apply_module_symbol(struct scoring *sc, const char *module, const char *symbol,
+				double weight, const char *desc, size_t line)
+{
+	const struct tri_matcher *m = sc->m;
+	GArray *mods = g_hash_table_lookup(m->by_name, module);
+	const char *roots[4];
+	size_t rootlen[4], nroots = 0, n;
+	char *buf;
+
+	if (!mods)
+		return;
+	for (guint i = 0; i < mods->len && nroots < G_N_ELEMENTS(roots); i++) {
+		const struct comp_entry *e = &g_array_index(mods, struct comp_entry, i);
+		const char *p = mnt_section_at(m->mf, e->section)->files[e->file], *at;
+		size_t k;
+
+		if (e->is_last || !(at = folder_component(p, 0, module)) || count_slashes(p) < 3)
+			continue;
+		/* the parent must be two folders deep at least: not drivers/ */
+		if ((size_t)(at - p) < 2 || !memchr(p, '/', (size_t)(at - p) - 1))
+			continue;
+		for (k = 0; k < nroots; k++)
+			if (rootlen[k] == (size_t)(at - p) && !strncmp(roots[k], p, rootlen[k]))
+				break;
+		if (k == nroots) {
+			roots[nroots] = p;
+			rootlen[nroots++] = (size_t)(at - p);
+		}
+	}
+	while (*symbol == '_')
+		symbol++;
+	n = strlen(symbol);
+	if (!nroots || n > 128)
+		return;
+	clue_begin(sc, desc, line);
+	buf = g_strdup(symbol);
+	for (size_t i = 2; i < n; i++) {
+		GArray *list;
+
+		if (symbol[i] != '_')
+			continue;
+		buf[i] = '\0';
+		list = !strcmp(buf, module) || g_str_has_prefix(module, buf) ? NULL :
+			g_hash_table_lookup(m->by_name, buf);
+		for (guint j = 0; list && j < list->len; j++) {
+			const struct comp_entry *e = &g_array_index(list, struct comp_entry, j);
+			const char *p = mnt_section_at(m->mf, e->section)->files[e->file], *at;
+
+			if (e->is_last)
+				continue;
+			for (size_t k = 0; k < nroots; k++) {
+				char *folder;
+
+				if (strncmp(p, roots[k], rootlen[k]) ||
+				    !(at = folder_component(p, rootlen[k], buf)))
+					continue;
+				folder = g_strdup_printf("%.*s/-", (int)(at - p) + (int)strlen(buf), p);
+				if (g_hash_table_contains(sc->folders_seen, folder)) {
+					g_free(folder);
+				} else {
+					g_hash_table_add(sc->folders_seen, folder);
+					path_hits(sc, folder, weight, 0);
+				}
+				break;
+			}
+		}
+		buf[i] = '_';
+	}
+	g_free(buf);
 	clue_end(sc);
 }
 
@@ -792,15 +989,18 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		desc = g_strdup_printf("pc %s%s%s%s", o->pc_symbol, o->pc_module ? " [" : "",
 				       o->pc_module ? o->pc_module : "", o->pc_module ? "]" : "");
 		if (o->pc_module)
-			apply_name(sc, o->pc_module, (has_path ? 3 : 8) * of, 0, desc, o->pc_line);
-		apply_name(sc, o->pc_symbol, (has_path ? 2 : 6) * of, 1, desc, o->pc_line);
+			apply_name(sc, o->pc_module, (has_path ? 3 : 8) * of, NAME_DRIVER, desc, o->pc_line);
+		apply_name(sc, o->pc_symbol, (has_path ? 2 : 6) * of, NAME_SYMBOL, desc, o->pc_line);
+		if (o->pc_module)
+			apply_module_symbol(sc, o->pc_module, o->pc_symbol, (has_path ? 3 : 8) * of,
+					    desc, o->pc_line);
 		g_free(desc);
 	}
 	if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
 		desc = g_strdup_printf("lr %s", o->lr_symbol);
 		if (o->lr_module)
-			apply_name(sc, o->lr_module, 2 * of, 0, desc, o->pc_line);
-		apply_name(sc, o->lr_symbol, 2 * of, 1, desc, o->pc_line);
+			apply_name(sc, o->lr_module, 2 * of, NAME_DRIVER, desc, o->pc_line);
+		apply_name(sc, o->lr_symbol, 2 * of, NAME_SYMBOL, desc, o->pc_line);
 		g_free(desc);
 	}
 	for (size_t i = 0; i < o->nframes && rank < 10 && sc->nclues < TRI_MATCH_MAX_CLUES; i++) {
@@ -825,8 +1025,10 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		if (f->path)
 			apply_path(sc, f->path, w * 1.5, desc, f->line);
 		if (f->module)
-			apply_name(sc, f->module, w, 0, desc, f->line);
-		apply_name(sc, f->symbol, w * 0.7, 1, desc, f->line);
+			apply_name(sc, f->module, w, NAME_DRIVER, desc, f->line);
+		apply_name(sc, f->symbol, w * 0.7, NAME_SYMBOL, desc, f->line);
+		if (f->module)
+			apply_module_symbol(sc, f->module, f->symbol, w, desc, f->line);
 		g_free(desc);
 	}
 }
@@ -836,7 +1038,7 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 static char *firmware_name(const char *file)
 {
 	/* folders of linux-firmware named after a vendor, not a driver */
-	static const char *const vendors[] = {
+	static const char *const fw_vendors[] = {
 		"intel", "amd", "qcom", "mediatek", "nvidia", "brcm", "rtl_bt", "rtl_nic", "ti",
 		"qca", "cirrus", "arm", "cypress", "realtek", "amlogic", "imx", "rockchip",
 	};
@@ -848,8 +1050,8 @@ static char *firmware_name(const char *file)
 
 		if (!p[n])
 			break;      /* the file name */
-		for (size_t i = 0; i < G_N_ELEMENTS(vendors); i++)
-			vendor |= strlen(vendors[i]) == n && !strncmp(p, vendors[i], n);
+		for (size_t i = 0; i < G_N_ELEMENTS(fw_vendors); i++)
+			vendor |= strlen(fw_vendors[i]) == n && !strncmp(p, fw_vendors[i], n);
 		if (!vendor)
 			return n >= 3 ? g_strndup(p, n) : NULL;
 		p += n + 1;
@@ -901,6 +1103,7 @@ struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_repo
 		max = 10;
 	sc.m = m;
 	sc.arch = report_arch(text, len);
+	sc.vendors = report_vendors(r);
 	sc.file_factor = 1.0;
 	sc.score = g_new0(double, n);
 	sc.best = g_new0(double, n);
@@ -935,7 +1138,7 @@ struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_repo
 		double w = (generic ? 0.8 : 2.5) * MIN(1.0, 0.5 + (double)d->count / 6);
 		char *desc = g_strdup_printf("messages of %s", d->name);
 
-		apply_name(&sc, d->name, w, 0, desc, d->line);
+		apply_name(&sc, d->name, w, d->device ? NAME_DRIVER : 0, desc, d->line);
 		g_free(desc);
 	}
 	for (size_t i = 0; i < r->nfirmware && i < 8 && sc.nclues < TRI_MATCH_MAX_CLUES; i++) {

@@ -22,6 +22,15 @@
  *     "amd_pmc" the components "amd/pmc/", a symbol "tcp_retransmit_skb"
  *     by its prefix the glob "tcp*.c" ('_' and '-' variants are tried);
  *     a component that ends the pattern counts more than one inside it;
+ *     a symbol of a module whose folder a pattern shows ("amdgpu/" in
+ *     drivers/gpu/drm/amd/) is looked for by its '_' prefixes, short
+ *     ones too, as a folder under the same parent: dc_validate_with_context
+ *     [amdgpu] is drivers/gpu/drm/amd/display/dc/, with the module's weight;
+ *     a module or device driver that matched nothing is tried, at low
+ *     weight, as a subfolder of a vendor's folder whose F: is "*\/" right
+ *     under it ("e1000e", "igc" under drivers/net/ethernet/intel), when
+ *     the report names that vendor (a PCI/USB vendor id, the hardware
+ *     name);
  *   - K: regexes against the text (the first TRI_MATCH_MAX_K_TEXT bytes).
  * No git tree is used.
  *

@@ -1117,14 +1117,15 @@ static const struct { const char *prefix, *name; } subsystem_prefixes[] = {
 	{ NULL, NULL }
 };
 
-/* The driver that printed s, g_malloc'd lower case, or NULL. */
-static char *line_driver(const struct patterns *pat, const char *s)
+/* The driver that printed s, g_malloc'd lower case, or NULL; *device
+ * is set when it printed a device's name after its own (dev_printk). */
+static char *line_driver(const struct patterns *pat, const char *s, int *device)
 {
 	GMatchInfo *mi = NULL;
 	char *name = NULL;
 	const char *p;
 
-	if (match(pat->driver_prefix, s, &mi) || match(pat->driver_colon, s, &mi)) {
+	if ((*device = match(pat->driver_prefix, s, &mi)) || match(pat->driver_colon, s, &mi)) {
 		name = group(mi, 1);
 		g_match_info_free(mi);
 		if (name && (!strcmp(name, "page_type") || !strcmp(name, "last_unloaded"))) {
@@ -1134,8 +1135,10 @@ static char *line_driver(const struct patterns *pat, const char *s)
 	} else if ((p = strstr(s, "NETDEV WATCHDOG: ")) && (p = strchr(p, '('))) {
 		size_t n = strcspn(p + 1, ")");
 
-		if (p[1 + n] == ')' && n < 40)
+		if (p[1 + n] == ')' && n < 40) {
 			name = keep(p + 1, n);
+			*device = 1;    /* the driver of the interface named before it */
+		}
 	} else if (starts(s, "ata") && isdigit((unsigned char)s[3])) {
 		name = g_strdup("libata");
 	} else {
@@ -1154,7 +1157,7 @@ static char *line_driver(const struct patterns *pat, const char *s)
 	return name;
 }
 
-static void add_driver(struct state *st, const char *name, size_t line)
+static void add_driver(struct state *st, const char *name, int device, size_t line)
 {
 	struct tri_driver d;
 
@@ -1163,6 +1166,7 @@ static void add_driver(struct state *st, const char *name, size_t line)
 
 		if (!strcmp(o->name, name)) {
 			o->count++;
+			o->device |= device;
 			return;
 		}
 	}
@@ -1171,6 +1175,7 @@ static void add_driver(struct state *st, const char *name, size_t line)
 	d.name = g_strdup(name);
 	d.line = line;
 	d.count = 1;
+	d.device = device;
 	g_array_append_val(st->drivers, d);
 }
 
@@ -1237,6 +1242,7 @@ static void read_line(struct state *st, const char *raw, size_t line)
 	char *lower = g_ascii_strdown(s, -1);
 	char *driver;
 	const char *p;
+	int device;
 
 	read_version(r, st->pat, s, lower, line);
 	read_oops_line(st, s, line);
@@ -1249,9 +1255,9 @@ static void read_line(struct state *st, const char *raw, size_t line)
 			r->hardware_line = line;
 	}
 	read_modules(r, s, line);
-	driver = line_driver(st->pat, s);
+	driver = line_driver(st->pat, s, &device);
 	if (driver)
-		add_driver(st, driver, line);
+		add_driver(st, driver, device, line);
 	read_firmware(st, s, driver, line);
 	read_devices(st, s, line);
 	read_paths(st, s, line);

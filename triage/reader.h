@@ -168,6 +168,9 @@ struct tri_driver {
 	char *name;               /* "iwlwifi", "r8169", "btrfs" (lower case) */
 	size_t line;              /* its first line */
 	size_t count;             /* lines it printed */
+	int device;               /* 1 when a line named a device after the driver
+				   * ("e1000e 0000:00:1f.6: ..."): a device driver,
+				   * not a subsystem's prefix ("DMAR: ...") */
 };
 
 struct tri_report {

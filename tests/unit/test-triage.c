@@ -447,8 +447,13 @@ static void test_firmware_devices(void)
 		for (size_t i = 0; all && i < G_N_ELEMENTS(want); i++)
 			all = !strcmp(r->drivers[i].name, want[i]);
 		ok(all, "drivers: %zu in order of appearance", r->ndrivers);
-		if (all)
+		if (all) {
 			is_int(r->drivers[0].count, 3, "drivers: iwlwifi printed three lines");
+			ok(r->drivers[0].device && r->drivers[8].device,
+			   "drivers: iwlwifi (a PCI address) and r8169 (NETDEV WATCHDOG) name a device");
+			ok(!r->drivers[1].device && !r->drivers[9].device && !r->drivers[10].device,
+			   "drivers: Bluetooth:, thinkpad_acpi: and BTRFS name none");
+		}
 	}
 	tri_report_free(r);
 }
@@ -651,6 +656,25 @@ static const char small_maintainers[] =
 	"THINKPAD ACPI EXTRAS DRIVER\n"
 	"F:\tdrivers/platform/x86/thinkpad_acpi.c\n"
 	"\n"
+	"INTEL ETHERNET DRIVERS\n"
+	"F:\tdrivers/net/ethernet/intel/\n"
+	"F:\tdrivers/net/ethernet/intel/*/\n"
+	"\n"
+	"NETWORKING DRIVERS\n"
+	"F:\tdrivers/net/\n"
+	"\n"
+	"AMD DISPLAY CORE\n"
+	"F:\tdrivers/gpu/drm/amd/display/\n"
+	"\n"
+	"AMD DISPLAY CORE - DML\n"
+	"F:\tdrivers/gpu/drm/amd/display/dc/dml/\n"
+	"\n"
+	"AMD KFD\n"
+	"F:\tdrivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd*.[ch]\n"
+	"\n"
+	"RADEON and AMDGPU DRM DRIVERS\n"
+	"F:\tdrivers/gpu/drm/amd/\n"
+	"\n"
 	"QUALCOMM ATH12K WIRELESS DRIVER\n"
 	"N:\tath12k\n"
 	"\n"
@@ -699,6 +723,50 @@ static void test_matcher(void)
 	   "match: its reason names the line and the pattern (%s)",
 	   rk->n ? show(rk->matches[0].reason) : "");
 	ok(score_of(rk, "THE REST") < 0.05 * rk->matches[0].score, "match: THE REST weighs little");
+	/* iwlwifi matched its pattern and is not tried under the vendor glob; iwlmvm
+	 * matched none and is, at a low weight (Intel hardware) */
+	ok(score_of(rk, "INTEL ETHERNET DRIVERS") < 0.2 * rk->matches[0].score,
+	   "match: intel/*/ weighs little next to iwlwifi (%.2f, %.2f)",
+	   score_of(rk, "INTEL ETHERNET DRIVERS"), rk->matches[0].score);
+	tri_ranking_free(rk);
+
+	/* a device driver that no pattern names, on a device of a vendor
+	 * whose folder has a "*\/": that vendor's folder */
+	first = rank_first(m,
+		"[ 4131.300016] e1000e 0000:00:1f.6 eno1: Detected Hardware Unit Hang:\n"
+		"[ 4131.300246] e1000e 0000:00:1f.6 eno1: Reset adapter unexpectedly\n"
+		"Dell OptiPlex 7090, I219-LM [8086:15fb].\n", &rk);
+	is_str(first, "INTEL ETHERNET DRIVERS", "match: e1000e on PCI 8086 is under intel/*/");
+	ok(rk->n && strstr(show(rk->matches[0].reason),
+			   "messages of e1000e: matched F: drivers/net/ethernet/intel/*/") != NULL,
+	   "match: its reason (%s)", rk->n ? show(rk->matches[0].reason) : "");
+	ok(score_of(rk, "NETWORKING DRIVERS") < rk->matches[0].score,
+	   "match: the shallower drivers/net/ after it");
+	tri_ranking_free(rk);
+	/* the same without the vendor: nothing */
+	rank_first(m,
+		"[ 4131.300016] e1000e 0000:00:1f.6 eno1: Detected Hardware Unit Hang:\n"
+		"[ 4131.300246] e1000e 0000:00:1f.6 eno1: Reset adapter unexpectedly\n", &rk);
+	ok(score_of(rk, "INTEL ETHERNET DRIVERS") == 0, "match: no vendor named, no vendor folder");
+	tri_ranking_free(rk);
+	/* a subsystem's prefix is no driver folder, even on Intel hardware */
+	rank_first(m,
+		"Hardware name: Intel Corporation NUC8i7HVK\n"
+		"[    1.920027] DMAR: Host address width 39\n"
+		"[    1.920032] DMAR: DRHD base: 0x000000fed90000 flags: 0x0\n", &rk);
+	ok(score_of(rk, "INTEL ETHERNET DRIVERS") == 0, "match: DMAR: is not under intel/*/");
+	tri_ranking_free(rk);
+	/* the RIP's module, the vendor from the hardware name */
+	first = rank_first(m,
+		"CPU: 2 PID: 1620 Comm: ptp4l Not tainted 6.6.16-1-pve #1\n"
+		"Hardware name: Intel(R) Client Systems NUC12WSHi7/NUC12WSBi7, BIOS WSADL357 05/05/2023\n"
+		"RIP: 0010:igc_ptp_tx_hang+0x3f/0x130 [igc]\n", &rk);
+	is_str(first, "INTEL ETHERNET DRIVERS", "match: igc on Intel hardware is under intel/*/");
+	tri_ranking_free(rk);
+	rank_first(m,
+		"Hardware name: Dell Inc. XPS 9320/0CW9KM, BIOS 2.9.0 12/21/2023\n"
+		"RIP: 0010:igc_ptp_tx_hang+0x3f/0x130 [igc]\n", &rk);
+	ok(score_of(rk, "INTEL ETHERNET DRIVERS") == 0, "match: igc on Dell hardware: no vendor");
 	tri_ranking_free(rk);
 
 	/* the WARNING's path beats generic frames; THE REST's "*" says nothing */
@@ -746,6 +814,33 @@ static void test_matcher(void)
 		" tcp_retransmit_timer+0x1ad/0xa40\n"
 		" call_timer_fn+0x24/0x130\n", &rk);
 	is_str(first, "NETWORKING [TCP]", "match: __tcp_retransmit_skb is net/ipv4/tcp*.c");
+	tri_ranking_free(rk);
+
+	/* a symbol's prefix ("dc") that is a folder in its module's tree
+	 * (amdgpu is drivers/gpu/drm/amd/amdgpu/, dc is .../amd/display/dc/) */
+	rank_first(m,
+		"RIP: 0010:dcn32_acquire_idle_pipe_for_head_pipe_in_layer+0x4e/0x1d0 [amdgpu]\n"
+		"Call Trace:\n"
+		" dcn32_acquire_free_pipe_as_secondary_dpp_pipe+0x1af/0xec2 [amdgpu]\n"
+		" dc_add_plane_to_context+0x2f1/0x756 [amdgpu]\n"
+		" dc_validate_with_context+0x2ff/0x1056 [amdgpu]\n"
+		" amdgpu_dm_atomic_check+0x1f5/0x82a [amdgpu]\n", &rk);
+	ok(rk->n >= 3 && !strcmp(rk->matches[2].section->name, "AMD DISPLAY CORE"),
+	   "match: dc_* in [amdgpu] is drivers/gpu/drm/amd/display/dc/, third after the module's");
+	ok(score_of(rk, "AMD DISPLAY CORE") > score_of(rk, "AMD DISPLAY CORE - DML"),
+	   "match: dc/ belongs to AMD DISPLAY CORE, not to dc/dml/'s section");
+	for (size_t i = 0; i < rk->n && i < 3; i++)
+		if (!strcmp(rk->matches[i].section->name, "AMD DISPLAY CORE"))
+			ok(strstr(show(rk->matches[i].reason), "frame dc_add_plane_to_context [amdgpu]: "
+				  "matched F: drivers/gpu/drm/amd/display/") != NULL,
+			   "match: reason %s", show(rk->matches[i].reason));
+	tri_ranking_free(rk);
+	/* the same symbols in a module with no folder, or in none: no tree */
+	rank_first(m,
+		"Call Trace:\n"
+		" dc_add_plane_to_context+0x2f1/0x756 [foo]\n"
+		" dc_validate_with_context+0x2ff/0x1056\n", &rk);
+	ok(score_of(rk, "AMD DISPLAY CORE") == 0, "match: dc_* outside a module's tree: no folder");
 	tri_ranking_free(rk);
 
 	/* X: excludes, N: and K: */
