@@ -98,6 +98,10 @@ struct cli_bridge {
 	struct sync_context sc;
 };
 int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b);
+/* The Bugzilla client's options from [bugzilla] (url, key and where it
+ * goes, CA file, proxy, timeout, subsystem field, page size). */
+struct bz_client_options;
+void cli_bz_options(const struct bb_config *cfg, struct bz_client_options *o);
 void cli_bridge_close(struct cli_bridge *b);
 
 /* --- output helpers (cli/output.c) --- */

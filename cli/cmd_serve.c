@@ -149,15 +149,7 @@ static enum bb_status serve_gen_new(struct serve_gen **out, struct bb_config *cf
 	if (cfg->frontdoor_create_bugs && cfg->bz_url) {
 		struct bz_client_options o;
 
-		memset(&o, 0, sizeof(o));
-		o.url = cfg->bz_url;
-		o.api_key = cfg->bz_api_key;
-		o.key_in_header = cfg->bz_key_in_header;
-		o.ca_file = cfg->bz_ca_file;
-		o.proxy = cfg->bz_proxy;
-		o.timeout = (long)cfg->bz_timeout;
-		o.subsystem_field = cfg->bz_subsystem_field;
-		o.page_size = (unsigned)cfg->bz_page_size;
+		cli_bz_options(cfg, &o);
 		if ((st = bz_client_new(&g->bz, &o, err)))
 			goto out;
 	}

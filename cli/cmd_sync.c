@@ -84,6 +84,19 @@ static const char usage_daemon[] =
 	"SIGINT, which let the current round finish.  A round that fails with a\n"
 	"temporary error is retried after a backoff.\n";
 
+void cli_bz_options(const struct bb_config *cfg, struct bz_client_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->url = cfg->bz_url;
+	o->api_key = cfg->bz_api_key;
+	o->key_in_header = cfg->bz_key_in_header;
+	o->ca_file = cfg->bz_ca_file;
+	o->proxy = cfg->bz_proxy;
+	o->timeout = (long)cfg->bz_timeout;
+	o->subsystem_field = cfg->bz_subsystem_field;
+	o->page_size = (unsigned)cfg->bz_page_size;
+}
+
 int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -110,17 +123,9 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 			fields[nf++] = ctx->cfg->tracker_bisect_field;
 		if (ctx->cfg->tracker_regression_field && *ctx->cfg->tracker_regression_field)
 			fields[nf++] = ctx->cfg->tracker_regression_field;
-		memset(&o, 0, sizeof(o));
+		cli_bz_options(ctx->cfg, &o);
 		o.fields = fields;
 		o.flags = (const char *const *)flags;
-		o.url = ctx->cfg->bz_url;
-		o.api_key = ctx->cfg->bz_api_key;
-		o.key_in_header = ctx->cfg->bz_key_in_header;
-		o.ca_file = ctx->cfg->bz_ca_file;
-		o.proxy = ctx->cfg->bz_proxy;
-		o.timeout = (long)ctx->cfg->bz_timeout;
-		o.subsystem_field = ctx->cfg->bz_subsystem_field;
-		o.page_size = (unsigned)ctx->cfg->bz_page_size;
 		if (bz_client_new(&b->bz, &o, &err)) {
 			config_list_free(flags);
 			goto fail;

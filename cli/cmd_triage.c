@@ -284,13 +284,7 @@ static int read_bug(struct cli_context *ctx, const char *id_text, char **text, s
 		cli_error("--bug needs [bugzilla] url in the configuration");
 		return EX_CONFIG;
 	}
-	memset(&o, 0, sizeof(o));
-	o.url = ctx->cfg->bz_url;
-	o.api_key = ctx->cfg->bz_api_key;
-	o.key_in_header = ctx->cfg->bz_key_in_header;
-	o.ca_file = ctx->cfg->bz_ca_file;
-	o.proxy = ctx->cfg->bz_proxy;
-	o.timeout = (long)ctx->cfg->bz_timeout;
+	cli_bz_options(ctx->cfg, &o);
 	if (bz_client_new(&bz, &o, &err) || bz_search_page(bz, id - 1, 0, 1, &bugs, &n, &err) ||
 	    (n && bugs[0].id == id &&
 	     (bz_fetch_comments(bz, bugs, 1, 0, &err) || bz_fetch_attachments(bz, bugs, 1, &err)))) {
