@@ -77,6 +77,17 @@ static enum bb_status people_of(const char *hash, const char *author, const char
 	return s ? bb_error_set(err, s, "out of memory") : BB_OK;
 }
 
+void culprit_tree_options(const struct config_tree *ct, const char *state_dir,
+			  struct gitscan_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->name = ct->name;
+	o->path = ct->path;
+	o->url = ct->url;
+	o->ref = ct->ref;
+	o->state_dir = state_dir;
+}
+
 enum bb_status culprit_people(const struct bb_config *cfg, const char *state_dir,
 			      const char *commit, char ***people, struct bb_error *err)
 {
@@ -91,12 +102,7 @@ enum bb_status culprit_people(const struct bb_config *cfg, const char *state_dir
 		struct gitscan_tree *tree = NULL;
 		char *author = NULL, *message = NULL;
 
-		memset(&o, 0, sizeof(o));
-		o.name = ct->name;
-		o.path = ct->path;
-		o.url = ct->url;
-		o.ref = ct->ref;
-		o.state_dir = state_dir;
+		culprit_tree_options(ct, state_dir, &o);
 		if ((s = gitscan_tree_new(&tree, &o, err)))
 			break;
 		s = gitscan_show(tree, commit, &author, &message, err);

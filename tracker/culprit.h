@@ -19,6 +19,12 @@
 #include "config/conf.h"
 #include "core/status.h"
 
+struct gitscan_options;
+/* The gitscan options of a watched tree ([tree NAME]), its mirror (for url
+ * trees) under state_dir; strings borrowed from ct. */
+void culprit_tree_options(const struct config_tree *ct, const char *state_dir,
+			  struct gitscan_options *o);
+
 /* At most this many people are named for one commit. */
 #define CULPRIT_PEOPLE_MAX 16
 

@@ -14,6 +14,7 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/text.h"
+#include "tracker/culprit.h"
 #include "tracker/directive.h"
 #include "tracker/gitscan.h"
 #include "tracker/links.h"
@@ -1903,12 +1904,7 @@ static int tree_holds(const struct config_tree *ct, const char *state_dir, const
 	struct bb_error err = BB_ERROR_INIT;
 	int contained = 0;
 
-	memset(&o, 0, sizeof(o));
-	o.name = ct->name;
-	o.path = ct->path;
-	o.url = ct->url;
-	o.ref = ct->ref;
-	o.state_dir = state_dir;
+	culprit_tree_options(ct, state_dir, &o);
 	if (!gitscan_tree_new(&tree, &o, &err) &&
 	    gitscan_contains(tree, commit, NULL, &contained, &err))
 		contained = 0;
@@ -1985,12 +1981,7 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 					listed(cfg->bz_close_on_fix, ct->name) };
 		char *name = str_printf("tree:%s", ct->name), *cursor = NULL, *next = NULL;
 
-		memset(&o, 0, sizeof(o));
-		o.name = ct->name;
-		o.path = ct->path;
-		o.url = ct->url;
-		o.ref = ct->ref;
-		o.state_dir = state_dir;
+		culprit_tree_options(ct, state_dir, &o);
 		/* a tree seen for the first time: its recent history only */
 		o.first_scan_depth = 10000;
 		if (!name) {
