@@ -219,7 +219,7 @@ static char *path_at(const char *s, const char **end)
 	if (!memchr(s, '/', n) || n < 4 || s[n - 1] == '/')
 		return NULL;
 	copy = g_strndup(s, n);
-	parts = g_strsplit(copy, "/", 64);
+	parts = g_strsplit(copy, "/", 0);   /* every part: a cap would leave "/../" in the last */
 	kept = g_ptr_array_new();
 	for (char **c = parts; *c; c++) {
 		if (!strcmp(*c, "..")) {
