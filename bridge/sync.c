@@ -597,7 +597,6 @@ struct bug_run {
 	struct extra_cc {
 		int loaded, used, composed;  /* composed: the mail at hand has them */
 		char **entries, **reasons;   /* "Name <addr>" and why, NULL-terminated */
-		char *lookup;                /* "culprit <hash>" looked up now, or NULL */
 		char **cc, **rcpt;           /* route.cc and the envelope with them */
 	} extra;
 };
@@ -612,7 +611,6 @@ static void bug_run_release(struct bug_run *br)
 	strv_free(br->rcpt);
 	strv_free(br->extra.entries);
 	strv_free(br->extra.reasons);
-	free(br->extra.lookup);
 	free(br->extra.cc);          /* its strings are route.cc's and entries' */
 	strv_free(br->extra.rcpt);
 }
@@ -733,7 +731,7 @@ static enum bb_status extra_cc_load(struct bug_run *br, struct bb_error *err)
 {
 	struct sync_context *sc = br->sc;
 	const struct bb_config *cfg = sc->cfg;
-	char *culprit = NULL, **people = NULL, *dir = NULL;
+	char **culprits = NULL, **people = NULL, *dir = NULL;
 	struct route_result with;
 	size_t n = 0, k = 0;
 
@@ -747,43 +745,44 @@ static enum bb_status extra_cc_load(struct bug_run *br, struct bb_error *err)
 	    extra_add(br, cfg->tracker_regressions_list, "regression"))
 		goto nomem;
 	if (cfg->tracker_culprit_cc && cfg->ntrees &&
-	    (culprit = tracker_bug_culprit(sc->tracker, br->bug))) {
-		char *reason = str_printf("culprit %s", culprit);
+	    (culprits = tracker_bug_culprits(sc->tracker, br->bug)) &&
+	    !(dir = config_data_path(cfg, "trees")))
+		goto nomem;
+	for (size_t c = 0; culprits && culprits[c]; c++) {
+		char *reason = str_printf("culprit %s", culprits[c]);
 		struct bb_error why = BB_ERROR_INIT;
+		enum bb_status s;
 
 		if (!reason)
 			goto nomem;
 		if (cc_known(br, "", reason)) {
 			free(reason);
-		} else if (!(dir = config_data_path(cfg, "trees"))) {
-			free(reason);
-			goto nomem;
-		} else if (culprit_people(cfg, dir, culprit, &people, &why)) {
+			continue;
+		}
+		if (culprit_people(cfg, dir, culprits[c], &people, &why)) {
 			log_event(LOG_LEVEL_WARN, "sync.culprit", LF_INT("bug", br->bug->id),
-				  LF_STR("commit", culprit), LF_STR("error", why.message));
+				  LF_STR("commit", culprits[c]), LF_STR("error", why.message));
 			free(reason);
-		} else {
-			/* asked once per culprit and bug, whatever the answer */
-			enum bb_status s = sc->dry_run ? BB_OK : cc_row(br, "", reason, NULL, err);
-
-			br->extra.lookup = reason;
-			if (s) {
-				free(culprit);
-				free(dir);
-				config_list_free(people);
-				return s;
-			}
-			for (size_t i = 0; people && people[i]; i++)
-				if (extra_add(br, people[i], reason))
-					goto nomem;
+			continue;
+		}
+		/* asked once per culprit and bug, whatever the answer */
+		s = sc->dry_run ? BB_OK : cc_row(br, "", reason, NULL, err);
+		for (size_t i = 0; !s && people && people[i]; i++)
+			if (extra_add(br, people[i], reason))
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		free(reason);
+		config_list_free(people);
+		people = NULL;
+		if (s) {
+			strv_free(culprits);
+			free(dir);
+			return s;
 		}
 	}
-	free(culprit);
-	culprit = NULL;
+	strv_free(culprits);
+	culprits = NULL;
 	free(dir);
 	dir = NULL;
-	config_list_free(people);
-	people = NULL;
 	if (!br->extra.entries)
 		return BB_OK;
 	/* route.cc with the extras, and the envelope of both */
@@ -801,7 +800,7 @@ static enum bb_status extra_cc_load(struct bug_run *br, struct bb_error *err)
 		goto nomem;
 	return BB_OK;
 nomem:
-	free(culprit);
+	strv_free(culprits);
 	free(dir);
 	config_list_free(people);
 	return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -1438,6 +1437,9 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 					   "now goes to: %s (before: %s)", br.recipients,
 					   br.known.recipients);
 	sync_mail_options(sc->cfg, &br.mopt);
+	/* a Fixes: in a public comment names a culprit this round's mail Cc's */
+	if (sc->tracker && (s = tracker_bug_fixes(sc->tracker, bug, err)))
+		goto out;
 	/* a first mirror: the report, then the public comments before it in
 	 * one backlog summary (when the description is public: else as
 	 * before, one mail each) */

@@ -420,6 +420,16 @@ static const char *const migrations[] = {
 	/* 12 -> 13: the culprit whose tree decided a regression's branch, so
 	 * that the watched trees are asked once per culprit */
 	"ALTER TABLE reg_regression ADD COLUMN culprit_checked TEXT NOT NULL DEFAULT '';",
+	/* 13 -> 14: commits a Fixes: line names as a bug's cause, from a
+	 * patch or a commit that names the bug and from its public comments:
+	 * culprits whose people the bug's next mail Cc's (bug_cc) */
+	"CREATE TABLE bug_culprit ("
+	"  bug_id INTEGER NOT NULL,"
+	"  commit_hash TEXT NOT NULL,"  /* lower-case hex, 8 to 40 digits */
+	"  source TEXT NOT NULL,"       /* "patch <msgid>", "commit <hash> in <tree>", "comment <id>" */
+	"  added INTEGER NOT NULL,"
+	"  PRIMARY KEY (bug_id, commit_hash)"
+	");",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -876,6 +876,77 @@ static enum bb_status queue_bug_note(struct tracker *t, long long bug, const cha
 }
 
 /* A commit on tree naming ordinary bugs in its Link:/Closes: trailers. */
+/* The commit a Fixes: value names: its leading hex digits (8 to 40, as
+ * the kernel writes "Fixes: <12 hex> (\"subject\")"), lower case, in out;
+ * 0 when it names none. */
+static size_t fixes_hash(const char *value, char out[41])
+{
+	size_t len = 0;
+
+	value += strspn(value, " \t");
+	while (len < 40 && g_ascii_isxdigit(value[len])) {
+		out[len] = g_ascii_tolower(value[len]);
+		len++;
+	}
+	if (len < 8 || g_ascii_isalnum(value[len]) || value[len] == '_')
+		return 0;
+	out[len] = '\0';
+	return len;
+}
+
+#define BUG_CULPRITS_MAX 4   /* Fixes: culprits kept for one bug */
+
+/* Records that a Fixes: line in source ("patch <msgid>", "commit <hash> in
+ * <tree>", "comment <id>") names hash as a cause of bug: a culprit whose
+ * people the bug's next mail Cc's (tracker_bug_culprits()). */
+static enum bb_status record_culprit(struct tracker *t, long long bug, const char *hash,
+				     const char *source, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	long long known = 0;
+	enum bb_status s;
+
+	if (bug <= 0)
+		return BB_OK;
+	if ((s = store_cached(t->db, &st, "SELECT count(*), sum(substr(commit_hash, 1, length(?2)) ="
+			      " ?2 OR substr(?2, 1, length(commit_hash)) = commit_hash)"
+			      " FROM bug_culprit WHERE bug_id = ?1", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, bug);
+	sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		known = sqlite3_column_int64(st, 0) >= BUG_CULPRITS_MAX ||
+			sqlite3_column_int64(st, 1) > 0;
+	store_cached_done(t->db, st);
+	if (known)
+		return BB_OK;
+	log_event(LOG_LEVEL_INFO, "tracker.fixes_culprit", LF_INT("bug", bug), LF_STR("commit", hash),
+		  LF_STR("source", source));
+	return exec_bind(t, err, "recording a bug's culprit", "INSERT OR IGNORE INTO bug_culprit"
+			 " (bug_id, commit_hash, source, added) VALUES (?, ?, ?, ?)", "itti", bug,
+			 hash, source, (long long)time(NULL));
+}
+
+/* Records the commits the Fixes: lines of text name (unquoted lines, which
+ * may be indented, as a patch pasted into a comment is) as bug's
+ * culprits. */
+static enum bb_status record_fixes_lines(struct tracker *t, long long bug, const char *text,
+					 const char *source, struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	for (const char *p = text; p && *p && !s;) {
+		size_t len = strcspn(p, "\n");
+		const char *q = p + strspn(p, " \t");
+		char hash[41];
+
+		if (q < p + len && !g_ascii_strncasecmp(q, "Fixes:", 6) && fixes_hash(q + 6, hash))
+			s = record_culprit(t, bug, hash, source, err);
+		p += len + (p[len] == '\n');
+	}
+	return s;
+}
+
 static enum bb_status bugs_of_commit(struct tracker *t, const char *tree, int close,
 				     const struct gitscan_commit *c, struct bb_error *err)
 {
@@ -889,7 +960,20 @@ static enum bb_status bugs_of_commit(struct tracker *t, const char *tree, int cl
 
 		if (tr->kind != GITSCAN_TRAILER_LINK && tr->kind != GITSCAN_TRAILER_CLOSES)
 			continue;
-		if (!ordinary_bug(t, bug = bug_of_value(t, tr->value), &closed))
+		bug = bug_of_value(t, tr->value);
+		/* its Fixes: name the bug's culprits, regression or not */
+		for (size_t k = 0; bug > 0 && k < c->n_trailers && !s; k++) {
+			char hash[41], *source;
+
+			if (c->trailers[k].kind != GITSCAN_TRAILER_FIXES ||
+			    !fixes_hash(c->trailers[k].value, hash))
+				continue;
+			source = str_printf("commit %.12s in %s", c->hash, tree);
+			s = source ? record_culprit(t, bug, hash, source, err)
+				   : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			free(source);
+		}
+		if (s || !ordinary_bug(t, bug, &closed))
 			continue;
 		marker = str_printf("[bugbridge bug %lld: fixed by %.12s in %s]", bug, c->hash, tree);
 		text = str_printf("Fixed by commit %.12s (\"%s\") in %s\n\n%s\n", c->hash,
@@ -1398,6 +1482,37 @@ static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
 	return s;
 }
 
+/* The bug a regression was filed as (0: none). */
+static long long bug_of_regression(struct tracker *t, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	long long bug = 0;
+
+	if (store_cached(t->db, &st, "SELECT bug_id FROM reg_regression WHERE id = ?", NULL))
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		bug = sqlite3_column_int64(st, 0);
+	store_cached_done(t->db, st);
+	return bug > 0 ? bug : 0;
+}
+
+/* The Fixes: lines of a patch (not a reply) posted for bug. */
+static enum bb_status patch_culprits(struct tracker *t, long long bug, const struct inmail *m,
+				     const char *body, struct bb_error *err)
+{
+	char *source;
+	enum bb_status s;
+
+	if (bug <= 0)
+		return BB_OK;
+	if (!(source = str_printf("patch <%s>", m->message_id)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	s = record_fixes_lines(t, bug, body, source, err);
+	free(source);
+	return s;
+}
+
 /* A patch posted for a regression: its Link:/Closes: lines name a mail of
  * the regression's thread (or its bug).  The patch mail joins the
  * regression's mails, so the commit that carries a link to the patch (as
@@ -1405,19 +1520,22 @@ static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
 static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, const char *body,
 				   time_t when, struct bb_error *err)
 {
-	const char *p = body;
+	const char *p = body, *subject = m->subject ? m->subject : "";
 	enum bb_status s = BB_OK;
+	int reply;
 
+	subject += strspn(subject, " \t");
+	reply = !g_ascii_strncasecmp(subject, "Re:", 3);
 	while (*p && !s) {
 		size_t len = strcspn(p, "\n");
 		char line[1024];
-		long long ids[16];
+		long long ids[16], bug = 0;
 		size_t n = 0;
 
 		if (len < sizeof(line) && (!strncasecmp(p, "Closes:", 7) || !strncasecmp(p, "Link:", 5))) {
 			const char *v = p + (p[0] == 'C' || p[0] == 'c' ? 7 : 5);
 			char *msgid;
-			long long bug, id;
+			long long id;
 
 			memcpy(line, v, len - (size_t)(v - p));
 			line[len - (size_t)(v - p)] = '\0';
@@ -1431,6 +1549,11 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 			} else if ((bug = bug_of_value(t, line)) > 0) {
 				s = patch_for_bug(t, m, bug, err);
 			}
+			/* a patch's Fixes: names the cause of the bugs it is for */
+			for (size_t i = 0; i < n && !s && !reply; i++)
+				s = patch_culprits(t, bug_of_regression(t, ids[i]), m, body, err);
+			if (!s && !reply && bug > 0)
+				s = patch_culprits(t, bug, m, body, err);
 			for (size_t i = 0; i < n && !s; i++) {
 				if (!(s = add_mail(t, ids[i], m->message_id, "patch", err)))
 					s = add_event(t, ids[i], when, "patch",
@@ -1736,19 +1859,11 @@ static enum bb_status commit_in_tree(struct tracker *t, const char *tree, int cl
 		const struct gitscan_trailer *tr = &c->trailers[i];
 		sqlite3_stmt *st = NULL;
 		char culprit[41];
-		size_t len = 0;
 		long long hit[16];
 		size_t nhit = 0;
 
-		if (tr->kind != GITSCAN_TRAILER_FIXES)
+		if (tr->kind != GITSCAN_TRAILER_FIXES || !fixes_hash(tr->value, culprit))
 			continue;
-		while (len < 40 && ((tr->value[len] >= '0' && tr->value[len] <= '9') ||
-				    (tr->value[len] >= 'a' && tr->value[len] <= 'f')))
-			len++;
-		if (len < 8)
-			continue;
-		memcpy(culprit, tr->value, len);
-		culprit[len] = '\0';
 		if (store_prepare(t->db, &st, "SELECT id FROM reg_regression WHERE culprit != '' AND"
 					      " (substr(culprit, 1, length(?1)) = ?1 OR"
 					      " substr(?1, 1, length(culprit)) = culprit)", NULL))
@@ -2140,24 +2255,75 @@ int tracker_bug_is_regression(struct tracker *t, const struct bz_bug *bug)
 	return regression_of_bug(t, bug->id) != 0 || flagged(t, bug);
 }
 
-char *tracker_bug_culprit(struct tracker *t, const struct bz_bug *bug)
+enum bb_status tracker_bug_fixes(struct tracker *t, const struct bz_bug *bug,
+				 struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	for (size_t i = 0; i < bug->ncomments && !s; i++) {
+		const struct bz_comment *c = &bug->comments[i];
+		char *source;
+
+		if (c->is_private || !c->text || !strcasestr(c->text, "Fixes:"))
+			continue;
+		if (!(source = str_printf("comment %lld", c->id)))
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		s = record_fixes_lines(t, bug->id, c->text, source, err);
+		free(source);
+	}
+	return s;
+}
+
+/* Adds culprit to v (n of at most max) unless one there names the same
+ * commit (one a prefix of the other). */
+static void culprit_add(char **v, size_t *n, size_t max, const char *culprit)
+{
+	size_t len = strlen(culprit);
+
+	if (!len || *n >= max || !strcmp(culprit, "---"))
+		return;
+	for (size_t i = 0; i < *n; i++) {
+		size_t l = strlen(v[i]);
+
+		if (!strncasecmp(v[i], culprit, l < len ? l : len))
+			return;
+	}
+	if ((v[*n] = strdup(culprit)))
+		(*n)++;
+}
+
+char **tracker_bug_culprits(struct tracker *t, const struct bz_bug *bug)
 {
 	long long id = regression_of_bug(t, bug->id);
 	const char *bisect = t->bisect_field ? bz_bug_field(bug, t->bisect_field) : NULL;
+	const size_t max = BUG_CULPRITS_MAX + 2;
 	sqlite3_stmt *st = NULL;
-	char *culprit = NULL;
+	char **v = calloc(max + 1, sizeof(char *));
+	size_t n = 0;
 
+	if (!v)
+		return NULL;
 	if (id && !store_cached(t->db, &st, "SELECT culprit FROM reg_regression WHERE id = ?",
 				NULL)) {
 		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-		    *sqlite3_column_text(st, 0))
-			culprit = strdup((const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			culprit_add(v, &n, max, (const char *)sqlite3_column_text(st, 0));
 		store_cached_done(t->db, st);
 	}
-	if (!culprit && bisect && *bisect && strcmp(bisect, "---"))
-		culprit = strdup(bisect);
-	return culprit;
+	if (bisect)
+		culprit_add(v, &n, max, bisect);
+	if (!store_cached(t->db, &st, "SELECT commit_hash FROM bug_culprit WHERE bug_id = ?"
+				      " ORDER BY added, rowid", NULL)) {
+		sqlite3_bind_int64(st, 1, bug->id);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			culprit_add(v, &n, max, (const char *)sqlite3_column_text(st, 0));
+		store_cached_done(t->db, st);
+	}
+	if (!n) {
+		free(v);
+		return NULL;
+	}
+	return v;
 }
 
 /* The marker line of bug's triage note. */

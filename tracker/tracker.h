@@ -208,9 +208,20 @@ enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const ch
 /* Whether bug is a tracked regression, or flagged as one (tracker_bug()
  * then tracks it). */
 int tracker_bug_is_regression(struct tracker *t, const struct bz_bug *bug);
-/* The culprit commit known for bug: its regression's culprit, else the
- * value of its [tracker] bisect_field; malloc'd (free() it), or NULL. */
-char *tracker_bug_culprit(struct tracker *t, const struct bz_bug *bug);
+/* The culprit commits known for bug, NULL-terminated (free each and the
+ * vector), or NULL when none is: its regression's culprit, the value of
+ * its [tracker] bisect_field, then the commits Fixes: lines named for it
+ * (at most 4, first seen first): in a patch mail (not a reply) whose
+ * Link:/Closes: names the bug or its regression's thread, in a watched
+ * tree's commit whose Link:/Closes: names the bug, in a public comment of
+ * the bug (tracker_bug_fixes()).  One commit is named once (a shorter
+ * hash is the same commit as a longer one it begins). */
+char **tracker_bug_culprits(struct tracker *t, const struct bz_bug *bug);
+/* Records the commits the Fixes: lines of bug's public comments at hand
+ * name as its culprits (private comments are never read).  Call inside the
+ * sync's transaction of the bug, before its mail is composed. */
+enum bb_status tracker_bug_fixes(struct tracker *t, const struct bz_bug *bug,
+				 struct bb_error *err);
 
 /* Records bug's triage note (block, the triage/block.h text), once per
  * bug: its last line is the marker "[bugbridge triage of bug N]".

@@ -3,6 +3,7 @@
 # commit that a watched tree has, the bug's next mail is Cc'd to the
 # commit's author and the people of its Signed-off-by, Reviewed-by and
 # Acked-by trailers (not to a name in its body text), each once per bug;
+# so is a commit a Fixes: line in a public comment names (not a private one);
 # a bug tracked as a regression is Cc'd to [tracker] regressions_list
 # once.  A sync killed after it queued such a mail but before its
 # transaction ended Cc's nobody twice.  Mail goes to the data folder's
@@ -141,6 +142,34 @@ admin comment '{"bug_id": 602, "creator": "ines@example.net", "text": "Wrong bis
 check "a sync with an unknown culprit" bb sync
 is "its mail is queued" "$(reg "select count(*) from outbox where bug_id = 602 and cast(message as text) like '%Wrong bisect%'")" "1"
 is "Cc'd to nobody new" "$(reg "select count(*) from bug_cc where bug_id = 602 and address <> ''")" "3"
+
+# a Fixes: in a public comment (a patch pasted into the bug, indented) names
+# another culprit; one in a private comment never feeds a mail
+GIT_AUTHOR_NAME="Fay Fixes" GIT_AUTHOR_EMAIL=fay@example.org \
+g commit -q --allow-empty -m "wifi: iwlwifi: rework the scan timer
+
+Signed-off-by: Fay Fixes <fay@example.org>
+Reviewed-by: Ron Review <ron@example.org>"
+scan_culprit=$(g rev-parse --short=12 HEAD)
+GIT_AUTHOR_NAME="Sam Secret" GIT_AUTHOR_EMAIL=sam@example.org \
+g commit -q --allow-empty -m "wifi: iwlwifi: a change only a private comment names
+
+Signed-off-by: Sam Secret <sam@example.org>"
+secret_culprit=$(g rev-parse --short=12 HEAD)
+admin clock '{"advance": 600}'
+admin comment "{\"bug_id\": 602, \"creator\": \"ines@example.net\", \"is_private\": true, \"text\": \"Vendor says:\\nFixes: $secret_culprit (\\\"wifi: iwlwifi: secret\\\")\"}"
+admin comment "{\"bug_id\": 602, \"creator\": \"ines@example.net\", \"text\": \"This patch helps:\\n\\n    wifi: iwlwifi: stop the scan timer\\n\\n    Fixes: $scan_culprit (\\\"wifi: iwlwifi: rework the scan timer\\\")\\n    Signed-off-by: Pat <pat@example.org>\\n> Fixes: 0123456789abcdef (\\\"quoted, not this one\\\")\"}"
+check "a sync after a comment naming a Fixes: commit" bb sync
+is "the comment's culprit is recorded from the public comment alone" \
+	"$(reg "select group_concat(commit_hash || ' ' || substr(source, 1, 7), ',') from bug_culprit where bug_id = 602")" \
+	"$scan_culprit comment"
+is "the comment's own mail is Cc'd to its author and reviewer" \
+	"$(reg "select count(*) from outbox where bug_id = 602 and cast(message as text) like '%This patch helps%' and recipients like '%fay@example.org%' and recipients like '%ron@example.org%'")" "1"
+is "the private comment's culprit is Cc'd nothing" "$(cc_count 602 sam@example.org)" "0"
+admin clock '{"advance": 600}'
+admin comment "{\"bug_id\": 602, \"creator\": \"ines@example.net\", \"text\": \"Fixes: $scan_culprit again, and Fixes: $(echo "$scan_culprit" | cut -c1-8) short\"}"
+check "a sync after the same culprit named again" bb sync
+is "named once, Cc'd once" "$(reg "select count(*) from bug_culprit where bug_id = 602")/$(cc_count 602 fay@example.org)" "1/1"
 
 # one branch rule: the tree that holds the culprit
 is "a regression whose culprit mainline has lives on mainline" \

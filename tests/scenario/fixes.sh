@@ -55,6 +55,18 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.or
 git init -q -b master linux
 g() { git -C "$WORK/linux" "$@"; }
 g commit -q --allow-empty -m "Linux 6.7"
+# the commits the fixes below name in Fixes: lines
+GIT_AUTHOR_NAME="Olga Old" GIT_AUTHOR_EMAIL=olga@example.org \
+g commit -q --allow-empty -m "usb: core: power the port down early
+
+Signed-off-by: Olga Old <olga@example.org>"
+port_culprit=$(g rev-parse --short=12 HEAD)
+GIT_AUTHOR_NAME="Hugo Hub" GIT_AUTHOR_EMAIL=hugo@example.org \
+g commit -q --allow-empty -m "usb: hub: shorter debounce
+
+Signed-off-by: Hugo Hub <hugo@example.org>
+Acked-by: Ada Ack <ada@example.org>"
+hub_culprit=$(g rev-parse --short=12 HEAD)
 g branch next
 
 write_config <<EOF2
@@ -100,6 +112,7 @@ Closes: $bz/show_bug.cgi?id=401
 Link: $bz/show_bug.cgi?id=402
 Closes: $bz/show_bug.cgi?id=403
 Closes: $bz/show_bug.cgi?id=404
+Fixes: $port_culprit (\"usb: core: power the port down early\")
 Signed-off-by: Dev <dev@example.org>"
 g checkout -q master
 fix=$(g rev-parse --short=12 next)
@@ -128,9 +141,9 @@ is "restricted and unmirrored bugs still hear nothing" \
 	"$(comments 402 "$fix")/$(comments 403 "$fix")/$(status 402)" "0/0/NEW "
 
 # a patch naming a bug; a reply to it and a patch naming the restricted bug do nothing
-printf 'Stop the hub from flapping.\n\nCloses: %s/show_bug.cgi?id=405\nSigned-off-by: Dev <dev@example.org>\n---\n drivers/usb/core/hub.c | 2 +-\n' "$bz" |
+printf 'Stop the hub from flapping.\n\nFixes: %s ("usb: hub: shorter debounce")\nCloses: %s/show_bug.cgi?id=405\nSigned-off-by: Dev <dev@example.org>\n---\n drivers/usb/core/hub.c | 2 +-\n' "$hub_culprit" "$bz" |
 	listlab_send "Dev <dev@example.org>" patch-405@example.org "" "[PATCH] usb: hub: debounce"
-printf 'Looks good.\n\nCloses: %s/show_bug.cgi?id=405\n' "$bz" |
+printf 'Looks good.\n\nFixes: %s ("usb: core: power the port down early")\nCloses: %s/show_bug.cgi?id=405\n' "$port_culprit" "$bz" |
 	listlab_send "Rev <rev@example.org>" patch-405-re@example.org patch-405@example.org "Re: [PATCH] usb: hub: debounce"
 printf 'Secret fix.\n\nCloses: %s/show_bug.cgi?id=402\n---\n' "$bz" |
 	listlab_send "Dev <dev@example.org>" patch-402@example.org "" "[PATCH] usb: secret"
@@ -140,6 +153,17 @@ is "the bug hears of the patch once, with its link" \
 	"$(comments 405 "A patch was posted: [PATCH] usb: hub: debounce http://127.0.0.1:$LISTLAB_HTTP_PORT/r/patch-405@example.org/")" "1"
 is "and of nothing else" "$(comments 405 "patch-405-re")/$(comments 405 "Fixed by")/$(status 405)" "0/0/NEW "
 is "the restricted bug hears nothing of its patch" "$(comments 402 "A patch was posted")" "0"
+is "the patch's Fixes: names the bug's culprit, the reply's does not" \
+	"$(reg "select group_concat(commit_hash || ' ' || source, ',') from bug_culprit where bug_id = 405")" \
+	"$hub_culprit patch <patch-405@example.org>"
+is "the fix commit's Fixes: names its bugs' culprit" \
+	"$(reg "select group_concat(bug_id || ' ' || commit_hash || ' ' || source, ',') from bug_culprit where bug_id in (401, 404)")" \
+	"401 $port_culprit commit $fix in next,404 $port_culprit commit $fix in next"
+# outbox_to BUG ADDRESS: how many of the bug's queued mails go to ADDRESS
+outbox_to() { reg "select count(*) from outbox where bug_id = $1 and recipients like '%$2%'"; }
+is "the bug's next mail (the patch note) is Cc'd to the culprit's people once" \
+	"$(outbox_to 405 hugo@example.org)/$(outbox_to 405 ada@example.org)" "1/1"
+is "the fixed bug's mail to its culprit's author once" "$(outbox_to 401 olga@example.org)" "1"
 
 # a plain list mail citing a bug (the short link, then the full URL in
 # brackets with a full stop) leaves one note on it per thread; quoted lines,
