@@ -430,6 +430,18 @@ static const char *const migrations[] = {
 	"  added INTEGER NOT NULL,"
 	"  PRIMARY KEY (bug_id, commit_hash)"
 	");",
+	/* 14 -> 15: the threads of the list mails the tracker read, so that a
+	 * regression added from a thread counts the thread's earlier mails,
+	 * as regzbot does; kept TRACKER_THREAD_DAYS after a mail was read */
+	("CREATE TABLE list_thread ("
+	 "  message_id TEXT PRIMARY KEY,"
+	 "  root TEXT NOT NULL,"         /* References' first, else In-Reply-To, else itself */
+	 "  from_who TEXT NOT NULL,"     /* \"Name <addr>\" */
+	 "  date INTEGER NOT NULL,"      /* the mail's Date: */
+	 "  seen INTEGER NOT NULL"       /* when it was read */
+	 ") WITHOUT ROWID;"
+	 "CREATE INDEX list_thread_root ON list_thread (root);"
+	 "CREATE INDEX list_thread_seen ON list_thread (seen);"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -461,6 +461,7 @@ struct tracker {
 	char *close_on_fix, *default_branch;
 	long long stale_after;
 	const char *unverified;   /* why the mail at hand's sender is not authenticated */
+	int threads_pruned;       /* list_thread's old rows went this run */
 };
 
 static char *dup_or_null(const char *s)
@@ -1267,11 +1268,56 @@ static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *
 	return s;
 }
 
+/* Remembers which thread a list mail belongs to (list_thread), for
+ * earlier_mails(); the bridge's own mails and auto-replies are no
+ * activity and are not kept.  Rows read more than TRACKER_THREAD_DAYS ago
+ * go, once per tracker. */
+static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, time_t when,
+				      struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s = BB_OK;
+	time_t now = time(NULL);
+	char *who;
+
+	if (!t->threads_pruned) {
+		t->threads_pruned = 1;
+		if ((s = exec_bind(t, err, "forgetting old threads", "DELETE FROM list_thread"
+				   " WHERE seen < ?", "i",
+				   (long long)now - TRACKER_THREAD_DAYS * 86400LL)))
+			return s;
+	}
+	if (m->from_bridge || m->auto_reply)
+		return BB_OK;
+	if (!(who = person(m->from_name, m->from_addr)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	/* the root its parent has, when the parent was read (References
+	 * often name the parent alone), else the first it names */
+	if (!(s = store_cached(t->db, &st, "INSERT OR IGNORE INTO list_thread (message_id, root,"
+			       " from_who, date, seen) VALUES (?1, coalesce((SELECT root FROM"
+			       " list_thread WHERE message_id = ?6), ?2), ?3, ?4, ?5)", err))) {
+		const char *parent = inmail_parent_id(m);
+
+		sqlite3_bind_text(st, 1, m->message_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, thread_root(m), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, parent ? parent : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, who, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)when);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)now);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			s = store_fail(t->db, err, "remembering a mail's thread");
+		store_cached_done(t->db, st);
+	}
+	free(who);
+	return s;
+}
+
 /* A regression just made for the report mail report: the mails of its
  * thread that came before count as activity, as regzbot reads the whole
- * thread when a regression is added.  The store knows a thread's earlier
- * mails only for a mirrored bug's list thread (in_mail keeps the list
- * mails matched to a bug, not others): those are its mails, except the
+ * thread when a regression is added.  They are the mails of the report's
+ * thread the tracker read (list_thread: a mail whose References start
+ * where the report's do, or with the report) and, for a mirrored bug's
+ * list thread, the mails matched to the bug (in_mail) -- except the
  * report itself (a report is no activity, as when it carries the
  * directive), the one carrying the directive (counted by the caller when
  * it is one of the thread's) and the mails bugbridge sent itself. */
@@ -1281,10 +1327,14 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
-	if ((s = store_prepare(t->db, &st, "SELECT message_id, from_addr, date FROM in_mail"
+	if ((s = store_prepare(t->db, &st, "SELECT message_id, max(who), min(date) FROM ("
+			       " SELECT message_id, from_addr AS who, date FROM in_mail"
 			       " WHERE bug_id = (SELECT bug_id FROM in_mail WHERE message_id = ?1)"
-			       " AND message_id NOT IN (?1, ?2) AND state NOT IN ('ignored', 'rejected')"
-			       " ORDER BY date, id", err)))
+			       " AND state NOT IN ('ignored', 'rejected')"
+			       " UNION ALL SELECT message_id, from_who, date FROM list_thread"
+			       " WHERE root IN (?1, (SELECT root FROM list_thread WHERE message_id = ?1)))"
+			       " WHERE message_id NOT IN (?1, ?2) GROUP BY message_id"
+			       " ORDER BY min(date), message_id", err)))
 		return s;
 	sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, self ? self : "", -1, SQLITE_STATIC);
@@ -1593,14 +1643,16 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 
 	if (!m->message_id || already_seen(t, m->message_id))
 		return BB_OK;
+	if ((when = inmail_date(m)) <= 0)
+		when = time(NULL);
+	if ((s = remember_thread(t, m, when, err)))
+		return s;
 	/* the thread: a mail answering a regression's mail is part of it */
 	n = regressions_of(t, m->in_reply_to, ids, n, 16);
 	for (size_t i = m->nreferences; i-- > 0 && n < 16;)
 		n = regressions_of(t, m->references[i], ids, n, 16);
 	if (!n && !body)
 		return BB_OK;   /* neither in a tracked thread nor carrying directives */
-	if ((when = inmail_date(m)) <= 0)
-		when = time(NULL);
 	/* the directives first: some say that this mail is no activity */
 	if (body && (s = reg_directives_parse(body, &d, &nd, err)))
 		return s;

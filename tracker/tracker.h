@@ -181,6 +181,11 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 			   const struct tracker_options *opt, struct bb_error *err);
 void tracker_free(struct tracker *t);
 
+/* The threads of list mails are remembered this long after the tracker
+ * read them, so that a regression added from a thread counts the thread's
+ * earlier mails as activity. */
+#define TRACKER_THREAD_DAYS 400
+
 /* A list mail (headers parsed; body decoded text, or NULL when the raw scan
  * showed neither a directive nor an encoding that could hide one): activity
  * in tracked threads, #regzbot directives.  unverified is NULL or "" when

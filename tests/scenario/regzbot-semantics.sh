@@ -86,6 +86,18 @@ printf 'Applied, thanks.\n' |
 # not acted on: the whole line; an indented directive is none
 printf '#regzbot invalid-verb: known bios issue\n#regzbot title: fan: loud\n    #regzbot frobnicate: an example\n' |
 	send "Tracker <t@example.org>" r3-u@example.org r3@example.net "Re: display flickers"
+# a plain list thread that becomes a regression later: its earlier replies
+# count (regzbot reads the whole thread when it adds one)
+printf 'The keyboard is dead after boot.\n' |
+	send "Kai <kai@example.net>" r6@example.net "" "keyboard dead on 6.7" "Date: Tue, 01 Dec 2026 09:00:00 +0000"
+printf 'Same on my laptop.\n' |
+	send "Lea <lea@example.net>" r6-a@example.net r6@example.net "Re: keyboard dead on 6.7" "Date: Tue, 01 Dec 2026 10:00:00 +0000"
+printf 'And here, since 6.7.\n' |
+	send "Mo <mo@example.net>" r6-b@example.net r6-a@example.net "Re: keyboard dead on 6.7" "Date: Tue, 01 Dec 2026 11:00:00 +0000"
+printf 'Unrelated thread.\n' |
+	send "Ned <ned@example.net>" other-1@example.net "" "something else" "Date: Tue, 01 Dec 2026 11:30:00 +0000"
+printf '#regzbot ^introduced: v6.6..v6.7\n#regzbot ignore-activity\n' |
+	send "Tracker <t@example.org>" r6-t@example.org r6@example.net "Re: keyboard dead on 6.7" "Date: Wed, 02 Dec 2026 09:00:00 +0000"
 check "one sync reads them all, in order" bb sync
 r1=$(id_of r1@example.net) r3=$(id_of r3@example.net) r4=$(id_of r4@example.net)
 r5=$(id_of r5@example.net)
@@ -94,6 +106,12 @@ r5=$(id_of r5@example.net)
 is "ignore-activity, poke, #forregzbot, ^backmonitor: only those mails are no activity" \
 	"$(show "$r1" 'd["activity_count"], d["last_activity_message_id"], d["title"]')" \
 	"(3, 'fix-a@example.org', 'iwlwifi: dies after resume')"
+r6=$(id_of r6@example.net)
+is "a regression added from a thread counts its earlier replies, no other thread's" \
+	"$(show "$r6" 'd["activity_count"], d["last_activity_message_id"]')" "(2, 'r6-b@example.net')"
+is "and they are its mails" \
+	"$(reg "select group_concat(message_id, ' ') from (select message_id from reg_mail where regression = $r6 order by message_id)")" \
+	"r6-a@example.net r6-b@example.net r6-t@example.org r6@example.net"
 is "^backmonitor: the patch thread is monitored" \
 	"$(show "$r1" '[l["kind"] for l in d["links"] if "fix@example.org" in l["url"]]')" "['monitor']"
 if [ -f "$real" ]; then
