@@ -44,7 +44,8 @@ struct blob_writer {
 	char *tmp_path;        /* named temporary file, or NULL with O_TMPFILE */
 	struct sha256 md;
 	uint64_t size, max_size;
-	char head[BLOB_MAGIC_HEAD];
+	char *head;            /* the first BLOB_MAGIC_HEAD bytes (not zeroed:
+				* an archive's members make one writer each) */
 	size_t head_len;
 
 	/* Data is gathered into bufs[submitted % BLOB_NBUF]; full buffers are
@@ -61,6 +62,8 @@ struct blob_writer {
 	pthread_cond_t cv;
 	int write_errno;       /* first write error, from either thread */
 	int closing;
+	int batched;           /* the caller made the data durable (syncfs) and
+				* makes the new name durable after placing */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -388,6 +391,10 @@ static enum bb_status writer_create(struct blob_store *bs, uint64_t max_size, in
 	w->async = async;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	if (!(w->head = malloc(BLOB_MAGIC_HEAD))) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < (async ? BLOB_NBUF : 1); i++) {
 		w->bufs[i] = malloc(BLOB_CHUNK_SIZE);
 		if (!w->bufs[i]) {
@@ -443,8 +450,8 @@ uint64_t blob_writer_size(const struct blob_writer *w)
 
 static void writer_note_head(struct blob_writer *w, const void *data, size_t len)
 {
-	if (w->head_len < sizeof(w->head)) {
-		size_t n = sizeof(w->head) - w->head_len;
+	if (w->head_len < BLOB_MAGIC_HEAD) {
+		size_t n = BLOB_MAGIC_HEAD - w->head_len;
 
 		if (n > len)
 			n = len;
@@ -645,6 +652,7 @@ void blob_writer_abort(struct blob_writer *w)
 		free(w->tmp_path);
 	}
 	sha256_release(&w->md);
+	free(w->head);
 	for (int i = 0; i < BLOB_NBUF; i++)
 		free(w->bufs[i]);
 	pthread_mutex_destroy(&w->mu);
@@ -669,11 +677,13 @@ static enum bb_status writer_place(struct blob_writer *w, const char *hex, int *
 	}
 	if (stat(path, &sb) == 0)
 		goto out; /* same content is stored: nothing to write */
-	if (fsync(w->fd) != 0) {
-		s = write_error(w, errno, err);
-		goto out;
+	if (!w->batched) {
+		if (fsync(w->fd) != 0) {
+			s = write_error(w, errno, err);
+			goto out;
+		}
+		test_hook("blob.synced");
 	}
-	test_hook("blob.synced");
 	if (fchmod(w->fd, 0444) != 0) {
 		s = bb_error_errno(err, errno, "cannot make the blob read-only");
 		goto out;
@@ -702,6 +712,8 @@ static enum bb_status writer_place(struct blob_writer *w, const char *hex, int *
 		goto out;
 	}
 	*placed = 1;
+	if (w->batched)
+		goto out;
 	if ((s = fs_fsync_dir(dir, err)))
 		goto out;
 	if (!dir_existed)
@@ -746,11 +758,19 @@ struct member_rec {
 	int stored;   /* stored as a blob of its own */
 };
 
+/* Members written but not yet placed: their data is made durable by one
+ * syncfs() per batch instead of one fsync() per file, then they are named,
+ * then the names by one more (an archive may hold 10,000 members). */
+#define MEMBER_BATCH 64
+
 struct inspection {
 	struct blob_store *bs;
 	struct member_rec *members;
 	size_t n, alloc;
 	struct inspect_report report;
+	struct blob_writer *batch[MEMBER_BATCH];
+	char batch_hex[MEMBER_BATCH][BLOB_HEX_LEN + 1];
+	size_t nbatch;
 	struct blob_writer *mw;      /* member being stored as a blob */
 	int pending_stored;          /* the member just ended was stored */
 	char pending_type[128];
@@ -767,6 +787,51 @@ static void inspection_release(struct inspection *in)
 	free(in->members);
 	blob_writer_abort(in->mw);
 	in->mw = NULL;
+	for (size_t i = 0; i < in->nbatch; i++)
+		blob_writer_abort(in->batch[i]);
+	in->nbatch = 0;
+}
+
+/* Makes the file system holding the store durable: the data of the batch's
+ * files, then their names. */
+static enum bb_status sync_store_fs(struct blob_store *bs, struct bb_error *err)
+{
+	int fd = open(bs->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return bb_error_errno(err, errno, "cannot open %s", bs->tree);
+	r = syncfs(fd);
+	close(fd);
+	return r ? bb_error_errno(err, errno, "cannot make %s durable", bs->tree) : BB_OK;
+}
+
+/* Places the batched members: their data durable first, then their names. */
+static enum bb_status flush_members(struct inspection *in, struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+	size_t placed_any = 0;
+
+	if (!in->nbatch)
+		return BB_OK;
+	s = sync_store_fs(in->bs, err);
+	if (!s)
+		test_hook("blob.synced");
+	for (size_t i = 0; i < in->nbatch; i++) {
+		int placed = 0;
+
+		if (!s) {
+			in->batch[i]->batched = 1;
+			s = writer_place(in->batch[i], in->batch_hex[i], &placed, err);
+			placed_any += (size_t)placed;
+		}
+		blob_writer_abort(in->batch[i]);
+		in->batch[i] = NULL;
+	}
+	in->nbatch = 0;
+	if (!s && placed_any && !(s = sync_store_fs(in->bs, err)))
+		test_hook("blob.placed");
+	return s;
 }
 
 static enum bb_status on_member(void *ctx, const struct inspect_member *m)
@@ -827,9 +892,9 @@ static enum bb_status on_data(void *ctx, const void *bytes, size_t len)
 static enum bb_status on_data_end(void *ctx, const struct inspect_member *m, int ok)
 {
 	struct inspection *in = ctx;
-	char hex[BLOB_HEX_LEN + 1];
+	char hex[BLOB_HEX_LEN + 1], *path = NULL;
 	enum bb_status s = BB_OK;
-	int placed;
+	struct stat sb;
 
 	if (!in->mw || !ok)
 		goto out;
@@ -841,14 +906,33 @@ static enum bb_status on_data_end(void *ctx, const struct inspect_member *m, int
 				 m->path);
 		goto out;
 	}
-	if ((s = writer_place(in->mw, hex, &placed, &in->member_err)))
-		goto out;
 	pthread_mutex_lock(&in->bs->lock);
 	detect_type(in->bs, in->mw->head, in->mw->head_len, in->pending_type,
 		    sizeof(in->pending_type));
 	pthread_mutex_unlock(&in->bs->lock);
+	path = blob_path(in->bs, hex);
+	if (!path) {
+		s = bb_error_set(&in->member_err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (stat(path, &sb) != 0) {
+		/* placed with its batch (flush_members()); its buffers go now */
+		for (int i = 0; i < BLOB_NBUF; i++) {
+			free(in->mw->bufs[i]);
+			in->mw->bufs[i] = NULL;
+		}
+		free(in->mw->head);
+		in->mw->head = NULL;
+		in->batch[in->nbatch] = in->mw;
+		memcpy(in->batch_hex[in->nbatch], hex, sizeof(hex));
+		in->nbatch++;
+		in->mw = NULL;
+		if (in->nbatch == MEMBER_BATCH && (s = flush_members(in, &in->member_err)))
+			goto out;
+	}
 	in->pending_stored = 1;
 out:
+	free(path);
 	blob_writer_abort(in->mw);
 	in->mw = NULL;
 	return s;
@@ -873,6 +957,8 @@ static enum bb_status inspect_stored(struct blob_store *bs, const char *path, ui
 		return bb_error_errno(err, errno, "cannot read back %s", path);
 	s = inspect_fd(fd, size, &bs->limits, &cb, &in->report, err);
 	close(fd);
+	if (!s)
+		s = flush_members(in, &in->member_err);
 	if (s && in->member_err.code)
 		*err = in->member_err;
 	return s;

@@ -71,4 +71,35 @@ is "a put killed mid-write from outside leaves nothing" "$(state)" "files=0 tmps
 out=$(bb blob put - <fw.bin 2>/dev/null | head -1)
 is "a later put of the same data succeeds" "$out" "sha256:$want"
 
+# an archive whose members are stored too: they are made durable in
+# batches (one syncfs for their data, then their names, one more); killed
+# at each batch's steps, the store holds no partial member and no row
+# without a file, and a later put stores them all
+rm -rf "$WORK/data"
+printf '[blob]\nstore_archive_members = true\n' | write_config
+python3 -c '
+import zipfile, sys
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for i in range(100):
+        z.writestr("logs/dmesg-%03d.txt" % i, "boot %d\n" % i * (i + 1))' logs.zip
+bb blob put logs.zip >/dev/null 2>&1
+is "reference run: the archive and its 100 members" "$(state)" "files=101 tmps=0 rows=101"
+for point in blob.synced:2 blob.placed:2 blob.synced:3 blob.placed:3; do
+	rm -rf "$WORK/data"
+	BUGBRIDGE_CRASH_AT=$point "$BUGBRIDGE" blob put logs.zip >/dev/null 2>crash.err
+	is "members: killed at $point (SIGKILL)" "$?" "137"
+	case $point in
+	blob.synced:2) want_files=1 ;;    # the archive alone
+	blob.placed:2) want_files=65 ;;   # and the first batch of 64
+	*) want_files=101 ;;
+	esac
+	[ "$point" = blob.synced:3 ] && want_files=65
+	is "members: killed at $point: files in place, no metadata, no temp file" \
+		"$(state)" "files=$want_files tmps=0 rows=0"
+	check "members: verify after a crash at $point" bb blob verify
+	check "members: put after a crash at $point" bb blob put logs.zip
+	is "members: and the store matches the reference run" "$(state)" "files=101 tmps=0 rows=101"
+	check "members: every blob verifies" bb blob verify
+done
+
 done_testing
