@@ -1045,7 +1045,8 @@ static int triage_of(struct sync_context *sc, const struct bz_bug *bug, int desc
 	if (!sc->matcher || !(text = triage_text(sc, bug, description_only)))
 		return 0;
 	*report = tri_read(text, strlen(text));
-	*rank = *report ? tri_match(sc->matcher, *report, text, strlen(text), 3) : NULL;
+	*rank = *report ? tri_match_located(sc->matcher, *report, text, strlen(text), 3,
+						   sc->locator) : NULL;
 	free(text);
 	return *report != NULL;
 }

@@ -48,6 +48,9 @@ struct sync_context {
 	/* [routing] by_content: the MAINTAINERS sections a report's logs
 	 * point at (triage/match.h); NULL when off or without MAINTAINERS */
 	const struct tri_matcher *matcher;
+	/* where the matcher's symbols and modules are in a watched git tree
+	 * (tracker/locate.h); NULL: matched by name only */
+	const struct tri_locator *locator;
 	int dry_run;                 /* compose and count, change nothing */
 	/* Re-examining (bugbridge sync --since, bugbridge resync): bugs
 	 * changed since this time instead of the cursor (0: the cursor), or

@@ -83,10 +83,12 @@ int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, stru
  * the router, the Bugzilla client (if configured) and a sync context. */
 #include "bridge/inbound.h"
 #include "bridge/sync.h"
+#include "tracker/locate.h"
 #include "tracker/tracker.h"
 struct cli_bridge {
 	struct mnt_file *maintainers;
 	struct tri_matcher *matcher;     /* sc.matcher */
+	struct locate *locator;          /* sc.locator's; NULL without trees */
 	struct router *router;
 	struct bz_client *bz;
 	struct archive_source *archive; /* NULL: no inbound bridge */

@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "tracker/locate.h"
 #include "tracker/report.h"
 
 static const char usage_sync[] =
@@ -181,8 +182,16 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 	b->sc.db = ctx->db;
 	b->sc.tracker = b->tracker;
 	if (b->maintainers && ctx->cfg->routing_by_content &&
-	    strcmp(ctx->cfg->routing_by_content, "off"))
+	    strcmp(ctx->cfg->routing_by_content, "off")) {
 		b->sc.matcher = b->matcher = tri_matcher_new(b->maintainers);
+		if (ctx->cfg->ntrees) {
+			char *dir = config_data_path(ctx->cfg, "trees");
+
+			b->locator = locate_new(ctx->cfg, dir);
+			b->sc.locator = locate_triage(b->locator);
+			free(dir);
+		}
+	}
 	b->sc.blobs = ctx->blobs;
 	if ((rc = cli_open_private_blobs(ctx, &b->private_blobs, &b->private_db))) {
 		cli_bridge_close(b);
@@ -207,6 +216,7 @@ void cli_bridge_close(struct cli_bridge *b)
 	bz_client_free(b->bz);
 	router_free(b->router);
 	tri_matcher_free(b->matcher);
+	locate_free(b->locator);
 	mnt_free(b->maintainers);
 	memset(b, 0, sizeof(*b));
 }
@@ -308,6 +318,8 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 	if (b->archive && !b->sc.dry_run &&
 	    (s = inbound_recover(&b->sc, b->archive, &b->inbound, in, err)))
 		return s;
+	/* the trees move between rounds: symbols are looked up afresh */
+	locate_reset(b->locator);
 	if ((s = sync_round(&b->sc, st, err)))
 		return s;
 	check_fields(b);

@@ -13,12 +13,15 @@
 #include "bugzilla/bz_client.h"
 #include "cli/cli.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "mail/maintainers.h"
+#include "tracker/locate.h"
 #include "triage/match.h"
 #include "triage/reader.h"
 
 static const char usage[] =
-	"usage: bugbridge triage [--json] [--maintainers PATH] [--max N] FILE|-|--bug N\n"
+	"usage: bugbridge triage [--json] [--maintainers PATH] [--max N] [--no-tree]\n"
+	"                        FILE|-|--bug N\n"
 	"\n"
 	"Reads a bug report (a kernel log, a description, an attachment; - for\n"
 	"standard input) and prints what it says: the kernel version and whether\n"
@@ -28,7 +31,10 @@ static const char usage[] =
 	"points at, best first, each with the report line and pattern that\n"
 	"matched.  MAINTAINERS is --maintainers, else [routing] maintainers_file\n"
 	"of the configuration if one loads; without it, only the findings are\n"
-	"printed.  Nothing is sent or stored.\n"
+	"printed.  When the configuration watches git trees ([tree NAME]), the\n"
+	"first one whose `git grep` works tells where the report's symbols are\n"
+	"defined and where its modules are built (Kbuild's obj-... += name.o),\n"
+	"and those files count as paths.  Nothing is sent or stored.\n"
 	"\n"
 	"  --bug N          read bug N from [bugzilla] url with the configured key:\n"
 	"                   its description, every comment and text attachment\n"
@@ -36,7 +42,9 @@ static const char usage[] =
 	"                   eyes: nothing is sent or posted)\n"
 	"  --json           one JSON object (\"version\": 1)\n"
 	"  --maintainers P  the MAINTAINERS file to rank sections from\n"
-	"  --max N          at most N sections (default 5)\n";
+	"  --max N          at most N sections (default 5)\n"
+	"  --no-tree        do not ask the watched git trees: symbols and modules\n"
+	"                   are matched by their names only\n";
 
 static int read_input(const char *name, char **text, size_t *len)
 {
@@ -247,8 +255,6 @@ static void print_report(const struct tri_report *r)
 	}
 }
 
-/* The MAINTAINERS path: --maintainers, else the configuration's if one
- * loads (its absence is no error: the findings are still worth printing). */
 /* A text attachment's bytes, appended to a buf (bz_download_attachment). */
 static enum bb_status to_buf(void *ctx, const void *data, size_t len)
 {
@@ -327,22 +333,27 @@ out:
 	return rc;
 }
 
-static char *maintainers_path(struct cli_context *ctx, const char *given)
+/* The configuration if one loads (its absence is no error: the findings
+ * are still worth printing); *owned is the caller's to free. */
+static const struct bb_config *optional_config(struct cli_context *ctx, struct bb_config **owned)
 {
-	struct bb_config *cfg = NULL;
 	struct bb_error err = BB_ERROR_INIT;
-	char *path = NULL;
 
+	*owned = NULL;
+	if (ctx->cfg)
+		return ctx->cfg;
+	if (config_load(owned, ctx->config_path, &err) == BB_OK)
+		return *owned;
+	*owned = NULL;
+	return NULL;
+}
+
+/* The MAINTAINERS path: --maintainers, else the configuration's. */
+static char *maintainers_path(const struct bb_config *cfg, const char *given)
+{
 	if (given)
 		return strdup(given);
-	if (ctx->cfg)
-		return ctx->cfg->maintainers_file ? strdup(ctx->cfg->maintainers_file) : NULL;
-	if (config_load(&cfg, ctx->config_path, &err) == BB_OK) {
-		if (cfg->maintainers_file)
-			path = strdup(cfg->maintainers_file);
-		config_free(cfg);
-	}
-	return path;
+	return cfg && cfg->maintainers_file ? strdup(cfg->maintainers_file) : NULL;
 }
 
 int cmd_triage(struct cli_context *ctx, int argc, char **argv)
@@ -352,10 +363,11 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		{ "maintainers", required_argument, NULL, 'm' },
 		{ "max", required_argument, NULL, 'n' },
 		{ "bug", required_argument, NULL, 'b' },
+		{ "no-tree", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, opt, rc;
+	int json = 0, no_tree = 0, opt, rc;
 	long max = 5;
 	const char *given = NULL, *bug = NULL;
 	size_t privates = 0;
@@ -364,6 +376,9 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 	struct tri_report *r = NULL;
 	struct mnt_file *mf = NULL;
 	struct tri_matcher *m = NULL;
+	struct bb_config *owned_cfg = NULL;
+	const struct bb_config *cfg;
+	struct locate *loc = NULL;
 	struct tri_ranking *rk = NULL;
 	struct bb_error err = BB_ERROR_INIT;
 
@@ -372,6 +387,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'm': given = optarg; break;
 		case 'b': bug = optarg; break;
+		case 't': no_tree = 1; break;
 		case 'n':
 			errno = 0;
 			max = strtol(optarg, &end, 10);
@@ -393,14 +409,24 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		cli_warn("bug %s: %zu private comment%s or attachment%s read: this output is for "
 			 "you only", bug, privates, privates == 1 ? "" : "s", privates == 1 ? "" : "s");
 	r = tri_read(text, len);
-	mpath = maintainers_path(ctx, given);
+	cfg = optional_config(ctx, &owned_cfg);
+	mpath = maintainers_path(cfg, given);
 	if (mpath) {
 		if (mnt_load(&mf, mpath, &err) != BB_OK) {
 			rc = cli_fail(&err);
 			goto out;
 		}
 		m = tri_matcher_new(mf);
-		rk = tri_match(m, r, text, len, (size_t)max);
+		if (cfg && cfg->ntrees && !no_tree) {
+			char *dir = config_data_path(cfg, "trees");
+
+			loc = locate_new(cfg, dir);
+			free(dir);
+			/* a tree that cannot be searched says why (locate.tree_failed) */
+			if (!ctx->quiet)
+				log_setup(stderr, ctx->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, NULL);
+		}
+		rk = tri_match_located(m, r, text, len, (size_t)max, locate_triage(loc));
 	} else if (!json) {
 		cli_warn("no MAINTAINERS file (--maintainers or [routing] maintainers_file): "
 			 "sections not ranked");
@@ -452,6 +478,8 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 	rc = EX_OK;
 out:
 	tri_ranking_free(rk);
+	locate_free(loc);
+	config_free(owned_cfg);
 	tri_matcher_free(m);
 	mnt_free(mf);
 	tri_report_free(r);

@@ -367,14 +367,14 @@ static void log_git(const char *what, const struct gitscan_tree *t, int status,
 		  LF_INT("exit", status), LF_INT("ms", elapsed_ms(start)));
 }
 
-/* Runs a small git command to its end.  stdout (at most
- * GITSCAN_OUTPUT_CAP bytes) goes to out if it is not NULL.  With
- * exit_status, any exit is BB_OK and *exit_status says which (errout, if
- * not NULL, gets stderr); without, an exit other than 0 is an error folded
- * by fold_git(). */
-static enum bb_status git_run(struct gitscan_tree *t, struct run_args *a, const char *what,
-			      int network, struct buf *out, int *exit_status, struct buf *errout,
-			      struct bb_error *err)
+/* Runs a small git command to its end.  stdout (at most cap bytes) goes
+ * to out if it is not NULL; more is BB_ERR_TOO_LARGE, or with truncated,
+ * read and dropped (*truncated set).  With exit_status, any exit is BB_OK
+ * and *exit_status says which (errout, if not NULL, gets stderr); without,
+ * an exit other than 0 is an error folded by fold_git(). */
+static enum bb_status git_run_capped(struct gitscan_tree *t, struct run_args *a, const char *what,
+				     int network, struct buf *out, size_t cap, int *truncated,
+				     int *exit_status, struct buf *errout, struct bb_error *err)
 {
 	struct run_child c;
 	struct timespec start;
@@ -401,12 +401,15 @@ static enum bb_status git_run(struct gitscan_tree *t, struct run_args *a, const 
 		if (!got)
 			break;
 		if (out) {
-			if (out->len + got > GITSCAN_OUTPUT_CAP) {
+			if (out->len + got > cap && truncated) {
+				*truncated = 1;
+				got = cap - out->len;
+			} else if (out->len + got > cap) {
 				st = bb_error_set(err, BB_ERR_TOO_LARGE, "tree %s: %s: too much output",
 						  t->name, what);
 				goto out;
 			}
-			if (buf_add(out, tmp, got)) {
+			if (got && buf_add(out, tmp, got)) {
 				st = nomem(err);
 				goto out;
 			}
@@ -432,6 +435,14 @@ out:
 	run_child_release(&c);
 	free(env);
 	return st;
+}
+
+static enum bb_status git_run(struct gitscan_tree *t, struct run_args *a, const char *what,
+			      int network, struct buf *out, int *exit_status, struct buf *errout,
+			      struct bb_error *err)
+{
+	return git_run_capped(t, a, what, network, out, GITSCAN_OUTPUT_CAP, NULL, exit_status,
+			      errout, err);
 }
 
 /* BB_ERR_NOT_FOUND with a clear message when the repository folder is not
@@ -1576,6 +1587,102 @@ enum bb_status gitscan_show(struct gitscan_tree *t, const char *name, char **aut
 		*author = *message = NULL;
 		st = nomem(err);
 	}
+out:
+	run_args_clear(&a);
+	buf_release(&out);
+	buf_release(&errout);
+	return st;
+}
+
+/* ---------------------------------------------------------------------------
+ * Searching the tree's files
+ */
+
+/* Hands each "<hash>:path\0line\0text\n" record of git grep -z -n to fn. */
+static enum bb_status grep_records(const char *hash, char *data, size_t len, gitscan_grep_fn fn,
+				   void *ctx)
+{
+	size_t hlen = strlen(hash);
+	char *p = data, *end = data + len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *path, *num, *text, *stop;
+		unsigned long line;
+		enum bb_status st;
+
+		if (!nl)
+			break;      /* a record cut by the output cap */
+		*nl = '\0';
+		path = p;
+		p = nl + 1;
+		if (strncmp(path, hash, hlen) || path[hlen] != ':')
+			continue;
+		path += hlen + 1;
+		if (!(num = memchr(path, '\0', (size_t)(nl - path))))
+			continue;
+		num++;
+		if (!(text = memchr(num, '\0', (size_t)(nl - num))))
+			continue;
+		text++;
+		errno = 0;
+		line = strtoul(num, &stop, 10);
+		if (errno || *stop || stop == num)
+			continue;
+		if ((st = fn(ctx, path, line, text)))
+			return st;
+	}
+	return BB_OK;
+}
+
+enum bb_status gitscan_grep(struct gitscan_tree *t, const char *regex,
+			    const char *const *pathspecs, size_t max_output, gitscan_grep_fn fn,
+			    void *ctx, int *truncated, struct bb_error *err)
+{
+	char hash[GITSCAN_OID_MAX + 1];
+	struct run_args a = RUN_ARGS_INIT;
+	struct buf out = BUF_INIT, errout = BUF_INIT;
+	enum bb_status st;
+	int status = 0, cut = 0;
+
+	if (truncated)
+		*truncated = 0;
+	if (!regex || !*regex)
+		return bb_error_set(err, BB_ERR_INVALID, "tree %s: git grep: no pattern", t->name);
+	if ((st = check_repository(t, err)) || (st = rev_parse(t, t->scan_ref, "ref", hash, err)))
+		return st;
+	if (git_args(t, &a, 1) || run_args_push(&a, "grep") || run_args_push(&a, "--no-color") ||
+	    run_args_push(&a, "-n") || run_args_push(&a, "-I") || run_args_push(&a, "-z") ||
+	    run_args_push(&a, "-E") || run_args_push(&a, "-e") || run_args_push(&a, regex) ||
+	    run_args_push(&a, hash) || run_args_push(&a, "--")) {
+		st = nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; pathspecs && pathspecs[i]; i++)
+		if (run_args_push(&a, pathspecs[i])) {
+			st = nomem(err);
+			goto out;
+		}
+	if ((st = git_run_capped(t, &a, "git grep", 0, &out, max_output ? max_output :
+				 GITSCAN_GREP_OUTPUT, &cut, &status, &errout, err)))
+		goto out;
+	if (status == 1 && !cut)
+		goto out;   /* nothing matched */
+	if (status != 0 && !(cut && out.len)) {
+		char said[GITSCAN_MESSAGE_MAX];
+
+		git_said(&errout, said, sizeof(said));
+		st = bb_error_set(err, fold_git(&errout, 0), "tree %s: git grep: %s", t->name, said);
+		goto out;
+	}
+	if (cut)
+		log_event(LOG_LEVEL_WARN, "gitscan.grep_truncated", LF_STR("tree", t->name),
+			  LF_UINT("bytes", out.len));
+	if (truncated)
+		*truncated = cut;
+	if (out.len)
+		st = grep_records(hash, out.data, out.len, fn, ctx);
+	if (st)
+		st = bb_error_set(err, st, "tree %s: git grep: stopped by the line handler", t->name);
 out:
 	run_args_clear(&a);
 	buf_release(&out);

@@ -219,6 +219,29 @@ enum bb_status gitscan_resolve(struct gitscan_tree *tree, const char *name, char
 enum bb_status gitscan_show(struct gitscan_tree *tree, const char *commit, char **author,
 			    char **message, struct bb_error *err);
 
+/* Default cap on the output gitscan_grep() reads. */
+#define GITSCAN_GREP_OUTPUT ((size_t)1 << 20)
+
+/* Receives one matching line of gitscan_grep(): the file's path in the
+ * tree, the line's number (from 1) and its text (without the newline);
+ * valid only during the call.  A status other than BB_OK stops the
+ * search, which returns it. */
+typedef enum bb_status (*gitscan_grep_fn)(void *ctx, const char *path, unsigned long line,
+					  const char *text);
+
+/* Searches the files of the tree's ref (the commit it points at; bare
+ * repositories too) for lines matching the extended regex (git grep -E;
+ * binary files skipped), in the files the pathspecs name (NULL-terminated,
+ * may be NULL: all), and hands each to fn in git's order.  One `git grep`
+ * (and one rev-parse).  Nothing matching is BB_OK with no call.  At most
+ * max_output bytes of git's output are read (0: GITSCAN_GREP_OUTPUT); the
+ * rest is dropped, *truncated (if not NULL) set and a warn line logged.
+ * Errors as gitscan_resolve() for the ref; a bad regex is BB_ERR_IO (git
+ * exits 128). */
+enum bb_status gitscan_grep(struct gitscan_tree *tree, const char *regex,
+			    const char *const *pathspecs, size_t max_output, gitscan_grep_fn fn,
+			    void *ctx, int *truncated, struct bb_error *err);
+
 /* --- The message parser, shared with the tests ------------------------------ */
 
 /* Parses one commit message: fills the subject, trailers and upstream of

@@ -438,6 +438,10 @@ struct scoring {
 	double file_factor;   /* for a file matched by a part of a name only */
 	guint32 vendors;      /* bit i: the report names vendors[i] (a device's id, the
 			       * hardware name) */
+	/* what the locator found: name -> malloc'd path; NULL without one */
+	GHashTable *symbol_at, *module_at;
+	const char *how;      /* the locator's, for reasons */
+	GStringChunk *bases;  /* symbols without their compiler suffixes */
 };
 
 static void hit(struct scoring *sc, guint section, double contribution, const char *how,
@@ -933,6 +937,166 @@ static void apply_module_symbol(struct scoring *sc, const char *module, const ch
 	clue_end(sc);
 }
 
+/* ---- names located by the caller's tree ---------------------------------- */
+
+int tri_locate_name_ok(const char *name, int module)
+{
+	size_t n = 0;
+
+	if (!name)
+		return 0;
+	for (; name[n]; n++)
+		if (n >= TRI_LOCATE_NAME_MAX ||
+		    !(g_ascii_isalnum(name[n]) || name[n] == '_' || (module && name[n] == '-')))
+			return 0;
+	return n > 0;
+}
+
+static const char *located(GHashTable *table, const char *name)
+{
+	return table && name ? g_hash_table_lookup(table, name) : NULL;
+}
+
+/* A symbol as its source names it: "foo" of the compiler's clones
+ * "foo.isra.0", "foo.constprop.0", "foo.cold", "foo.part.1". */
+static const char *symbol_base(struct scoring *sc, const char *symbol)
+{
+	static const char *const suffixes[] = { ".isra", ".constprop", ".cold", ".part", ".llvm",
+						".lto_priv" };
+	const char *dot = strchr(symbol, '.');
+
+	if (!dot || !sc->bases)
+		return symbol;
+	for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++)
+		if (g_str_has_prefix(dot, suffixes[i]))
+			return g_string_chunk_insert_len(sc->bases, symbol, dot - symbol);
+	return symbol;
+}
+
+static const char *symbol_located(struct scoring *sc, const char *symbol)
+{
+	return sc->symbol_at ? located(sc->symbol_at, symbol_base(sc, symbol)) : NULL;
+}
+
+/* A located name: its path (a folder ends in '/') as a path clue. */
+static void apply_located(struct scoring *sc, const char *path, double weight,
+			  const char *desc, const char *what, size_t line)
+{
+	size_t n = strlen(path);
+	char *d = g_strdup_printf("%s: %s %s (%s)", desc, what, path, sc->how ? sc->how : "located");
+	char *p = n && path[n - 1] == '/' ? g_strconcat(path, "-", NULL) : g_strdup(path);
+
+	apply_path(sc, p, weight, d, line);
+	g_free(p);
+	g_free(d);
+}
+
+/* A module or driver: where the tree builds it, else by its name. */
+static void apply_module(struct scoring *sc, const char *module, double weight, unsigned kind,
+			 const char *desc, size_t line)
+{
+	const char *at = located(sc->module_at, module);
+
+	if (at) {
+		char *what = g_strdup_printf("module %s built in", module);
+
+		apply_located(sc, at, weight, desc, what, line);
+		g_free(what);
+	} else {
+		apply_name(sc, module, weight, kind, desc, line);
+	}
+}
+
+/* A symbol: the file that defines it (at located_weight, the weight of
+ * its frame's module), else by its name. */
+static void apply_symbol(struct scoring *sc, const char *symbol, double weight,
+			 double located_weight, const char *desc, size_t line)
+{
+	const char *at = symbol_located(sc, symbol);
+
+	if (at)
+		apply_located(sc, at, located_weight, desc, "defined in", line);
+	else
+		apply_name(sc, symbol, weight, NAME_SYMBOL, desc, line);
+}
+
+struct asked {
+	const char *names[TRI_LOCATE_MAX];
+	size_t n;
+	GHashTable *seen;
+};
+
+static void ask(struct asked *a, const char *name, int module)
+{
+	if (!name)
+		return;
+	if (a->n < TRI_LOCATE_MAX && tri_locate_name_ok(name, module) &&
+	    !g_hash_table_contains(a->seen, name)) {
+		g_hash_table_add(a->seen, (gpointer)name);
+		a->names[a->n++] = name;
+	}
+}
+
+static GHashTable *locate_answers(struct asked *a, const char *arch,
+				  void (*fn)(void *, const char *const *, size_t, const char *, char **),
+				  void *ctx)
+{
+	GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free);
+	char *paths[TRI_LOCATE_MAX] = { NULL };
+
+	if (fn && a->n)
+		fn(ctx, a->names, a->n, arch, paths);
+	for (size_t i = 0; i < a->n; i++)
+		if (paths[i] && *paths[i])
+			g_hash_table_insert(t, (gpointer)a->names[i], paths[i]);
+		else
+			free(paths[i]);
+	return t;
+}
+
+/* The names worth asking the locator: the pc/lr symbols and modules, the
+ * first reliable non-generic frames, the drivers that printed lines. */
+static void locate_names(struct scoring *sc, const struct tri_report *r,
+			 const struct tri_locator *loc)
+{
+	struct asked sym = { { NULL }, 0, g_hash_table_new(g_str_hash, g_str_equal) };
+	struct asked mod = { { NULL }, 0, g_hash_table_new(g_str_hash, g_str_equal) };
+
+	sc->bases = g_string_chunk_new(256);
+
+	for (size_t i = 0; i < r->noopses && i < 4; i++) {
+		const struct tri_oops *o = &r->oopses[i];
+		size_t rank = 0;
+
+		if (o->pc_symbol && !tri_symbol_is_generic(o->pc_symbol)) {
+			ask(&sym, symbol_base(sc, o->pc_symbol), 0);
+			ask(&mod, o->pc_module, 1);
+		}
+		if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
+			ask(&sym, symbol_base(sc, o->lr_symbol), 0);
+			ask(&mod, o->lr_module, 1);
+		}
+		for (size_t j = 0; j < o->nframes && rank < 6; j++) {
+			const struct tri_frame *f = &o->frames[j];
+
+			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||
+			    (f->path && reporter_path(f->path)))
+				continue;
+			ask(&sym, symbol_base(sc, f->symbol), 0);
+			ask(&mod, f->module, 1);
+			rank++;
+		}
+	}
+	for (size_t i = 0; i < r->ndrivers; i++)
+		if (strcmp(r->drivers[i].name, "usb") && strcmp(r->drivers[i].name, "pci"))
+			ask(&mod, r->drivers[i].name, 1);
+	sc->symbol_at = locate_answers(&sym, sc->arch, loc->symbols, loc->ctx);
+	sc->module_at = locate_answers(&mod, sc->arch, loc->modules, loc->ctx);
+	sc->how = loc->how;
+	g_hash_table_destroy(sym.seen);
+	g_hash_table_destroy(mod.seen);
+}
+
 static void apply_k(struct scoring *sc, const char *text, size_t len)
 {
 	const struct tri_matcher *m = sc->m;
@@ -989,9 +1153,11 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		desc = g_strdup_printf("pc %s%s%s%s", o->pc_symbol, o->pc_module ? " [" : "",
 				       o->pc_module ? o->pc_module : "", o->pc_module ? "]" : "");
 		if (o->pc_module)
-			apply_name(sc, o->pc_module, (has_path ? 3 : 8) * of, NAME_DRIVER, desc, o->pc_line);
-		apply_name(sc, o->pc_symbol, (has_path ? 2 : 6) * of, NAME_SYMBOL, desc, o->pc_line);
-		if (o->pc_module)
+			apply_module(sc, o->pc_module, (has_path ? 3 : 8) * of, NAME_DRIVER, desc,
+				     o->pc_line);
+		apply_symbol(sc, o->pc_symbol, (has_path ? 2 : 6) * of, (has_path ? 3 : 8) * of,
+			     desc, o->pc_line);
+		if (o->pc_module && !symbol_located(sc, o->pc_symbol))
 			apply_module_symbol(sc, o->pc_module, o->pc_symbol, (has_path ? 3 : 8) * of,
 					    desc, o->pc_line);
 		g_free(desc);
@@ -999,8 +1165,8 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 	if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
 		desc = g_strdup_printf("lr %s", o->lr_symbol);
 		if (o->lr_module)
-			apply_name(sc, o->lr_module, 2 * of, NAME_DRIVER, desc, o->pc_line);
-		apply_name(sc, o->lr_symbol, 2 * of, NAME_SYMBOL, desc, o->pc_line);
+			apply_module(sc, o->lr_module, 2 * of, NAME_DRIVER, desc, o->pc_line);
+		apply_symbol(sc, o->lr_symbol, 2 * of, 2 * of, desc, o->pc_line);
 		g_free(desc);
 	}
 	for (size_t i = 0; i < o->nframes && rank < 10 && sc->nclues < TRI_MATCH_MAX_CLUES; i++) {
@@ -1025,9 +1191,9 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		if (f->path)
 			apply_path(sc, f->path, w * 1.5, desc, f->line);
 		if (f->module)
-			apply_name(sc, f->module, w, NAME_DRIVER, desc, f->line);
-		apply_name(sc, f->symbol, w * 0.7, NAME_SYMBOL, desc, f->line);
-		if (f->module)
+			apply_module(sc, f->module, w, NAME_DRIVER, desc, f->line);
+		apply_symbol(sc, f->symbol, w * 0.7, w, desc, f->line);
+		if (f->module && !symbol_located(sc, f->symbol))
 			apply_module_symbol(sc, f->module, f->symbol, w, desc, f->line);
 		g_free(desc);
 	}
@@ -1094,6 +1260,13 @@ static int cmp_ranked(const void *a, const void *b)
 struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_report *r,
 			      const char *text, size_t len, size_t max)
 {
+	return tri_match_located(m, r, text, len, max, NULL);
+}
+
+struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct tri_report *r,
+				      const char *text, size_t len, size_t max,
+				      const struct tri_locator *loc)
+{
 	struct tri_ranking *rk = g_new0(struct tri_ranking, 1);
 	struct scoring sc = { 0 };
 	GArray *ranked;
@@ -1114,6 +1287,8 @@ struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_repo
 	sc.clue_how = g_new0(const char *, n);
 	sc.touched = g_array_new(FALSE, FALSE, sizeof(guint));
 	sc.folders_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	if (loc)
+		locate_names(&sc, r, loc);
 
 	for (size_t i = 0; i < r->noopses && i < 4; i++)
 		apply_oops(&sc, &r->oopses[i], power(0.5, i));
@@ -1138,7 +1313,7 @@ struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_repo
 		double w = (generic ? 0.8 : 2.5) * MIN(1.0, 0.5 + (double)d->count / 6);
 		char *desc = g_strdup_printf("messages of %s", d->name);
 
-		apply_name(&sc, d->name, w, d->device ? NAME_DRIVER : 0, desc, d->line);
+		apply_module(&sc, d->name, w, d->device ? NAME_DRIVER : 0, desc, d->line);
 		g_free(desc);
 	}
 	for (size_t i = 0; i < r->nfirmware && i < 8 && sc.nclues < TRI_MATCH_MAX_CLUES; i++) {
@@ -1184,6 +1359,12 @@ struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_repo
 	g_free(sc.clue_how);
 	g_array_free(sc.touched, TRUE);
 	g_hash_table_destroy(sc.folders_seen);
+	if (sc.symbol_at)
+		g_hash_table_destroy(sc.symbol_at);
+	if (sc.module_at)
+		g_hash_table_destroy(sc.module_at);
+	if (sc.bases)
+		g_string_chunk_free(sc.bases);
 	return rk;
 }
 

@@ -32,7 +32,19 @@
  *     the report names that vendor (a PCI/USB vendor id, the hardware
  *     name);
  *   - K: regexes against the text (the first TRI_MATCH_MAX_K_TEXT bytes).
- * No git tree is used.
+ *
+ * A locator (struct tri_locator, the caller's: triage runs no processes;
+ * tracker/locate.h asks a watched git tree with `git grep`) maps names to
+ * files first: the RIP/pc symbol and module, the first non-generic frames'
+ * symbols and modules and the drivers that printed lines (at most
+ * TRI_LOCATE_MAX names of each kind, each made only of [A-Za-z0-9_], '-'
+ * too for modules, at most TRI_LOCATE_NAME_MAX bytes: no other name is
+ * asked).  A located symbol's file (where it is defined) or module's
+ * folder (or single file) is matched as a path at the weight of the clue
+ * it came from, its reason saying so ("frame x [m]: defined in
+ * drivers/foo/core.c (git grep): matched F: drivers/foo/"); names the
+ * locator does not know are matched by name as above.  Without a locator
+ * (tri_match()) no git tree is used.
  *
  * The result is a ranked list of sections with a score and, for each, the
  * strongest reason: which report line matched which pattern.
@@ -73,6 +85,36 @@ struct tri_ranking {
 struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_report *r,
 			      const char *text, size_t len, size_t max);
 void tri_ranking_free(struct tri_ranking *rk);
+
+#define TRI_LOCATE_MAX 16        /* symbols, and modules, asked per report */
+#define TRI_LOCATE_NAME_MAX 64   /* bytes of a name asked */
+
+/* Where names are in a source tree; the caller's (a git tree's grep).
+ * Each callback gets n names (distinct, valid as above) and the
+ * architecture the report ran on ("x86", "arm64", ...; NULL unknown), and
+ * sets paths[i] (all NULL on entry) to a malloc'd path for the names it
+ * found: symbols: the file that defines it ("drivers/foo/core.c");
+ * modules: the folder it is built in, with a trailing '/'
+ * ("drivers/foo/wm/"), or its single source file.  The matcher frees them
+ * with free().  A callback that fails leaves the rest NULL (the names are
+ * then matched by name); it never stops the ranking.  Either callback may
+ * be NULL. */
+struct tri_locator {
+	void (*symbols)(void *ctx, const char *const *names, size_t n, const char *arch,
+			char **paths);
+	void (*modules)(void *ctx, const char *const *names, size_t n, const char *arch,
+			char **paths);
+	const char *how;         /* in reasons: "git grep" */
+	void *ctx;
+};
+
+/* tri_match(), with names located by loc first (NULL: as tri_match()). */
+struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct tri_report *r,
+				      const char *text, size_t len, size_t max,
+				      const struct tri_locator *loc);
+/* Whether name may be asked of a locator: [A-Za-z0-9_] (and '-' if
+ * module), 1 to TRI_LOCATE_NAME_MAX bytes. */
+int tri_locate_name_ok(const char *name, int module);
 
 /* Whether path matches the F:/X: pattern as get_maintainer.pl reads it
  * (see above).  Exposed for the tests. */

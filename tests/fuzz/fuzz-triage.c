@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,8 +63,53 @@ static void expect_printable(const char *s)
 		expect((unsigned char)*p >= 0x20 && *p != 0x7f);
 }
 
+/* A locator that checks what it is asked (plain names, at most
+ * TRI_LOCATE_MAX, distinct) and places every name under drivers/. */
+static void fuzz_locate(const char *const *names, size_t n, int module, char **paths)
+{
+	expect(n <= TRI_LOCATE_MAX);
+	for (size_t i = 0; i < n; i++) {
+		char path[TRI_LOCATE_NAME_MAX + 32];
+
+		expect(tri_locate_name_ok(names[i], module));
+		for (size_t j = 0; j < i; j++)
+			expect(strcmp(names[i], names[j]));
+		/* every module placed, every other symbol: the rest falls back */
+		snprintf(path, sizeof(path), module ? "drivers/%s/" : "drivers/net/%s.c", names[i]);
+		paths[i] = module || i % 2 ? strdup(path) : NULL;
+	}
+}
+
+static void fuzz_symbols(void *ctx, const char *const *names, size_t n, const char *arch,
+			 char **paths)
+{
+	(void)ctx;
+	(void)arch;
+	fuzz_locate(names, n, 0, paths);
+}
+
+static void fuzz_modules(void *ctx, const char *const *names, size_t n, const char *arch,
+			 char **paths)
+{
+	(void)ctx;
+	(void)arch;
+	fuzz_locate(names, n, 1, paths);
+}
+
+static void expect_ranking(const struct tri_ranking *rk)
+{
+	expect(rk->n <= 5);
+	for (size_t i = 0; i < rk->n; i++) {
+		expect(rk->matches[i].score > 0 && rk->matches[i].section);
+		expect(i == 0 || rk->matches[i].score <= rk->matches[i - 1].score);
+		expect(rk->matches[i].reason != NULL);
+		expect_printable(rk->matches[i].reason);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct tri_locator loc = { fuzz_symbols, fuzz_modules, "fuzz", NULL };
 	static struct mnt_file *mf;
 	static struct tri_matcher *m;
 	struct tri_ranking *rk;
@@ -146,13 +192,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		m = tri_matcher_new(mf);
 	}
 	rk = tri_match(m, r, (const char *)data, size, 5);
-	expect(rk->n <= 5);
-	for (size_t i = 0; i < rk->n; i++) {
-		expect(rk->matches[i].score > 0 && rk->matches[i].section);
-		expect(i == 0 || rk->matches[i].score <= rk->matches[i - 1].score);
-		expect(rk->matches[i].reason != NULL);
-		expect_printable(rk->matches[i].reason);
-	}
+	expect_ranking(rk);
+	tri_ranking_free(rk);
+	rk = tri_match_located(m, r, (const char *)data, size, 5, &loc);
+	expect_ranking(rk);
 	tri_ranking_free(rk);
 	tri_report_free(r);
 	return 0;

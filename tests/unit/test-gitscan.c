@@ -789,6 +789,84 @@ static void test_bug_notes(void)
 	store_close(notes_db);
 }
 
+/* --- git grep --------------------------------------------------------------- */
+
+struct grep_seen {
+	char paths[16][128];
+	unsigned long lines[16];
+	char texts[16][128];
+	size_t n;
+};
+
+static enum bb_status grep_collect(void *ctx, const char *path, unsigned long line,
+				   const char *text)
+{
+	struct grep_seen *g = ctx;
+
+	if (g->n < 16) {
+		snprintf(g->paths[g->n], sizeof(g->paths[0]), "%s", path);
+		snprintf(g->texts[g->n], sizeof(g->texts[0]), "%s", text);
+		g->lines[g->n++] = line;
+	}
+	return BB_OK;
+}
+
+static void test_grep(void)
+{
+	static const char *const c_files[] = { "*.c", NULL };
+	struct bb_error err = BB_ERROR_INIT;
+	struct gitscan_tree *t, *bare;
+	struct grep_seen g;
+	char src[300], mirror[320], path[400];
+	int cut = -1;
+
+	snprintf(src, sizeof(src), "%s/src", work);
+	snprintf(mirror, sizeof(mirror), "%s/src.git", work);
+	sh("git init -q -b master '%s' && mkdir -p '%s/drivers/foo' '%s/tools'", src, src, src);
+	snprintf(path, sizeof(path), "%s/drivers/foo/core.c", src);
+	write_file(path, "#include <x.h>\n\nstatic int foo_probe(void)\n{\n\treturn 0;\n}\n");
+	snprintf(path, sizeof(path), "%s/drivers/foo/core.h", src);
+	write_file(path, "int foo_probe(void);\n");
+	snprintf(path, sizeof(path), "%s/tools/foo.c", src);
+	write_file(path, "int foo_probe(void)\n{\n}\n");
+	sh("git -C '%s' add -A && git -C '%s' commit -q -m src && git clone -q --bare '%s' '%s'",
+	   src, src, src, mirror);
+	/* the work tree moves on; the ref is what is searched */
+	snprintf(path, sizeof(path), "%s/drivers/foo/new.c", src);
+	write_file(path, "int foo_probe(void)\n");
+	t = tree("src", src, "master", NULL, 0);
+	bare = tree("bare", mirror, "master", NULL, 0);
+
+	memset(&g, 0, sizeof(g));
+	is_int(gitscan_grep(bare, "^([A-Za-z_][^;=]*[ *])?(foo_probe)\\(", c_files, 0, grep_collect,
+			    &g, &cut, &err), BB_OK, "grep: a bare mirror");
+	is_int(g.n, 2, "grep: the two .c definitions, not the header, not the work tree");
+	ok(g.n == 2 && !strcmp(g.paths[0], "drivers/foo/core.c") && g.lines[0] == 3 &&
+	   !strcmp(g.texts[0], "static int foo_probe(void)") && !strcmp(g.paths[1], "tools/foo.c") &&
+	   g.lines[1] == 1, "grep: path, line and text (%s:%lu: %s)", g.paths[0], g.lines[0],
+	   g.texts[0]);
+	is_int(cut, 0, "grep: not truncated");
+
+	memset(&g, 0, sizeof(g));
+	is_int(gitscan_grep(t, "nothing_like_this", NULL, 0, grep_collect, &g, NULL, &err), BB_OK,
+	       "grep: no match is no error");
+	is_int(g.n, 0, "grep: and nothing handed on");
+
+	memset(&g, 0, sizeof(g));
+	is_int(gitscan_grep(t, "foo_probe", NULL, 60, grep_collect, &g, &cut, &err), BB_OK,
+	       "grep: capped output");
+	ok(cut == 1 && g.n < 3, "grep: truncated, whole lines only (%zu)", g.n);
+
+	is_int(gitscan_grep(t, "(unclosed", NULL, 0, grep_collect, &g, NULL, &err), BB_ERR_IO,
+	       "grep: a bad regex is an error");
+	gitscan_tree_free(t);
+	t = tree("src", src, "no-such-branch", NULL, 0);
+	is_int(gitscan_grep(t, "foo", NULL, 0, grep_collect, &g, NULL, &err), BB_ERR_NOT_FOUND,
+	       "grep: an unknown ref");
+	gitscan_tree_free(t);
+	gitscan_tree_free(bare);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -813,6 +891,7 @@ int main(void)
 	test_fetch();
 	test_large();
 	test_bug_notes();
+	test_grep();
 	sh("rm -rf '%s'", work);
 	free(c_init);
 	free(c_fix);

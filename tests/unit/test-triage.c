@@ -3,7 +3,8 @@
  * letters (both forms), firmware loaded and failing, PCI and USB ids,
  * source paths, drivers; hostile input (long lines, NUL bytes, bad UTF-8,
  * more of everything than the caps); and every report of the labelled set
- * in tests/triage/reports whose log shows a RIP/pc gives that symbol. */
+ * in tests/triage/reports whose log shows a RIP/pc gives that symbol; the
+ * matcher with a fake locator (names asked, located paths as clues). */
 #include "config.h"
 
 #include <dirent.h>
@@ -871,6 +872,183 @@ static void test_matcher(void)
 	mnt_free(mf);
 }
 
+/* A fake locator: records what it was asked, answers from a table. */
+struct fake_locator {
+	char *symbols[64], *modules[64];
+	size_t nsymbols, nmodules, calls;
+	const char *arch;
+	int silent;         /* answers nothing */
+};
+
+static const char *const fake_places[][2] = {
+	{ "zz_widget_probe", "drivers/hid/zz-widget.c" },
+	{ "zz_widget_helper", "drivers/hid/zz-widget.c" },
+	{ "zzmod", "drivers/net/ethernet/intel/zz/" },
+};
+
+static void fake_answer(struct fake_locator *f, char **asked, size_t *nasked,
+			const char *const *names, size_t n, char **paths)
+{
+	f->calls++;
+	for (size_t i = 0; i < n; i++) {
+		if (*nasked < 64)
+			asked[(*nasked)++] = g_strdup(names[i]);
+		for (size_t k = 0; !f->silent && k < G_N_ELEMENTS(fake_places); k++)
+			if (!strcmp(names[i], fake_places[k][0]))
+				paths[i] = strdup(fake_places[k][1]);
+	}
+}
+
+static void fake_symbols(void *ctx, const char *const *names, size_t n, const char *arch,
+			 char **paths)
+{
+	struct fake_locator *f = ctx;
+
+	f->arch = arch;
+	fake_answer(f, f->symbols, &f->nsymbols, names, n, paths);
+}
+
+static void fake_modules(void *ctx, const char *const *names, size_t n, const char *arch,
+			 char **paths)
+{
+	struct fake_locator *f = ctx;
+
+	(void)arch;
+	fake_answer(f, f->modules, &f->nmodules, names, n, paths);
+}
+
+static int fake_asked(char *const *asked, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(asked[i], name))
+			return 1;
+	return 0;
+}
+
+static void fake_reset(struct fake_locator *f)
+{
+	for (size_t i = 0; i < f->nsymbols; i++)
+		g_free(f->symbols[i]);
+	for (size_t i = 0; i < f->nmodules; i++)
+		g_free(f->modules[i]);
+	memset(f, 0, sizeof(*f));
+}
+
+static void test_locator(void)
+{
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk, *plain;
+	struct tri_report *r;
+	struct fake_locator f;
+	struct tri_locator loc = { fake_symbols, fake_modules, "fake grep", &f };
+	static const char oops[] =
+		"BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+		"Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+		"RIP: 0010:zz_widget_probe+0x12/0x80 [zzmod]\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" ? __die+0x23/0x70\n"
+		" zz_widget_probe.isra.0+0x12/0x80 [zzmod]\n"
+		" a$b+0x1/0x2\n"
+		" x.y+0x1/0x2 [bad.mod]\n"
+		" process_one_work+0x171/0x340\n"
+		" </TASK>\n";
+	GString *many = g_string_new(NULL), *longname = g_string_new(NULL);
+
+	memset(&f, 0, sizeof(f));
+	if (!ok(mnt_parse(&mf, small_maintainers, strlen(small_maintainers), &err) == BB_OK,
+		"locate: small MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+
+	/* without a locator the names match nothing but THE REST at most */
+	r = read_str(oops);
+	plain = tri_match(m, r, oops, strlen(oops), 10);
+	ok(!plain->n || strcmp(plain->matches[0].section->name, "HID CORE LAYER"),
+	   "locate: by name alone zz_widget_probe is not HID's");
+	rk = tri_match_located(m, r, oops, strlen(oops), 10, &loc);
+	is_str(rk->n ? rk->matches[0].section->name : "(none)", "HID CORE LAYER",
+	       "locate: the file that defines the symbol ranks its section first");
+	ok(rk->n && strstr(show(rk->matches[0].reason),
+			   "pc zz_widget_probe [zzmod]: defined in drivers/hid/zz-widget.c (fake grep): "
+			   "matched F: drivers/hid/"),
+	   "locate: the reason says how it was found: %s", rk->n ? show(rk->matches[0].reason) : "");
+	ok(score_of(rk, "INTEL ETHERNET DRIVERS") > 0,
+	   "locate: the module's folder counts for its section");
+	is_int(f.calls, 2, "locate: one call for the symbols, one for the modules");
+	is_str(show(f.arch), "x86", "locate: the report's architecture is passed on");
+	ok(fake_asked(f.symbols, f.nsymbols, "zz_widget_probe") && f.nsymbols == 1,
+	   "locate: the clone zz_widget_probe.isra.0 is asked as zz_widget_probe, once");
+	ok(!fake_asked(f.symbols, f.nsymbols, "a$b") && !fake_asked(f.symbols, f.nsymbols, "x.y") &&
+	   !fake_asked(f.modules, f.nmodules, "bad.mod"),
+	   "locate: names that are no identifiers are not asked");
+	ok(fake_asked(f.modules, f.nmodules, "zzmod") && f.nmodules == 1,
+	   "locate: the module is asked once");
+	ok(!fake_asked(f.symbols, f.nsymbols, "__die") &&
+	   !fake_asked(f.symbols, f.nsymbols, "process_one_work"),
+	   "locate: generic and unreliable frames are not asked");
+	tri_ranking_free(rk);
+
+	/* a locator that knows nothing: the ranking by name, unchanged */
+	fake_reset(&f);
+	f.silent = 1;
+	rk = tri_match_located(m, r, oops, strlen(oops), 10, &loc);
+	ok(rk->n == plain->n, "locate: names the locator does not know fall back to their names");
+	for (size_t i = 0; i < rk->n && i < plain->n; i++)
+		ok(rk->matches[i].section == plain->matches[i].section &&
+		   rk->matches[i].score == plain->matches[i].score &&
+		   !strcmp(show(rk->matches[i].reason), show(plain->matches[i].reason)),
+		   "locate: fallback %zu is the plain ranking's", i);
+	tri_ranking_free(rk);
+	tri_ranking_free(plain);
+	tri_report_free(r);
+
+	/* the known x86 oops: no locator and an empty one rank alike */
+	fake_reset(&f);
+	f.silent = 1;
+	r = read_str(x86_oops);
+	plain = tri_match(m, r, x86_oops, strlen(x86_oops), 10);
+	rk = tri_match_located(m, r, x86_oops, strlen(x86_oops), 10, &loc);
+	ok(rk->n == plain->n && rk->n && rk->matches[0].section == plain->matches[0].section &&
+	   rk->matches[0].score == plain->matches[0].score, "locate: iwlmvm oops unchanged");
+	tri_ranking_free(rk);
+	tri_ranking_free(plain);
+	tri_report_free(r);
+
+	/* at most TRI_LOCATE_MAX names of each kind, none too long */
+	for (int i = 0; i < 70; i++)
+		g_string_append_c(longname, 'z');
+	g_string_append_printf(many, "BUG: long\nRIP: 0010:%s+0x1/0x2 [%s]\n", longname->str,
+			       longname->str);
+	for (int o = 0; o < 3; o++) {
+		g_string_append_printf(many, "BUG: oops %d\nRIP: 0010:pc_%d+0x1/0x2 [pcmod%d]\n"
+				       "Call Trace:\n", o, o, o);
+		for (int i = 0; i < 8; i++)
+			g_string_append_printf(many, " fn_%d_%d+0x1/0x2 [mod_%d_%d]\n", o, i, o, i);
+	}
+	fake_reset(&f);
+	r = read_str(many->str);
+	rk = tri_match_located(m, r, many->str, many->len, 10, &loc);
+	is_int(f.nsymbols, TRI_LOCATE_MAX, "locate: at most TRI_LOCATE_MAX symbols asked");
+	is_int(f.nmodules, TRI_LOCATE_MAX, "locate: at most TRI_LOCATE_MAX modules asked");
+	ok(r->noopses >= 1 && r->oopses[0].pc_symbol && !strcmp(r->oopses[0].pc_symbol, longname->str) &&
+	   !fake_asked(f.symbols, f.nsymbols, longname->str) &&
+	   !fake_asked(f.modules, f.nmodules, longname->str), "locate: a 70-byte name is not asked");
+	ok(tri_locate_name_ok("lone-drv", 1) && !tri_locate_name_ok("lone-drv", 0) &&
+	   !tri_locate_name_ok("", 0) && !tri_locate_name_ok("a|b", 0) &&
+	   !tri_locate_name_ok(".*", 0) && !tri_locate_name_ok(longname->str, 0),
+	   "locate: tri_locate_name_ok");
+	tri_ranking_free(rk);
+	tri_report_free(r);
+	fake_reset(&f);
+	g_string_free(many, TRUE);
+	g_string_free(longname, TRUE);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -885,5 +1063,6 @@ int main(void)
 	test_labelled_set();
 	test_patterns();
 	test_matcher();
+	test_locator();
 	return done_testing();
 }

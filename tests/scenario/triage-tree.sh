@@ -1,0 +1,284 @@
+#!/bin/sh
+# bugbridge triage with a watched git tree: a symbol is mapped to the file
+# that defines it (git grep at the tree's ref, a bare mirror's too) and a
+# module to the folder its Makefile builds it in (Kbuild's obj-... +=
+# name.o; its single file when it has no name-y line), so a report whose
+# names share nothing with their folders still ranks the right section
+# first, saying "git grep"; without the tree, or with --no-tree, the names
+# are matched by name as before.  Names that are no plain identifiers
+# never reach git; a tree whose grep fails is logged and the next is used.
+. "$top_srcdir/tests/lib/common.sh"
+
+command -v git >/dev/null 2>&1 || skip_all "git is not installed"
+
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
+	GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.org
+git init -q -b master linux
+mkdir -p linux/drivers/foo/bar linux/drivers/gizmo/wm linux/drivers/single linux/drivers/other \
+	linux/tools/zorp linux/arch/arm64/kernel linux/lib
+# the definition, in a folder whose name shares nothing with the symbol
+cat >linux/drivers/foo/bar/core.c <<'EOF'
+#include <linux/module.h>
+
+static int __init
+zorp_frobnicate(struct zorp *z, int flags)
+{
+	return zorp_helper(z);
+}
+
+int bar_other(void) { return 0; }
+EOF
+# decoys: a prototype, a user-space tool and another architecture's copy
+cat >linux/drivers/other/decl.c <<'EOF'
+int zorp_frobnicate(struct zorp *z, int flags);
+EOF
+cat >linux/tools/zorp/zorp.c <<'EOF'
+int zorp_frobnicate(void *z, int flags)
+{
+	return 0;
+}
+EOF
+cat >linux/arch/arm64/kernel/zorp.c <<'EOF'
+int zorp_frobnicate(struct zorp *z, int flags)
+{
+	return 1;
+}
+EOF
+# a module built from several objects, named unlike its folder
+cat >linux/drivers/gizmo/wm/Makefile <<'EOF'
+# SPDX-License-Identifier: GPL-2.0
+obj-$(CONFIG_GIZMO_WM) += weird_mod.o
+weird_mod-y := a.o b.o
+EOF
+echo 'int wm_a(void) { return 0; }' >linux/drivers/gizmo/wm/a.c
+echo 'int wm_b(void) { return 0; }' >linux/drivers/gizmo/wm/b.c
+# a module of one file, spelt with '-' (the kernel calls it lone_drv)
+cat >linux/drivers/single/Makefile <<'EOF'
+obj-$(CONFIG_LONE) += other.o \
+	unrelated.o
+obj-$(CONFIG_LONE_DRV)	+= lone-drv.o
+EOF
+echo 'int lone(void) { return 0; }' >linux/drivers/single/lone-drv.c
+echo 'int zorp_lib(void) { return 0; }' >linux/lib/zorp.c
+git -C linux add -A
+git -C linux commit -q -m "a tiny kernel"
+# a bare mirror of it, as bugbridge keeps url trees
+git clone -q --bare linux mirror.git
+
+cat >MAINTAINERS <<'MNT'
+THE REST
+L:	linux-kernel@vger.kernel.org
+F:	*
+F:	*/
+
+FOO BAR DRIVER
+L:	foo@lists.test
+F:	drivers/foo/bar/
+
+GIZMO WM DRIVER
+L:	gizmo@lists.test
+F:	drivers/gizmo/wm/
+
+SINGLE DRIVERS
+L:	single@lists.test
+F:	drivers/single/
+
+OTHER DRIVERS
+L:	other@lists.test
+F:	drivers/other/
+
+ZORP LIBRARY
+L:	zorp@lists.test
+F:	lib/zorp.c
+
+WEIRD DRIVERS
+L:	weird@lists.test
+F:	drivers/weird/
+
+ZORP TOOL
+L:	tools@lists.test
+F:	tools/zorp/
+
+ARM64 PORT
+L:	arm64@lists.test
+F:	arch/arm64/
+MNT
+
+# an x86 oops in a built-in function
+cat >symbol.txt <<'EOF'
+[  100.000001] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[  100.000002] Oops: 0000 [#1] PREEMPT SMP NOPTI
+[  100.000003] CPU: 1 PID: 77 Comm: kworker/1:1 Not tainted 6.8.0 #1
+[  100.000004] RIP: 0010:zorp_frobnicate+0x12/0x80
+[  100.000005] Call Trace:
+[  100.000006]  <TASK>
+[  100.000007]  zorp_frobnicate+0x12/0x80
+[  100.000008]  process_one_work+0x171/0x340
+[  100.000009]  worker_thread+0x27b/0x3a0
+[  100.000010]  kthread+0xe8/0x120
+[  100.000011]  ret_from_fork+0x34/0x50
+[  100.000012]  </TASK>
+EOF
+# the same on arm64
+sed -e 's/RIP: 0010:/pc : /' -e '/Oops/a [  100.000003] pstate: 60400005 (nZCv daif +PAN -UAO -TCO -DIT -SSBS BTYPE=--)' \
+	symbol.txt >symbol-arm64.txt
+# a module's function the tree does not define
+cat >module.txt <<'EOF'
+[  200.000001] BUG: unable to handle page fault for address: ffffffffc0a00010
+[  200.000002] Oops: 0002 [#1] PREEMPT SMP NOPTI
+[  200.000003] CPU: 0 PID: 1 Comm: modprobe Not tainted 6.8.0 #1
+[  200.000004] RIP: 0010:quux_handler+0x10/0x40 [weird_mod]
+[  200.000005] Call Trace:
+[  200.000006]  <TASK>
+[  200.000007]  quux_handler+0x10/0x40 [weird_mod]
+[  200.000008]  do_one_initcall+0x41/0x300
+[  200.000009]  </TASK>
+EOF
+# a device driver that printed lines, no oops
+cat >driver.txt <<'EOF'
+[    3.100000] lone-drv 0000:00:1f.0: probe with driver lone-drv failed with error -22
+[    3.100001] lone-drv 0000:00:1f.0: cannot map registers
+EOF
+# names no identifier has: '$', a 200-byte name, a compiler clone
+long=$(printf 'zorp%.0s' $(seq 1 50))
+cat >hostile.txt <<EOF
+[  300.000001] BUG: kernel NULL pointer dereference, address: 0000000000000010
+[  300.000002] Oops: 0000 [#1] SMP
+[  300.000003] RIP: 0010:a\$b+0x1/0x2
+[  300.000004] Call Trace:
+[  300.000005]  ${long}+0x1/0x2
+[  300.000006]  zorp_frobnicate.isra.0+0x1/0x2
+[  300.000007]  x.y+0x1/0x2
+EOF
+
+# a git that records what it is asked, in front of the real one
+real_git=$(command -v git)
+mkdir bin
+cat >bin/git <<EOF
+#!/bin/sh
+printf '%s\n' "\$*" >>"$WORK/git-args.log"
+exec "$real_git" "\$@"
+EOF
+chmod +x bin/git
+PATH=$WORK/bin:$PATH
+export PATH
+
+# -- without a tree: the names alone
+write_config <<CONF
+[routing]
+maintainers_file = $WORK/MAINTAINERS
+CONF
+bb triage symbol.txt >plain-symbol.txt 2>&1
+is "no tree: triage runs" "$?" 0
+unlike "no tree: the symbol's folder is not found" "$(cat plain-symbol.txt)" '^  1\. FOO BAR DRIVER'
+unlike "and git is not asked" "$(cat plain-symbol.txt)" 'git grep'
+bb triage module.txt >plain-module.txt 2>&1
+like "no tree: the module goes by its name (drivers/weird/)" "$(cat plain-module.txt)" \
+	'^  1\. WEIRD DRIVERS'
+bb triage driver.txt >plain-driver.txt 2>&1
+unlike "no tree: the driver's folder is not found" "$(cat plain-driver.txt)" '^  1\. SINGLE DRIVERS'
+[ ! -e git-args.log ]
+is "no git ran without a tree" "$?" 0
+
+# -- with the tree: a missing one first (logged, skipped), then the bare mirror
+write_config <<CONF
+[routing]
+maintainers_file = $WORK/MAINTAINERS
+[tree gone]
+path = $WORK/nowhere.git
+ref = master
+[tree mainline]
+path = $WORK/mirror.git
+ref = master
+CONF
+check_exit "tree: triage of the symbol report" 0 bb triage symbol.txt
+out=$(cat check.out)
+like "the defining file's section is first" "$out" '^  1\. FOO BAR DRIVER'
+like "saying how it was found" "$out" \
+	'why: line 4: pc zorp_frobnicate: defined in drivers/foo/bar/core\.c \(git grep\): matched F: drivers/foo/bar/'
+unlike "not the prototype, the tool or arm64" "$out" 'OTHER DRIVERS|ZORP TOOL|ARM64 PORT'
+like "the tree that is not there is logged" "$out" 'locate\.tree_failed.*tree=gone'
+
+check_exit "tree: the same oops on arm64" 0 bb triage symbol-arm64.txt
+like "takes arm64's own copy" "$(cat check.out)" \
+	'why: .*defined in arch/arm64/kernel/zorp\.c \(git grep\)'
+
+: >git-args.log
+bb triage --json module.txt >module.json 2>module.err
+is "tree: triage of the module report" "$?" 0
+is "one grep per report for the symbols, one for the modules" \
+	"$(grep -c ' grep ' git-args.log)" 2
+check "the Makefile's folder ranks first" python3 - "$WORK/module.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sections"]
+assert s[0]["section"] == "GIZMO WM DRIVER", s
+assert "module weird_mod built in drivers/gizmo/wm/ (git grep)" in s[0]["reason"], s[0]
+PY
+
+check_exit "tree: triage of the driver's lines" 0 bb triage driver.txt
+like "a single-file module is its dir/name.c" "$(cat check.out)" \
+	'why: .*module lone-drv built in drivers/single/lone-drv\.c \(git grep\): matched F: drivers/single/'
+like "and its section is first" "$(cat check.out)" '^  1\. SINGLE DRIVERS'
+
+bb triage --no-tree symbol.txt >notree-symbol.txt 2>&1
+bb triage --no-tree module.txt >notree-module.txt 2>&1
+is "--no-tree gives the old answer (symbol)" "$(cat notree-symbol.txt)" "$(cat plain-symbol.txt)"
+is "--no-tree gives the old answer (module)" "$(cat notree-module.txt)" "$(cat plain-module.txt)"
+check_exit "--no-tree is in --help" 0 bb triage --help
+like "documented" "$(cat check.out)" '--no-tree'
+
+: >git-args.log
+check_exit "tree: hostile names do not break triage" 0 bb triage hostile.txt
+out=$(cat check.out)
+like "the compiler's clone is looked up as its function" "$out" \
+	'frame zorp_frobnicate\.isra\.0: defined in drivers/foo/bar/core\.c \(git grep\)'
+args=$(cat git-args.log)
+unlike "a name with '\$' is not passed to git" "$args" 'a\$b'
+unlike "nor a 200-byte one" "$args" "$long"
+unlike "nor a dotted one" "$args" 'x\.y|x\|y|\(x\)'
+like "the grep asked only for the plain name" "$args" '\(zorp_frobnicate\)\\\('
+
+# -- the sync's first mail: the same lookup routes the bug
+python3 - "$WORK" <<'PY'
+import json, sys
+log = open(sys.argv[1] + "/symbol.txt").read()
+state = {
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs"]},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"}],
+  "products": [{"name": "Drivers", "components": ["Other"]}],
+  "bugs": [
+    {"id": 801, "summary": "oops in a worker", "product": "Drivers", "component": "Other",
+     "status": "NEW", "creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+     "comments": [{"creator": "ines@example.net", "creation_time": "2026-12-03T08:00:00Z",
+                   "text": "It crashed:\n" + log}]}
+  ]
+}
+json.dump(state, open(sys.argv[1] + "/state.json", "w"))
+PY
+fakebz_start state.json
+write_config <<CONF
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+[routing]
+maintainers_file = $WORK/MAINTAINERS
+default_lists = triage@lists.test
+by_content = route
+[tree mainline]
+path = $WORK/mirror.git
+ref = master
+CONF
+check "a sync with the tree" bb sync
+r=$(find "$WORK/data/mail" -type f | xargs grep -l -i -F "Message-ID: <bug-801@bugbridge.test>" | head -1)
+like "the report goes to the defining file's list" "$(grep -i '^To:' "$r")" "foo@lists\.test"
+like "its triage block ranks that section first" "$(cat "$r")" "Sections: +1\. FOO BAR DRIVER"
+like "saying it was found with git grep" "$(cat "$r")" "defined in drivers/foo/bar/core\.c \(git grep\)"
+
+done_testing
