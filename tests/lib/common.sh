@@ -87,6 +87,29 @@ bb() { "$BUGBRIDGE" "$@"; }
 # fakebz_start STATE-FILE: starts the fake Bugzilla (tests/lib/fake_bugzilla.py)
 # with that state on a free port, logging to $WORK/bz.log; sets $bz to its
 # URL.  It is stopped by pid when the test ends.
+# fakebz_bridge_config: the [bugzilla] and [mail] sections most scenario
+# tests give the bridge: the fake Bugzilla at $bz (its "bridgekey0123"
+# user), product Drivers, mail from bugbridge.test
+fakebz_bridge_config() {
+	cat <<EOF2
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+EOF2
+}
+
+# reg SQL: the first row SQL gives on the bridge's database, its columns
+# joined by '|' ("" when there is none)
+reg() {
+	/usr/bin/python3 -c 'import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()
+print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"
+}
+
 fakebz_start() {
 	/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state "$1" \
 		--port-file "$WORK/bz.port" --log "$WORK/bz.log" >"$WORK/bz.out" 2>&1 &

@@ -55,7 +55,6 @@ g checkout -q master
 sed -i "s/STABLE_CULPRIT/$stable_culprit/" state.json
 fakebz_start state.json
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
-reg() { /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"; }
 # cc_of BUG: the Cc lines of the bug's mails, one line per mail, newest last
 # (the mail's envelope in the outbox must agree)
 cc_of() {
@@ -80,13 +79,7 @@ culprit=$(g rev-parse --short=12 HEAD)
 g commit -q --allow-empty -m "Linux 6.8"
 
 write_config <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
+$(fakebz_bridge_config)
 [routing]
 default_lists = wireless@lists.test
 default_people = Max Maintainer <max@example.org>

@@ -83,7 +83,6 @@ upstream = next
 EOF2
 sed -i 's/^products = Drivers$/&\nclose_on_fix = mainline/' "$WORK/bugbridge.conf"
 
-reg() { /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"; }
 # comments BUG PATTERN: how many of the bug's comments contain PATTERN
 comments() {
 	curl -sf "$bz/rest/bug/$1/comment?api_key=bridgekey0123" | python3 -c '

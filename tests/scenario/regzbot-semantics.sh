@@ -28,8 +28,6 @@ $(listlab_bridge_config)
 url = $LISTLAB_URL
 EOF2
 
-# reg SQL: one value from the database
-reg() { /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"; }
 id_of() { reg "select id from reg_regression where report_msgid = '$1'"; }
 # show ID EXPR: EXPR of `bugbridge regressions show --json ID` (d: its JSON)
 show() { bb regressions show --json "$1" >show.json && /usr/bin/python3 -c 'import json,sys

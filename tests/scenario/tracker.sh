@@ -61,8 +61,6 @@ ref = linux-6.6.y
 upstream = mainline
 EOF2
 
-# reg SQL: one value from the database
-reg() { /usr/bin/python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"; }
 state_of() { reg "select state from reg_regression where report_msgid = '$1'"; }
 
 check "first sync: the archive is read from its end, the trees from their heads" bb sync

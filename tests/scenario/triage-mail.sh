@@ -106,13 +106,7 @@ print(sum(sys.argv[2] in c["text"] for c in json.load(sys.stdin)["bugs"][sys.arg
 }
 
 write_config <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
+$(fakebz_bridge_config)
 [routing]
 maintainers_file = $WORK/MAINTAINERS
 default_lists = triage@lists.test

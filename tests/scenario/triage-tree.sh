@@ -260,13 +260,7 @@ json.dump(state, open(sys.argv[1] + "/state.json", "w"))
 PY
 fakebz_start state.json
 write_config <<CONF
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
+$(fakebz_bridge_config)
 [routing]
 maintainers_file = $WORK/MAINTAINERS
 default_lists = triage@lists.test
