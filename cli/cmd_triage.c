@@ -456,6 +456,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		}
 		json_object_object_add(top, "sections", sections);
 		cli_print_json(top);
+		json_object_put(top);
 	} else {
 		print_report(r);
 		if (r->truncated)
