@@ -1497,9 +1497,27 @@ static int has_directive(const char *text)
  * #regzbot directive has its sender checked (verdict, when the caller
  * checked it already): what an unauthenticated sender's directives do is
  * marked so. */
+static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
+					   const char *raw, size_t len, const char *body,
+					   long scan, const char *decoded,
+					   const struct auth_verdict *verdict,
+					   struct bb_error *err);
+
 static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
 				   const char *raw, size_t len, const char *body, long scan,
 				   const struct auth_verdict *verdict, struct bb_error *err)
+{
+	return feed_tracker_decoded(sc, m, raw, len, body, scan, NULL, verdict, err);
+}
+
+/* feed_tracker(), where decoded (when not NULL) is the mail's decoded text,
+ * which the caller made anyway: used instead of decoding it again if the
+ * tracker wants the body. */
+static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
+					   const char *raw, size_t len, const char *body,
+					   long scan, const char *decoded,
+					   const struct auth_verdict *verdict,
+					   struct bb_error *err)
 {
 	struct inmail_body b;
 	struct auth_verdict own;
@@ -1510,9 +1528,12 @@ static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail 
 	memset(&b, 0, sizeof(b));
 	if (!body && scan < 0)
 		scan = (long)inmail_scan(m, raw, len);
-	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan, raw, len) &&
-	    inmail_decode(raw, len, &b, NULL) == BB_OK)
-		body = b.text ? b.text : "";
+	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan, raw, len)) {
+		if (decoded)
+			body = decoded;
+		else if (inmail_decode(raw, len, &b, NULL) == BB_OK)
+			body = b.text ? b.text : "";
+	}
 	if (body && !verdict && has_directive(body)) {
 		if ((s = sender_verdict(sc, m, raw, len, &own, err)))
 			goto out;
@@ -2020,24 +2041,27 @@ struct prepared_mail {
 	struct bb_error err;    /* why it failed */
 	unsigned scan;          /* inmail_scan() */
 	int track;              /* a #bugbridge track command (where looked for) */
+	struct inmail_body body; /* decoded for the command scan, kept for the
+				  * tracker (decoded: it was) */
+	int decoded;
 };
 
-/* Whether the mail holds a "#bugbridge track" command (in its decoded text). */
-static int has_track_command(const char *raw, size_t len)
+/* Whether the mail holds a "#bugbridge track" command (in its decoded
+ * text, left in body; *decoded says whether it could be decoded). */
+static int has_track_command(const char *raw, size_t len, struct inmail_body *body,
+			     int *decoded)
 {
-	struct inmail_body body;
 	struct mailcmd *cmds = NULL;
 	size_t ncmds = 0;
 	int track = 0;
 
-	memset(&body, 0, sizeof(body));
-	if (inmail_decode(raw, len, &body, NULL) == BB_OK) {
-		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+	*decoded = inmail_decode(raw, len, body, NULL) == BB_OK;
+	if (*decoded) {
+		mailcmd_parse(body->text ? body->text : "", &cmds, &ncmds, NULL);
 		for (size_t i = 0; i < ncmds; i++)
 			track |= cmds[i].verb == MAILCMD_TRACK;
 	}
 	mailcmd_free(cmds, ncmds);
-	inmail_body_release(&body);
 	return track;
 }
 
@@ -2056,12 +2080,13 @@ static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t le
 	p->scan = inmail_scan(&p->m, raw, len);   /* for the track command and the tracker */
 	if (cfg->inbound_track && cfg->inbound_commands &&
 	    (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
-		p->track = has_track_command(raw, len);
+		p->track = has_track_command(raw, len, &p->body, &p->decoded);
 }
 
 static void prepared_release(struct prepared_mail *p)
 {
 	inmail_release(&p->m);
+	inmail_body_release(&p->body);
 }
 
 static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
@@ -2131,7 +2156,9 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (bug_id)
 			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
 		if (!s)
-			s = feed_tracker(sc, m, raw, len, NULL, p->scan, NULL, err);
+			s = feed_tracker_decoded(sc, m, raw, len, NULL, p->scan,
+						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
+						 NULL, err);
 		if (!s)
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
