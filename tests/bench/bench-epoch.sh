@@ -4,13 +4,16 @@
 # (default 40000) made from the shared mail corpus by bench-epoch-gen.py and
 # written with one `git fast-import` stream, read from its start by
 #   (a) the floor: git rev-list --reverse --first-parent | git cat-file --batch
+#       (its output to /dev/null)
 #   (b) bugbridge sync --from-start, [archive] kind = public-inbox and
 #       path = <inbox>, on a fresh data folder, against the fake Bugzilla
+#   (c) the floor with its output read through a pipe (| cat >/dev/null):
+#       what carrying the mails to any reader costs, which (a) leaves out
 # interleaved, median of BENCH_RUNS (default 3).  Prints the wall time, the
 # CPU (user + system, git's included: the round's children are reaped by
-# it) of each, their ratios (goal: at most 1.1x wall, 1.5x CPU) and
-# bugbridge's own peak RSS (VmHWM, sampled; goal: under 64 MiB).  Asserts
-# nothing (the machine may be busy).
+# it) of each, the ratios of (b) to (a) (goal: at most 1.1x wall, 1.5x CPU)
+# and to (c), and bugbridge's own peak RSS (VmHWM, sampled; goal: under 64
+# MiB).  Asserts nothing (the machine may be busy).
 #
 #   BENCH_EPOCH_MAILS  how many mails (default 40000)
 #   BENCH_RUNS         runs per measurement (default 3)
@@ -78,7 +81,12 @@ floor() {
 	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
 		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch >/dev/null
 }
-export -f floor
+piped() { floor_piped_body | cat >/dev/null; }
+floor_piped_body() {
+	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
+		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch
+}
+export -f floor piped floor_piped_body
 export epoch
 
 # bugbridge_round: a full round from the start on a fresh data folder; sets
@@ -106,7 +114,7 @@ bugbridge_round() {
 	m_cpu=$(echo "$u + $s" | bc -l)
 }
 
-fw=() fc=() bw=() bc=() br=()
+fw=() fc=() bw=() bc=() br=() pw=() pc=()
 for i in $(seq 1 "$runs"); do
 	run_measured bash -c floor
 	if [ "$m_rc" != 0 ]; then
@@ -122,14 +130,20 @@ for i in $(seq 1 "$runs"); do
 		exit 1
 	fi
 	bw+=("$m_wall") bc+=("$m_cpu") br+=("$m_rss")
-	printf '  run %d: floor %.2f s wall %.2f s CPU; bugbridge %.2f s wall %.2f s CPU %.1f MiB\n' \
-		"$i" "${fw[-1]}" "${fc[-1]}" "${bw[-1]}" "${bc[-1]}" "$(mib "${br[-1]}")"
+	run_measured bash -c piped
+	pw+=("$m_wall") pc+=("$m_cpu")
+	printf '  run %d: floor %.2f s wall %.2f s CPU; bugbridge %.2f s wall %.2f s CPU %.1f MiB; piped floor %.2f s wall %.2f s CPU\n' \
+		"$i" "${fw[-1]}" "${fc[-1]}" "${bw[-1]}" "${bc[-1]}" "$(mib "${br[-1]}")" "${pw[-1]}" "${pc[-1]}"
 done
+mpw=$(median "${pw[@]}") mpc=$(median "${pc[@]}")
 mfw=$(median "${fw[@]}") mfc=$(median "${fc[@]}")
 mbw=$(median "${bw[@]}") mbc=$(median "${bc[@]}") mbr=$(median "${br[@]}")
 printf 'public-inbox epoch of %d mails read from its start (median of %d):\n' "$count" "$runs"
 printf '  git rev-list | git cat-file --batch: %6.2f s wall, %6.2f s CPU\n' "$mfw" "$mfc"
 printf '  bugbridge sync --from-start:         %6.2f s wall, %6.2f s CPU, peak RSS %.1f MiB\n' \
 	"$mbw" "$mbc" "$(mib "$mbr")"
+printf '  ... | cat >/dev/null (piped floor):  %6.2f s wall, %6.2f s CPU\n' "$mpw" "$mpc"
 printf '  ratio wall %s (goal: at most 1.1), CPU %s (goal: at most 1.5), RSS goal: under 64 MiB\n' \
 	"$(quotient %.2f "$mbw" "$mfw")" "$(quotient %.2f "$mbc" "$mfc")"
+printf '  against the piped floor: wall %s, CPU %s\n' \
+	"$(quotient %.2f "$mbw" "$mpw")" "$(quotient %.2f "$mbc" "$mpc")"
