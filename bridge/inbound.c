@@ -519,6 +519,56 @@ static enum bb_status cursor_move(struct sync_context *sc, const char *name, con
 	return name && value ? store_cursor_set(sc->db, name, value, err) : BB_OK;
 }
 
+/* The archive's cursor while a round's batch transaction is open (see
+ * on_message()): each mail of the batch moves it here, and it is written
+ * once, in that transaction, right before the batch commits
+ * (batch_commit()), so the batch's effects and the cursor past them reach
+ * the disk together or not at all. */
+struct cursor_later {
+	const char *name;   /* not owned; NULL: nothing pending */
+	struct buf value;
+};
+
+/* cursor_move(), put off to the batch's commit when a batch is open
+ * around the mail's own transaction (depth 2). */
+static enum bb_status cursor_move_later(struct sync_context *sc, struct cursor_later *later,
+					const char *name, const char *value, struct bb_error *err)
+{
+	if (!later || sc->db->depth < 2 || !name || !value)
+		return cursor_move(sc, name, value, err);
+	buf_reset(&later->value);
+	if (buf_addstr(&later->value, value))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	later->name = name;
+	return BB_OK;
+}
+
+/* Forgets the pending cursor (its batch was rolled back). */
+static void cursor_later_drop(struct cursor_later *later)
+{
+	if (later)
+		later->name = NULL;
+}
+
+/* Commits the open batch transaction, with the pending cursor written in it. */
+static enum bb_status batch_commit(struct sync_context *sc, struct cursor_later *later,
+				   struct bb_error *err)
+{
+	enum bb_status s = BB_OK;
+
+	if (later && later->name) {
+		if (!sc->dry_run)
+			s = cursor_move(sc, later->name, later->value.data, err);
+		later->name = NULL;
+	}
+	if (s) {
+		store_rollback(sc->db);
+		return s;
+	}
+	test_hook("inbound.batch");
+	return store_commit(sc->db, err);
+}
+
 /* The answer to a mail's commands (text: each line and what became of it;
  * help: add the list of commands) on the thread, In-Reply-To the mail:
  * Message-ID bug-N-r<seq>@domain, so queued again after a crash it is the
@@ -1447,9 +1497,27 @@ static int has_directive(const char *text)
  * #regzbot directive has its sender checked (verdict, when the caller
  * checked it already): what an unauthenticated sender's directives do is
  * marked so. */
+static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
+					   const char *raw, size_t len, const char *body,
+					   long scan, const char *decoded,
+					   const struct auth_verdict *verdict,
+					   struct bb_error *err);
+
 static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
 				   const char *raw, size_t len, const char *body, long scan,
 				   const struct auth_verdict *verdict, struct bb_error *err)
+{
+	return feed_tracker_decoded(sc, m, raw, len, body, scan, NULL, verdict, err);
+}
+
+/* feed_tracker(), where decoded (when not NULL) is the mail's decoded text,
+ * which the caller made anyway: used instead of decoding it again if the
+ * tracker wants the body. */
+static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
+					   const char *raw, size_t len, const char *body,
+					   long scan, const char *decoded,
+					   const struct auth_verdict *verdict,
+					   struct bb_error *err)
 {
 	struct inmail_body b;
 	struct auth_verdict own;
@@ -1460,9 +1528,12 @@ static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail 
 	memset(&b, 0, sizeof(b));
 	if (!body && scan < 0)
 		scan = (long)inmail_scan(m, raw, len);
-	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan, raw, len) &&
-	    inmail_decode(raw, len, &b, NULL) == BB_OK)
-		body = b.text ? b.text : "";
+	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan, raw, len)) {
+		if (decoded)
+			body = decoded;
+		else if (inmail_decode(raw, len, &b, NULL) == BB_OK)
+			body = b.text ? b.text : "";
+	}
 	if (body && !verdict && has_directive(body)) {
 		if ((s = sender_verdict(sc, m, raw, len, &own, err)))
 			goto out;
@@ -1940,12 +2011,13 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 				     const char *raw, size_t len, const struct inmail *m,
 				     long long bug_id, const char *parent, int count,
 				     const char *cursor_name, const char *cursor_value,
-				     struct inbound_stats *stats, struct bb_error *err, int track)
+				     struct cursor_later *later, struct inbound_stats *stats,
+				     struct bb_error *err, int track)
 {
 	int batch = sc->db->depth > 0;
 	enum bb_status s;
 
-	if (batch && (s = store_commit(sc->db, err)))
+	if (batch && (s = batch_commit(sc, later, err)))
 		return s;
 	s = track ? handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, stats, err)
 		  : handle_matched(sc, opt, raw, len, m, bug_id, parent, count, cursor_name,
@@ -1969,24 +2041,27 @@ struct prepared_mail {
 	struct bb_error err;    /* why it failed */
 	unsigned scan;          /* inmail_scan() */
 	int track;              /* a #bugbridge track command (where looked for) */
+	struct inmail_body body; /* decoded for the command scan, kept for the
+				  * tracker (decoded: it was) */
+	int decoded;
 };
 
-/* Whether the mail holds a "#bugbridge track" command (in its decoded text). */
-static int has_track_command(const char *raw, size_t len)
+/* Whether the mail holds a "#bugbridge track" command (in its decoded
+ * text, left in body; *decoded says whether it could be decoded). */
+static int has_track_command(const char *raw, size_t len, struct inmail_body *body,
+			     int *decoded)
 {
-	struct inmail_body body;
 	struct mailcmd *cmds = NULL;
 	size_t ncmds = 0;
 	int track = 0;
 
-	memset(&body, 0, sizeof(body));
-	if (inmail_decode(raw, len, &body, NULL) == BB_OK) {
-		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+	*decoded = inmail_decode(raw, len, body, NULL) == BB_OK;
+	if (*decoded) {
+		mailcmd_parse(body->text ? body->text : "", &cmds, &ncmds, NULL);
 		for (size_t i = 0; i < ncmds; i++)
 			track |= cmds[i].verb == MAILCMD_TRACK;
 	}
 	mailcmd_free(cmds, ncmds);
-	inmail_body_release(&body);
 	return track;
 }
 
@@ -2005,19 +2080,20 @@ static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t le
 	p->scan = inmail_scan(&p->m, raw, len);   /* for the track command and the tracker */
 	if (cfg->inbound_track && cfg->inbound_commands &&
 	    (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
-		p->track = has_track_command(raw, len);
+		p->track = has_track_command(raw, len, &p->body, &p->decoded);
 }
 
 static void prepared_release(struct prepared_mail *p)
 {
 	inmail_release(&p->m);
+	inmail_body_release(&p->body);
 }
 
 static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
 				     const char *raw, size_t len, const char *cursor_name,
 				     const char *cursor_value, struct prepared_mail *p,
-				     struct ref_memo *memo, struct inbound_stats *stats,
-				     struct bb_error *err)
+				     struct ref_memo *memo, struct cursor_later *later,
+				     struct inbound_stats *stats, struct bb_error *err)
 {
 	const struct inmail *m = &p->m;
 	const char *parent = NULL, *why = NULL;
@@ -2036,7 +2112,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 			  LF_STR("reason", p->err.message[0] ? p->err.message : "no Message-ID"));
 		s = BB_OK;
 		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
-			s = cursor_move(sc, cursor_name, cursor_value, err);
+			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 			s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		}
 		goto out;
@@ -2044,7 +2120,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	if (mail_seen(sc, m->message_id)) {
 		s = BB_OK;
 		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
-			s = cursor_move(sc, cursor_name, cursor_value, err);
+			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 			s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		}
 		goto out;
@@ -2062,7 +2138,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	}
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
 		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,
-				   stats, err, 1);
+				   later, stats, err, 1);
 		ref_memo_clear(memo);
 		goto out;
 	}
@@ -2080,14 +2156,16 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (bug_id)
 			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
 		if (!s)
-			s = feed_tracker(sc, m, raw, len, NULL, p->scan, NULL, err);
+			s = feed_tracker_decoded(sc, m, raw, len, NULL, p->scan,
+						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
+						 NULL, err);
 		if (!s)
-			s = cursor_move(sc, cursor_name, cursor_value, err);
+			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		goto out;
 	}
 	s = handle_durably(sc, opt, raw, len, m, bug_id, parent, count, cursor_name, cursor_value,
-			   stats, err, 0);
+			   later, stats, err, 0);
 out:
 	if (bug_id)
 		ref_memo_clear(memo);
@@ -2103,7 +2181,8 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 	enum bb_status s;
 
 	prepare_mail(sc->cfg, raw, len, &p);
-	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, NULL, stats, err);
+	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, NULL, NULL, stats,
+			    err);
 	prepared_release(&p);
 	return s;
 }
@@ -2186,6 +2265,7 @@ struct round {
 	struct inbound_stats *stats;
 	struct bb_error *err;
 	struct ref_memo memo;
+	struct cursor_later later;   /* the cursor, written at the batch's commit */
 };
 
 /* Mails that belong to no bug only move the cursor (and feed the
@@ -2206,16 +2286,17 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 
 		prepare_mail(r->sc->cfg, raw, len, &p);
 		s = handle_prepared(r->sc, r->opt, raw, len, r->cursor_name, position, &p, &r->memo,
-				    r->stats, r->err);
+				    &r->later, r->stats, r->err);
 		prepared_release(&p);
 	}
 	if (s) {
 		store_rollback(r->sc->db);
+		cursor_later_drop(&r->later);
 		return s;
 	}
 	if (++r->batched >= BATCH_MAILS && r->sc->db->depth > 0) {
 		r->batched = 0;
-		return store_commit(r->sc->db, r->err);
+		return batch_commit(r->sc, &r->later, r->err);
 	}
 	return BB_OK;
 }
@@ -2338,16 +2419,19 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		r.batched = 0;
 		r.memo.unknown = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 		r.memo.version = 0;
+		r.later.name = NULL;
+		buf_init(&r.later.value);
 		s = archive_poll(src, cursor, on_message, &r, &next, err);
 		g_hash_table_destroy(r.memo.unknown);
 		if (sc->db->depth > 0) {
 			/* the last batch: kept when the poll stopped on an error
 			 * too, since every mail in it was handled */
-			enum bb_status c = s ? store_commit(sc->db, NULL) : store_commit(sc->db, err);
+			enum bb_status c = batch_commit(sc, &r.later, s ? NULL : err);
 
 			if (!s)
 				s = c;
 		}
+		buf_release(&r.later.value);
 		if (s)
 			goto out;
 	}

@@ -75,6 +75,7 @@ void run_child_init(struct run_child *c, const char *what)
 	c->out_eof = 0;
 	buf_init(&c->errout);
 	c->what = what;
+	c->upstream = NULL;
 }
 
 static void close_fd(int *fd)
@@ -113,8 +114,9 @@ char **run_git_environment(void)
 	return env;
 }
 
-enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *const env[],
-			       int with_stdin, struct bb_error *err)
+/* run_child_spawn(), its stdin from stdin_fd when that is not -1. */
+static enum bb_status spawn(struct run_child *c, char *const argv[], char *const env[],
+			    int with_stdin, int stdin_fd, struct bb_error *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -133,7 +135,9 @@ enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *co
 		goto out;
 	}
 	fa_ok = attr_ok = 1;
-	if (with_stdin)
+	if (stdin_fd >= 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0);
+	else if (with_stdin)
 		rc = posix_spawn_file_actions_adddup2(&fa, in_sv[1], 0);
 	else
 		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -179,6 +183,41 @@ out:
 	return st;
 }
 
+enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *const env[],
+			       int with_stdin, struct bb_error *err)
+{
+	return spawn(c, argv, env, with_stdin, -1, err);
+}
+
+enum bb_status run_child_spawn_piped(struct run_child *c, struct run_child *upstream,
+				     char *const argv[], char *const env[], struct bb_error *err)
+{
+	enum bb_status st;
+
+	if (upstream->pid < 0 || upstream->out_fd < 0)
+		return bb_error_set(err, BB_ERR_INTERNAL, "%s: %s is not running", c->what,
+				    upstream->what);
+	st = spawn(c, argv, env, 0, upstream->out_fd, err);
+	if (st == BB_OK) {
+		/* the pipe is c's now: upstream sees c go away, not us */
+		close_fd(&upstream->out_fd);
+		upstream->out_eof = 1;
+		c->upstream = upstream;
+	}
+	return st;
+}
+
+void run_child_pipe_size(struct run_child *c, int bytes)
+{
+#ifdef F_SETPIPE_SZ
+	if (c->out_fd >= 0)
+		(void)fcntl(c->out_fd, F_SETPIPE_SZ, bytes);
+#else
+	(void)c;
+	(void)bytes;
+#endif
+}
+
 static void keep_stderr(struct run_child *c, const char *data, size_t len)
 {
 	if (c->errout.len < RUN_STDERR_CAP) {
@@ -188,12 +227,11 @@ static void keep_stderr(struct run_child *c, const char *data, size_t len)
 	}
 }
 
-enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_t *got,
-			      struct bb_error *err)
+enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_error *err)
 {
 	char tmp[4096];
 
-	*got = 0;
+	*ready = 0;
 	while (!c->out_eof && c->out_fd >= 0) {
 		struct pollfd pfd[2];
 		nfds_t n = 0;
@@ -216,6 +254,54 @@ enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_
 				close_fd(&c->err_fd);
 			else if (r > 0)
 				keep_stderr(c, tmp, (size_t)r);
+		}
+		if (pfd[0].revents & POLLIN) {
+			*ready = 1;
+			break;
+		}
+		if (pfd[0].revents & (POLLHUP | POLLERR))
+			break;
+	}
+	return BB_OK;
+}
+
+enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_t *got,
+			      struct bb_error *err)
+{
+	char tmp[4096];
+
+	*got = 0;
+	while (!c->out_eof && c->out_fd >= 0) {
+		struct pollfd pfd[3];
+		struct run_child *who[3];
+		nfds_t n = 0;
+		ssize_t r;
+
+		pfd[n].fd = c->out_fd;
+		pfd[n++].events = POLLIN;
+		if (c->err_fd >= 0) {
+			who[n] = c;
+			pfd[n].fd = c->err_fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (c->upstream && c->upstream->err_fd >= 0) {
+			who[n] = c->upstream;
+			pfd[n].fd = c->upstream->err_fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return bb_error_errno(err, errno, "%s: poll", c->what);
+		}
+		for (nfds_t i = 1; i < n; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			r = read(who[i]->err_fd, tmp, sizeof(tmp));
+			if (r <= 0 && !(r < 0 && errno == EINTR))
+				close_fd(&who[i]->err_fd);
+			else if (r > 0)
+				keep_stderr(who[i], tmp, (size_t)r);
 		}
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			r = read(c->out_fd, dst, size);

@@ -51,6 +51,8 @@ struct run_child {
 	int out_eof;          /* stdout has ended */
 	struct buf errout;    /* what it wrote to stderr, at most RUN_STDERR_CAP */
 	const char *what;     /* "git fetch", for messages; not owned */
+	struct run_child *upstream; /* the child whose stdout is this one's stdin
+				     * (run_child_spawn_piped()), or NULL; not owned */
 };
 
 void run_child_init(struct run_child *c, const char *what);
@@ -67,6 +69,26 @@ char **run_git_environment(void);
  * made.  On failure nothing is left running or open. */
 enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *const env[],
 			       int with_stdin, struct bb_error *err);
+
+/* Starts argv as run_child_spawn() does, but with its stdin read straight
+ * from upstream's stdout (a pipe from one child to the other: the two run
+ * side by side, and nothing passes through us).  upstream must be running,
+ * started without stdin; our end of its stdout is closed (its out_eof is
+ * set) and its stderr is collected while c's stdout is read
+ * (c->upstream), so a chatty upstream never blocks.  Wait for or release c
+ * before upstream. */
+enum bb_status run_child_spawn_piped(struct run_child *c, struct run_child *upstream,
+				     char *const argv[], char *const env[], struct bb_error *err);
+
+/* Waits until the child's stdout has something to read (*ready = 1) or
+ * has ended with nothing (*ready = 0), reading nothing from it (stderr is
+ * collected meanwhile): whether a child to read it is worth starting. */
+enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_error *err);
+
+/* Asks for a pipe of bytes from the child's stdout (F_SETPIPE_SZ), so it
+ * can run further ahead of its reader; best effort (the system's limit,
+ * /proc/sys/fs/pipe-max-size, may give less). */
+void run_child_pipe_size(struct run_child *c, int bytes);
 
 /* Reads up to size bytes of stdout into dst, waiting until some are there
  * (stderr is collected meanwhile).  *got is 0 once stdout has ended. */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -497,39 +499,43 @@ enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
 	return BB_OK;
 }
 
+static void finalize_cached(gpointer stmt)
+{
+	sqlite3_finalize(stmt);
+}
+
 enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *sql,
 			    struct bb_error *err)
 {
-	size_t i;
+	char *key;
 
-	for (i = 0; i < STORE_CACHED_MAX && st->cached[i].sql; i++) {
-		if (st->cached[i].sql == sql) {
-			*stmt = st->cached[i].stmt;
-			return BB_OK;
-		}
-	}
+	if (st->cached && (*stmt = g_hash_table_lookup(st->cached, sql)))
+		return BB_OK;
 	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL) !=
 	    SQLITE_OK) {
 		*stmt = NULL;
 		return store_fail(st, err, "preparing a query failed");
 	}
-	if (i < STORE_CACHED_MAX) {
-		st->cached[i].sql = sql;
-		st->cached[i].stmt = *stmt;
-	}
+	if (!st->cached)
+		st->cached = g_hash_table_new_full(g_str_hash, g_str_equal, free, finalize_cached);
+	/* kept only when store_cached_done() will find it by its text */
+	if (g_hash_table_size(st->cached) < STORE_CACHED_MAX && sqlite3_sql(*stmt) &&
+	    !strcmp(sqlite3_sql(*stmt), sql) && (key = strdup(sql)))
+		g_hash_table_insert(st->cached, key, *stmt);
 	return BB_OK;
 }
 
 void store_cached_done(struct store *st, sqlite3_stmt *stmt)
 {
+	const char *sql;
+
 	if (!stmt)
 		return;
-	for (size_t i = 0; i < STORE_CACHED_MAX && st->cached[i].sql; i++) {
-		if (st->cached[i].stmt == stmt) {
-			sqlite3_reset(stmt);
-			sqlite3_clear_bindings(stmt);
-			return;
-		}
+	sql = sqlite3_sql(stmt);
+	if (st->cached && sql && g_hash_table_lookup(st->cached, sql) == stmt) {
+		sqlite3_reset(stmt);
+		sqlite3_clear_bindings(stmt);
+		return;
 	}
 	sqlite3_finalize(stmt);
 }
@@ -844,8 +850,8 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < STORE_CACHED_MAX && st->cached[i].sql; i++)
-		sqlite3_finalize(st->cached[i].stmt);
+	if (st->cached)
+		g_hash_table_destroy(st->cached);
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	free(st->path);
@@ -862,7 +868,7 @@ enum bb_status store_cursor_get(struct store *db, const char *name, char **value
 	int rc;
 
 	*value = NULL;
-	if ((s = store_prepare(db, &st, "SELECT value, updated FROM cursor WHERE source = ?", err)))
+	if ((s = store_cached(db, &st, "SELECT value, updated FROM cursor WHERE source = ?", err)))
 		return s;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
@@ -875,7 +881,7 @@ enum bb_status store_cursor_get(struct store *db, const char *name, char **value
 	} else if (rc != SQLITE_DONE) {
 		s = store_fail(db, err, "reading a cursor");
 	}
-	sqlite3_finalize(st);
+	store_cached_done(db, st);
 	return s;
 }
 
@@ -885,16 +891,16 @@ enum bb_status store_cursor_set(struct store *db, const char *name, const char *
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
-	if ((s = store_prepare(db, &st,
-			       "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
-			       " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
-			       " updated = excluded.updated", err)))
+	if ((s = store_cached(db, &st,
+			      "INSERT INTO cursor (source, value, updated) VALUES (?, ?, ?)"
+			      " ON CONFLICT (source) DO UPDATE SET value = excluded.value,"
+			      " updated = excluded.updated", err)))
 		return s;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(db, err, "moving a cursor");
-	sqlite3_finalize(st);
+	store_cached_done(db, st);
 	return s;
 }

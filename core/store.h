@@ -31,7 +31,10 @@ enum store_mode {
 	STORE_READ_ONLY = 1,
 };
 
-#define STORE_CACHED_MAX 32
+/* At most this many statements are kept by store_cached(). */
+#define STORE_CACHED_MAX 256
+
+struct _GHashTable;
 
 struct store {
 	sqlite3 *db;
@@ -39,11 +42,9 @@ struct store {
 	int depth;      /* nesting depth of store_begin() */
 	int failed;     /* an inner level rolled back */
 	int missing;    /* read-only and there was no file: an empty stand-in */
-	/* statements of store_cached(), by the address of their SQL text */
-	struct {
-		const char *sql;
-		sqlite3_stmt *stmt;
-	} cached[STORE_CACHED_MAX];
+	/* statements of store_cached(), by their SQL text (a GHashTable of
+	 * malloc'd text to statement; NULL until the first) */
+	struct _GHashTable *cached;
 };
 
 /* Opens (creating if needed) the database at path, with its parent folder;
@@ -68,11 +69,13 @@ enum bb_status store_begin_read(struct store *st, struct bb_error *err);
 enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *err);
 /* Prepares sql; *stmt is to be finalised with sqlite3_finalize(). */
 /* A statement for a query run very often (once per list mail): prepared
- * once and kept, looked up by the address of sql, which must be a string
- * literal (or live as long as the store).  Hand it back with
+ * once for the store's life and kept, looked up by the text of sql (a copy
+ * is kept: sql may be built on the stack).  Hand it back with
  * store_cached_done(), never sqlite3_finalize(); it is reset and its
- * bindings cleared.  Past STORE_CACHED_MAX texts it falls back to a
- * fresh statement that store_cached_done() finalizes. */
+ * bindings cleared.  One statement serves one use at a time: the same
+ * text must not be asked for again before the first is handed back.
+ * Past STORE_CACHED_MAX texts it falls back to a fresh statement that
+ * store_cached_done() finalizes. */
 enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *sql,
 			    struct bb_error *err);
 void store_cached_done(struct store *st, sqlite3_stmt *stmt);

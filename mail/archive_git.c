@@ -32,6 +32,8 @@
 #define ARCHIVE_GIT_OUTPUT_CAP ((size_t)1 << 20)   /* stdout of small git commands */
 #define ARCHIVE_MAX_EPOCH 100000L
 #define ARCHIVE_OID_MAX 64                         /* SHA-256 repositories */
+#define ARCHIVE_GIT_READ ((size_t)256 << 10)       /* asked of a child's stdout per read */
+#define ARCHIVE_GIT_PIPE (1 << 20)                 /* cat-file's stdout pipe, if allowed */
 
 /* ---------------------------------------------------------------------------
  * Small helpers
@@ -90,22 +92,27 @@ static enum bb_status child_spawn(struct archive_source *src, struct run_args *a
 	return st;
 }
 
-/* Reads what is there from stdout (into rbuf) and stderr, waiting until
- * stdout has something or ends. */
+/* Reads what is there from stdout (into rbuf, ARCHIVE_GIT_READ at a time,
+ * straight into its free space) and stderr, waiting until stdout has
+ * something or ends.  What was consumed is dropped first when that is
+ * cheaper than keeping it (it moves no more than it frees). */
 static enum bb_status child_fill(struct child *c, struct bb_error *err)
 {
-	char tmp[65536];
 	size_t got;
 	enum bb_status st;
 
-	if (c->rpos && c->rpos == c->rbuf.len) {
-		buf_reset(&c->rbuf);
+	if (c->rpos && c->rpos >= c->rbuf.len - c->rpos) {
+		memmove(c->rbuf.data, c->rbuf.data + c->rpos, c->rbuf.len - c->rpos);
+		buf_truncate(&c->rbuf, c->rbuf.len - c->rpos);
 		c->rpos = 0;
 	}
-	if ((st = run_child_read(&c->run, tmp, sizeof(tmp), &got, err)))
-		return st;
-	if (got && buf_add(&c->rbuf, tmp, got))
+	if (buf_grow(&c->rbuf, ARCHIVE_GIT_READ))
 		return archive_nomem(err);
+	if ((st = run_child_read(&c->run, c->rbuf.data + c->rbuf.len, ARCHIVE_GIT_READ, &got,
+				 err)))
+		return st;
+	c->rbuf.len += got;
+	c->rbuf.data[c->rbuf.len] = '\0';
 	return BB_OK;
 }
 
@@ -605,55 +612,94 @@ static int looks_like_bad_revision(const struct buf *e)
 	       has(e, "ambiguous argument");
 }
 
-/* Reads the commit's message through cat-file and hands it over. */
-static enum bb_status walk_commit(struct git_walk *w, struct child *cat, long epoch,
-				  const char *commit, struct bb_error *err)
+/* Whether text (len bytes) is a commit name: 40 or 64 hex digits. */
+static int is_oid(const char *text, size_t len)
+{
+	return (len == 40 || len == 64) && archive_is_hex_string(text, len);
+}
+
+/* One answer of cat-file (w->line, its header, then the blob on its
+ * stdout): "<blob> blob <size> <commit>" or "<commit>:m missing".  The
+ * message is handed over from cat-file's buffer itself when it is whole
+ * there (the '\n' after it turned into the NUL the handler is promised). */
+static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long epoch,
+				  struct bb_error *err)
 {
 	struct archive_source *src = w->src;
-	char request[ARCHIVE_OID_MAX + 8], where[ARCHIVE_OID_MAX + 32];
-	const char *p;
+	const char *line = w->line.data, *p, *commit;
+	char where[ARCHIVE_OID_MAX + 32];
 	char *position = NULL;
+	size_t commit_len;
 	long long size;
-	int got;
 	enum bb_status st;
 
-	snprintf(request, sizeof(request), "%s:m\n", commit);
-	if ((st = run_child_write(&cat->run, request, strlen(request), err)) ||
-	    (st = child_read_line(cat, &w->line, &got, err)))
-		return st;
-	if (!got)
-		return bb_error_set(err, BB_ERR_IO, "git cat-file ended early");
-	w->pos.epoch = epoch;
-	memcpy(w->pos.commit, commit, strlen(commit) + 1);
-	snprintf(where, sizeof(where), "git:%ld:%s", epoch, commit);
-	if (w->line.len > 8 && !strcmp(w->line.data + w->line.len - 8, " missing")) {
+	if (w->line.len > 8 && !strcmp(line + w->line.len - 8, " missing")) {
 		/* no message in this commit: public-inbox removed one (purge, spam) */
+		commit = line;
+		commit_len = w->line.len - 8;
+		if (commit_len < 2 || strncmp(line + commit_len - 2, ":m", 2) ||
+		    !is_oid(commit, commit_len - 2))
+			goto bad;
+		commit_len -= 2;
+	} else {
+		/* "<blob> blob <size> <commit>" */
+		p = strchr(line, ' ');
+		if (!p || strncmp(p, " blob ", 6) ||
+		    archive_parse_long(p + 6, &p, LLONG_MAX / 2, &size) || *p != ' ')
+			goto bad;
+		commit = p + 1;
+		commit_len = strlen(commit);
+		if (!is_oid(commit, commit_len))
+			goto bad;
+	}
+	w->walked++;
+	w->pos.epoch = epoch;
+	memcpy(w->pos.commit, commit, commit_len);
+	w->pos.commit[commit_len] = '\0';
+	snprintf(where, sizeof(where), "git:%ld:%s", epoch, w->pos.commit);
+	if (commit == line) {
 		log_event(LOG_LEVEL_INFO, "archive.no_message", LF_STR("where", where));
 		src->stats.skipped++;
 		return BB_OK;
 	}
-	p = strstr(w->line.data, " blob ");
-	if (!p || archive_parse_long(p + 6, &p, LLONG_MAX / 2, &size) || *p)
-		return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", w->line.data);
-	buf_reset(&w->msg);
 	if ((unsigned long long)size > src->max_message) {
 		if ((st = child_read_bytes(cat, (size_t)size + 1, NULL, err)))
 			return st;
 		archive_log_skip(src, "too-large", where);
 		return BB_OK;
 	}
-	if ((st = child_read_bytes(cat, (size_t)size, &w->msg, err)) ||
-	    (st = child_read_bytes(cat, 1, NULL, err)))
-		return st;
-	position = git_cursor(&w->pos);
-	if (!position)
+	/* the whole message and its '\n' in cat-file's buffer */
+	while (cat->rbuf.len - cat->rpos < (size_t)size + 1) {
+		if (cat->run.out_eof)
+			return bb_error_set(err, BB_ERR_IO, "%s: output ended early", cat->run.what);
+		if ((st = child_fill(cat, err)))
+			return st;
+	}
+	if (!(position = git_cursor(&w->pos)))
 		return archive_nomem(err);
-	st = archive_deliver(src, w->fn, w->ctx, w->msg.data, w->msg.len, position, err);
+	{
+		char *msg = cat->rbuf.data + cat->rpos;
+
+		if (msg[size] != '\n') {
+			free(position);
+			return bb_error_set(err, BB_ERR_IO, "git cat-file: no newline after %s",
+					    where);
+		}
+		msg[size] = '\0';
+		cat->rpos += (size_t)size + 1;
+		st = archive_deliver(src, w->fn, w->ctx, msg, (size_t)size, position, err);
+	}
 	free(position);
 	return st;
+bad:
+	return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", line);
 }
 
-/* Walks epoch from commit from ("" = its start) to its HEAD, oldest first. */
+/* Walks epoch from commit from ("" = its start) to its HEAD, oldest first:
+ * `git rev-list` names each commit's message (<commit>:m) straight to one
+ * `git cat-file --batch` (a pipe from one to the other), whose output is
+ * read in large pieces, so both git processes and the handler run at
+ * once. */
 static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *start,
 				 struct bb_error *err)
 {
@@ -663,7 +709,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	char *dir = epoch_dir(src, epoch), *range = NULL;
 	char message[300];
 	enum bb_status st = BB_OK;
-	int got, status, retried = 0;
+	int got, status, cat_status, retried = 0;
 	char from[ARCHIVE_OID_MAX + 1];
 
 	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
@@ -672,46 +718,50 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	w->walked = 0;
 	if (!dir)
 		return archive_nomem(err);
+	if (git_argv(src, &cat_argv, dir) || run_args_push(&cat_argv, "cat-file") ||
+	    run_args_push(&cat_argv,
+			  "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)")) {
+		st = archive_nomem(err);
+		goto out;
+	}
 again:
 	free(range);
 	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
 	run_args_clear(&argv);
 	if (!range || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-list") ||
 	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
-	    run_args_push(&argv, range) || run_args_push(&argv, "--")) {
+	    run_args_push(&argv, "--no-commit-header") ||
+	    run_args_push(&argv, "--format=%H:m %H") || run_args_push(&argv, range) ||
+	    run_args_push(&argv, "--")) {
 		st = archive_nomem(err);
 		goto out;
 	}
-	if ((st = child_spawn(src, &argv, 0, &rev, err)))
+	if ((st = child_spawn(src, &argv, 0, &rev, err)) ||
+	    (st = run_child_poll_output(&rev.run, &got, err)))
 		goto out;
-	for (;;) {
-		if ((st = child_read_line(&rev, &w->line, &got, err)))
-			goto out;
-		if (!got)
-			break;
-		if ((w->line.len != 40 && w->line.len != 64) ||
-		    !archive_is_hex_string(w->line.data, w->line.len)) {
-			st = bb_error_set(err, BB_ERR_IO, "git rev-list printed \"%.80s\"",
-					  w->line.data);
-			goto out;
-		}
-		if (cat.run.pid < 0) {
-			if (git_argv(src, &cat_argv, dir) || run_args_push(&cat_argv, "cat-file") ||
-			    run_args_push(&cat_argv, "--batch")) {
-				st = archive_nomem(err);
-				goto out;
-			}
-			if ((st = child_spawn(src, &cat_argv, 1, &cat, err)))
-				goto out;
-		}
-		{
-			char commit[ARCHIVE_OID_MAX + 1];
+	cat_status = 0;
+	if (got) {   /* (no cat-file for an epoch with nothing new) */
+		char **env = run_git_environment();
 
-			memcpy(commit, w->line.data, w->line.len + 1);
-			w->walked++;
-			if ((st = walk_commit(w, &cat, epoch, commit, err)))
+		if (!env) {
+			st = archive_nomem(err);
+			goto out;
+		}
+		st = run_child_spawn_piped(&cat.run, &rev.run, cat_argv.v, env, err);
+		free(env);
+		if (st)
+			goto out;
+		src->stats.git_commands++;
+		run_child_pipe_size(&cat.run, ARCHIVE_GIT_PIPE);
+		for (;;) {
+			if ((st = child_read_line(&cat, &w->line, &got, err)))
+				goto out;
+			if (!got)
+				break;
+			if ((st = walk_answer(w, &cat, epoch, err)))
 				goto out;
 		}
+		run_child_wait(&cat.run, &cat_status);
 	}
 	run_child_wait(&rev.run, &status);
 	if (status != 0) {
@@ -727,7 +777,9 @@ again:
 					  LF_STR("reason", "commit not in the epoch"));
 				from[0] = '\0';
 				retried = 1;
+				child_release(&cat);
 				child_release(&rev);
+				child_init(&cat, "git cat-file");
 				child_init(&rev, "git rev-list");
 				goto again;
 			}
@@ -737,16 +789,14 @@ again:
 		st = bb_error_set(err, BB_ERR_IO, "git rev-list in %s: %s", dir, message);
 		goto out;
 	}
-	if (cat.run.pid > 0) {
-		run_child_wait(&cat.run, &status);
-		if (status != 0) {
-			run_git_message(&cat.run.errout, message, sizeof(message));
-			st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
-		}
+	if (cat_status != 0) {
+		run_git_message(&cat.run.errout, message, sizeof(message));
+		st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
 	}
 out:
-	child_release(&rev);
+	/* cat-file first: it holds the pipe from rev-list */
 	child_release(&cat);
+	child_release(&rev);
 	run_args_clear(&argv);
 	run_args_clear(&cat_argv);
 	free(range);

@@ -567,7 +567,7 @@ static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const c
 	enum bb_status s;
 	va_list ap;
 
-	if ((s = store_prepare(t->db, &st, sql, err)))
+	if ((s = store_cached(t->db, &st, sql, err)))
 		return s;
 	va_start(ap, types);
 	for (int i = 0; types[i]; i++) {
@@ -582,7 +582,7 @@ static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const c
 	va_end(ap);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(t->db, err, what);
-	sqlite3_finalize(st);
+	store_cached_done(t->db, st);
 	return s;
 }
 
@@ -1134,7 +1134,7 @@ static int already_seen(struct tracker *t, const char *msgid)
 	if (store_cached(t->db, &st, "SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind ="
 				     " 'thread' UNION ALL SELECT 1 FROM reg_unhandled WHERE"
 				     " message_id = ?1 UNION ALL SELECT 1 FROM reg_event WHERE"
-				     " message_id = ?1 LIMIT 1", NULL))
+				     " message_id = ?1 AND message_id != '' LIMIT 1", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
 	seen = sqlite3_step(st) == SQLITE_ROW;

@@ -26,11 +26,11 @@
 
 # (INBOUND_CRASH_HOOKS: only these, when debugging)
 HOOKS=${INBOUND_CRASH_HOOKS:-"inbound.recorded inbound.post inbound.posted inbound.create
-inbound.created sync.fetched sync.bug sync.committed blob.write blob.synced blob.placed
+inbound.created inbound.batch sync.fetched sync.bug sync.committed blob.write blob.synced blob.placed
 blob.recorded outbox.accepted outbox.marked tracker.post tracker.posted"}
 # the hooks the round must reach (tracker.* are reached only with regression
 # notes to push: tried, in case)
-MUST="inbound.recorded inbound.post inbound.posted inbound.create inbound.created
+MUST="inbound.recorded inbound.post inbound.posted inbound.create inbound.created inbound.batch
 sync.fetched sync.bug sync.committed blob.write blob.synced blob.placed blob.recorded
 outbox.accepted outbox.marked"
 

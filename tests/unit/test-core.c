@@ -1,5 +1,6 @@
 /* Unit tests for core/: buffer, status codes, logging, file helpers, how
- * people are named in what is published. */
+ * people are named in what is published, child processes piped into each
+ * other. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/status.h"
 #include "core/text.h"
 #include "tests/unit/tap.h"
@@ -298,8 +300,100 @@ static void test_published_names(void)
 	free(got);
 }
 
+/* Reads all of c's stdout into out. */
+static enum bb_status read_all(struct run_child *c, struct buf *out, struct bb_error *err)
+{
+	char tmp[7];   /* small: several reads */
+	size_t got;
+	enum bb_status st;
+
+	do {
+		if ((st = run_child_read(c, tmp, sizeof(tmp), &got, err)))
+			return st;
+		buf_add(out, tmp, got);
+	} while (got);
+	return BB_OK;
+}
+
+static void test_run_piped(void)
+{
+	struct run_args up_args = RUN_ARGS_INIT, down_args = RUN_ARGS_INIT;
+	struct run_args true_args = RUN_ARGS_INIT, fail_args = RUN_ARGS_INIT;
+	char **up_argv, **down_argv, **true_argv, **fail_argv;
+	struct run_child up, down;
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf out = BUF_INIT;
+	int ready = -1, status = -1, up_status = -1;
+
+	ok(!run_args_push(&up_args, "printf") && !run_args_push(&up_args, "one\ntwo\nthree\n") &&
+	   !run_args_push(&down_args, "sort") && !run_args_push(&down_args, "-r") &&
+	   !run_args_push(&true_args, "true") && !run_args_push(&fail_args, "ls") &&
+	   !run_args_push(&fail_args, "/no/such/path/for/bugbridge"), "argument lists");
+	up_argv = up_args.v;
+	down_argv = down_args.v;
+	true_argv = true_args.v;
+	fail_argv = fail_args.v;
+	/* a child with output is ready; one that ends with none is not */
+	run_child_init(&up, "printf");
+	ok(run_child_spawn(&up, up_argv, NULL, 0, &err) == BB_OK &&
+	   run_child_poll_output(&up, &ready, &err) == BB_OK && ready == 1,
+	   "run_child_poll_output: output waiting");
+	/* its output goes to sort directly, not through us */
+	run_child_init(&down, "sort");
+	ok(run_child_spawn_piped(&down, &up, down_argv, NULL, &err) == BB_OK && up.out_fd == -1 &&
+	   up.out_eof, "run_child_spawn_piped: our end of the upstream's stdout is closed");
+	run_child_pipe_size(&down, 1 << 20);
+	ok(read_all(&down, &out, &err) == BB_OK, "the piped child's output read");
+	is_str(out.data, "two\nthree\none\n", "what it read is what the upstream wrote");
+	run_child_wait(&down, &status);
+	run_child_wait(&up, &up_status);
+	is_int(status, 0, "the piped child exits 0");
+	is_int(up_status, 0, "and the upstream too");
+	run_child_release(&down);
+	run_child_release(&up);
+
+	run_child_init(&up, "true");
+	ok(run_child_spawn(&up, true_argv, NULL, 0, &err) == BB_OK &&
+	   run_child_poll_output(&up, &ready, &err) == BB_OK && ready == 0,
+	   "run_child_poll_output: a child that ends with no output is not ready");
+	run_child_wait(&up, &up_status);
+	is_int(up_status, 0, "and exits 0");
+	run_child_release(&up);
+
+	/* a failing upstream: its status and stderr are there for the caller
+	 * (collected while the downstream is read) */
+	buf_reset(&out);
+	run_child_init(&up, "ls");
+	run_child_init(&down, "sort");
+	ok(run_child_spawn(&up, fail_argv, NULL, 0, &err) == BB_OK &&
+	   run_child_spawn_piped(&down, &up, down_argv, NULL, &err) == BB_OK &&
+	   read_all(&down, &out, &err) == BB_OK, "a failing upstream: the downstream read to its end");
+	is_str(out.data, "", "with nothing");
+	run_child_wait(&down, &status);
+	run_child_wait(&up, &up_status);
+	ok(status == 0 && up_status != 0, "the downstream exits 0, the upstream does not");
+	ok(strstr(up.errout.data, "/no/such/path/for/bugbridge") != NULL,
+	   "the upstream's stderr is kept");
+	run_child_release(&down);
+	run_child_release(&up);
+
+	/* piping from a child that is not running is refused */
+	run_child_init(&up, "none");
+	run_child_init(&down, "sort");
+	ok(run_child_spawn_piped(&down, &up, down_argv, NULL, &err) == BB_ERR_INTERNAL,
+	   "run_child_spawn_piped: no upstream running, refused");
+	run_child_release(&down);
+	run_child_release(&up);
+	buf_release(&out);
+	run_args_clear(&up_args);
+	run_args_clear(&down_args);
+	run_args_clear(&true_args);
+	run_args_clear(&fail_args);
+}
+
 int main(void)
 {
+	test_run_piped();
 	test_published_names();
 	test_buf();
 	test_status();

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Benchmark of reading a public-inbox v2 inbox's whole history (make bench):
+# ONE epoch (<inbox>/git/0.git, bare) of BENCH_EPOCH_MAILS real-shaped mails
+# (default 40000) made from the shared mail corpus by bench-epoch-gen.py and
+# written with one `git fast-import` stream, read from its start by
+#   (a) the floor: git rev-list --reverse --first-parent | git cat-file --batch
+#       (its output to /dev/null)
+#   (b) bugbridge sync --from-start, [archive] kind = public-inbox and
+#       path = <inbox>, on a fresh data folder, against the fake Bugzilla
+#   (c) the floor with its output read through a pipe (| cat >/dev/null):
+#       what carrying the mails to any reader costs, which (a) leaves out
+# interleaved, median of BENCH_RUNS (default 3).  Prints the wall time, the
+# CPU (user + system, git's included: the round's children are reaped by
+# it) of each, the ratios of (b) to (a) (goal: at most 1.1x wall, 1.5x CPU)
+# and to (c), and bugbridge's own peak RSS (VmHWM, sampled; goal: under 64
+# MiB).  Asserts nothing (the machine may be busy).
+#
+#   BENCH_EPOCH_MAILS  how many mails (default 40000)
+#   BENCH_RUNS         runs per measurement (default 3)
+#   BENCH_EPOCH_CACHE  where the generated inbox is kept between runs
+#                      (default /tmp/bugbridge-bench-epoch-<mails>)
+#   BENCH_DIR          where to work (default: a new folder in $TMPDIR or /tmp)
+set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
+: "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
+PY=${PY:-python3}
+count=${BENCH_EPOCH_MAILS:-40000}
+runs=${BENCH_RUNS:-3}
+corpus=${BUGBRIDGE_SHARED:-$top_srcdir/../shared}/corpus/mail
+if [ ! -d "$corpus" ]; then
+	echo "bench-epoch: SKIP: no mail corpus at $corpus (set BUGBRIDGE_SHARED)"
+	exit 0
+fi
+inbox=${BENCH_EPOCH_CACHE:-${TMPDIR:-/tmp}/bugbridge-bench-epoch-$count}
+make_work bugbridge-bench-epoch
+cleanup() { stop "${bz_pid:-}"; rm -rf "$work"; }
+
+# --- the inbox (made once, kept) ----------------------------------------------------
+epoch=$inbox/git/0.git
+if [ "$(git --git-dir="$epoch" rev-list --count HEAD 2>/dev/null)" != "$count" ]; then
+	echo "writing a public-inbox epoch of $count mails in $inbox (kept for later runs)"
+	rm -rf "$inbox" && mkdir -p "$inbox/git" || exit 1
+	git init -q --bare "$epoch" || exit 1
+	start=$(now)
+	if ! "$PY" "$top_srcdir/tests/bench/bench-epoch-gen.py" "$corpus" "$count" |
+		git --git-dir="$epoch" fast-import --quiet --done; then
+		echo "bench-epoch: writing the epoch failed" >&2
+		rm -rf "$inbox"
+		exit 1
+	fi
+	printf '  written in %.1f s, %s\n' "$(echo "$(now) - $start" | bc -l)" \
+		"$(du -sh "$epoch" | cut -f1)"
+fi
+
+cat >state.json <<'EOF2'
+{"version": "5.2",
+ "users": [{"login": "bridge@example.org", "real_name": "Bridge",
+            "api_key": "benchkey0123456789", "groups": ["editbugs"]}],
+ "products": [{"name": "Drivers", "components": ["Network"]}], "bugs": []}
+EOF2
+start_bugzilla state.json
+{
+	bench_config_head
+	printf '[routing]\ndefault_lists = bench-list@lists.test\n'
+	printf '[archive]\nkind = public-inbox\npath = %s\n' "$inbox"
+} >bench.conf
+chmod 600 bench.conf
+export BUGBRIDGE_CONFIG="$work/bench.conf"
+
+# run_measured CMD...: runs CMD under /usr/bin/time; sets m_wall, m_cpu
+# (user + system of CMD and the children it reaped) and m_rc
+run_measured() {
+	/usr/bin/time -o times.txt -f '%e %U %S' "$@" >out.txt 2>err.txt
+	m_rc=$?
+	read -r m_wall u s < <(tail -1 times.txt)
+	m_cpu=$(echo "$u + $s" | bc -l)
+}
+
+floor() {
+	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
+		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch >/dev/null
+}
+piped() { floor_piped_body | cat >/dev/null; }
+floor_piped_body() {
+	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
+		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch
+}
+export -f floor piped floor_piped_body
+export epoch
+
+# bugbridge_round: a full round from the start on a fresh data folder; sets
+# m_wall, m_cpu, m_rc and m_rss (bugbridge's own VmHWM in KiB, sampled
+# every 20 ms from /proc while it runs)
+bugbridge_round() {
+	local tpid pid="" k v rest
+	rm -rf data
+	/usr/bin/time -o times.txt -f '%e %U %S' "$BUGBRIDGE" sync --from-start \
+		>out.txt 2>err.txt &
+	tpid=$!
+	m_rss=0
+	while kill -0 "$tpid" 2>/dev/null; do
+		[ -n "$pid" ] || read -r pid _ <"/proc/$tpid/task/$tpid/children" 2>/dev/null
+		if [ -n "$pid" ] && [ -r "/proc/$pid/status" ]; then
+			while read -r k v rest; do
+				[ "$k" = VmHWM: ] && [ "$v" -gt "$m_rss" ] && m_rss=$v
+			done <"/proc/$pid/status" 2>/dev/null
+		fi
+		sleep 0.02
+	done
+	wait "$tpid"
+	m_rc=$?
+	read -r m_wall u s < <(tail -1 times.txt)
+	m_cpu=$(echo "$u + $s" | bc -l)
+}
+
+fw=() fc=() bw=() bc=() br=() pw=() pc=()
+for i in $(seq 1 "$runs"); do
+	run_measured bash -c floor
+	if [ "$m_rc" != 0 ]; then
+		echo "bench-epoch: git rev-list | git cat-file failed:" >&2
+		cat err.txt >&2
+		exit 1
+	fi
+	fw+=("$m_wall") fc+=("$m_cpu")
+	bugbridge_round
+	if [ "$m_rc" != 0 ] || ! grep -q "$count mails\? read" out.txt err.txt; then
+		echo "bench-epoch: bugbridge sync --from-start failed or did not read $count mails:" >&2
+		cat out.txt err.txt >&2
+		exit 1
+	fi
+	bw+=("$m_wall") bc+=("$m_cpu") br+=("$m_rss")
+	run_measured bash -c piped
+	pw+=("$m_wall") pc+=("$m_cpu")
+	printf '  run %d: floor %.2f s wall %.2f s CPU; bugbridge %.2f s wall %.2f s CPU %.1f MiB; piped floor %.2f s wall %.2f s CPU\n' \
+		"$i" "${fw[-1]}" "${fc[-1]}" "${bw[-1]}" "${bc[-1]}" "$(mib "${br[-1]}")" "${pw[-1]}" "${pc[-1]}"
+done
+mpw=$(median "${pw[@]}") mpc=$(median "${pc[@]}")
+mfw=$(median "${fw[@]}") mfc=$(median "${fc[@]}")
+mbw=$(median "${bw[@]}") mbc=$(median "${bc[@]}") mbr=$(median "${br[@]}")
+printf 'public-inbox epoch of %d mails read from its start (median of %d):\n' "$count" "$runs"
+printf '  git rev-list | git cat-file --batch: %6.2f s wall, %6.2f s CPU\n' "$mfw" "$mfc"
+printf '  bugbridge sync --from-start:         %6.2f s wall, %6.2f s CPU, peak RSS %.1f MiB\n' \
+	"$mbw" "$mbc" "$(mib "$mbr")"
+printf '  ... | cat >/dev/null (piped floor):  %6.2f s wall, %6.2f s CPU\n' "$mpw" "$mpc"
+printf '  ratio wall %s (goal: at most 1.1), CPU %s (goal: at most 1.5), RSS goal: under 64 MiB\n' \
+	"$(quotient %.2f "$mbw" "$mfw")" "$(quotient %.2f "$mbc" "$mfc")"
+printf '  against the piped floor: wall %s, CPU %s\n' \
+	"$(quotient %.2f "$mbw" "$mpw")" "$(quotient %.2f "$mbc" "$mpc")"
