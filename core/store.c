@@ -508,20 +508,30 @@ enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *s
 			    struct bb_error *err)
 {
 	char *key;
+	int nested = 0;
 
-	if (st->cached && (*stmt = g_hash_table_lookup(st->cached, sql)))
-		return BB_OK;
-	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL) !=
-	    SQLITE_OK) {
+	if (!st->cached) {
+		st->cached = g_hash_table_new_full(g_str_hash, g_str_equal, free, finalize_cached);
+		st->lent = g_hash_table_new(g_direct_hash, g_direct_equal);
+	}
+	if ((*stmt = g_hash_table_lookup(st->cached, sql))) {
+		if (!g_hash_table_contains(st->lent, *stmt)) {
+			g_hash_table_add(st->lent, *stmt);
+			return BB_OK;
+		}
+		nested = 1;   /* in use further up: a statement of its own */
+	}
+	if (sqlite3_prepare_v3(st->db, sql, -1, nested ? 0 : SQLITE_PREPARE_PERSISTENT, stmt,
+			       NULL) != SQLITE_OK) {
 		*stmt = NULL;
 		return store_fail(st, err, "preparing a query failed");
 	}
-	if (!st->cached)
-		st->cached = g_hash_table_new_full(g_str_hash, g_str_equal, free, finalize_cached);
 	/* kept only when store_cached_done() will find it by its text */
-	if (g_hash_table_size(st->cached) < STORE_CACHED_MAX && sqlite3_sql(*stmt) &&
-	    !strcmp(sqlite3_sql(*stmt), sql) && (key = strdup(sql)))
+	if (!nested && g_hash_table_size(st->cached) < STORE_CACHED_MAX && sqlite3_sql(*stmt) &&
+	    !strcmp(sqlite3_sql(*stmt), sql) && (key = strdup(sql))) {
 		g_hash_table_insert(st->cached, key, *stmt);
+		g_hash_table_add(st->lent, *stmt);
+	}
 	return BB_OK;
 }
 
@@ -535,6 +545,7 @@ void store_cached_done(struct store *st, sqlite3_stmt *stmt)
 	if (st->cached && sql && g_hash_table_lookup(st->cached, sql) == stmt) {
 		sqlite3_reset(stmt);
 		sqlite3_clear_bindings(stmt);
+		g_hash_table_remove(st->lent, stmt);
 		return;
 	}
 	sqlite3_finalize(stmt);
@@ -852,6 +863,8 @@ void store_close(struct store *st)
 		return;
 	if (st->cached)
 		g_hash_table_destroy(st->cached);
+	if (st->lent)
+		g_hash_table_destroy(st->lent);
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	free(st->path);

@@ -45,6 +45,7 @@ struct store {
 	/* statements of store_cached(), by their SQL text (a GHashTable of
 	 * malloc'd text to statement; NULL until the first) */
 	struct _GHashTable *cached;
+	struct _GHashTable *lent;   /* cached statements handed out, not back yet */
 };
 
 /* Opens (creating if needed) the database at path, with its parent folder;
@@ -73,8 +74,8 @@ enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *er
  * is kept: sql may be built on the stack).  Hand it back with
  * store_cached_done(), never sqlite3_finalize(); it is reset and its
  * bindings cleared.  One statement serves one use at a time: the same
- * text must not be asked for again before the first is handed back.
- * Past STORE_CACHED_MAX texts it falls back to a fresh statement that
+ * text asked for again before the first is handed back (a nested use)
+ * gets a fresh statement, as do texts past STORE_CACHED_MAX; those
  * store_cached_done() finalizes. */
 enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *sql,
 			    struct bb_error *err);
