@@ -356,6 +356,8 @@ static char *epochs_dir(struct archive_source *src)
 
 static char *epoch_dir(struct archive_source *src, long epoch)
 {
+	if (src->v1)
+		return strdup(src->path);   /* one repository, epoch 0 */
 	return src->local ? str_printf("%s/git/%ld.git", src->path, epoch)
 			  : str_printf("%s/%ld.git", src->dir, epoch);
 }
@@ -453,8 +455,8 @@ static enum bb_status git_clone(struct archive_source *src, long epoch, struct b
 	return epoch_present(src, epoch)
 		       ? BB_OK
 		       : bb_error_set(err, BB_ERR_NOT_FOUND,
-				      "%s: no epoch %ld (git/%ld.git): is it a public-inbox v2 inbox?",
-				      src->path, epoch, epoch);
+				      "%s: no epoch %ld (git/%ld.git) and no repository: is it a"
+				      " public-inbox v2 inbox (or a v1 one)?", src->path, epoch, epoch);
 }
 
 static enum bb_status git_fetch(struct archive_source *src, long epoch, struct bb_error *err)
@@ -804,6 +806,208 @@ out:
 	return st;
 }
 
+/* Whether a local inbox is a v1 one: no git/ folder of epochs, and the
+ * folder is a git repository itself (HEAD, objects/). */
+static int local_v1(struct archive_source *src)
+{
+	char *epochs = str_printf("%s/git", src->path), *head = str_printf("%s/HEAD", src->path);
+	char *objects = str_printf("%s/objects", src->path);
+	struct stat st;
+	int v1 = epochs && head && objects && stat(epochs, &st) && !stat(head, &st) &&
+		 S_ISREG(st.st_mode) && !stat(objects, &st) && S_ISDIR(st.st_mode);
+
+	free(epochs);
+	free(head);
+	free(objects);
+	return v1;
+}
+
+/* Whether a `git log --raw` line names a message file a commit of a v1
+ * inbox added (or replaced): ":<modes> <old> <new> A|M\t<ab>/<38 hex>",
+ * the message's blob into blob. */
+static int v1_message_line(const char *line, char blob[ARCHIVE_OID_MAX + 1])
+{
+	const char *tab = strchr(line, '\t'), *p = tab;
+	size_t len, hex;
+
+	if (line[0] != ':' || !tab || tab - line < 4)
+		return 0;
+	if (tab[-1] != 'A' && tab[-1] != 'M')
+		return 0;
+	/* the new object is the word before the status */
+	p = tab - 2;
+	if (*p != ' ')
+		return 0;
+	len = 0;
+	while (p > line && p[-1] != ' ') {
+		p--;
+		len++;
+	}
+	if (!is_oid(p, len))
+		return 0;
+	hex = strlen(tab + 1);
+	if ((hex != 41 && hex != 65) || tab[3] != '/' || !archive_is_hex_string(tab + 1, 2) ||
+	    !archive_is_hex_string(tab + 4, hex - 3))
+		return 0;
+	memcpy(blob, p, len);
+	blob[len] = '\0';
+	return 1;
+}
+
+/* Asks cat-file for the messages one commit of a v1 inbox added and hands
+ * each over; all but the last go with the commit before (prev, "" for
+ * none: then the commit's own), so that the cursor passes a commit only
+ * with its last message. */
+static enum bb_status v1_commit(struct git_walk *w, struct child *cat, const char *prev,
+				const char *commit, char (*blobs)[ARCHIVE_OID_MAX + 1], size_t n,
+				struct bb_error *err)
+{
+	enum bb_status st = BB_OK;
+	int got;
+
+	for (size_t i = 0; i < n && !st; i++) {
+		char request[2 * ARCHIVE_OID_MAX + 4];
+
+		snprintf(request, sizeof(request), "%s %s\n", blobs[i],
+			 i + 1 < n && *prev ? prev : commit);
+		if ((st = run_child_write(&cat->run, request, strlen(request), err)) ||
+		    (st = child_read_line(cat, &w->line, &got, err)))
+			break;
+		if (!got)
+			return bb_error_set(err, BB_ERR_IO, "git cat-file ended early");
+		st = walk_answer(w, cat, 0, err);
+	}
+	return st;
+}
+
+#define V1_COMMIT_MESSAGES 64   /* messages one v1 commit may add */
+
+/* Walks a v1 inbox (one repository whose commits each add a message as a
+ * file named by the SHA-1 of its Message-ID) from commit from ("" = its
+ * start) to HEAD, oldest first: `git log --raw` names the blobs each
+ * commit added, and one `git cat-file --batch` is asked for each in turn.
+ * A commit that removed a message (a purge) adds nothing. */
+static enum bb_status walk_v1(struct git_walk *w, const char *start, struct bb_error *err)
+{
+	struct archive_source *src = w->src;
+	struct run_args argv = RUN_ARGS_INIT, cat_argv = RUN_ARGS_INIT;
+	struct child log, cat;
+	struct buf line = BUF_INIT;
+	char (*blobs)[ARCHIVE_OID_MAX + 1] = calloc(V1_COMMIT_MESSAGES, ARCHIVE_OID_MAX + 1);
+	char from[ARCHIVE_OID_MAX + 1], commit[ARCHIVE_OID_MAX + 1] = "", prev[ARCHIVE_OID_MAX + 1];
+	char message[300], *range = NULL;
+	size_t n = 0;
+	enum bb_status st = BB_OK;
+	int got, status, retried = 0;
+
+	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
+	child_init(&log, "git log");
+	child_init(&cat, "git cat-file");
+	w->walked = 0;
+	if (!blobs || git_argv(src, &cat_argv, src->path) || run_args_push(&cat_argv, "cat-file") ||
+	    run_args_push(&cat_argv,
+			  "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)")) {
+		st = archive_nomem(err);
+		goto out;
+	}
+again:
+	free(range);
+	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
+	snprintf(prev, sizeof(prev), "%s", from);
+	commit[0] = '\0';
+	n = 0;
+	run_args_clear(&argv);
+	if (!range || git_argv(src, &argv, src->path) || run_args_push(&argv, "log") ||
+	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
+	    run_args_push(&argv, "--no-abbrev") || run_args_push(&argv, "--raw") ||
+	    run_args_push(&argv, "--no-renames") || run_args_push(&argv, "--root") ||
+	    run_args_push(&argv, "--format=commit %H") || run_args_push(&argv, range) ||
+	    run_args_push(&argv, "--")) {
+		st = archive_nomem(err);
+		goto out;
+	}
+	if ((st = child_spawn(src, &argv, 0, &log, err)))
+		goto out;
+	for (;;) {
+		char blob[ARCHIVE_OID_MAX + 1];
+
+		if ((st = child_read_line(&log, &line, &got, err)))
+			goto out;
+		if (!got || !strncmp(line.data, "commit ", 7)) {
+			if (commit[0] && n) {
+				if (cat.run.pid < 0 && (st = child_spawn(src, &cat_argv, 1, &cat, err)))
+					goto out;
+				if ((st = v1_commit(w, &cat, prev, commit, blobs, n, err)))
+					goto out;
+				memcpy(prev, commit, sizeof(prev));
+			}
+			n = 0;
+			if (!got)
+				break;
+			if (!is_oid(line.data + 7, line.len - 7)) {
+				st = bb_error_set(err, BB_ERR_IO, "git log printed \"%.80s\"", line.data);
+				goto out;
+			}
+			memcpy(commit, line.data + 7, line.len - 7 + 1);
+		} else if (v1_message_line(line.data, blob)) {
+			if (n == V1_COMMIT_MESSAGES) {
+				st = bb_error_set(err, BB_ERR_IO, "commit %s of %s adds more than %d"
+						  " messages", commit, src->path, V1_COMMIT_MESSAGES);
+				goto out;
+			}
+			memcpy(blobs[n++], blob, sizeof(blob));
+		}
+	}
+	run_child_wait(&log.run, &status);
+	if (status != 0) {
+		if (!w->walked && looks_like_bad_revision(&log.run.errout)) {
+			if (from[0] && !retried) {
+				/* the cursor's commit is gone: read the inbox again */
+				char where[ARCHIVE_OID_MAX + 32];
+
+				snprintf(where, sizeof(where), "git:0:%s", from);
+				src->stats.rewinds++;
+				log_event(LOG_LEVEL_WARN, "archive.rewind",
+					  LF_STR("kind", "public-inbox"), LF_STR("cursor", where),
+					  LF_STR("reason", "commit not in the inbox"));
+				from[0] = '\0';
+				retried = 1;
+				child_release(&log);
+				child_init(&log, "git log");
+				goto again;
+			}
+			goto out; /* an inbox without commits (no HEAD yet) */
+		}
+		run_git_message(&log.run.errout, message, sizeof(message));
+		st = bb_error_set(err, BB_ERR_IO, "git log in %s: %s", src->path, message);
+		goto out;
+	}
+	if (cat.run.pid > 0) {
+		run_child_wait(&cat.run, &status);
+		if (status != 0) {
+			run_git_message(&cat.run.errout, message, sizeof(message));
+			st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", src->path,
+					  message);
+			goto out;
+		}
+	}
+	if (commit[0]) {
+		/* every message up to the last commit was handed over: commits
+		 * that only removed one are passed too */
+		w->pos.epoch = 0;
+		memcpy(w->pos.commit, commit, sizeof(commit));
+	}
+out:
+	child_release(&cat);
+	child_release(&log);
+	run_args_clear(&argv);
+	run_args_clear(&cat_argv);
+	buf_release(&line);
+	free(blobs);
+	free(range);
+	return st;
+}
+
 /* The commit HEAD of a local epoch names into out ("" when it has none). */
 static enum bb_status epoch_head(struct archive_source *src, long epoch,
 				 char out[ARCHIVE_OID_MAX + 1], struct bb_error *err)
@@ -891,6 +1095,17 @@ enum bb_status archive_poll_public_inbox(struct archive_source *src, const char 
 	buf_init(&w.line);
 	if ((st = parse_git_cursor(cursor, &w.pos, err)) || (st = lock_state(src, &lock_fd, err)))
 		goto out;
+	if ((src->v1 = src->local && local_v1(src))) {
+		if (w.pos.epoch != 0) {
+			st = bb_error_set(err, BB_ERR_INVALID, "%s is a v1 inbox: cursor %s names"
+					  " epoch %ld", src->path, cursor, w.pos.epoch);
+			goto out;
+		}
+		if (!(st = walk_v1(&w, w.pos.commit, err)) && next_cursor &&
+		    !(*next_cursor = git_cursor(&w.pos)))
+			st = archive_nomem(err);
+		goto out;
+	}
 	start_epoch = w.pos.epoch;
 	newest = newest_local_epoch(src);
 	if (newest < start_epoch) {
@@ -937,15 +1152,21 @@ enum bb_status archive_tail_public_inbox(struct archive_source *src, char **curs
 
 	if ((st = lock_state(src, &lock_fd, err)))
 		goto out;
+	if ((src->v1 = src->local && local_v1(src))) {
+		newest = 0;
+		goto head;
+	}
 	newest = newest_local_epoch(src);
 	if (newest < 0) {
 		if ((st = probe_epoch(src, 0, &exists, err)))
 			goto out;
 		if (!exists) {
-			st = bb_error_set(err, BB_ERR_NOT_FOUND,
-					  "no git epoch at %s%s0: is %s a public-inbox v2 inbox?",
-					  src->local ? src->path : src->url, src->local ? "/git/" : "/",
-					  src->local ? src->path : src->url);
+			st = src->local
+				? bb_error_set(err, BB_ERR_NOT_FOUND, "no git epoch at %s/git/0.git"
+					       " and no repository: is %s a public-inbox v2 inbox"
+					       " (or a v1 one)?", src->path, src->path)
+				: bb_error_set(err, BB_ERR_NOT_FOUND, "no git epoch at %s/0: is %s"
+					       " a public-inbox v2 inbox?", src->url, src->url);
 			goto out;
 		}
 		newest = 0;
@@ -968,6 +1189,7 @@ enum bb_status archive_tail_public_inbox(struct archive_source *src, char **curs
 		if (probe_due(src) && (st = discover_epochs(src, &newest, NULL, err)))
 			goto out;
 	}
+head:
 	pos.epoch = newest;
 	if ((st = epoch_head(src, newest, pos.commit, err)))
 		goto out;

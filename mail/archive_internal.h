@@ -26,6 +26,7 @@ struct archive_source {
 	char *path;
 	char *dir;            /* public-inbox: this source's state folder */
 	int local;            /* public-inbox: a local inbox at path, read in place */
+	int v1;               /* public-inbox: path is a v1 inbox (one repository) */
 	char *ca_file;
 	char *proxy;
 	char *git_program;

@@ -299,6 +299,36 @@ dump --state state-local --cursor-file local.cur public-inbox "$WORK/listlab/inb
 is "the next poll reads only the new mail" "$ids" "local1@example.org"
 check "nothing was written into the inbox" test ! -e "$WORK/listlab/inbox/git/lock"
 dump --state state-nowhere public-inbox "$WORK/no-such-inbox"
-like "a folder that is no v2 inbox: not found" "$out" "^error not-found .*public-inbox v2"
+like "a folder that is no inbox: not found" "$out" "^error not-found .*public-inbox v2 inbox \\(or a v1 one\\)"
+
+# --- a local v1 inbox (one repository, a file per message), read in place ----
+v1env() { env HOME="$WORK" PI_CONFIG="$WORK/v1.config" PI_EMERGENCY="$WORK/v1.emergency" \
+	ORIGINAL_RECIPIENT=v1@lists.test "$@"; }
+v1env public-inbox-init -V1 v1test "$WORK/v1inbox" http://127.0.0.1/v1test v1@lists.test
+git config -f "$WORK/v1.config" publicinboxmda.spamcheck none
+v1send() {
+	printf 'From: Tess Ter <tess@example.org>\nTo: v1@lists.test\nSubject: %s\nMessage-ID: <%s>\nDate: Tue, 01 Dec 2026 10:00:00 +0000\n\nHello %s\n' \
+		"$2" "$1" "$1" >"$WORK/v1.eml"
+	v1env public-inbox-${3:-mda} ${3:+rm} ${3:---no-precheck} <"$WORK/v1.eml"
+}
+v1send v1-a@example.org "first v1 mail"
+v1send v1-b@example.org "second v1 mail"
+dump --state state-v1 --cursor-file v1.cur public-inbox "$WORK/v1inbox"
+is "a v1 inbox is read in place, oldest first" "$ids" "v1-a@example.org v1-b@example.org"
+is "nothing cloned, fetched or asked over HTTP" "$(stat_of clones) $(stat_of fetches) $(stat_of http)" "0 0 0"
+like "its cursor names the commit" "$(cat v1.cur)" '^git:0:[0-9a-f]{40}$'
+v1send v1-c@example.org "third v1 mail"
+v1send v1-b@example.org "second v1 mail" learn
+dump --state state-v1 --cursor-file v1.cur public-inbox "$WORK/v1inbox"
+is "the next poll reads only the new mail (a removal adds none)" "$ids" "v1-c@example.org"
+is "and passes the removal" "$(cat v1.cur)" "git:0:$(git --git-dir="$WORK/v1inbox" rev-parse HEAD)"
+dump --state state-v1 --cursor-file v1.cur public-inbox "$WORK/v1inbox"
+is "then nothing" "$ids $(stat_of messages)" " 0"
+dump --state state-v1b --tail public-inbox "$WORK/v1inbox"
+like "--tail: the cursor is the inbox's HEAD" "$out" "cursor git:0:$(git --git-dir="$WORK/v1inbox" rev-parse HEAD)"
+echo "git:0:0123456789abcdef0123456789abcdef01234567" >v1-gone.cur
+dump --state state-v1 --cursor-file v1-gone.cur public-inbox "$WORK/v1inbox"
+is "a cursor whose commit the inbox lacks: read again from its start" \
+	"$ids $(stat_of rewinds)" "v1-a@example.org v1-b@example.org v1-c@example.org 1"
 
 done_testing
