@@ -444,6 +444,14 @@ static const char *const migrations[] = {
 	 ") WITHOUT ROWID;"
 	 "CREATE INDEX list_thread_root ON list_thread (root);"
 	 "CREATE INDEX list_thread_seen ON list_thread (seen);"),
+	/* 15 -> 16: the section [routing] by_content = route chose for a bug,
+	 * once: its recipients stay the same while its logs, the watched tree
+	 * or the ranking change ("" when nothing matched) */
+	"CREATE TABLE bug_content_route ("
+	"  bug_id INTEGER PRIMARY KEY,"
+	"  section TEXT NOT NULL,"
+	"  chosen INTEGER NOT NULL"
+	");",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -352,6 +352,11 @@ static void free_list(gpointer p)
 	g_array_free(p, TRUE);
 }
 
+const struct mnt_file *tri_matcher_file(const struct tri_matcher *m)
+{
+	return m->mf;
+}
+
 struct tri_matcher *tri_matcher_new(const struct mnt_file *mf)
 {
 	struct tri_matcher *m = g_new0(struct tri_matcher, 1);

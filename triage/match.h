@@ -66,6 +66,8 @@
 struct tri_matcher;
 struct tri_matcher *tri_matcher_new(const struct mnt_file *mf);
 void tri_matcher_free(struct tri_matcher *m);
+/* The MAINTAINERS file the matcher was made of. */
+const struct mnt_file *tri_matcher_file(const struct tri_matcher *m);
 
 struct tri_match {
 	const struct mnt_section *section;  /* borrowed from the mnt_file */

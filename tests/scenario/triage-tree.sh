@@ -274,5 +274,16 @@ r=$(find "$WORK/data/mail" -type f | xargs grep -l -i -F "Message-ID: <bug-801@b
 like "the report goes to the defining file's list" "$(grep -i '^To:' "$r")" "foo@lists\.test"
 like "its triage block ranks that section first" "$(cat "$r")" "Sections: +1\. FOO BAR DRIVER"
 like "saying it was found with git grep" "$(cat "$r")" "defined in drivers/foo/bar/core\.c \(git grep\)"
+is "the section route chose is recorded once for the bug" \
+	"$(reg "select section from bug_content_route where bug_id = 801")" "FOO BAR DRIVER"
+
+# a later change: the same recipients, and the reader and the tree are not asked again
+: >git-args.log
+curl -sf -X POST --data-binary '{"bug_id": 801, "creator": "ines@example.net", "text": "Still there in 6.9."}' \
+	"$bz/__admin/comment" >/dev/null
+check "a sync after a comment" bb sync
+r=$(find "$WORK/data/mail" -type f | xargs grep -l -F "Still there in 6.9." | head -1)
+like "the comment goes to the same list" "$(grep -i '^To:' "$r")" "foo@lists\.test"
+is "without a grep of the tree" "$(grep -c ' grep ' git-args.log)" "0"
 
 done_testing
