@@ -575,11 +575,37 @@ static const char *sig_problem(DKIM_SIGINFO *sig)
 	return "signature does not verify";
 }
 
+/* The library for keys from DNS: one for the process, so that its query
+ * cache (DKIM_LIBFLAGS_CACHE, where the library has one) answers a key
+ * asked before until its TTL ends; a thread of replies or an archive's
+ * history names the same few selectors again and again. */
+static DKIM_LIB *dns_library(void)
+{
+	static DKIM_LIB *lib;
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		DKIM_LIB *l = dkim_init(NULL, NULL);
+
+		if (l) {
+			unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
+
+			if (dkim_libfeature(l, DKIM_FEATURE_QUERY_CACHE))
+				flags |= DKIM_LIBFLAGS_CACHE;
+			dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
+		}
+		lib = l;
+		g_once_init_leave(&once, 1);
+	}
+	return lib;
+}
+
 enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_domain,
 			       const char *dkim_key_file, struct auth_verdict *v,
 			       struct bb_error *err)
 {
-	DKIM_LIB *lib = dkim_init(NULL, NULL);
+	int own = dkim_key_file && *dkim_key_file;   /* keys from a file: a library of its own */
+	DKIM_LIB *lib = own ? dkim_init(NULL, NULL) : dns_library();
 	DKIM *dkim = NULL;
 	DKIM_SIGINFO **sigs = NULL;
 	DKIM_STAT st;
@@ -593,10 +619,10 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 	v->method = NULL;
 	if (!lib)
 		return bb_error_set(err, BB_ERR_NOMEM, "cannot set up the DKIM library");
-	dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
-	if (dkim_key_file && *dkim_key_file) {
+	if (own) {
 		dkim_query_t method = DKIM_QUERY_FILE;
 
+		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
 		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYMETHOD, &method, sizeof(method));
 		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO, (void *)dkim_key_file,
 			     strlen(dkim_key_file));
@@ -655,7 +681,8 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 out:
 	if (dkim)
 		dkim_free(dkim);
-	dkim_close(lib);
+	if (own)
+		dkim_close(lib);
 	return s;
 }
 
