@@ -146,6 +146,14 @@ static enum bb_status spawn(struct run_child *c, char *const argv[], char *const
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	/* nothing else of ours (a library's socket opened without
+	 * close-on-exec, a descriptor we were started with) reaches the child */
+	if (posix_spawn_file_actions_addclosefrom_np(&fa, 3)) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+#endif
 	/* the child starts with no blocked signals and SIGPIPE as default, so a
 	 * reader that goes away ends it whatever our own disposition is */
 	sigemptyset(&none);

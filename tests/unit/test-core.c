@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -315,6 +316,34 @@ static enum bb_status read_all(struct run_child *c, struct buf *out, struct bb_e
 	return BB_OK;
 }
 
+/* A descriptor of ours without close-on-exec never reaches a child. */
+static void test_run_no_leak(void)
+{
+	struct run_args args = RUN_ARGS_INIT;
+	struct run_child c;
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf out = BUF_INIT;
+	int fd = open("/dev/null", O_RDONLY), status = -1;
+	char *script = str_printf("test -e /proc/self/fd/%d && echo leaked || echo closed", fd);
+
+	ok(fd > 2 && script && !run_args_push(&args, "sh") && !run_args_push(&args, "-c") &&
+	   !run_args_push(&args, script), "a descriptor without close-on-exec");
+	run_child_init(&c, "sh");
+	ok(run_child_spawn(&c, args.v, NULL, 0, &err) == BB_OK && read_all(&c, &out, &err) == BB_OK,
+	   "a child asked whether it has it");
+	run_child_wait(&c, &status);
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	is_str(out.data, "closed\n", "the child does not have it");
+#else
+	ok(1, "# SKIP no posix_spawn_file_actions_addclosefrom_np");
+#endif
+	buf_release(&out);
+	run_child_release(&c);
+	run_args_clear(&args);
+	free(script);
+	close(fd);
+}
+
 static void test_run_piped(void)
 {
 	struct run_args up_args = RUN_ARGS_INIT, down_args = RUN_ARGS_INIT;
@@ -394,6 +423,7 @@ static void test_run_piped(void)
 int main(void)
 {
 	test_run_piped();
+	test_run_no_leak();
 	test_published_names();
 	test_buf();
 	test_status();
