@@ -575,10 +575,9 @@ static const char *sig_problem(DKIM_SIGINFO *sig)
 	return "signature does not verify";
 }
 
-/* The library for keys from DNS: one for the process, so that its query
- * cache (DKIM_LIBFLAGS_CACHE, where the library has one) answers a key
- * asked before until its TTL ends; a thread of replies or an archive's
- * history names the same few selectors again and again. */
+/* The library for keys from DNS: one for the process, set up once.  (Its
+ * query cache, DKIM_LIBFLAGS_CACHE, is not used: Debian's keeps it in
+ * Berkeley DB, whose memory is lost at exit; the resolver caches keys.) */
 static DKIM_LIB *dns_library(void)
 {
 	static DKIM_LIB *lib;
@@ -590,8 +589,6 @@ static DKIM_LIB *dns_library(void)
 		if (l) {
 			unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
 
-			if (dkim_libfeature(l, DKIM_FEATURE_QUERY_CACHE))
-				flags |= DKIM_LIBFLAGS_CACHE;
 			dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
 		}
 		lib = l;
