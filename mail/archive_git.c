@@ -620,6 +620,31 @@ static int is_oid(const char *text, size_t len)
 	return (len == 40 || len == 64) && archive_is_hex_string(text, len);
 }
 
+/* The `git cat-file --batch` that answers "<object> <rest>" lines with the
+ * object and the rest (the commit the cursor names) in repository dir. */
+static enum bb_status cat_file_argv(struct archive_source *src, const char *dir,
+				    struct run_args *argv)
+{
+	if (git_argv(src, argv, dir) || run_args_push(argv, "cat-file") ||
+	    run_args_push(argv, "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)"))
+		return BB_ERR_NOMEM;
+	return BB_OK;
+}
+
+/* Logs that the cursor's commit (git:<epoch>:<from>) is gone from where
+ * ("epoch", "inbox"), so that it is read again from its start. */
+static void log_rewind(struct archive_source *src, long epoch, char *from, const char *where)
+{
+	char cursor[ARCHIVE_OID_MAX + 32], reason[64];
+
+	snprintf(cursor, sizeof(cursor), "git:%ld:%s", epoch, from);
+	snprintf(reason, sizeof(reason), "commit not in the %s", where);
+	src->stats.rewinds++;
+	log_event(LOG_LEVEL_WARN, "archive.rewind", LF_STR("kind", "public-inbox"),
+		  LF_STR("cursor", cursor), LF_STR("reason", reason));
+	from[0] = '\0';
+}
+
 /* One answer of cat-file (w->line, its header, then the blob on its
  * stdout): "<blob> blob <size> <commit>" or "<commit>:m missing".  The
  * message is handed over from cat-file's buffer itself when it is whole
@@ -720,9 +745,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	w->walked = 0;
 	if (!dir)
 		return archive_nomem(err);
-	if (git_argv(src, &cat_argv, dir) || run_args_push(&cat_argv, "cat-file") ||
-	    run_args_push(&cat_argv,
-			  "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)")) {
+	if (cat_file_argv(src, dir, &cat_argv)) {
 		st = archive_nomem(err);
 		goto out;
 	}
@@ -770,14 +793,7 @@ again:
 		if (!w->walked && looks_like_bad_revision(&rev.run.errout)) {
 			if (from[0] && !retried) {
 				/* the cursor's commit is gone: read the epoch again */
-				char where[ARCHIVE_OID_MAX + 32];
-
-				snprintf(where, sizeof(where), "git:%ld:%s", epoch, from);
-				src->stats.rewinds++;
-				log_event(LOG_LEVEL_WARN, "archive.rewind",
-					  LF_STR("kind", "public-inbox"), LF_STR("cursor", where),
-					  LF_STR("reason", "commit not in the epoch"));
-				from[0] = '\0';
+				log_rewind(src, epoch, from, "epoch");
 				retried = 1;
 				child_release(&cat);
 				child_release(&rev);
@@ -904,9 +920,7 @@ static enum bb_status walk_v1(struct git_walk *w, const char *start, struct bb_e
 	child_init(&log, "git log");
 	child_init(&cat, "git cat-file");
 	w->walked = 0;
-	if (!blobs || git_argv(src, &cat_argv, src->path) || run_args_push(&cat_argv, "cat-file") ||
-	    run_args_push(&cat_argv,
-			  "--batch=%(objectname) %(objecttype) %(objectsize) %(rest)")) {
+	if (!blobs || cat_file_argv(src, src->path, &cat_argv)) {
 		st = archive_nomem(err);
 		goto out;
 	}
@@ -963,14 +977,7 @@ again:
 		if (!w->walked && looks_like_bad_revision(&log.run.errout)) {
 			if (from[0] && !retried) {
 				/* the cursor's commit is gone: read the inbox again */
-				char where[ARCHIVE_OID_MAX + 32];
-
-				snprintf(where, sizeof(where), "git:0:%s", from);
-				src->stats.rewinds++;
-				log_event(LOG_LEVEL_WARN, "archive.rewind",
-					  LF_STR("kind", "public-inbox"), LF_STR("cursor", where),
-					  LF_STR("reason", "commit not in the inbox"));
-				from[0] = '\0';
+				log_rewind(src, 0, from, "inbox");
 				retried = 1;
 				child_release(&log);
 				child_init(&log, "git log");
