@@ -20,6 +20,34 @@ int text_is_format_char(uint32_t c)
 	return c <= 0x10ffff && g_unichar_type((gunichar)c) == G_UNICODE_FORMAT;
 }
 
+const char *text_find_ci(const char *hay, size_t len, const char *needle)
+{
+	const char *p = hay, *end = hay + len, *lo = NULL, *up = NULL;
+	size_t n = strlen(needle);
+	char c_lo, c_up;
+
+	if (!n)
+		return hay;
+	c_lo = g_ascii_tolower(needle[0]);
+	c_up = g_ascii_toupper(needle[0]);
+	while ((size_t)(end - p) >= n) {
+		const char *q;
+
+		/* the next candidate in either case (each found once) */
+		if (!lo || lo < p)
+			lo = (lo = memchr(p, c_lo, (size_t)(end - p))) ? lo : end;
+		if (c_up != c_lo && (!up || up < p))
+			up = (up = memchr(p, c_up, (size_t)(end - p))) ? up : end;
+		q = c_up != c_lo && up < lo ? up : lo;
+		if ((size_t)(end - q) < n)
+			return NULL;
+		if (!g_ascii_strncasecmp(q + 1, needle + 1, n - 1))
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
 int text_is_control_char(uint32_t c)
 {
 	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 || c == 0x2029;

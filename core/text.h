@@ -40,5 +40,9 @@ char *text_hide_addresses(const char *text);
  * case-insensitive), for "did you mean"; NULL when none is within a third
  * of the word's length (at least 1, at most 3). */
 const char *text_closest(const char *word, const char *const *candidates, size_t n);
+/* Where the len bytes at hay first hold needle (NUL-terminated, ASCII
+ * letters matched without regard to case), or NULL; hay may hold NULs.
+ * Linear: memchr() finds the candidates for needle's first byte. */
+const char *text_find_ci(const char *hay, size_t len, const char *needle);
 
 #endif

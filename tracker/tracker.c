@@ -531,18 +531,6 @@ static int is_patch(const struct inmail *m)
 	return !strncasecmp(subject, "[PATCH", 6);
 }
 
-/* Whether len bytes at raw hold needle (ASCII, matched without regard to
- * case). */
-static int raw_has(const char *raw, size_t len, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (size_t i = 0; n && i + n <= len; i++)
-		if (g_ascii_tolower(raw[i]) == needle[0] && !g_ascii_strncasecmp(raw + i, needle, n))
-			return 1;
-	return 0;
-}
-
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
 		       const char *raw, size_t len)
 {
@@ -553,8 +541,9 @@ int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_
 		return 1;
 	/* a mail that may cite a bug's URL (bugs_mentioned) */
 	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
-	       raw_has(raw + (m->body_offset < len ? m->body_offset : len),
-		       len - (m->body_offset < len ? m->body_offset : len), t->bugzilla_host);
+	       text_find_ci(raw + (m->body_offset < len ? m->body_offset : len),
+			    len - (m->body_offset < len ? m->body_offset : len),
+			    t->bugzilla_host) != NULL;
 }
 
 
@@ -1327,7 +1316,7 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
-	if ((s = store_prepare(t->db, &st, "SELECT message_id, max(who), min(date) FROM ("
+	if ((s = store_cached(t->db, &st, "SELECT message_id, max(who), min(date) FROM ("
 			       " SELECT message_id, from_addr AS who, date FROM in_mail"
 			       " WHERE bug_id = (SELECT bug_id FROM in_mail WHERE message_id = ?1)"
 			       " AND state NOT IN ('ignored', 'rejected')"
@@ -1357,7 +1346,7 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 			      " THEN ?3 ELSE last_activity_msgid END WHERE id = ?4", "itti", date,
 			      from ? from : "", msgid, id);
 	}
-	sqlite3_finalize(st);
+	store_cached_done(t->db, st);
 	return s;
 }
 

@@ -232,6 +232,31 @@ static void test_closest(void)
 			words, 5) == NULL, "an over-long word is no problem");
 }
 
+/* text_find_ci: either case, NULs in the haystack, no reading past it */
+static void test_find_ci(void)
+{
+	static const char hay[] = "see Bugzilla.Kernel.org/x\0bugzilla.kernel.org";
+	const char *tail = hay + sizeof(hay) - 1 - 19;
+	static const char rep[] = "bBbbugz";
+	char *edge = malloc(8);
+
+	ok(text_find_ci(hay, 3, "bugzilla") == NULL, "too short a haystack");
+	ok(text_find_ci(hay, sizeof(hay) - 1, "bugzilla.kernel.org") == hay + 4,
+	   "found in another case, at the first place");
+	ok(text_find_ci(hay + 5, sizeof(hay) - 6, "bugzilla.kernel.org") == tail,
+	   "found after a NUL byte");
+	ok(text_find_ci(hay, 25, "kernel.org/x\0") == hay + 13, "a needle at the very end");
+	ok(text_find_ci(hay, 24, "kernel.org/x") == NULL, "one byte short is not found");
+	ok(text_find_ci(rep, 7, "bugz") == rep + 3, "repeated first letters");
+	ok(text_find_ci("x.y", 3, ".") != NULL && text_find_ci("xy", 2, ".") == NULL,
+	   "a first byte that is no letter");
+	/* a buffer that ends where the needle would go on (ASan checks) */
+	memcpy(edge, "xxxxxbug", 8);
+	ok(text_find_ci(edge, 8, "bugzilla") == NULL, "a needle cut by the end is not read past");
+	ok(text_find_ci(edge, 8, "BUG") == edge + 5, "a needle that ends with the haystack");
+	free(edge);
+}
+
 static void test_fsutil(void)
 {
 	unsigned long long n;
@@ -422,6 +447,7 @@ static void test_run_piped(void)
 
 int main(void)
 {
+	test_find_ci();
 	test_run_piped();
 	test_run_no_leak();
 	test_published_names();
