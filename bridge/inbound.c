@@ -662,10 +662,14 @@ static int answers_exhausted(struct sync_context *sc, long long bug_id)
 
 /* Who sent the mail, by [inbound] authenticate (mail/auth.h): only mails
  * that carry a command are checked.  The verdict is about the From:
- * domain, so the address the allow-lists are asked about must be in it. */
+ * domain, so the address the allow-lists are asked about must be in it.
+ * A mail of the archive's history (from_history()) is not checked: its
+ * commands never act, and a signature of years ago is checked against
+ * today's keys, if any (a backfill would ask DNS once per directive); its
+ * directives are marked as from a sender not authenticated, saying why. */
 static enum bb_status sender_verdict(struct sync_context *sc, const struct inmail *m,
-				     const char *raw, size_t len, struct auth_verdict *v,
-				     struct bb_error *err)
+				     const char *raw, size_t len, int history,
+				     struct auth_verdict *v, struct bb_error *err)
 {
 	const struct bb_config *cfg = sc->cfg;
 	int mode = auth_mode_parse(cfg->inbound_authenticate ? cfg->inbound_authenticate
@@ -673,9 +677,15 @@ static enum bb_status sender_verdict(struct sync_context *sc, const struct inmai
 	struct auth_policy policy = { mode < 0 ? AUTH_MODE_DKIM_OR_AUTHSERV : (enum auth_mode)mode,
 				      cfg->inbound_trusted_authserv_id, cfg->inbound_dkim_key_file };
 	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
-	enum bb_status s = auth_check(&policy, raw, len, v, err);
+	enum bb_status s;
 
-	if (s)
+	if (history && policy.mode != AUTH_MODE_NONE) {
+		memset(v, 0, sizeof(*v));
+		snprintf(v->reason, sizeof(v->reason),
+			 "not checked: the mail is from the archive's history");
+		return BB_OK;
+	}
+	if ((s = auth_check(&policy, raw, len, v, err)))
 		return s;
 	if (v->authenticated && policy.mode != AUTH_MODE_NONE &&
 	    (!at || g_ascii_strcasecmp(at + 1, v->from_domain))) {
@@ -1495,19 +1505,20 @@ static int has_directive(const char *text)
  * here only if the raw scan says a directive may be in it.  scan is the
  * mail's inmail_scan() when the caller has it, else -1.  A mail with a
  * #regzbot directive has its sender checked (verdict, when the caller
- * checked it already): what an unauthenticated sender's directives do is
- * marked so. */
+ * checked it already; history: from_history(), see sender_verdict()):
+ * what an unauthenticated sender's directives do is marked so. */
 static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
 					   const char *raw, size_t len, const char *body,
 					   long scan, const char *decoded,
-					   const struct auth_verdict *verdict,
+					   const struct auth_verdict *verdict, int history,
 					   struct bb_error *err);
 
 static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
 				   const char *raw, size_t len, const char *body, long scan,
-				   const struct auth_verdict *verdict, struct bb_error *err)
+				   const struct auth_verdict *verdict, int history,
+				   struct bb_error *err)
 {
-	return feed_tracker_decoded(sc, m, raw, len, body, scan, NULL, verdict, err);
+	return feed_tracker_decoded(sc, m, raw, len, body, scan, NULL, verdict, history, err);
 }
 
 /* feed_tracker(), where decoded (when not NULL) is the mail's decoded text,
@@ -1516,7 +1527,7 @@ static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail 
 static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
 					   const char *raw, size_t len, const char *body,
 					   long scan, const char *decoded,
-					   const struct auth_verdict *verdict,
+					   const struct auth_verdict *verdict, int history,
 					   struct bb_error *err)
 {
 	struct inmail_body b;
@@ -1535,7 +1546,7 @@ static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct
 			body = b.text ? b.text : "";
 	}
 	if (body && !verdict && has_directive(body)) {
-		if ((s = sender_verdict(sc, m, raw, len, &own, err)))
+		if ((s = sender_verdict(sc, m, raw, len, history, &own, err)))
 			goto out;
 		verdict = &own;
 	}
@@ -1582,7 +1593,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if (sc->cfg->inbound_commands)
 		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
 	memset(&verdict, 0, sizeof(verdict));
-	if (ncmds && (s = sender_verdict(sc, m, raw, len, &verdict, err)))
+	if (ncmds && (s = sender_verdict(sc, m, raw, len, from_history(opt, m), &verdict, err)))
 		goto out;
 	/* a mail of nothing but commands makes no comment */
 	rest = strip_commands(body.text ? body.text : "");
@@ -1596,7 +1607,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 				    row, cmds, ncmds, stats, err);
 	if (!s)
 		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1,
-				 ncmds ? &verdict : NULL, err);
+				 ncmds ? &verdict : NULL, from_history(opt, m), err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1936,7 +1947,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	long long row = 0;
 	enum bb_status s;
 
-	if ((s = sender_verdict(sc, m, raw, len, &verdict, err))) {
+	if ((s = sender_verdict(sc, m, raw, len, from_history(opt, m), &verdict, err))) {
 		config_list_free(allow);
 		return s;
 	}
@@ -1974,7 +1985,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		free(text);
 	}
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, NULL, -1, &verdict, err);
+		s = feed_tracker(sc, m, raw, len, NULL, -1, &verdict, from_history(opt, m), err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s || sc->dry_run) {
@@ -2158,7 +2169,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (!s)
 			s = feed_tracker_decoded(sc, m, raw, len, NULL, p->scan,
 						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
-						 NULL, err);
+						 NULL, from_history(opt, m), err);
 		if (!s)
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);

@@ -497,6 +497,25 @@ r = json.load(sys.stdin)
 r = r.get("regression", r)
 print(sorted({e["sender_unverified"] for e in r["history"]}))')" "['']"
 
+# a directive mail of the archive's history (dated before its reading
+# began) is not checked: a backfill would ask DNS for each one's key, of
+# years ago; its directive is marked as not checked, even when signed
+printf 'Since 6.5 the webcam is dark.\n\n#regzbot introduced: v6.4..v6.5\n' |
+	listlab_send "Wendy Maintainer <wendy@example.org>" reg-old@example.org "" \
+		"[REGRESSION] webcam dark" "Date: Mon, 01 Jun 2026 10:00:00 +0000"
+check "sync after a signed regression report from the archive's history" \
+	sh -c '"$BUGBRIDGE" --verbose sync >old-reg.log 2>&1'
+old=$(regid "webcam dark")
+check "it is tracked" test -n "$old"
+is "its directive is marked as not checked" "$(bb regressions show --json "$old" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r = r.get("regression", r)
+print(sorted({e["sender_unverified"] for e in r["history"] if e["message_id"] == "reg-old@example.org"}))')" \
+	"[\"not checked: the mail is from the archive's history\"]"
+like "a live one's sender is checked and logged" "$(cat sync.log)" "inbound.sender_checked"
+unlike "this one's is not" "$(grep 'reg-old@example.org' old-reg.log)" "sender_checked"
+
 out=$(bb status --json)
 is "status counts replies, commands and pending work" "$(printf '%s' "$out" | python3 -c '
 import json, sys
