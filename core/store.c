@@ -512,6 +512,10 @@ static void finalize_cached(gpointer stmt)
 	sqlite3_finalize(stmt);
 }
 
+#define KEPT_IDLE GINT_TO_POINTER(1)
+#define KEPT_LENT GINT_TO_POINTER(2)
+#define RECENT_MAX (4 * STORE_CACHED_MAX)
+
 enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *sql,
 			    struct bb_error *err)
 {
@@ -520,11 +524,20 @@ enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *s
 
 	if (!st->cached) {
 		st->cached = g_hash_table_new_full(g_str_hash, g_str_equal, free, finalize_cached);
-		st->lent = g_hash_table_new(g_direct_hash, g_direct_equal);
+		st->kept = g_hash_table_new(g_direct_hash, g_direct_equal);
+		st->recent = g_hash_table_new(g_direct_hash, g_direct_equal);
 	}
-	if ((*stmt = g_hash_table_lookup(st->cached, sql))) {
-		if (!g_hash_table_contains(st->lent, *stmt)) {
-			g_hash_table_add(st->lent, *stmt);
+	/* by the text's address first (the text may have changed there) */
+	if ((*stmt = g_hash_table_lookup(st->recent, sql)) && strcmp(sqlite3_sql(*stmt), sql))
+		*stmt = NULL;
+	if (!*stmt && (*stmt = g_hash_table_lookup(st->cached, sql))) {
+		if (g_hash_table_size(st->recent) >= RECENT_MAX)
+			g_hash_table_remove_all(st->recent);
+		g_hash_table_insert(st->recent, (gpointer)sql, *stmt);
+	}
+	if (*stmt) {
+		if (g_hash_table_lookup(st->kept, *stmt) == KEPT_IDLE) {
+			g_hash_table_insert(st->kept, *stmt, KEPT_LENT);
 			return BB_OK;
 		}
 		nested = 1;   /* in use further up: a statement of its own */
@@ -534,26 +547,23 @@ enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *s
 		*stmt = NULL;
 		return store_fail(st, err, "preparing a query failed");
 	}
-	/* kept only when store_cached_done() will find it by its text */
+	/* kept only when its text is the whole of sql (one statement) */
 	if (!nested && g_hash_table_size(st->cached) < STORE_CACHED_MAX && sqlite3_sql(*stmt) &&
 	    !strcmp(sqlite3_sql(*stmt), sql) && (key = strdup(sql))) {
 		g_hash_table_insert(st->cached, key, *stmt);
-		g_hash_table_add(st->lent, *stmt);
+		g_hash_table_insert(st->kept, *stmt, KEPT_LENT);
 	}
 	return BB_OK;
 }
 
 void store_cached_done(struct store *st, sqlite3_stmt *stmt)
 {
-	const char *sql;
-
 	if (!stmt)
 		return;
-	sql = sqlite3_sql(stmt);
-	if (st->cached && sql && g_hash_table_lookup(st->cached, sql) == stmt) {
+	if (st->kept && g_hash_table_lookup(st->kept, stmt) == KEPT_LENT) {
 		sqlite3_reset(stmt);
 		sqlite3_clear_bindings(stmt);
-		g_hash_table_remove(st->lent, stmt);
+		g_hash_table_insert(st->kept, stmt, KEPT_IDLE);
 		return;
 	}
 	sqlite3_finalize(stmt);
@@ -871,8 +881,10 @@ void store_close(struct store *st)
 		return;
 	if (st->cached)
 		g_hash_table_destroy(st->cached);
-	if (st->lent)
-		g_hash_table_destroy(st->lent);
+	if (st->kept)
+		g_hash_table_destroy(st->kept);
+	if (st->recent)
+		g_hash_table_destroy(st->recent);
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	free(st->path);

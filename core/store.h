@@ -45,7 +45,12 @@ struct store {
 	/* statements of store_cached(), by their SQL text (a GHashTable of
 	 * malloc'd text to statement; NULL until the first) */
 	struct _GHashTable *cached;
-	struct _GHashTable *lent;   /* cached statements handed out, not back yet */
+	/* each kept statement: handed out (lent) or not, by its pointer */
+	struct _GHashTable *kept;
+	/* the statement last found for a text at this address (a string
+	 * literal, mostly): looked up without hashing the text, and checked
+	 * by comparing it */
+	struct _GHashTable *recent;
 };
 
 /* Opens (creating if needed) the database at path, with its parent folder;

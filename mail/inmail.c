@@ -848,13 +848,12 @@ void inmail_release(struct inmail *m)
 	free(m->from_addr);
 	free(m->subject);
 	free(m->list_id);
-	free(m->date_text);
 	memset(m, 0, sizeof(*m));
 }
 
 time_t inmail_date(const struct inmail *m)
 {
-	return m->date_text ? decode_date(m->date_text) : 0;
+	return m->date;
 }
 
 const char *inmail_parent_id(const struct inmail *m)
@@ -975,8 +974,8 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 	v = field_value(&scratch, &hs.subject);
 	if (!(m->subject = v ? decode_text(v) : strdup("")))
 		goto nomem;
-	if ((v = field_value(&scratch, &hs.date)) && !(m->date_text = strdup(v)))
-		goto nomem;
+	if ((v = field_value(&scratch, &hs.date)))
+		m->date = decode_date(v);
 	if ((v = field_value(&scratch, &hs.list_id)))
 		m->list_id = list_id(v);
 
@@ -1043,7 +1042,7 @@ static int opaque_charset(const char *line, size_t len)
 		if (c != 'u' && c != 'i' && c != 'h' && c != 'e' && c != 'c')
 			continue;
 		for (int n = 0; names[n]; n++)
-			if (has_prefix_ci(line + i, len - i, names[n]))
+			if (names[n][0] == c && has_prefix_ci(line + i, len - i, names[n]))
 				return 1;
 	}
 	return 0;
@@ -1675,19 +1674,23 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 {
 	enum bb_status st = buf_grow(out, len + 1);
+	size_t run = 0;   /* where the bytes not yet added start */
 
+	/* runs of bytes that stay as they are go in whole */
 	for (size_t i = 0; i < len && st == BB_OK; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\r') {
-			if (i + 1 < len && s[i + 1] == '\n')
-				continue;
-			c = '\n';
-		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
 			continue;
-		}
-		st = buf_addch(out, (char)c);
+		st = buf_add(out, s + run, i - run);
+		run = i + 1;
+		/* CR LF is LF (the LF follows); a lone CR is one; other
+		 * controls go */
+		if (st == BB_OK && c == '\r' && !(i + 1 < len && s[i + 1] == '\n'))
+			st = buf_addch(out, '\n');
 	}
+	if (st == BB_OK)
+		st = buf_add(out, s + run, len - run);
 	return st;
 }
 
@@ -2207,6 +2210,7 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	GByteArray *array = NULL;
 	GMimeStream *stream = NULL;
 	GMimeParser *parser = NULL;
+	GMimeObject *top = NULL;
 	GMimeMessage *msg = NULL;
 	size_t skip;
 
@@ -2229,15 +2233,26 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 				    "mail header section is larger than %d bytes", INMAIL_HEADER_MAX);
 		goto out;
 	}
+	/* Only the Content- fields matter here: the top part is parsed as a
+	 * part, so GMime builds no message and does not parse every address
+	 * of its To: and Cc: (there may be hundreds).  What its part parser
+	 * does not take (a header section that starts with a second "From "
+	 * line) goes through its message parser, as all mail once did. */
 	stream = stream_over(raw + skip, len - skip, &array);
 	parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
-	msg = g_mime_parser_construct_message(parser, options());
-	if (!msg) {
-		d.st = bb_error_set(err, BB_ERR_INVALID, "not a mail: GMime found no message");
-		goto out;
+	if (!(top = g_mime_parser_construct_part(parser, options()))) {
+		g_object_unref(parser);
+		g_mime_stream_reset(stream);
+		parser = g_mime_parser_new_with_stream(stream);
+		g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+		if (!(msg = g_mime_parser_construct_message(parser, options()))) {
+			d.st = bb_error_set(err, BB_ERR_INVALID,
+					    "not a mail: GMime found no message");
+			goto out;
+		}
 	}
-	decode_walk(&d, g_mime_message_get_mime_part(msg), 0);
+	decode_walk(&d, top ? top : g_mime_message_get_mime_part(msg), 0);
 	if (d.st != BB_OK)
 		goto out;
 	if (d.text.len == 0 && d.html.len == 0 && d.named_html.len) {
@@ -2261,6 +2276,8 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	}
 	b->text = buf_detach(&d.text, &b->text_len);
 out:
+	if (top)
+		g_object_unref(top);
 	if (msg)
 		g_object_unref(msg);
 	if (parser)

@@ -82,7 +82,7 @@ struct inmail {
 	char *from_name;    /* display name, "" if none */
 	char *from_addr;    /* addr-spec with the domain lower-cased, NULL if none */
 	char *subject;      /* decoded, "" if none */
-	char *date_text;    /* the Date: value, NULL if none: inmail_date() reads it */
+	time_t date;        /* the Date: value's time, 0 if none or unparsable */
 	char *list_id;      /* "netdev.vger.kernel.org", lower-case, NULL if none */
 
 	/* Never posted to Bugzilla when set; skip_reason (a static string)
@@ -106,8 +106,8 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 				    const struct inmail_options *opt,
 				    struct inmail *m, struct bb_error *err);
 void inmail_release(struct inmail *m);
-/* The time the Date: field gives, 0 if none or unparsable.  Parsed on
- * demand: most list mail is never asked. */
+/* The time the Date: field gives, 0 if none or unparsable (m->date: the
+ * tracker and the history check ask it of every mail). */
 time_t inmail_date(const struct inmail *m);
 /* The direct parent's Message-ID: In-Reply-To, else the last reference,
  * else NULL.  Points into m. */

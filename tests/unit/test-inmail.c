@@ -835,6 +835,25 @@ static void test_decode_text(void)
 		       "latin1 label, cp1252 quotes, soft line break, CRLF");
 		inmail_body_release(&b);
 	}
+	/* the top part is parsed as a part; a header section GMime's part
+	 * parser does not take (a second "From " line) goes through its
+	 * message parser, as before */
+	if (decode("From someone@example.org Thu Jan  1 00:00:00 2026\n"
+		   "From nobody Thu Jan  1 00:00:00 2026\nFrom: b@example.org\nSubject: x\n"
+		   "Content-Type: text/plain; charset=utf-8\n\nthe body\r\n", &b) == BB_OK) {
+		is_str(b.text, "the body\n", "a second \"From \" line: the body all the same");
+		inmail_body_release(&b);
+	}
+	/* a To: and Cc: of many addresses (not parsed for the body) */
+	buf_addstr(&big, "From: a@b\nTo: ");
+	for (int i = 0; i < 2000; i++)
+		buf_addf(&big, "%sPerson %d <p%d@example.org>", i ? ",\n " : "", i, i);
+	buf_addstr(&big, "\nContent-Type: text/plain\n\n#regzbot introduced: v6.1..v6.2\n");
+	if (decode(big.data, &b) == BB_OK) {
+		is_str(b.text, "#regzbot introduced: v6.1..v6.2\n", "2,000 addresses: the body");
+		inmail_body_release(&b);
+	}
+	buf_release(&big);
 	if (decode("From: a@b\nContent-Type: text/plain; charset=x-no-such-charset\n\ncaf\xe9\n", &b) ==
 	    BB_OK) {
 		is_str(b.text, "caf\xc3\xa9\n", "unknown charset: windows-1252 fallback");

@@ -33,6 +33,46 @@ static const char *pragma_text(struct store *st, const char *pragma, char *out, 
 	return out;
 }
 
+/* store_cached(): one statement per text, found again by the text's
+ * address or its contents; a nested use and a text of several statements
+ * get statements of their own, finalized when handed back */
+static void test_cached(struct store *st)
+{
+	sqlite3_stmt *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+	char text[64];
+
+	ok(store_cached(st, &a, "SELECT 1", NULL) == BB_OK && a, "a cached statement");
+	store_cached_done(st, a);
+	ok(store_cached(st, &b, "SELECT 1", NULL) == BB_OK && b == a, "the same one again");
+	ok(store_cached(st, &c, "SELECT 1", NULL) == BB_OK && c && c != a,
+	   "a nested use gets one of its own");
+	ok(sqlite3_step(c) == SQLITE_ROW && sqlite3_step(b) == SQLITE_ROW, "both run");
+	store_cached_done(st, c);
+	store_cached_done(st, b);
+	/* the same address, another text: the statement of that text */
+	snprintf(text, sizeof(text), "SELECT %d", 2);
+	ok(store_cached(st, &a, text, NULL) == BB_OK && a, "a text on the stack");
+	ok(sqlite3_step(a) == SQLITE_ROW && sqlite3_column_int(a, 0) == 2, "runs its text");
+	store_cached_done(st, a);
+	snprintf(text, sizeof(text), "SELECT %d", 3);
+	ok(store_cached(st, &b, text, NULL) == BB_OK && b && b != a,
+	   "the same address with another text: another statement");
+	ok(sqlite3_step(b) == SQLITE_ROW && sqlite3_column_int(b, 0) == 3, "which runs that text");
+	store_cached_done(st, b);
+	snprintf(text, sizeof(text), "SELECT %d", 2);
+	ok(store_cached(st, &c, text, NULL) == BB_OK && c == a, "and the first text's again");
+	store_cached_done(st, c);
+	/* a handed-back statement is reset: it runs again from its start */
+	ok(store_cached(st, &d, "SELECT 1", NULL) == BB_OK && sqlite3_step(d) == SQLITE_ROW &&
+	   sqlite3_column_int(d, 0) == 1, "reset when handed back");
+	store_cached_done(st, d);
+	ok(store_cached(st, &a, "SELECT 4; SELECT 5", NULL) == BB_OK && a,
+	   "several statements: the first is prepared");
+	store_cached_done(st, a);
+	ok(store_cached(st, &b, "SELECT 4; SELECT 5", NULL) == BB_OK && b, "and again");
+	store_cached_done(st, b);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/bb-store-XXXXXX", mode[32];
@@ -46,6 +86,7 @@ int main(void)
 	ok(access(path, F_OK) == 0, "database file exists");
 	is_str(pragma_text(st, "PRAGMA journal_mode", mode, sizeof(mode)), "wal", "journal mode is WAL");
 	is_str(pragma_text(st, "PRAGMA foreign_keys", mode, sizeof(mode)), "1", "foreign keys are on");
+	test_cached(st);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
