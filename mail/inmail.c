@@ -2203,6 +2203,89 @@ void inmail_body_release(struct inmail_body *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* The Content- and MIME-Version fields of a header section (with their
+ * folded lines, verbatim) into out; returns where its blank line starts,
+ * or 0 when the section is not plain enough to be sure GMime splits it
+ * the same way: every line a "name:" field (printable name) or a folded
+ * one, no NUL and no CR but before LF, and a blank line to end it. */
+static size_t content_fields(const char *raw, size_t len, struct buf *out)
+{
+	size_t pos = 0;
+	int keep = 0;
+
+	while (pos < len) {
+		const char *line = raw + pos, *nl = memchr(line, '\n', len - pos), *colon;
+		size_t n, name;
+
+		if (!nl)
+			return 0;
+		n = (size_t)(nl - line);
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			return pos;
+		if (memchr(line, '\0', n) || memchr(line, '\r', n))
+			return 0;
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (!pos)
+				return 0;
+		} else {
+			if (!(colon = memchr(line, ':', n)) || colon == line)
+				return 0;
+			name = (size_t)(colon - line);
+			for (size_t i = 0; i < name; i++)
+				if ((unsigned char)line[i] <= ' ' || (unsigned char)line[i] >= 0x7f)
+					return 0;
+			keep = has_prefix_ci(line, name, "content-") || equals_ci(line, name, "mime-version");
+		}
+		if (keep && buf_add(out, line, (size_t)(nl + 1 - line)) != BB_OK)
+			return 0;
+		pos = (size_t)(nl + 1 - raw);
+	}
+	return 0;
+}
+
+/* Mails up to this size are parsed from a copy cut down by
+ * structure_stream(); larger ones (where the body's size, not the header's
+ * fields, is what a parse costs) as they are. */
+#define STRUCTURE_COPY_MAX (1024 * 1024)
+
+/* A stream of the mail as GMime's part parser needs it, in copy (made in
+ * copy, which the caller releases after the stream): its header section
+ * cut down to the fields that shape the MIME structure (GMime makes an
+ * object of every field it reads: most of a decode's time went to
+ * Received:, DKIM-Signature: and the rest) and one field of blanks as long
+ * as the others, then the body.  The body starts at the same offset as in
+ * the mail, and the copy is one piece: GMime reads a malformed MIME
+ * structure differently when its buffer's edges fall elsewhere.  The whole
+ * mail, not copied, when content_fields() is not sure or the mail is
+ * large. */
+static GMimeStream *structure_stream(const char *raw, size_t len, struct buf *copy,
+				     GByteArray **array)
+{
+	static const char pad_field[] = "X-Bugbridge-Skipped:";
+	size_t body = len <= STRUCTURE_COPY_MAX ? content_fields(raw, len, copy) : 0;
+	size_t pad = body > copy->len ? body - copy->len : 0;
+
+	if (body && pad && pad < sizeof(pad_field))
+		body = 0;   /* too little room for the field */
+	if (body && buf_grow(copy, pad + (len - body)) != BB_OK)
+		body = 0;
+	if (body && pad) {
+		/* the field, blanks, its line end */
+		memcpy(copy->data + copy->len, pad_field, sizeof(pad_field) - 1);
+		memset(copy->data + copy->len + sizeof(pad_field) - 1, ' ', pad - sizeof(pad_field));
+		copy->data[copy->len + pad - 1] = '\n';
+		copy->len += pad;
+		copy->data[copy->len] = '\0';
+	}
+	if (body && buf_add(copy, raw + body, len - body) != BB_OK)
+		body = 0;
+	if (!body || copy->len != len)
+		return stream_over(raw, len, array);
+	return stream_over(copy->data, copy->len, array);
+}
+
 enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 			     struct bb_error *err)
 {
@@ -2212,6 +2295,7 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	GMimeParser *parser = NULL;
 	GMimeObject *top = NULL;
 	GMimeMessage *msg = NULL;
+	struct buf copy = BUF_INIT;
 	size_t skip;
 
 	memset(b, 0, sizeof(*b));
@@ -2238,12 +2322,14 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	 * of its To: and Cc: (there may be hundreds).  What its part parser
 	 * does not take (a header section that starts with a second "From "
 	 * line) goes through its message parser, as all mail once did. */
-	stream = stream_over(raw + skip, len - skip, &array);
+	stream = structure_stream(raw + skip, len - skip, &copy, &array);
 	parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
 	if (!(top = g_mime_parser_construct_part(parser, options()))) {
 		g_object_unref(parser);
-		g_mime_stream_reset(stream);
+		g_object_unref(stream);
+		g_byte_array_free(array, FALSE);
+		stream = stream_over(raw + skip, len - skip, &array);
 		parser = g_mime_parser_new_with_stream(stream);
 		g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
 		if (!(msg = g_mime_parser_construct_message(parser, options()))) {
@@ -2284,6 +2370,7 @@ out:
 		g_object_unref(parser);
 	if (stream)
 		stream_done(stream, array);
+	buf_release(&copy);
 	buf_release(&d.text);
 	buf_release(&d.html);
 	buf_release(&d.named_html);

@@ -844,6 +844,32 @@ static void test_decode_text(void)
 		is_str(b.text, "the body\n", "a second \"From \" line: the body all the same");
 		inmail_body_release(&b);
 	}
+	/* the header section GMime is given is cut down to its Content-
+	 * fields and a field of blanks in place of the rest: a mail whose
+	 * other fields are too short for that one, one with CRLF lines and
+	 * folded fields, one whose fields are not plain, all read as before */
+	if (decode("To: a@b\nContent-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n", &b) ==
+	    BB_OK) {
+		is_str(b.text, "caf\xc3\xa9\n", "little to cut: the whole header");
+		inmail_body_release(&b);
+	}
+	if (decode("Received: from a by b;\r\n\tMon, 1 Jun 2026 10:00:00 +0000\r\n"
+		   "DKIM-Signature: v=1; a=rsa-sha256; d=example.org;\r\n b=abcdefgh\r\n"
+		   "Content-Type: multipart/mixed;\r\n boundary=\"XY\"\r\nSubject: s\r\n\r\n"
+		   "--XY\r\nContent-Type: text/plain\r\n\r\nfirst\r\n"
+		   "--XY\r\nContent-Type: application/octet-stream\r\n"
+		   "Content-Disposition: attachment; filename=dump.bin\r\n"
+		   "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n--XY--\r\n", &b) == BB_OK) {
+		is_str(b.text, "first\n", "CRLF, folded fields: the text part");
+		ok(b.nparts == 1 && b.parts[0].len == 3 && b.parts[0].filename &&
+		   !strcmp(b.parts[0].filename, "dump.bin"), "and the attachment");
+		inmail_body_release(&b);
+	}
+	if (decode("Received: from a by b; Mon, 1 Jun 2026 10:00:00 +0000\n"
+		   "Not a field\nContent-Type: text/plain\n\nbody\n", &b) == BB_OK) {
+		is_str(b.text, "body\n", "a line that is no field: read whole");
+		inmail_body_release(&b);
+	}
 	/* a To: and Cc: of many addresses (not parsed for the body) */
 	buf_addstr(&big, "From: a@b\nTo: ");
 	for (int i = 0; i < 2000; i++)
