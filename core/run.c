@@ -9,6 +9,8 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -76,6 +78,26 @@ void run_child_init(struct run_child *c, const char *what)
 	buf_init(&c->errout);
 	c->what = what;
 	c->upstream = NULL;
+	c->gather = 0;
+}
+
+void run_child_gather(struct run_child *c, size_t bytes)
+{
+	c->gather = bytes;
+}
+
+/* The nap of run_child_gather(): fd is readable (revents from poll());
+ * fewer than gather bytes (and than size, what the reader asks) wait in
+ * it and its writer has not closed it. */
+static void gather_nap(const struct run_child *c, int fd, short revents, size_t size)
+{
+	struct timespec nap = { 0, RUN_GATHER_NAP_US * 1000L };
+	int waiting = 0;
+
+	if (c->gather && !(revents & (POLLHUP | POLLERR)) &&
+	    ioctl(fd, FIONREAD, &waiting) == 0 && waiting >= 0 && (size_t)waiting < c->gather &&
+	    (size_t)waiting < size)
+		nanosleep(&nap, NULL);   /* (a signal may cut it short: no matter) */
 }
 
 static void close_fd(int *fd)
@@ -312,6 +334,7 @@ enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_
 				keep_stderr(who[i], tmp, (size_t)r);
 		}
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			gather_nap(c, c->out_fd, pfd[0].revents, size);
 			r = read(c->out_fd, dst, size);
 			if (r < 0) {
 				if (errno == EINTR)

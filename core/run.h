@@ -53,6 +53,7 @@ struct run_child {
 	const char *what;     /* "git fetch", for messages; not owned */
 	struct run_child *upstream; /* the child whose stdout is this one's stdin
 				     * (run_child_spawn_piped()), or NULL; not owned */
+	size_t gather;        /* run_child_gather(); 0: read what is there */
 };
 
 void run_child_init(struct run_child *c, const char *what);
@@ -89,6 +90,16 @@ enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_
  * can run further ahead of its reader; best effort (the system's limit,
  * /proc/sys/fs/pipe-max-size, may give less). */
 void run_child_pipe_size(struct run_child *c, int bytes);
+
+/* For a child that streams much output, asked nothing in between (git
+ * cat-file fed by git rev-list): when run_child_read() finds fewer than
+ * bytes waiting and more to come, it first naps RUN_GATHER_NAP_US, so that
+ * one wake-up reads a large piece.  Each wake-up is a switch of process
+ * both ways; reading a mail stream as it trickled in cost more CPU than
+ * parsing the mails.  Not for a child answering requests one by one: each
+ * answer would wait the nap. */
+#define RUN_GATHER_NAP_US 500
+void run_child_gather(struct run_child *c, size_t bytes);
 
 /* Reads up to size bytes of stdout into dst, waiting until some are there
  * (stderr is collected meanwhile).  *got is 0 once stdout has ended. */

@@ -778,6 +778,7 @@ again:
 			goto out;
 		src->stats.git_commands++;
 		run_child_pipe_size(&cat.run, ARCHIVE_GIT_PIPE);
+		run_child_gather(&cat.run, ARCHIVE_GIT_READ / 4);
 		for (;;) {
 			if ((st = child_read_line(&cat, &w->line, &got, err)))
 				goto out;

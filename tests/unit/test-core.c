@@ -369,6 +369,48 @@ static void test_run_no_leak(void)
 	close(fd);
 }
 
+/* run_child_gather(): a child that trickles its output in small writes is
+ * read whole and in order, its stderr kept, its end seen (the nap is taken
+ * when little is waiting: the reads here ask for much) */
+static void test_run_gather(void)
+{
+	struct run_args args = RUN_ARGS_INIT;
+	struct run_child c;
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	char chunk[65536];
+	size_t got;
+	int status = -1, reads = 0, failed = 0;
+
+	ok(!run_args_push(&args, "sh") && !run_args_push(&args, "-c") &&
+	   !run_args_push(&args, "i=0; while [ $i -lt 40 ]; do printf 'line %d\\n' $i; "
+			 "i=$((i+1)); done; sleep 0.01; printf 'late\\n'; echo oops >&2"),
+	   "a trickling child's arguments");
+	for (int i = 0; i < 40; i++)
+		buf_addf(&want, "line %d\n", i);
+	buf_addstr(&want, "late\n");
+	run_child_init(&c, "sh");
+	run_child_gather(&c, sizeof(chunk));
+	ok(run_child_spawn(&c, args.v, NULL, 0, &err) == BB_OK, "started");
+	do {
+		if (run_child_read(&c, chunk, sizeof(chunk), &got, &err) != BB_OK) {
+			failed = 1;
+			break;
+		}
+		buf_add(&out, chunk, got);
+		reads++;
+	} while (got);
+	ok(!failed && reads >= 2, "read to its end");
+	is_str(out.data, want.data, "all of it, in order");
+	run_child_wait(&c, &status);
+	is_int(status, 0, "it exits 0");
+	ok(c.errout.data && strstr(c.errout.data, "oops"), "its stderr is kept");
+	run_child_release(&c);
+	buf_release(&out);
+	buf_release(&want);
+	run_args_clear(&args);
+}
+
 static void test_run_piped(void)
 {
 	struct run_args up_args = RUN_ARGS_INIT, down_args = RUN_ARGS_INIT;
@@ -448,6 +490,7 @@ static void test_run_piped(void)
 int main(void)
 {
 	test_find_ci();
+	test_run_gather();
 	test_run_piped();
 	test_run_no_leak();
 	test_published_names();
