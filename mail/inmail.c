@@ -2327,8 +2327,7 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
 	if (!(top = g_mime_parser_construct_part(parser, options()))) {
 		g_object_unref(parser);
-		g_object_unref(stream);
-		g_byte_array_free(array, FALSE);
+		stream_done(stream, array);
 		stream = stream_over(raw + skip, len - skip, &array);
 		parser = g_mime_parser_new_with_stream(stream);
 		g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
