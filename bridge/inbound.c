@@ -660,6 +660,19 @@ static int answers_exhausted(struct sync_context *sc, long long bug_id)
 	return (unsigned long long)n >= limit;
 }
 
+/* Whether the mail is from before the archive's reading began (its
+ * history): its commands never act.  A mail without a usable Date counts
+ * as history. */
+static int from_history(const struct inbound_options *opt, const struct inmail *m)
+{
+	time_t date;
+
+	if (!opt->commands_since)
+		return 0;
+	date = inmail_date(m);
+	return date <= 0 || date < opt->commands_since;
+}
+
 /* Who sent the mail, by [inbound] authenticate (mail/auth.h): only mails
  * that carry a command are checked.  The verdict is about the From:
  * domain, so the address the allow-lists are asked about must be in it.
@@ -667,8 +680,8 @@ static int answers_exhausted(struct sync_context *sc, long long bug_id)
  * commands never act, and a signature of years ago is checked against
  * today's keys, if any (a backfill would ask DNS once per directive); its
  * directives are marked as from a sender not authenticated, saying why. */
-static enum bb_status sender_verdict(struct sync_context *sc, const struct inmail *m,
-				     const char *raw, size_t len, int history,
+static enum bb_status sender_verdict(struct sync_context *sc, const struct inbound_options *opt,
+				     const struct inmail *m, const char *raw, size_t len,
 				     struct auth_verdict *v, struct bb_error *err)
 {
 	const struct bb_config *cfg = sc->cfg;
@@ -679,7 +692,7 @@ static enum bb_status sender_verdict(struct sync_context *sc, const struct inmai
 	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
 	enum bb_status s;
 
-	if (history && policy.mode != AUTH_MODE_NONE) {
+	if (policy.mode != AUTH_MODE_NONE && from_history(opt, m)) {
 		memset(v, 0, sizeof(*v));
 		snprintf(v->reason, sizeof(v->reason),
 			 "not checked: the mail is from the archive's history");
@@ -698,19 +711,6 @@ static enum bb_status sender_verdict(struct sync_context *sc, const struct inmai
 		  LF_STR("authenticated", v->authenticated ? "yes" : "no"),
 		  LF_STR("method", v->method ? v->method : ""), LF_STR("reason", v->reason));
 	return BB_OK;
-}
-
-/* Whether the mail is from before the archive's reading began (its
- * history): its commands never act.  A mail without a usable Date counts
- * as history. */
-static int from_history(const struct inbound_options *opt, const struct inmail *m)
-{
-	time_t date;
-
-	if (!opt->commands_since)
-		return 0;
-	date = inmail_date(m);
-	return date <= 0 || date < opt->commands_since;
 }
 
 /* Records the commands of a mail to bug_id (intents, or why not), all in
@@ -1505,30 +1505,30 @@ static int has_directive(const char *text)
  * here only if the raw scan says a directive may be in it.  scan is the
  * mail's inmail_scan() when the caller has it, else -1.  A mail with a
  * #regzbot directive has its sender checked (verdict, when the caller
- * checked it already; history: from_history(), see sender_verdict()):
+ * checked it already; from the archive's history, see sender_verdict()):
  * what an unauthenticated sender's directives do is marked so. */
-static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
+static enum bb_status feed_tracker_decoded(struct sync_context *sc,
+					   const struct inbound_options *opt, const struct inmail *m,
 					   const char *raw, size_t len, const char *body,
 					   long scan, const char *decoded,
-					   const struct auth_verdict *verdict, int history,
-					   struct bb_error *err);
+					   const struct auth_verdict *verdict, struct bb_error *err);
 
-static enum bb_status feed_tracker(struct sync_context *sc, const struct inmail *m,
-				   const char *raw, size_t len, const char *body, long scan,
-				   const struct auth_verdict *verdict, int history,
+static enum bb_status feed_tracker(struct sync_context *sc, const struct inbound_options *opt,
+				   const struct inmail *m, const char *raw, size_t len,
+				   const char *body, long scan, const struct auth_verdict *verdict,
 				   struct bb_error *err)
 {
-	return feed_tracker_decoded(sc, m, raw, len, body, scan, NULL, verdict, history, err);
+	return feed_tracker_decoded(sc, opt, m, raw, len, body, scan, NULL, verdict, err);
 }
 
 /* feed_tracker(), where decoded (when not NULL) is the mail's decoded text,
  * which the caller made anyway: used instead of decoding it again if the
  * tracker wants the body. */
-static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct inmail *m,
+static enum bb_status feed_tracker_decoded(struct sync_context *sc,
+					   const struct inbound_options *opt, const struct inmail *m,
 					   const char *raw, size_t len, const char *body,
 					   long scan, const char *decoded,
-					   const struct auth_verdict *verdict, int history,
-					   struct bb_error *err)
+					   const struct auth_verdict *verdict, struct bb_error *err)
 {
 	struct inmail_body b;
 	struct auth_verdict own;
@@ -1546,7 +1546,7 @@ static enum bb_status feed_tracker_decoded(struct sync_context *sc, const struct
 			body = b.text ? b.text : "";
 	}
 	if (body && !verdict && has_directive(body)) {
-		if ((s = sender_verdict(sc, m, raw, len, history, &own, err)))
+		if ((s = sender_verdict(sc, opt, m, raw, len, &own, err)))
 			goto out;
 		verdict = &own;
 	}
@@ -1593,7 +1593,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if (sc->cfg->inbound_commands)
 		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
 	memset(&verdict, 0, sizeof(verdict));
-	if (ncmds && (s = sender_verdict(sc, m, raw, len, from_history(opt, m), &verdict, err)))
+	if (ncmds && (s = sender_verdict(sc, opt, m, raw, len, &verdict, err)))
 		goto out;
 	/* a mail of nothing but commands makes no comment */
 	rest = strip_commands(body.text ? body.text : "");
@@ -1606,8 +1606,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		s = record_commands(sc, m, &verdict, from_history(opt, m), parent != NULL, bug_id,
 				    row, cmds, ncmds, stats, err);
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, body.text ? body.text : "", -1,
-				 ncmds ? &verdict : NULL, from_history(opt, m), err);
+		s = feed_tracker(sc, opt, m, raw, len, body.text ? body.text : "", -1,
+				 ncmds ? &verdict : NULL, err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1943,17 +1943,17 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	char **allow = config_list(sc->cfg->inbound_allow, NULL);
 	struct auth_verdict verdict;
 	char note[sizeof(verdict.reason) + 64], why[sizeof(note) + 32];
-	int allowed;
+	int history = from_history(opt, m), allowed;
 	long long row = 0;
 	enum bb_status s;
 
-	if ((s = sender_verdict(sc, m, raw, len, from_history(opt, m), &verdict, err))) {
+	if ((s = sender_verdict(sc, opt, m, raw, len, &verdict, err))) {
 		config_list_free(allow);
 		return s;
 	}
-	allowed = verdict.authenticated && !from_history(opt, m) && address_in(m->from_addr, allow);
+	allowed = verdict.authenticated && !history && address_in(m->from_addr, allow);
 	config_list_free(allow);
-	if (from_history(opt, m))
+	if (history)
 		snprintf(note, sizeof(note),
 			 "the mail is from the archive's history (dated before its reading began)");
 	else if (!verdict.authenticated)
@@ -1968,7 +1968,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 	if (!s && !allowed)
 		s = command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
 				   err);
-	if (!s && !allowed && verdict.authenticated && !from_history(opt, m)) {
+	if (!s && !allowed && verdict.authenticated && !history) {
 		/* answered on the mail's own thread, routed as the bug would
 		 * have been; a sender nobody vouches for gets nothing */
 		char *text = str_printf("%s  #bugbridge track\n    refused: %s\n", ANSWER_HEADING,
@@ -1985,7 +1985,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		free(text);
 	}
 	if (!s)
-		s = feed_tracker(sc, m, raw, len, NULL, -1, &verdict, from_history(opt, m), err);
+		s = feed_tracker(sc, opt, m, raw, len, NULL, -1, &verdict, err);
 	if (!s)
 		s = cursor_move(sc, cursor_name, cursor_value, err);
 	if (s || sc->dry_run) {
@@ -2167,9 +2167,9 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (bug_id)
 			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
 		if (!s)
-			s = feed_tracker_decoded(sc, m, raw, len, NULL, p->scan,
+			s = feed_tracker_decoded(sc, opt, m, raw, len, NULL, p->scan,
 						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
-						 NULL, from_history(opt, m), err);
+						 NULL, err);
 		if (!s)
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
