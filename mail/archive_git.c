@@ -645,34 +645,50 @@ static void log_rewind(struct archive_source *src, long epoch, char *from, const
 	from[0] = '\0';
 }
 
-/* One answer of cat-file (w->line, its header, then the blob on its
- * stdout): "<blob> blob <size> <commit>" or "<commit>:m missing".  The
- * message is handed over from cat-file's buffer itself when it is whole
- * there (the '\n' after it turned into the NUL the handler is promised). */
+/* One answer of cat-file (w->line, its header, then the object on its
+ * stdout): "<object> <type> <size> <commit>", or "<commit>:m missing" (v2)
+ * and "<blob> missing" (v1: asked is the commit the request named; NULL
+ * for v2, whose answers name it).  The message is handed over from
+ * cat-file's buffer itself when it is whole there (the '\n' after it
+ * turned into the NUL the handler is promised).  What is not a message
+ * (no object, an object that is not a blob: a broken or hostile inbox) is
+ * logged and passed, so that one bad commit does not stop the archive. */
 static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long epoch,
-				  struct bb_error *err)
+				  const char *asked, struct bb_error *err)
 {
 	struct archive_source *src = w->src;
-	const char *line = w->line.data, *p, *commit;
+	const char *line = w->line.data, *p, *commit, *type = NULL;
 	char where[ARCHIVE_OID_MAX + 32];
 	char *position = NULL;
-	size_t commit_len;
-	long long size;
+	size_t commit_len, type_len = 0;
+	long long size = 0;
 	enum bb_status st;
 
 	if (w->line.len > 8 && !strcmp(line + w->line.len - 8, " missing")) {
-		/* no message in this commit: public-inbox removed one (purge, spam) */
-		commit = line;
-		commit_len = w->line.len - 8;
-		if (commit_len < 2 || strncmp(line + commit_len - 2, ":m", 2) ||
-		    !is_oid(commit, commit_len - 2))
-			goto bad;
-		commit_len -= 2;
+		size_t len = w->line.len - 8;
+
+		if (asked && is_oid(line, len)) {
+			/* v1: the blob a commit names is not in the repository */
+			commit = asked;
+			commit_len = strlen(asked);
+		} else {
+			/* v2: no message in this commit: public-inbox removed
+			 * one (purge, spam) */
+			commit = line;
+			commit_len = len;
+			if (asked || commit_len < 2 || strncmp(line + commit_len - 2, ":m", 2) ||
+			    !is_oid(commit, commit_len - 2))
+				goto bad;
+			commit_len -= 2;
+		}
 	} else {
-		/* "<blob> blob <size> <commit>" */
-		p = strchr(line, ' ');
-		if (!p || strncmp(p, " blob ", 6) ||
-		    archive_parse_long(p + 6, &p, LLONG_MAX / 2, &size) || *p != ' ')
+		/* "<object> <type> <size> <commit>" */
+		if (!(p = strchr(line, ' ')))
+			goto bad;
+		type = p + 1;
+		type_len = strcspn(type, " ");
+		if (!type_len || type[type_len] != ' ' ||
+		    archive_parse_long(type + type_len + 1, &p, LLONG_MAX / 2, &size) || *p != ' ')
 			goto bad;
 		commit = p + 1;
 		commit_len = strlen(commit);
@@ -684,15 +700,18 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 	memcpy(w->pos.commit, commit, commit_len);
 	w->pos.commit[commit_len] = '\0';
 	snprintf(where, sizeof(where), "git:%ld:%s", epoch, w->pos.commit);
-	if (commit == line) {
+	if (!type) {
 		log_event(LOG_LEVEL_INFO, "archive.no_message", LF_STR("where", where));
 		src->stats.skipped++;
 		return BB_OK;
 	}
-	if ((unsigned long long)size > src->max_message) {
+	if (type_len != 4 || strncmp(type, "blob", 4) ||
+	    (unsigned long long)size > src->max_message) {
 		if ((st = child_read_bytes(cat, (size_t)size + 1, NULL, err)))
 			return st;
-		archive_log_skip(src, "too-large", where);
+		archive_log_skip(src, type_len == 4 && !strncmp(type, "blob", 4) ? "too-large"
+										 : "not-a-file",
+				 where);
 		return BB_OK;
 	}
 	/* the whole message and its '\n' in cat-file's buffer */
@@ -784,7 +803,7 @@ again:
 				goto out;
 			if (!got)
 				break;
-			if ((st = walk_answer(w, &cat, epoch, err)))
+			if ((st = walk_answer(w, &cat, epoch, NULL, err)))
 				goto out;
 		}
 		run_child_wait(&cat.run, &cat_status);
@@ -883,16 +902,16 @@ static enum bb_status v1_commit(struct git_walk *w, struct child *cat, const cha
 	int got;
 
 	for (size_t i = 0; i < n && !st; i++) {
+		const char *asked = i + 1 < n && *prev ? prev : commit;
 		char request[2 * ARCHIVE_OID_MAX + 4];
 
-		snprintf(request, sizeof(request), "%s %s\n", blobs[i],
-			 i + 1 < n && *prev ? prev : commit);
+		snprintf(request, sizeof(request), "%s %s\n", blobs[i], asked);
 		if ((st = run_child_write(&cat->run, request, strlen(request), err)) ||
 		    (st = child_read_line(cat, &w->line, &got, err)))
 			break;
 		if (!got)
 			return bb_error_set(err, BB_ERR_IO, "git cat-file ended early");
-		st = walk_answer(w, cat, 0, err);
+		st = walk_answer(w, cat, 0, asked, err);
 	}
 	return st;
 }

@@ -331,4 +331,61 @@ dump --state state-v1 --cursor-file v1-gone.cur public-inbox "$WORK/v1inbox"
 is "a cursor whose commit the inbox lacks: read again from its start" \
 	"$ids $(stat_of rewinds)" "v1-a@example.org v1-b@example.org v1-c@example.org 1"
 
+# --- a broken inbox: commits whose message is no file --------------------------
+# fast-import writes what public-inbox never would: "m" as a folder or as a
+# submodule (v2), a v1 message path that is a submodule.  The mails around
+# them are read, each bad commit is logged and passed, and the next poll
+# starts after them.
+# odd_inbox V2|V1 GITDIR: mails odd-a@, then the bad commits, then odd-b@, odd-c@
+odd_inbox() {
+	git init -q --bare "$2" && /usr/bin/python3 - "$1" <<'EOF' | git --git-dir="$2" fast-import --quiet --done
+import hashlib, sys
+v1 = sys.argv[1] == "V1"
+out = sys.stdout.buffer
+n = 0
+def path(mid):
+    h = hashlib.sha1(mid).hexdigest().encode()
+    return h[:2] + b"/" + h[2:] if v1 else b"m"
+def commit(entries):
+    global n
+    n += 1
+    out.write(b"commit refs/heads/master\ncommitter T <t@example.org> %d +0000\ndata 2\nm\n" % (1790000000 + n))
+    if not v1:
+        out.write(b"deleteall\n")
+    for e in entries:
+        out.write(e)
+def mail(mid):
+    data = b"From: T <t@example.org>\nSubject: odd\nMessage-ID: <%s>\n\nodd\n" % mid
+    return b"M 100644 inline %s\ndata %d\n%s\n" % (path(mid), len(data), data)
+gitlink = b"M 160000 0123456789abcdef0123456789abcdef01234567 %s\n"
+commit([mail(b"odd-a@example.org")])
+if v1:
+    commit([gitlink % path(b"odd-gone@example.org")])
+else:
+    commit([b"M 100644 inline m/inner\ndata 3\nab\n\n"])
+    commit([gitlink % b"m"])
+commit([mail(b"odd-b@example.org")])
+commit([mail(b"odd-c@example.org")])
+out.write(b"done\n")
+EOF
+}
+mkdir -p "$WORK/odd2/git"
+odd_inbox V2 "$WORK/odd2/git/0.git"
+dump --state state-odd2 --cursor-file odd2.cur public-inbox "$WORK/odd2"
+is "v2: the mails around a folder and a submodule named m are read" "$ids" \
+	"odd-a@example.org odd-b@example.org odd-c@example.org"
+unlike "with no error" "$out" "^error"
+is "the two bad commits are passed as skipped" "$(stat_of skipped)" 2
+is "and the cursor is the epoch's HEAD" "$(cat odd2.cur)" \
+	"git:0:$(git --git-dir="$WORK/odd2/git/0.git" rev-parse HEAD)"
+dump --state state-odd2 --cursor-file odd2.cur public-inbox "$WORK/odd2"
+is "the next poll reads nothing" "$ids $(stat_of messages)" " 0"
+odd_inbox V1 "$WORK/odd1"
+dump --state state-odd1 --cursor-file odd1.cur public-inbox "$WORK/odd1"
+is "v1: the mails around a submodule at a message's path are read" "$ids" \
+	"odd-a@example.org odd-b@example.org odd-c@example.org"
+unlike "with no error" "$out" "^error"
+is "and its cursor is the inbox's HEAD" "$(cat odd1.cur)" \
+	"git:0:$(git --git-dir="$WORK/odd1" rev-parse HEAD)"
+
 done_testing
