@@ -238,7 +238,10 @@ static enum bb_status git_argv(struct archive_source *src, struct run_args *v, c
 	    run_args_push(v, "-c") || run_args_push(v, "protocol.http.allow=always") ||
 	    run_args_push(v, "-c") || run_args_push(v, "protocol.https.allow=always") ||
 	    run_args_push(v, "-c") || run_args_push(v, "credential.helper=") ||
-	    run_args_push(v, "-c") || run_args_push(v, "core.askPass="))
+	    run_args_push(v, "-c") || run_args_push(v, "core.askPass=") ||
+	    /* a local inbox's own configuration cannot make `git log` run
+	     * its gpg.program on a signed commit */
+	    run_args_push(v, "-c") || run_args_push(v, "log.showSignature=false"))
 		return BB_ERR_NOMEM;
 	if (src->proxy) {
 		s = str_printf("http.proxy=%s", src->proxy);

@@ -387,5 +387,20 @@ is "v1: the mails around a submodule at a message's path are read" "$ids" \
 unlike "with no error" "$out" "^error"
 is "and its cursor is the inbox's HEAD" "$(cat odd1.cur)" \
 	"git:0:$(git --git-dir="$WORK/odd1" rev-parse HEAD)"
+# a signed commit, and the inbox's own configuration asking git log to
+# check signatures with a program of its choice: that program never runs
+printf 'tree %s\nparent %s\nauthor T <t@example.org> 1790000100 +0000\ncommitter T <t@example.org> 1790000100 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned\n' \
+	"$(git --git-dir="$WORK/odd1" rev-parse 'HEAD^{tree}')" \
+	"$(git --git-dir="$WORK/odd1" rev-parse HEAD)" >signed.txt
+signed=$(git --git-dir="$WORK/odd1" hash-object -t commit -w signed.txt)
+git --git-dir="$WORK/odd1" update-ref HEAD "$signed"
+printf '#!/bin/sh\n: >"%s/gpg-ran"\nexit 1\n' "$WORK" >"$WORK/fake-gpg"
+chmod +x "$WORK/fake-gpg"
+git --git-dir="$WORK/odd1" config log.showSignature true
+git --git-dir="$WORK/odd1" config gpg.program "$WORK/fake-gpg"
+dump --state state-odd1 --cursor-file odd1.cur public-inbox "$WORK/odd1"
+is "a signed commit that adds no message: nothing read" "$ids $(stat_of messages)" " 0"
+check "the program the inbox's configuration names is not run" test ! -e "$WORK/gpg-ran"
+is "and the cursor passes the commit" "$(cat odd1.cur)" "git:0:$signed"
 
 done_testing
