@@ -1650,8 +1650,9 @@ enum bb_status gitscan_grep(struct gitscan_tree *t, const char *regex,
 		return bb_error_set(err, BB_ERR_INVALID, "tree %s: git grep: no pattern", t->name);
 	if ((st = check_repository(t, err)) || (st = rev_parse(t, t->scan_ref, "ref", hash, err)))
 		return st;
+	/* --no-column: a tree's grep.column would add a field to each line */
 	if (git_args(t, &a, 1) || run_args_push(&a, "grep") || run_args_push(&a, "--no-color") ||
-	    run_args_push(&a, "-n") || run_args_push(&a, "-I") || run_args_push(&a, "-z") ||
+	    run_args_push(&a, "--no-column") || run_args_push(&a, "-n") || run_args_push(&a, "-I") || run_args_push(&a, "-z") ||
 	    run_args_push(&a, "-E") || run_args_push(&a, "-e") || run_args_push(&a, regex) ||
 	    run_args_push(&a, hash) || run_args_push(&a, "--")) {
 		st = nomem(err);

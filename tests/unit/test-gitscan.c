@@ -847,6 +847,17 @@ static void test_grep(void)
 	   g.texts[0]);
 	is_int(cut, 0, "grep: not truncated");
 
+	/* the tree's own configuration cannot change what grep prints */
+	sh("git -C '%s' config grep.column true && git -C '%s' config grep.patternType fixed",
+	   src, src);
+	memset(&g, 0, sizeof(g));
+	is_int(gitscan_grep(t, "^([A-Za-z_][^;=]*[ *])?(foo_probe)\\(", c_files, 0, grep_collect,
+			    &g, &cut, &err), BB_OK, "grep: a tree configured with grep.column");
+	ok(g.n == 2 && !strcmp(g.paths[0], "drivers/foo/core.c") && g.lines[0] == 3 &&
+	   !strcmp(g.texts[0], "static int foo_probe(void)"),
+	   "grep: still path, line and text (%zu: %s:%lu: %s)", g.n, g.paths[0], g.lines[0],
+	   g.texts[0]);
+
 	memset(&g, 0, sizeof(g));
 	is_int(gitscan_grep(t, "nothing_like_this", NULL, 0, grep_collect, &g, NULL, &err), BB_OK,
 	       "grep: no match is no error");
