@@ -1148,6 +1148,13 @@ enum bb_status archive_poll_public_inbox(struct archive_source *src, const char 
 		goto out;
 	}
 	for (long e = start_epoch; e <= newest; e++) {
+		if (!epoch_present(src, e) && src->local) {
+			/* a local mirror of some epochs only (public-inbox-clone
+			 * --epoch=~1): the history it has is read */
+			log_event(LOG_LEVEL_INFO, "archive.epoch_absent", LF_STR("path", src->path),
+				  LF_INT("epoch", e));
+			continue;
+		}
 		if (!epoch_present(src, e) && (st = git_clone(src, e, err)))
 			goto out;
 		if ((st = walk_epoch(&w, e, e == start_epoch ? w.pos.commit : "", err)))

@@ -403,4 +403,28 @@ is "a signed commit that adds no message: nothing read" "$ids $(stat_of messages
 check "the program the inbox's configuration names is not run" test ! -e "$WORK/gpg-ran"
 is "and the cursor passes the commit" "$(cat odd1.cur)" "git:0:$signed"
 
+# --- a local mirror of the newest epochs only (public-inbox-clone --epoch=~1) --
+mkdir -p "$WORK/partial/git"
+for e in 3 4; do
+	git init -q --bare "$WORK/partial/git/$e.git"
+	/usr/bin/python3 - "$e" <<'EOF' | git --git-dir="$WORK/partial/git/$e.git" fast-import --quiet --done
+import sys
+e, out = int(sys.argv[1]), sys.stdout.buffer
+for i in range(2):
+    data = b"From: T <t@example.org>\nSubject: partial\nMessage-ID: <part-%d-%d@example.org>\n\nx\n" % (e, i)
+    out.write(b"commit refs/heads/master\ncommitter T <t@example.org> %d +0000\ndata 2\nm\n" % (1790000000 + 10 * e + i))
+    out.write(b"deleteall\nM 100644 inline m\ndata %d\n%s\n" % (len(data), data))
+out.write(b"done\n")
+EOF
+done
+dump --state state-partial --cursor-file partial.cur public-inbox "$WORK/partial"
+is "epochs 3 and 4 alone: their mails are read from the start" "$ids" \
+	"part-3-0@example.org part-3-1@example.org part-4-0@example.org part-4-1@example.org"
+unlike "with no error for the epochs it lacks" "$out" "^error"
+is "and the cursor is in the newest" "$(cat partial.cur)" \
+	"git:4:$(git --git-dir="$WORK/partial/git/4.git" rev-parse HEAD)"
+rm -rf "$WORK/partial/git" && mkdir -p "$WORK/partial/git"
+dump --state state-partial2 public-inbox "$WORK/partial"
+like "a folder with no epoch at all is still an error" "$out" "^error not-found .*no epoch 0"
+
 done_testing
