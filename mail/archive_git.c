@@ -666,6 +666,7 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 	size_t commit_len, type_len = 0;
 	long long size = 0;
 	enum bb_status st;
+	int blob;
 
 	if (w->line.len > 8 && !strcmp(line + w->line.len - 8, " missing")) {
 		size_t len = w->line.len - 8;
@@ -708,13 +709,11 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 		src->stats.skipped++;
 		return BB_OK;
 	}
-	if (type_len != 4 || strncmp(type, "blob", 4) ||
-	    (unsigned long long)size > src->max_message) {
+	blob = type_len == 4 && !strncmp(type, "blob", 4);
+	if (!blob || (unsigned long long)size > src->max_message) {
 		if ((st = child_read_bytes(cat, (size_t)size + 1, NULL, err)))
 			return st;
-		archive_log_skip(src, type_len == 4 && !strncmp(type, "blob", 4) ? "too-large"
-										 : "not-a-file",
-				 where);
+		archive_log_skip(src, blob ? "too-large" : "not-a-file", where);
 		return BB_OK;
 	}
 	/* the whole message and its '\n' in cat-file's buffer */
@@ -1148,15 +1147,18 @@ enum bb_status archive_poll_public_inbox(struct archive_source *src, const char 
 		goto out;
 	}
 	for (long e = start_epoch; e <= newest; e++) {
-		if (!epoch_present(src, e) && src->local) {
-			/* a local mirror of some epochs only (public-inbox-clone
-			 * --epoch=~1): the history it has is read */
-			log_event(LOG_LEVEL_INFO, "archive.epoch_absent", LF_STR("path", src->path),
-				  LF_INT("epoch", e));
-			continue;
+		if (!epoch_present(src, e)) {
+			if (src->local) {
+				/* a local mirror of some epochs only
+				 * (public-inbox-clone --epoch=~1): the
+				 * history it has is read */
+				log_event(LOG_LEVEL_INFO, "archive.epoch_absent",
+					  LF_STR("path", src->path), LF_INT("epoch", e));
+				continue;
+			}
+			if ((st = git_clone(src, e, err)))
+				goto out;
 		}
-		if (!epoch_present(src, e) && (st = git_clone(src, e, err)))
-			goto out;
 		if ((st = walk_epoch(&w, e, e == start_epoch ? w.pos.commit : "", err)))
 			goto out;
 	}

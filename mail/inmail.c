@@ -1502,6 +1502,15 @@ static GMimeStream *stream_over(const char *data, size_t len, GByteArray **array
 	return stream;
 }
 
+/* A GMime parser over stream, reading format (a message or an mbox). */
+static GMimeParser *parser_over(GMimeStream *stream, GMimeFormat format)
+{
+	GMimeParser *parser = g_mime_parser_new_with_stream(stream);
+
+	g_mime_parser_set_format(parser, format);
+	return parser;
+}
+
 static void stream_done(GMimeStream *stream, GByteArray *array)
 {
 	g_object_unref(stream);
@@ -2323,14 +2332,12 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 	 * does not take (a header section that starts with a second "From "
 	 * line) goes through its message parser, as all mail once did. */
 	stream = structure_stream(raw + skip, len - skip, &copy, &array);
-	parser = g_mime_parser_new_with_stream(stream);
-	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+	parser = parser_over(stream, GMIME_FORMAT_MESSAGE);
 	if (!(top = g_mime_parser_construct_part(parser, options()))) {
 		g_object_unref(parser);
 		stream_done(stream, array);
 		stream = stream_over(raw + skip, len - skip, &array);
-		parser = g_mime_parser_new_with_stream(stream);
-		g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+		parser = parser_over(stream, GMIME_FORMAT_MESSAGE);
 		if (!(msg = g_mime_parser_construct_message(parser, options()))) {
 			d.st = bb_error_set(err, BB_ERR_INVALID,
 					    "not a mail: GMime found no message");
@@ -2397,8 +2404,7 @@ enum bb_status inmail_mbox_split(const char *data, size_t len,
 	}
 	options();
 	stream = stream_over(data, len, &array);
-	parser = g_mime_parser_new_with_stream(stream);
-	g_mime_parser_set_format(parser, GMIME_FORMAT_MBOX);
+	parser = parser_over(stream, GMIME_FORMAT_MBOX);
 	while (!g_mime_parser_eos(parser)) {
 		GMimeMessage *msg = g_mime_parser_construct_message(parser, options());
 		gint64 start, marker;

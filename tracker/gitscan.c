@@ -1652,8 +1652,8 @@ enum bb_status gitscan_grep(struct gitscan_tree *t, const char *regex,
 		return st;
 	/* --no-column: a tree's grep.column would add a field to each line */
 	if (git_args(t, &a, 1) || run_args_push(&a, "grep") || run_args_push(&a, "--no-color") ||
-	    run_args_push(&a, "--no-column") || run_args_push(&a, "-n") || run_args_push(&a, "-I") || run_args_push(&a, "-z") ||
-	    run_args_push(&a, "-E") || run_args_push(&a, "-e") || run_args_push(&a, regex) ||
+	    run_args_push(&a, "--no-column") || run_args_push(&a, "-n") ||
+	    run_args_push(&a, "-I") || run_args_push(&a, "-z") || run_args_push(&a, "-E") || run_args_push(&a, "-e") || run_args_push(&a, regex) ||
 	    run_args_push(&a, hash) || run_args_push(&a, "--")) {
 		st = nomem(err);
 		goto out;
