@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -935,5 +936,71 @@ enum bb_status store_cursor_set(struct store *db, const char *name, const char *
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(db, err, "moving a cursor");
 	store_cached_done(db, st);
+	return s;
+}
+
+/* The secret's hex text in the meta table, decoded into out; 1 when there
+ * is one of the right form. */
+static int secret_read(struct store *db, const char *key, unsigned char *out)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (store_prepare(db, &st, "SELECT value FROM meta WHERE key = ?", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 2 * STORE_SECRET_LEN) {
+		const char *hex = (const char *)sqlite3_column_text(st, 0);
+
+		found = 1;
+		for (size_t i = 0; i < STORE_SECRET_LEN && found; i++) {
+			int hi = g_ascii_xdigit_value(hex[2 * i]), lo = g_ascii_xdigit_value(hex[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				found = 0;
+			else
+				out[i] = (unsigned char)(hi << 4 | lo);
+		}
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+enum bb_status store_secret(struct store *db, const char *name, int make,
+			    unsigned char out[STORE_SECRET_LEN], struct bb_error *err)
+{
+	unsigned char fresh[STORE_SECRET_LEN];
+	char hex[2 * STORE_SECRET_LEN + 1];
+	sqlite3_stmt *st = NULL;
+	char *key = str_printf("secret.%s", name);
+	enum bb_status s = BB_OK;
+
+	if (!key)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (secret_read(db, key, out))
+		goto out;
+	if (!make) {
+		s = bb_error_set(err, BB_ERR_NOT_FOUND, "the state has no secret \"%s\"", name);
+		goto out;
+	}
+	if (getrandom(fresh, sizeof(fresh), 0) != (ssize_t)sizeof(fresh)) {
+		s = bb_error_set(err, BB_ERR_IO, "no random bytes for a secret: %s", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < STORE_SECRET_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", fresh[i]);
+	/* another process may have made it first: its own is kept */
+	if ((s = store_prepare(db, &st, "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", err)))
+		goto out;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hex, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(db, err, "keeping a secret of the state");
+	sqlite3_finalize(st);
+	if (!s && !secret_read(db, key, out))
+		s = bb_error_set(err, BB_ERR_DATABASE, "the state's secret \"%s\" is malformed", name);
+out:
+	explicit_bzero(fresh, sizeof(fresh));
+	free(key);
 	return s;
 }

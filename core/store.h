@@ -102,4 +102,12 @@ enum bb_status store_cursor_set(struct store *db, const char *name, const char *
 enum bb_status store_cursor_get(struct store *db, const char *name, char **value,
 				time_t *updated, struct bb_error *err);
 
+/* A secret of this state, by name: STORE_SECRET_LEN random bytes, made the
+ * first time they are asked for with make set, and kept in the meta table,
+ * so that a backup of the database carries them and a copy put back knows
+ * its own.  BB_ERR_NOT_FOUND when there is none and make is 0. */
+#define STORE_SECRET_LEN 32
+enum bb_status store_secret(struct store *db, const char *name, int make,
+			    unsigned char out[STORE_SECRET_LEN], struct bb_error *err);
+
 #endif

@@ -73,6 +73,48 @@ static void test_cached(struct store *st)
 	store_cached_done(st, b);
 }
 
+/* Secrets: made once, kept, the same for a backup's copy; never made by
+ * a read-only store. */
+static void test_secret(const char *dir)
+{
+	unsigned char a[STORE_SECRET_LEN], b[STORE_SECRET_LEN], c[STORE_SECRET_LEN];
+	unsigned char zero[STORE_SECRET_LEN] = { 0 };
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL, *ro = NULL;
+	char *path = str_printf("%s/secret.db", dir), *copy = str_printf("%s/copy.db", dir);
+	char *sql = str_printf("VACUUM INTO '%s'", copy);
+
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "secret: a store");
+	is_int(store_secret(st, "k", 0, a, &err), BB_ERR_NOT_FOUND, "secret: none until made");
+	ok(store_secret(st, "k", 1, a, &err) == BB_OK, "secret: made (%s)", err.message);
+	ok(memcmp(a, zero, sizeof(a)) != 0, "secret: random bytes, not zeros");
+	ok(store_secret(st, "k", 1, b, &err) == BB_OK && !memcmp(a, b, sizeof(a)),
+	   "secret: asked again, the same");
+	ok(store_secret(st, "other", 1, c, &err) == BB_OK && memcmp(a, c, sizeof(a)),
+	   "secret: another name, another secret");
+	ok(store_exec(st, sql, &err) == BB_OK, "secret: a copy of the database");
+	ok(store_open(&ro, path, STORE_READ_ONLY, &err) == BB_OK, "secret: read-only");
+	ok(store_secret(ro, "k", 0, b, &err) == BB_OK && !memcmp(a, b, sizeof(a)),
+	   "secret: read-only reads it");
+	ok(store_secret(ro, "new", 1, b, &err) != BB_OK, "secret: read-only makes none");
+	store_close(ro);
+	store_close(st);
+	st = NULL;
+	ok(store_open(&st, copy, STORE_READ_WRITE, &err) == BB_OK &&
+	   store_secret(st, "k", 1, b, &err) == BB_OK && !memcmp(a, b, sizeof(a)),
+	   "secret: the copy knows it");
+	store_close(st);
+	st = NULL;
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK &&
+	   store_exec(st, "UPDATE meta SET value = 'zz' WHERE key = 'secret.k'", &err) == BB_OK,
+	   "secret: spoilt");
+	is_int(store_secret(st, "k", 1, b, &err), BB_ERR_DATABASE, "secret: a spoilt one is an error");
+	store_close(st);
+	free(path);
+	free(copy);
+	free(sql);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/bb-store-XXXXXX", mode[32];
@@ -87,6 +129,7 @@ int main(void)
 	is_str(pragma_text(st, "PRAGMA journal_mode", mode, sizeof(mode)), "wal", "journal mode is WAL");
 	is_str(pragma_text(st, "PRAGMA foreign_keys", mode, sizeof(mode)), "1", "foreign keys are on");
 	test_cached(st);
+	test_secret(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
