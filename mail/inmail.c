@@ -684,7 +684,7 @@ static size_t field_name_len(const char *line, size_t len, size_t *colon)
 
 struct header_scan {
 	struct field message_id, in_reply_to, references, from, subject, date, list_id,
-		content_type, return_path;
+		content_type, return_path, mark;
 	int loop_header, auto_submitted, autoreply_header, failed_recipients;
 	int precedence_bulk, precedence_junk, list_headers;
 	/* what inmail_raw_scan() would say of the header section */
@@ -818,6 +818,8 @@ static void note_field(struct header_scan *hs, const struct field *f)
 	case 'x':
 		if (equals_ci(n, l, MAIL_LOOP_HEADER))
 			hs->loop_header = 1;
+		else if (equals_ci(n, l, MAIL_MARK_HEADER))
+			slot = &hs->mark;
 		else if (equals_ci(n, l, "x-autoreply") || equals_ci(n, l, "x-autorespond") ||
 			 equals_ci(n, l, "x-autoresponder") || equals_ci(n, l, "x-vacation"))
 			hs->autoreply_header = 1;
@@ -848,6 +850,7 @@ void inmail_release(struct inmail *m)
 	free(m->from_addr);
 	free(m->subject);
 	free(m->list_id);
+	free(m->mark);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -988,6 +991,8 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 		m->from_bridge = 1;
 		m->skip_reason = "bridge-message-id";
 	}
+	if (m->from_bridge && (v = field_value(&scratch, &hs.mark)) && !(m->mark = strdup(v)))
+		goto nomem;
 	if (!m->skip_reason) {
 		int bounce = hs.failed_recipients;
 

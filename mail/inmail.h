@@ -89,6 +89,7 @@ struct inmail {
 	 * says why: "loop-header", "bridge-message-id", "auto-submitted",
 	 * "precedence", "autoreply-header", "autoreply-subject", "bounce". */
 	int from_bridge;    /* carries the loop header or the bridge's Message-ID */
+	char *mark;         /* its X-Bugbridge-Mark (MAIL_MARK_HEADER), when from_bridge */
 	int auto_reply;     /* auto-reply, vacation reply or bounce */
 	const char *skip_reason;
 

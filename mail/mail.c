@@ -17,6 +17,9 @@
 #include <time.h>
 
 #include <gmime/gmime.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "core/fsutil.h"
 #include "core/text.h"
@@ -53,6 +56,40 @@ void mail_shutdown(void)
 }
 
 /* --- Message-IDs ------------------------------------------------------------ */
+
+int mail_mark(const unsigned char *key, const char *message_id,
+	      char out[MAIL_MARK_HEX_LEN + 1])
+{
+	unsigned char mac[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+
+	if (!HMAC(EVP_sha256(), key, MAIL_MARK_KEY_LEN, (const unsigned char *)message_id,
+		  strlen(message_id), mac, &len) || len < MAIL_MARK_HEX_LEN / 2)
+		return -1;
+	for (size_t i = 0; i < MAIL_MARK_HEX_LEN / 2; i++)
+		snprintf(out + 2 * i, 3, "%02x", mac[i]);
+	return 0;
+}
+
+int mail_mark_ok(const unsigned char *key, const char *message_id, const char *mark)
+{
+	char want[MAIL_MARK_HEX_LEN + 1], got[MAIL_MARK_HEX_LEN + 1];
+	const char *p = mark;
+	size_t n = 0;
+
+	if (!key || !message_id || !p)
+		return 0;
+	while (g_ascii_isspace(*p))
+		p++;
+	for (; n < MAIL_MARK_HEX_LEN && g_ascii_isxdigit(*p); p++)
+		got[n++] = g_ascii_tolower(*p);
+	got[n] = '\0';
+	while (g_ascii_isspace(*p))
+		p++;
+	if (n < MAIL_MARK_HEX_LEN || *p || mail_mark(key, message_id, want))
+		return 0;
+	return CRYPTO_memcmp(want, got, MAIL_MARK_HEX_LEN) == 0;
+}
 
 char *mail_message_id(const char *domain, long long bug_id, int count)
 {
@@ -727,6 +764,15 @@ static enum bb_status build_message(const struct mail_options *opt, const struct
 	g_mime_object_set_header(GMIME_OBJECT(msg), "Auto-Submitted", "auto-generated", NULL);
 	loop = header_clean(opt->domain, HEADER_VALUE_MAX);
 	g_mime_object_set_header(GMIME_OBJECT(msg), MAIL_LOOP_HEADER, loop, NULL);
+	if (opt->mark_key) {
+		char mark[MAIL_MARK_HEX_LEN + 1];
+
+		if (mail_mark(opt->mark_key, mp->message_id, mark)) {
+			s = bb_error_set(err, BB_ERR_INTERNAL, "mail: libcrypto made no mark");
+			goto out;
+		}
+		g_mime_object_set_header(GMIME_OBJECT(msg), MAIL_MARK_HEADER, mark, NULL);
+	}
 
 	{
 		GMimeObject *part = make_text_part(mp->body.b.data, mp->body.b.len);

@@ -41,6 +41,14 @@
 #include "core/status.h"
 
 #define MAIL_LOOP_HEADER "X-Bugbridge-Loop"
+/* A mail of this bridge's state says so: X-Bugbridge-Mark: the first 16
+ * bytes, in hex, of HMAC-SHA256(the state's mark key, the Message-ID
+ * without angle brackets).  Read back from the list archive, it tells the
+ * bridge's own mail from one that only borrows its Message-ID or loop
+ * header, which anyone can write. */
+#define MAIL_MARK_HEADER "X-Bugbridge-Mark"
+#define MAIL_MARK_KEY_LEN 32
+#define MAIL_MARK_HEX_LEN 32
 
 struct mail_options {
 	const char *domain;       /* Message-ID domain */
@@ -51,7 +59,16 @@ struct mail_options {
 	const char *footer;       /* an extra footer line, or NULL */
 	int replies_posted;       /* the inbound bridge posts list replies to the bug */
 	const char *kernel_field; /* field of the "Kernel:" line; NULL: cf_kernel_version */
+	const unsigned char *mark_key; /* MAIL_MARK_KEY_LEN bytes: X-Bugbridge-Mark; NULL: none */
 };
+
+/* The mark of message_id (MAIL_MARK_HEADER) into out; 0, or -1 when
+ * libcrypto fails. */
+int mail_mark(const unsigned char *key, const char *message_id,
+	      char out[MAIL_MARK_HEX_LEN + 1]);
+/* Whether mark (a header's value, surrounding space allowed) is message_id's
+ * mark under key; compared in constant time. */
+int mail_mark_ok(const unsigned char *key, const char *message_id, const char *mark);
 
 /* What a mail says about one attachment (already in the blob store). */
 struct mail_attachment {

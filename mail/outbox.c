@@ -238,6 +238,48 @@ out:
 	return s;
 }
 
+enum bb_status outbox_record_sent(struct store *db, const char *message_id, long long bug_id,
+				  const char *raw, size_t len, time_t when, int *added,
+				  struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	enum bb_status s;
+
+	*added = 0;
+	if ((s = store_cached(db, &q, "INSERT INTO outbox (message_id, bug_id, sender,"
+				      " recipients, message, state, created, sent)"
+				      " VALUES (?1, ?2, '', '', ?3, 'sent', ?4, ?4)"
+				      /* a copy queued again (a crash after sending it,
+				       * a state put back) goes no more */
+				      " ON CONFLICT (message_id) DO UPDATE SET state = 'sent',"
+				      " sent = coalesce(sent, excluded.sent) WHERE state <> 'sent'", err)))
+		return s;
+	sqlite3_bind_text(q, 1, message_id, -1, SQLITE_STATIC);
+	if (bug_id > 0)
+		sqlite3_bind_int64(q, 2, bug_id);
+	sqlite3_bind_blob64(q, 3, raw, len, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, (sqlite3_int64)when);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		s = store_fail(db, err, "recording a sent mail");
+	else
+		*added = sqlite3_changes(db->db) > 0;
+	store_cached_done(db, q);
+	return s;
+}
+
+int outbox_has(struct store *db, const char *message_id)
+{
+	sqlite3_stmt *q = NULL;
+	int found;
+
+	if (store_cached(db, &q, "SELECT 1 FROM outbox WHERE message_id = ?", NULL))
+		return 0;
+	sqlite3_bind_text(q, 1, message_id, -1, SQLITE_STATIC);
+	found = sqlite3_step(q) == SQLITE_ROW;
+	store_cached_done(db, q);
+	return found;
+}
+
 /* Loads up to limit queued rows due at now with id > after, by id. */
 static enum bb_status load_due(struct store *db, time_t now, long long after, unsigned limit,
 			       struct pending **out, size_t *count, struct bb_error *err)

@@ -65,6 +65,19 @@ struct outbox_options {
 	long retry_min, retry_max;/* backoff bounds in seconds */
 };
 
+/* Records as sent a mail of this bridge that the list archive holds
+ * (raw/len as archived; its mark checked by the caller): a state put back
+ * from an older backup forgot that it sent it, and outbox_add() of its
+ * Message-ID is then a no-op, so it is not sent again.  A copy the outbox
+ * holds queued or failed (a crash came after sending it; a state put back
+ * queued it again) is marked sent; one marked sent stays as it is.  *added
+ * says whether anything changed. */
+enum bb_status outbox_record_sent(struct store *db, const char *message_id, long long bug_id,
+				  const char *raw, size_t len, time_t when, int *added,
+				  struct bb_error *err);
+/* Whether the outbox holds message_id, in any state. */
+int outbox_has(struct store *db, const char *message_id);
+
 /* Queues a mail; a second add with the same Message-ID is a no-op (BB_OK).
  * sender and recipients may be "Name <addr>" or "addr"; the bare addresses
  * are stored (recipients joined by ", ").  CRLF in message becomes LF.

@@ -15,6 +15,7 @@
 
 #include "bridge/mailcmd.h"
 #include "mail/inmail.h"
+#include "mail/mail.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,6 +65,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			expect_clean(m.message_id, 0);
 		if (m.in_reply_to)
 			expect_clean(m.in_reply_to, 0);
+		if (m.mark) {
+			static const unsigned char key[MAIL_MARK_KEY_LEN] = { 1, 2, 3 };
+
+			expect(m.from_bridge);
+			expect_clean(m.mark, 0);
+			(void)mail_mark_ok(key, m.message_id, m.mark);
+		}
 		expect(m.references && m.nreferences <= INMAIL_REFERENCES_MAX &&
 		       !m.references[m.nreferences]);
 		for (size_t i = 0; i < m.nreferences; i++) {

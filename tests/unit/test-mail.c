@@ -662,9 +662,72 @@ static void test_literal_encoded_words(void)
 	}
 }
 
+/* X-Bugbridge-Mark: HMAC-SHA256 of the Message-ID under the state's key,
+ * its first 16 bytes in hex; the known answer is Python's
+ * hmac.new(bytes(range(32)), b"bug-42@" DOMAIN, hashlib.sha256). */
+static void test_marks(void)
+{
+	unsigned char key[MAIL_MARK_KEY_LEN], other[MAIL_MARK_KEY_LEN];
+	char mark[MAIL_MARK_HEX_LEN + 1], spaced[64];
+	struct mail_options opt;
+	struct bz_bug bug;
+	struct bz_comment c = { 0 };
+	char *to[] = { W("linux-kernel@vger.kernel.org"), NULL };
+	struct mail_message m = { 0 };
+	struct bb_error err = BB_ERROR_INIT;
+	GMimeMessage *msg = NULL;
+
+	for (size_t i = 0; i < sizeof(key); i++) {
+		key[i] = (unsigned char)i;
+		other[i] = (unsigned char)(i + 1);
+	}
+	ok(mail_mark(key, "bug-42@" DOMAIN, mark) == 0, "a mark is made");
+	is_str(mark, "88b9f1ddd1633ce30088bf11118c81cc", "it is HMAC-SHA256's first 16 bytes");
+	ok(mail_mark_ok(key, "bug-42@" DOMAIN, mark), "the mark checks out");
+	snprintf(spaced, sizeof(spaced), " 88B9F1DDD1633CE30088BF11118C81CC\t");
+	ok(mail_mark_ok(key, "bug-42@" DOMAIN, spaced), "in capitals, between spaces");
+	ok(!mail_mark_ok(other, "bug-42@" DOMAIN, mark), "not under another key");
+	ok(!mail_mark_ok(key, "bug-42-c1@" DOMAIN, mark), "not for another Message-ID");
+	ok(!mail_mark_ok(key, "bug-42@" DOMAIN, "88b9f1ddd1633ce30088bf11118c81c"), "not cut short");
+	ok(!mail_mark_ok(key, "bug-42@" DOMAIN, "88b9f1ddd1633ce30088bf11118c81cc0"), "not longer");
+	ok(!mail_mark_ok(key, "bug-42@" DOMAIN, "88b9f1ddd1633ce30088bf11118c81cc x"),
+	   "nothing after it");
+	ok(!mail_mark_ok(key, "bug-42@" DOMAIN, ""), "not empty");
+	ok(!mail_mark_ok(NULL, "bug-42@" DOMAIN, mark), "not without a key");
+
+	sample_options(&opt);
+	sample_bug(&bug, "suspend fails");
+	c.id = 1002;
+	c.bug_id = bug.id;
+	c.count = 2;
+	c.author.login = W("dev@example.net");
+	c.author.real_name = W("Dev Eloper");
+	c.time = T_COMMENT;
+	c.text = W("Please try this patch.\n");
+	ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL, NULL, NULL, NULL, &m,
+				&err) == BB_OK && m.text && (msg = parse(&m)),
+	   "a mail without a key (%s)", err.message);
+	ok(msg && count_headers(msg, MAIL_MARK_HEADER) == 0, "has no mark");
+	if (msg)
+		g_object_unref(msg);
+	msg = NULL;
+	mail_message_release(&m);
+	opt.mark_key = key;
+	ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL, NULL, NULL, NULL, &m,
+				&err) == BB_OK && m.text && (msg = parse(&m)),
+	   "a mail with one (%s)", err.message);
+	ok(msg && count_headers(msg, MAIL_MARK_HEADER) == 1 &&
+	   mail_mark_ok(key, m.message_id, header(msg, MAIL_MARK_HEADER)),
+	   "has its Message-ID's mark, once");
+	if (msg)
+		g_object_unref(msg);
+	mail_message_release(&m);
+}
+
 int main(void)
 {
 	test_message_ids();
+	test_marks();
 	test_first_mail();
 	test_comment_mail();
 	test_hostile_input();
