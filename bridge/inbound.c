@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -441,6 +442,27 @@ static char *compose_comment(struct sync_context *sc, const struct inbound_optio
 
 /* --------------------------------------------------------- recording */
 
+/* A mail of this state read back from the archive (its X-Bugbridge-Mark
+ * checked: a Message-ID or loop header alone anyone can write) is
+ * recorded as sent.  The outbox has it, but a state put back from an
+ * older backup does not, and would send it again. */
+static enum bb_status own_mail_sent(struct sync_context *sc, const struct inmail *m,
+				    long long bug_id, const char *raw, size_t len,
+				    struct bb_error *err)
+{
+	int added = 0;
+	enum bb_status s;
+
+	if (!mail_mark_ok(sync_mark_key(sc), m->message_id, m->mark))
+		return BB_OK;
+	s = outbox_record_sent(sc->db, m->message_id, bug_id, raw, len,
+			       m->date > 0 ? m->date : time(NULL), &added, err);
+	if (!s && added)
+		log_event(LOG_LEVEL_INFO, "inbound.sent_before", LF_STR("message_id", m->message_id),
+			  LF_INT("bug", bug_id));
+	return s;
+}
+
 static enum bb_status mail_record(struct sync_context *sc, const struct inbound_options *opt,
 				  const struct inmail *m, long long bug_id, const char *parent,
 				  const char *state, const char *reason, const char *comment,
@@ -596,6 +618,7 @@ static enum bb_status queue_answer(struct sync_context *sc, const struct bz_bug 
 		goto out;
 	}
 	sync_mail_options(sc->cfg, &mopt);
+	mopt.mark_key = sync_mark_key(sc);
 	for (size_t i = 0; route.to && route.to[i]; i++)
 		n++;
 	rcpt = calloc(n + 2, sizeof(*rcpt));
@@ -614,6 +637,12 @@ static enum bb_status queue_answer(struct sync_context *sc, const struct bz_bug 
 	if ((s = mail_compose_notice(&mopt, bug, seq, text, help, route.to, cc, message_id, &msg,
 				     err)))
 		goto out;
+	if (!sc->dry_run && outbox_has(sc->db, msg.message_id)) {
+		/* sent before, by a state this one was put back over */
+		log_event(LOG_LEVEL_INFO, "inbound.sent_before", LF_INT("bug", bug->id),
+			  LF_STR("message_id", msg.message_id));
+		goto out;
+	}
 	if (!sc->dry_run &&
 	    (s = outbox_add(sc->db, msg.message_id, bug->id, 0, sender, rcpt, msg.text, msg.len,
 			    err)))
@@ -794,11 +823,24 @@ out:
 
 /* ------------------------------------------------------ doing the work */
 
+/* Whether text ends with line marker (Bugzilla trims what follows), as
+ * every comment the bridge posts does. */
+static int ends_with_marker(const char *text, const char *marker)
+{
+	size_t len = text ? strlen(text) : 0, mlen = strlen(marker);
+
+	while (len && isspace((unsigned char)text[len - 1]))
+		len--;
+	return len > mlen && text[len - mlen - 1] == '\n' &&
+	       !memcmp(text + len - mlen, marker, mlen);
+}
+
 /* Whether Bugzilla already has the comment of mail message_id on the bug
- * (posted before a crash); *id gets it. */
+ * (its last line "Message-ID: <...>"); *id gets it.  It has when a round
+ * crashed after posting it, or when the state was put back from a backup
+ * older than the posting: the database forgot, the bug did not. */
 static enum bb_status comment_exists(struct sync_context *sc, long long bug_id,
-				     const char *message_id, time_t since, long long *id,
-				     struct bb_error *err)
+				     const char *message_id, long long *id, struct bb_error *err)
 {
 	struct bz_bug bug;
 	char *marker = str_printf("Message-ID: <%s>", message_id);
@@ -809,9 +851,9 @@ static enum bb_status comment_exists(struct sync_context *sc, long long bug_id,
 	bug.id = bug_id;
 	if (!marker)
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	s = bz_fetch_comments(sc->bz, &bug, 1, since, err);
+	s = bz_fetch_comments(sc->bz, &bug, 1, 0, err);
 	for (size_t i = 0; !s && i < bug.ncomments; i++)
-		if (bug.comments[i].text && strstr(bug.comments[i].text, marker))
+		if (ends_with_marker(bug.comments[i].text, marker))
 			*id = bug.comments[i].id;
 	bz_bug_release(&bug);
 	free(marker);
@@ -1009,18 +1051,16 @@ static enum bb_status mark_refused(struct sync_context *sc, long long row, long 
 	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 }
 
-/* Posts one recorded comment, unless a crash left it posted already. */
+/* Posts one recorded comment (finish_mail_once() has looked for it on
+ * the bug first). */
 static enum bb_status post_comment(struct sync_context *sc, long long row, long long bug_id,
-				   const char *message_id, const char *text, int maybe_posted,
+				   const char *message_id, const char *text,
 				   struct inbound_stats *stats, struct bb_error *err)
 {
 	long long id = 0;
 	enum bb_status s;
 
-	if (maybe_posted &&
-	    (s = comment_exists(sc, bug_id, message_id, 0, &id, err)))
-		return s;
-	if (!id) {
+	{
 		test_hook("inbound.post");
 		s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err);
 		if (s && bz_client_last_code(sc->bz) == BZ_CODE_COMMENT_TOO_LONG) {
@@ -1385,15 +1425,73 @@ out:
 	return s;
 }
 
+/* When the bug already has the comment of recorded mail row, the mail
+ * was done before: its commands run before its comment is posted.  A
+ * round that crashed after posting leaves this, and so does a state put
+ * back from a backup older than the posting, whose archive cursor reads
+ * the mail again.  Its commands are not run again nor answered, its
+ * attachments not uploaded again; it is recorded as posted.  *done says
+ * whether it was. */
+static enum bb_status done_before(struct sync_context *sc, long long row, int *done,
+				  struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	long long bug_id = 0, id = 0;
+	char *message_id = NULL;
+	enum bb_status s;
+
+	*done = 0;
+	if ((s = store_prepare(sc->db, &st, "SELECT bug_id, message_id FROM in_mail WHERE id = ?"
+				      " AND state = 'intent' AND comment IS NOT NULL", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, row);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		bug_id = sqlite3_column_int64(st, 0);
+		message_id = column_dup(st, 1);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!bug_id || !message_id)
+		goto out;
+	if ((s = comment_exists(sc, bug_id, message_id, &id, err)) &&
+	    bz_client_bug_hidden(sc->bz, s)) {
+		/* restricted since: posting finds so and withdraws it */
+		bb_error_clear(err);
+		s = BB_OK;
+	}
+	if (s || !id)
+		goto out;
+	if ((s = store_prepare(sc->db, &st, "UPDATE in_command SET state = 'done', note = ?"
+				      " WHERE mail = ? AND state = 'intent'", err)))
+		goto out;
+	sqlite3_bind_text(st, 1, "done before: the bug has the mail's comment", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, row);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a list mail's commands");
+	sqlite3_finalize(st);
+	if (s)
+		goto out;
+	log_event(LOG_LEVEL_INFO, "inbound.posted_before", LF_INT("bug", bug_id),
+		  LF_STR("message_id", message_id), LF_INT("comment", id));
+	*done = 1;
+	s = mark_posted(sc, row, bug_id, message_id, id, err);
+out:
+	free(message_id);
+	return s;
+}
+
 /* Does what a recorded mail asks: its commands, then its comment. */
-static enum bb_status finish_mail_once(struct sync_context *sc, long long row, int maybe_done,
+static enum bb_status finish_mail_once(struct sync_context *sc, long long row,
 				       struct inbound_stats *stats, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	long long bug_id = 0;
 	char *message_id = NULL, *comment = NULL;
+	int done = 0;
 	enum bb_status s;
 
+	if ((s = done_before(sc, row, &done, err)) || done)
+		return s;
 	if ((s = store_prepare(sc->db, &st, "SELECT seq, bug_id, line, change FROM in_command"
 				      " WHERE mail = ? AND state = 'intent' ORDER BY seq", err)))
 		return s;
@@ -1426,7 +1524,7 @@ static enum bb_status finish_mail_once(struct sync_context *sc, long long row, i
 	if (s) {
 		/* try again in a later round */
 	} else if (bug_id && message_id && comment) {
-		s = post_comment(sc, row, bug_id, message_id, comment, maybe_done, stats, err);
+		s = post_comment(sc, row, bug_id, message_id, comment, stats, err);
 	} else if (message_id) {
 		/* commands only: done once they are */
 		if (!(s = store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'no-comment',"
@@ -1451,10 +1549,10 @@ static enum bb_status finish_mail_once(struct sync_context *sc, long long row, i
  * failure backs this mail off (in_mail.attempts, next_attempt: 1 minute,
  * doubling, at most 6 hours) and the round goes on with the others; only
  * DEFERRED_IN_A_ROW of them in a row (Bugzilla down) stop it. */
-static enum bb_status finish_mail(struct sync_context *sc, long long row, int maybe_done,
+static enum bb_status finish_mail(struct sync_context *sc, long long row,
 				  struct inbound_stats *stats, struct bb_error *err)
 {
-	enum bb_status s = finish_mail_once(sc, row, maybe_done, stats, err);
+	enum bb_status s = finish_mail_once(sc, row, stats, err);
 	sqlite3_stmt *st = NULL;
 	enum bb_status u;
 	char why[sizeof(err->message)];
@@ -1621,7 +1719,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if ((s = store_commit(sc->db, err)))
 		goto out;
 	test_hook("inbound.recorded");
-	s = finish_mail(sc, row, 0, stats, err);
+	s = finish_mail(sc, row, stats, err);
 out:
 	mailcmd_free(cmds, ncmds);
 	free(rest);
@@ -1694,11 +1792,12 @@ static enum bb_status track_thread(const struct inbound_options *opt, const char
 	return BB_OK;
 }
 
-/* Creates the bug of a tracked thread (or finds it, when a crash came
- * between creating it and recording it), then records every mail of the
- * thread: the first as the description, the others as comments to post. */
+/* Creates the bug of a tracked thread (or finds it, by its URL: a crash
+ * came between creating it and recording it, or the state was put back
+ * from an older backup), then records every mail of the thread: the first
+ * as the description, the others as comments to post. */
 static enum bb_status track_create(struct sync_context *sc, const struct inbound_options *opt,
-				   const struct thread *t, const char *track_mid, int maybe_done,
+				   const struct thread *t, const char *track_mid,
 				   struct inbound_stats *stats, struct bb_error *err)
 {
 	char *track_from = NULL;
@@ -1726,7 +1825,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (maybe_done && (s = bz_find_bug_by_url(sc->bz, link, &bug_id, err)))
+	if ((s = bz_find_bug_by_url(sc->bz, link, &bug_id, err)))
 		goto out;
 	if (!bug_id) {
 		const struct bz_change fields[] = {
@@ -1820,7 +1919,20 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 		}
 		if (!track_from && !strcmp(m.message_id, track_mid) && m.from_addr)
 			track_from = strdup(m.from_addr);
-		if (i == 0) {
+		if (i > 0 && (m.from_bridge || m.auto_reply)) {
+			/* never a comment, as when read on their own: the
+			 * bridge's answers in the thread (one read again, when
+			 * the state was put back from an older backup), an
+			 * auto-reply */
+			if (mail_seen(sc, m.message_id))
+				s = mail_forget(sc, m.message_id, err);
+			if (!s)
+				s = mail_record(sc, opt, &m, bug_id, m.in_reply_to, "ignored",
+						m.from_bridge ? "sent by bugbridge" : "an automatic reply",
+						NULL, NULL, err);
+			if (!s && m.mark)
+				s = own_mail_sent(sc, &m, bug_id, t->raw[i].data, t->raw[i].len, err);
+		} else if (i == 0) {
 			/* the description: nothing to post; a root seen before
 			 * (the track mail itself) now belongs to the bug */
 			if (mail_seen(sc, m.message_id))
@@ -1912,8 +2024,7 @@ static enum bb_status track_give_up(struct sync_context *sc, const char *message
 
 /* Posts the comments a tracked thread left as intents. */
 static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_id,
-					 int maybe_done, struct inbound_stats *stats,
-					 struct bb_error *err)
+					 struct inbound_stats *stats, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	long long rows[512];
@@ -1929,7 +2040,7 @@ static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_
 		rows[n++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	for (size_t i = 0; i < n && !s; i++)
-		s = finish_mail(sc, rows[i], maybe_done, stats, err);
+		s = finish_mail(sc, rows[i], stats, err);
 	return s;
 }
 
@@ -2001,7 +2112,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		return BB_OK;
 	}
 	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))
-		s = track_create(sc, opt, &t, m->message_id, 0, stats, err);
+		s = track_create(sc, opt, &t, m->message_id, stats, err);
 	thread_release(&t);
 	if (s)
 		s = track_give_up(sc, m->message_id, s, err);
@@ -2010,7 +2121,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		int count;
 
 		if ((bug_id = known_message(sc, m->message_id, &count)))
-			s = finish_bug_intents(sc, bug_id, 0, stats, err);
+			s = finish_bug_intents(sc, bug_id, stats, err);
 	}
 	return s;
 }
@@ -2166,6 +2277,8 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		 * them); others only move the cursor */
 		if (bug_id)
 			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
+		if (!s && m->mark)
+			s = own_mail_sent(sc, m, bug_id, raw, len, err);
 		if (!s)
 			s = feed_tracker_decoded(sc, opt, m, raw, len, NULL, p->scan,
 						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
@@ -2191,6 +2304,7 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 	struct prepared_mail p;
 	enum bb_status s;
 
+	sync_mark_key(sc);
 	prepare_mail(sc->cfg, raw, len, &p);
 	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, NULL, NULL, stats,
 			    err);
@@ -2229,12 +2343,12 @@ static enum bb_status resume_tracks(struct sync_context *sc, const struct inboun
 		if (!s && !t.n)
 			s = bb_error_set(err, BB_ERR_NOT_FOUND, "the archive has no thread for %s", mid);
 		if (!s)
-			s = track_create(sc, opt, &t, mid, 1, stats, err);
+			s = track_create(sc, opt, &t, mid, stats, err);
 		thread_release(&t);
 		if (s)
 			s = track_give_up(sc, mid, s, err);
 		else if ((bug_id = known_message(sc, mid, &count)))
-			s = finish_bug_intents(sc, bug_id, 1, stats, err);
+			s = finish_bug_intents(sc, bug_id, stats, err);
 		free(mid);
 		if (s)
 			return s;
@@ -2259,7 +2373,7 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
 		rows[n++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	for (size_t i = 0; i < n && !s; i++)
-		s = finish_mail(sc, rows[i], 1, stats, err);
+		s = finish_mail(sc, rows[i], stats, err);
 	if (!s)
 		s = resume_tracks(sc, opt, stats, err);
 	return s;
@@ -2384,6 +2498,7 @@ enum bb_status inbound_recover(struct sync_context *sc, struct archive_source *s
 		o.fetch_thread = fetch_thread_from;
 		o.fetch_thread_ctx = src;
 	}
+	sync_mark_key(sc);
 	return inbound_resume(sc, &o, stats, err);
 }
 
@@ -2399,6 +2514,7 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 	memset(stats, 0, sizeof(*stats));
 	if (!name)
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	sync_mark_key(sc);
 	if (!o.fetch_thread) {
 		o.fetch_thread = fetch_thread_from;
 		o.fetch_thread_ctx = src;

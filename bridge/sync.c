@@ -26,6 +26,21 @@ char *sync_cursor_name(const struct bb_config *cfg)
 	return str_printf("bugzilla:%s", cfg->bz_url ? cfg->bz_url : "-");
 }
 
+const unsigned char *sync_mark_key(struct sync_context *sc)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (sc->dry_run)
+		return NULL;
+	if (!sc->mark_key_state) {
+		sc->mark_key_state = store_secret(sc->db, SYNC_MARK_SECRET, 1, sc->mark_key, &err) ? -1 : 1;
+		if (sc->mark_key_state < 0)
+			log_event(LOG_LEVEL_WARN, "sync.no_mark_key", LF_STR("error", err.message),
+				  LF_STR("reason", "mail goes out without X-Bugbridge-Mark"));
+	}
+	return sc->mark_key_state > 0 ? sc->mark_key : NULL;
+}
+
 void sync_mail_options(const struct bb_config *cfg, struct mail_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
@@ -963,13 +978,21 @@ static enum bb_status queue_mail(struct bug_run *br, long long comment_id,
 	struct sync_context *sc = br->sc;
 	enum bb_status s = BB_OK;
 
-	if (!sc->dry_run)
+	int sent = !sc->dry_run && outbox_has(sc->db, m->message_id);
+
+	if (sent) {
+		/* the list has it: sent before by a state this one was put
+		 * back over (outbox_record_sent()), or queued already */
+		log_event(LOG_LEVEL_INFO, "sync.sent_before", LF_INT("bug", br->bug->id),
+			  LF_STR("message_id", m->message_id));
+	} else if (!sc->dry_run) {
 		s = outbox_add(sc->db, m->message_id, br->bug->id, comment_id, br->sender,
 			       br->extra.composed ? br->extra.rcpt : br->rcpt, m->text, m->len, err);
+	}
 	if (!s && br->extra.composed)
 		s = extra_cc_done(br, m->message_id, err);
 	br->extra.composed = 0;
-	if (!s) {
+	if (!s && !sent) {
 		br->stats->mails_queued++;
 		if (sc->on_mail)
 			sc->on_mail(sc->on_mail_ctx, br->bug->id, m->message_id, br->bug->summary);
@@ -1480,6 +1503,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 					   "now goes to: %s (before: %s)", br.recipients,
 					   br.known.recipients);
 	sync_mail_options(sc->cfg, &br.mopt);
+	br.mopt.mark_key = sync_mark_key(sc);
 	/* a Fixes: in a public comment names a culprit this round's mail Cc's */
 	if (sc->tracker && (s = tracker_bug_fixes(sc->tracker, bug, err)))
 		goto out;
@@ -1770,6 +1794,7 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 	add_reporter(sc, &route, bug.creator.login);
 	att_describe(sc, a, &state, &ma);
 	sync_mail_options(sc->cfg, &mopt);
+	mopt.mark_key = sync_mark_key(sc);
 	root = comment_message_id(sc->db, bug.id, 0);
 	if (!root)
 		root = mail_message_id(sc->cfg->mail_domain, bug.id, 0);
@@ -2068,6 +2093,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		return bb_error_set(err, BB_ERR_CONFIG,
 				    "no Bugzilla configured ([bugzilla] url in the configuration)");
 	before = bz_client_requests(sc->bz);
+	sync_mark_key(sc);
 	cursor_name = sync_cursor_name(sc->cfg);
 	if ((s = store_cursor_get(sc->db, cursor_name, &cursor, NULL, err)))
 		goto out;

@@ -65,7 +65,22 @@ struct sync_context {
 	void (*on_mail)(void *ctx, long long bug_id, const char *message_id,
 			const char *subject);
 	void *on_mail_ctx;
+	/* the state's mark key (sync_mark_key()): 0 not loaded yet, 1
+	 * loaded, -1 none to be had */
+	int mark_key_state;
+	unsigned char mark_key[STORE_SECRET_LEN];
 };
+
+/* The key of the state's X-Bugbridge-Mark (mail/mail.h), a secret of the
+ * store made once and loaded once; NULL in a dry run (which makes
+ * nothing) or when it cannot be had (logged once): mail then goes out
+ * unmarked, and after a state put back from a backup it may go out again.
+ * Made, the first time, outside any transaction: sync_round() and
+ * inbound_round() ask for it first, so that a rollback cannot lose a key
+ * mail was already marked with. */
+const unsigned char *sync_mark_key(struct sync_context *sc);
+/* The name of that secret (store_secret()). */
+#define SYNC_MARK_SECRET "mail-mark"
 
 struct sync_stats {
 	unsigned long bugs_seen, bugs_mirrored, bugs_skipped;

@@ -88,6 +88,7 @@ static void report(const char *what, const struct export_stats *st, int quiet)
 
 int cmd_export(struct cli_context *ctx, int argc, char **argv)
 {
+	unsigned char mark_key[STORE_SECRET_LEN];
 	static const struct option options[] = {
 		{ "bug", required_argument, NULL, EXP_OPT_BUG },
 		{ "to", required_argument, NULL, EXP_OPT_TO },
@@ -171,8 +172,11 @@ int cmd_export(struct cli_context *ctx, int argc, char **argv)
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
 		goto out;
 
-	/* the bridge's own mail options: the same mails */
+	/* the bridge's own mail options: the same mails, marked as the
+	 * state marks them (a state that never mailed has no key yet) */
 	sync_mail_options(ctx->cfg, &eo.mail);
+	if (store_secret(ctx->db, SYNC_MARK_SECRET, 0, mark_key, NULL) == BB_OK)
+		eo.mail.mark_key = mark_key;
 	if (!ctx->cfg->bz_url)
 		eo.mail.bug_url_base = NULL;
 	eo.inline_limit = ctx->cfg->mail_inline_limit;

@@ -30,7 +30,7 @@ static const char usage_sync[] =
 	"One round: polls Bugzilla for bugs changed since the last round, stores\n"
 	"new attachments in the blob store, queues a mail for every new public\n"
 	"comment and field change, and delivers the outbox.  With [archive]\n"
-	"configured it then reads the list archive: replies to mirrored bugs\n"
+	"configured it first reads the list archive: replies to mirrored bugs\n"
 	"become Bugzilla comments and #bugbridge commands act on the bugs.\n"
 	"\n"
 	"  --once      one round and exit (the default; for symmetry with daemon)\n"
@@ -305,12 +305,18 @@ static void check_fields(struct cli_bridge *b)
 		log_event(LOG_LEVEL_WARN, "bz.fields.unknown", LF_STR("reason", err.message));
 }
 
-/* One round of both sides: Bugzilla to the lists (with delivery), then the
- * archive to Bugzilla, then delivery of the notices that queued. */
+/* One round of both sides: the archive to Bugzilla, then Bugzilla to the
+ * lists, with delivery (of the notices the archive's commands queued too).
+ * The archive goes first so that what the list already holds is known
+ * before anything is mailed: after a state put back from an older backup,
+ * the archive is read again from the backup's cursor, and the bridge's own
+ * mails in it (their X-Bugbridge-Mark made with this state's key) are not
+ * mailed again, nor are its comments of list mails. */
 static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 				   struct inbound_stats *in, struct bb_error *err)
 {
-	enum bb_status s;
+	struct bb_error archive_err = BB_ERROR_INIT;
+	enum bb_status s, archive = BB_OK;
 
 	memset(in, 0, sizeof(*in));
 	/* a crashed round's inbound half first: what it posted or created is
@@ -320,11 +326,20 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 		return s;
 	/* the trees move between rounds: symbols are looked up afresh */
 	locate_reset(b->locator);
+	/* an archive that cannot be read now does not hold the mail back:
+	 * its error ends the round, after the rest of it */
+	if (b->archive &&
+	    (archive = inbound_round(&b->sc, b->archive, &b->inbound, in, &archive_err))) {
+		if (archive == BB_ERR_NOMEM || archive == BB_ERR_DATABASE) {
+			*err = archive_err;
+			return archive;
+		}
+		log_event(LOG_LEVEL_WARN, "sync.archive_failed", LF_STR("error", archive_err.message),
+			  LF_STR("reason", "Bugzilla's changes are mailed all the same"));
+	}
 	if ((s = sync_round(&b->sc, st, err)))
 		return s;
 	check_fields(b);
-	if (b->archive && (s = inbound_round(&b->sc, b->archive, &b->inbound, in, err)))
-		return s;
 	if (b->sc.cfg->ntrees && !b->sc.dry_run) {
 		struct tracker_tree_stats ts;
 		char *dir = config_data_path(b->sc.cfg, "trees");
@@ -341,17 +356,6 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 		if ((s = tracker_push(b->tracker, b->bz, &notes, err)))
 			return s;
 	}
-	if (in->replies_queued && !b->sc.dry_run) {
-		struct outbox_options oopt;
-		struct outbox_stats more;
-
-		sync_outbox_options(b->sc.cfg, &oopt);
-		if ((s = outbox_deliver(b->sc.db, &oopt, time(NULL), &more, err)))
-			return s;
-		st->delivery.sent += more.sent;
-		st->delivery.deferred += more.deferred;
-		st->delivery.failed += more.failed;
-	}
 	if (!b->sc.dry_run) {
 		/* the reports follow every round; trouble writing them is logged
 		 * and fails no round */
@@ -363,7 +367,9 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 				  LF_STR("error", dir ? report_err.message : "out of memory"));
 		free(dir);
 	}
-	return BB_OK;
+	if (archive)
+		*err = archive_err;
+	return archive;
 }
 
 static void report_inbound(struct cli_context *ctx, const struct cli_bridge *b,
