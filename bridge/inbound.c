@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <json-c/json.h>
 
+#include "bridge/cmdchange.h"
 #include "bridge/inbound.h"
 #include "bridge/mailcmd.h"
 #include "bugzilla/bug.h"
@@ -245,82 +246,6 @@ static int sender_allowed(struct sync_context *sc, const struct bz_bug *bug, con
 }
 
 /* ----------------------------------------------------------- commands */
-
-/* A MAINTAINERS section or route name given to reassign: the component of
- * the route that names it; otherwise the text is taken as a component. */
-static const char *reassign_component(struct sync_context *sc, const char *arg)
-{
-	for (size_t i = 0; i < sc->cfg->nroutes; i++) {
-		const struct config_route *r = &sc->cfg->routes[i];
-
-		if (!r->component)
-			continue;
-		if (!strcasecmp(r->name, arg) ||
-		    (r->maintainers_section && !strcasecmp(r->maintainers_section, arg)))
-			return r->component;
-	}
-	return arg;
-}
-
-/* The Bugzilla change a command asks for, as a JSON object (a string to
- * keep); NULL for commands that change nothing there (stop).  *note gets
- * why a command cannot be done.  Values are as written: legal_change()
- * checks them against the server's when the command is done; a reopen
- * without [inbound] reopen_status asks for status "", the status the
- * workflow allows then. */
-static char *command_change(struct sync_context *sc, const struct mailcmd *c, const char *sender,
-			    const char **note)
-{
-	json_object *o = json_object_new_object();
-	char *out = NULL;
-
-	*note = NULL;
-	if (!o)
-		return NULL;
-	switch (c->verb) {
-	case MAILCMD_CLOSE:
-		json_object_object_add(o, "status", json_object_new_string("RESOLVED"));
-		json_object_object_add(o, "resolution", json_object_new_string(
-			c->dup_of ? "DUPLICATE" : c->arg && *c->arg ? c->arg
-					: sc->cfg->inbound_close_resolution));
-		if (c->dup_of) {
-			char id[32];
-
-			snprintf(id, sizeof(id), "%lld", c->dup_of);
-			json_object_object_add(o, "dupe_of", json_object_new_string(id));
-		}
-		break;
-	case MAILCMD_REOPEN:
-		json_object_object_add(o, "status", json_object_new_string(
-			sc->cfg->inbound_reopen_status ? sc->cfg->inbound_reopen_status : ""));
-		break;
-	case MAILCMD_REASSIGN:
-		json_object_object_add(o, "component",
-				       json_object_new_string(reassign_component(sc, c->arg)));
-		break;
-	case MAILCMD_ASSIGN:
-		json_object_object_add(o, "assigned_to", json_object_new_string(
-			!strcasecmp(c->arg, "me") ? sender : c->arg));
-		break;
-	case MAILCMD_TITLE:
-		json_object_object_add(o, "summary", json_object_new_string(c->arg));
-		break;
-	case MAILCMD_PRIORITY:
-		json_object_object_add(o, "priority", json_object_new_string(c->arg));
-		break;
-	case MAILCMD_SEVERITY:
-		json_object_object_add(o, "severity", json_object_new_string(c->arg));
-		break;
-	default:
-		json_object_put(o);
-		return NULL;
-	}
-	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	if (!out)
-		*note = "out of memory";
-	return out;
-}
 
 static enum bb_status command_record(struct sync_context *sc, long long mail, int seq,
 				     long long bug_id, const char *line, const char *state,
@@ -807,7 +732,7 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			s = command_record(sc, row, (int)i, bug_id, c->text, "refused", NULL, note, err);
 			continue;
 		}
-		change = command_change(sc, c, m->from_addr, &note);
+		change = cmdchange_of(sc, c, m->from_addr, &note);
 		if (!change && c->verb != MAILCMD_STOP) {
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 			break;
@@ -1060,113 +985,41 @@ static enum bb_status post_comment(struct sync_context *sc, long long row, long 
 	long long id = 0;
 	enum bb_status s;
 
-	{
-		test_hook("inbound.post");
-		s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err);
-		if (s && bz_client_last_code(sc->bz) == BZ_CODE_COMMENT_TOO_LONG) {
-			char *cut = shorten_comment(sc, text, message_id);
+	test_hook("inbound.post");
+	s = bz_add_comment(sc->bz, bug_id, text, 0, &id, err);
+	if (s && bz_client_last_code(sc->bz) == BZ_CODE_COMMENT_TOO_LONG) {
+		char *cut = shorten_comment(sc, text, message_id);
 
-			bb_error_clear(err);
-			s = cut ? bz_add_comment(sc->bz, bug_id, cut, 0, &id, err)
-				: bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			free(cut);
-		}
-		if (s && !bz_client_bug_hidden(sc->bz, s) &&
-		    status_retry_class(s) == BB_RETRY_GIVE_UP && s != BB_ERR_AUTH &&
-		    s != BB_ERR_CONFIG && s != BB_ERR_NOMEM) {
-			char why[sizeof(err->message)];
-
-			snprintf(why, sizeof(why), "%s", err->message);
-			bb_error_clear(err);
-			return mark_refused(sc, row, bug_id, message_id, why, stats, err);
-		}
-		if (s) {
-			if (!bz_client_bug_hidden(sc->bz, s))
-				return s;
-			/* hidden from us since it was mirrored: restricted (or
-			 * deleted), so it is withdrawn and the reply stays off it */
-			bb_error_clear(err);
-			return withdraw_hidden(sc, row, bug_id, message_id, stats, err);
-		}
-		test_hook("inbound.posted");
+		bb_error_clear(err);
+		s = cut ? bz_add_comment(sc->bz, bug_id, cut, 0, &id, err)
+			: bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		free(cut);
 	}
+	if (s && !bz_client_bug_hidden(sc->bz, s) &&
+	    status_retry_class(s) == BB_RETRY_GIVE_UP && s != BB_ERR_AUTH &&
+	    s != BB_ERR_CONFIG && s != BB_ERR_NOMEM) {
+		char why[sizeof(err->message)];
+
+		snprintf(why, sizeof(why), "%s", err->message);
+		bb_error_clear(err);
+		return mark_refused(sc, row, bug_id, message_id, why, stats, err);
+	}
+	if (s) {
+		if (!bz_client_bug_hidden(sc->bz, s))
+			return s;
+		/* hidden from us since it was mirrored: restricted (or
+		 * deleted), so it is withdrawn and the reply stays off it */
+		bb_error_clear(err);
+		return withdraw_hidden(sc, row, bug_id, message_id, stats, err);
+	}
+	test_hook("inbound.posted");
 	stats->posted++;
 	log_event(LOG_LEVEL_INFO, "inbound.posted", LF_INT("bug", bug_id),
 		  LF_STR("message_id", message_id), LF_INT("comment", id));
 	return mark_posted(sc, row, bug_id, message_id, id, err);
 }
 
-/* The fields of a change whose values are the server's to list. */
-static const struct {
-	const char *key, *field;
-} legal_fields[] = {
-	{ "status", "bug_status" },
-	{ "resolution", "resolution" },
-	{ "priority", "priority" },
-	{ "severity", "bug_severity" },
-};
-
-/* Makes a recorded change (do_command()) one the server takes: each
- * value of a field with legal values (GET /rest/field/bug, kept by the
- * client) in the server's spelling ("high" -> "High", "p1" -> "P1"), and
- * reopen's status "" the first open status the workflow allows from the
- * bug's current one (bz_fields_reopen_status(); the bug as stored).  NULL
- * when it is fine; else why not, malloc'd, listing the legal values: the
- * change is not sent.  Without the server's list (it could not be had)
- * values go as given, and reopen's status is REOPENED.  *nomem is set
- * when out of memory. */
-static char *legal_change(struct sync_context *sc, long long bug_id, json_object *o, int *nomem)
-{
-	const struct bz_fields *f = NULL;
-	struct bb_error ferr = BB_ERROR_INIT;
-	json_object *v = NULL;
-	char *why = NULL;
-
-	*nomem = 0;
-	if (bz_fields_get(sc->bz, &f, &ferr) != BB_OK && !f)
-		log_event(LOG_LEVEL_WARN, "inbound.fields_unavailable", LF_INT("bug", bug_id),
-			  LF_STR("error", ferr.message),
-			  LF_STR("reason", "command values are sent unchecked"));
-	if (json_object_object_get_ex(o, "status", &v) && json_object_is_type(v, json_type_string) &&
-	    !json_object_get_string(v)[0]) {
-		struct bz_bug bug;
-		int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
-		const char *to = bz_fields_reopen_status(f, have_bug ? bug.status : NULL);
-
-		json_object_object_add(o, "status", json_object_new_string(to ? to : "REOPENED"));
-		if (have_bug)
-			bz_bug_release(&bug);
-	}
-	for (size_t i = 0; i < sizeof(legal_fields) / sizeof(legal_fields[0]) && !why; i++) {
-		const char *value, *canon = NULL;
-		char *list;
-
-		if (!json_object_object_get_ex(o, legal_fields[i].key, &v) ||
-		    !json_object_is_type(v, json_type_string))
-			continue;
-		value = json_object_get_string(v);
-		switch (bz_fields_legal_value(f, legal_fields[i].field, value, &canon)) {
-		case 1:
-			if (strcmp(canon, value))
-				json_object_object_add(o, legal_fields[i].key,
-						       json_object_new_string(canon));
-			break;
-		case 0:
-			list = bz_field_values_text(bz_fields_find(f, legal_fields[i].field));
-			why = list ? str_printf("no %s \"%s\" on this Bugzilla; it has: %s",
-						legal_fields[i].key, value, list) : NULL;
-			free(list);
-			if (!why)
-				*nomem = 1;
-			return why;
-		default:
-			break;   /* the server did not say: sent as given */
-		}
-	}
-	return why;
-}
-
-/* A command whose change the server cannot take (legal_change()): failed
+/* A command whose change the server cannot take (cmdchange_legal()): failed
  * without asking Bugzilla, its change dropped (the answer says so). */
 static enum bb_status command_not_sent(struct sync_context *sc, long long mail, int seq,
 				       const char *note, struct bb_error *err)
@@ -1219,7 +1072,7 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 		json_object_put(o);
 		return command_finish(sc, row, seq, "failed", "unreadable change", err);
 	}
-	if ((why = legal_change(sc, bug_id, o, &nomem)) || nomem) {
+	if ((why = cmdchange_legal(sc, bug_id, o, &nomem)) || nomem) {
 		json_object_put(o);
 		if (!why)
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -1288,7 +1141,7 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		{ "done", "done" },
 		{ "refused", "refused: " },
 		{ "failed", "failed, Bugzilla refused it: " },
-		{ "not-sent", "failed: " },   /* failed, change NULL: legal_change() */
+		{ "not-sent", "failed: " },   /* failed, change NULL: cmdchange_legal() */
 		{ "invalid", "not understood: " },
 	};
 	sqlite3_stmt *st = NULL;

@@ -1,0 +1,147 @@
+/* What a #bugbridge command asks of Bugzilla: the change it makes
+ * (cmdchange_of()), and that change in the values the server takes
+ * (cmdchange_legal()).  Split from inbound.c, which records and does the
+ * commands. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <json-c/json.h>
+
+#include "bridge/cmdchange.h"
+#include "bugzilla/bz_fields.h"
+#include "core/buf.h"
+#include "core/log.h"
+
+/* A MAINTAINERS section or route name given to reassign: the component of
+ * the route that names it; otherwise the text is taken as a component. */
+static const char *reassign_component(struct sync_context *sc, const char *arg)
+{
+	for (size_t i = 0; i < sc->cfg->nroutes; i++) {
+		const struct config_route *r = &sc->cfg->routes[i];
+
+		if (!r->component)
+			continue;
+		if (!strcasecmp(r->name, arg) ||
+		    (r->maintainers_section && !strcasecmp(r->maintainers_section, arg)))
+			return r->component;
+	}
+	return arg;
+}
+
+char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char *sender,
+		   const char **note)
+{
+	json_object *o = json_object_new_object();
+	char *out = NULL;
+
+	*note = NULL;
+	if (!o)
+		return NULL;
+	switch (c->verb) {
+	case MAILCMD_CLOSE:
+		json_object_object_add(o, "status", json_object_new_string("RESOLVED"));
+		json_object_object_add(o, "resolution", json_object_new_string(
+			c->dup_of ? "DUPLICATE" : c->arg && *c->arg ? c->arg
+					: sc->cfg->inbound_close_resolution));
+		if (c->dup_of) {
+			char id[32];
+
+			snprintf(id, sizeof(id), "%lld", c->dup_of);
+			json_object_object_add(o, "dupe_of", json_object_new_string(id));
+		}
+		break;
+	case MAILCMD_REOPEN:
+		json_object_object_add(o, "status", json_object_new_string(
+			sc->cfg->inbound_reopen_status ? sc->cfg->inbound_reopen_status : ""));
+		break;
+	case MAILCMD_REASSIGN:
+		json_object_object_add(o, "component",
+				       json_object_new_string(reassign_component(sc, c->arg)));
+		break;
+	case MAILCMD_ASSIGN:
+		json_object_object_add(o, "assigned_to", json_object_new_string(
+			!strcasecmp(c->arg, "me") ? sender : c->arg));
+		break;
+	case MAILCMD_TITLE:
+		json_object_object_add(o, "summary", json_object_new_string(c->arg));
+		break;
+	case MAILCMD_PRIORITY:
+		json_object_object_add(o, "priority", json_object_new_string(c->arg));
+		break;
+	case MAILCMD_SEVERITY:
+		json_object_object_add(o, "severity", json_object_new_string(c->arg));
+		break;
+	default:
+		json_object_put(o);
+		return NULL;
+	}
+	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	if (!out)
+		*note = "out of memory";
+	return out;
+}
+
+/* The fields of a change whose values are the server's to list. */
+static const struct {
+	const char *key, *field;
+} legal_fields[] = {
+	{ "status", "bug_status" },
+	{ "resolution", "resolution" },
+	{ "priority", "priority" },
+	{ "severity", "bug_severity" },
+};
+
+char *cmdchange_legal(struct sync_context *sc, long long bug_id, json_object *o, int *nomem)
+{
+	const struct bz_fields *f = NULL;
+	struct bb_error ferr = BB_ERROR_INIT;
+	json_object *v = NULL;
+	char *why = NULL;
+
+	*nomem = 0;
+	if (bz_fields_get(sc->bz, &f, &ferr) != BB_OK && !f)
+		log_event(LOG_LEVEL_WARN, "inbound.fields_unavailable", LF_INT("bug", bug_id),
+			  LF_STR("error", ferr.message),
+			  LF_STR("reason", "command values are sent unchecked"));
+	if (json_object_object_get_ex(o, "status", &v) && json_object_is_type(v, json_type_string) &&
+	    !json_object_get_string(v)[0]) {
+		struct bz_bug bug;
+		int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
+		const char *to = bz_fields_reopen_status(f, have_bug ? bug.status : NULL);
+
+		json_object_object_add(o, "status", json_object_new_string(to ? to : "REOPENED"));
+		if (have_bug)
+			bz_bug_release(&bug);
+	}
+	for (size_t i = 0; i < sizeof(legal_fields) / sizeof(legal_fields[0]) && !why; i++) {
+		const char *value, *canon = NULL;
+		char *list;
+
+		if (!json_object_object_get_ex(o, legal_fields[i].key, &v) ||
+		    !json_object_is_type(v, json_type_string))
+			continue;
+		value = json_object_get_string(v);
+		switch (bz_fields_legal_value(f, legal_fields[i].field, value, &canon)) {
+		case 1:
+			if (strcmp(canon, value))
+				json_object_object_add(o, legal_fields[i].key,
+						       json_object_new_string(canon));
+			break;
+		case 0:
+			list = bz_field_values_text(bz_fields_find(f, legal_fields[i].field));
+			why = list ? str_printf("no %s \"%s\" on this Bugzilla; it has: %s",
+						legal_fields[i].key, value, list) : NULL;
+			free(list);
+			if (!why)
+				*nomem = 1;
+			return why;
+		default:
+			break;   /* the server did not say: sent as given */
+		}
+	}
+	return why;
+}
