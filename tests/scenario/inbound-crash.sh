@@ -180,9 +180,10 @@ curl -sf "$bz/__admin/state" >saved-state.json
 
 # What a run left, as sorted text: the bugs (fields, comments, attachments)
 # in the fake Bugzilla; every outbound mail (the outbox's rows with a hash
-# of the message without its Date:, and how many times each Message-ID was
-# delivered to the Maildir); the inbound records; and the echoes: outbound
-# mails that carry a list reply's words or a comment of the bridge's own.
+# of the message without its Date: and its X-Bugbridge-Mark's value, and
+# how many times each Message-ID was delivered to the Maildir); the inbound
+# records; and the echoes: outbound mails that carry a list reply's words or
+# a comment of the bridge's own.
 cat >snapshot.py <<'EOF'
 import collections, glob, hashlib, json, re, sqlite3, sys, urllib.request
 bz, data, words = sys.argv[1], sys.argv[2], sys.argv[3].split()
@@ -207,8 +208,10 @@ for mid, state_, msg in db.execute("SELECT message_id, state, message FROM outbo
     msg = msg if isinstance(msg, bytes) else msg.encode()
     outbound.append(msg)
     # a change notice is named by the change's time (bug-N-u<time>), a
-    # round later after a crash: the fake Bugzilla's clock moved on
+    # round later after a crash: the fake Bugzilla's clock moved on (and
+    # so does its X-Bugbridge-Mark, made of the Message-ID)
     msg = re.sub(rb"-u[0-9]+@", b"-uTIME@", re.sub(rb"(?im)^date:.*\n", b"", msg))
+    msg = re.sub(rb"(?im)^(x-bugbridge-mark:) *[0-9a-f]{32}$", rb"\1 MARK", msg)
     print("outbox %s %s %s" % (re.sub(r"-u[0-9]+@", "-uTIME@", mid), state_,
                                hashlib.sha256(msg).hexdigest()[:16]))
 delivered = collections.Counter()

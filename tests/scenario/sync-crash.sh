@@ -59,8 +59,8 @@ bz="http://127.0.0.1:$(cat bz.port)"
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
 
 # What a run left: every archived message of DOMAIN (its Message-ID and the
-# SHA-256 of its bytes, DOMAIN replaced by a placeholder and header lines
-# unfolded), sorted, then the outbox's counts by state.  A message archived
+# SHA-256 of its bytes, DOMAIN and the mark's value replaced by placeholders
+# and header lines unfolded), sorted, then the outbox's counts by state.  A message archived
 # twice shows up twice.  Given a FILE, appends to it how many rows were
 # refused as duplicates.
 cat >snapshot.py <<'EOF'
@@ -84,8 +84,10 @@ if revs:
         mine = [i for i in ids if i.endswith(b"@" + domain.encode())]
         if not mine:
             continue
-        # header lines fold where the domain's length puts them
+        # header lines fold where the domain's length puts them; each run's
+        # state has its own key, so X-Bugbridge-Mark's value is its own
         head = re.sub(rb"\n[ \t]+", b" ", head.replace(domain.encode(), b"DOMAIN"))
+        head = re.sub(rb"(?im)^(x-bugbridge-mark:) *[0-9a-f]{32}$", rb"\1 MARK", head)
         blob = head + b"\n\n" + body.replace(domain.encode(), b"DOMAIN")
         lines.append("%s %s" % (mine[0].decode().replace(domain, "DOMAIN"),
                                 hashlib.sha256(blob).hexdigest()[:16]))

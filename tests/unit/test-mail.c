@@ -315,6 +315,18 @@ out:
 	mail_message_release(&again);
 }
 
+/* Comment 2 of the sample bug, by a developer. */
+static void sample_comment(struct bz_comment *c, const struct bz_bug *bug)
+{
+	c->id = 1002;
+	c->bug_id = bug->id;
+	c->count = 2;
+	c->author.login = W("dev@example.net");
+	c->author.real_name = W("Dev Eloper");
+	c->time = T_COMMENT;
+	c->text = W("Please try this patch.\n");
+}
+
 static void test_comment_mail(void)
 {
 	struct mail_options opt;
@@ -330,13 +342,7 @@ static void test_comment_mail(void)
 
 	sample_options(&opt);
 	sample_bug(&bug, "suspend fails");
-	c.id = 1002;
-	c.bug_id = bug.id;
-	c.count = 2;
-	c.author.login = W("dev@example.net");
-	c.author.real_name = W("Dev Eloper");
-	c.time = T_COMMENT;
-	c.text = W("Please try this patch.\n");
+	sample_comment(&c, &bug);
 	ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL,
 				"bug-219000-c1@" DOMAIN, refs, NULL, &m, &err) == BB_OK,
 	   "compose a comment mail (%s)", err.message);
@@ -697,13 +703,7 @@ static void test_marks(void)
 
 	sample_options(&opt);
 	sample_bug(&bug, "suspend fails");
-	c.id = 1002;
-	c.bug_id = bug.id;
-	c.count = 2;
-	c.author.login = W("dev@example.net");
-	c.author.real_name = W("Dev Eloper");
-	c.time = T_COMMENT;
-	c.text = W("Please try this patch.\n");
+	sample_comment(&c, &bug);
 	ok(mail_compose_comment(&opt, &bug, &c, NULL, 0, NULL, 0, to, NULL, NULL, NULL, NULL, &m,
 				&err) == BB_OK && m.text && (msg = parse(&m)),
 	   "a mail without a key (%s)", err.message);
