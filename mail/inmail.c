@@ -924,6 +924,24 @@ static size_t scan_header_section(const char *raw, size_t len, struct header_sca
 }
 
 /* The first field's value, unfolded, or NULL if the field is absent. */
+/* An X-Bugbridge-Mark value: its MAIL_MARK_HEX_LEN hex digits (between
+ * blanks), anything else none (mail_mark_ok() checks it). */
+static enum bb_status take_mark(struct inmail *m, const char *v)
+{
+	size_t n = 0;
+
+	while (is_blank(*v))
+		v++;
+	while (n < MAIL_MARK_HEX_LEN && g_ascii_isxdigit(v[n]))
+		n++;
+	if (n < MAIL_MARK_HEX_LEN)
+		return BB_OK;
+	for (const char *p = v + n; *p; p++)
+		if (!is_blank(*p))
+			return BB_OK;
+	return (m->mark = strndup(v, n)) ? BB_OK : BB_ERR_NOMEM;
+}
+
 static const char *field_value(struct buf *scratch, const struct field *f)
 {
 	if (!f->name)
@@ -991,7 +1009,7 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 		m->from_bridge = 1;
 		m->skip_reason = "bridge-message-id";
 	}
-	if (m->from_bridge && (v = field_value(&scratch, &hs.mark)) && !(m->mark = strdup(v)))
+	if (m->from_bridge && (v = field_value(&scratch, &hs.mark)) && (st = take_mark(m, v)))
 		goto nomem;
 	if (!m->skip_reason) {
 		int bounce = hs.failed_recipients;
