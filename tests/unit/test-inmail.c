@@ -697,6 +697,45 @@ static void test_from_bridge(void)
 	free(own);
 }
 
+/* X-Bugbridge-Mark is kept for the bridge's own mail, as its hex digits,
+ * and only when it has the form of one (mail_mark_ok() checks it). */
+static void test_mark_kept(void)
+{
+	static const struct {
+		const char *value, *kept;
+	} cases[] = {
+		{ " 0123456789ABCDEF0123456789abcdef  ", "0123456789ABCDEF0123456789abcdef" },
+		{ "0123456789abcdef0123456789abcde", NULL },
+		{ "0123456789abcdef0123456789abcdef0", NULL },
+		{ "0123456789abcdef0123456789abcdef x", NULL },
+		{ "0123456789abcdef\x01" "123456789abcdef", NULL },
+		{ "", NULL },
+	};
+	struct inmail_options opt = { DOMAIN };
+	struct inmail m;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *mail = str_printf("From: b@example.org\nMessage-ID: <x%zu@example.org>\n"
+					MAIL_LOOP_HEADER ": " DOMAIN "\n" MAIL_MARK_HEADER ":%s\n\nhi\n",
+					i, cases[i].value);
+
+		if (ok(parse(mail, &opt, &m) == BB_OK, "mark %zu: parses", i)) {
+			if (cases[i].kept)
+				is_str(m.mark, cases[i].kept, "mark %zu: kept as its digits", i);
+			else
+				ok(!m.mark, "mark %zu: not the form of one, not kept", i);
+			inmail_release(&m);
+		}
+		free(mail);
+	}
+	if (ok(parse("From: a@example.org\nMessage-ID: <y@example.org>\n" MAIL_MARK_HEADER
+		     ": 0123456789abcdef0123456789abcdef\n\nhi\n", &opt, &m) == BB_OK,
+	       "a mark on another's mail")) {
+		ok(!m.from_bridge && !m.mark, "is not kept: the mail is not the bridge's");
+		inmail_release(&m);
+	}
+}
+
 struct auto_case {
 	const char *headers, *reason;
 };
@@ -1197,6 +1236,7 @@ int main(void)
 	test_references_loop();
 	test_huge_header();
 	test_from_bridge();
+	test_mark_kept();
 	test_auto_replies();
 	test_raw_scan();
 	test_decode_text();
