@@ -9,6 +9,10 @@
 #       path = <inbox>, on a fresh data folder, against the fake Bugzilla
 #   (c) the floor with its output read through a pipe (| cat >/dev/null):
 #       what carrying the mails to any reader costs, which (a) leaves out
+#   (d) the floor into bench-pipe-reader, which reads as bugbridge reads
+#       cat-file (a 1 MiB pipe, poll, a nap while under 64 KiB wait, 256 KiB
+#       asked per read) and throws it away: the least a reader of git's
+#       output through a pipe costs (BENCH_PIPE_READER; make bench builds it)
 # interleaved, median of BENCH_RUNS (default 3).  Prints the wall time, the
 # CPU (user + system, git's included: the round's children are reaped by
 # it) of each, the ratios of (b) to (a) (goal: at most 1.1x wall, 1.5x CPU)
@@ -26,6 +30,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
+: "${BENCH_PIPE_READER:?set BENCH_PIPE_READER to tests/bench/bench-pipe-reader (make bench does)}"
 PY=${PY:-python3}
 count=${BENCH_EPOCH_MAILS:-40000}
 runs=${BENCH_RUNS:-3}
@@ -93,7 +98,9 @@ floor_piped_body() {
 	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
 		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch
 }
-export -f floor piped floor_piped_body
+reader() { floor_piped_body | "$BENCH_PIPE_READER" >/dev/null; }
+export -f floor piped floor_piped_body reader
+export BENCH_PIPE_READER
 export epoch
 
 # bugbridge_round: a full round from the start on a fresh data folder; sets
@@ -133,7 +140,7 @@ bugbridge_round() {
 	m_cpu=$(echo "$u + $s" | bc -l)
 }
 
-fw=() fc=() bw=() bc=() br=() bo=() bg=() pw=() pc=()
+fw=() fc=() bw=() bc=() br=() bo=() bg=() pw=() pc=() dw=() dc=()
 for i in $(seq 1 "$runs"); do
 	run_measured bash -c floor
 	if [ "$m_rc" != 0 ]; then
@@ -151,10 +158,13 @@ for i in $(seq 1 "$runs"); do
 	bw+=("$m_wall") bc+=("$m_cpu") br+=("$m_rss") bo+=("$m_own") bg+=("$m_git")
 	run_measured bash -c piped
 	pw+=("$m_wall") pc+=("$m_cpu")
-	printf '  run %d: floor %.2f s wall %.2f s CPU; bugbridge %.2f s wall %.2f s CPU (own %.2f, git %.2f) %.1f MiB; piped floor %.2f s wall %.2f s CPU\n' \
+	run_measured bash -c reader
+	dw+=("$m_wall") dc+=("$m_cpu")
+	printf '  run %d: floor %.2f s wall %.2f s CPU; bugbridge %.2f s wall %.2f s CPU (own %.2f, git %.2f) %.1f MiB; piped floor %.2f s wall %.2f s CPU; reader floor %.2f s wall %.2f s CPU\n' \
 		"$i" "${fw[-1]}" "${fc[-1]}" "${bw[-1]}" "${bc[-1]}" "${bo[-1]}" "${bg[-1]}" \
-		"$(mib "${br[-1]}")" "${pw[-1]}" "${pc[-1]}"
+		"$(mib "${br[-1]}")" "${pw[-1]}" "${pc[-1]}" "${dw[-1]}" "${dc[-1]}"
 done
+mrw=$(median "${dw[@]}") mrc=$(median "${dc[@]}")
 mpw=$(median "${pw[@]}") mpc=$(median "${pc[@]}")
 mfw=$(median "${fw[@]}") mfc=$(median "${fc[@]}")
 mbw=$(median "${bw[@]}") mbc=$(median "${bc[@]}") mbr=$(median "${br[@]}")
@@ -164,9 +174,13 @@ printf '  git rev-list | git cat-file --batch: %6.2f s wall, %6.2f s CPU\n' "$mf
 printf '  bugbridge sync --from-start:         %6.2f s wall, %6.2f s CPU, peak RSS %.1f MiB\n' \
 	"$mbw" "$mbc" "$(mib "$mbr")"
 printf '  ... | cat >/dev/null (piped floor):  %6.2f s wall, %6.2f s CPU\n' "$mpw" "$mpc"
+printf '  ... | bench-pipe-reader (reader floor): %6.2f s wall, %6.2f s CPU (%s, %s of the floor)\n' \
+	"$mrw" "$mrc" "$(quotient %.2f "$mrw" "$mfw")" "$(quotient %.2f "$mrc" "$mfc")"
 printf '  ratio wall %s (goal: at most 1.1), CPU %s (goal: at most 1.5), RSS goal: under 64 MiB\n' \
 	"$(quotient %.2f "$mbw" "$mfw")" "$(quotient %.2f "$mbc" "$mfc")"
 printf '  against the piped floor: wall %s, CPU %s\n' \
 	"$(quotient %.2f "$mbw" "$mpw")" "$(quotient %.2f "$mbc" "$mpc")"
+printf '  against the reader floor: wall %s, CPU %s\n' \
+	"$(quotient %.2f "$mbw" "$mrw")" "$(quotient %.2f "$mbc" "$mrc")"
 printf '  bugbridge'"'"'s own CPU %.2f s, its git children'"'"'s %.2f s: own/git %s (goal: at most 0.5)\n' \
 	"$mbo" "$mbg" "$(quotient %.2f "$mbo" "$mbg")"
