@@ -1301,6 +1301,21 @@ static void add_reporter(struct sync_context *sc, struct route_result *route, co
 	}
 }
 
+/* The private store (sc->private_blobs), opened here the first time when
+ * sc->open_private says how; *out is NULL only when there is none (the
+ * blobs are dropped). */
+static enum bb_status private_store(struct sync_context *sc, struct blob_store **out,
+				    struct bb_error *err)
+{
+	enum bb_status s;
+
+	if (!sc->private_blobs && sc->open_private &&
+	    (s = sc->open_private(sc->open_private_ctx, &sc->private_blobs, err)))
+		return s;
+	*out = sc->private_blobs;
+	return BB_OK;
+}
+
 /* The stored attachments of a bug (public ones only, with public_only). */
 struct bug_blob {
 	long long id;
@@ -1374,6 +1389,7 @@ enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct b
 	struct bug_blob *atts = NULL;
 	size_t n = 0;
 	unsigned long unpublished = 0;
+	struct blob_store *dest = NULL;
 	enum bb_status s;
 
 	/* first the row: from here on nothing lists it or posts into it */
@@ -1393,8 +1409,8 @@ enum bb_status sync_withdraw(struct sync_context *sc, long long bug_id, struct b
 			bb_error_clear(err);
 			s = BB_OK;
 		}
-		if (!s)
-			s = blob_unpublish(sc->blobs, sc->private_blobs, atts[i].hash, &moved, err);
+		if (!s && !(s = private_store(sc, &dest, err)))
+			s = blob_unpublish(sc->blobs, dest, atts[i].hash, &moved, err);
 		unpublished += moved != 0;
 	}
 	if (!s)
@@ -1413,6 +1429,7 @@ static enum bb_status republish(struct sync_context *sc, long long bug_id, struc
 	struct bug_blob *atts = NULL;
 	size_t n = 0;
 	unsigned long back = 0;
+	struct blob_store *from = NULL;
 	enum bb_status s;
 
 	if ((s = bug_blobs(sc, bug_id, 1, &atts, &n, err)))
@@ -1421,8 +1438,9 @@ static enum bb_status republish(struct sync_context *sc, long long bug_id, struc
 		char ref[96];
 		int moved = 0;
 
-		if (blob_lookup(sc->blobs, atts[i].hash, NULL, NULL) != BB_OK && sc->private_blobs) {
-			s = blob_unpublish(sc->private_blobs, sc->blobs, atts[i].hash, &moved, err);
+		if (blob_lookup(sc->blobs, atts[i].hash, NULL, NULL) != BB_OK &&
+		    !(s = private_store(sc, &from, err)) && from) {
+			s = blob_unpublish(from, sc->blobs, atts[i].hash, &moved, err);
 			back += moved != 0;
 		}
 		snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", bug_id, atts[i].id);

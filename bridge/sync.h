@@ -42,6 +42,10 @@ struct sync_context {
 	 * public references them any more (attachments/blob.h's private
 	 * store); NULL: they are dropped. */
 	struct blob_store *private_blobs;
+	/* When set, private_blobs is opened by it when first needed (set
+	 * there, and an error if it cannot be: the blobs are not dropped). */
+	enum bb_status (*open_private)(void *ctx, struct blob_store **out, struct bb_error *err);
+	void *open_private_ctx;
 	struct bz_client *bz;        /* NULL when bugs come from elsewhere */
 	struct router *router;
 	struct tracker *tracker;     /* NULL: no regression tracking */

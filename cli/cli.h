@@ -78,6 +78,9 @@ int cli_open_store(struct cli_context *ctx, enum store_mode mode);
 /* Opens the private blob store <data_dir>/private-blobs (attachments/blob.h)
  * with the configured limits; close with blob_private_close(). */
 int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, struct store **db);
+/* The same, with the error in err rather than on stderr. */
+enum bb_status cli_private_blobs_open(const struct bb_config *cfg, struct blob_store **bs,
+				      struct store **db, struct bb_error *err);
 
 /* What sync, daemon and demo share (cli/cmd_sync.c): the store, MAINTAINERS,
  * the router, the Bugzilla client (if configured) and a sync context. */
@@ -95,7 +98,7 @@ struct cli_bridge {
 	struct tracker *tracker;
 	struct inbound_options inbound;
 	char *archive_state;
-	struct blob_store *private_blobs;  /* sc.private_blobs */
+	struct blob_store *private_blobs;  /* sc.private_blobs, once opened */
 	struct store *private_db;
 	struct sync_context sc;
 };

@@ -98,6 +98,19 @@ void cli_bz_options(const struct bb_config *cfg, struct bz_client_options *o)
 	o->page_size = (unsigned)cfg->bz_page_size;
 }
 
+/* sc.open_private: the private store is opened (made, the first time)
+ * when a withdrawn bug's blobs first need it, not by every round. */
+static enum bb_status open_private(void *ctx, struct blob_store **out, struct bb_error *err)
+{
+	struct cli_bridge *b = ctx;
+	enum bb_status s = BB_OK;
+
+	if (!b->private_blobs)
+		s = cli_private_blobs_open(b->sc.cfg, &b->private_blobs, &b->private_db, err);
+	*out = b->private_blobs;
+	return s;
+}
+
 int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -193,11 +206,8 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		}
 	}
 	b->sc.blobs = ctx->blobs;
-	if ((rc = cli_open_private_blobs(ctx, &b->private_blobs, &b->private_db))) {
-		cli_bridge_close(b);
-		return rc;
-	}
-	b->sc.private_blobs = b->private_blobs;
+	b->sc.open_private = open_private;
+	b->sc.open_private_ctx = b;
 	b->sc.bz = b->bz;
 	b->sc.router = b->router;
 	return EX_OK;

@@ -123,22 +123,29 @@ static void blob_options_from_config(const struct bb_config *cfg, struct blob_op
 	opt->store_members = cfg->store_archive_members;
 }
 
-int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, struct store **db)
+enum bb_status cli_private_blobs_open(const struct bb_config *cfg, struct blob_store **bs,
+				      struct store **db, struct bb_error *err)
 {
-	struct bb_error err = BB_ERROR_INIT;
 	struct blob_options opt;
-	char *root = config_data_path(ctx->cfg, "private-blobs");
+	char *root = config_data_path(cfg, "private-blobs");
 	enum bb_status s;
 
 	*bs = NULL;
 	*db = NULL;
-	blob_options_from_config(ctx->cfg, &opt);
+	blob_options_from_config(cfg, &opt);
 	if (!root)
-		s = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	else
-		s = blob_private_open(bs, db, root, &opt, &err);
+		s = blob_private_open(bs, db, root, &opt, err);
 	free(root);
-	return s ? cli_fail(&err) : EX_OK;
+	return s;
+}
+
+int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, struct store **db)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	return cli_private_blobs_open(ctx->cfg, bs, db, &err) ? cli_fail(&err) : EX_OK;
 }
 
 int cli_open_store(struct cli_context *ctx, enum store_mode mode)

@@ -650,36 +650,39 @@ static enum bb_status version_usable(struct store *st, int version, struct bb_er
 
 static enum bb_status migrate(struct store *st, struct bb_error *err)
 {
-	int version = store_file_version(st);
+	int version = store_file_version(st), from;
 	char pragma[64];
 	enum bb_status s;
 
 	if ((s = version_usable(st, version, err)))
 		return s;
-	for (; version < SCHEMA_VERSION; version++) {
-		s = store_begin(st, err);
-		if (s)
-			return s;
-		/* Re-read under the write lock: another process may have migrated. */
-		if (store_file_version(st) != version) {
-			store_rollback(st);
-			return migrate(st, err);
-		}
+	if (version >= SCHEMA_VERSION)
+		return BB_OK;
+	/* every step in one transaction: all of them reach the disk or none
+	 * (a new database is made with one commit, not one per step) */
+	if ((s = store_begin(st, err)))
+		return s;
+	/* Re-read under the write lock: another process may have migrated. */
+	if (store_file_version(st) != version) {
+		store_rollback(st);
+		return migrate(st, err);
+	}
+	for (from = version; version < SCHEMA_VERSION && !s; version++) {
 		s = store_exec(st, migrations[version], err);
 		if (!s) {
 			snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version + 1);
 			s = store_exec(st, pragma, err);
 		}
-		if (s) {
-			store_rollback(st);
-			return s;
-		}
-		s = store_commit(st, err);
-		if (s)
-			return s;
-		log_event(LOG_LEVEL_INFO, "store.migrated", LF_STR("path", st->path),
-			  LF_INT("version", version + 1));
 	}
+	if (s) {
+		store_rollback(st);
+		return s;
+	}
+	if ((s = store_commit(st, err)))
+		return s;
+	for (; from < SCHEMA_VERSION; from++)
+		log_event(LOG_LEVEL_INFO, "store.migrated", LF_STR("path", st->path),
+			  LF_INT("version", from + 1));
 	return BB_OK;
 }
 

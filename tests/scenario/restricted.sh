@@ -90,7 +90,16 @@ check "sync after a reply" bb sync
 is "the reply was posted while the bug was public" "$(ncomments 301)" 2
 
 # --- the bug is put in a group ------------------------------------------------------
+# the private store is made when a withdrawn bug's blobs first need it, not
+# by every round; one that cannot be made fails the round and drops nothing
+is "no round has made the private store yet" "$(test -e "$WORK/data/private-blobs" && echo made)" ""
 admin bug '{"id": 301, "merge": true, "groups": ["security"]}'
+: >"$WORK/data/private-blobs"
+bb sync >/dev/null 2>"$WORK/sync0.err"
+unlike "sync fails while the private store cannot be made" "$?" "^0$"
+like "and says why" "$(cat "$WORK/sync0.err")" "private-blobs"
+check "the blob is not dropped" test -s "$WORK/data/blobs/sha256/$(echo "$fw_hash" | cut -c1-2)/$(echo "$fw_hash" | cut -c3-)"
+rm -f "$WORK/data/private-blobs"
 bb -v sync >"$WORK/sync.out" 2>"$WORK/sync.err"
 is "sync after the restriction succeeds" "$?" 0
 like "sync says it withdrew the bug" "$(cat "$WORK/sync.err")" "1 bug restricted since mirrored: withdrawn"
