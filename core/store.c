@@ -582,6 +582,126 @@ int store_file_version(struct store *st)
 	return version;
 }
 
+/* ------------------------------------------------------------ key sets */
+
+struct store_keyset {
+	GHashTable *keys;          /* NULL: not read (yet) */
+	unsigned long generation;  /* of the store, when it was (to be) read */
+	unsigned asked;            /* at that generation, while not read */
+	int too_many;              /* the column is past STORE_KEYS_MAX */
+};
+
+static const char *const keys_fill_sql[STORE_KEYS_N] = {
+	[STORE_KEYS_REG_MAIL] = "SELECT message_id FROM reg_mail",
+	[STORE_KEYS_REG_NOTED] = "SELECT message_id FROM reg_unhandled UNION ALL"
+				 " SELECT message_id FROM reg_event WHERE message_id != ''",
+};
+
+static void keyset_empty(struct store_keyset *ks, unsigned long generation)
+{
+	if (ks->keys)
+		g_hash_table_destroy(ks->keys);
+	ks->keys = NULL;
+	ks->generation = generation;
+	ks->asked = 0;
+	ks->too_many = 0;
+}
+
+/* As an outermost transaction begins: another connection's commits since
+ * the last (PRAGMA data_version moved; or it could not be read) make every
+ * set stale, which a new generation says. */
+static void keys_check(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	long long version = -1;
+
+	if (!store_cached(st, &stmt, "PRAGMA data_version", NULL)) {
+		if (sqlite3_step(stmt) == SQLITE_ROW)
+			version = sqlite3_column_int64(stmt, 0);
+		store_cached_done(st, stmt);
+	}
+	if (version < 0 || version != st->data_version)
+		st->generation++;
+	st->data_version = version;
+}
+
+/* Reads the whole column into ks; 0 when done. */
+static int keyset_fill(struct store *st, struct store_keyset *ks, enum store_keys which)
+{
+	sqlite3_stmt *stmt = NULL;
+	GHashTable *set;
+	int rc;
+
+	if (store_prepare(st, &stmt, keys_fill_sql[which], NULL))
+		return -1;
+	set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(stmt, 0);
+
+		if (g_hash_table_size(set) >= STORE_KEYS_MAX) {
+			ks->too_many = 1;
+			break;
+		}
+		if (key)
+			g_hash_table_add(set, g_strdup(key));
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		g_hash_table_destroy(set);
+		return -1;
+	}
+	ks->keys = set;
+	return 0;
+}
+
+int store_keys_may_hold(struct store *st, enum store_keys which, const char *key)
+{
+	struct store_keyset *ks;
+
+	if (!st || (unsigned)which >= STORE_KEYS_N || !key || st->depth <= 0)
+		return 1;
+	if (!(ks = st->keys[which])) {
+		if (!(ks = calloc(1, sizeof(*ks))))
+			return 1;
+		ks->generation = st->generation;
+		st->keys[which] = ks;
+	}
+	if (ks->generation != st->generation)
+		keyset_empty(ks, st->generation);
+	if (!ks->keys) {
+		if (ks->too_many || ++ks->asked < STORE_KEYS_FILL_AFTER)
+			return 1;
+		if (keyset_fill(st, ks, which)) {
+			ks->asked = 0;   /* tried again after as many asks */
+			return 1;
+		}
+		if (ks->too_many) {
+			g_hash_table_destroy(ks->keys);
+			ks->keys = NULL;
+			return 1;
+		}
+	}
+	return g_hash_table_contains(ks->keys, key);
+}
+
+void store_keys_add(struct store *st, enum store_keys which, const char *key)
+{
+	struct store_keyset *ks;
+
+	if (!st || (unsigned)which >= STORE_KEYS_N || !key || !(ks = st->keys[which]) || !ks->keys)
+		return;   /* (read whole when it is filled, this key with it) */
+	if (ks->generation != st->generation) {
+		keyset_empty(ks, st->generation);
+		return;
+	}
+	if (g_hash_table_size(ks->keys) >= STORE_KEYS_MAX) {
+		keyset_empty(ks, st->generation);
+		ks->too_many = 1;
+		return;
+	}
+	g_hash_table_add(ks->keys, g_strdup(key));
+}
+
 static enum bb_status begin(struct store *st, const char *sql, struct bb_error *err)
 {
 	if (st->depth++ > 0)
@@ -591,6 +711,7 @@ static enum bb_status begin(struct store *st, const char *sql, struct bb_error *
 		st->depth = 0;
 		return store_fail(st, err, "starting a transaction failed");
 	}
+	keys_check(st);
 	return BB_OK;
 }
 
@@ -889,6 +1010,12 @@ void store_close(struct store *st)
 		g_hash_table_destroy(st->kept);
 	if (st->recent)
 		g_hash_table_destroy(st->recent);
+	for (int i = 0; i < STORE_KEYS_N; i++) {
+		if (st->keys[i]) {
+			keyset_empty(st->keys[i], 0);
+			free(st->keys[i]);
+		}
+	}
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	free(st->path);

@@ -36,6 +36,14 @@ enum store_mode {
 
 struct _GHashTable;
 
+/* Sets of keys (store_keys_may_hold()), by what they hold. */
+enum store_keys {
+	STORE_KEYS_REG_MAIL,    /* reg_mail.message_id */
+	STORE_KEYS_REG_NOTED,   /* reg_unhandled.message_id, reg_event.message_id */
+	STORE_KEYS_N
+};
+struct store_keyset;
+
 struct store {
 	sqlite3 *db;
 	char *path;
@@ -51,6 +59,11 @@ struct store {
 	 * literal, mostly): looked up without hashing the text, and checked
 	 * by comparing it */
 	struct _GHashTable *recent;
+	/* store_keys_may_hold(): the data version last read when a
+	 * transaction began, a count of its changes, and the sets */
+	long long data_version;
+	unsigned long generation;
+	struct store_keyset *keys[STORE_KEYS_N];
 };
 
 /* Opens (creating if needed) the database at path, with its parent folder;
@@ -88,6 +101,23 @@ void store_cached_done(struct store *st, sqlite3_stmt *stmt);
 
 enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
 			     const char *sql, struct bb_error *err);
+
+/* Whether the column which names may hold key: 0 when it surely does not
+ * (a lookup would find nothing and can be skipped), 1 when it may (look).
+ * The set behind it holds at least every key of the column: it is read
+ * whole once a transaction has asked STORE_KEYS_FILL_AFTER times (a
+ * round of a few mails reads no table), it answers "may" outside a
+ * transaction, and it is emptied when another connection has written the
+ * database (PRAGMA data_version, read as each transaction begins; inside
+ * one that holds the write lock no other can write).  Writers in this
+ * process name each key to it with store_keys_add() right after writing it
+ * (nothing in between asks): a key it holds that the database lacks (a
+ * rolled-back write, a deleted row) costs only a lookup.  A column of more
+ * than STORE_KEYS_MAX keys is not held (always "may"). */
+#define STORE_KEYS_MAX 1000000
+#define STORE_KEYS_FILL_AFTER 256
+int store_keys_may_hold(struct store *st, enum store_keys which, const char *key);
+void store_keys_add(struct store *st, enum store_keys which, const char *key);
 /* Fills err from the connection's last error, naming what failed;
  * returns BB_ERR_BUSY for a lock held elsewhere, BB_ERR_NO_SPACE for a full
  * disk, BB_ERR_DATABASE otherwise. */

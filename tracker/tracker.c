@@ -152,6 +152,8 @@ static enum bb_status add_event(struct tracker *t, long long id, time_t when, co
 				     (long long)when, kind, text, msgid,
 				     t->unverified ? t->unverified : "");
 
+	if (!s && msgid && *msgid)
+		store_keys_add(t->db, STORE_KEYS_REG_NOTED, msgid);
 	if (!s)
 		s = exec_bind(t, err, "recording a regression's history",
 			      "UPDATE reg_regression SET updated = ? WHERE id = ?", "ii",
@@ -162,11 +164,16 @@ static enum bb_status add_event(struct tracker *t, long long id, time_t when, co
 static enum bb_status add_mail(struct tracker *t, long long id, const char *msgid,
 			       const char *kind, struct bb_error *err)
 {
+	enum bb_status s;
+
 	if (!msgid || !*msgid)
 		return BB_OK;
-	return exec_bind(t, err, "recording a regression's mail",
-			 "INSERT OR IGNORE INTO reg_mail (message_id, regression, kind) VALUES (?, ?, ?)",
-			 "tit", msgid, id, kind);
+	s = exec_bind(t, err, "recording a regression's mail",
+		      "INSERT OR IGNORE INTO reg_mail (message_id, regression, kind) VALUES (?, ?, ?)",
+		      "tit", msgid, id, kind);
+	if (!s)
+		store_keys_add(t->db, STORE_KEYS_REG_MAIL, msgid);
+	return s;
 }
 
 static enum bb_status set_text(struct tracker *t, long long id, const char *column,
@@ -190,12 +197,17 @@ static enum bb_status set_int(struct tracker *t, long long id, const char *colum
 static enum bb_status unhandled(struct tracker *t, const struct inmail *m, time_t when,
 				const char *line, const char *reason, struct bb_error *err)
 {
+	enum bb_status s;
+
 	log_event(LOG_LEVEL_INFO, "tracker.unhandled", LF_STR("message_id", m->message_id),
 		  LF_STR("line", line), LF_STR("reason", reason));
-	return exec_bind(t, err, "recording an unhandled directive",
-			 "INSERT OR IGNORE INTO reg_unhandled (time, message_id, line, reason)"
-			 " VALUES (?, ?, ?, ?)", "ittt", (long long)when,
-			 m->message_id ? m->message_id : "", line, reason);
+	s = exec_bind(t, err, "recording an unhandled directive",
+		      "INSERT OR IGNORE INTO reg_unhandled (time, message_id, line, reason)"
+		      " VALUES (?, ?, ?, ?)", "ittt", (long long)when,
+		      m->message_id ? m->message_id : "", line, reason);
+	if (!s && m->message_id)
+		store_keys_add(t->db, STORE_KEYS_REG_NOTED, m->message_id);
+	return s;
 }
 
 /* The regressions a Message-ID belongs to (its report, a mail seen in its
@@ -205,7 +217,7 @@ static size_t regressions_of(struct tracker *t, const char *msgid, long long *id
 {
 	sqlite3_stmt *st = NULL;
 
-	if (!msgid || !*msgid ||
+	if (!msgid || !*msgid || !store_keys_may_hold(t->db, STORE_KEYS_REG_MAIL, msgid) ||
 	    store_cached(t->db, &st, "SELECT regression FROM reg_mail WHERE message_id = ?", NULL))
 		return n;
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
@@ -688,6 +700,9 @@ static int already_seen(struct tracker *t, const char *msgid)
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
 
+	if (!store_keys_may_hold(t->db, STORE_KEYS_REG_MAIL, msgid) &&
+	    !store_keys_may_hold(t->db, STORE_KEYS_REG_NOTED, msgid))
+		return 0;
 	if (store_cached(t->db, &st, "SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind ="
 				     " 'thread' UNION ALL SELECT 1 FROM reg_unhandled WHERE"
 				     " message_id = ?1 UNION ALL SELECT 1 FROM reg_event WHERE"

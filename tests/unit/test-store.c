@@ -115,6 +115,94 @@ static void test_secret(const char *dir)
 	free(sql);
 }
 
+/* A reg_mail row (and the regression it names) written as the tracker
+ * does: the row, then the key named to the store. */
+static void add_reg_mail(struct store *st, const char *msgid, int tell)
+{
+	char *sql = str_printf("INSERT OR IGNORE INTO reg_regression (id, created, updated,"
+			       " last_activity) VALUES (1, 0, 0, 0);"
+			       " INSERT INTO reg_mail (message_id, regression, kind)"
+			       " VALUES ('%s', 1, 'thread')", msgid);
+
+	store_exec(st, sql, NULL);
+	if (tell)
+		store_keys_add(st, STORE_KEYS_REG_MAIL, msgid);
+	free(sql);
+}
+
+/* Asks past STORE_KEYS_FILL_AFTER, so that the set is read. */
+static void ask_until_read(struct store *st)
+{
+	for (int i = 0; i <= STORE_KEYS_FILL_AFTER; i++)
+		store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "warm-up@x");
+}
+
+/* store_keys_may_hold(): "may" outside a transaction and before the set
+ * is read; then "not" only for keys the column lacks; a key written and
+ * named is held; another connection's commit makes the set stale, found
+ * as the next transaction begins. */
+static void test_keys(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL, *other = NULL;
+	char *path = str_printf("%s/keys.db", dir);
+	int n_not = 0;
+
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK &&
+	   store_open(&other, path, STORE_READ_WRITE, &err) == BB_OK, "keys: two connections");
+	add_reg_mail(st, "old@x", 0);
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "none@x"), 1,
+	       "keys: outside a transaction, always may");
+	ok(store_begin(st, &err) == BB_OK, "keys: a transaction");
+	for (int i = 0; i + 1 < STORE_KEYS_FILL_AFTER; i++)
+		n_not += !store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "none@x");
+	is_int(n_not, 0, "keys: not read before it is asked often");
+	ask_until_read(st);
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "none@x"), 0,
+	       "keys: read, a key the column lacks is not held");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "old@x"), 1,
+	       "keys: one it has is");
+	add_reg_mail(st, "new@x", 1);
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "new@x"), 1,
+	       "keys: one written and named in the transaction is");
+	store_rollback(st);
+	ok(store_begin(st, &err) == BB_OK, "keys: rolled back, another transaction");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "new@x"), 1,
+	       "keys: a rolled-back key is still held (a lookup finds nothing)");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "none@x"), 0,
+	       "keys: the set is kept while nobody else writes");
+	ok(store_commit(st, &err) == BB_OK, "keys: committed");
+
+	/* another connection writes, not naming the key to this one */
+	add_reg_mail(other, "elsewhere@x", 1);
+	ok(store_begin(st, &err) == BB_OK, "keys: a transaction after another's commit");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "elsewhere@x"), 1,
+	       "keys: another connection's key may be held (the set is stale)");
+	ask_until_read(st);
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "elsewhere@x"), 1,
+	       "keys: read again, it is held");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_MAIL, "none@x"), 0,
+	       "keys: read again, a missing key is not");
+	/* a write through this connection that nobody named, made in the
+	 * same transaction before the set was read, is in it too */
+	store_rollback(st);
+	ok(store_begin(st, &err) == BB_OK, "keys: one more transaction");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_NOTED, "ev@x"), 1,
+	       "keys: the other set, before it is read");
+	ok(store_exec(st, "INSERT INTO reg_event (regression, time, kind, message_id)"
+			  " VALUES (1, 0, 'x', 'ev@x')", &err) == BB_OK, "keys: an event written");
+	for (int i = 0; i <= STORE_KEYS_FILL_AFTER; i++)
+		store_keys_may_hold(st, STORE_KEYS_REG_NOTED, "warm-up@x");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_NOTED, "ev@x"), 1,
+	       "keys: read after the write, the event's key is held");
+	is_int(store_keys_may_hold(st, STORE_KEYS_REG_NOTED, "old@x"), 0,
+	       "keys: a reg_mail key is not in the other set");
+	ok(store_commit(st, &err) == BB_OK, "keys: done");
+	store_close(other);
+	store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/bb-store-XXXXXX", mode[32];
@@ -130,6 +218,7 @@ int main(void)
 	is_str(pragma_text(st, "PRAGMA foreign_keys", mode, sizeof(mode)), "1", "foreign keys are on");
 	test_cached(st);
 	test_secret(dir);
+	test_keys(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
