@@ -531,14 +531,78 @@ static char *join_padded_words(const char *value)
 	return g_string_free(out, FALSE);
 }
 
+/* What take_from() made of a From: value, kept per thread for the values
+ * seen last (a list's regular posters send most of its mail; GMime's
+ * parse and the address list's release cost 13,000 instructions a mail):
+ * a hash table of the value to a struct from_seen, emptied when full. */
+#define FROM_MEMO_MAX 4096
+#define FROM_MEMO_VALUE_MAX 256   /* longer values are parsed every time */
+struct from_seen {
+	char *addr;   /* NULL: no mailbox */
+	char *name;
+};
+
+static void from_seen_free(gpointer p)
+{
+	struct from_seen *f = p;
+
+	free(f->addr);
+	free(f->name);
+	free(f);
+}
+
+static void from_memo_free(gpointer p)
+{
+	g_hash_table_destroy(p);
+}
+
+static GPrivate from_memo_key = G_PRIVATE_INIT(from_memo_free);
+
+static GHashTable *from_memo(void)
+{
+	GHashTable *memo = g_private_get(&from_memo_key);
+
+	if (!memo) {
+		memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, from_seen_free);
+		g_private_set(&from_memo_key, memo);
+	}
+	return memo;
+}
+
+/* Kept as parsed; nothing is kept when a copy cannot be made. */
+static void from_remember(GHashTable *memo, const char *value, const struct inmail *m)
+{
+	struct from_seen *f;
+
+	if (strlen(value) > FROM_MEMO_VALUE_MAX || !(f = calloc(1, sizeof(*f))))
+		return;
+	f->addr = m->from_addr ? strdup(m->from_addr) : NULL;
+	f->name = strdup(m->from_name);
+	if ((m->from_addr && !f->addr) || !f->name) {
+		from_seen_free(f);
+		return;
+	}
+	if (g_hash_table_size(memo) >= FROM_MEMO_MAX)
+		g_hash_table_remove_all(memo);
+	g_hash_table_replace(memo, g_strdup(value), f);
+}
+
 static enum bb_status take_from(struct inmail *m, const char *value)
 {
+	GHashTable *memo = from_memo();
+	const struct from_seen *seen = g_hash_table_lookup(memo, value);
 	InternetAddressList *list;
 	InternetAddressMailbox *mb;
 	const char *name;
 	char *joined;
-	enum bb_status st = BB_OK;
 
+	if (seen) {
+		m->from_addr = seen->addr ? strdup(seen->addr) : NULL;
+		m->from_name = strdup(seen->name);
+		if ((seen->addr && !m->from_addr) || !m->from_name)
+			return BB_ERR_NOMEM;
+		return BB_OK;
+	}
 	pin_charsets(value);
 	joined = join_padded_words(value);
 	list = internet_address_list_parse(options(), joined ? joined : value);
@@ -548,11 +612,12 @@ static enum bb_status take_from(struct inmail *m, const char *value)
 	if (mb)
 		m->from_addr = clean_address(internet_address_mailbox_get_addr(mb));
 	m->from_name = clean_line(name ? name : "", name ? strlen(name) : 0, INMAIL_TEXT_MAX);
-	if (!m->from_name)
-		st = BB_ERR_NOMEM;
 	if (list)
 		g_object_unref(list);
-	return st;
+	if (!m->from_name)
+		return BB_ERR_NOMEM;
+	from_remember(memo, value, m);
+	return BB_OK;
 }
 
 /* Decodes an unstructured value (RFC 2047, raw 8-bit bytes) into a clean

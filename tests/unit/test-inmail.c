@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1228,6 +1230,74 @@ static void test_mbox(void)
 	   "not an mbox: invalid");
 }
 
+/* The From: values parsed last are kept per thread (FROM_MEMO_MAX of them):
+ * a value seen again gives what it gave the first time, in copies of its
+ * own; more values than are kept, a long one, one of no mailbox and one
+ * in encoded words give what a first parse gives. */
+struct from_case {
+	const char *from, *name, *addr;
+};
+
+static int from_parses(const struct from_case *c, const char *what)
+{
+	struct inmail m;
+	char *mail = str_printf("From: %s\nMessage-ID: <memo@x>\n\nhi\n", c->from);
+	int good = 0;
+
+	if (parse(mail, NULL, &m) == BB_OK) {
+		good = !strcmp(m.from_name, c->name) &&
+		       (c->addr ? m.from_addr && !strcmp(m.from_addr, c->addr) : !m.from_addr);
+		if (!good)
+			diag("%s: From: %s gave \"%s\" <%s>", what, c->from, m.from_name,
+			     m.from_addr ? m.from_addr : "(none)");
+		inmail_release(&m);
+	}
+	free(mail);
+	return good;
+}
+
+static void *from_in_thread(void *arg)
+{
+	return (void *)(intptr_t)from_parses(arg, "another thread");
+}
+
+static void test_from_memo(void)
+{
+	char long_name[600];
+	struct from_case cases[] = {
+		{ "Ann Example <Ann@EXAMPLE.org>", "Ann Example", "Ann@example.org" },
+		{ "=?UTF-8?Q?J=C3=B6rg?= <joerg@example.org>", "J\xc3\xb6rg", "joerg@example.org" },
+		{ "undisclosed-recipients:;", "", NULL },
+		{ NULL, NULL, "long@example.org" },
+	};
+	int bad = 0;
+	pthread_t th;
+	void *res = NULL;
+
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	cases[3].from = str_printf("%s <long@example.org>", long_name);
+	cases[3].name = long_name;
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			bad += !from_parses(&cases[i], "again");
+	is_int(bad, 0, "From: the same values parsed three times give the same");
+	bad = 0;
+	for (int i = 0; i < 5000; i++) {   /* past FROM_MEMO_MAX */
+		char from[96], name[32], addr[32];
+		struct from_case c = { from, name, addr };
+
+		snprintf(name, sizeof(name), "Person %d", i % 4500);
+		snprintf(addr, sizeof(addr), "p%d@example.org", i % 4500);
+		snprintf(from, sizeof(from), "%s <%s>", name, addr);
+		bad += !from_parses(&c, "many");
+	}
+	is_int(bad, 0, "From: 5,000 values (more than are kept) give each its own");
+	ok(pthread_create(&th, NULL, from_in_thread, &cases[1]) == 0 && pthread_join(th, &res) == 0 &&
+	   res == (void *)(intptr_t)1, "From: another thread gives the same");
+	free((char *)cases[3].from);
+}
+
 int main(void)
 {
 	tap_shared_dir(shared, sizeof(shared));
@@ -1236,6 +1306,7 @@ int main(void)
 	test_references_loop();
 	test_huge_header();
 	test_from_bridge();
+	test_from_memo();
 	test_mark_kept();
 	test_auto_replies();
 	test_raw_scan();
