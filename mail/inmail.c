@@ -873,11 +873,9 @@ static void note_field(struct header_scan *hs, const struct field *f)
 			const char *w;
 			size_t wl = field_first_word(f, &w);
 
-			for (size_t i = 0; i < wl; i++)
-				if (has_prefix_ci(w + i, wl - i, "owner-") ||
-				    has_prefix_ci(w + i, wl - i, "-owner@") ||
-				    has_prefix_ci(w + i, wl - i, "-bounces"))
-					hs->list_headers = 1;
+			if (text_find_ci(w, wl, "owner-") || text_find_ci(w, wl, "-owner@") ||
+			    text_find_ci(w, wl, "-bounces"))
+				hs->list_headers = 1;
 		}
 		break;
 	case 'x':

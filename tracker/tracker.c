@@ -625,11 +625,9 @@ static size_t bugs_cited(struct tracker *t, const char *text, long long *ids, si
 				char url[REG_LINK_URL_MAX + 1];
 				size_t ulen = 0;
 				long long bug;
-				const char *h = q;
+				const char *h = text_find_ci(q, (size_t)(end - q), "http");
 
-				while (h + 4 <= end && g_ascii_strncasecmp(h, "http", 4))
-					h++;
-				if (h + 4 > end)
+				if (!h)
 					break;
 				while (h + ulen < end && !strchr(" \t\r<>\"'()[]", h[ulen]))
 					ulen++;
