@@ -662,7 +662,6 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 	struct archive_source *src = w->src;
 	const char *line = w->line.data, *p, *commit, *type = NULL;
 	char where[ARCHIVE_OID_MAX + 32];
-	char *position = NULL;
 	size_t commit_len, type_len = 0;
 	long long size = 0;
 	enum bb_status st;
@@ -723,21 +722,17 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 		if ((st = child_fill(cat, err)))
 			return st;
 	}
-	if (!(position = git_cursor(&w->pos)))
-		return archive_nomem(err);
 	{
 		char *msg = cat->rbuf.data + cat->rpos;
 
-		if (msg[size] != '\n') {
-			free(position);
+		if (msg[size] != '\n')
 			return bb_error_set(err, BB_ERR_IO, "git cat-file: no newline after %s",
 					    where);
-		}
 		msg[size] = '\0';
 		cat->rpos += (size_t)size + 1;
-		st = archive_deliver(src, w->fn, w->ctx, msg, (size_t)size, position, err);
+		/* where is the cursor past this message (git_cursor()'s form) */
+		st = archive_deliver(src, w->fn, w->ctx, msg, (size_t)size, where, err);
 	}
-	free(position);
 	return st;
 bad:
 	return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", line);

@@ -309,8 +309,19 @@ static char *branch_of(struct tracker *t, const char *from, const char *to)
 
 static char *person(const char *name, const char *addr)
 {
-	if (name && *name && addr && *addr)
-		return str_printf("%s <%s>", name, addr);
+	if (name && *name && addr && *addr) {
+		/* "name <addr>", once per list mail: no printf */
+		size_t nl = strlen(name), al = strlen(addr);
+		char *out = malloc(nl + al + 4);
+
+		if (out) {
+			memcpy(out, name, nl);
+			memcpy(out + nl, " <", 2);
+			memcpy(out + nl + 2, addr, al);
+			memcpy(out + nl + 2 + al, ">", 2);
+		}
+		return out;
+	}
 	return strdup(addr && *addr ? addr : name ? name : "");
 }
 
