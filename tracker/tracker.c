@@ -29,7 +29,7 @@ struct tracker {
 	char *close_on_fix, *default_branch;
 	long long stale_after;
 	const char *unverified;   /* why the mail at hand's sender is not authenticated */
-	int threads_pruned;       /* list_thread's old rows went this run */
+	int threads_pruned;       /* list_thread's old rows were looked at this run */
 };
 
 static char *dup_or_null(const char *s)
@@ -849,10 +849,35 @@ static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *
 	return s;
 }
 
+/* Drops list_thread's rows read more than TRACKER_THREAD_DAYS ago, once a
+ * day (UTC; the cursor "tracker:threads-pruned" says when it last did):
+ * the table has no index on when a row was read, so this reads it all. */
+static enum bb_status prune_threads(struct tracker *t, time_t now, struct bb_error *err)
+{
+	static const char cursor[] = "tracker:threads-pruned";
+	char today[16], *last = NULL;
+	struct tm tm;
+	enum bb_status s;
+
+	gmtime_r(&now, &tm);
+	strftime(today, sizeof(today), "%Y-%m-%d", &tm);
+	if ((s = store_cursor_get(t->db, cursor, &last, NULL, err)))
+		return s;
+	if (last && !strcmp(last, today)) {
+		free(last);
+		return BB_OK;
+	}
+	free(last);
+	if (!(s = exec_bind(t, err, "forgetting old threads", "DELETE FROM list_thread WHERE seen < ?",
+			    "i", (long long)now - TRACKER_THREAD_DAYS * 86400LL)))
+		s = store_cursor_set(t->db, cursor, today, err);
+	return s;
+}
+
 /* Remembers which thread a list mail belongs to (list_thread), for
  * earlier_mails(); the bridge's own mails and auto-replies are no
  * activity and are not kept.  Rows read more than TRACKER_THREAD_DAYS ago
- * go, once per tracker. */
+ * go (prune_threads()). */
 static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, time_t when,
 				      struct bb_error *err)
 {
@@ -863,9 +888,7 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 
 	if (!t->threads_pruned) {
 		t->threads_pruned = 1;
-		if ((s = exec_bind(t, err, "forgetting old threads", "DELETE FROM list_thread"
-				   " WHERE seen < ?", "i",
-				   (long long)now - TRACKER_THREAD_DAYS * 86400LL)))
+		if ((s = prune_threads(t, now, err)))
 			return s;
 	}
 	if (m->from_bridge || m->auto_reply)

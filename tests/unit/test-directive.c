@@ -1199,6 +1199,52 @@ static void test_tracker(void)
 	is_str(q("SELECT count(*) FROM reg_mail WHERE message_id LIKE 'noise%%'"), "0",
 	       "a run: the chatter belongs to no regression");
 
+	/* list_thread's rows read more than TRACKER_THREAD_DAYS ago go, once
+	 * a day (a tracker's first list mail; the cursor says the day) */
+	{
+		long long now = (long long)time(NULL), old = now - (TRACKER_THREAD_DAYS + 1) * 86400LL;
+		struct tracker_options to;
+
+		memset(&to, 0, sizeof(to));
+		to.bugzilla_url = "https://bugzilla.kernel.org";
+		ok(store_exec(tdb, "DELETE FROM cursor WHERE source = 'tracker:threads-pruned'", &err) ==
+		   BB_OK, "prune: no day recorded");
+		{
+			char *sql = g_strdup_printf("INSERT INTO list_thread VALUES ('gone@x', 'gone@x', 'x',"
+						    " 0, %lld), ('kept@x', 'kept@x', 'x', 0, %lld)",
+						    old, now - 86400LL);
+
+			ok(store_exec(tdb, sql, &err) == BB_OK, "prune: an old row and a recent one");
+			g_free(sql);
+		}
+		tracker_free(trk);
+		ok(tracker_new(&trk, tdb, &to, &err) == BB_OK, "prune: a new tracker (a new run)");
+		feed("p1@x", NULL, NULL, 400, "prune one", "Hi.\n");
+		is_str(q("SELECT group_concat(message_id) FROM list_thread WHERE message_id IN"
+			 " ('gone@x', 'kept@x')"), "kept@x", "prune: the old row went, the recent stayed");
+		is_int(strlen(q("SELECT value FROM cursor WHERE source = 'tracker:threads-pruned'")), 10,
+		       "prune: the day is recorded");
+		{
+			char *sql = g_strdup_printf("INSERT INTO list_thread VALUES ('gone2@x', 'gone2@x',"
+						    " 'x', 0, %lld)", old);
+
+			ok(store_exec(tdb, sql, &err) == BB_OK, "prune: another old row");
+			g_free(sql);
+		}
+		tracker_free(trk);
+		ok(tracker_new(&trk, tdb, &to, &err) == BB_OK, "prune: another run the same day");
+		feed("p2@x", NULL, NULL, 401, "prune two", "Hi.\n");
+		is_str(q("SELECT count(*) FROM list_thread WHERE message_id = 'gone2@x'"), "1",
+		       "prune: not pruned twice a day");
+		ok(store_exec(tdb, "UPDATE cursor SET value = '2000-01-01' WHERE source ="
+				   " 'tracker:threads-pruned'", &err) == BB_OK, "prune: as if a day passed");
+		tracker_free(trk);
+		ok(tracker_new(&trk, tdb, &to, &err) == BB_OK, "prune: a run the next day");
+		feed("p3@x", NULL, NULL, 402, "prune three", "Hi.\n");
+		is_str(q("SELECT count(*) FROM list_thread WHERE message_id = 'gone2@x'"), "0",
+		       "prune: pruned again the next day");
+	}
+
 	tracker_free(trk);
 	store_close(tdb);
 	unlink(path);

@@ -222,6 +222,8 @@ int main(void)
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
+	is_str(pragma_text(st, "SELECT count(*) FROM sqlite_master WHERE name = 'list_thread_seen'",
+			   mode, sizeof(mode)), "0", "list_thread has no index on when a row was read");
 
 	/* nested transactions: only the outermost commit commits */
 	ok(store_begin(st, &err) == BB_OK && store_begin(st, &err) == BB_OK, "begin twice");
