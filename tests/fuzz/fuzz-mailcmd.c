@@ -1,5 +1,5 @@
 /* libFuzzer target for bridge/mailcmd.c (and the line classifier and
- * reply cutter of mail/inmail.c it shares): the input is a decoded mail
+ * reply cutter of mail/inmail_lines.c it shares): the input is a decoded mail
  * body; every entry must be a known verb with a clean argument of the
  * right shape, or MAILCMD_INVALID with a reason.  Build with "make fuzz",
  * run with "make fuzz-run" (seeds in corpus-mailcmd/). */

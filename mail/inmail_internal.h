@@ -1,0 +1,39 @@
+/* What mail/inmail.c and mail/inmail_lines.c share: small text helpers and
+ * the patch test.  Private to mail/inmail*.c: include it from nowhere else;
+ * the contract is in inmail.h. */
+#ifndef BUGBRIDGE_MAIL_INMAIL_INTERNAL_H
+#define BUGBRIDGE_MAIL_INMAIL_INTERNAL_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include <glib.h>
+
+static inline int ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+static inline int is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* 1 if s (len bytes) starts with prefix, ignoring ASCII case. */
+static inline int has_prefix_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && g_ascii_strncasecmp(s, prefix, n) == 0;
+}
+
+static inline int equals_ci(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && g_ascii_strncasecmp(s, word, len) == 0;
+}
+
+/* 1 if text (len bytes) holds a unified diff with at least one hunk
+ * (inmail_lines.c). */
+int inmail_has_hunk(const char *text, size_t len);
+
+#endif
