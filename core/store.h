@@ -113,8 +113,9 @@ enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
  * process name each key to it with store_keys_add() right after writing it
  * (nothing in between asks): a key it holds that the database lacks (a
  * rolled-back write, a deleted row) costs only a lookup.  A column of more
- * than STORE_KEYS_MAX keys is not held (always "may"). */
-#define STORE_KEYS_MAX 1000000
+ * than STORE_KEYS_MAX keys is not held (always "may"): a set costs about
+ * 100 bytes a key, and the process's memory stays small. */
+#define STORE_KEYS_MAX 200000
 #define STORE_KEYS_FILL_AFTER 256
 int store_keys_may_hold(struct store *st, enum store_keys which, const char *key);
 void store_keys_add(struct store *st, enum store_keys which, const char *key);
