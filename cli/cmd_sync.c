@@ -103,11 +103,9 @@ void cli_bz_options(const struct bb_config *cfg, struct bz_client_options *o)
 static enum bb_status open_private(void *ctx, struct blob_store **out, struct bb_error *err)
 {
 	struct cli_bridge *b = ctx;
-	enum bb_status s = BB_OK;
+	enum bb_status s = cli_private_blobs_open(b->sc.cfg, &b->private_blobs, &b->private_db, err);
 
-	if (!b->private_blobs)
-		s = cli_private_blobs_open(b->sc.cfg, &b->private_blobs, &b->private_db, err);
-	*out = b->private_blobs;
+	*out = b->private_blobs;   /* (asked only while sc.private_blobs is NULL) */
 	return s;
 }
 
@@ -292,20 +290,14 @@ static void check_fields(struct cli_bridge *b)
 	};
 	static const char cursor[] = "bugzilla:fields-checked";
 	struct bb_error err = BB_ERROR_INIT;
-	char today[16], *last = NULL;
-	time_t now = time(NULL);
-	struct tm tm;
+	char today[STORE_DAY_LEN];
+	int done;
 
 	if (!b->bz)
 		return;
-	gmtime_r(&now, &tm);
-	strftime(today, sizeof(today), "%Y-%m-%d", &tm);
-	if (!store_cursor_get(b->sc.db, cursor, &last, NULL, &err) && last &&
-	    !strcmp(last, today)) {
-		free(last);
+	if (!store_cursor_today(b->sc.db, cursor, time(NULL), today, &done, &err) && done)
 		return;
-	}
-	free(last);
+	bb_error_clear(&err);
 	if (bz_fields_check(b->bz, want, sizeof(want) / sizeof(want[0]), NULL, &err)) {
 		log_event(LOG_LEVEL_WARN, "bz.fields.unknown",
 			  LF_STR("reason", err.message));

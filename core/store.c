@@ -677,12 +677,7 @@ int store_keys_may_hold(struct store *st, enum store_keys which, const char *key
 		if (ks->too_many || ++ks->asked < STORE_KEYS_FILL_AFTER)
 			return 1;
 		if (keyset_fill(st, ks, which)) {
-			ks->asked = 0;   /* tried again after as many asks */
-			return 1;
-		}
-		if (ks->too_many) {
-			g_hash_table_destroy(ks->keys);
-			ks->keys = NULL;
+			ks->asked = 0;   /* tried again after as many asks (not past the cap) */
 			return 1;
 		}
 	}
@@ -1028,6 +1023,23 @@ void store_close(struct store *st)
 }
 
 /* ------------------------------------------------------------ cursors */
+
+enum bb_status store_cursor_today(struct store *db, const char *name, time_t now,
+				  char today[STORE_DAY_LEN], int *done, struct bb_error *err)
+{
+	char *last = NULL;
+	struct tm tm;
+	enum bb_status s;
+
+	gmtime_r(&now, &tm);
+	strftime(today, STORE_DAY_LEN, "%Y-%m-%d", &tm);
+	*done = 0;
+	if ((s = store_cursor_get(db, name, &last, NULL, err)))
+		return s;
+	*done = last && !strcmp(last, today);
+	free(last);
+	return BB_OK;
+}
 
 enum bb_status store_cursor_get(struct store *db, const char *name, char **value,
 				time_t *updated, struct bb_error *err)

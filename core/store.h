@@ -132,6 +132,12 @@ enum bb_status store_cursor_set(struct store *db, const char *name, const char *
 /* Reads a cursor; *value is malloc'd, NULL if the cursor was never set. */
 enum bb_status store_cursor_get(struct store *db, const char *name, char **value,
 				time_t *updated, struct bb_error *err);
+/* For what is done at most once a UTC day: today gets now's date
+ * ("YYYY-MM-DD"), and *done whether the cursor name holds it already; set
+ * the cursor to today once the day's work is done. */
+#define STORE_DAY_LEN 16
+enum bb_status store_cursor_today(struct store *db, const char *name, time_t now,
+				  char today[STORE_DAY_LEN], int *done, struct bb_error *err);
 
 /* A secret of this state, by name: STORE_SECRET_LEN random bytes, made the
  * first time they are asked for with make set, and kept in the meta table,

@@ -855,19 +855,12 @@ static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *
 static enum bb_status prune_threads(struct tracker *t, time_t now, struct bb_error *err)
 {
 	static const char cursor[] = "tracker:threads-pruned";
-	char today[16], *last = NULL;
-	struct tm tm;
+	char today[STORE_DAY_LEN];
 	enum bb_status s;
+	int done;
 
-	gmtime_r(&now, &tm);
-	strftime(today, sizeof(today), "%Y-%m-%d", &tm);
-	if ((s = store_cursor_get(t->db, cursor, &last, NULL, err)))
+	if ((s = store_cursor_today(t->db, cursor, now, today, &done, err)) || done)
 		return s;
-	if (last && !strcmp(last, today)) {
-		free(last);
-		return BB_OK;
-	}
-	free(last);
 	if (!(s = exec_bind(t, err, "forgetting old threads", "DELETE FROM list_thread WHERE seen < ?",
 			    "i", (long long)now - TRACKER_THREAD_DAYS * 86400LL)))
 		s = store_cursor_set(t->db, cursor, today, err);
