@@ -52,6 +52,9 @@ static long long known_message(struct sync_context *sc, const char *message_id, 
 			*count = atoi(dash + 2);
 		return bug;
 	}
+	/* (most list mail names nothing the state holds) */
+	if (!store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
+		return 0;
 	if (store_cached(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
 				  " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
 				  " AND bug_id IS NOT NULL LIMIT 1", NULL))
@@ -415,10 +418,13 @@ static enum bb_status mail_record(struct sync_context *sc, const struct inbound_
 	sqlite3_bind_text(st, 9, reason, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 10, comment, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 11, (sqlite3_int64)time(NULL));
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (sqlite3_step(st) != SQLITE_DONE) {
 		s = store_fail(sc->db, err, "recording a list mail");
-	else if (row)
-		*row = sqlite3_last_insert_rowid(sc->db->db);
+	} else {
+		store_keys_add(sc->db, STORE_KEYS_MAIL, m->message_id);
+		if (row)
+			*row = sqlite3_last_insert_rowid(sc->db->db);
+	}
 	sqlite3_finalize(st);
 	return s;
 }
@@ -452,6 +458,8 @@ static int mail_seen(struct sync_context *sc, const char *message_id)
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
 
+	if (!store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
+		return 0;
 	if (store_cached(sc->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ?", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
@@ -819,6 +827,8 @@ static enum bb_status mark_posted(struct sync_context *sc, long long row, long l
 	sqlite3_bind_text(st, 4, message_id, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(sc->db, err, "recording a posted comment");
+	else
+		store_keys_add(sc->db, STORE_KEYS_MAIL, message_id);
 out:
 	sqlite3_finalize(st);
 	if (s)
@@ -1751,6 +1761,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			s = store_fail(sc->db, err, "recording a tracked bug");
 			goto rollback;
 		}
+		store_keys_add(sc->db, STORE_KEYS_MAIL, root.message_id);
 		sqlite3_finalize(st);
 		st = NULL;
 	}

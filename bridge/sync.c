@@ -968,6 +968,8 @@ static enum bb_status save_comment(struct bug_run *br, const struct bz_comment *
 		sqlite3_bind_null(st, 7);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(br->sc->db, err, "recording a comment");
+	else if (message_id)
+		store_keys_add(br->sc->db, STORE_KEYS_MAIL, message_id);
 	sqlite3_finalize(st);
 	return s;
 }

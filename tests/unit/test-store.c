@@ -196,6 +196,17 @@ static void test_keys(const char *dir)
 	       "keys: read after the write, the event's key is held");
 	is_int(store_keys_may_hold(st, STORE_KEYS_REG_NOTED, "old@x"), 0,
 	       "keys: a reg_mail key is not in the other set");
+	/* the list mails the bridge knows: in_mail's and bz_comment's ids */
+	ok(store_exec(st, "INSERT INTO in_mail (message_id, source, state, updated)"
+			  " VALUES ('in@x', 'list', 'ignored', 0);"
+			  " INSERT INTO bz_comment (id, bug_id, count, message_id) VALUES (7, 1, 0, 'c@x');"
+			  " INSERT INTO bz_comment (id, bug_id, count) VALUES (8, 1, 1)", &err) == BB_OK,
+	   "keys: a list mail and two comments written");
+	ask_until_read(st, STORE_KEYS_MAIL);
+	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "in@x"), 1, "keys: in_mail's id is held");
+	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "c@x"), 1, "keys: a comment's id is held");
+	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "old@x"), 0,
+	       "keys: a reg_mail key is not in the mail set");
 	ok(store_commit(st, &err) == BB_OK, "keys: done");
 	store_close(other);
 	store_close(st);
