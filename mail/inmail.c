@@ -245,13 +245,48 @@ static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
 	return st;
 }
 
+/* The ids take_references() has kept so far, to drop repeats: compared
+ * one by one while there are few (most mails name a handful), in a hash
+ * table past REFS_LINEAR (a References of thousands of ids costs no more
+ * than a hash lookup each). */
+#define REFS_LINEAR 16
+struct refs_seen {
+	const char *few[REFS_LINEAR];
+	size_t nfew;
+	GHashTable *many;
+};
+
+static int refs_seen_has(const struct refs_seen *rs, const char *id)
+{
+	if (rs->many)
+		return g_hash_table_contains(rs->many, id);
+	for (size_t i = 0; i < rs->nfew; i++)
+		if (!strcmp(rs->few[i], id))
+			return 1;
+	return 0;
+}
+
+static void refs_seen_add(struct refs_seen *rs, const char *id)
+{
+	if (!rs->many && rs->nfew < REFS_LINEAR) {
+		rs->few[rs->nfew++] = id;
+		return;
+	}
+	if (!rs->many) {
+		rs->many = g_hash_table_new(g_str_hash, g_str_equal);
+		for (size_t i = 0; i < rs->nfew; i++)
+			g_hash_table_add(rs->many, (char *)rs->few[i]);
+	}
+	g_hash_table_add(rs->many, (char *)id);
+}
+
 /* References: valid ids, deduplicated, the root kept first and then the
  * newest INMAIL_REFERENCES_MAX - 1 others in order.  The mail's own id is
  * dropped here (see inmail_parse_headers(), which runs this last). */
 static enum bb_status take_references(struct inmail *m, const char *value)
 {
 	GPtrArray *refs = parse_msgids(value);
-	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+	struct refs_seen seen = { .nfew = 0, .many = NULL };
 	const char *picked[INMAIL_REFERENCES_MAX];
 	size_t npicked = 0, nrefs = refs->len;
 	const char *root = NULL;
@@ -259,22 +294,22 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 	size_t i;
 
 	if (m->message_id)
-		g_hash_table_add(seen, m->message_id);
+		refs_seen_add(&seen, m->message_id);
 	for (i = 0; i < nrefs && !root; i++) {
 		const char *id = g_ptr_array_index(refs, i);
 
-		if (!g_hash_table_contains(seen, id))
+		if (!refs_seen_has(&seen, id))
 			root = id;
 	}
 	if (root)
-		g_hash_table_add(seen, (char *)root);
+		refs_seen_add(&seen, root);
 	/* newest first, then turned around */
 	for (i = nrefs; i-- > 0 && root && npicked < INMAIL_REFERENCES_MAX - 1;) {
 		const char *id = g_ptr_array_index(refs, i);
 
-		if (g_hash_table_contains(seen, id))
+		if (refs_seen_has(&seen, id))
 			continue;
-		g_hash_table_add(seen, (char *)id);
+		refs_seen_add(&seen, id);
 		picked[npicked++] = id;
 	}
 	m->references = calloc(npicked + (root ? 1 : 0) + 1, sizeof(char *));
@@ -294,7 +329,8 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 		m->nreferences++;
 	}
 out:
-	g_hash_table_destroy(seen);
+	if (seen.many)
+		g_hash_table_destroy(seen.many);
 	g_ptr_array_unref(refs);
 	return st;
 }

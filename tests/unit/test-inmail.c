@@ -613,6 +613,22 @@ static void test_references_loop(void)
 		ok(now_s() - t0 < (SANITIZED ? 10 : 1), "... in bounded time");
 		inmail_release(&m);
 	}
+	/* repeats found before and after the kept ids outgrow a short list:
+	 * the newest of each repeat counts */
+	buf_reset(&b);
+	buf_addstr(&b, "From: a@example.org\nMessage-ID: <self@example.org>\nReferences: <root@x>");
+	for (int i = 0; i < 20; i++)
+		buf_addf(&b, " <a%d@x>", i);
+	buf_addstr(&b, " <a5@x> <root@x> <a0@x> <self@example.org>\n\nbody\n");
+	if (ok(parse(b.data, NULL, &m) == BB_OK, "References with repeats: parses")) {
+		is_int(m.nreferences, 21, "repeats: the root and 20 ids");
+		is_str(m.references[0], "root@x", "repeats: the root first");
+		is_str(m.references[1], "a1@x", "repeats: then the oldest not repeated later");
+		is_str(m.references[5], "a6@x", "repeats: a repeated id leaves its first place");
+		is_str(m.references[19], "a5@x", "repeats: ... for its newest");
+		is_str(m.references[20], "a0@x", "repeats: the newest last");
+		inmail_release(&m);
+	}
 	buf_release(&b);
 }
 
