@@ -1128,15 +1128,22 @@ out:
 
 /* --- raw scan ------------------------------------------------------------ */
 
-/* Charset names in which ASCII text is not written as ASCII bytes. */
+/* Charset names in which ASCII text is not written as ASCII bytes, in a
+ * Content-Type line after its "charset" (charset=, charset*= or
+ * charset*0*= of RFC 2231: a name before it is some other parameter's). */
 static int opaque_charset(const char *line, size_t len)
 {
 	static const char *const names[] = {
 		"utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2", "ucs-4", "ucs4",
 		"utf-7", "utf7", "iso-2022", "hz-gb", "ebcdic", "ibm037", "cp037", NULL
 	};
+	const char *cs = text_find_ci(line, len, "charset");
 
-	for (size_t i = 0; i + 5 < len; i++) {
+	if (!cs)
+		return 0;
+	len -= (size_t)(cs + 7 - line);
+	line = cs + 7;
+	for (size_t i = 0; i < len; i++) {
 		int c = ascii_lower((unsigned char)line[i]);
 
 		if (c != 'u' && c != 'i' && c != 'h' && c != 'e' && c != 'c')

@@ -824,6 +824,12 @@ static void test_raw_scan(void)
 		  "quoted-printable without commands" },
 		{ "From: a@b\nContent-Type: text/plain; charset=\"UTF-16LE\"\n\nbody\n", INMAIL_SCAN_OPAQUE,
 		  "UTF-16" },
+		{ "From: a@b\nContent-Type: text/plain; charset=ucs2\n\nbody\n", INMAIL_SCAN_OPAQUE,
+		  "a short charset name that ends the line" },
+		{ "From: a@b\nContent-Type: text/plain; charset*=utf-16''\n\nbody\n", INMAIL_SCAN_OPAQUE,
+		  "an RFC 2231 charset" },
+		{ "From: a@b\nContent-Type: text/plain; name=\"utf-16 notes.txt\"; charset=us-ascii\n\n"
+		  "body\n", 0, "a charset's name in another parameter" },
 		{ "From: a@b\nContent-Type: text/html\n\n<p>#bugbridge close</p>\n", INMAIL_SCAN_OPAQUE,
 		  "HTML" },
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\nContent-Transfer-Encoding: 8bit\n\n"
