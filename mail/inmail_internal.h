@@ -19,17 +19,28 @@ static inline int is_blank(int c)
 	return c == ' ' || c == '\t';
 }
 
+/* 1 if the n bytes at a and b are the same but for ASCII case (as
+ * g_ascii_strncasecmp() would say, inline: header names are compared to
+ * a word a dozen times a mail, and the call cost more than the compare). */
+static inline int same_ci(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ascii_lower((unsigned char)a[i]) != ascii_lower((unsigned char)b[i]))
+			return 0;
+	return 1;
+}
+
 /* 1 if s (len bytes) starts with prefix, ignoring ASCII case. */
 static inline int has_prefix_ci(const char *s, size_t len, const char *prefix)
 {
 	size_t n = strlen(prefix);
 
-	return len >= n && g_ascii_strncasecmp(s, prefix, n) == 0;
+	return len >= n && same_ci(s, prefix, n);
 }
 
 static inline int equals_ci(const char *s, size_t len, const char *word)
 {
-	return strlen(word) == len && g_ascii_strncasecmp(s, word, len) == 0;
+	return strlen(word) == len && same_ci(s, word, len);
 }
 
 /* 1 if text (len bytes) holds a unified diff with at least one hunk
