@@ -731,6 +731,15 @@ enum bb_status store_commit(struct store *st, struct bb_error *err)
 {
 	if (st->depth <= 0)
 		return bb_error_set(err, BB_ERR_INTERNAL, "commit without a transaction");
+	/* the hook's writes, inside the transaction (it may nest its own) */
+	if (st->depth == 1 && !st->failed && st->hook) {
+		enum bb_status s = st->hook->before_commit(st->hook->ctx, err);
+
+		if (s) {
+			store_rollback(st);
+			return s;
+		}
+	}
 	if (--st->depth > 0)
 		return BB_OK;
 	if (st->failed) {
@@ -742,6 +751,8 @@ enum bb_status store_commit(struct store *st, struct bb_error *err)
 		enum bb_status s = store_fail(st, err, "commit failed");
 
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		if (st->hook)
+			st->hook->rolled_back(st->hook->ctx);
 		return s;
 	}
 	return BB_OK;
@@ -751,11 +762,23 @@ void store_rollback(struct store *st)
 {
 	if (st->depth <= 0)
 		return;
-	if (!st->failed)
+	if (!st->failed) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		if (st->hook)
+			st->hook->rolled_back(st->hook->ctx);
+	}
 	st->failed = 1;
 	if (--st->depth == 0)
 		st->failed = 0;
+}
+
+enum bb_status store_set_commit_hook(struct store *st, const struct store_commit_hook *hook,
+				     struct bb_error *err)
+{
+	if (hook && st->hook && st->hook != hook)
+		return bb_error_set(err, BB_ERR_INTERNAL, "the store has a commit hook already");
+	st->hook = hook;
+	return BB_OK;
 }
 
 /* A schema version that could be read and that this binary understands. */

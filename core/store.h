@@ -65,6 +65,19 @@ struct store {
 	long long data_version;
 	unsigned long generation;
 	struct store_keyset *keys[STORE_KEYS_N];
+	/* store_set_commit_hook() */
+	const struct store_commit_hook *hook;
+};
+
+/* Writes a module keeps in memory while a transaction is open, to make
+ * them once: before_commit() runs as the outermost transaction commits,
+ * before COMMIT (its failure rolls the transaction back and is the
+ * commit's), and rolled_back() when the transaction is rolled back
+ * instead (the writes are to be forgotten). */
+struct store_commit_hook {
+	enum bb_status (*before_commit)(void *ctx, struct bb_error *err);
+	void (*rolled_back)(void *ctx);
+	void *ctx;
 };
 
 /* Opens (creating if needed) the database at path, with its parent folder;
@@ -82,6 +95,10 @@ int store_file_version(struct store *st);
 enum bb_status store_begin(struct store *st, struct bb_error *err);
 enum bb_status store_commit(struct store *st, struct bb_error *err);
 void store_rollback(struct store *st);
+/* Sets the store's one commit hook (NULL: none); BB_ERR_INTERNAL when
+ * another is set already.  The hook lives until it is unset. */
+enum bb_status store_set_commit_hook(struct store *st, const struct store_commit_hook *hook,
+				     struct bb_error *err);
 /* As store_begin(), but takes no write lock until something is written:
  * for long runs of reads (a dry run), which then cost one lock. */
 enum bb_status store_begin_read(struct store *st, struct bb_error *err);

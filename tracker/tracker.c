@@ -30,7 +30,33 @@ struct tracker {
 	long long stale_after;
 	const char *unverified;   /* why the mail at hand's sender is not authenticated */
 	int threads_pruned;       /* list_thread's old rows were looked at this run */
+	/* the activity of the open transaction's mails, by regression
+	 * (struct activity), written as it commits: see activity_note() */
+	GHashTable *activity;
+	struct store_commit_hook hook;
+	int hooked;
 };
+
+/* A regression's activity not written yet: count mails more, the latest
+ * of their dates, and the last one's sender and Message-ID. */
+struct activity {
+	long long id;
+	long long count;
+	long long latest;
+	char *who, *msgid;
+};
+
+static void activity_free(void *p)
+{
+	struct activity *a = p;
+
+	free(a->who);
+	free(a->msgid);
+	free(a);
+}
+
+static enum bb_status activity_write(void *ctx, struct bb_error *err);
+static void activity_forget(void *ctx);
 
 static char *dup_or_null(const char *s)
 {
@@ -72,6 +98,12 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
+	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
+	t->hook.before_commit = activity_write;
+	t->hook.rolled_back = activity_forget;
+	t->hook.ctx = t;
+	/* (a store that has a hook already leaves the activity unbatched) */
+	t->hooked = store_set_commit_hook(db, &t->hook, NULL) == BB_OK;
 	*out = t;
 	return BB_OK;
 }
@@ -80,6 +112,16 @@ void tracker_free(struct tracker *t)
 {
 	if (!t)
 		return;
+	if (t->hooked) {
+		/* a transaction still open keeps what its mails did */
+		if (t->activity && g_hash_table_size(t->activity) && t->db->depth > 0 &&
+		    activity_write(t, NULL))
+			log_event(LOG_LEVEL_WARN, "tracker.activity_lost",
+				  LF_STR("reason", "the state could not be written"));
+		store_set_commit_hook(t->db, NULL, NULL);
+	}
+	if (t->activity)
+		g_hash_table_destroy(t->activity);
 	free(t->bugzilla_url);
 	g_free(t->bugzilla_host);
 	free(t->archive_url);
@@ -141,6 +183,87 @@ static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const c
 		s = store_fail(t->db, err, what);
 	store_cached_done(t->db, st);
 	return s;
+}
+
+/* Writes the activity noted since the transaction began (the store's
+ * commit hook; also before what reads it in the same transaction). */
+static enum bb_status activity_write(void *ctx, struct bb_error *err)
+{
+	struct tracker *t = ctx;
+	GHashTableIter it;
+	void *value;
+	enum bb_status s = BB_OK;
+
+	if (!t->activity || !g_hash_table_size(t->activity))
+		return BB_OK;
+	g_hash_table_iter_init(&it, t->activity);
+	while (!s && g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct activity *a = value;
+
+		s = exec_bind(t, err, "recording activity",
+			      "UPDATE reg_regression SET activity_count = activity_count + ?,"
+			      " last_activity = max(last_activity, ?), last_activity_by = ?,"
+			      " last_activity_msgid = ? WHERE id = ?",
+			      "iitti", a->count, a->latest, a->who, a->msgid, a->id);
+	}
+	g_hash_table_remove_all(t->activity);
+	return s;
+}
+
+enum bb_status tracker_flush(struct tracker *t, struct bb_error *err)
+{
+	return activity_write(t, err);
+}
+
+static void activity_forget(void *ctx)
+{
+	struct tracker *t = ctx;
+
+	if (t->activity)
+		g_hash_table_remove_all(t->activity);
+}
+
+/* One mail more of regression id's activity, sent at when by who: kept
+ * until the transaction commits (a history read adds thousands of mails
+ * to the same few regressions, and each row's update cost as much as
+ * reading the mail); written at once outside a transaction. */
+static enum bb_status activity_note(struct tracker *t, long long id, time_t when, const char *who,
+				    const char *msgid, struct bb_error *err)
+{
+	struct activity *a;
+	char *w, *m;
+
+	if (!t->hooked || t->db->depth <= 0)
+		return exec_bind(t, err, "recording activity",
+				 "UPDATE reg_regression SET activity_count = activity_count + 1,"
+				 " last_activity = max(last_activity, ?), last_activity_by = ?,"
+				 " last_activity_msgid = ? WHERE id = ?",
+				 "itti", (long long)when, who, msgid, id);
+	w = strdup(who ? who : "");
+	m = strdup(msgid ? msgid : "");
+	if (!w || !m) {
+		free(w);
+		free(m);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	if (!(a = g_hash_table_lookup(t->activity, &id))) {
+		if (!(a = calloc(1, sizeof(*a)))) {
+			free(w);
+			free(m);
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		}
+		a->id = id;
+		a->latest = (long long)when;
+		g_hash_table_insert(t->activity, &a->id, a);
+	}
+	a->count++;
+	if ((long long)when > a->latest)
+		a->latest = (long long)when;
+	free(a->who);
+	free(a->msgid);
+	a->who = w;
+	a->msgid = m;
+	return BB_OK;
 }
 
 static enum bb_status add_event(struct tracker *t, long long id, time_t when, const char *kind,
@@ -924,6 +1047,9 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
+	/* (its update reads the activity so far) */
+	if ((s = activity_write(t, err)))
+		return s;
 	if ((s = store_cached(t->db, &st, "SELECT message_id, max(who), min(date) FROM ("
 			       " SELECT message_id, from_addr AS who, date FROM in_mail"
 			       " WHERE bug_id = (SELECT bug_id FROM in_mail WHERE message_id = ?1)"
@@ -1258,11 +1384,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	for (size_t i = 0; i < n && !s; i++) {
 		if ((s = add_mail(t, ids[i], m->message_id, "thread", err)) || !counts)
 			continue;
-		s = exec_bind(t, err, "recording activity",
-			      "UPDATE reg_regression SET activity_count = activity_count + 1,"
-			      " last_activity = max(last_activity, ?), last_activity_by = ?,"
-			      " last_activity_msgid = ? WHERE id = ?",
-			      "itti", (long long)when, who ? who : "", m->message_id, ids[i]);
+		s = activity_note(t, ids[i], when, who ? who : "", m->message_id, err);
 	}
 	free(who);
 	if (s || !body)
@@ -1464,8 +1586,11 @@ static enum bb_status commit_in_tree(struct tracker *t, const char *tree, int cl
 	long long ids[16];
 	size_t n = regressions_of_commit(t, c, ids, 16);
 	time_t now = time(NULL);
-	enum bb_status s = BB_OK;
+	enum bb_status s;
 
+	/* (the regressions are read whole: their activity too) */
+	if ((s = activity_write(t, err)))
+		return s;
 	for (size_t i = 0; i < n && !s; i++) {
 		struct reg_regression r;
 		char *text;

@@ -180,6 +180,11 @@ struct tracker_options {
 enum bb_status tracker_new(struct tracker **out, struct store *db,
 			   const struct tracker_options *opt, struct bb_error *err);
 void tracker_free(struct tracker *t);
+/* Writes the activity that the open transaction's mails added: it is kept
+ * in memory and written as the transaction commits (one update of each
+ * regression, not one a mail).  For a reader of reg_regression's activity
+ * inside that transaction; the tracker's own readers do this first. */
+enum bb_status tracker_flush(struct tracker *t, struct bb_error *err);
 
 /* The threads of list mails are remembered this long after the tracker
  * read them, so that a regression added from a thread counts the thread's

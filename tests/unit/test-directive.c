@@ -979,8 +979,10 @@ static const char *q(const char *fmt, ...)
 }
 
 #define REG(msgid) "(SELECT id FROM reg_regression WHERE report_msgid = '" msgid "')"
-#define ACTIVITY(msgid) q("SELECT activity_count, last_activity - %lld, last_activity_msgid" \
-			  " FROM reg_regression WHERE report_msgid = '%s'", T0, msgid)
+/* (inside a transaction, the activity kept in memory is written first) */
+#define ACTIVITY(msgid) (tracker_flush(trk, NULL), \
+			 q("SELECT activity_count, last_activity - %lld, last_activity_msgid" \
+			   " FROM reg_regression WHERE report_msgid = '%s'", T0, msgid))
 
 static void test_tracker(void)
 {
@@ -1198,6 +1200,27 @@ static void test_tracker(void)
 	ok(store_commit(tdb, &err) == BB_OK, "a run: committed");
 	is_str(q("SELECT count(*) FROM reg_mail WHERE message_id LIKE 'noise%%'"), "0",
 	       "a run: the chatter belongs to no regression");
+
+	/* a transaction's activity is written as it commits: as mail by mail
+	 * (the latest date; the sender and id of the last mail read), and
+	 * not at all when it is rolled back */
+	ok(store_begin(tdb, &err) == BB_OK, "activity: a transaction");
+	feed("k1c@x", "k1b@x", "k1b@x", 340, "Re: [REGRESSION] disk stalls", "A.\n");
+	feed("k1d@x", "k1b@x", "k1b@x", 350, "Re: [REGRESSION] disk stalls", "B.\n");
+	feed("k1e@x", "k1b@x", "k1b@x", 345, "Re: [REGRESSION] disk stalls", "C.\n");
+	ok(store_commit(tdb, &err) == BB_OK, "activity: committed");
+	is_str(ACTIVITY("k1@x"), "5|21000|k1e@x", "activity: three mails in one transaction");
+	ok(store_begin(tdb, &err) == BB_OK, "activity: another transaction");
+	feed("k1f@x", "k1b@x", "k1b@x", 360, "Re: [REGRESSION] disk stalls", "D.\n");
+	store_rollback(tdb);
+	is_str(ACTIVITY("k1@x"), "5|21000|k1e@x", "activity: a rolled-back mail does not count");
+	ok(store_begin(tdb, &err) == BB_OK && store_commit(tdb, &err) == BB_OK,
+	   "activity: an empty transaction");
+	is_str(ACTIVITY("k1@x"), "5|21000|k1e@x", "activity: ... not later either");
+	ok(store_begin(tdb, &err) == BB_OK, "activity: the mail read again");
+	feed("k1f@x", "k1b@x", "k1b@x", 360, "Re: [REGRESSION] disk stalls", "D.\n");
+	ok(store_commit(tdb, &err) == BB_OK, "activity: committed again");
+	is_str(ACTIVITY("k1@x"), "6|21600|k1f@x", "activity: it counts once");
 
 	/* list_thread's rows read more than TRACKER_THREAD_DAYS ago go, once
 	 * a day (a tracker's first list mail; the cursor says the day) */

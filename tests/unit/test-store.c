@@ -213,6 +213,75 @@ static void test_keys(const char *dir)
 	free(path);
 }
 
+/* store_set_commit_hook(): the hook writes inside the outermost commit,
+ * once; its failure rolls the transaction back; a rollback tells it. */
+struct hook_log {
+	int commits, rollbacks, fail;
+	struct store *st;
+};
+
+static enum bb_status hook_commit(void *ctx, struct bb_error *err)
+{
+	struct hook_log *h = ctx;
+
+	h->commits++;
+	if (h->fail)
+		return bb_error_set(err, BB_ERR_DATABASE, "the hook failed");
+	return store_exec(h->st, "INSERT INTO cursor (source, value, updated) VALUES ('hooked', 'x', 0)"
+			  " ON CONFLICT (source) DO UPDATE SET value = value || 'x'", err);
+}
+
+static void hook_rolled_back(void *ctx)
+{
+	((struct hook_log *)ctx)->rollbacks++;
+}
+
+static void test_commit_hook(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL;
+	char *path = str_printf("%s/hook.db", dir);
+	struct hook_log h = { 0, 0, 0, NULL };
+	const struct store_commit_hook hook = { hook_commit, hook_rolled_back, &h },
+				       other = { hook_commit, hook_rolled_back, &h };
+	char *v = NULL;
+
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "hook: a store");
+	h.st = st;
+	ok(store_set_commit_hook(st, &hook, &err) == BB_OK, "hook: set");
+	is_int(store_set_commit_hook(st, &other, &err), BB_ERR_INTERNAL, "hook: a second is refused");
+	ok(store_begin(st, &err) == BB_OK && store_begin(st, &err) == BB_OK &&
+	   store_commit(st, &err) == BB_OK, "hook: a nested transaction's inner commit");
+	is_int(h.commits, 0, "hook: not run by an inner commit");
+	ok(store_commit(st, &err) == BB_OK, "hook: the outer commit");
+	is_int(h.commits, 1, "hook: run once by it");
+	ok(store_cursor_get(st, "hooked", &v, NULL, &err) == BB_OK && v && !strcmp(v, "x"),
+	   "hook: its write is committed");
+	free(v);
+	v = NULL;
+	ok(store_begin(st, &err) == BB_OK, "hook: a transaction to roll back");
+	store_rollback(st);
+	is_int(h.rollbacks, 1, "hook: told of the rollback");
+	is_int(h.commits, 1, "hook: not run for it");
+	h.fail = 1;
+	ok(store_begin(st, &err) == BB_OK &&
+	   store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('other', 'y', 0)",
+		      &err) == BB_OK,
+	   "hook: a write");
+	is_int(store_commit(st, &err), BB_ERR_DATABASE, "hook: its failure is the commit's");
+	is_int(h.rollbacks, 2, "hook: ... which rolls back");
+	ok(store_cursor_get(st, "other", &v, NULL, &err) == BB_OK && !v,
+	   "hook: the transaction's write is gone");
+	free(v);
+	is_int(st->depth, 0, "hook: no transaction is left open");
+	ok(store_set_commit_hook(st, NULL, &err) == BB_OK, "hook: unset");
+	h.fail = 0;
+	ok(store_begin(st, &err) == BB_OK && store_commit(st, &err) == BB_OK, "hook: a commit");
+	is_int(h.commits, 2, "hook: no longer run");
+	store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/bb-store-XXXXXX", mode[32];
@@ -229,6 +298,7 @@ int main(void)
 	test_cached(st);
 	test_secret(dir);
 	test_keys(dir);
+	test_commit_hook(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
