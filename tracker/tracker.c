@@ -35,7 +35,17 @@ struct tracker {
 	GHashTable *activity;
 	struct store_commit_hook hook;
 	int hooked;
+	/* the root of each list_thread row this tracker wrote, by Message-ID
+	 * (malloc'd text), while the store's generation stays roots_gen and
+	 * no transaction is rolled back: remember_thread() finds a parent's
+	 * root here without asking the table */
+	GHashTable *roots;
+	unsigned long roots_gen;
 };
+
+/* At most this many rows' roots are remembered (about 2 MB; a list's
+ * replies mostly answer mail of the last days). */
+#define ROOTS_MAX 16384
 
 /* A regression's activity not written yet: count mails more, the latest
  * of their dates, and the last one's sender and Message-ID. */
@@ -99,6 +109,8 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	}
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
+	t->roots = g_hash_table_new_full(g_str_hash, g_str_equal, free, free);
+	t->roots_gen = db->generation;
 	t->hook.before_commit = activity_write;
 	t->hook.rolled_back = activity_forget;
 	t->hook.ctx = t;
@@ -122,6 +134,8 @@ void tracker_free(struct tracker *t)
 	}
 	if (t->activity)
 		g_hash_table_destroy(t->activity);
+	if (t->roots)
+		g_hash_table_destroy(t->roots);
 	free(t->bugzilla_url);
 	g_free(t->bugzilla_host);
 	free(t->archive_url);
@@ -221,6 +235,9 @@ static void activity_forget(void *ctx)
 
 	if (t->activity)
 		g_hash_table_remove_all(t->activity);
+	/* (rows this tracker wrote may be gone) */
+	if (t->roots)
+		g_hash_table_remove_all(t->roots);
 }
 
 /* One mail more of regression id's activity, sent at when by who: kept
@@ -984,23 +1001,63 @@ static enum bb_status prune_threads(struct tracker *t, time_t now, struct bb_err
 
 	if ((s = store_cursor_today(t->db, cursor, now, today, &done, err)) || done)
 		return s;
+	if (t->roots)
+		g_hash_table_remove_all(t->roots);
 	if (!(s = exec_bind(t, err, "forgetting old threads", "DELETE FROM list_thread WHERE seen < ?",
 			    "i", (long long)now - TRACKER_THREAD_DAYS * 86400LL)))
 		s = store_cursor_set(t->db, cursor, today, err);
 	return s;
 }
 
+/* The root of the list_thread row of msgid if this tracker wrote it (and
+ * nothing since may have changed it), else NULL. */
+static const char *known_root(struct tracker *t, const char *msgid)
+{
+	/* (the generation is read as a transaction begins; a rollback
+	 * reaches the hook) */
+	if (!t->roots || !t->hooked || t->db->depth <= 0 || !msgid || !*msgid)
+		return NULL;
+	if (t->roots_gen != t->db->generation) {
+		/* another connection wrote the database */
+		g_hash_table_remove_all(t->roots);
+		t->roots_gen = t->db->generation;
+		return NULL;
+	}
+	return g_hash_table_lookup(t->roots, msgid);
+}
+
+static void note_root(struct tracker *t, const char *msgid, const char *root)
+{
+	char *k, *v;
+
+	if (!t->roots || !t->hooked || t->db->depth <= 0 || t->roots_gen != t->db->generation)
+		return;
+	if (g_hash_table_size(t->roots) >= ROOTS_MAX)
+		g_hash_table_remove_all(t->roots);
+	k = strdup(msgid);
+	v = strdup(root);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return;
+	}
+	g_hash_table_replace(t->roots, k, v);
+}
+
 /* Remembers which thread a list mail belongs to (list_thread), for
  * earlier_mails(); the bridge's own mails and auto-replies are no
  * activity and are not kept.  Rows read more than TRACKER_THREAD_DAYS ago
- * go (prune_threads()). */
+ * go (prune_threads()).  The thread's root is the one its parent's row
+ * has, when the parent was read (References often name the parent alone),
+ * else the first mail it names. */
 static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, time_t when,
 				      struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s = BB_OK;
 	time_t now = time(NULL);
-	char *who;
+	const char *parent, *root;
+	char *who, *stored = NULL;
 
 	if (!t->threads_pruned) {
 		t->threads_pruned = 1;
@@ -1009,26 +1066,40 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 	}
 	if (m->from_bridge || m->auto_reply)
 		return BB_OK;
-	if (!(who = person(m->from_name, m->from_addr)))
+	parent = inmail_parent_id(m);
+	root = known_root(t, parent);
+	if (!root && parent && *parent &&
+	    !(s = store_cached(t->db, &st, "SELECT root FROM list_thread WHERE message_id = ?", err))) {
+		sqlite3_bind_text(st, 1, parent, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    !(root = stored = strdup((const char *)sqlite3_column_text(st, 0))))
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		store_cached_done(t->db, st);
+		st = NULL;
+	}
+	if (s)
+		return s;
+	if (!root)
+		root = thread_root(m);
+	if (!(who = person(m->from_name, m->from_addr))) {
+		free(stored);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	/* the root its parent has, when the parent was read (References
-	 * often name the parent alone), else the first it names */
+	}
 	if (!(s = store_cached(t->db, &st, "INSERT OR IGNORE INTO list_thread (message_id, root,"
-			       " from_who, date, seen) VALUES (?1, coalesce((SELECT root FROM"
-			       " list_thread WHERE message_id = ?6), ?2), ?3, ?4, ?5)", err))) {
-		const char *parent = inmail_parent_id(m);
-
+			       " from_who, date, seen) VALUES (?, ?, ?, ?, ?)", err))) {
 		sqlite3_bind_text(st, 1, m->message_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, thread_root(m), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, parent ? parent : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, who, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, (sqlite3_int64)when);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)now);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			s = store_fail(t->db, err, "remembering a mail's thread");
+		else if (sqlite3_changes(t->db->db) == 1)
+			note_root(t, m->message_id, root);
 		store_cached_done(t->db, st);
 	}
 	free(who);
+	free(stored);
 	return s;
 }
 

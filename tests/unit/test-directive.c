@@ -1222,6 +1222,30 @@ static void test_tracker(void)
 	ok(store_commit(tdb, &err) == BB_OK, "activity: committed again");
 	is_str(ACTIVITY("k1@x"), "6|21600|k1f@x", "activity: it counts once");
 
+	/* a reply takes its parent's root, remembered from the parent's
+	 * row; when another connection has written, the row is read again */
+	{
+		struct store *other = NULL;
+
+		ok(store_begin(tdb, &err) == BB_OK, "roots: a transaction");
+		feed("t1@x", NULL, NULL, 400, "a thread", "Hi.\n");
+		feed("t1a@x", "t1@x", "t1@x", 401, "Re: a thread", "Hi.\n");
+		feed("t1b@x", "t1a@x", "t1a@x", 402, "Re: a thread", "Hi.\n");
+		ok(store_commit(tdb, &err) == BB_OK, "roots: committed");
+		is_str(q("SELECT group_concat(root) FROM list_thread WHERE message_id IN"
+			 " ('t1a@x', 't1b@x')"), "t1@x,t1@x",
+		       "roots: a reply to a reply naming only its parent has the thread's root");
+		ok(store_open(&other, path, STORE_READ_WRITE, &err) == BB_OK &&
+		   store_exec(other, "UPDATE list_thread SET root = 'moved@x' WHERE message_id ="
+			      " 't1b@x'", &err) == BB_OK, "roots: another connection moves a row");
+		store_close(other);
+		ok(store_begin(tdb, &err) == BB_OK, "roots: the next transaction");
+		feed("t1c@x", "t1b@x", "t1b@x", 403, "Re: a thread", "Hi.\n");
+		ok(store_commit(tdb, &err) == BB_OK, "roots: committed again");
+		is_str(q("SELECT root FROM list_thread WHERE message_id = 't1c@x'"), "moved@x",
+		       "roots: the parent's row as it is now gives the root");
+	}
+
 	/* list_thread's rows read more than TRACKER_THREAD_DAYS ago go, once
 	 * a day (a tracker's first list mail; the cursor says the day) */
 	{
