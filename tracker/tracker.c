@@ -187,7 +187,9 @@ static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const c
 		if (types[i] == 't') {
 			const char *v = va_arg(ap, const char *);
 
-			sqlite3_bind_text(st, i + 1, v ? v : "", -1, SQLITE_TRANSIENT);
+			/* (the caller's text outlives the step; the bindings
+			 * are cleared before the statement goes back) */
+			sqlite3_bind_text(st, i + 1, v ? v : "", -1, SQLITE_STATIC);
 		} else {
 			sqlite3_bind_int64(st, i + 1, va_arg(ap, long long));
 		}
