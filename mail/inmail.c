@@ -196,11 +196,23 @@ static const char *unfold(struct buf *scratch, const char *v, size_t len)
 		v++;
 	if (buf_grow(scratch, (size_t)(end - v) + 1) != BB_OK)
 		return NULL;
-	for (; v < end; v++) {
-		if (*v == '\n' || *v == '\0' || (*v == '\r' && v + 1 < end && v[1] == '\n'))
-			continue;
-		/* a bare CR ends no line here: it is a blank */
-		scratch->data[scratch->len++] = *v == '\r' ? ' ' : *v;
+	/* line by line: most lines hold no CR and no NUL, and are copied whole */
+	while (v < end) {
+		const char *nl = memchr(v, '\n', (size_t)(end - v)), *line_end = nl ? nl : end;
+		size_t n = (size_t)(line_end - v);
+
+		if (!memchr(v, '\r', n) && !memchr(v, '\0', n)) {
+			memcpy(scratch->data + scratch->len, v, n);
+			scratch->len += n;
+		} else {
+			for (const char *p = v; p < line_end; p++) {
+				if (*p == '\0' || (*p == '\r' && p + 1 < end && p[1] == '\n'))
+					continue;
+				/* a bare CR ends no line here: it is a blank */
+				scratch->data[scratch->len++] = *p == '\r' ? ' ' : *p;
+			}
+		}
+		v = nl ? nl + 1 : end;
 	}
 	keep = scratch->len;
 	while (keep && is_blank(scratch->data[keep - 1]))
