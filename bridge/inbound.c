@@ -109,6 +109,11 @@ static long long known_reference(struct sync_context *sc, struct ref_memo *memo,
 	*count = -1;
 	if (!message_id || !*message_id)
 		return 0;
+	/* the set of the state's ids first: the memo is for when it cannot
+	 * answer (outside a transaction, or a state too large for it) */
+	if (!mail_message_id_parse(sc->cfg->mail_domain, message_id, NULL) &&
+	    !store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
+		return 0;
 	if (memo && memo->unknown && g_hash_table_contains(memo->unknown, message_id))
 		return 0;
 	bug = known_message(sc, message_id, count);
