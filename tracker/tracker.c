@@ -201,6 +201,19 @@ static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const c
 	return s;
 }
 
+/* count mails more of regression id's activity, the latest sent at latest;
+ * the last one read by who, as msgid. */
+static enum bb_status add_activity(struct tracker *t, long long id, long long count,
+				   long long latest, const char *who, const char *msgid,
+				   struct bb_error *err)
+{
+	return exec_bind(t, err, "recording activity",
+			 "UPDATE reg_regression SET activity_count = activity_count + ?,"
+			 " last_activity = max(last_activity, ?), last_activity_by = ?,"
+			 " last_activity_msgid = ? WHERE id = ?",
+			 "iitti", count, latest, who, msgid, id);
+}
+
 /* Writes the activity noted since the transaction began (the store's
  * commit hook; also before what reads it in the same transaction). */
 static enum bb_status activity_write(void *ctx, struct bb_error *err)
@@ -216,11 +229,7 @@ static enum bb_status activity_write(void *ctx, struct bb_error *err)
 	while (!s && g_hash_table_iter_next(&it, NULL, &value)) {
 		const struct activity *a = value;
 
-		s = exec_bind(t, err, "recording activity",
-			      "UPDATE reg_regression SET activity_count = activity_count + ?,"
-			      " last_activity = max(last_activity, ?), last_activity_by = ?,"
-			      " last_activity_msgid = ? WHERE id = ?",
-			      "iitti", a->count, a->latest, a->who, a->msgid, a->id);
+		s = add_activity(t, a->id, a->count, a->latest, a->who, a->msgid, err);
 	}
 	g_hash_table_remove_all(t->activity);
 	return s;
@@ -253,11 +262,7 @@ static enum bb_status activity_note(struct tracker *t, long long id, time_t when
 	char *w, *m;
 
 	if (!t->hooked || t->db->depth <= 0)
-		return exec_bind(t, err, "recording activity",
-				 "UPDATE reg_regression SET activity_count = activity_count + 1,"
-				 " last_activity = max(last_activity, ?), last_activity_by = ?,"
-				 " last_activity_msgid = ? WHERE id = ?",
-				 "itti", (long long)when, who, msgid, id);
+		return add_activity(t, id, 1, (long long)when, who, msgid, err);
 	w = strdup(who ? who : "");
 	m = strdup(msgid ? msgid : "");
 	if (!w || !m) {
