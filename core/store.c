@@ -731,10 +731,15 @@ enum bb_status store_commit(struct store *st, struct bb_error *err)
 {
 	if (st->depth <= 0)
 		return bb_error_set(err, BB_ERR_INTERNAL, "commit without a transaction");
-	/* the hook's writes, inside the transaction (it may nest its own) */
+	/* the hook's writes, inside the transaction (it may nest its own);
+	 * not when SQLite has ended it already (an error that rolls back,
+	 * as a full disk does): they would be committed on their own */
 	if (st->depth == 1 && !st->failed && st->hook) {
-		enum bb_status s = st->hook->before_commit(st->hook->ctx, err);
+		enum bb_status s = sqlite3_get_autocommit(st->db)
+					   ? BB_OK : st->hook->before_commit(st->hook->ctx, err);
 
+		if (sqlite3_get_autocommit(st->db))
+			st->hook->rolled_back(st->hook->ctx);
 		if (s) {
 			store_rollback(st);
 			return s;

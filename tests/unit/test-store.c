@@ -274,6 +274,19 @@ static void test_commit_hook(const char *dir)
 	   "hook: the transaction's write is gone");
 	free(v);
 	is_int(st->depth, 0, "hook: no transaction is left open");
+	/* a transaction SQLite ended itself (as on a full disk): the hook
+	 * writes nothing on its own, and is told */
+	h.fail = 0;
+	ok(store_begin(st, &err) == BB_OK && store_exec(st, "ROLLBACK", &err) == BB_OK,
+	   "hook: a transaction ended under the store");
+	ok(store_commit(st, &err) != BB_OK, "hook: its commit fails");
+	is_int(h.commits, 2, "hook: not run for it");
+	ok(h.rollbacks >= 3, "hook: told of the rollback");
+	ok(store_cursor_get(st, "hooked", &v, NULL, &err) == BB_OK && v && !strcmp(v, "x"),
+	   "hook: nothing more written");
+	free(v);
+	v = NULL;
+	h.fail = 1;
 	ok(store_set_commit_hook(st, NULL, &err) == BB_OK, "hook: unset");
 	h.fail = 0;
 	ok(store_begin(st, &err) == BB_OK && store_commit(st, &err) == BB_OK, "hook: a commit");
