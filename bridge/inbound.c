@@ -33,42 +33,6 @@ static char *column_dup(sqlite3_stmt *st, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
-/* Which bug a Message-ID we know belongs to, and which comment count it
- * is (-1 when unknown).  0 if we do not know it. */
-static long long known_message(struct sync_context *sc, const char *message_id, int *count)
-{
-	sqlite3_stmt *st = NULL;
-	long long bug = 0;
-
-	*count = -1;
-	if (!message_id || !*message_id)
-		return 0;
-	if (mail_message_id_parse(sc->cfg->mail_domain, message_id, &bug)) {
-		const char *dash = strchr(message_id + 4, '-'), *at = strchr(message_id, '@');
-
-		if (!dash || dash > at)
-			*count = 0;
-		else if (dash[1] == 'c')
-			*count = atoi(dash + 2);
-		return bug;
-	}
-	/* (most list mail names nothing the state holds) */
-	if (!store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
-		return 0;
-	if (store_cached(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
-				  " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
-				  " AND bug_id IS NOT NULL LIMIT 1", NULL))
-		return 0;
-	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		bug = sqlite3_column_int64(st, 0);
-		*count = sqlite3_column_int(st, 1);
-	}
-	store_cached_done(sc->db, st);
-	return bug;
-}
-
 /* References that named no mail we know, remembered through a round: a
  * thread's root and first replies are named by every later mail of it, and
  * most list mail answers nothing mirrored.  Right only as long as the
@@ -100,23 +64,44 @@ static void ref_memo_check(struct sync_context *sc, struct ref_memo *memo)
 	memo->version = version;
 }
 
-/* known_message() for a reference, through the memo. */
-static long long known_reference(struct sync_context *sc, struct ref_memo *memo,
-				 const char *message_id, int *count)
+/* Which bug a Message-ID we know belongs to, and which comment count it
+ * is (-1 when unknown).  0 if we do not know it.  memo (or NULL) holds the
+ * references found unknown this round, for when the set of the state's
+ * ids cannot answer (outside a transaction, or a state too large for it). */
+static long long known_message(struct sync_context *sc, struct ref_memo *memo,
+			       const char *message_id, int *count)
 {
-	long long bug;
+	sqlite3_stmt *st = NULL;
+	long long bug = 0;
 
 	*count = -1;
 	if (!message_id || !*message_id)
 		return 0;
-	/* the set of the state's ids first: the memo is for when it cannot
-	 * answer (outside a transaction, or a state too large for it) */
-	if (!mail_message_id_parse(sc->cfg->mail_domain, message_id, NULL) &&
-	    !store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
+	if (mail_message_id_parse(sc->cfg->mail_domain, message_id, &bug)) {
+		const char *dash = strchr(message_id + 4, '-'), *at = strchr(message_id, '@');
+
+		if (!dash || dash > at)
+			*count = 0;
+		else if (dash[1] == 'c')
+			*count = atoi(dash + 2);
+		return bug;
+	}
+	/* (most list mail names nothing the state holds) */
+	if (!store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
 		return 0;
 	if (memo && memo->unknown && g_hash_table_contains(memo->unknown, message_id))
 		return 0;
-	bug = known_message(sc, message_id, count);
+	if (store_cached(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
+				  " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
+				  " AND bug_id IS NOT NULL LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		bug = sqlite3_column_int64(st, 0);
+		*count = sqlite3_column_int(st, 1);
+	}
+	store_cached_done(sc->db, st);
 	if (!bug && memo && memo->unknown)
 		g_hash_table_add(memo->unknown, g_strdup(message_id));
 	return bug;
@@ -155,14 +140,14 @@ static long long match_mail(struct sync_context *sc, struct ref_memo *memo,
 
 	*parent = NULL;
 	*count = -1;
-	if ((bug = known_reference(sc, memo, m->in_reply_to, count))) {
+	if ((bug = known_message(sc, memo, m->in_reply_to, count))) {
 		*parent = m->in_reply_to;
 		return bug;
 	}
 	while (m->references && m->references[n])
 		n++;
 	while (n-- > 0) {
-		if ((bug = known_reference(sc, memo, m->references[n], count))) {
+		if ((bug = known_message(sc, memo, m->references[n], count))) {
 			*parent = m->references[n];
 			return bug;
 		}
@@ -1814,7 +1799,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			 * when it was read, takes its place among them */
 			if (mail_seen(sc, m.message_id))
 				s = mail_forget(sc, m.message_id, err);
-			known_message(sc, m.in_reply_to, &count);
+			known_message(sc, NULL, m.in_reply_to, &count);
 			parent = m.in_reply_to;
 			if (!s && inmail_decode(t->raw[i].data, t->raw[i].len, &b, NULL) == BB_OK) {
 				rest = strip_commands(b.text ? b.text : "");
@@ -1989,7 +1974,7 @@ static enum bb_status handle_track(struct sync_context *sc, const struct inbound
 		long long bug_id = 0;
 		int count;
 
-		if ((bug_id = known_message(sc, m->message_id, &count)))
+		if ((bug_id = known_message(sc, NULL, m->message_id, &count)))
 			s = finish_bug_intents(sc, bug_id, stats, err);
 	}
 	return s;
@@ -2216,7 +2201,7 @@ static enum bb_status resume_tracks(struct sync_context *sc, const struct inboun
 		thread_release(&t);
 		if (s)
 			s = track_give_up(sc, mid, s, err);
-		else if ((bug_id = known_message(sc, mid, &count)))
+		else if ((bug_id = known_message(sc, NULL, mid, &count)))
 			s = finish_bug_intents(sc, bug_id, stats, err);
 		free(mid);
 		if (s)

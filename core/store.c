@@ -735,12 +735,11 @@ enum bb_status store_commit(struct store *st, struct bb_error *err)
 	 * not when SQLite has ended it already (an error that rolls back,
 	 * as a full disk does): they would be committed on their own */
 	if (st->depth == 1 && !st->failed && st->hook) {
-		enum bb_status s = sqlite3_get_autocommit(st->db)
-					   ? BB_OK : st->hook->before_commit(st->hook->ctx, err);
+		enum bb_status s;
 
-		if (sqlite3_get_autocommit(st->db))
+		if (sqlite3_get_autocommit(st->db)) {
 			st->hook->rolled_back(st->hook->ctx);
-		if (s) {
+		} else if ((s = st->hook->before_commit(st->hook->ctx, err))) {
 			store_rollback(st);
 			return s;
 		}

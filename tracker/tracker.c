@@ -1016,28 +1016,32 @@ static enum bb_status prune_threads(struct tracker *t, time_t now, struct bb_err
 	return s;
 }
 
+/* Whether the roots remembered can be used (and added to): inside a
+ * transaction (the generation is read as one begins; a rollback reaches
+ * the hook), forgotten when another connection has written. */
+static int roots_usable(struct tracker *t)
+{
+	if (!t->roots || !t->hooked || t->db->depth <= 0)
+		return 0;
+	if (t->roots_gen != t->db->generation) {
+		g_hash_table_remove_all(t->roots);
+		t->roots_gen = t->db->generation;
+	}
+	return 1;
+}
+
 /* The root of the list_thread row of msgid if this tracker wrote it (and
  * nothing since may have changed it), else NULL. */
 static const char *known_root(struct tracker *t, const char *msgid)
 {
-	/* (the generation is read as a transaction begins; a rollback
-	 * reaches the hook) */
-	if (!t->roots || !t->hooked || t->db->depth <= 0 || !msgid || !*msgid)
-		return NULL;
-	if (t->roots_gen != t->db->generation) {
-		/* another connection wrote the database */
-		g_hash_table_remove_all(t->roots);
-		t->roots_gen = t->db->generation;
-		return NULL;
-	}
-	return g_hash_table_lookup(t->roots, msgid);
+	return msgid && *msgid && roots_usable(t) ? g_hash_table_lookup(t->roots, msgid) : NULL;
 }
 
 static void note_root(struct tracker *t, const char *msgid, const char *root)
 {
 	char *k, *v;
 
-	if (!t->roots || !t->hooked || t->db->depth <= 0 || t->roots_gen != t->db->generation)
+	if (!roots_usable(t))
 		return;
 	if (g_hash_table_size(t->roots) >= ROOTS_MAX)
 		g_hash_table_remove_all(t->roots);
