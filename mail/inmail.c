@@ -39,6 +39,8 @@ static GMimeParserOptions *inmail_options;
 
 static void pin_charset(const char *mime_name, size_t len);
 
+static void noted_names_init(void);
+
 static void inmail_init_once(void)
 {
 	/* 8-bit text without a (usable) charset: UTF-8 if it is valid UTF-8,
@@ -50,6 +52,7 @@ static void inmail_init_once(void)
 	g_mime_parser_options_set_fallback_charsets(inmail_options, fallback);
 	g_mime_parser_options_set_allow_addresses_without_domain(inmail_options, FALSE);
 	pin_charset(fallback[1], strlen(fallback[1]));   /* for 8-bit header text */
+	noted_names_init();
 }
 
 static GMimeParserOptions *options(void)
@@ -667,6 +670,40 @@ static char *decode_text(const char *value)
 	return out;
 }
 
+/* The time zones of dates kept loaded: GMime makes the zone of each date
+ * from its offset by name ("+0100"), and GLib builds a zone anew unless
+ * one of that name is alive (it keeps a table of the live ones), so a zone
+ * was built and thrown away for every mail.  Holding a reference to the
+ * zone of each offset seen (up to PINNED_ZONES) makes GMime's next date of
+ * that offset find it: the same zone, the same result. */
+#define PINNED_ZONES 128
+static GTimeZone *pinned_zones[PINNED_ZONES];
+static size_t npinned_zones;
+static pthread_mutex_t zones_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pin_zone(GTimeZone *tz)
+{
+	const char *name = tz ? g_time_zone_get_identifier(tz) : NULL;
+
+	if (!name)
+		return;
+	pthread_mutex_lock(&zones_lock);
+	/* (a pinned zone comes back as itself: looked for by address first) */
+	for (size_t i = 0; i < npinned_zones; i++)
+		if (pinned_zones[i] == tz) {
+			pthread_mutex_unlock(&zones_lock);
+			return;
+		}
+	for (size_t i = 0; i < npinned_zones; i++)
+		if (!strcmp(g_time_zone_get_identifier(pinned_zones[i]), name)) {
+			pthread_mutex_unlock(&zones_lock);
+			return;
+		}
+	if (npinned_zones < PINNED_ZONES)
+		pinned_zones[npinned_zones++] = g_time_zone_ref(tz);   /* never unreferenced */
+	pthread_mutex_unlock(&zones_lock);
+}
+
 static time_t decode_date(const char *value)
 {
 	GDateTime *dt = g_mime_utils_header_decode_date(value);
@@ -675,6 +712,7 @@ static time_t decode_date(const char *value)
 	if (!dt)
 		return 0;
 	t = g_date_time_to_unix(dt);
+	pin_zone(g_date_time_get_timezone(dt));
 	g_date_time_unref(dt);
 	if (t <= 0 || (sizeof(time_t) < 8 && t > INT32_MAX))
 		return 0;
@@ -758,11 +796,57 @@ static size_t skip_from_line(const char *raw, size_t len)
 
 /* Length of a field name at the start of a line, 0 if the line is no field:
  * printable ASCII up to a ':' (blanks before the colon are tolerated). */
+/* The bytes of a field name (RFC 5322: printable ASCII but the colon). */
+static unsigned char name_char[256];
+
+/* The field names note_field() looks at, as a bit per length (bit 31: 31
+ * or more) for each first letter: the fields it has nothing to do with
+ * (Received:, DKIM-Signature:, most X- fields) are passed over without a
+ * compare. */
+static uint32_t noted_lengths[26];
+
+static void note_name(const char *name, int any_longer)
+{
+	size_t len = strlen(name);
+	int letter = ascii_lower((unsigned char)name[0]) - 'a';
+
+	for (size_t n = len; n < 32; n++) {
+		noted_lengths[letter] |= 1u << n;
+		if (!any_longer)
+			break;
+	}
+}
+
+static void noted_names_init(void)
+{
+	static const char *const names[] = {
+		"auto-submitted", "content-type", "content-transfer-encoding", "date", "from",
+		"in-reply-to", "message-id", "mailing-list", "precedence", "references",
+		"return-path", "subject", "sender", MAIL_LOOP_HEADER, MAIL_MARK_HEADER,
+		"x-autoreply", "x-autorespond", "x-autoresponder", "x-vacation",
+		"x-failed-recipients", "x-mailing-list", "x-beenthere", "x-loop",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		note_name(names[i], 0);
+	note_name("list-", 1);   /* List-Id, and any List- field */
+	for (int c = 0x21; c < 0x7f; c++)
+		name_char[c] = c != ':';
+}
+
+static int noted_name(const char *name, size_t len)
+{
+	int letter = ascii_lower((unsigned char)name[0]) - 'a';
+
+	return letter >= 0 && letter < 26 &&
+	       (noted_lengths[letter] & (1u << (len < 31 ? len : 31))) != 0;
+}
+
 static size_t field_name_len(const char *line, size_t len, size_t *colon)
 {
 	size_t i = 0, name_end;
 
-	while (i < len && line[i] > 0x20 && line[i] < 0x7f && line[i] != ':')
+	while (i < len && name_char[(unsigned char)line[i]])
 		i++;
 	name_end = i;
 	while (i < len && is_blank(line[i]))
@@ -826,6 +910,8 @@ static void note_field(struct header_scan *hs, const struct field *f)
 	size_t l = f->name_len;
 	struct field *slot = NULL;
 
+	if (!noted_name(n, l))
+		return;
 	switch (ascii_lower((unsigned char)n[0])) {
 	case 'a':
 		if (equals_ci(n, l, "auto-submitted")) {

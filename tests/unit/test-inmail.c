@@ -1320,6 +1320,79 @@ static void test_from_memo(void)
 	free((char *)cases[3].from);
 }
 
+/* The time of "Date: Mon, 1 Jan 2024 12:00:00 <zone>" (0 if unparsed). */
+static long long date_of(const char *zone)
+{
+	struct inmail m;
+	char *mail = str_printf("Date: Mon, 1 Jan 2024 12:00:00 %s\nMessage-ID: <d@x>\n\nhi\n",
+				zone);
+	long long t = 0;
+
+	if (parse(mail, NULL, &m) == BB_OK) {
+		t = (long long)inmail_date(&m);
+		inmail_release(&m);
+	}
+	free(mail);
+	return t;
+}
+
+/* Every numeric zone from -1200 to +1400 by five minutes (313: more than
+ * the zones the header pass keeps loaded), a second round of the same
+ * (the kept ones and the others), and named zones. */
+static void test_dates(void)
+{
+	const long long noon = 1704110400;   /* 2024-01-01 12:00:00 UTC */
+	int bad = 0, n = 0;
+
+	for (int round = 0; round < 2; round++)
+		for (int q = -144; q <= 168; q++) {
+			int minutes = q * 5, a = minutes < 0 ? -minutes : minutes;
+			char zone[8];
+			long long want = noon - (long long)minutes * 60, got;
+
+			snprintf(zone, sizeof(zone), "%c%02d%02d", minutes < 0 ? '-' : '+', a / 60,
+				 a % 60);
+			if ((got = date_of(zone)) != want) {
+				bad++;
+				diag("Date zone %s (round %d): %lld, not %lld", zone, round, got, want);
+			}
+			n++;
+		}
+	is_int(bad, 0, "Date: 313 zones twice, each its own time");
+	ok(n == 626, "Date: as many dates as zones asked");
+	is_int(date_of("GMT"), noon, "Date: GMT");
+	is_int(date_of("EST"), noon + 5 * 3600, "Date: EST");
+	is_int(date_of("+0000 (UTC)"), noon, "Date: +0000 with a comment");
+	is_int(date_of("+0530"), noon - 5 * 3600 - 30 * 60, "Date: +0530 again, after the others");
+}
+
+/* The fields the header pass looks for are found whatever fields come
+ * around them, and others of similar names are not taken for them. */
+static void test_field_names(void)
+{
+	struct inmail m;
+	const char *mail = "Received: from a\n\tby b\n"
+			   "DKIM-Signature: v=1\n"
+			   "Message-IDs: <not@x>\n"
+			   "Message-ID: <id@x>\n"
+			   "Date2: Mon, 1 Jan 2024 12:00:00 +0000\n"
+			   "X-Mailing-List-Name: x\n"
+			   "Subjects: no\n"
+			   "Subject: yes\n"
+			   "List-Unsubscribe-Post-A-Very-Long-Field-Name-Indeed: x\n"
+			   "\nhi\n";
+
+	if (parse(mail, NULL, &m) == BB_OK) {
+		is_str(m.message_id, "id@x", "fields: Message-ID, not Message-IDs");
+		is_str(m.subject, "yes", "fields: Subject, not Subjects");
+		is_int(inmail_date(&m), 0, "fields: no Date from Date2");
+		ok(!m.list_id, "fields: no List-Id");
+		inmail_release(&m);
+	} else {
+		ok(0, "fields: parsed");
+	}
+}
+
 int main(void)
 {
 	tap_shared_dir(shared, sizeof(shared));
@@ -1329,6 +1402,8 @@ int main(void)
 	test_huge_header();
 	test_from_bridge();
 	test_from_memo();
+	test_dates();
+	test_field_names();
 	test_mark_kept();
 	test_auto_replies();
 	test_raw_scan();
