@@ -458,6 +458,10 @@ static const char *const migrations[] = {
 	 * in the same second, so that index was ordered by Message-ID after
 	 * all, and kept up at a fifth of the cost of every list mail */
 	"DROP INDEX IF EXISTS list_thread_seen;",
+	/* 17 -> 18: the regression a report elsewhere (a GitHub issue, another
+	 * Bugzilla) belongs to is looked up by its URL for every "introduced:"
+	 * and "dup:" naming one: a scan of every regression without this */
+	"CREATE INDEX reg_by_report_url ON reg_regression(report_url) WHERE report_url != '';",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

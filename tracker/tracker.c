@@ -404,7 +404,7 @@ static long long regression_of_report_url(struct tracker *t, const char *url)
 	long long id = 0;
 
 	if (!url || !*url || store_cached(t->db, &st, "SELECT id FROM reg_regression WHERE"
-						      " report_url = ? ORDER BY id LIMIT 1", NULL))
+						      " report_url = ? AND report_url != '' ORDER BY id LIMIT 1", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -1227,10 +1227,11 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		goto out;
 	/* the culprit without the report's pointer ("v5.18..v5.19", not
 	 * "v5.18..v5.19 https://...", nor "1234abcd /") */
-	if ((s = set_text(t, id, "introduced", d->introduced ? d->introduced : d->arg, err)) ||
-	    (s = set_text(t, id, "branch", branch, err)) ||
-	    (s = set_text(t, id, "culprit", d->commit_from && !d->commit_to && !d->range_open
-						    ? d->commit_from : "", err)) ||
+	if ((s = exec_bind(t, err, "updating a regression",
+			   "UPDATE reg_regression SET introduced = ?, branch = ?, culprit = ?"
+			   " WHERE id = ?", "ttti", d->introduced ? d->introduced : d->arg, branch,
+			   d->commit_from && !d->commit_to && !d->range_open ? d->commit_from : "",
+			   id)) ||
 	    (s = add_event(t, id, when, "introduced", d->introduced ? d->introduced : d->arg,
 			   m->message_id, err)))
 		goto out;
