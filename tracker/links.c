@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "core/buf.h"
 #include "tracker/links.h"
 
 /* Hosts that serve one mail under its Message-ID.  On each the Message-ID
@@ -298,26 +299,52 @@ long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base)
 	return bug_number(value, value_len);
 }
 
+/* "<scheme>://<host>[:<port>]" of url (g_free() it), NULL if it has no
+ * host. */
+static char *url_origin(const char *url)
+{
+	GUri *u = g_uri_parse(url, G_URI_FLAGS_NONE, NULL);
+	char *origin = NULL;
+
+	if (u && g_uri_get_host(u) && *g_uri_get_host(u))
+		origin = g_uri_get_port(u) > 0
+				 ? g_strdup_printf("%s://%s:%d", g_uri_get_scheme(u),
+						   g_uri_get_host(u), g_uri_get_port(u))
+				 : g_strdup_printf("%s://%s", g_uri_get_scheme(u), g_uri_get_host(u));
+	if (u)
+		g_uri_unref(u);
+	return origin;
+}
+
+/* The last inbox URL's origin: a report links every mail of every
+ * regression through the same one, and parsing it each time was a third
+ * of the cost of a link. */
+static struct {
+	char *url, *origin;
+} last_origin;
+G_LOCK_DEFINE_STATIC(last_origin);
+
 char *reg_link_mail(const char *inbox_url, const char *message_id)
 {
-	GUri *u = g_uri_parse(inbox_url && *inbox_url ? inbox_url : "https://lore.kernel.org",
-			      G_URI_FLAGS_NONE, NULL);
-	char *id, *link = NULL, *out = NULL;
+	const char *url = inbox_url && *inbox_url ? inbox_url : "https://lore.kernel.org";
+	char *origin, *id, *out;
 
-	if (!u || !g_uri_get_host(u) || !*g_uri_get_host(u) || !message_id) {
-		if (u)
-			g_uri_unref(u);
+	if (!message_id)
 		return NULL;
+	G_LOCK(last_origin);
+	if (!last_origin.url || strcmp(last_origin.url, url)) {
+		g_free(last_origin.url);
+		g_free(last_origin.origin);
+		last_origin.url = g_strdup(url);
+		last_origin.origin = url_origin(url);
 	}
+	origin = g_strdup(last_origin.origin);
+	G_UNLOCK(last_origin);
+	if (!origin)
+		return NULL;
 	id = g_uri_escape_string(message_id, "@!$+=,;:", FALSE);
-	if (g_uri_get_port(u) > 0)
-		link = g_strdup_printf("%s://%s:%d/r/%s/", g_uri_get_scheme(u), g_uri_get_host(u),
-				       g_uri_get_port(u), id);
-	else
-		link = g_strdup_printf("%s://%s/r/%s/", g_uri_get_scheme(u), g_uri_get_host(u), id);
-	g_uri_unref(u);
+	out = str_printf("%s/r/%s/", origin, id);
 	g_free(id);
-	out = link ? strdup(link) : NULL;
-	g_free(link);
+	g_free(origin);
 	return out;
 }

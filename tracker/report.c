@@ -135,12 +135,16 @@ enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars
 	enum bb_status st = BB_OK;
 
 	for (const char *p = valid; *p && !st; p = g_utf8_next_char(p)) {
-		gunichar c = g_utf8_get_char(p);
+		/* (ASCII, most of it, without GLib's tables: its blanks and
+		 * controls are those up to the space, and DEL) */
+		int ascii = (unsigned char)*p < 0x80;
+		gunichar c = ascii ? (unsigned char)*p : g_utf8_get_char(p);
 		char utf8[8];
 		int n;
 
-		if (c == ' ' || g_unichar_isspace(c) || g_unichar_iscntrl(c) || c == 0x2028 ||
-		    c == 0x2029) {
+		if (ascii ? c <= ' ' || c == 0x7f
+			  : g_unichar_isspace(c) || g_unichar_iscntrl(c) || c == 0x2028 ||
+				    c == 0x2029) {
 			space = started;
 			continue;
 		}
@@ -149,7 +153,7 @@ enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars
 			chars++;
 			space = 0;
 		}
-		n = g_unichar_to_utf8(c, utf8);
+		n = ascii ? (utf8[0] = (char)c, 1) : g_unichar_to_utf8(c, utf8);
 		if (!st)
 			st = buf_add(out, utf8, (size_t)n);
 		chars++;

@@ -46,8 +46,16 @@ static const char report_csp[] = "default-src 'none'; style-src 'self'; img-src 
 enum bb_status reg_html_escape(struct buf *out, const char *text)
 {
 	char *clean = text && reg_report_is_clean(text) ? NULL : reg_report_clean_dup(text);
-	gchar *escaped = g_markup_escape_text(clean ? clean : text ? text : "", -1);
-	enum bb_status st = buf_addstr(out, escaped);
+	gchar *escaped;
+	enum bb_status st;
+
+	/* clean text needs escaping only for the five characters of markup
+	 * (GLib leaves tab and line feed, the only controls left, as they
+	 * are): most names and titles hold none */
+	if (!clean && text && !strpbrk(text, "&<>\"'"))
+		return buf_addstr(out, text);
+	escaped = g_markup_escape_text(clean ? clean : text ? text : "", -1);
+	st = buf_addstr(out, escaped);
 
 	g_free(escaped);
 	g_free(clean);
