@@ -1290,15 +1290,108 @@ static int binary_type(const char *v, size_t len)
 	return 0;
 }
 
-/* The raw scan of the lines from p to end. */
+/* RFC 2045's token characters (of a type, a subtype, a disposition). */
+static int token_char(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && !strchr("()<>@,;:\\\"/[]?=", c);
+}
+
+/* The length of the token at v (n bytes), 0 if none. */
+static size_t token_len(const char *v, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && token_char((unsigned char)v[i]))
+		i++;
+	return i;
+}
+
+/* 1 if the len bytes at v (n bytes up to the line's end) are followed by
+ * nothing but blanks, or by blanks and a ';' */
+static int token_then_end(const char *v, size_t n, size_t len)
+{
+	while (len < n && is_blank(v[len]))
+		len++;
+	return len == n || v[len] == ';' || (v[len] == '\r' && len + 1 == n);
+}
+
+/* A Content-Type line's value (v, n bytes to the line's end) that names,
+ * plainly, a type inmail_decode() never takes text from: "type/subtype"
+ * then nothing or ';', neither a text type it reads (text/plain,
+ * text/x-patch, text/x-diff, text/html) nor message/ or multipart/ (parts
+ * with headers of their own).  Anything else -- a folded value, a comment,
+ * junk after the subtype -- may be such a text type for GMime: 0. */
+static int type_holds_no_text(const char *v, size_t n)
+{
+	static const char *const texts[] = { "text/plain", "text/x-patch", "text/x-diff",
+					     "text/html", NULL };
+	size_t type, sub;
+
+	while (n && is_blank(*v)) {
+		v++;
+		n--;
+	}
+	type = token_len(v, n);
+	if (!type || type == n || v[type] != '/')
+		return 0;
+	sub = token_len(v + type + 1, n - type - 1);
+	if (!sub || !token_then_end(v, n, type + 1 + sub))
+		return 0;
+	if (has_prefix_ci(v, n, "message/") || has_prefix_ci(v, n, "multipart/"))
+		return 0;
+	for (int i = 0; texts[i]; i++)
+		if (type + 1 + sub == strlen(texts[i]) && has_prefix_ci(v, n, texts[i]))
+			return 0;
+	return 1;
+}
+
+/* A Content-Disposition line's value that is plainly "attachment": a part
+ * so marked never adds to the body text (inmail_decode() keeps it as an
+ * attachment). */
+static int disposition_attachment(const char *v, size_t n)
+{
+	size_t len;
+
+	while (n && is_blank(*v)) {
+		v++;
+		n--;
+	}
+	len = token_len(v, n);
+	return len == 10 && same_ci(v, "attachment", 10) && token_then_end(v, n, len);
+}
+
+/* What one run of lines without a blank one (a part's header section, or
+ * lines that look like one) says of the part it may head. */
+struct scan_run {
+	int opaque;       /* a transfer encoding that hides text */
+	int typed;        /* Content-Type lines */
+	int texty;        /* one that may name a type read as text */
+	int dispositions; /* Content-Disposition lines */
+	int attached;     /* one that is plainly "attachment" */
+};
+
+/* Ends a run: an opaque transfer encoding hides text unless the part is
+ * plainly one whose text is never read -- its one disposition is
+ * "attachment", or it has types and each is plainly not a text type. */
+static unsigned scan_run_end(struct scan_run *r)
+{
+	int no_text = (r->dispositions == 1 && r->attached) || (r->typed && !r->texty);
+	unsigned flags = r->opaque && !no_text ? INMAIL_SCAN_OPAQUE : 0;
+
+	memset(r, 0, sizeof(*r));
+	return flags;
+}
+
+/* The raw scan of the lines from p to end.  A header section (the mail's,
+ * or a part's after its boundary line) is a run of lines without a blank
+ * one; a line starting "--" (a boundary) ends a run too, so that lines of
+ * the part before it are never taken for the next part's. */
 static unsigned scan_lines(const char *p, const char *end)
 {
 	unsigned flags = 0;
-	/* A header section (the mail's, or a part's after its boundary line)
-	 * is a run of lines without a blank one: an opaque transfer encoding
-	 * hides text unless the same run gives a binary type, and no other. */
-	int opaque_here = 0, binary_here = 0, texty_here = 0;
+	struct scan_run run;
 
+	memset(&run, 0, sizeof(run));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end, *q = p;
@@ -1307,11 +1400,8 @@ static unsigned scan_lines(const char *p, const char *end)
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
-		if (n == 0 || (n == 1 && *q == '\r')) {
-			if (opaque_here && (!binary_here || texty_here))
-				flags |= INMAIL_SCAN_OPAQUE;
-			opaque_here = binary_here = texty_here = 0;
-		}
+		if (n == 0 || (n == 1 && *q == '\r') || (q == p && n >= 2 && q[0] == '-' && q[1] == '-'))
+			flags |= scan_run_end(&run);
 		switch (n ? *q : '\n') {
 		case '#':
 			if (has_prefix_ci(q, n, "#bugbridge"))
@@ -1332,7 +1422,7 @@ static unsigned scan_lines(const char *p, const char *end)
 				break;
 			if (has_prefix_ci(q, n, "content-transfer-encoding:")) {
 				if (opaque_encoding(q + 26, n - 26))
-					opaque_here = 1;
+					run.opaque = 1;
 			} else if (has_prefix_ci(q, n, "content-type:")) {
 				if (opaque_charset(q, n) || has_prefix_ci(q + 13, n - 13, " text/html") ||
 				    has_prefix_ci(q + 13, n - 13, "text/html"))
@@ -1340,10 +1430,13 @@ static unsigned scan_lines(const char *p, const char *end)
 				if (has_prefix_ci(q + 13, n - 13, " multipart/") ||
 				    has_prefix_ci(q + 13, n - 13, "multipart/"))
 					flags |= INMAIL_SCAN_MULTIPART;
-				if (binary_type(q + 13, n - 13))
-					binary_here = 1;
-				else
-					texty_here = 1;
+				run.typed = 1;
+				if (!type_holds_no_text(q + 13, n - 13))
+					run.texty = 1;
+			} else if (has_prefix_ci(q, n, "content-disposition:")) {
+				run.dispositions++;
+				if (disposition_attachment(q + 20, n - 20))
+					run.attached = 1;
 			} else if (has_prefix_ci(q, n, "closes:")) {
 				flags |= INMAIL_SCAN_TRAILER;
 			}
@@ -1364,9 +1457,7 @@ static unsigned scan_lines(const char *p, const char *end)
 		}
 		p = nl ? nl + 1 : end;
 	}
-	if (opaque_here && (!binary_here || texty_here))
-		flags |= INMAIL_SCAN_OPAQUE;
-	return flags;
+	return flags | scan_run_end(&run);
 }
 
 unsigned inmail_raw_scan(const char *raw, size_t len)

@@ -123,7 +123,10 @@ const char *inmail_bare_subject(const char *subject);
 #define INMAIL_SCAN_REGZBOT 0x2  /* a line may be a "#regzbot" directive */
 /* Base64 or uuencoded content, a charset in which ASCII is not itself
  * (UTF-16/32, UTF-7, ISO-2022, ...), or HTML: the two flags above can be
- * missing and only inmail_decode() tells.  Quoted-printable is seen
+ * missing and only inmail_decode() tells.  A base64 part that is plainly
+ * one whose text inmail_decode() never reads (its disposition is
+ * "attachment", or its type is plainly none of text/plain, text/x-patch,
+ * text/x-diff, text/html, message/ and multipart/) does not count.  Quoted-printable is seen
  * through: a command line starts with "#" or "=23" there, and a soft line
  * break never splits the keyword. */
 #define INMAIL_SCAN_OPAQUE  0x4
