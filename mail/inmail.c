@@ -1360,6 +1360,20 @@ static int disposition_attachment(const char *v, size_t n)
 	return len == 10 && same_ci(v, "attachment", 10) && token_then_end(v, n, len);
 }
 
+/* Where the value of a line (n bytes) that is a field name starts, if it
+ * is that field (any case; blanks before the colon, as MIME parsers take
+ * them); 0 if it is not. */
+static size_t field_value_at(const char *line, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!has_prefix_ci(line, n, name))
+		return 0;
+	while (len < n && is_blank(line[len]))
+		len++;
+	return len < n && line[len] == ':' ? len + 1 : 0;
+}
+
 /* What one run of lines without a blank one (a part's header section, or
  * lines that look like one) says of the part it may head. */
 struct scan_run {
@@ -1382,6 +1396,72 @@ static unsigned scan_run_end(struct scan_run *r)
 	return flags;
 }
 
+/* What a line that starts (after blanks) at q says, as text: a command or
+ * a directive after blanks, a trailer at the line's start (col0). */
+static unsigned text_line_flags(const char *q, size_t n, int col0)
+{
+	if (has_prefix_ci(q, n, "#bugbridge"))
+		return INMAIL_SCAN_COMMAND;
+	if (has_prefix_ci(q, n, "#regzbot"))
+		return INMAIL_SCAN_REGZBOT;
+	if (col0 && (has_prefix_ci(q, n, "link:") || has_prefix_ci(q, n, "closes:")))
+		return INMAIL_SCAN_TRAILER;
+	return 0;
+}
+
+/* 1 if the line at q (n bytes) may be a keyword line written in
+ * quoted-printable: what comes before its first "=" is the start of a
+ * keyword (a line without "=" in a keyword's length is read as it stands). */
+static int may_hide_keyword(const char *q, size_t n, int col0)
+{
+	static const char *const words[] = { "#bugbridge", "#regzbot", "link:", "closes:", NULL };
+	const char *eq = memchr(q, '=', n < 16 ? n : 16);
+	size_t k = eq ? (size_t)(eq - q) : 0;
+
+	if (!eq)
+		return 0;
+	for (int i = 0; words[i]; i++)
+		if ((col0 || words[i][0] == '#') && k < strlen(words[i]) && same_ci(q, words[i], k))
+			return 1;
+	return 0;
+}
+
+/* Quoted-printable may write any character of a command line as "=XX" and
+ * split it with soft line breaks ("=" at a line's end): a logical line
+ * (q, to end) that may start so is also read decoded, by GMime's decoder,
+ * as far as QP_PEEK bytes.  Blanks that run past them hide the rest:
+ * opaque. */
+#define QP_PEEK 256
+
+static unsigned qp_line_flags(const char *q, const char *end, int col0)
+{
+	unsigned char out[QP_PEEK];
+	size_t in = 0, n, i = 0;
+	int state = 0;
+	guint32 save = 0;
+
+	/* the logical line: lines joined by soft breaks, as far as QP_PEEK */
+	while (in < QP_PEEK && q + in < end) {
+		const char *nl = memchr(q + in, '\n', (size_t)(end - q - in));
+		size_t to = nl ? (size_t)(nl - q) : (size_t)(end - q), last = to;
+
+		if (last > in && q[last - 1] == '\r')
+			last--;
+		in = to + (nl != NULL);
+		if (last == 0 || q[last - 1] != '=')
+			break;
+	}
+	if (in > QP_PEEK)
+		in = QP_PEEK;
+
+	n = g_mime_encoding_quoted_decode_step((const unsigned char *)q, in, out, &state, &save);
+	while (i < n && is_blank(out[i]))
+		i++;
+	if (in == QP_PEEK && n - i < 16 && !memchr(out + i, '\n', n - i))
+		return INMAIL_SCAN_OPAQUE;
+	return text_line_flags((const char *)out + i, n - i, col0 && i == 0);
+}
+
 /* The raw scan of the lines from p to end.  A header section (the mail's,
  * or a part's after its boundary line) is a run of lines without a blank
  * one; a line starting "--" (a boundary) ends a run too, so that lines of
@@ -1390,52 +1470,59 @@ static unsigned scan_lines(const char *p, const char *end)
 {
 	unsigned flags = 0;
 	struct scan_run run;
+	int soft = 0;   /* the line before ended in a quoted-printable soft break */
+	size_t at;
 
 	memset(&run, 0, sizeof(run));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end, *q = p;
-		size_t n;
+		size_t n, content;
+		int continued = soft;
 
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
+		content = n && q[n - 1] == '\r' ? n - 1 : n;
+		soft = content && q[content - 1] == '=';
 		if (n == 0 || (n == 1 && *q == '\r') || (q == p && n >= 2 && q[0] == '-' && q[1] == '-'))
 			flags |= scan_run_end(&run);
+		/* as quoted-printable: where a logical line starts with what may
+		 * be an encoded or split command, directive or trailer */
+		if (!continued && n &&
+		    (*q == '#' || *q == '=' ||
+		     (q == p && (*q == 'L' || *q == 'l' || *q == 'C' || *q == 'c'))) &&
+		    may_hide_keyword(q, n, q == p))
+			flags |= qp_line_flags(q, end, q == p);
 		switch (n ? *q : '\n') {
 		case '#':
-			if (has_prefix_ci(q, n, "#bugbridge"))
-				flags |= INMAIL_SCAN_COMMAND;
-			else if (has_prefix_ci(q, n, "#regzbot"))
-				flags |= INMAIL_SCAN_REGZBOT;
-			break;
-		case '=':
-			/* '#' as quoted-printable writes it */
-			if (has_prefix_ci(q, n, "=23bugbridge"))
-				flags |= INMAIL_SCAN_COMMAND;
-			else if (has_prefix_ci(q, n, "=23regzbot"))
-				flags |= INMAIL_SCAN_REGZBOT;
+			flags |= text_line_flags(q, n, 0);
 			break;
 		case 'C':
 		case 'c':
 			if (q != p)
 				break;
-			if (has_prefix_ci(q, n, "content-transfer-encoding:")) {
-				if (opaque_encoding(q + 26, n - 26))
+			if ((at = field_value_at(q, n, "content-transfer-encoding"))) {
+				if (opaque_encoding(q + at, n - at))
 					run.opaque = 1;
-			} else if (has_prefix_ci(q, n, "content-type:")) {
-				if (opaque_charset(q, n) || has_prefix_ci(q + 13, n - 13, " text/html") ||
-				    has_prefix_ci(q + 13, n - 13, "text/html"))
+			} else if ((at = field_value_at(q, n, "content-type"))) {
+				const char *v = q + at;
+				size_t vn = n - at;
+
+				while (vn && is_blank(*v)) {
+					v++;
+					vn--;
+				}
+				if (opaque_charset(q, n) || has_prefix_ci(v, vn, "text/html"))
 					flags |= INMAIL_SCAN_OPAQUE;
-				if (has_prefix_ci(q + 13, n - 13, " multipart/") ||
-				    has_prefix_ci(q + 13, n - 13, "multipart/"))
+				if (has_prefix_ci(v, vn, "multipart/"))
 					flags |= INMAIL_SCAN_MULTIPART;
 				run.typed = 1;
-				if (!type_holds_no_text(q + 13, n - 13))
+				if (!type_holds_no_text(v, vn))
 					run.texty = 1;
-			} else if (has_prefix_ci(q, n, "content-disposition:")) {
+			} else if ((at = field_value_at(q, n, "content-disposition"))) {
 				run.dispositions++;
-				if (disposition_attachment(q + 20, n - 20))
+				if (disposition_attachment(q + at, n - at))
 					run.attached = 1;
 			} else if (has_prefix_ci(q, n, "closes:")) {
 				flags |= INMAIL_SCAN_TRAILER;

@@ -802,13 +802,23 @@ static void test_auto_replies(void)
 	}
 }
 
-/* 1 if a line of text starts, after blanks, with "#bugbridge". */
-static int has_command_line(const char *text)
+/* The flags the lines of decoded text call for: a command or a directive
+ * after blanks, a trailer at a line's start. */
+static unsigned text_flags(const char *text)
 {
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
-		if (!strncasecmp(l + strspn(l, " \t"), "#bugbridge", 10))
-			return 1;
-	return 0;
+	unsigned flags = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		const char *t = l + strspn(l, " \t");
+
+		if (!strncasecmp(t, "#bugbridge", 10))
+			flags |= INMAIL_SCAN_COMMAND;
+		else if (!strncasecmp(t, "#regzbot", 8))
+			flags |= INMAIL_SCAN_REGZBOT;
+		if (!strncasecmp(l, "link:", 5) || !strncasecmp(l, "closes:", 7))
+			flags |= INMAIL_SCAN_TRAILER;
+	}
+	return flags;
 }
 
 static void test_raw_scan(void)
@@ -878,6 +888,31 @@ static void test_raw_scan(void)
 		  INMAIL_SCAN_OPAQUE, "a folded encoding" },
 		/* found by fuzz-inmail: a last line of blanks without a line end */
 		{ "From: a@b\n\nbody\n   ", 0, "trailing blanks" },
+		/* quoted-printable may encode any character, and split a line */
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\n"
+		  "=23=72egzbot introduced: v6.1\n", INMAIL_SCAN_REGZBOT, "QP: letters encoded" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\n#reg=\nzbot title: x\n",
+		  INMAIL_SCAN_REGZBOT, "QP: a soft break in the keyword" },
+		{ "From: a@b\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+		  "#bug=\r\nbridge close\r\n", INMAIL_SCAN_COMMAND, "QP: a soft break, CRLF" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\n=\n=20=09#bugbridge close\n",
+		  INMAIL_SCAN_COMMAND, "QP: a soft break, then encoded blanks" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\nfix\n\nLi=6Ek: x\n",
+		  INMAIL_SCAN_TRAILER, "QP: a trailer encoded" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\nsee =\n=23regzbot\n", 0,
+		  "QP: a keyword after a soft break is no line's start" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\n"
+		  "=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20"
+		  "=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20"
+		  "=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20=20"
+		  "=20=20=20=20=20=20=20=20=20=20#bugbridge close\n", INMAIL_SCAN_OPAQUE,
+		  "QP: more encoded blanks than are read: opaque" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x\n"
+		  "Content-Transfer-Encoding : base64\n\nI2J1Z2JyaWRnZSBjbG9zZQo=\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "a blank before the colon" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x\n"
+		  "Content-Type:\t\ttext/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML after tabs" },
 		/* parts whose text inmail_decode() never reads (each hides
 		 * "#bugbridge close" in base64; the loop below decodes them) */
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x\n"
@@ -941,8 +976,11 @@ static void test_raw_scan(void)
 			struct inmail_body b;
 
 			if (decode(cases[i].mail, &b) == BB_OK) {
-				ok((cases[i].want & INMAIL_SCAN_COMMAND) || !has_command_line(b.text),
-				   "decoded as scanned: %s", cases[i].name);
+				unsigned missed = text_flags(b.text) & ~cases[i].want;
+
+				if (missed)
+					diag("%s: the decoded text calls for %#x", cases[i].name, missed);
+				ok(!missed, "decoded as scanned: %s", cases[i].name);
 				inmail_body_release(&b);
 			}
 		}
