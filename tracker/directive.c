@@ -132,10 +132,35 @@ static enum bb_status add_clean(struct buf *b, const char *s, size_t len, size_t
 	if (*cut)
 		return BB_OK;   /* nothing after a cut */
 	while (p < end && st == BB_OK) {
-		gunichar c = g_utf8_get_char_validated(p, (gssize)(end - p));
+		gunichar c;
 		size_t n;
 		char repl[6];
 
+		if ((unsigned char)*p > ' ' && (unsigned char)*p < 0x7f) {
+			/* a run of printable ASCII (no blank, nothing dropped)
+			 * goes in whole, as far as max lets it */
+			size_t run = 1, room = max > b->len ? max - b->len : 0;
+
+			while (p + run < end && (unsigned char)p[run] > ' ' && (unsigned char)p[run] < 0x7f)
+				run++;
+			if (room < (space ? 2u : 1u)) {
+				*cut = 1;
+				break;
+			}
+			if (space)
+				st = buf_addch(b, ' '), room--;
+			space = 0;
+			n = run < room ? run : room;
+			if (st == BB_OK)
+				st = buf_add(b, p, n);
+			if (n < run) {
+				*cut = 1;
+				break;
+			}
+			p += run;
+			continue;
+		}
+		c = g_utf8_get_char_validated(p, (gssize)(end - p));
 		if (c == (gunichar)-1 || c == (gunichar)-2) {
 			c = 0xfffd;
 			n = 1;

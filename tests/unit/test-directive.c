@@ -704,6 +704,17 @@ static void test_limits(void)
 		   "cut at %d bytes (%zu), with an error", REG_ARG_MAX, strlen(d[0].arg));
 		reg_directives_free(d, n);
 	}
+	/* printable ASCII fills the argument to the byte, blanks between
+	 * words included */
+	buf_reset(&b);
+	buf_addstr(&b, "#regzbot note: ab  cd ");
+	for (int i = 0; i < REG_ARG_MAX; i++)
+		buf_addch(&b, 'x');
+	if (ok(reg_directives_parse(b.data, &d, &n, &err) == BB_OK && n == 1, "a long ASCII note")) {
+		ok(strlen(d[0].arg) == REG_ARG_MAX && !strncmp(d[0].arg, "ab cd xxx", 9) && d[0].error,
+		   "cut at exactly %d bytes (%zu)", REG_ARG_MAX, strlen(d[0].arg));
+		reg_directives_free(d, n);
+	}
 	/* a cut never splits a character */
 	buf_reset(&b);
 	buf_addstr(&b, "#regzbot note: ");
