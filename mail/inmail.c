@@ -1751,6 +1751,25 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 
 /* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
  * become LF), no NUL, no other C0 controls but TAB, no DEL. */
+/* Where the first byte below 0x20, or DEL, is in the 8 bytes at s (8 if
+ * none): a word at a time, as most text has one only at a line's end. */
+static size_t first_control8(const char *s)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t w, del;
+
+	memcpy(&w, s, sizeof(w));
+	del = w ^ (0x7f * ones);
+	/* a high bit per byte that is below 0x20 or is 0x7f (and maybe false
+	 * ones above a true one: the bytes are looked at one by one then) */
+	if ((((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs) {
+		for (size_t i = 0; i < 8; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+				return i;
+	}
+	return 8;
+}
+
 static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 {
 	enum bb_status st = buf_grow(out, len + 1);
@@ -1758,8 +1777,18 @@ static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 
 	/* runs of bytes that stay as they are go in whole */
 	for (size_t i = 0; i < len && st == BB_OK; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c;
 
+		while (i + 8 <= len) {
+			size_t k = first_control8(s + i);
+
+			i += k;
+			if (k < 8)
+				break;
+		}
+		if (i >= len)
+			break;
+		c = (unsigned char)s[i];
 		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
 			continue;
 		st = buf_add(out, s + run, i - run);
