@@ -54,6 +54,8 @@
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 #include "core/store.h"
 #include "core/text.h"
@@ -69,6 +71,7 @@
 #define FD_TOKEN_BYTES 16
 #define FD_SWEEP_INTERVAL 300     /* seconds between the delivery thread's rounds */
 #define FD_TITLE_IN_MAIL 80       /* characters of the title the confirmation mail quotes */
+#define FD_REF_HEX 12             /* hex digits of a report's public reference */
 #define FD_LIST_MAX 200
 
 static const char fd_csp[] = "default-src 'self'; script-src 'none'; object-src 'none'; "
@@ -1004,6 +1007,22 @@ static void fd_wake_deliverer(struct fd_view *fd)
 	pthread_mutex_unlock(&fd->core->wake_lock);
 }
 
+/* The Message-ID of report id's mail (what "-confirm" for its
+ * confirmation mail): "report-<id>.<ref>@<domain>", where ref is the start
+ * of the SHA-256 of the report's secret token.  Report ids start over
+ * after a restore of the database, tokens never repeat: a new report never
+ * takes an older one's Message-ID, nor the Bugzilla bug found by it. */
+static char *fd_report_mid(const struct fd_view *fd, long long id, const char *token,
+			   const char *what)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (sha256_hex(token, strlen(token), hex))
+		return NULL;
+	hex[FD_REF_HEX] = '\0';
+	return str_printf("report-%lld.%s%s@%s", id, hex, what, fd->cfg->mail_domain);
+}
+
 /* The confirmation mail's body: the title only quoted and cut, since the
  * mail goes to whatever address the form named. */
 static void fd_confirm_mail_body(const struct fd_view *fd, struct buf *body,
@@ -1141,7 +1160,7 @@ static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connectio
 					   (unsigned)i + 1, &err)))
 			goto db_fail;
 	}
-	mid = str_printf("report-%lld-confirm@%s", id, fd->cfg->mail_domain);
+	mid = fd_report_mid(fd, id, token, "-confirm");
 	fd_confirm_mail_body(fd, &body, title, token);
 	to[0] = email;
 	/* the filer's bare address: no name of theirs in the mail's header */
@@ -1350,14 +1369,33 @@ static enum bb_status fd_publish(struct fd_view *fd, long long id, const struct 
 	return quarantine_remove_report(fd->core->quarantine, id, err);
 }
 
+/* Where the list archive shows the mail message_id: what a bug filed for
+ * it has as its URL ("<message_id>" without an archive), as for a thread
+ * `#bugbridge track` filed. */
+static char *fd_mail_link(const struct fd_view *fd, const char *message_id)
+{
+	const char *base = fd->cfg->archive_link_url ? fd->cfg->archive_link_url
+						     : fd->cfg->archive_url;
+
+	if (base && *base)
+		return str_printf("%s%s%s/", base, base[strlen(base) - 1] == '/' ? "" : "/",
+				  message_id);
+	return str_printf("<%s>", message_id);
+}
+
 /* Files the Bugzilla bug of report id unless it has one (bug_id), under
  * the Bugzilla client's own lock, and records its id; *bug_id gets it (0
- * when it could not be filed: *problem then says so). */
+ * when it could not be filed: *problem then says so).  The bug's URL is
+ * link, the report mail's own: a bug found with it is the one an earlier
+ * confirmation filed before a crash, or whose answer was lost on the way,
+ * and is taken instead of filing another (Bugzilla has no idempotent
+ * create). */
 static enum bb_status fd_file_bug(struct fd_view *fd, long long id, const char *product,
 				  const char *component, const char *title, const char *text,
-				  long long *bug_id, const char **problem, struct bb_error *err)
+				  const char *link, long long *bug_id, const char **problem,
+				  struct bb_error *err)
 {
-	struct bz_change fields[6];
+	struct bz_change fields[7];
 	struct bb_error bzerr = BB_ERROR_INIT;
 	sqlite3_stmt *q = NULL;
 	size_t nf = 0;
@@ -1382,14 +1420,36 @@ static enum bb_status fd_file_bug(struct fd_view *fd, long long id, const char *
 	fields[nf++] = (struct bz_change){ "version", fd->cfg->inbound_track_version };
 	fields[nf++] = (struct bz_change){ "op_sys", fd->cfg->inbound_track_op_sys };
 	fields[nf++] = (struct bz_change){ "platform", fd->cfg->inbound_track_platform };
-	if (bz_create_bug(fd->bz, fields, nf, text, bug_id, &bzerr)) {
+	fields[nf++] = (struct bz_change){ "url", link };
+	if (bz_find_bug_by_url(fd->bz, link, bug_id, &bzerr) == BB_OK && *bug_id > 0) {
+		log_event(LOG_LEVEL_INFO, "frontdoor.bug_found", LF_INT("report", id),
+			  LF_INT("bug", *bug_id), LF_STR("url", link));
+	} else if (bzerr.message[0]) {
+		/* not known whether one was filed: filing now could file two */
 		*problem = "The Bugzilla bug could not be filed; the report went to the lists only.";
 		log_event(LOG_LEVEL_WARN, "frontdoor.bug_failed", LF_INT("report", id),
 			  LF_STR("error", bzerr.message));
 		*bug_id = 0;
 		goto out;
+	} else if (bz_create_bug(fd->bz, fields, nf, text, bug_id, &bzerr)) {
+		struct bb_error again = BB_ERROR_INIT;
+
+		/* an answer lost after Bugzilla filed it: the bug is there */
+		if (bz_find_bug_by_url(fd->bz, link, bug_id, &again) != BB_OK || *bug_id <= 0) {
+			*problem = "The Bugzilla bug could not be filed; the report went to the "
+				   "lists only.";
+			log_event(LOG_LEVEL_WARN, "frontdoor.bug_failed", LF_INT("report", id),
+				  LF_STR("error", bzerr.message));
+			*bug_id = 0;
+			goto out;
+		}
+		log_event(LOG_LEVEL_INFO, "frontdoor.bug_found", LF_INT("report", id),
+			  LF_INT("bug", *bug_id), LF_STR("url", link));
+	} else {
+		log_event(LOG_LEVEL_INFO, "frontdoor.bug_filed", LF_INT("report", id),
+			  LF_INT("bug", *bug_id));
 	}
-	log_event(LOG_LEVEL_INFO, "frontdoor.bug_filed", LF_INT("report", id), LF_INT("bug", *bug_id));
+	test_hook("frontdoor.bug_filed");
 	pthread_mutex_lock(&fd->core->lock);
 	if (!(st = store_prepare(fd->core->db, &q, "UPDATE fd_report SET bug_id = ?2 WHERE id = ?1",
 				 err))) {
@@ -1503,14 +1563,21 @@ static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *con
 	 * can link it */
 	if ((st = fd_publish(fd, id, atts, natts, &err)))
 		goto db_fail;
+	if (!(mid = fd_report_mid(fd, id, token, ""))) {
+		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
+		goto db_fail;
+	}
 	if (fd->cfg->frontdoor_create_bugs && fd->bz && bug_id == 0) {
 		struct buf text = BUF_INIT;
+		char *link = fd_mail_link(fd, mid);
 
 		fd_report_text(fd, &text, description, kernel, regression, name, email, atts,
 			       natts, 0);
-		st = fd_file_bug(fd, id, product, component, title, text.data ? text.data : "",
-				 &bug_id, &bz_problem, &err);
+		st = link ? fd_file_bug(fd, id, product, component, title,
+					text.data ? text.data : "", link, &bug_id, &bz_problem, &err)
+			  : bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		buf_release(&text);
+		free(link);
 		if (st)
 			goto db_fail;
 	}
@@ -1547,9 +1614,8 @@ static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *con
 
 	fd_report_text(fd, &body, description, kernel, regression, name, email, atts, natts,
 		       bug_id);
-	mid = str_printf("report-%lld@%s", id, fd->cfg->mail_domain);
 	subject = str_printf("%s%s", *regression ? "[REGRESSION] " : "", title);
-	if (!mid || !subject) {
+	if (!subject) {
 		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		goto db_fail;
 	}

@@ -220,8 +220,8 @@ is "and it confirmed nothing" "$(sql "SELECT state FROM fd_report WHERE id = $ri
 is "confirming from the page: 200" "$(post 7 -o confirmed.html -w '%{http_code}' -d confirm=1 \
 	"$BASE/confirm/$token")" "200"
 is "the quarantine let it go" "$(ls "$WORK/data/quarantine/$rid" 2>/dev/null)" ""
-until_ok test -n "$(mailfile "report-$rid@bridge.example.org")"
-rm_=$(mailfile "report-$rid@bridge.example.org")
+until_ok test -n "$(mailfile "^Message-Id: <report-$rid\.[0-9a-f]\{12\}@bridge.example.org>")"
+rm_=$(mailfile "^Message-Id: <report-$rid\.[0-9a-f]\{12\}@bridge.example.org>")
 link=$(grep -o "$BASE/blob/sha256/$NAMED/[^ ]*" "$rm_" 2>/dev/null | head -1)
 like "the report mail links the attachment by its base name, without the override" "$link" \
 	"/$NAMED/gnp\\.exe\$"
@@ -284,7 +284,7 @@ is "with a relay that never answers a report is still taken" \
 	"$(post 10 --max-time 5 -o /dev/null -w '%{http_code}' -F email=slow@example.org -F title=slow \
 	-F description=d -F attachment=@slow.bin "$BASE/report")" "202"
 sid=$(sql "SELECT id FROM fd_report WHERE email = 'slow@example.org'")
-is "its mail is pending" "$(sql "SELECT state FROM outbox WHERE message_id = 'report-$sid-confirm@bridge.example.org'")" "queued"
+is "its mail is pending" "$(sql "SELECT state FROM outbox WHERE message_id LIKE 'report-$sid.%-confirm@bridge.example.org'")" "queued"
 is "GET /bugs answers while the relay hangs" \
 	"$(from 10 --max-time 3 -o /dev/null -w '%{http_code}' "$BASE/bugs")" "200"
 is "and so does GET /" "$(from 10 --max-time 3 -o /dev/null -w '%{http_code}' "$BASE/")" "200"
