@@ -840,6 +840,21 @@ static enum bb_status migrate(struct store *st, struct bb_error *err)
 	return BB_OK;
 }
 
+/* SQLite's commit hook: a write that would commit on its own while the
+ * store holds a transaction open is refused (SQLite rolls it back and the
+ * statement fails).  That happens only when the transaction ended under
+ * the store -- SQLite rolled it back itself (a full disk, an I/O error),
+ * or an inner step rolled back -- and a caller went on writing: without
+ * this, the rest of what it meant as one transaction would be committed
+ * statement by statement, and half of it could stand.  The store's own
+ * COMMIT runs at depth 0. */
+static int refuse_lone_commit(void *ctx)
+{
+	const struct store *st = ctx;
+
+	return st->depth > 0;
+}
+
 /* The database holds private comments, tokens and addresses: its folder is
  * made FS_PRIVATE_DIR_MODE and the file FS_PRIVATE_FILE_MODE, whatever the
  * umask (an existing file of ours is narrowed to it). */
@@ -1000,6 +1015,7 @@ enum bb_status store_open(struct store **out, const char *path,
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_commit_hook(st->db, refuse_lone_commit, st);
 	{
 		/* keep -wal and -shm after the last writer closes: a reader of
 		 * the service's group cannot create them (the folder is not

@@ -295,6 +295,56 @@ static void test_commit_hook(const char *dir)
 	free(path);
 }
 
+/* 1 if the cursor named source is there. */
+static int has_cursor(struct store *st, const char *source)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	char *v = NULL;
+	int there = store_cursor_get(st, source, &v, NULL, &err) == BB_OK && v;
+
+	free(v);
+	return there;
+}
+
+/* Writes after the transaction ended under the store are refused, not
+ * committed one by one. */
+static void test_lone_commits(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL;
+	char *path = str_printf("%s/lone.db", dir);
+
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "lone: a store");
+	/* SQLite ended it (as on a full disk) */
+	ok(store_begin(st, &err) == BB_OK && store_exec(st, "ROLLBACK", &err) == BB_OK,
+	   "lone: a transaction ended under the store");
+	ok(store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('a', 'x', 0)", &err) !=
+	   BB_OK, "lone: a write after it fails");
+	ok(store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('b', 'x', 0)", &err) !=
+	   BB_OK, "lone: and the next");
+	ok(store_commit(st, &err) != BB_OK, "lone: the commit fails");
+	ok(!has_cursor(st, "a") && !has_cursor(st, "b"), "lone: none of them stands");
+	/* an inner step rolled back */
+	ok(store_begin(st, &err) == BB_OK &&
+	   store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('c', 'x', 0)", &err) ==
+		   BB_OK && store_begin(st, &err) == BB_OK, "lone: a write, then an inner step");
+	store_rollback(st);
+	ok(store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('d', 'x', 0)", &err) !=
+	   BB_OK, "lone: a write after the inner rollback fails");
+	ok(store_commit(st, &err) != BB_OK, "lone: the outer commit fails");
+	ok(!has_cursor(st, "c") && !has_cursor(st, "d"), "lone: neither write stands");
+	is_int(st->depth, 0, "lone: no transaction is left open");
+	/* outside a transaction, and in one, writes stand */
+	ok(store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('e', 'x', 0)", &err) ==
+	   BB_OK && has_cursor(st, "e"), "lone: a write outside a transaction stands");
+	ok(store_begin(st, &err) == BB_OK &&
+	   store_exec(st, "INSERT INTO cursor (source, value, updated) VALUES ('f', 'x', 0)", &err) ==
+		   BB_OK && store_commit(st, &err) == BB_OK && has_cursor(st, "f"),
+	   "lone: a transaction's write stands");
+	store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/bb-store-XXXXXX", mode[32];
@@ -312,6 +362,7 @@ int main(void)
 	test_secret(dir);
 	test_keys(dir);
 	test_commit_hook(dir);
+	test_lone_commits(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
