@@ -1,5 +1,6 @@
-/* What mail/inmail.c and mail/inmail_lines.c share: small text helpers and
- * the patch test.  Private to mail/inmail*.c: include it from nowhere else;
+/* What mail/inmail.c, mail/inmail_lines.c and mail/inmail_scan.c share:
+ * small text helpers, the patch test and the Content- field tests.
+ * Private to mail/inmail*.c: include it from nowhere else;
  * the contract is in inmail.h. */
 #ifndef BUGBRIDGE_MAIL_INMAIL_INTERNAL_H
 #define BUGBRIDGE_MAIL_INMAIL_INTERNAL_H
@@ -46,5 +47,14 @@ static inline int equals_ci(const char *s, size_t len, const char *word)
 /* 1 if text (len bytes) holds a unified diff with at least one hunk
  * (inmail_lines.c). */
 int inmail_has_hunk(const char *text, size_t len);
+
+/* What the raw scan (inmail_scan.c) and the header pass both read of a
+ * Content- field: a charset named in a Content-Type line in which ASCII is
+ * not itself; a transfer encoding the scan cannot see through (value v,
+ * len bytes); a type whose content is never text (application/, image/,
+ * ...). */
+int inmail_opaque_charset(const char *line, size_t len);
+int inmail_opaque_encoding(const char *v, size_t len);
+int inmail_binary_type(const char *v, size_t len);
 
 #endif

@@ -1,0 +1,351 @@
+/* The raw scan of list mail (see inmail.h): what a mail's bytes say
+ * before any decode -- a line that may be a command, a directive or a
+ * trailer, content only a decode can read (base64, HTML, charsets in which
+ * ASCII is not itself), multipart -- so that the full decode runs only for
+ * mail that may need it. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+
+#include "core/text.h"
+#include "mail/inmail.h"
+#include "mail/inmail_internal.h"
+
+/* --- raw scan ------------------------------------------------------------ */
+
+/* Charset names in which ASCII text is not written as ASCII bytes, in a
+ * Content-Type line after its "charset" (charset=, charset*= or
+ * charset*0*= of RFC 2231: a name before it is some other parameter's). */
+int inmail_opaque_charset(const char *line, size_t len)
+{
+	static const char *const names[] = {
+		"utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2", "ucs-4", "ucs4",
+		"utf-7", "utf7", "iso-2022", "hz-gb", "ebcdic", "ibm037", "cp037", NULL
+	};
+	const char *cs = text_find_ci(line, len, "charset");
+
+	if (!cs)
+		return 0;
+	len -= (size_t)(cs + 7 - line);
+	line = cs + 7;
+	for (size_t i = 0; i < len; i++) {
+		int c = ascii_lower((unsigned char)line[i]);
+
+		if (c != 'u' && c != 'i' && c != 'h' && c != 'e' && c != 'c')
+			continue;
+		for (int n = 0; names[n]; n++)
+			if (names[n][0] == c && has_prefix_ci(line + i, len - i, names[n]))
+				return 1;
+	}
+	return 0;
+}
+
+/* A Content-Transfer-Encoding value a raw scan cannot see through. */
+int inmail_opaque_encoding(const char *v, size_t len)
+{
+	while (len && is_blank(*v)) {
+		v++;
+		len--;
+	}
+	while (len && (is_blank(v[len - 1]) || v[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return 1;   /* folded onto the next line: assume the worst */
+	/* quoted-printable keeps a command line readable: '#' is written as
+	 * itself or "=23" at the start of a line (checked below), leading
+	 * blanks are never encoded, and a soft break comes after 76 characters,
+	 * well past the keyword */
+	return !(has_prefix_ci(v, len, "7bit") || has_prefix_ci(v, len, "8bit") ||
+		 has_prefix_ci(v, len, "binary") || has_prefix_ci(v, len, "quoted-printable"));
+}
+
+/* A Content-Type value whose part can never add to the body text: what
+ * inmail_decode() takes as text is text/ parts (and the parts of message/
+ * and multipart/ ones, which have headers of their own). */
+int inmail_binary_type(const char *v, size_t len)
+{
+	static const char *const types[] = { "application/", "image/", "audio/", "video/",
+					     "font/", "model/", NULL };
+
+	while (len && is_blank(*v)) {
+		v++;
+		len--;
+	}
+	for (int i = 0; types[i]; i++)
+		if (has_prefix_ci(v, len, types[i]))
+			return 1;
+	return 0;
+}
+
+/* RFC 2045's token characters (of a type, a subtype, a disposition). */
+static int token_char(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && !strchr("()<>@,;:\\\"/[]?=", c);
+}
+
+/* The length of the token at v (n bytes), 0 if none. */
+static size_t token_len(const char *v, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && token_char((unsigned char)v[i]))
+		i++;
+	return i;
+}
+
+/* 1 if the len bytes at v (n bytes up to the line's end) are followed by
+ * nothing but blanks, or by blanks and a ';' */
+static int token_then_end(const char *v, size_t n, size_t len)
+{
+	while (len < n && is_blank(v[len]))
+		len++;
+	return len == n || v[len] == ';' || (v[len] == '\r' && len + 1 == n);
+}
+
+/* A Content-Type line's value (v, n bytes to the line's end) that names,
+ * plainly, a type inmail_decode() never takes text from: "type/subtype"
+ * then nothing or ';', neither a text type it reads (text/plain,
+ * text/x-patch, text/x-diff, text/html) nor message/ or multipart/ (parts
+ * with headers of their own).  Anything else -- a folded value, a comment,
+ * junk after the subtype -- may be such a text type for GMime: 0. */
+static int type_holds_no_text(const char *v, size_t n)
+{
+	static const char *const texts[] = { "text/plain", "text/x-patch", "text/x-diff",
+					     "text/html", NULL };
+	size_t type, sub;
+
+	while (n && is_blank(*v)) {
+		v++;
+		n--;
+	}
+	type = token_len(v, n);
+	if (!type || type == n || v[type] != '/')
+		return 0;
+	sub = token_len(v + type + 1, n - type - 1);
+	if (!sub || !token_then_end(v, n, type + 1 + sub))
+		return 0;
+	if (has_prefix_ci(v, n, "message/") || has_prefix_ci(v, n, "multipart/"))
+		return 0;
+	for (int i = 0; texts[i]; i++)
+		if (type + 1 + sub == strlen(texts[i]) && has_prefix_ci(v, n, texts[i]))
+			return 0;
+	return 1;
+}
+
+/* A Content-Disposition line's value that is plainly "attachment": a part
+ * so marked never adds to the body text (inmail_decode() keeps it as an
+ * attachment). */
+static int disposition_attachment(const char *v, size_t n)
+{
+	size_t len;
+
+	while (n && is_blank(*v)) {
+		v++;
+		n--;
+	}
+	len = token_len(v, n);
+	return len == 10 && same_ci(v, "attachment", 10) && token_then_end(v, n, len);
+}
+
+/* Where the value of a line (n bytes) that is a field name starts, if it
+ * is that field (any case; blanks before the colon, as MIME parsers take
+ * them); 0 if it is not. */
+static size_t field_value_at(const char *line, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!has_prefix_ci(line, n, name))
+		return 0;
+	while (len < n && is_blank(line[len]))
+		len++;
+	return len < n && line[len] == ':' ? len + 1 : 0;
+}
+
+/* What one run of lines without a blank one (a part's header section, or
+ * lines that look like one) says of the part it may head. */
+struct scan_run {
+	int opaque;       /* a transfer encoding that hides text */
+	int typed;        /* Content-Type lines */
+	int texty;        /* one that may name a type read as text */
+	int dispositions; /* Content-Disposition lines */
+	int attached;     /* one that is plainly "attachment" */
+};
+
+/* Ends a run: an opaque transfer encoding hides text unless the part is
+ * plainly one whose text is never read -- its one disposition is
+ * "attachment", or it has types and each is plainly not a text type. */
+static unsigned scan_run_end(struct scan_run *r)
+{
+	int no_text = (r->dispositions == 1 && r->attached) || (r->typed && !r->texty);
+	unsigned flags = r->opaque && !no_text ? INMAIL_SCAN_OPAQUE : 0;
+
+	memset(r, 0, sizeof(*r));
+	return flags;
+}
+
+/* What a line that starts (after blanks) at q says, as text: a command or
+ * a directive after blanks, a trailer at the line's start (col0). */
+static unsigned text_line_flags(const char *q, size_t n, int col0)
+{
+	if (has_prefix_ci(q, n, "#bugbridge"))
+		return INMAIL_SCAN_COMMAND;
+	if (has_prefix_ci(q, n, "#regzbot"))
+		return INMAIL_SCAN_REGZBOT;
+	if (col0 && (has_prefix_ci(q, n, "link:") || has_prefix_ci(q, n, "closes:")))
+		return INMAIL_SCAN_TRAILER;
+	return 0;
+}
+
+/* 1 if the line at q (n bytes) may be a keyword line written in
+ * quoted-printable: what comes before its first "=" is the start of a
+ * keyword (a line without "=" in a keyword's length is read as it stands). */
+static int may_hide_keyword(const char *q, size_t n, int col0)
+{
+	static const char *const words[] = { "#bugbridge", "#regzbot", "link:", "closes:", NULL };
+	const char *eq = memchr(q, '=', n < 16 ? n : 16);
+	size_t k = eq ? (size_t)(eq - q) : 0;
+
+	if (!eq)
+		return 0;
+	for (int i = 0; words[i]; i++)
+		if ((col0 || words[i][0] == '#') && k < strlen(words[i]) && same_ci(q, words[i], k))
+			return 1;
+	return 0;
+}
+
+/* Quoted-printable may write any character of a command line as "=XX" and
+ * split it with soft line breaks ("=" at a line's end): a logical line
+ * (q, to end) that may start so is also read decoded, by GMime's decoder,
+ * as far as QP_PEEK bytes.  Blanks that run past them hide the rest:
+ * opaque. */
+#define QP_PEEK 256
+
+static unsigned qp_line_flags(const char *q, const char *end, int col0)
+{
+	unsigned char out[QP_PEEK];
+	size_t in = 0, n, i = 0;
+	int state = 0;
+	guint32 save = 0;
+
+	/* the logical line: lines joined by soft breaks, as far as QP_PEEK */
+	while (in < QP_PEEK && q + in < end) {
+		const char *nl = memchr(q + in, '\n', (size_t)(end - q - in));
+		size_t to = nl ? (size_t)(nl - q) : (size_t)(end - q), last = to;
+
+		if (last > in && q[last - 1] == '\r')
+			last--;
+		in = to + (nl != NULL);
+		if (last == 0 || q[last - 1] != '=')
+			break;
+	}
+	if (in > QP_PEEK)
+		in = QP_PEEK;
+
+	n = g_mime_encoding_quoted_decode_step((const unsigned char *)q, in, out, &state, &save);
+	while (i < n && is_blank(out[i]))
+		i++;
+	if (in == QP_PEEK && n - i < 16 && !memchr(out + i, '\n', n - i))
+		return INMAIL_SCAN_OPAQUE;
+	return text_line_flags((const char *)out + i, n - i, col0 && i == 0);
+}
+
+/* The raw scan of the lines from p to end.  A header section (the mail's,
+ * or a part's after its boundary line) is a run of lines without a blank
+ * one; a line starting "--" (a boundary) ends a run too, so that lines of
+ * the part before it are never taken for the next part's. */
+static unsigned scan_lines(const char *p, const char *end)
+{
+	unsigned flags = 0;
+	struct scan_run run;
+	int soft = 0;   /* the line before ended in a quoted-printable soft break */
+	size_t at;
+
+	memset(&run, 0, sizeof(run));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end, *q = p;
+		size_t n, content;
+		int continued = soft;
+
+		while (q < line_end && is_blank(*q))
+			q++;
+		n = (size_t)(line_end - q);
+		content = n && q[n - 1] == '\r' ? n - 1 : n;
+		soft = content && q[content - 1] == '=';
+		if (n == 0 || (n == 1 && *q == '\r') || (q == p && n >= 2 && q[0] == '-' && q[1] == '-'))
+			flags |= scan_run_end(&run);
+		/* as quoted-printable: where a logical line starts with what may
+		 * be an encoded or split command, directive or trailer */
+		if (!continued && n &&
+		    (*q == '#' || *q == '=' ||
+		     (q == p && (*q == 'L' || *q == 'l' || *q == 'C' || *q == 'c'))) &&
+		    may_hide_keyword(q, n, q == p))
+			flags |= qp_line_flags(q, end, q == p);
+		switch (n ? *q : '\n') {
+		case '#':
+			flags |= text_line_flags(q, n, 0);
+			break;
+		case 'C':
+		case 'c':
+			if (q != p)
+				break;
+			if ((at = field_value_at(q, n, "content-transfer-encoding"))) {
+				if (inmail_opaque_encoding(q + at, n - at))
+					run.opaque = 1;
+			} else if ((at = field_value_at(q, n, "content-type"))) {
+				const char *v = q + at;
+				size_t vn = n - at;
+
+				while (vn && is_blank(*v)) {
+					v++;
+					vn--;
+				}
+				if (inmail_opaque_charset(q, n) || has_prefix_ci(v, vn, "text/html"))
+					flags |= INMAIL_SCAN_OPAQUE;
+				if (has_prefix_ci(v, vn, "multipart/"))
+					flags |= INMAIL_SCAN_MULTIPART;
+				run.typed = 1;
+				if (!type_holds_no_text(v, vn))
+					run.texty = 1;
+			} else if ((at = field_value_at(q, n, "content-disposition"))) {
+				run.dispositions++;
+				if (disposition_attachment(q + at, n - at))
+					run.attached = 1;
+			} else if (has_prefix_ci(q, n, "closes:")) {
+				flags |= INMAIL_SCAN_TRAILER;
+			}
+			break;
+		case 'L':
+		case 'l':
+			if (q == p && has_prefix_ci(q, n, "link:"))
+				flags |= INMAIL_SCAN_TRAILER;
+			break;
+		case 'b':
+			/* uuencoded content: "begin 644 name" */
+			if (q == p && n > 10 && !memcmp(q, "begin ", 6) &&
+			    q[6] >= '0' && q[6] <= '7' && q[7] >= '0' && q[7] <= '7')
+				flags |= INMAIL_SCAN_OPAQUE;
+			break;
+		default:
+			break;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return flags | scan_run_end(&run);
+}
+
+unsigned inmail_raw_scan(const char *raw, size_t len)
+{
+	return scan_lines(raw, raw + len);
+}
+
+unsigned inmail_scan(const struct inmail *m, const char *raw, size_t len)
+{
+	size_t at = m->body_offset < len ? m->body_offset : len;
+
+	return m->head_scan | scan_lines(raw + at, raw + len);
+}
