@@ -65,6 +65,16 @@ start_server() {
 	CLEANUP_PIDS="$CLEANUP_PIDS $server"
 	wait_for_port "$WORK/port" "$server"
 }
+# confirm TOKEN PAGE BUGS WHAT: POSTs the confirmation (the answer in PAGE);
+# checks the answer (200), that Bugzilla has BUGS bugs and that the
+# report's bug is recorded: $id
+confirm() {
+	code=$(post -o "$2" -w '%{http_code}' -d confirm=1 "$BASE/confirm/$1")
+	is "$4: the confirmation goes through (200)" "$code" "200"
+	is "$4: Bugzilla has $3 bugs, not one more" "$(bugs)" "$3"
+	id=$(sql "SELECT bug_id FROM fd_report WHERE token = '$1'")
+	like "$4: the report's bug is recorded" "$id" "^[1-9][0-9]*\$"
+}
 # report TITLE: files a report; prints its confirmation token
 report() {
 	post -o /dev/null -F email=eve@example.net --form-string "title=$1" \
@@ -82,11 +92,7 @@ is "serve stopped where the bug was filed" "$(grep -c 'test hook frontdoor.bug_f
 is "Bugzilla has the bug" "$(bugs)" "1"
 is "its id was not recorded" "$(sql "SELECT bug_id FROM fd_report WHERE token = '$token'")" "0"
 start_server || { cat serve.log; not_ok "serve starts again"; done_testing; exit 1; }
-code=$(post -o confirmed.html -w '%{http_code}' -d confirm=1 "$BASE/confirm/$token")
-is "confirming again sends the report (200)" "$code" "200"
-is "no second bug" "$(bugs)" "1"
-id=$(sql "SELECT bug_id FROM fd_report WHERE token = '$token'")
-like "the bug found again is recorded" "$id" "^[1-9][0-9]*\$"
+confirm "$token" confirmed.html 1 "after the crash"
 like "the page links it" "$(cat confirmed.html)" "show_bug.cgi\\?id=$id\""
 mid=$(sql "SELECT message_id FROM fd_report WHERE token = '$token'")
 is "its URL is the report mail's archive link" "$(bug_url "$id")" "https://lore.kernel.org/all/$mid/"
@@ -99,11 +105,7 @@ like "the report mail links the bug" "$(cat "$(mail_with "^Message-Id: <$mid>")"
 token=$(report "an answer lost")
 curl -sf -X POST -d '{"count": 1, "mode": "drop_after", "method": "POST", "path_prefix": "/rest/bug"}' \
 	"$bz/__admin/fail" >/dev/null
-code=$(post -o lost.html -w '%{http_code}' -d confirm=1 "$BASE/confirm/$token")
-is "the confirmation goes through (200)" "$code" "200"
-is "one more bug, not two" "$(bugs)" "2"
-id=$(sql "SELECT bug_id FROM fd_report WHERE token = '$token'")
-like "the bug whose answer was lost is recorded" "$id" "^[1-9][0-9]*\$"
+confirm "$token" lost.html 2 "after the lost answer"
 unlike "the page does not say it failed" "$(cat lost.html)" "could not be filed"
 is "found by its URL" "$(bug_url "$id")" \
 	"https://lore.kernel.org/all/$(sql "SELECT message_id FROM fd_report WHERE token = '$token'")/"
