@@ -746,16 +746,53 @@ out:
 
 /* ------------------------------------------------------ doing the work */
 
-/* Whether text ends with line marker (Bugzilla trims what follows), as
- * every comment the bridge posts does. */
-static int ends_with_marker(const char *text, const char *marker)
+/* The Message-ID a comment's text ends with, as every comment the bridge
+ * posts does (its last line "Message-ID: <...>", blanks after it trimmed,
+ * as Bugzilla trims them; g_free() it), or NULL. */
+static char *marked_id(const char *text)
 {
-	size_t len = text ? strlen(text) : 0, mlen = strlen(marker);
+	size_t len = text ? strlen(text) : 0, start;
 
 	while (len && isspace((unsigned char)text[len - 1]))
 		len--;
-	return len > mlen && text[len - mlen - 1] == '\n' &&
-	       !memcmp(text + len - mlen, marker, mlen);
+	for (start = len; start && text[start - 1] != '\n'; start--)
+		;
+	if (!start || len - start < 14 || strncmp(text + start, "Message-ID: <", 13) ||
+	    text[len - 1] != '>')
+		return NULL;
+	return g_strndup(text + start + 13, len - start - 14);
+}
+
+/* The Message-IDs the comments of bug_id end with, fetched once a round
+ * (sc->comment_marks): a round that posts many replies to one bug asked
+ * Bugzilla for all its comments once for each. */
+static enum bb_status comment_marks(struct sync_context *sc, long long bug_id, GHashTable **out,
+				    struct bb_error *err)
+{
+	struct bz_bug bug;
+	gint64 key = bug_id;
+	enum bb_status s;
+
+	if (!sc->comment_marks)
+		sc->comment_marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+							  (GDestroyNotify)g_hash_table_destroy);
+	if ((*out = g_hash_table_lookup(sc->comment_marks, &key)))
+		return BB_OK;
+	memset(&bug, 0, sizeof(bug));
+	bug.id = bug_id;
+	if ((s = bz_fetch_comments(sc->bz, &bug, 1, 0, err)))
+		return s;
+	*out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	for (size_t i = 0; i < bug.ncomments; i++) {
+		char *mid = marked_id(bug.comments[i].text);
+
+		if (mid)
+			g_hash_table_replace(*out, mid, g_memdup2(&bug.comments[i].id,
+								   sizeof(long long)));
+	}
+	g_hash_table_insert(sc->comment_marks, g_memdup2(&key, sizeof(key)), *out);
+	bz_bug_release(&bug);
+	return BB_OK;
 }
 
 /* Whether Bugzilla already has the comment of mail message_id on the bug
@@ -765,22 +802,33 @@ static int ends_with_marker(const char *text, const char *marker)
 static enum bb_status comment_exists(struct sync_context *sc, long long bug_id,
 				     const char *message_id, long long *id, struct bb_error *err)
 {
-	struct bz_bug bug;
-	char *marker = str_printf("Message-ID: <%s>", message_id);
-	enum bb_status s;
+	GHashTable *marks;
+	const long long *found;
+	enum bb_status s = comment_marks(sc, bug_id, &marks, err);
 
-	*id = 0;
-	memset(&bug, 0, sizeof(bug));
-	bug.id = bug_id;
-	if (!marker)
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	s = bz_fetch_comments(sc->bz, &bug, 1, 0, err);
-	for (size_t i = 0; !s && i < bug.ncomments; i++)
-		if (ends_with_marker(bug.comments[i].text, marker))
-			*id = bug.comments[i].id;
-	bz_bug_release(&bug);
-	free(marker);
+	*id = !s && (found = g_hash_table_lookup(marks, message_id)) ? *found : 0;
 	return s;
+}
+
+/* The round is over: what its bugs' comments held is asked again. */
+static void comment_marks_clear(struct sync_context *sc)
+{
+	if (sc->comment_marks)
+		g_hash_table_destroy(sc->comment_marks);
+	sc->comment_marks = NULL;
+}
+
+/* A comment this round posted, for comment_exists() (a bug whose comments
+ * were not fetched this round is asked when it is needed). */
+static void comment_posted(struct sync_context *sc, long long bug_id, const char *message_id,
+			   long long id)
+{
+	gint64 key = bug_id;
+	GHashTable *marks = sc->comment_marks ? g_hash_table_lookup(sc->comment_marks, &key)
+					      : NULL;
+
+	if (marks)
+		g_hash_table_replace(marks, g_strdup(message_id), g_memdup2(&id, sizeof(id)));
 }
 
 static enum bb_status mark_posted(struct sync_context *sc, long long row, long long bug_id,
@@ -1013,6 +1061,7 @@ static enum bb_status post_comment(struct sync_context *sc, long long row, long 
 		return withdraw_hidden(sc, row, bug_id, message_id, stats, err);
 	}
 	test_hook("inbound.posted");
+	comment_posted(sc, bug_id, message_id, id);
 	stats->posted++;
 	log_event(LOG_LEVEL_INFO, "inbound.posted", LF_INT("bug", bug_id),
 		  LF_STR("message_id", message_id), LF_INT("comment", id));
@@ -2345,6 +2394,7 @@ enum bb_status inbound_recover(struct sync_context *sc, struct archive_source *s
 			       struct bb_error *err)
 {
 	struct inbound_options o = *opt;
+	enum bb_status s;
 
 	if (!sc->bz)
 		return BB_OK;   /* inbound_round() says why */
@@ -2353,7 +2403,9 @@ enum bb_status inbound_recover(struct sync_context *sc, struct archive_source *s
 		o.fetch_thread_ctx = src;
 	}
 	sync_mark_key(sc);
-	return inbound_resume(sc, &o, stats, err);
+	s = inbound_resume(sc, &o, stats, err);
+	comment_marks_clear(sc);
+	return s;
 }
 
 enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src,
@@ -2425,6 +2477,7 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		  LF_UINT("matched", stats->matched), LF_UINT("posted", stats->posted),
 		  LF_UINT("ignored", stats->ignored), LF_UINT("commands", stats->commands_done));
 out:
+	comment_marks_clear(sc);
 	free(cursor);
 	free(next);
 	free(name);

@@ -73,6 +73,10 @@ struct sync_context {
 	 * loaded, -1 none to be had */
 	int mark_key_state;
 	unsigned char mark_key[STORE_SECRET_LEN];
+	/* inbound_round(): for each bug whose comments it fetched this
+	 * round, the Message-IDs they end with (a GHashTable of bug id to a
+	 * GHashTable of Message-ID to comment id); NULL outside a round */
+	struct _GHashTable *comment_marks;
 };
 
 /* The key of the state's X-Bugbridge-Mark (mail/mail.h), a secret of the

@@ -105,7 +105,16 @@ printf 'Same crash here with firmware 77.\n' |
 printf 'And here, on a second laptop.\n' |
 	listlab_send "Other User <other@example.net>" chain-b@example.org chain-a@example.org \
 		"Re: iwlwifi: firmware crash"
+curl -sf -X POST -d '{}' "$bz/__admin/reset_log" >/dev/null
 check "sync after a chain of replies" bb sync
+# before posting each, the bridge looks for its comment on the bug (one a
+# crash or an older backup forgot): all the bug's comments, asked once a
+# round, not once a reply
+is "the bug's comments were fetched whole once for both replies" \
+	"$(curl -sf "$bz/__admin/log" | python3 -c '
+import json, sys
+print(sum(1 for e in json.load(sys.stdin)["requests"] if e["method"] == "GET" and
+          e["path"] == "/rest/bug/201/comment" and "new_since" not in e["query"]))')" "1"
 all=$(comments 201)
 is "the reply and its answer became comments" "$(printf '%s\n' "$all" | wc -l)" "4"
 like "the reply" "$(printf '%s\n' "$all" | sed -n 3p)" "Same crash here with firmware 77"
