@@ -187,15 +187,47 @@ static unsigned scan_run_end(struct scan_run *r)
 	return flags;
 }
 
-/* What a line that starts (after blanks) at q says, as text: a command or
- * a directive after blanks, a trailer at the line's start (col0). */
+/* A byte the decoded text drops (inmail_decode(): controls but tab, line
+ * feed and carriage return, and DEL). */
+static int dropped(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+}
+
+/* 1 if s (n bytes) starts with word, ignoring ASCII case and the bytes the
+ * decoded text drops (so "#bug\x01bridge" is "#bugbridge" there too). */
+static int has_prefix_text(const char *s, size_t n, const char *word)
+{
+	size_t i = 0;
+
+	for (; *word; word++) {
+		while (i < n && dropped((unsigned char)s[i]))
+			i++;
+		if (i >= n || ascii_lower((unsigned char)s[i]) != *word)
+			return 0;
+		i++;
+	}
+	return 1;
+}
+
+/* What a line of text at q (n bytes) says once decoded: a command or a
+ * directive after blanks, a trailer at the line's start (col0: q starts
+ * the line, no blank before it).  Bytes the decode drops are passed over. */
 static unsigned text_line_flags(const char *q, size_t n, int col0)
 {
-	if (has_prefix_ci(q, n, "#bugbridge"))
+	size_t i = 0;
+
+	while (i < n && (is_blank(q[i]) || dropped((unsigned char)q[i]))) {
+		col0 &= !is_blank(q[i]);
+		i++;
+	}
+	q += i;
+	n -= i;
+	if (has_prefix_text(q, n, "#bugbridge"))
 		return INMAIL_SCAN_COMMAND;
-	if (has_prefix_ci(q, n, "#regzbot"))
+	if (has_prefix_text(q, n, "#regzbot"))
 		return INMAIL_SCAN_REGZBOT;
-	if (col0 && (has_prefix_ci(q, n, "link:") || has_prefix_ci(q, n, "closes:")))
+	if (col0 && (has_prefix_text(q, n, "link:") || has_prefix_text(q, n, "closes:")))
 		return INMAIL_SCAN_TRAILER;
 	return 0;
 }
@@ -315,14 +347,14 @@ static unsigned scan_lines(const char *p, const char *end)
 				run.dispositions++;
 				if (disposition_attachment(q + at, n - at))
 					run.attached = 1;
-			} else if (has_prefix_ci(q, n, "closes:")) {
-				flags |= INMAIL_SCAN_TRAILER;
+			} else {
+				flags |= text_line_flags(q, n, 1);   /* Closes: */
 			}
 			break;
 		case 'L':
 		case 'l':
-			if (q == p && has_prefix_ci(q, n, "link:"))
-				flags |= INMAIL_SCAN_TRAILER;
+			if (q == p)
+				flags |= text_line_flags(q, n, 1);
 			break;
 		case 'b':
 			/* uuencoded content: "begin 644 name" */
@@ -331,6 +363,8 @@ static unsigned scan_lines(const char *p, const char *end)
 				flags |= INMAIL_SCAN_OPAQUE;
 			break;
 		default:
+			if (n && dropped((unsigned char)*q))
+				flags |= text_line_flags(q, n, q == p);
 			break;
 		}
 		p = nl ? nl + 1 : end;

@@ -913,6 +913,16 @@ static void test_raw_scan(void)
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x\n"
 		  "Content-Type:\t\ttext/html\n\n<p>#bugbridge close</p>\n--x--\n",
 		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML after tabs" },
+		/* bytes the decoded text drops (found by fuzz-inmail with a
+		 * stricter check) */
+		{ "From: a@b\n\n#bug\x03" "bridge close\n", INMAIL_SCAN_COMMAND,
+		  "a control inside the keyword" },
+		{ "From: a@b\n\n\x01 #regzbot introduced: v6.1\n", INMAIL_SCAN_REGZBOT,
+		  "a control before the keyword" },
+		{ "From: a@b\n\nfix\n\nLi\x7f" "nk: x\n", INMAIL_SCAN_TRAILER, "DEL inside a trailer" },
+		{ "From: a@b\r\n\r\nplain text\r\n#regzbot title: x\r\n", INMAIL_SCAN_REGZBOT,
+		  "CRLF lines" },
+		{ "From: a@b\r\n\r\nplain text\r\nmore\r\n", 0, "CRLF lines, no keyword" },
 		/* parts whose text inmail_decode() never reads (each hides
 		 * "#bugbridge close" in base64; the loop below decodes them) */
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n--x\n"
