@@ -126,9 +126,11 @@ const char *inmail_bare_subject(const char *subject);
  * missing and only inmail_decode() tells.  A base64 part that is plainly
  * one whose text inmail_decode() never reads (its disposition is
  * "attachment", or its type is plainly none of text/plain, text/x-patch,
- * text/x-diff, text/html, message/ and multipart/) does not count.  Quoted-printable is seen
- * through: a command line starts with "#" or "=23" there, and a soft line
- * break never splits the keyword. */
+ * text/x-diff, text/html, message/ and multipart/) does not count.
+ * Quoted-printable is seen through: a line that may start with a keyword
+ * written in it (characters as "=XX", a soft line break inside the
+ * keyword) is read as GMime decodes it; so are the control bytes the
+ * decoded text drops. */
 #define INMAIL_SCAN_OPAQUE  0x4
 #define INMAIL_SCAN_MULTIPART 0x8 /* MIME multipart: may have attachments */
 #define INMAIL_SCAN_TRAILER 0x10  /* a line may be a "Link:" or "Closes:" trailer */
@@ -136,7 +138,10 @@ const char *inmail_bare_subject(const char *subject);
 /* One pass over the raw message (headers and body).  A command or directive
  * counts where it starts a line, after optional blanks, outside quoted
  * text; false positives are possible (the full parse decides), false
- * negatives only when INMAIL_SCAN_OPAQUE is set. */
+ * negatives only when INMAIL_SCAN_OPAQUE is set -- but for crafted text
+ * the decode reads otherwise: a lone carriage return before a keyword
+ * (also as quoted-printable "=0D"), or an EBCDIC charset other than
+ * IBM037. */
 unsigned inmail_raw_scan(const char *raw, size_t len);
 /* The same for a mail whose headers m holds (inmail_parse_headers() of
  * raw/len): the header section's flags come from its parsed fields, so

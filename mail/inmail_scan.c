@@ -55,10 +55,8 @@ int inmail_opaque_encoding(const char *v, size_t len)
 		len--;
 	if (len == 0)
 		return 1;   /* folded onto the next line: assume the worst */
-	/* quoted-printable keeps a command line readable: '#' is written as
-	 * itself or "=23" at the start of a line (checked below), leading
-	 * blanks are never encoded, and a soft break comes after 76 characters,
-	 * well past the keyword */
+	/* quoted-printable is seen through: a line that may be a keyword
+	 * written in it is read decoded (qp_line_flags()) */
 	return !(has_prefix_ci(v, len, "7bit") || has_prefix_ci(v, len, "8bit") ||
 		 has_prefix_ci(v, len, "binary") || has_prefix_ci(v, len, "quoted-printable"));
 }
