@@ -290,13 +290,7 @@ static enum bb_status command_finish(struct sync_context *sc, long long mail, in
 
 static char *archive_link(const struct inbound_options *opt, const char *message_id)
 {
-	if (opt->archive_url && *opt->archive_url) {
-		size_t len = strlen(opt->archive_url);
-
-		return str_printf("%s%s%s/", opt->archive_url,
-				  opt->archive_url[len - 1] == '/' ? "" : "/", message_id);
-	}
-	return str_printf("<%s>", message_id);
+	return archive_mail_link(opt->archive_url, message_id);
 }
 
 /* Stores the mail's attachments and lists them for the comment. */

@@ -117,6 +117,16 @@ int archive_parse_long(const char *s, const char **end, long long max, long long
 	return 0;
 }
 
+char *archive_mail_link(const char *inbox_url, const char *message_id)
+{
+	size_t len = inbox_url ? strlen(inbox_url) : 0;
+
+	if (len)
+		return str_printf("%s%s%s/", inbox_url, inbox_url[len - 1] == '/' ? "" : "/",
+				  message_id);
+	return str_printf("<%s>", message_id);
+}
+
 int archive_is_hex_string(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

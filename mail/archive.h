@@ -172,6 +172,12 @@ typedef enum bb_status (*archive_message_fn)(void *ctx, const char *raw, size_t 
 enum bb_status archive_source_new(struct archive_source **out, const struct archive_options *opt,
 				  struct bb_error *err);
 void archive_source_free(struct archive_source *src);
+
+/* Where the list archive at inbox_url (a public-inbox inbox URL; NULL or
+ * "" for none) shows mail message_id: "<inbox_url>/<message_id>/", or
+ * "<message_id>" in angle brackets without an archive.  malloc'd (NULL:
+ * out of memory).  What links a comment or a bug to its mail. */
+char *archive_mail_link(const char *inbox_url, const char *message_id);
 const struct archive_stats *archive_source_stats(const struct archive_source *src);
 /* public-inbox: the folder holding this source's mirrors; NULL for others. */
 const char *archive_source_dir(const struct archive_source *src);

@@ -59,6 +59,7 @@
 #include "core/log.h"
 #include "core/store.h"
 #include "core/text.h"
+#include "mail/archive.h"
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
@@ -1370,17 +1371,12 @@ static enum bb_status fd_publish(struct fd_view *fd, long long id, const struct 
 }
 
 /* Where the list archive shows the mail message_id: what a bug filed for
- * it has as its URL ("<message_id>" without an archive), as for a thread
- * `#bugbridge track` filed. */
+ * it has as its URL, as for a thread `#bugbridge track` filed. */
 static char *fd_mail_link(const struct fd_view *fd, const char *message_id)
 {
-	const char *base = fd->cfg->archive_link_url ? fd->cfg->archive_link_url
-						     : fd->cfg->archive_url;
-
-	if (base && *base)
-		return str_printf("%s%s%s/", base, base[strlen(base) - 1] == '/' ? "" : "/",
-				  message_id);
-	return str_printf("<%s>", message_id);
+	return archive_mail_link(fd->cfg->archive_link_url ? fd->cfg->archive_link_url
+							    : fd->cfg->archive_url,
+				 message_id);
 }
 
 /* Files the Bugzilla bug of report id unless it has one (bug_id), under
