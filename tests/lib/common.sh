@@ -110,6 +110,53 @@ r = sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()
 print("" if r is None else "|".join(str(x) for x in r))' "$WORK/data/bugbridge.db" "$1"
 }
 
+# fakebz_minimal_state FILE: a state with the bridge's user (key
+# "bridgekey0123"), product Drivers with component USB and no bug, on the
+# fake clock of 2026-12-03 09:00 UTC
+fakebz_minimal_state() {
+	cat >"$1" <<'EOF2'
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs"]}],
+  "products": [{"name": "Drivers", "components": ["USB"]}],
+  "bugs": []
+}
+EOF2
+}
+
+# serve_config_head: the start of a config for `bugbridge serve` listening
+# on $PORT, its blobs under $BASE, logging to $WORK/bb.log (more [server]
+# keys may follow)
+serve_config_head() {
+	cat <<EOF2
+log_file = $WORK/bb.log
+[blob]
+base_url = $BASE
+[server]
+listen = 127.0.0.1:$PORT
+EOF2
+}
+
+# frontdoor_bridge_config: the fake Bugzilla at $bz (its "bridgekey0123"
+# user, the key as a parameter), mail from bridge.example.org written to
+# $WORK/mail, every bug to linux-kernel@vger.kernel.org
+frontdoor_bridge_config() {
+	cat <<EOF2
+[bugzilla]
+url = $bz
+api_key = bridgekey0123
+api_key_in = param
+[mail]
+domain = bridge.example.org
+from = Bridge <bridge@example.org>
+[smtp]
+maildir = $WORK/mail
+[routing]
+default_lists = linux-kernel@vger.kernel.org
+EOF2
+}
+
 fakebz_start() {
 	/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state "$1" \
 		--port-file "$WORK/bz.port" --log "$WORK/bz.log" >"$WORK/bz.out" 2>&1 &

@@ -69,11 +69,7 @@ BASE="http://127.0.0.1:$PORT"
 # config SMTP_PORT CONFIRM_WINDOW
 config() {
 	write_config <<EOF
-log_file = $WORK/bb.log
-[blob]
-base_url = $BASE
-[server]
-listen = 127.0.0.1:$PORT
+$(serve_config_head)
 max_upload_size = 32M
 [mail]
 domain = bridge.example.org

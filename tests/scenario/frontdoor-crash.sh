@@ -21,22 +21,8 @@ fakebz_start state.json
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
 write_config <<EOF
-log_file = $WORK/bb.log
-[blob]
-base_url = $BASE
-[server]
-listen = 127.0.0.1:$PORT
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-[mail]
-domain = bridge.example.org
-from = Bridge <bridge@example.org>
-[smtp]
-maildir = $WORK/mail
-[routing]
-default_lists = linux-kernel@vger.kernel.org
+$(serve_config_head)
+$(frontdoor_bridge_config)
 [archive]
 link_url = https://lore.kernel.org/all
 [frontdoor]

@@ -40,23 +40,9 @@ EOF
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
 write_config <<EOF
-log_file = $WORK/bb.log
-[blob]
-base_url = $BASE
-[server]
-listen = 127.0.0.1:$PORT
+$(serve_config_head)
 max_upload_size = 8M
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-[mail]
-domain = bridge.example.org
-from = Bridge <bridge@example.org>
-[smtp]
-maildir = $WORK/mail
-[routing]
-default_lists = linux-kernel@vger.kernel.org
+$(frontdoor_bridge_config)
 [route wifi]
 product = Drivers
 component = network-wireless-intel

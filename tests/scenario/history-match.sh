@@ -9,15 +9,7 @@
 # again with the mails of a second mbox read in the next round.
 . "$top_srcdir/tests/lib/common.sh"
 
-cat >state.json <<'EOF2'
-{
-  "clock": {"now": "2026-12-03T09:00:00Z"},
-  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
-             "groups": ["editbugs"]}],
-  "products": [{"name": "Drivers", "components": ["USB"]}],
-  "bugs": []
-}
-EOF2
+fakebz_minimal_state state.json
 fakebz_start state.json
 
 # mbox FILE FIRST COUNT THREAD...: COUNT unrelated mails numbered from
@@ -53,11 +45,13 @@ kind = mbox
 path = $WORK/list.mbox
 EOF2
 
+# bug_of ID: the bug the list mail ID was recorded for ("" if none)
+bug_of() { reg "select bug_id from in_mail where message_id = '$1'"; }
+
 check "sync --from-start reads the mbox" sh -c '"$BUGBRIDGE" sync --from-start >sync1.out 2>&1'
-is "the reply to the bug's thread is recorded for bug 201" \
-	"$(reg "select bug_id from in_mail where message_id = 'reply-1@example.org'")" "201"
+is "the reply to the bug's thread is recorded for bug 201" "$(bug_of reply-1@example.org)" "201"
 is "the reply to that reply, read in the same batch, is recorded for bug 201" \
-	"$(reg "select bug_id from in_mail where message_id = 'reply-2@example.org'")" "201"
+	"$(bug_of reply-2@example.org)" "201"
 is "no unrelated mail is recorded" "$(reg "select count(*) from in_mail")" "2"
 
 # the next round: more mail, a reply to the last round's reply and one to it
@@ -65,10 +59,8 @@ mbox "$WORK/more.mbox" 401 400 reply-3@example.org:reply-2@example.org \
 	reply-4@example.org:reply-3@example.org
 cat "$WORK/more.mbox" >>"$WORK/list.mbox"
 check "the next sync reads the new mails" sh -c '"$BUGBRIDGE" sync >sync2.out 2>&1'
-is "a reply to the last round's reply is recorded" \
-	"$(reg "select bug_id from in_mail where message_id = 'reply-3@example.org'")" "201"
-is "a reply to it, in the same batch, is recorded" \
-	"$(reg "select bug_id from in_mail where message_id = 'reply-4@example.org'")" "201"
+is "a reply to the last round's reply is recorded" "$(bug_of reply-3@example.org)" "201"
+is "a reply to it, in the same batch, is recorded" "$(bug_of reply-4@example.org)" "201"
 is "still only the bug's mails are recorded" "$(reg "select count(*) from in_mail")" "4"
 
 done_testing

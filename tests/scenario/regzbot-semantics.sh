@@ -12,15 +12,7 @@
 . "$top_srcdir/tests/lib/listlab.sh"
 
 listlab_start
-cat >state.json <<'EOF2'
-{
-  "clock": {"now": "2026-12-03T09:00:00Z"},
-  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
-             "groups": ["editbugs"]}],
-  "products": [{"name": "Drivers", "components": ["USB"]}],
-  "bugs": []
-}
-EOF2
+fakebz_minimal_state state.json
 fakebz_start state.json
 write_config <<EOF2
 $(listlab_bridge_config)
