@@ -77,7 +77,6 @@ void run_child_init(struct run_child *c, const char *what)
 	c->out_eof = 0;
 	buf_init(&c->errout);
 	c->what = what;
-	c->upstream = NULL;
 	c->gather = 0;
 }
 
@@ -136,9 +135,8 @@ char **run_git_environment(void)
 	return env;
 }
 
-/* run_child_spawn(), its stdin from stdin_fd when that is not -1. */
-static enum bb_status spawn(struct run_child *c, char *const argv[], char *const env[],
-			    int with_stdin, int stdin_fd, struct bb_error *err)
+enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *const env[],
+			       int with_stdin, struct bb_error *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -157,9 +155,7 @@ static enum bb_status spawn(struct run_child *c, char *const argv[], char *const
 		goto out;
 	}
 	fa_ok = attr_ok = 1;
-	if (stdin_fd >= 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0);
-	else if (with_stdin)
+	if (with_stdin)
 		rc = posix_spawn_file_actions_adddup2(&fa, in_sv[1], 0);
 	else
 		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -213,30 +209,6 @@ out:
 	return st;
 }
 
-enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *const env[],
-			       int with_stdin, struct bb_error *err)
-{
-	return spawn(c, argv, env, with_stdin, -1, err);
-}
-
-enum bb_status run_child_spawn_piped(struct run_child *c, struct run_child *upstream,
-				     char *const argv[], char *const env[], struct bb_error *err)
-{
-	enum bb_status st;
-
-	if (upstream->pid < 0 || upstream->out_fd < 0)
-		return bb_error_set(err, BB_ERR_INTERNAL, "%s: %s is not running", c->what,
-				    upstream->what);
-	st = spawn(c, argv, env, 0, upstream->out_fd, err);
-	if (st == BB_OK) {
-		/* the pipe is c's now: upstream sees c go away, not us */
-		close_fd(&upstream->out_fd);
-		upstream->out_eof = 1;
-		c->upstream = upstream;
-	}
-	return st;
-}
-
 void run_child_pipe_size(struct run_child *c, int bytes)
 {
 #ifdef F_SETPIPE_SZ
@@ -257,15 +229,26 @@ static void keep_stderr(struct run_child *c, const char *data, size_t len)
 	}
 }
 
-enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_error *err)
+/* One read of stderr, which poll() found readable or ended. */
+static void read_stderr(struct run_child *c)
 {
 	char tmp[4096];
+	ssize_t r = read(c->err_fd, tmp, sizeof(tmp));
 
-	*ready = 0;
-	while (!c->out_eof && c->out_fd >= 0) {
+	if (r <= 0 && !(r < 0 && errno == EINTR))
+		close_fd(&c->err_fd);
+	else if (r > 0)
+		keep_stderr(c, tmp, (size_t)r);
+}
+
+/* Waits until stdout has something or has ended (*revents: what poll()
+ * said of it), reading stderr meanwhile. */
+static enum bb_status wait_output(struct run_child *c, short *revents, struct bb_error *err)
+{
+	*revents = 0;
+	while (!*revents) {
 		struct pollfd pfd[2];
 		nfds_t n = 0;
-		ssize_t r;
 
 		pfd[n].fd = c->out_fd;
 		pfd[n++].events = POLLIN;
@@ -278,76 +261,51 @@ enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_
 				continue;
 			return bb_error_errno(err, errno, "%s: poll", c->what);
 		}
-		if (n == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			r = read(c->err_fd, tmp, sizeof(tmp));
-			if (r <= 0 && !(r < 0 && errno == EINTR))
-				close_fd(&c->err_fd);
-			else if (r > 0)
-				keep_stderr(c, tmp, (size_t)r);
-		}
-		if (pfd[0].revents & POLLIN) {
-			*ready = 1;
-			break;
-		}
-		if (pfd[0].revents & (POLLHUP | POLLERR))
-			break;
+		if (n == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_stderr(c);
+		*revents = pfd[0].revents & (POLLIN | POLLHUP | POLLERR);
 	}
+	return BB_OK;
+}
+
+enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_error *err)
+{
+	short revents;
+	enum bb_status st;
+
+	*ready = 0;
+	if (c->out_eof || c->out_fd < 0)
+		return BB_OK;
+	if ((st = wait_output(c, &revents, err)))
+		return st;
+	*ready = (revents & POLLIN) != 0;
 	return BB_OK;
 }
 
 enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_t *got,
 			      struct bb_error *err)
 {
-	char tmp[4096];
-
 	*got = 0;
 	while (!c->out_eof && c->out_fd >= 0) {
-		struct pollfd pfd[3];
-		struct run_child *who[3];
-		nfds_t n = 0;
+		short revents;
+		enum bb_status st;
 		ssize_t r;
 
-		pfd[n].fd = c->out_fd;
-		pfd[n++].events = POLLIN;
-		if (c->err_fd >= 0) {
-			who[n] = c;
-			pfd[n].fd = c->err_fd;
-			pfd[n++].events = POLLIN;
-		}
-		if (c->upstream && c->upstream->err_fd >= 0) {
-			who[n] = c->upstream;
-			pfd[n].fd = c->upstream->err_fd;
-			pfd[n++].events = POLLIN;
-		}
-		if (poll(pfd, n, -1) < 0) {
+		if ((st = wait_output(c, &revents, err)))
+			return st;
+		gather_nap(c, c->out_fd, revents, size);
+		r = read(c->out_fd, dst, size);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return bb_error_errno(err, errno, "%s: poll", c->what);
+			return bb_error_errno(err, errno, "%s: reading its output", c->what);
 		}
-		for (nfds_t i = 1; i < n; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			r = read(who[i]->err_fd, tmp, sizeof(tmp));
-			if (r <= 0 && !(r < 0 && errno == EINTR))
-				close_fd(&who[i]->err_fd);
-			else if (r > 0)
-				keep_stderr(who[i], tmp, (size_t)r);
+		if (r == 0) {
+			c->out_eof = 1;
+			break;
 		}
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			gather_nap(c, c->out_fd, pfd[0].revents, size);
-			r = read(c->out_fd, dst, size);
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				return bb_error_errno(err, errno, "%s: reading its output", c->what);
-			}
-			if (r == 0) {
-				c->out_eof = 1;
-				break;
-			}
-			*got = (size_t)r;
-			return BB_OK;
-		}
+		*got = (size_t)r;
+		return BB_OK;
 	}
 	return BB_OK;
 }
@@ -369,6 +327,38 @@ enum bb_status run_child_write(struct run_child *c, const void *data, size_t len
 		len -= (size_t)n;
 	}
 	return BB_OK;
+}
+
+static int would_block(int e)
+{
+#if EWOULDBLOCK != EAGAIN
+	if (e == EWOULDBLOCK)
+		return 1;
+#endif
+	return e == EAGAIN;
+}
+
+enum bb_status run_child_write_some(struct run_child *c, const void *data, size_t len,
+				    size_t *wrote, struct bb_error *err)
+{
+	*wrote = 0;
+	for (;;) {
+		ssize_t n = send(c->in_fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n >= 0) {
+			*wrote = (size_t)n;
+			return BB_OK;
+		}
+		if (would_block(errno))
+			return BB_OK;
+		if (errno != EINTR)
+			return bb_error_errno(err, errno, "%s: writing to it", c->what);
+	}
+}
+
+void run_child_close_input(struct run_child *c)
+{
+	close_fd(&c->in_fd);
 }
 
 void run_child_wait(struct run_child *c, int *status)

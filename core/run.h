@@ -51,8 +51,6 @@ struct run_child {
 	int out_eof;          /* stdout has ended */
 	struct buf errout;    /* what it wrote to stderr, at most RUN_STDERR_CAP */
 	const char *what;     /* "git fetch", for messages; not owned */
-	struct run_child *upstream; /* the child whose stdout is this one's stdin
-				     * (run_child_spawn_piped()), or NULL; not owned */
 	size_t gather;        /* run_child_gather(); 0: read what is there */
 };
 
@@ -71,16 +69,6 @@ char **run_git_environment(void);
 enum bb_status run_child_spawn(struct run_child *c, char *const argv[], char *const env[],
 			       int with_stdin, struct bb_error *err);
 
-/* Starts argv as run_child_spawn() does, but with its stdin read straight
- * from upstream's stdout (a pipe from one child to the other: the two run
- * side by side, and nothing passes through us).  upstream must be running,
- * started without stdin; our end of its stdout is closed (its out_eof is
- * set) and its stderr is collected while c's stdout is read
- * (c->upstream), so a chatty upstream never blocks.  Wait for or release c
- * before upstream. */
-enum bb_status run_child_spawn_piped(struct run_child *c, struct run_child *upstream,
-				     char *const argv[], char *const env[], struct bb_error *err);
-
 /* Waits until the child's stdout has something to read (*ready = 1) or
  * has ended with nothing (*ready = 0), reading nothing from it (stderr is
  * collected meanwhile): whether a child to read it is worth starting. */
@@ -91,13 +79,12 @@ enum bb_status run_child_poll_output(struct run_child *c, int *ready, struct bb_
  * /proc/sys/fs/pipe-max-size, may give less). */
 void run_child_pipe_size(struct run_child *c, int bytes);
 
-/* For a child that streams much output, asked nothing in between (git
- * cat-file fed by git rev-list): when run_child_read() finds fewer than
- * bytes waiting and more to come, it first naps RUN_GATHER_NAP_US, so that
- * one wake-up reads a large piece.  Each wake-up is a switch of process
- * both ways; reading a mail stream as it trickled in cost more CPU than
- * parsing the mails.  Not for a child answering requests one by one: each
- * answer would wait the nap. */
+/* For a child that streams much output (git cat-file asked many objects
+ * ahead): when run_child_read() finds fewer than bytes waiting and more to
+ * come, it first naps RUN_GATHER_NAP_US, so that one wake-up reads a large
+ * piece.  Each wake-up is a switch of process both ways; reading a mail
+ * stream as it trickled in cost more CPU than parsing the mails.  Not for
+ * a child answering requests one by one: each answer would wait the nap. */
 #define RUN_GATHER_NAP_US 500
 void run_child_gather(struct run_child *c, size_t bytes);
 
@@ -109,6 +96,14 @@ enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_
 /* Writes all of data to the child's stdin (with_stdin). */
 enum bb_status run_child_write(struct run_child *c, const void *data, size_t len,
 			       struct bb_error *err);
+/* Writes what the child's stdin takes now of data, without waiting: *wrote
+ * is 0 when it takes nothing (its stdin is full).  For a child that answers
+ * requests while more are written: the caller writes ahead, reads answers,
+ * and never waits on both. */
+enum bb_status run_child_write_some(struct run_child *c, const void *data, size_t len,
+				    size_t *wrote, struct bb_error *err);
+/* Ends the child's stdin (it reads to its end), keeping its output open. */
+void run_child_close_input(struct run_child *c);
 
 /* Closes our ends, reads stderr to its end and reaps the child; *status is
  * its exit code, or 128 + signal number (255 if it was never started). */

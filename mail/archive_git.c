@@ -738,9 +738,143 @@ bad:
 	return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", line);
 }
 
+/* What cat-file is asked while an epoch is walked: `git rev-list --objects
+ * --in-commit-order` names each commit, then the objects its tree adds
+ * (the tree, then the message blob as "<blob> m"), and each commit becomes
+ * one request -- "<blob> <commit>" for the blob its "m" names, else
+ * "<commit>:m <commit>" (a commit whose message rev-list did not list: it
+ * removed one, or its blob is one listed before) -- answered as
+ * walk_answer() reads.  Asking for the blob itself spares cat-file
+ * reading each commit and its tree again to find it. */
+struct feed {
+	struct child *rev;
+	struct buf req;        /* requests not yet written, from req_pos */
+	size_t req_pos;
+	unsigned long written; /* requests written whole */
+	unsigned long asked;   /* answers begun */
+	char commit[ARCHIVE_OID_MAX + 1]; /* the commit being listed, "" none */
+	int has_message;       /* its request is made */
+	int rev_done;          /* rev-list's output has ended */
+	struct buf line;
+};
+
+#define FEED_LOW ((size_t)64 << 10)   /* requests made ahead of what is written */
+#define FEED_AHEAD 256                /* unanswered requests below which more are written */
+
+/* Adds the request "<object><suffix> <commit>\n". */
+static enum bb_status feed_request(struct feed *f, const char *object, size_t len,
+				   const char *suffix, struct bb_error *err)
+{
+	size_t commit = strlen(f->commit);
+
+	f->has_message = 1;
+	if (buf_add(&f->req, object, len) || buf_addstr(&f->req, suffix) ||
+	    buf_addch(&f->req, ' ') || buf_add(&f->req, f->commit, commit) ||
+	    buf_addch(&f->req, '\n'))
+		return archive_nomem(err);
+	return BB_OK;
+}
+
+/* The request of the commit being listed, if it has none yet. */
+static enum bb_status feed_end_commit(struct feed *f, struct bb_error *err)
+{
+	if (!f->commit[0] || f->has_message)
+		return BB_OK;
+	return feed_request(f, f->commit, strlen(f->commit), ":m", err);
+}
+
+/* One line of rev-list's output: a commit ("<commit>"), or an object its
+ * tree adds ("<object> <path>"; only a message's, "<blob> m", is read). */
+static enum bb_status feed_line(struct feed *f, const char *line, size_t len,
+				struct bb_error *err)
+{
+	size_t oid = strcspn(line, " ");
+	enum bb_status st;
+
+	if (oid == len) {
+		if (!is_oid(line, oid))
+			goto bad;
+		if ((st = feed_end_commit(f, err)))
+			return st;
+		memcpy(f->commit, line, oid);
+		f->commit[oid] = '\0';
+		f->has_message = 0;
+		return BB_OK;
+	}
+	if (len != oid + 2 || line[oid + 1] != 'm' || !f->commit[0] || f->has_message)
+		return BB_OK;   /* the tree, another path, or a second "m" */
+	if (!is_oid(line, oid))
+		goto bad;
+	return feed_request(f, line, oid, "", err);
+bad:
+	return bb_error_set(err, BB_ERR_IO, "git rev-list answered \"%.80s\"", line);
+}
+
+/* Writes requests to cat-file as far as its stdin takes them, once fewer
+ * than FEED_AHEAD are unanswered (one write of many, not one per answer),
+ * making more from rev-list's output while fewer than FEED_LOW bytes wait;
+ * ends cat-file's stdin after the last.  Never waits on cat-file: it is
+ * called before each answer is read, and leaves cat-file at least one
+ * request it has not answered, or its stdin ended. */
+static enum bb_status feed_cat(struct feed *f, struct child *cat, struct bb_error *err)
+{
+	enum bb_status st;
+	int got;
+
+	if (f->written - f->asked >= FEED_AHEAD)
+		return BB_OK;
+	for (;;) {
+		size_t wrote, waiting;
+
+		while (!f->rev_done && f->req.len - f->req_pos < FEED_LOW) {
+			if ((st = child_read_line(f->rev, &f->line, &got, err)))
+				return st;
+			if (!got) {
+				f->rev_done = 1;
+				if ((st = feed_end_commit(f, err)))
+					return st;
+			} else if ((st = feed_line(f, f->line.data, f->line.len, err))) {
+				return st;
+			}
+		}
+		waiting = f->req.len - f->req_pos;
+		if (!waiting) {
+			if (f->rev_done && cat->run.in_fd >= 0)
+				run_child_close_input(&cat->run);
+			return BB_OK;
+		}
+		if ((st = run_child_write_some(&cat->run, f->req.data + f->req_pos, waiting, &wrote,
+					       err)))
+			return st;
+		if (!wrote && f->written > f->asked)
+			return BB_OK;   /* its stdin is full: it has work */
+		if (!wrote) {
+			/* all it was asked is answered, so its stdin has room:
+			 * a blocking write of the next request is safe */
+			const char *nl = memchr(f->req.data + f->req_pos, '\n', waiting);
+
+			wrote = (size_t)(nl - (f->req.data + f->req_pos)) + 1;
+			if ((st = run_child_write(&cat->run, f->req.data + f->req_pos, wrote, err)))
+				return st;
+		}
+		for (const char *p = f->req.data + f->req_pos, *e = p + wrote;
+		     (p = memchr(p, '\n', (size_t)(e - p))); p++)
+			f->written++;
+		f->req_pos += wrote;
+		if (f->req_pos == f->req.len) {
+			buf_reset(&f->req);
+			f->req_pos = 0;
+		} else if (f->req_pos >= FEED_LOW) {
+			memmove(f->req.data, f->req.data + f->req_pos, f->req.len - f->req_pos);
+			buf_truncate(&f->req, f->req.len - f->req_pos);
+			f->req_pos = 0;
+		}
+	}
+}
+
 /* Walks epoch from commit from ("" = its start) to its HEAD, oldest first:
- * `git rev-list` names each commit's message (<commit>:m) straight to one
- * `git cat-file --batch` (a pipe from one to the other), whose output is
+ * `git rev-list --objects` lists the commits and their messages' blobs,
+ * feed_cat() asks one `git cat-file --batch` for them, and its output is
  * read in large pieces, so both git processes and the handler run at
  * once. */
 static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *start,
@@ -749,6 +883,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	struct archive_source *src = w->src;
 	struct run_args argv = RUN_ARGS_INIT, cat_argv = RUN_ARGS_INIT;
 	struct child rev, cat;
+	struct feed feed;
 	char *dir = epoch_dir(src, epoch), *range = NULL;
 	char message[300];
 	enum bb_status st = BB_OK;
@@ -758,6 +893,9 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
 	child_init(&rev, "git rev-list");
 	child_init(&cat, "git cat-file");
+	memset(&feed, 0, sizeof(feed));
+	buf_init(&feed.req);
+	buf_init(&feed.line);
 	w->walked = 0;
 	if (!dir)
 		return archive_nomem(err);
@@ -771,9 +909,8 @@ again:
 	run_args_clear(&argv);
 	if (!range || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-list") ||
 	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
-	    run_args_push(&argv, "--no-commit-header") ||
-	    run_args_push(&argv, "--format=%H:m %H") || run_args_push(&argv, range) ||
-	    run_args_push(&argv, "--")) {
+	    run_args_push(&argv, "--objects") || run_args_push(&argv, "--in-commit-order") ||
+	    run_args_push(&argv, range) || run_args_push(&argv, "--")) {
 		st = archive_nomem(err);
 		goto out;
 	}
@@ -782,24 +919,18 @@ again:
 		goto out;
 	cat_status = 0;
 	if (got) {   /* (no cat-file for an epoch with nothing new) */
-		char **env = run_git_environment();
-
-		if (!env) {
-			st = archive_nomem(err);
+		if ((st = child_spawn(src, &cat_argv, 1, &cat, err)))
 			goto out;
-		}
-		st = run_child_spawn_piped(&cat.run, &rev.run, cat_argv.v, env, err);
-		free(env);
-		if (st)
-			goto out;
-		src->stats.git_commands++;
 		run_child_pipe_size(&cat.run, ARCHIVE_GIT_PIPE);
 		run_child_gather(&cat.run, ARCHIVE_GIT_READ / 4);
+		feed.rev = &rev;
 		for (;;) {
-			if ((st = child_read_line(&cat, &w->line, &got, err)))
+			if ((st = feed_cat(&feed, &cat, err)) ||
+			    (st = child_read_line(&cat, &w->line, &got, err)))
 				goto out;
 			if (!got)
 				break;
+			feed.asked++;
 			if ((st = walk_answer(w, &cat, epoch, NULL, err)))
 				goto out;
 		}
@@ -827,11 +958,15 @@ again:
 	if (cat_status != 0) {
 		run_git_message(&cat.run.errout, message, sizeof(message));
 		st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
+	} else if (feed.rev && (feed.asked != feed.written || !feed.rev_done)) {
+		st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %lu answers to %lu requests",
+				  dir, feed.asked, feed.written);
 	}
 out:
-	/* cat-file first: it holds the pipe from rev-list */
 	child_release(&cat);
 	child_release(&rev);
+	buf_release(&feed.req);
+	buf_release(&feed.line);
 	run_args_clear(&argv);
 	run_args_clear(&cat_argv);
 	free(range);

@@ -336,7 +336,9 @@ is "a cursor whose commit the inbox lacks: read again from its start" \
 # submodule (v2), a v1 message path that is a submodule.  The mails around
 # them are read, each bad commit is logged and passed, and the next poll
 # starts after them.
-# odd_inbox V2|V1 GITDIR: mails odd-a@, then the bad commits, then odd-b@, odd-c@
+# odd_inbox V2|V1 GITDIR: mails odd-a@, then the bad commits, then odd-b@,
+# odd-c@; in V2 then a removal (public-inbox's "d" file, no "m") and odd-a@
+# again (the same blob as the first commit's)
 odd_inbox() {
 	git init -q --bare "$2" && /usr/bin/python3 - "$1" <<'EOF' | git --git-dir="$2" fast-import --quiet --done
 import hashlib, sys
@@ -366,20 +368,31 @@ else:
     commit([gitlink % b"m"])
 commit([mail(b"odd-b@example.org")])
 commit([mail(b"odd-c@example.org")])
+if not v1:
+    commit([mail(b"odd-c@example.org").replace(b" m\n", b" d\n", 1)])
+    commit([mail(b"odd-a@example.org")])
 out.write(b"done\n")
 EOF
 }
 mkdir -p "$WORK/odd2/git"
 odd_inbox V2 "$WORK/odd2/git/0.git"
 dump --state state-odd2 --cursor-file odd2.cur public-inbox "$WORK/odd2"
-is "v2: the mails around a folder and a submodule named m are read" "$ids" \
-	"odd-a@example.org odd-b@example.org odd-c@example.org"
+is "v2: the mails around a folder and a submodule named m are read, and a mail added again" "$ids" \
+	"odd-a@example.org odd-b@example.org odd-c@example.org odd-a@example.org"
 unlike "with no error" "$out" "^error"
-is "the two bad commits are passed as skipped" "$(stat_of skipped)" 2
+is "the two bad commits and the removal are passed as skipped" "$(stat_of skipped)" 3
 is "and the cursor is the epoch's HEAD" "$(cat odd2.cur)" \
 	"git:0:$(git --git-dir="$WORK/odd2/git/0.git" rev-parse HEAD)"
 dump --state state-odd2 --cursor-file odd2.cur public-inbox "$WORK/odd2"
 is "the next poll reads nothing" "$ids $(stat_of messages)" " 0"
+# a commit whose message is the cursor's commit's blob (which git rev-list
+# --objects leaves out, as the cursor's tree holds it) is still read
+printf 'commit refs/heads/master\ncommitter T <t@example.org> 1790000100 +0000\ndata 2\nm\nfrom %s\nM 100644 %s m\n\ndone\n' \
+	"$(git --git-dir="$WORK/odd2/git/0.git" rev-parse HEAD)" \
+	"$(git --git-dir="$WORK/odd2/git/0.git" rev-parse HEAD:m)" |
+	git --git-dir="$WORK/odd2/git/0.git" fast-import --quiet --done
+dump --state state-odd2 --cursor-file odd2.cur public-inbox "$WORK/odd2"
+is "a later commit of the cursor's blob is read" "$ids $(stat_of messages)" "odd-a@example.org 1"
 odd_inbox V1 "$WORK/odd1"
 dump --state state-odd1 --cursor-file odd1.cur public-inbox "$WORK/odd1"
 is "v1: the mails around a submodule at a message's path are read" "$ids" \
