@@ -1725,7 +1725,7 @@ static void decode_fail(struct decode *d, enum bb_status st, const char *what)
 		bb_error_set(d->err, st, "%s", what);
 }
 
-static void add_attachment(struct decode *d, GMimeObject *obj, const char *filename,
+static void add_attachment(struct decode *d, GMimeContentType *ct, const char *filename,
 			   const guint8 *data, size_t len)
 {
 	struct inmail_body *b = d->b;
@@ -1747,7 +1747,7 @@ static void add_attachment(struct decode *d, GMimeObject *obj, const char *filen
 	}
 	p = &b->parts[b->nparts];
 	memset(p, 0, sizeof(*p));
-	type = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(obj));
+	type = g_mime_content_type_get_mime_type(ct);
 	p->content_type = clean_line(type ? type : "application/octet-stream",
 				     type ? strlen(type) : 24, 255);
 	g_free(type);
@@ -1773,29 +1773,30 @@ static int type_is(GMimeContentType *ct, const char *type, const char *subtype)
 	return g_mime_content_type_is_type(ct, type, subtype);
 }
 
-static void decode_leaf(struct decode *d, GMimePart *part)
+/* What a leaf part adds to the body or the attachments: its type ct, its
+ * disposition (NULL: none), its file name (NULL: none) and its content
+ * with the transfer encoding undone (bytes, which this frees). */
+static void leaf_content(struct decode *d, GMimeContentType *ct, const char *disposition,
+			 const char *filename, GByteArray *bytes)
 {
-	GMimeObject *obj = GMIME_OBJECT(part);
-	GMimeContentType *ct = g_mime_object_get_content_type(obj);
-	const char *disposition = g_mime_object_get_disposition(obj);
-	const char *filename = g_mime_part_get_filename(part);
 	int attached = disposition && !g_ascii_strcasecmp(disposition, "attachment");
-	GByteArray *bytes;
 
 	if (type_is(ct, "application", "pgp-signature") ||
 	    type_is(ct, "application", "pkcs7-signature") ||
-	    type_is(ct, "application", "x-pkcs7-signature"))
+	    type_is(ct, "application", "x-pkcs7-signature")) {
+		g_byte_array_free(bytes, TRUE);
 		return;   /* the signature of a signed mail: no content */
+	}
 	if (type_is(ct, "application", "pkcs7-mime") || type_is(ct, "application", "x-pkcs7-mime") ||
 	    type_is(ct, "application", "pgp-encrypted")) {
 		d->b->encrypted = 1;
+		g_byte_array_free(bytes, TRUE);
 		return;
 	}
-	bytes = part_bytes(part);
 	if (type_is(ct, "text", "*") && !attached &&
 	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
 	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
-		const char *charset = g_mime_object_get_content_type_parameter(obj, "charset");
+		const char *charset = g_mime_content_type_get_parameter(ct, "charset");
 		char *text = to_utf8((const char *)bytes->data, bytes->len, charset);
 		size_t tlen = strlen(text);
 		int html = type_is(ct, "text", "html");
@@ -1829,14 +1830,22 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 			if (html && d->named_html.len == 0 &&
 			    html_to_text(&d->named_html, text, tlen) != BB_OK)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
-			add_attachment(d, obj, filename, bytes->data, bytes->len);
+			add_attachment(d, ct, filename, bytes->data, bytes->len);
 		}
 		g_free(text);
 	} else {
-		add_attachment(d, obj, filename, bytes->data, bytes->len);
+		add_attachment(d, ct, filename, bytes->data, bytes->len);
 	}
 	if (bytes)
 		g_byte_array_free(bytes, TRUE);
+}
+
+static void decode_leaf(struct decode *d, GMimePart *part)
+{
+	GMimeObject *obj = GMIME_OBJECT(part);
+
+	leaf_content(d, g_mime_object_get_content_type(obj), g_mime_object_get_disposition(obj),
+		     g_mime_part_get_filename(part), part_bytes(part));
 }
 
 static void decode_message_part(struct decode *d, GMimeMessagePart *mp)
@@ -1854,7 +1863,7 @@ static void decode_message_part(struct decode *d, GMimeMessagePart *mp)
 	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
 	g_mime_object_write_to_stream(GMIME_OBJECT(inner), NULL, mem);
 	g_object_unref(mem);
-	add_attachment(d, GMIME_OBJECT(mp), filename, array->data, array->len);
+	add_attachment(d, g_mime_object_get_content_type(GMIME_OBJECT(mp)), filename, array->data, array->len);
 	g_byte_array_free(array, TRUE);
 }
 
@@ -1958,19 +1967,21 @@ void inmail_body_release(struct inmail_body *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* The Content- and MIME-Version fields of a header section (with their
- * folded lines, verbatim) into out; returns where its blank line starts,
- * or 0 when the section is not plain enough to be sure GMime splits it
- * the same way: every line a "name:" field (printable name) or a folded
- * one, no NUL and no CR but before LF, and a blank line to end it. */
-static size_t content_fields(const char *raw, size_t len, struct buf *out)
+/* The lines of a header section that is plain enough to be sure GMime
+ * splits it the same way: every line a "name:" field (printable name) or
+ * a folded one, no NUL and no CR but before LF, and a blank line to end
+ * it.  fn is called with each line (len bytes, its line end included) and
+ * the length of its field's name (0 for a folded line); a non-zero return
+ * stops.  Returns where the blank line starts, or 0 when the section is
+ * not plain or fn stopped. */
+static size_t plain_header(const char *raw, size_t len,
+			   int (*fn)(void *ctx, const char *line, size_t len, size_t name), void *ctx)
 {
 	size_t pos = 0;
-	int keep = 0;
 
 	while (pos < len) {
 		const char *line = raw + pos, *nl = memchr(line, '\n', len - pos), *colon;
-		size_t n, name;
+		size_t n, name = 0;
 
 		if (!nl)
 			return 0;
@@ -1991,13 +2002,37 @@ static size_t content_fields(const char *raw, size_t len, struct buf *out)
 			for (size_t i = 0; i < name; i++)
 				if ((unsigned char)line[i] <= ' ' || (unsigned char)line[i] >= 0x7f)
 					return 0;
-			keep = has_prefix_ci(line, name, "content-") || equals_ci(line, name, "mime-version");
 		}
-		if (keep && buf_add(out, line, (size_t)(nl + 1 - line)) != BB_OK)
+		if (fn(ctx, line, (size_t)(nl + 1 - line), name))
 			return 0;
 		pos = (size_t)(nl + 1 - raw);
 	}
 	return 0;
+}
+
+/* content_fields(): what is kept of the field being read. */
+struct kept_fields {
+	struct buf *out;
+	int keep;
+};
+
+static int keep_content_line(void *ctx, const char *line, size_t len, size_t name)
+{
+	struct kept_fields *k = ctx;
+
+	if (name)
+		k->keep = has_prefix_ci(line, name, "content-") || equals_ci(line, name, "mime-version");
+	return k->keep && buf_add(k->out, line, len) != BB_OK;
+}
+
+/* The Content- and MIME-Version fields of a plain header section (with
+ * their folded lines, verbatim) into out; returns where its blank line
+ * starts, or 0 when the section is not plain (plain_header()). */
+static size_t content_fields(const char *raw, size_t len, struct buf *out)
+{
+	struct kept_fields k = { out, 0 };
+
+	return plain_header(raw, len, keep_content_line, &k);
 }
 
 /* Mails up to this size are parsed from a copy cut down by
@@ -2041,8 +2076,167 @@ static GMimeStream *structure_stream(const char *raw, size_t len, struct buf *co
 	return stream_over(copy->data, copy->len, array);
 }
 
-enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
-			     struct bb_error *err)
+/* single_part(): where the fields that shape a leaf part are. */
+enum { SF_TYPE, SF_ENCODING, SF_DISPOSITION, SF_COUNT, SF_OTHER = SF_COUNT };
+
+struct single_fields {
+	const char *at[SF_COUNT]; /* from the colon on, folded lines included */
+	size_t len[SF_COUNT];
+	int current;
+};
+
+static int note_single_line(void *ctx, const char *line, size_t len, size_t name)
+{
+	static const char *const names[SF_COUNT] = { "content-type", "content-transfer-encoding",
+						     "content-disposition" };
+	struct single_fields *f = ctx;
+
+	if (!name) {
+		if (f->current != SF_OTHER)
+			f->len[f->current] += len;
+		return 0;
+	}
+	f->current = SF_OTHER;
+	for (int i = 0; i < SF_COUNT; i++) {
+		if (!equals_ci(line, name, names[i]))
+			continue;
+		if (f->at[i])
+			return 1;   /* twice: which one GMime takes is its business */
+		f->current = i;
+		f->at[i] = line + name + 1;
+		f->len[i] = len - name - 1;
+	}
+	return 0;
+}
+
+/* 1 if field i is ASCII without "=?": nothing in it is decoded. */
+static int plain_value(const struct single_fields *f, int i)
+{
+	const char *v = f->at[i];
+
+	for (size_t k = 0; k < f->len[i]; k++)
+		if ((unsigned char)v[k] >= 0x80 || (v[k] == '=' && k + 1 < f->len[i] && v[k + 1] == '?'))
+			return 0;
+	return 1;
+}
+
+/* A field's value as GMime's header gives it (g_free() it): unfolded, its
+ * encoded words and 8-bit text decoded -- what its parser reads a part's
+ * type, disposition and transfer encoding from; NULL when the field is
+ * absent. */
+static char *single_value(const struct single_fields *f, int i)
+{
+	char *raw, *unfolded, *value;
+
+	if (!f->at[i])
+		return NULL;
+	raw = g_strndup(f->at[i], f->len[i]);
+	unfolded = g_mime_utils_header_unfold(raw);
+	g_free(raw);
+	if (plain_value(f, i))
+		return unfolded;   /* what the decode would give */
+	value = g_mime_utils_header_decode_text(options(), unfolded);
+	g_free(unfolded);
+	return value;
+}
+
+/* Whether the Content-Type field as it stands (not decoded) names the
+ * same type and subtype as ct: GMime's parser chooses a part's kind from
+ * the one and its type from the other, so where they differ (8-bit or
+ * encoded text in the type) it is left to the parser. */
+static int same_raw_type(const struct single_fields *f, GMimeContentType *ct)
+{
+	char *raw;
+	GMimeContentType *as_is;
+	int same;
+
+	if (!f->at[SF_TYPE] || plain_value(f, SF_TYPE))
+		return 1;   /* the same text */
+	raw = g_strndup(f->at[SF_TYPE], f->len[SF_TYPE]);
+	as_is = g_mime_content_type_parse(options(), raw);
+	same = !g_ascii_strcasecmp(g_mime_content_type_get_media_type(as_is),
+				   g_mime_content_type_get_media_type(ct)) &&
+	       !g_ascii_strcasecmp(g_mime_content_type_get_media_subtype(as_is),
+				   g_mime_content_type_get_media_subtype(ct));
+	g_object_unref(as_is);
+	g_free(raw);
+	return same;
+}
+
+/* The decode of a mail that is one leaf part (not multipart/ nor
+ * message/), without GMime's parser: the part's fields are read with the
+ * functions GMime's parser reads them with, its content -- the bytes after
+ * the header section, as the parser takes them -- is decoded by a GMime
+ * data wrapper, and leaf_content() takes it as decode_leaf() does.  The
+ * parser's work (an object for each field, a scan of the content for
+ * boundaries, and undoing all of it) was most of a decode, and most mail
+ * is one part.  Returns 0, having done nothing, for a mail it is not sure
+ * of (a header section plain_header() does not take, a field that shapes
+ * the part given twice, a multipart or message type). */
+static int single_part(struct decode *d, const char *raw, size_t len)
+{
+	struct single_fields f;
+	size_t blank, body;
+	char *type, *encoding, *disposition;
+	GMimeContentType *ct;
+	GMimeContentDisposition *cd = NULL;
+	GMimeContentEncoding enc = GMIME_CONTENT_ENCODING_DEFAULT;
+	GMimeStream *in, *out;
+	GMimeDataWrapper *wrapper;
+	GByteArray *array, *bytes;
+	const char *filename;
+
+	memset(&f, 0, sizeof(f));
+	f.current = SF_OTHER;
+	if (!(blank = plain_header(raw, len, note_single_line, &f)))
+		return 0;
+	body = blank + (raw[blank] == '\r' ? 2 : 1);
+	type = single_value(&f, SF_TYPE);
+	ct = type ? g_mime_content_type_parse(options(), type) : g_mime_content_type_new("text", "plain");
+	g_free(type);
+	if (type_is(ct, "multipart", "*") || type_is(ct, "message", "*") || !same_raw_type(&f, ct)) {
+		g_object_unref(ct);
+		return 0;
+	}
+	if ((encoding = single_value(&f, SF_ENCODING))) {
+		enc = g_mime_content_encoding_from_string(g_strstrip(encoding));
+		g_free(encoding);
+	}
+	if ((disposition = single_value(&f, SF_DISPOSITION))) {
+		cd = g_mime_content_disposition_parse(options(), disposition);
+		g_free(disposition);
+	}
+	filename = cd ? g_mime_content_disposition_get_parameter(cd, "filename") : NULL;
+	if (!filename)
+		filename = g_mime_content_type_get_parameter(ct, "name");
+	/* the content decoded as part_bytes() decodes it: a data wrapper
+	 * copies it as it stands but for these three encodings */
+	bytes = g_byte_array_sized_new((guint)(len - body + 1));
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
+	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+		out = g_mime_stream_mem_new_with_byte_array(bytes);
+		g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(out), FALSE);
+		in = stream_over(raw + body, len - body, &array);
+		wrapper = g_mime_data_wrapper_new_with_stream(in, enc);
+		g_mime_data_wrapper_write_to_stream(wrapper, out);
+		g_object_unref(wrapper);
+		stream_done(in, array);
+		g_object_unref(out);
+	} else {
+		g_byte_array_append(bytes, (const guint8 *)raw + body, (guint)(len - body));
+	}
+	leaf_content(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename,
+		     bytes);
+	if (cd)
+		g_object_unref(cd);
+	g_object_unref(ct);
+	return 1;
+}
+
+/* inmail_decode(); single: a mail that is one leaf part is decoded by
+ * single_part(). */
+static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_body *b, int single,
+				  struct bb_error *err)
 {
 	struct decode d;
 	GByteArray *array = NULL;
@@ -2072,6 +2266,8 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 				    "mail header section is larger than %d bytes", INMAIL_HEADER_MAX);
 		goto out;
 	}
+	if (single && single_part(&d, raw + skip, len - skip))
+		goto decoded;
 	/* Only the Content- fields matter here: the top part is parsed as a
 	 * part, so GMime builds no message and does not parse every address
 	 * of its To: and Cc: (there may be hundreds).  What its part parser
@@ -2091,6 +2287,7 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 		}
 	}
 	decode_walk(&d, top ? top : g_mime_message_get_mime_part(msg), 0);
+decoded:
 	if (d.st != BB_OK)
 		goto out;
 	if (d.text.len == 0 && d.html.len == 0 && d.named_html.len) {
@@ -2129,6 +2326,34 @@ out:
 	if (d.st != BB_OK)
 		inmail_body_release(b);
 	return d.st;
+}
+
+enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
+			     struct bb_error *err)
+{
+	return decode_mail(raw, len, b, 1, err);
+}
+
+enum bb_status inmail_decode_parsed(const char *raw, size_t len, struct inmail_body *b,
+				    struct bb_error *err)
+{
+	return decode_mail(raw, len, b, 0, err);
+}
+
+int inmail_body_same(const struct inmail_body *a, const struct inmail_body *b)
+{
+	if (a->text_len != b->text_len || memcmp(a->text, b->text, a->text_len) ||
+	    a->from_html != b->from_html || a->encrypted != b->encrypted ||
+	    a->skipped_parts != b->skipped_parts || a->nparts != b->nparts)
+		return 0;
+	for (size_t i = 0; i < a->nparts; i++) {
+		const struct inmail_part *p = &a->parts[i], *q = &b->parts[i];
+
+		if (g_strcmp0(p->filename, q->filename) || g_strcmp0(p->content_type, q->content_type) ||
+		    p->len != q->len || memcmp(p->data, q->data, p->len))
+			return 0;
+	}
+	return 1;
 }
 
 /* --- mbox ------------------------------------------------------------------ */

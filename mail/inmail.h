@@ -180,6 +180,14 @@ struct inmail_body {
  * become U+FFFD. */
 enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 			     struct bb_error *err);
+/* The same decode with every mail through GMime's parser: inmail_decode()
+ * reads a mail that is one leaf part without it, and must give the same
+ * (the unit tests and the fuzz target check that against this). */
+enum bb_status inmail_decode_parsed(const char *raw, size_t len, struct inmail_body *b,
+				    struct bb_error *err);
+/* 1 if two decodes are the same: text, flags, and each attachment's name,
+ * type and bytes. */
+int inmail_body_same(const struct inmail_body *a, const struct inmail_body *b);
 void inmail_body_release(struct inmail_body *b);
 
 /* The body cut down to what gives context, for a Bugzilla comment: the

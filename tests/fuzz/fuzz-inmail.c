@@ -96,6 +96,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	st = inmail_decode(raw, size, &b, &err);
 	expect(st == BB_OK || st == BB_ERR_INVALID || st == BB_ERR_TOO_LARGE || st == BB_ERR_NOMEM);
+	{
+		/* a mail of one part is decoded without GMime's parser: the
+		 * same as through it */
+		struct inmail_body parsed;
+		enum bb_status pst = inmail_decode_parsed(raw, size, &parsed, &err);
+
+		expect(pst == st || st == BB_ERR_NOMEM || pst == BB_ERR_NOMEM);
+		expect(st != BB_OK || pst != BB_OK || inmail_body_same(&b, &parsed));
+		inmail_body_release(&parsed);
+	}
 	if (st != BB_OK)
 		return 0;
 	expect(b.text && strlen(b.text) == b.text_len);
