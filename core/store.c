@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -636,6 +637,38 @@ static void keys_check(struct store *st)
 	st->data_version = version;
 }
 
+/* The hash of a key of a set: eight bytes a step (g_str_hash() took one,
+ * and the sets are asked of every Message-ID a mail names), from a seed
+ * drawn once per process, so that keys chosen to collide (Message-IDs
+ * are anyone's to choose) cannot be chosen ahead. */
+static guint key_hash(gconstpointer p)
+{
+	static uint64_t seed;
+	static gsize seeded;
+	const char *s = p;
+	size_t n = strlen(s);
+	uint64_t h, w;
+
+	if (g_once_init_enter(&seeded)) {
+		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+			seed = (uint64_t)g_get_monotonic_time();
+		g_once_init_leave(&seeded, 1);
+	}
+	h = seed ^ n;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	}
+	h ^= h >> 29;
+	return (guint)h;
+}
+
 /* Reads the whole column into ks; 0 when done. */
 static int keyset_fill(struct store *st, struct store_keyset *ks, enum store_keys which)
 {
@@ -645,7 +678,7 @@ static int keyset_fill(struct store *st, struct store_keyset *ks, enum store_key
 
 	if (store_prepare(st, &stmt, keys_fill_sql[which], NULL))
 		return -1;
-	set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	set = g_hash_table_new_full(key_hash, g_str_equal, g_free, NULL);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(stmt, 0);
 
