@@ -129,8 +129,15 @@ char *archive_mail_link(const char *inbox_url, const char *message_id)
 
 int archive_is_hex_string(const char *s, size_t len)
 {
+	/* (a table: every commit and blob name of a walk comes through here) */
+	static const unsigned char hex[256] = {
+		['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+		['7'] = 1, ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+		['e'] = 1, ['f'] = 1,
+	};
+
 	for (size_t i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!hex[(unsigned char)s[i]])
 			return 0;
 	return 1;
 }
