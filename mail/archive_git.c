@@ -743,9 +743,11 @@ bad:
  * (the tree, then the message blob as "<blob> m"), and each commit becomes
  * one request -- "<blob> <commit>" for the blob its "m" names, else
  * "<commit>:m <commit>" (a commit whose message rev-list did not list: it
- * removed one, or its blob is one listed before) -- answered as
- * walk_answer() reads.  Asking for the blob itself spares cat-file
- * reading each commit and its tree again to find it. */
+ * removed one, its blob is one listed before, or its tree or blob is
+ * missing from a broken repository, which --missing=allow-any passes
+ * over rather than failing the walk) -- answered as walk_answer()
+ * reads.  Asking for the blob itself spares cat-file reading each commit
+ * and its tree again to find it. */
 struct feed {
 	struct child *rev;
 	struct buf req;        /* requests not yet written, from req_pos */
@@ -910,6 +912,7 @@ again:
 	if (!range || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-list") ||
 	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
 	    run_args_push(&argv, "--objects") || run_args_push(&argv, "--in-commit-order") ||
+	    run_args_push(&argv, "--missing=allow-any") ||
 	    run_args_push(&argv, range) || run_args_push(&argv, "--")) {
 		st = archive_nomem(err);
 		goto out;

@@ -393,6 +393,27 @@ printf 'commit refs/heads/master\ncommitter T <t@example.org> 1790000100 +0000\n
 	git --git-dir="$WORK/odd2/git/0.git" fast-import --quiet --done
 dump --state state-odd2 --cursor-file odd2.cur public-inbox "$WORK/odd2"
 is "a later commit of the cursor's blob is read" "$ids $(stat_of messages)" "odd-a@example.org 1"
+# a broken repository: a message's blob, and another commit's tree, are
+# gone (loose objects deleted); the walk passes their commits, it does not
+# fail on them
+B=$WORK/broken/git/0.git
+mkdir -p "$WORK/broken/git"
+odd_inbox V2 "$B"
+for pack in "$B"/objects/pack/*.pack; do   # (fast-import leaves few objects loose)
+	[ -e "$pack" ] || continue
+	mv "$pack" "$WORK/broken.pack" && rm -f "${pack%.pack}".* &&
+		git --git-dir="$B" unpack-objects -q <"$WORK/broken.pack"
+done
+# the first commit's blob (which the last commit's message is too) and the
+# fourth commit's tree (odd-b@'s)
+gone_blob=$(git --git-dir="$B" rev-parse 'HEAD~6:m') gone_tree=$(git --git-dir="$B" rev-parse 'HEAD~3^{tree}')
+for gone in "$gone_blob" "$gone_tree"; do
+	rm -f "$B/objects/$(printf %s "$gone" | sed 's#^..#&/#')"
+done
+dump --state state-broken public-inbox "$WORK/broken"
+is "broken repository: the mail whose objects are there is read" "$ids" "odd-c@example.org"
+unlike "with no error" "$out" "^error"
+is "each commit whose message or tree is gone is passed as skipped" "$(stat_of skipped)" 6
 odd_inbox V1 "$WORK/odd1"
 dump --state state-odd1 --cursor-file odd1.cur public-inbox "$WORK/odd1"
 is "v1: the mails around a submodule at a message's path are read" "$ids" \
