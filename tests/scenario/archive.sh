@@ -414,6 +414,29 @@ dump --state state-broken public-inbox "$WORK/broken"
 is "broken repository: the mail whose objects are there is read" "$ids" "odd-c@example.org"
 unlike "with no error" "$out" "^error"
 is "each commit whose message or tree is gone is passed as skipped" "$(stat_of skipped)" 6
+# tree entries whose names are longer than any line the walk reads, one
+# longer than a read of git's output and one than the longest line read
+# elsewhere (a hostile inbox): passed over, the mails around them read
+L=$WORK/longpath/git/0.git
+git init -q --bare "$L"
+long_commit() {   # long_commit MSGID NAME-LENGTH PARENT...
+	blob=$(printf 'From: T <t@example.org>\nSubject: long\nMessage-ID: <%s>\n\nlong\n' "$1" |
+		git --git-dir="$L" hash-object -w --stdin)
+	other=$(echo x | git --git-dir="$L" hash-object -w --stdin)
+	tree=$( { [ "$2" = 0 ] || { printf '100644 blob %s\t' "$other"; head -c "$2" /dev/zero | tr '\0' a; echo; }
+		  printf '100644 blob %s\tm\n' "$blob"; } | git --git-dir="$L" mktree)
+	shift 2
+	echo m | GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=T \
+		GIT_COMMITTER_EMAIL=t@example.org git --git-dir="$L" commit-tree "$tree" ${1:+-p "$1"}
+}
+c1=$(long_commit long-a@example.org 1200000)
+c2=$(long_commit long-b@example.org 300000 "$c1")
+c3=$(long_commit long-c@example.org 0 "$c2")
+git --git-dir="$L" update-ref refs/heads/master "$c3"
+dump --state state-longpath public-inbox "$WORK/longpath"
+is "paths longer than any line the walk reads: the mails are read" "$ids" \
+	"long-a@example.org long-b@example.org long-c@example.org"
+unlike "with no error" "$out" "^error"
 odd_inbox V1 "$WORK/odd1"
 dump --state state-odd1 --cursor-file odd1.cur public-inbox "$WORK/odd1"
 is "v1: the mails around a submodule at a message's path are read" "$ids" \
