@@ -810,6 +810,16 @@ static enum bb_status feed_next_line(struct feed *f, const char **line, size_t *
 	}
 }
 
+/* Empties f, keeping its buffer's memory. */
+static void feed_reset(struct feed *f)
+{
+	struct buf req = f->req;
+
+	buf_reset(&req);
+	memset(f, 0, sizeof(*f));
+	f->req = req;
+}
+
 /* Adds the request "<object><suffix> <commit>\n". */
 static enum bb_status feed_request(struct feed *f, const char *object, size_t len,
 				   const char *suffix, struct bb_error *err)
@@ -947,7 +957,6 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
 	child_init(&rev, "git rev-list");
 	child_init(&cat, "git cat-file");
-	memset(&feed, 0, sizeof(feed));
 	buf_init(&feed.req);
 	w->walked = 0;
 	if (!dir)
@@ -957,6 +966,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 		goto out;
 	}
 again:
+	feed_reset(&feed);   /* (a retry starts with nothing asked) */
 	free(range);
 	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
 	run_args_clear(&argv);
