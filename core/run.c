@@ -310,25 +310,6 @@ enum bb_status run_child_read(struct run_child *c, void *dst, size_t size, size_
 	return BB_OK;
 }
 
-enum bb_status run_child_write(struct run_child *c, const void *data, size_t len,
-			       struct bb_error *err)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = send(c->in_fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return bb_error_errno(err, errno, "%s: writing to it", c->what);
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return BB_OK;
-}
-
 static int would_block(int e)
 {
 #if EWOULDBLOCK != EAGAIN
@@ -338,22 +319,43 @@ static int would_block(int e)
 	return e == EAGAIN;
 }
 
-enum bb_status run_child_write_some(struct run_child *c, const void *data, size_t len,
-				    size_t *wrote, struct bb_error *err)
+/* One send() to the child's stdin (flags: MSG_DONTWAIT or 0): *wrote is
+ * what it took, 0 when it would have waited. */
+static enum bb_status send_some(struct run_child *c, const void *data, size_t len, int flags,
+				size_t *wrote, struct bb_error *err)
 {
 	*wrote = 0;
 	for (;;) {
-		ssize_t n = send(c->in_fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = send(c->in_fd, data, len, MSG_NOSIGNAL | flags);
 
 		if (n >= 0) {
 			*wrote = (size_t)n;
 			return BB_OK;
 		}
-		if (would_block(errno))
+		if ((flags & MSG_DONTWAIT) && would_block(errno))
 			return BB_OK;
 		if (errno != EINTR)
 			return bb_error_errno(err, errno, "%s: writing to it", c->what);
 	}
+}
+
+enum bb_status run_child_write(struct run_child *c, const void *data, size_t len,
+			       struct bb_error *err)
+{
+	const char *p = data;
+	size_t wrote;
+	enum bb_status st;
+
+	for (; len; p += wrote, len -= wrote)
+		if ((st = send_some(c, p, len, 0, &wrote, err)))
+			return st;
+	return BB_OK;
+}
+
+enum bb_status run_child_write_some(struct run_child *c, const void *data, size_t len,
+				    size_t *wrote, struct bb_error *err)
+{
+	return send_some(c, data, len, MSG_DONTWAIT, wrote, err);
 }
 
 void run_child_close_input(struct run_child *c)

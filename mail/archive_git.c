@@ -57,6 +57,12 @@ static int remove_tree(const char *path)
 	return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Whether text (len bytes) is a commit name: 40 or 64 hex digits. */
+static int is_oid(const char *text, size_t len)
+{
+	return (len == 40 || len == 64) && archive_is_hex_string(text, len);
+}
+
 /* ---------------------------------------------------------------------------
  * Child processes (git)
  */
@@ -92,6 +98,20 @@ static enum bb_status child_spawn(struct archive_source *src, struct run_args *a
 	return st;
 }
 
+/* Drops the consumed bytes of b (those before *pos) when there are at
+ * least least of them and no fewer than the bytes after them: moving
+ * those is then cheaper than keeping the consumed ones. */
+static void drop_consumed(struct buf *b, size_t *pos, size_t least)
+{
+	size_t rest = b->len - *pos;
+
+	if (!*pos || *pos < rest || *pos < least)
+		return;
+	memmove(b->data, b->data + *pos, rest);
+	buf_truncate(b, rest);
+	*pos = 0;
+}
+
 /* Reads what is there from stdout (into rbuf, ARCHIVE_GIT_READ at a time,
  * straight into its free space) and stderr, waiting until stdout has
  * something or ends.  What was consumed is dropped first when that is
@@ -101,11 +121,7 @@ static enum bb_status child_fill(struct child *c, struct bb_error *err)
 	size_t got;
 	enum bb_status st;
 
-	if (c->rpos && c->rpos >= c->rbuf.len - c->rpos) {
-		memmove(c->rbuf.data, c->rbuf.data + c->rpos, c->rbuf.len - c->rpos);
-		buf_truncate(&c->rbuf, c->rbuf.len - c->rpos);
-		c->rpos = 0;
-	}
+	drop_consumed(&c->rbuf, &c->rpos, 0);
 	if (buf_grow(&c->rbuf, ARCHIVE_GIT_READ))
 		return archive_nomem(err);
 	if ((st = run_child_read(&c->run, c->rbuf.data + c->rbuf.len, ARCHIVE_GIT_READ, &got,
@@ -341,7 +357,7 @@ static enum bb_status parse_git_cursor(const char *cursor, struct git_pos *p, st
 		goto bad;
 	s = end + 1;
 	len = strlen(s);
-	if (len && ((len != 40 && len != 64) || !archive_is_hex_string(s, len)))
+	if (len && !is_oid(s, len))
 		goto bad;
 	p->epoch = (long)epoch;
 	memcpy(p->commit, s, len + 1);
@@ -615,12 +631,6 @@ static int looks_like_bad_revision(const struct buf *e)
 	return has(e, "bad revision") || has(e, "unknown revision") ||
 	       has(e, "Invalid revision range") || has(e, "bad object") ||
 	       has(e, "ambiguous argument");
-}
-
-/* Whether text (len bytes) is a commit name: 40 or 64 hex digits. */
-static int is_oid(const char *text, size_t len)
-{
-	return (len == 40 || len == 64) && archive_is_hex_string(text, len);
 }
 
 /* The `git cat-file --batch` that answers "<object> <rest>" lines with the
@@ -925,14 +935,8 @@ static enum bb_status feed_cat(struct feed *f, struct child *cat, struct bb_erro
 		     (p = memchr(p, '\n', (size_t)(e - p))); p++)
 			f->written++;
 		f->req_pos += wrote;
-		if (f->req_pos == f->req.len) {
-			buf_reset(&f->req);
-			f->req_pos = 0;
-		} else if (f->req_pos >= FEED_LOW) {
-			memmove(f->req.data, f->req.data + f->req_pos, f->req.len - f->req_pos);
-			buf_truncate(&f->req, f->req.len - f->req_pos);
-			f->req_pos = 0;
-		}
+		/* (all written: emptied; else in pieces of FEED_LOW at least) */
+		drop_consumed(&f->req, &f->req_pos, f->req_pos == f->req.len ? 0 : FEED_LOW);
 	}
 }
 
@@ -1255,7 +1259,7 @@ static enum bb_status epoch_head(struct archive_source *src, long epoch,
 		goto out;
 	}
 	len = strcspn(text.data, "\n");
-	if ((len != 40 && len != 64) || !archive_is_hex_string(text.data, len)) {
+	if (!is_oid(text.data, len)) {
 		st = bb_error_set(err, BB_ERR_IO, "git rev-parse HEAD in %s printed \"%.80s\"", dir,
 				  text.data);
 		goto out;

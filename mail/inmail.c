@@ -1669,15 +1669,12 @@ struct decode {
 	struct bb_error *err;
 };
 
-/* The decoded content of a leaf part (transfer encoding undone). */
-static GByteArray *part_bytes(GMimePart *part)
+/* What content (a data wrapper, NULL: none) holds with its transfer
+ * encoding undone, in an array sized for its encoded size bytes, which no
+ * decoding makes more of: written once, never grown by copying (a large
+ * part had a copy at each doubling). */
+static GByteArray *wrapper_bytes(GMimeDataWrapper *content, gint64 size)
 {
-	GMimeDataWrapper *content = g_mime_part_get_content(part);
-	GMimeStream *encoded = content ? g_mime_data_wrapper_get_stream(content) : NULL;
-	gint64 size = encoded ? g_mime_stream_length(encoded) : -1;
-	/* sized for the encoded bytes, which no decoding makes more of: the
-	 * array is written once, never grown by copying (a large part had a
-	 * copy at each doubling) */
 	GByteArray *array = g_byte_array_sized_new(size > 0 && size < G_MAXUINT - 1 ? (guint)size + 1 : 0);
 	GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(array);
 
@@ -1686,6 +1683,15 @@ static GByteArray *part_bytes(GMimePart *part)
 		g_mime_data_wrapper_write_to_stream(content, mem);
 	g_object_unref(mem);
 	return array;
+}
+
+/* The decoded content of a leaf part (transfer encoding undone). */
+static GByteArray *part_bytes(GMimePart *part)
+{
+	GMimeDataWrapper *content = g_mime_part_get_content(part);
+	GMimeStream *encoded = content ? g_mime_data_wrapper_get_stream(content) : NULL;
+
+	return wrapper_bytes(content, encoded ? g_mime_stream_length(encoded) : -1);
 }
 
 static int patch_name(const char *name)
@@ -2172,7 +2178,8 @@ static int same_raw_type(const struct single_fields *f, GMimeContentType *ct)
  * boundaries, and undoing all of it) was most of a decode, and most mail
  * is one part.  Returns 0, having done nothing, for a mail it is not sure
  * of (a header section plain_header() does not take, a field that shapes
- * the part given twice, a multipart or message type). */
+ * the part given twice, a multipart or message type, a type that reads
+ * otherwise decoded than as it stands: same_raw_type()). */
 static int single_part(struct decode *d, const char *raw, size_t len)
 {
 	struct single_fields f;
@@ -2181,7 +2188,7 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	GMimeContentType *ct;
 	GMimeContentDisposition *cd = NULL;
 	GMimeContentEncoding enc = GMIME_CONTENT_ENCODING_DEFAULT;
-	GMimeStream *in, *out;
+	GMimeStream *in;
 	GMimeDataWrapper *wrapper;
 	GByteArray *array, *bytes;
 	const char *filename;
@@ -2211,18 +2218,15 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 		filename = g_mime_content_type_get_parameter(ct, "name");
 	/* the content decoded as part_bytes() decodes it: a data wrapper
 	 * copies it as it stands but for these three encodings */
-	bytes = g_byte_array_sized_new((guint)(len - body + 1));
 	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
 	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
-		out = g_mime_stream_mem_new_with_byte_array(bytes);
-		g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(out), FALSE);
 		in = stream_over(raw + body, len - body, &array);
 		wrapper = g_mime_data_wrapper_new_with_stream(in, enc);
-		g_mime_data_wrapper_write_to_stream(wrapper, out);
+		bytes = wrapper_bytes(wrapper, (gint64)(len - body));
 		g_object_unref(wrapper);
 		stream_done(in, array);
-		g_object_unref(out);
 	} else {
+		bytes = g_byte_array_sized_new((guint)(len - body + 1));
 		g_byte_array_append(bytes, (const guint8 *)raw + body, (guint)(len - body));
 	}
 	leaf_content(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename,
