@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -419,6 +420,7 @@ static void test_run_feed(void)
 	struct buf in = BUF_INIT, out = BUF_INIT;
 	size_t pos = 0, wrote = 0;
 	int ready = -1, status = -1, full = 0, failed = 0;
+	siginfo_t gone;
 	char chunk[65536];
 
 	ok(!run_args_push(&cat_args, "cat") && !run_args_push(&true_args, "true"),
@@ -479,6 +481,10 @@ static void test_run_feed(void)
 	run_child_init(&c, "true");
 	ok(run_child_spawn(&c, true_args.v, NULL, 1, &err) == BB_OK &&
 	   run_child_poll_output(&c, &ready, &err) == BB_OK && ready == 0, "true started and ended");
+	/* poll() may see stdout end before the kernel has let go of the
+	 * child's end of stdin: wait, without reaping, until it is a zombie,
+	 * by when everything it held is closed */
+	ok(waitid(P_PID, (id_t)c.pid, &gone, WEXITED | WNOWAIT) == 0, "true is gone");
 	ok(run_child_write_some(&c, "x\n", 2, &wrote, &err) == BB_ERR_IO,
 	   "run_child_write_some to a child that is gone: an error");
 	run_child_wait(&c, &status);
