@@ -98,9 +98,9 @@ static enum bb_status child_spawn(struct archive_source *src, struct run_args *a
 	return st;
 }
 
-/* Drops the consumed bytes of b (those before *pos) when there are at
- * least least of them and no fewer than the bytes after them: moving
- * those is then cheaper than keeping the consumed ones. */
+/* Drops the consumed bytes of b (those before *pos) when there are some,
+ * no fewer than least and no fewer than the bytes after them: moving those
+ * is then cheaper than keeping the consumed ones. */
 static void drop_consumed(struct buf *b, size_t *pos, size_t least)
 {
 	size_t rest = b->len - *pos;
@@ -955,7 +955,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	char *dir = epoch_dir(src, epoch), *range = NULL;
 	char message[300];
 	enum bb_status st = BB_OK;
-	int got, status, cat_status, retried = 0;
+	int got, status, cat_status, answers_short, retried = 0;
 	char from[ARCHIVE_OID_MAX + 1];
 
 	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
@@ -985,7 +985,7 @@ again:
 	if ((st = child_spawn(src, &argv, 0, &rev, err)) ||
 	    (st = run_child_poll_output(&rev.run, &got, err)))
 		goto out;
-	cat_status = 0;
+	cat_status = answers_short = 0;
 	if (got) {   /* (no cat-file for an epoch with nothing new) */
 		if ((st = child_spawn(src, &cat_argv, 1, &cat, err)))
 			goto out;
@@ -1003,6 +1003,7 @@ again:
 				goto out;
 		}
 		run_child_wait(&cat.run, &cat_status);
+		answers_short = feed.asked != feed.written || !feed.rev_done;
 	}
 	run_child_wait(&rev.run, &status);
 	if (status != 0) {
@@ -1026,7 +1027,7 @@ again:
 	if (cat_status != 0) {
 		run_git_message(&cat.run.errout, message, sizeof(message));
 		st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", dir, message);
-	} else if (feed.rev && (feed.asked != feed.written || !feed.rev_done)) {
+	} else if (answers_short) {
 		st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %lu answers to %lu requests",
 				  dir, feed.asked, feed.written);
 	}

@@ -1779,26 +1779,32 @@ static int type_is(GMimeContentType *ct, const char *type, const char *subtype)
 	return g_mime_content_type_is_type(ct, type, subtype);
 }
 
-/* What a leaf part adds to the body or the attachments: its type ct, its
- * disposition (NULL: none), its file name (NULL: none) and its content
- * with the transfer encoding undone (bytes, which this frees). */
+/* Whether a leaf part of type ct adds nothing, so that its content need
+ * not be decoded: the signature of a signed mail, or an encrypted part
+ * (which marks the body encrypted). */
+static int leaf_without_content(struct decode *d, GMimeContentType *ct)
+{
+	if (type_is(ct, "application", "pgp-signature") ||
+	    type_is(ct, "application", "pkcs7-signature") ||
+	    type_is(ct, "application", "x-pkcs7-signature"))
+		return 1;
+	if (type_is(ct, "application", "pkcs7-mime") || type_is(ct, "application", "x-pkcs7-mime") ||
+	    type_is(ct, "application", "pgp-encrypted")) {
+		d->b->encrypted = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* What a leaf part with content (not leaf_without_content()) adds to the
+ * body or the attachments: its type ct, its disposition (NULL: none), its
+ * file name (NULL: none) and its content with the transfer encoding undone
+ * (bytes, which this frees). */
 static void leaf_content(struct decode *d, GMimeContentType *ct, const char *disposition,
 			 const char *filename, GByteArray *bytes)
 {
 	int attached = disposition && !g_ascii_strcasecmp(disposition, "attachment");
 
-	if (type_is(ct, "application", "pgp-signature") ||
-	    type_is(ct, "application", "pkcs7-signature") ||
-	    type_is(ct, "application", "x-pkcs7-signature")) {
-		g_byte_array_free(bytes, TRUE);
-		return;   /* the signature of a signed mail: no content */
-	}
-	if (type_is(ct, "application", "pkcs7-mime") || type_is(ct, "application", "x-pkcs7-mime") ||
-	    type_is(ct, "application", "pgp-encrypted")) {
-		d->b->encrypted = 1;
-		g_byte_array_free(bytes, TRUE);
-		return;
-	}
 	if (type_is(ct, "text", "*") && !attached &&
 	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
 	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
@@ -1842,16 +1848,17 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 	} else {
 		add_attachment(d, ct, filename, bytes->data, bytes->len);
 	}
-	if (bytes)
-		g_byte_array_free(bytes, TRUE);
+	g_byte_array_free(bytes, TRUE);
 }
 
 static void decode_leaf(struct decode *d, GMimePart *part)
 {
 	GMimeObject *obj = GMIME_OBJECT(part);
+	GMimeContentType *ct = g_mime_object_get_content_type(obj);
 
-	leaf_content(d, g_mime_object_get_content_type(obj), g_mime_object_get_disposition(obj),
-		     g_mime_part_get_filename(part), part_bytes(part));
+	if (!leaf_without_content(d, ct))
+		leaf_content(d, ct, g_mime_object_get_disposition(obj), g_mime_part_get_filename(part),
+			     part_bytes(part));
 }
 
 static void decode_message_part(struct decode *d, GMimeMessagePart *mp)
@@ -2204,6 +2211,10 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	if (type_is(ct, "multipart", "*") || type_is(ct, "message", "*") || !same_raw_type(&f, ct)) {
 		g_object_unref(ct);
 		return 0;
+	}
+	if (leaf_without_content(d, ct)) {
+		g_object_unref(ct);
+		return 1;
 	}
 	if ((encoding = single_value(&f, SF_ENCODING))) {
 		enc = g_mime_content_encoding_from_string(g_strstrip(encoding));
