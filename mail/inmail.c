@@ -1848,7 +1848,8 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 	} else {
 		add_attachment(d, ct, filename, bytes->data, bytes->len);
 	}
-	g_byte_array_free(bytes, TRUE);
+	if (bytes)
+		g_byte_array_free(bytes, TRUE);
 }
 
 static void decode_leaf(struct decode *d, GMimePart *part)
