@@ -296,6 +296,7 @@ int main(int argc, char **argv)
 			return cmd->run(&ctx, argc, argv);
 	}
 
+	log_capture_glib();
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		cli_error("cannot initialise libcurl");
 		return EX_SOFTWARE;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include <glib.h>
 #include <openssl/rand.h>
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
@@ -272,4 +273,52 @@ void log_fields(enum log_level level, const char *event,
 	fflush(log_sink);
 	funlockfile(log_sink);
 	buf_release(&line);
+}
+
+/* A GLib level as a level of ours. */
+static enum log_level glib_level(GLogLevelFlags flags)
+{
+	if (flags & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL))
+		return LOG_LEVEL_ERROR;
+	if (flags & G_LOG_LEVEL_WARNING)
+		return LOG_LEVEL_WARN;
+	if (flags & (G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO))
+		return LOG_LEVEL_INFO;
+	return LOG_LEVEL_DEBUG;
+}
+
+/* A field's text, if it is one (length -1: NUL-terminated). */
+static const char *glib_field(const GLogField *fields, gsize n, const char *key)
+{
+	for (gsize i = 0; i < n; i++)
+		if (fields[i].length < 0 && !strcmp(fields[i].key, key))
+			return fields[i].value;
+	return NULL;
+}
+
+static GLogWriterOutput glib_writer(GLogLevelFlags flags, const GLogField *fields, gsize n,
+				    gpointer data)
+{
+	const char *domain = glib_field(fields, n, "GLIB_DOMAIN");
+	const char *message = glib_field(fields, n, "MESSAGE");
+
+	if (!log_sink)
+		return g_log_writer_default(flags, fields, n, data);
+	/* GLib's own rule for its debug and info messages (G_MESSAGES_DEBUG) */
+	if (g_log_writer_default_would_drop(flags, domain))
+		return G_LOG_WRITER_HANDLED;
+	log_event(glib_level(flags), "glib.message", LF_STR("domain", domain ? domain : "-"),
+		  LF_STR("message", message ? message : ""));
+	return G_LOG_WRITER_HANDLED;
+}
+
+void log_capture_glib(void)
+{
+	static gsize once;
+
+	/* GLib takes a writer once per process */
+	if (g_once_init_enter(&once)) {
+		g_log_set_writer_func(glib_writer, NULL, NULL);
+		g_once_init_leave(&once, 1);
+	}
 }

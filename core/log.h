@@ -69,6 +69,14 @@ int log_key_is_secret(const char *key);
 void log_fields(enum log_level level, const char *event,
 		const struct log_field *fields, size_t nfields);
 
+/* Makes GLib's log messages (GLib's, GMime's: a g_warning() or a
+ * g_critical() in a library) records of this log while log_setup() has
+ * given it a sink: event=glib.message with their domain and text, level
+ * error for a critical, warn for a warning.  Without a sink they go where
+ * GLib sends them.  GLib still stops the process on a message it is told
+ * is fatal (G_DEBUG=fatal-criticals, as the tests run). */
+void log_capture_glib(void);
+
 /* log_event(LOG_LEVEL_INFO, "blob.stored", LF_STR("hash", h), LF_UINT("size", n)); */
 #define log_event(level, event, ...)                                          \
 	log_fields((level), (event), (const struct log_field[]){ __VA_ARGS__ }, \

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -125,6 +126,23 @@ static void test_log(void)
 		is_int(lines, 1, "exactly one line was written");
 	}
 	ok(strncmp(text, "ts=", 3) == 0, "line starts with a timestamp");
+	log_setup(NULL, LOG_LEVEL_INFO, NULL);
+	fclose(f);
+	free(text);
+
+	/* a library's GLib message becomes one record of the log */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	log_capture_glib();
+	log_capture_glib();   /* a second call changes nothing */
+	log_setup(f, LOG_LEVEL_INFO, "abcd1234");
+	g_log("GMime", G_LOG_LEVEL_WARNING, "cannot read %s", "a\nb");
+	g_log("GMime", G_LOG_LEVEL_DEBUG, "unseen");
+	fflush(f);
+	ok(text && strstr(text, "level=warn run=abcd1234 event=glib.message domain=GMime "
+				"message=\"cannot read a\\nb\"\n"),
+	   "a GLib warning is a record: level, domain and its text on one line");
+	ok(text && !strstr(text, "unseen"), "a GLib debug message is not (G_MESSAGES_DEBUG unset)");
 	log_setup(NULL, LOG_LEVEL_INFO, NULL);
 	fclose(f);
 	free(text);
