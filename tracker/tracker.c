@@ -43,10 +43,6 @@ struct tracker {
 	unsigned long roots_gen;
 };
 
-/* At most this many rows' roots are remembered (about 2 MB; a list's
- * replies mostly answer mail of the last days). */
-#define ROOTS_MAX 16384
-
 /* A regression's activity not written yet: count mails more, the latest
  * of their dates, and the last one's sender and Message-ID. */
 struct activity {
@@ -1041,17 +1037,17 @@ static void note_root(struct tracker *t, const char *msgid, const char *root)
 {
 	char *k, *v;
 
-	if (!roots_usable(t))
-		return;
-	if (g_hash_table_size(t->roots) >= ROOTS_MAX)
-		g_hash_table_remove_all(t->roots);
+	/* root may be a value of the table (known_root()): it is copied
+	 * before anything may empty the table */
 	k = strdup(msgid);
 	v = strdup(root);
-	if (!k || !v) {
+	if (!k || !v || !roots_usable(t)) {
 		free(k);
 		free(v);
 		return;
 	}
+	if (g_hash_table_size(t->roots) >= TRACKER_ROOTS_MAX)
+		g_hash_table_remove_all(t->roots);
 	g_hash_table_replace(t->roots, k, v);
 }
 

@@ -190,6 +190,10 @@ enum bb_status tracker_flush(struct tracker *t, struct bb_error *err);
  * read them, so that a regression added from a thread counts the thread's
  * earlier mails as activity. */
 #define TRACKER_THREAD_DAYS 400
+/* At most this many list_thread rows' roots are kept in memory by a
+ * tracker (about 2 MB; a list's replies mostly answer mail of the last
+ * days); past it they are forgotten and read from the table again. */
+#define TRACKER_ROOTS_MAX 16384
 
 /* A list mail (headers parsed; body decoded text, or NULL when the raw scan
  * showed neither a directive nor an encoding that could hide one): activity

@@ -1257,6 +1257,31 @@ static void test_tracker(void)
 		       "roots: the parent's row as it is now gives the root");
 	}
 
+	/* a chain of replies longer than the roots kept in memory, each
+	 * naming only its parent: where the memory is emptied, the reply's
+	 * root (the parent's, from memory) was read after it was freed (and
+	 * could come out as another Message-ID: valgrind on the 40,000-mail
+	 * bench round) */
+	{
+		int n = TRACKER_ROOTS_MAX + 3, read = 0;
+		char id[32], parent[32], want[64];
+
+		ok(store_begin(tdb, &err) == BB_OK, "roots: a long chain in one transaction");
+		for (int i = 0; i < n; i++) {
+			snprintf(id, sizeof(id), "chain%d@x", i);
+			read += feed_mail(id, i ? parent : NULL, i ? parent : NULL, 500, "a long thread",
+					  "Hi.\n");
+			memcpy(parent, id, sizeof(id));
+		}
+		ok(store_commit(tdb, &err) == BB_OK, "roots: the chain committed");
+		is_int(read, n, "roots: every mail of the chain read");
+		snprintf(want, sizeof(want), "%d|chain0@x|chain0@x", n);
+		is_str(q("SELECT count(*), min(root), max(root) FROM list_thread WHERE message_id LIKE"
+			 " 'chain%%@x'"), want,
+		       "roots: every mail of the chain has its first mail as root, across the"
+		       " memory's limit");
+	}
+
 	/* list_thread's rows read more than TRACKER_THREAD_DAYS ago go, once
 	 * a day (a tracker's first list mail; the cursor says the day) */
 	{
