@@ -1,5 +1,6 @@
-/* What mail/inmail.c, mail/inmail_lines.c and mail/inmail_scan.c share:
- * small text helpers, the patch test and the Content- field tests.
+/* What mail/inmail.c, mail/inmail_lines.c, mail/inmail_scan.c and
+ * mail/inmail_html.c share: small text helpers, the patch test, the
+ * Content- field tests and the HTML converter.
  * Private to mail/inmail*.c: include it from nowhere else;
  * the contract is in inmail.h. */
 #ifndef BUGBRIDGE_MAIL_INMAIL_INTERNAL_H
@@ -9,6 +10,8 @@
 #include <string.h>
 
 #include <glib.h>
+
+#include "core/status.h"
 
 static inline int ascii_lower(int c)
 {
@@ -56,5 +59,11 @@ int inmail_has_hunk(const char *text, size_t len);
 int inmail_opaque_charset(const char *line, size_t len);
 int inmail_opaque_encoding(const char *v, size_t len);
 int inmail_binary_type(const char *v, size_t len);
+
+/* Appends the text of an HTML document (UTF-8, len bytes) to out: block
+ * elements on lines of their own, a quote's lines after "> ", <pre> as it
+ * stands, scripts and styles left out (inmail_html.c). */
+struct buf;
+enum bb_status inmail_html_to_text(struct buf *out, const char *html, size_t len);
 
 #endif
