@@ -137,14 +137,16 @@ bugbridge_round() {
 	tpid=$!
 	m_rss=0
 	while kill -0 "$tpid" 2>/dev/null; do
-		[ -n "$pid" ] || read -r pid _ <"/proc/$tpid/task/$tpid/children" 2>/dev/null
+		[ -n "$pid" ] || read -r pid _ 2>/dev/null <"/proc/$tpid/task/$tpid/children"
 		if [ -n "$pid" ] && [ -r "/proc/$pid/status" ]; then
 			while read -r k v rest; do
 				[ "$k" = VmHWM: ] && [ "$v" -gt "$m_rss" ] && m_rss=$v
-			done <"/proc/$pid/status" 2>/dev/null
+			done 2>/dev/null <"/proc/$pid/status"
 			# fields 14-17 after the ") " that ends the command's name
 			# (builtins only: the sampling must not load the machine)
-			if read -r stat <"/proc/$pid/stat" 2>/dev/null && [ -n "$stat" ]; then
+			# (2>/dev/null first: a redirection fails before those after it
+			# apply, and the process may end between the test and the read)
+			if read -r stat 2>/dev/null <"/proc/$pid/stat" && [ -n "$stat" ]; then
 				# shellcheck disable=SC2086 # (the fields, split)
 				set -- ${stat##*) }
 				own_ticks=$((${12} + ${13})) git_ticks=$((${14} + ${15}))
