@@ -125,55 +125,93 @@ static char *clean_line(const char *s, size_t len, size_t max)
 	return buf_detach(&b, NULL);
 }
 
-/* A Message-ID's inside as kept (g_free it): id without white space,
+/* A Message-ID's inside as kept, into out (INMAIL_MESSAGE_ID_MAX + 1
+ * bytes), its length returned: the idlen bytes of id without white space,
  * control characters and angle brackets - a folded or otherwise malformed
  * id (an encoded word, blanks inside <...>) is kept that way rather than
- * dropped, and a reply naming it the same way finds it again.  NULL unless
- * what is left is printable ASCII, not empty and not too long.  The '@' is
- * not required: real archives hold ids without one, and they still thread. */
-static char *msgid_normalise(const char *id)
+ * dropped, and a reply naming it the same way finds it again; nothing unless
+ * what is left is printable ASCII, not empty and not too long (0 then).  The
+ * '@' is not required: real archives hold ids without one, and they still
+ * thread. */
+static size_t msgid_normalise_into(const char *id, size_t idlen, char *out)
 {
-	char *out;
 	size_t n = 0;
 
-	if (!id)
-		return NULL;
-	out = g_malloc(strlen(id) + 1);
-	for (const char *p = id; *p; p++) {
-		unsigned char c = (unsigned char)*p;
+	for (size_t i = 0; i < idlen; i++) {
+		unsigned char c = (unsigned char)id[i];
 
 		if (c <= 0x20 || c == 0x7f || c == '<' || c == '>')
 			continue;
-		if (c > 0x7f || n == INMAIL_MESSAGE_ID_MAX) {
-			g_free(out);
-			return NULL;
-		}
+		if (c > 0x7f || n == INMAIL_MESSAGE_ID_MAX)
+			return 0;
 		out[n++] = (char)c;
 	}
 	out[n] = '\0';
-	if (!n) {
-		g_free(out);
+	return n;
+}
+
+/* msgid_normalise_into() into a new string (free()); NULL when unusable
+ * or out of memory (*nomem says which). */
+static char *msgid_normalise(const char *id, size_t idlen, int *nomem)
+{
+	char tmp[INMAIL_MESSAGE_ID_MAX + 1], *out;
+	size_t n = id ? msgid_normalise_into(id, idlen, tmp) : 0;
+
+	if (!n)
+		return NULL;
+	if (!(out = malloc(n + 1))) {
+		*nomem = 1;
 		return NULL;
 	}
+	memcpy(out, tmp, n + 1);
 	return out;
 }
 
-/* The msg-ids of an In-Reply-To or References value, normalised, in order
- * (unusable ones left out); free with g_ptr_array_unref(). */
-static GPtrArray *parse_msgids(const char *value)
+/* The usable msg-ids of an In-Reply-To or References value, normalised,
+ * in order: each one's text in ids->arena (NUL-terminated, one after the
+ * other), ids->n of them; msgids_release() frees them. */
+struct msgids {
+	struct buf arena;
+	size_t n;
+};
+
+static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 {
 	GMimeReferences *refs = g_mime_references_parse(options(), value);
-	GPtrArray *ids = g_ptr_array_new_with_free_func(g_free);
+	char tmp[INMAIL_MESSAGE_ID_MAX + 1];
+	enum bb_status st = BB_OK;
 
-	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
-		char *id = msgid_normalise(g_mime_references_get_message_id(refs, i));
+	buf_init(&ids->arena);
+	ids->n = 0;
+	for (int i = 0; refs && i < g_mime_references_length(refs) && !st; i++) {
+		const char *id = g_mime_references_get_message_id(refs, i);
+		size_t n = id ? msgid_normalise_into(id, strlen(id), tmp) : 0;
 
-		if (id)
-			g_ptr_array_add(ids, id);
+		if (n && !(st = buf_add(&ids->arena, tmp, n + 1)))
+			ids->n++;
 	}
 	if (refs)
 		g_mime_references_free(refs);
-	return ids;
+	return st;
+}
+
+static void msgids_release(struct msgids *ids)
+{
+	buf_release(&ids->arena);
+}
+
+/* The ids of ids in order, into a new array of ids->n pointers into its
+ * arena (free()); NULL when out of memory or there are none. */
+static const char **msgids_list(const struct msgids *ids)
+{
+	const char **list = ids->n ? malloc(ids->n * sizeof(*list)) : NULL;
+	const char *p = ids->arena.data;
+
+	for (size_t i = 0; list && i < ids->n; i++) {
+		list[i] = p;
+		p += strlen(p) + 1;
+	}
+	return list;
 }
 
 /* --- header pass --------------------------------------------------------- */
@@ -228,33 +266,29 @@ static const char *unfold(struct buf *scratch, const char *v, size_t len)
 static enum bb_status take_message_id(struct inmail *m, const char *value)
 {
 	char *gmime_id = g_mime_utils_decode_message_id(value);
-	char *id = msgid_normalise(gmime_id);
+	int nomem = 0;
 
+	m->message_id = gmime_id ? msgid_normalise(gmime_id, strlen(gmime_id), &nomem) : NULL;
 	g_free(gmime_id);
-	if (!id) {
+	if (!m->message_id && !nomem) {
 		const char *open = strchr(value, '<'), *start = open ? open + 1 : value;
 		const char *close = strchr(start, '>');
-		char *inside = g_strndup(start, close ? (size_t)(close - start) : strlen(start));
 
-		id = msgid_normalise(inside);
-		g_free(inside);
+		m->message_id = msgid_normalise(start, close ? (size_t)(close - start) : strlen(start),
+						&nomem);
 	}
-	if (id && !(m->message_id = strdup(id))) {
-		g_free(id);
-		return BB_ERR_NOMEM;
-	}
-	g_free(id);
-	return BB_OK;
+	return nomem ? BB_ERR_NOMEM : BB_OK;
 }
 
 static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
 {
-	GPtrArray *ids = parse_msgids(value);
-	enum bb_status st = BB_OK;
+	struct msgids ids;
+	enum bb_status st = parse_msgids(value, &ids);
 
-	if (ids->len && !(m->in_reply_to = strdup(g_ptr_array_index(ids, 0))))
+	/* (the first id is the arena's first string) */
+	if (!st && ids.n && !(m->in_reply_to = strdup(ids.arena.data)))
 		st = BB_ERR_NOMEM;
-	g_ptr_array_unref(ids);
+	msgids_release(&ids);
 	return st;
 }
 
@@ -298,18 +332,24 @@ static void refs_seen_add(struct refs_seen *rs, const char *id)
  * dropped here (see inmail_parse_headers(), which runs this last). */
 static enum bb_status take_references(struct inmail *m, const char *value)
 {
-	GPtrArray *refs = parse_msgids(value);
+	struct msgids ids;
 	struct refs_seen seen = { .nfew = 0, .many = NULL };
-	const char *picked[INMAIL_REFERENCES_MAX];
-	size_t npicked = 0, nrefs = refs->len;
+	const char *picked[INMAIL_REFERENCES_MAX], **refs = NULL;
+	size_t npicked = 0, nrefs;
 	const char *root = NULL;
-	enum bb_status st = BB_OK;
+	enum bb_status st = parse_msgids(value, &ids);
 	size_t i;
+
+	nrefs = ids.n;
+	if (st || (nrefs && !(refs = msgids_list(&ids)))) {
+		msgids_release(&ids);
+		return BB_ERR_NOMEM;
+	}
 
 	if (m->message_id)
 		refs_seen_add(&seen, m->message_id);
 	for (i = 0; i < nrefs && !root; i++) {
-		const char *id = g_ptr_array_index(refs, i);
+		const char *id = refs[i];
 
 		if (!refs_seen_has(&seen, id))
 			root = id;
@@ -318,7 +358,7 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 		refs_seen_add(&seen, root);
 	/* newest first, then turned around */
 	for (i = nrefs; i-- > 0 && root && npicked < INMAIL_REFERENCES_MAX - 1;) {
-		const char *id = g_ptr_array_index(refs, i);
+		const char *id = refs[i];
 
 		if (refs_seen_has(&seen, id))
 			continue;
@@ -344,7 +384,8 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 out:
 	if (seen.many)
 		g_hash_table_destroy(seen.many);
-	g_ptr_array_unref(refs);
+	free(refs);
+	msgids_release(&ids);
 	return st;
 }
 
