@@ -624,7 +624,25 @@ struct git_walk {
 	struct git_pos pos;   /* where the caller stands */
 	unsigned long walked; /* commits looked at in the current epoch */
 	struct buf msg, line;
+	/* the cursor past the answer being handed over, "git:<epoch>:<commit>"
+	 * (git_cursor()'s form): its "git:<epoch>:" is made once an epoch */
+	char where[ARCHIVE_OID_MAX + 32];
+	size_t where_prefix;  /* its length; 0: not made yet */
+	long where_epoch;
 };
+
+/* w->where for commit (commit_len <= ARCHIVE_OID_MAX) in epoch. */
+static const char *walk_where(struct git_walk *w, long epoch, const char *commit,
+			      size_t commit_len)
+{
+	if (!w->where_prefix || w->where_epoch != epoch) {
+		w->where_prefix = (size_t)snprintf(w->where, sizeof(w->where), "git:%ld:", epoch);
+		w->where_epoch = epoch;
+	}
+	memcpy(w->where + w->where_prefix, commit, commit_len);
+	w->where[w->where_prefix + commit_len] = '\0';
+	return w->where;
+}
 
 static int looks_like_bad_revision(const struct buf *e)
 {
@@ -670,8 +688,7 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 				  const char *asked, struct bb_error *err)
 {
 	struct archive_source *src = w->src;
-	const char *line = w->line.data, *p, *commit, *type = NULL;
-	char where[ARCHIVE_OID_MAX + 32];
+	const char *line = w->line.data, *p, *commit, *type = NULL, *where;
 	size_t commit_len, type_len = 0;
 	long long size = 0;
 	enum bb_status st;
@@ -712,7 +729,7 @@ static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long ep
 	w->pos.epoch = epoch;
 	memcpy(w->pos.commit, commit, commit_len);
 	w->pos.commit[commit_len] = '\0';
-	snprintf(where, sizeof(where), "git:%ld:%s", epoch, w->pos.commit);
+	where = walk_where(w, epoch, commit, commit_len);
 	if (!type) {
 		log_event(LOG_LEVEL_INFO, "archive.no_message", LF_STR("where", where));
 		src->stats.skipped++;
