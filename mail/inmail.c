@@ -940,6 +940,10 @@ static void note_content_type(struct header_scan *hs, const struct field *f)
 		hs->texty_type = 1;
 }
 
+/* Whether the field's name (n, l) is lit, a string literal, ignoring case:
+ * its length known when compiled, most names are passed over on it. */
+#define NAME_IS(lit) (l == sizeof(lit) - 1 && same_ci(n, lit, sizeof(lit) - 1))
+
 static void note_field(struct header_scan *hs, const struct field *f)
 {
 	const char *n = f->name;
@@ -950,7 +954,7 @@ static void note_field(struct header_scan *hs, const struct field *f)
 		return;
 	switch (ascii_lower((unsigned char)n[0])) {
 	case 'a':
-		if (equals_ci(n, l, "auto-submitted")) {
+		if (NAME_IS("auto-submitted")) {
 			/* any value but "no" (RFC 3834) */
 			const char *w;
 			size_t wl = field_first_word(f, &w);
@@ -960,10 +964,10 @@ static void note_field(struct header_scan *hs, const struct field *f)
 		}
 		break;
 	case 'c':
-		if (equals_ci(n, l, "content-type")) {
+		if (NAME_IS("content-type")) {
 			slot = &hs->content_type;
 			note_content_type(hs, f);
-		} else if (equals_ci(n, l, "content-transfer-encoding")) {
+		} else if (NAME_IS("content-transfer-encoding")) {
 			const char *w;
 			size_t wl = field_first_word(f, &w);
 
@@ -973,31 +977,31 @@ static void note_field(struct header_scan *hs, const struct field *f)
 		}
 		break;
 	case 'd':
-		if (equals_ci(n, l, "date"))
+		if (NAME_IS("date"))
 			slot = &hs->date;
 		break;
 	case 'f':
-		if (equals_ci(n, l, "from"))
+		if (NAME_IS("from"))
 			slot = &hs->from;
 		break;
 	case 'i':
-		if (equals_ci(n, l, "in-reply-to"))
+		if (NAME_IS("in-reply-to"))
 			slot = &hs->in_reply_to;
 		break;
 	case 'l':
-		if (equals_ci(n, l, "list-id"))
+		if (NAME_IS("list-id"))
 			slot = &hs->list_id;
 		if (has_prefix_ci(n, l, "list-"))
 			hs->list_headers = 1;
 		break;
 	case 'm':
-		if (equals_ci(n, l, "message-id"))
+		if (NAME_IS("message-id"))
 			slot = &hs->message_id;
-		else if (equals_ci(n, l, "mailing-list"))
+		else if (NAME_IS("mailing-list"))
 			hs->list_headers = 1;
 		break;
 	case 'p':
-		if (equals_ci(n, l, "precedence")) {
+		if (NAME_IS("precedence")) {
 			const char *w;
 			size_t wl = field_first_word(f, &w);
 
@@ -1008,15 +1012,15 @@ static void note_field(struct header_scan *hs, const struct field *f)
 		}
 		break;
 	case 'r':
-		if (equals_ci(n, l, "references"))
+		if (NAME_IS("references"))
 			slot = &hs->references;
-		else if (equals_ci(n, l, "return-path"))
+		else if (NAME_IS("return-path"))
 			slot = &hs->return_path;
 		break;
 	case 's':
-		if (equals_ci(n, l, "subject")) {
+		if (NAME_IS("subject")) {
 			slot = &hs->subject;
-		} else if (equals_ci(n, l, "sender")) {
+		} else if (NAME_IS("sender")) {
 			/* majordomo "owner-list@", Mailman "list-bounces@" */
 			const char *w;
 			size_t wl = field_first_word(f, &w);
@@ -1027,17 +1031,17 @@ static void note_field(struct header_scan *hs, const struct field *f)
 		}
 		break;
 	case 'x':
-		if (equals_ci(n, l, MAIL_LOOP_HEADER))
+		if (NAME_IS(MAIL_LOOP_HEADER))
 			hs->loop_header = 1;
-		else if (equals_ci(n, l, MAIL_MARK_HEADER))
+		else if (NAME_IS(MAIL_MARK_HEADER))
 			slot = &hs->mark;
-		else if (equals_ci(n, l, "x-autoreply") || equals_ci(n, l, "x-autorespond") ||
-			 equals_ci(n, l, "x-autoresponder") || equals_ci(n, l, "x-vacation"))
+		else if (NAME_IS("x-autoreply") || NAME_IS("x-autorespond") ||
+			 NAME_IS("x-autoresponder") || NAME_IS("x-vacation"))
 			hs->autoreply_header = 1;
-		else if (equals_ci(n, l, "x-failed-recipients"))
+		else if (NAME_IS("x-failed-recipients"))
 			hs->failed_recipients = 1;
-		else if (equals_ci(n, l, "x-mailing-list") || equals_ci(n, l, "x-beenthere") ||
-			 equals_ci(n, l, "x-loop"))
+		else if (NAME_IS("x-mailing-list") || NAME_IS("x-beenthere") ||
+			 NAME_IS("x-loop"))
 			hs->list_headers = 1;
 		break;
 	default:
@@ -1046,6 +1050,8 @@ static void note_field(struct header_scan *hs, const struct field *f)
 	if (slot && !slot->name)
 		*slot = *f;
 }
+
+#undef NAME_IS
 
 void inmail_release(struct inmail *m)
 {

@@ -29,7 +29,7 @@ static inline int is_blank(int c)
 static inline int same_ci(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (ascii_lower((unsigned char)a[i]) != ascii_lower((unsigned char)b[i]))
+		if (a[i] != b[i] && ascii_lower((unsigned char)a[i]) != ascii_lower((unsigned char)b[i]))
 			return 0;
 	return 1;
 }
