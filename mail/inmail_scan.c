@@ -166,12 +166,60 @@ static size_t field_value_at(const char *line, size_t n, const char *name)
 /* What one run of lines without a blank one (a part's header section, or
  * lines that look like one) says of the part it may head. */
 struct scan_run {
+	int lines;        /* lines in it */
+	int folded;       /* lines that start with a blank (a field's next line) */
 	int opaque;       /* a transfer encoding that hides text */
 	int typed;        /* Content-Type lines */
 	int texty;        /* one that may name a type read as text */
+	int plain;        /* one that is plainly text/plain, with no name */
+	int html;         /* one that is plainly text/html */
 	int dispositions; /* Content-Disposition lines */
 	int attached;     /* one that is plainly "attachment" */
 };
+
+/* A run that heads a part inmail_decode() reads as body text as it is
+ * (no transfer encoding that hides it): its one type is plainly
+ * text/plain, with no file name in it or in a disposition, and no field
+ * goes on to a next line (where a name may be). */
+static int run_heads_plain_text(const struct scan_run *r)
+{
+	return r->typed == 1 && r->plain && !r->opaque && r->dispositions == 0 && !r->folded;
+}
+
+/* A Content-Type line's value (v, n bytes) that is plainly "text/plain",
+ * then nothing or parameters, none of them a file's "name". */
+static int type_plain_unnamed(const char *v, size_t n)
+{
+	if (!has_prefix_ci(v, n, "text/plain") || !token_then_end(v, n, 10))
+		return 0;
+	for (size_t i = 10; i + 4 <= n; i++)
+		if (same_ci(v + i, "name", 4))
+			return 0;
+	return 1;
+}
+
+/* What the body text of a mail with an HTML part needs: HTML is read
+ * (inmail_decode()) only when no text/plain part adds text to the body,
+ * and its text can hide a keyword from a line-by-line look (a tag before
+ * it on the line).  So an HTML part leaves the scan's other flags true
+ * when a text/plain part with a letter in it is seen, read as it is: the
+ * HTML is then never read.  A message/ part (a forwarded mail) has its
+ * text kept as an attachment, not read: a text/plain part may be in one,
+ * so with one the HTML counts as opaque all the same. */
+struct scan_html {
+	int html;     /* a text/html part */
+	int pending;  /* a text/plain part's header ended: its text follows */
+	int plain;    /* a text/plain part with a letter in its text */
+	int message;  /* a message/ part */
+};
+
+static int has_letter(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))
+			return 1;
+	return 0;
+}
 
 /* Ends a run: an opaque transfer encoding hides text unless the part is
  * plainly one whose text is never read -- its one disposition is
@@ -183,6 +231,23 @@ static unsigned scan_run_end(struct scan_run *r)
 
 	memset(r, 0, sizeof(*r));
 	return flags;
+}
+
+/* Ends a run as scan_run_end() does, where the line that ends it is a
+ * blank one (else one that starts with "--", or the end): an HTML part's
+ * transfer encoding hides only HTML, whose text counts as scan_html
+ * says. */
+static unsigned html_run_end(struct scan_run *r, struct scan_html *h, int blank)
+{
+	if (!blank)
+		h->pending = 0;   /* a boundary (or what may be one) */
+	else if (r->lines)
+		h->pending = run_heads_plain_text(r);
+	if (r->opaque && r->typed == 1 && r->html) {
+		h->html = 1;
+		r->opaque = 0;
+	}
+	return scan_run_end(r);
 }
 
 /* A byte the decoded text drops (inmail_decode(): controls but tab, line
@@ -291,23 +356,35 @@ static unsigned scan_lines(const char *p, const char *end)
 {
 	unsigned flags = 0;
 	struct scan_run run;
+	struct scan_html html;
 	int soft = 0;   /* the line before ended in a quoted-printable soft break */
 	size_t at;
 
 	memset(&run, 0, sizeof(run));
+	memset(&html, 0, sizeof(html));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end, *q = p;
 		size_t n, content;
-		int continued = soft;
+		int continued = soft, blank, dashes;
 
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
 		content = n && q[n - 1] == '\r' ? n - 1 : n;
 		soft = content && q[content - 1] == '=';
-		if (n == 0 || (n == 1 && *q == '\r') || (q == p && n >= 2 && q[0] == '-' && q[1] == '-'))
-			flags |= scan_run_end(&run);
+		blank = n == 0 || (n == 1 && *q == '\r');
+		dashes = q == p && n >= 2 && q[0] == '-' && q[1] == '-';
+		if (blank || dashes) {
+			flags |= html_run_end(&run, &html, blank);
+		} else {
+			run.lines++;
+			run.folded += q != p;
+			if (html.pending && has_letter(q, n)) {
+				html.plain = 1;
+				html.pending = 0;
+			}
+		}
 		/* as quoted-printable: where a logical line starts with what may
 		 * be an encoded or split command, directive or trailer */
 		if (!continued && n &&
@@ -334,13 +411,21 @@ static unsigned scan_lines(const char *p, const char *end)
 					v++;
 					vn--;
 				}
-				if (inmail_opaque_charset(q, n) || has_prefix_ci(v, vn, "text/html"))
+				if (inmail_opaque_charset(q, n))
 					flags |= INMAIL_SCAN_OPAQUE;
+				if (has_prefix_ci(v, vn, "text/html")) {
+					html.html = 1;
+					run.html = token_then_end(v, vn, 9);
+				}
+				if (has_prefix_ci(v, vn, "message/"))
+					html.message = 1;
 				if (has_prefix_ci(v, vn, "multipart/"))
 					flags |= INMAIL_SCAN_MULTIPART;
-				run.typed = 1;
+				run.typed++;
 				if (!type_holds_no_text(v, vn))
 					run.texty = 1;
+				if (type_plain_unnamed(v, vn))
+					run.plain = 1;
 			} else if ((at = field_value_at(q, n, "content-disposition"))) {
 				run.dispositions++;
 				if (disposition_attachment(q + at, n - at))
@@ -367,7 +452,10 @@ static unsigned scan_lines(const char *p, const char *end)
 		}
 		p = nl ? nl + 1 : end;
 	}
-	return flags | scan_run_end(&run);
+	flags |= html_run_end(&run, &html, 0);
+	if (html.html && (!html.plain || html.message))
+		flags |= INMAIL_SCAN_OPAQUE;
+	return flags;
 }
 
 unsigned inmail_raw_scan(const char *raw, size_t len)

@@ -980,6 +980,49 @@ static void test_raw_scan(void)
 		  "Content-Type: message/rfc822\nContent-Transfer-Encoding: base64\n\n"
 		  "I2J1Z2JyaWRnZSBjbG9zZQo=\n--x--\n", INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE,
 		  "a base64 message part: assume text" },
+		/* HTML is read only when no text/plain part adds text: beside
+		 * one with a letter in it, it hides nothing (the loop below
+		 * decodes each to check) */
+		{ "From: a@b\nContent-Type: multipart/alternative; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain; charset=utf-8\n\nThanks, see below.\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART, "HTML beside a text/plain alternative" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\n"
+		  "\n=20\n123\nhello\n--x\nContent-Type: text/html; charset=utf-8\n"
+		  "Content-Transfer-Encoding: base64\n\nPHA+I3JlZ3pib3QgdGl0bGU6IHg8L3A+Cg==\n--x--\n",
+		  INMAIL_SCAN_MULTIPART, "base64 HTML after a text/plain part's letters" },
+		/* and where it may be read */
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain\n\n123 -\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML beside text/plain with no letter" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain\n--x\nContent-Type: text/plain\n\n\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\nhello\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML beside empty text/plain parts" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain; name=notes.txt\n\nhello\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML beside a named text/plain part" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain;\n\tname=notes.txt\n\nhello\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML beside a text/plain part named on"
+		  " a folded line" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain\nContent-Disposition: attachment\n\nhello\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML beside a text/plain attachment" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x\n"
+		  "Content-Type: message/rfc822\n\nFrom: c@d\nContent-Type: text/plain\n\nhello\n"
+		  "--x--\n", INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE,
+		  "HTML beside text/plain in a forwarded mail" },
+		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+		  "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\naGVsbG8K\n--x\n"
+		  "Content-Type: text/html\n\n<p>#bugbridge close</p>\n--x--\n",
+		  INMAIL_SCAN_MULTIPART | INMAIL_SCAN_OPAQUE, "HTML beside a base64 text/plain part" },
 		/* a line of the part before a boundary is not the next part's */
 		{ "From: a@b\nContent-Type: multipart/mixed; boundary=x\n\n--x\n\nhi\n"
 		  "Content-Disposition: attachment\n--x\nContent-Type: text/plain\n"
