@@ -166,8 +166,8 @@ static size_t field_value_at(const char *line, size_t n, const char *name)
 /* What one run of lines without a blank one (a part's header section, or
  * lines that look like one) says of the part it may head. */
 struct scan_run {
-	int lines;        /* lines in it */
-	int folded;       /* lines that start with a blank (a field's next line) */
+	int lines;        /* 1: it has lines */
+	int folded;       /* 1: a line starts with a blank (a field's next line) */
 	int opaque;       /* a transfer encoding that hides text */
 	int typed;        /* Content-Type lines */
 	int texty;        /* one that may name a type read as text */
@@ -190,12 +190,8 @@ static int run_heads_plain_text(const struct scan_run *r)
  * then nothing or parameters, none of them a file's "name". */
 static int type_plain_unnamed(const char *v, size_t n)
 {
-	if (!has_prefix_ci(v, n, "text/plain") || !token_then_end(v, n, 10))
-		return 0;
-	for (size_t i = 10; i + 4 <= n; i++)
-		if (same_ci(v + i, "name", 4))
-			return 0;
-	return 1;
+	return has_prefix_ci(v, n, "text/plain") && token_then_end(v, n, 10) &&
+	       !text_find_ci(v + 10, n - 10, "name");
 }
 
 /* What the body text of a mail with an HTML part needs: HTML is read
@@ -237,7 +233,7 @@ static unsigned scan_run_end(struct scan_run *r)
  * blank one (else one that starts with "--", or the end): an HTML part's
  * transfer encoding hides only HTML, whose text counts as scan_html
  * says. */
-static unsigned html_run_end(struct scan_run *r, struct scan_html *h, int blank)
+static inline unsigned html_run_end(struct scan_run *r, struct scan_html *h, int blank)
 {
 	if (!blank)
 		h->pending = 0;   /* a boundary (or what may be one) */
@@ -366,20 +362,21 @@ static unsigned scan_lines(const char *p, const char *end)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end, *q = p;
 		size_t n, content;
-		int continued = soft, blank, dashes;
+		int continued = soft;
 
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
 		content = n && q[n - 1] == '\r' ? n - 1 : n;
 		soft = content && q[content - 1] == '=';
-		blank = n == 0 || (n == 1 && *q == '\r');
-		dashes = q == p && n >= 2 && q[0] == '-' && q[1] == '-';
-		if (blank || dashes) {
-			flags |= html_run_end(&run, &html, blank);
+		if (n == 0 || (n == 1 && *q == '\r')) {
+			flags |= html_run_end(&run, &html, 1);
+		} else if (q == p && n >= 2 && q[0] == '-' && q[1] == '-') {
+			flags |= html_run_end(&run, &html, 0);
 		} else {
-			run.lines++;
-			run.folded += q != p;
+			run.lines = 1;
+			if (q != p)
+				run.folded = 1;
 			if (html.pending && has_letter(q, n)) {
 				html.plain = 1;
 				html.pending = 0;
