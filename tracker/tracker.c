@@ -44,12 +44,15 @@ struct tracker {
 };
 
 /* A regression's activity not written yet: count mails more, the latest
- * of their dates, and the last one's sender and Message-ID. */
+ * of their dates, and the last one's sender and Message-ID; and when
+ * stamped, the time its history last changed (its updated column). */
 struct activity {
 	long long id;
 	long long count;
 	long long latest;
 	char *who, *msgid;
+	int stamped;
+	long long updated;
 };
 
 static void activity_free(void *p)
@@ -210,6 +213,13 @@ static enum bb_status add_activity(struct tracker *t, long long id, long long co
 			 "iitti", count, latest, who, msgid, id);
 }
 
+static enum bb_status stamp_updated(struct tracker *t, long long id, long long when,
+				    struct bb_error *err)
+{
+	return exec_bind(t, err, "recording a regression's history",
+			 "UPDATE reg_regression SET updated = ? WHERE id = ?", "ii", when, id);
+}
+
 /* Writes the activity noted since the transaction began (the store's
  * commit hook; also before what reads it in the same transaction). */
 static enum bb_status activity_write(void *ctx, struct bb_error *err)
@@ -225,7 +235,16 @@ static enum bb_status activity_write(void *ctx, struct bb_error *err)
 	while (!s && g_hash_table_iter_next(&it, NULL, &value)) {
 		const struct activity *a = value;
 
-		s = add_activity(t, a->id, a->count, a->latest, a->who, a->msgid, err);
+		if (a->count && a->stamped)
+			s = exec_bind(t, err, "recording activity",
+				      "UPDATE reg_regression SET activity_count = activity_count + ?,"
+				      " last_activity = max(last_activity, ?), last_activity_by = ?,"
+				      " last_activity_msgid = ?, updated = ? WHERE id = ?",
+				      "iittii", a->count, a->latest, a->who, a->msgid, a->updated, a->id);
+		else if (a->count)
+			s = add_activity(t, a->id, a->count, a->latest, a->who, a->msgid, err);
+		else if (a->stamped)
+			s = stamp_updated(t, a->id, a->updated, err);
 	}
 	g_hash_table_remove_all(t->activity);
 	return s;
@@ -251,6 +270,20 @@ static void activity_forget(void *ctx)
  * until the transaction commits (a history read adds thousands of mails
  * to the same few regressions, and each row's update cost as much as
  * reading the mail); written at once outside a transaction. */
+/* Regression id's entry of the activity not written yet, made if need
+ * be; NULL when out of memory. */
+static struct activity *activity_entry(struct tracker *t, long long id, time_t when)
+{
+	struct activity *a = g_hash_table_lookup(t->activity, &id);
+
+	if (!a && (a = calloc(1, sizeof(*a)))) {
+		a->id = id;
+		a->latest = (long long)when;
+		g_hash_table_insert(t->activity, &a->id, a);
+	}
+	return a;
+}
+
 static enum bb_status activity_note(struct tracker *t, long long id, time_t when, const char *who,
 				    const char *msgid, struct bb_error *err)
 {
@@ -261,21 +294,13 @@ static enum bb_status activity_note(struct tracker *t, long long id, time_t when
 		return add_activity(t, id, 1, (long long)when, who, msgid, err);
 	w = strdup(who ? who : "");
 	m = strdup(msgid ? msgid : "");
-	if (!w || !m) {
+	if (!w || !m || !(a = activity_entry(t, id, when))) {
 		free(w);
 		free(m);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
-	if (!(a = g_hash_table_lookup(t->activity, &id))) {
-		if (!(a = calloc(1, sizeof(*a)))) {
-			free(w);
-			free(m);
-			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		}
-		a->id = id;
+	if (!a->count)
 		a->latest = (long long)when;
-		g_hash_table_insert(t->activity, &a->id, a);
-	}
 	a->count++;
 	if ((long long)when > a->latest)
 		a->latest = (long long)when;
@@ -289,6 +314,7 @@ static enum bb_status activity_note(struct tracker *t, long long id, time_t when
 static enum bb_status add_event(struct tracker *t, long long id, time_t when, const char *kind,
 				const char *text, const char *msgid, struct bb_error *err)
 {
+	struct activity *a;
 	enum bb_status s = exec_bind(t, err, "recording a regression's history",
 				     "INSERT INTO reg_event (regression, time, kind, text, message_id,"
 				     " unverified) VALUES (?, ?, ?, ?, ?, ?)", "iitttt", id,
@@ -297,11 +323,18 @@ static enum bb_status add_event(struct tracker *t, long long id, time_t when, co
 
 	if (!s && msgid && *msgid)
 		store_keys_add(t->db, STORE_KEYS_REG_NOTED, msgid);
-	if (!s)
-		s = exec_bind(t, err, "recording a regression's history",
-			      "UPDATE reg_regression SET updated = ? WHERE id = ?", "ii",
-			      (long long)when, id);
-	return s;
+	if (s)
+		return s;
+	/* the regression's updated time: with its activity, as it commits
+	 * (the history of a thread read whole changes one regression again
+	 * and again) */
+	if (!t->hooked || t->db->depth <= 0)
+		return stamp_updated(t, id, (long long)when, err);
+	if (!(a = activity_entry(t, id, when)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	a->stamped = 1;
+	a->updated = (long long)when;
+	return BB_OK;
 }
 
 static enum bb_status add_mail(struct tracker *t, long long id, const char *msgid,
