@@ -466,6 +466,7 @@ static enum bb_status cursor_move(struct sync_context *sc, const char *name, con
 struct cursor_later {
 	const char *name;   /* not owned; NULL: nothing pending */
 	struct buf value;
+	struct timespec opened;  /* when the batch began (see BATCH_MS) */
 };
 
 /* cursor_move(), put off to the batch's commit when a batch is open
@@ -505,6 +506,8 @@ static enum bb_status batch_commit(struct sync_context *sc, struct cursor_later 
 		return s;
 	}
 	test_hook("inbound.batch");
+	if (later)   /* (for a batch opened again after this one) */
+		clock_gettime(CLOCK_MONOTONIC, &later->opened);
 	return store_commit(sc->db, err);
 }
 
@@ -2291,18 +2294,35 @@ struct round {
 };
 
 /* Mails that belong to no bug only move the cursor (and feed the
- * tracker): they are recorded in batches of BATCH_MAILS per transaction.
- * A mail that belongs to a bug commits the batch first (inbound_handle). */
-#define BATCH_MAILS 1000
+ * tracker): they are recorded in batches of BATCH_MAILS per transaction,
+ * or of what BATCH_MS read (a batch holds the write lock the web front
+ * door may wait for).  A mail that belongs to a bug commits the batch
+ * first (inbound_handle).  Each commit syncs the log: 1,000 mails a batch
+ * synced 5,000 times for a history of a million.  A crash costs one batch
+ * read again: the archive's cursor is committed with it. */
+#define BATCH_MAILS 8000
+#define BATCH_MS 500
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
 
 static enum bb_status on_message(void *ctx, const char *raw, size_t len, const char *position)
 {
 	struct round *r = ctx;
 	enum bb_status s;
 
-	if (r->sc->db->depth == 0 &&
-	    (s = r->sc->dry_run ? store_begin_read(r->sc->db, r->err) : store_begin(r->sc->db, r->err)))
-		return s;
+	if (r->sc->db->depth == 0) {
+		if ((s = r->sc->dry_run ? store_begin_read(r->sc->db, r->err)
+					: store_begin(r->sc->db, r->err)))
+			return s;
+		r->batched = 0;
+		clock_gettime(CLOCK_MONOTONIC, &r->later.opened);
+	}
 	{
 		struct prepared_mail p;
 
@@ -2316,7 +2336,8 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 		cursor_later_drop(&r->later);
 		return s;
 	}
-	if (++r->batched >= BATCH_MAILS && r->sc->db->depth > 0) {
+	if (r->sc->db->depth > 0 &&
+	    (++r->batched >= BATCH_MAILS || (r->batched % 64 == 0 && ms_since(&r->later.opened) >= BATCH_MS))) {
 		r->batched = 0;
 		return batch_commit(r->sc, &r->later, r->err);
 	}
