@@ -2298,7 +2298,7 @@ struct round {
  * or of what BATCH_MS read (a batch holds the write lock the web front
  * door may wait for).  A mail that belongs to a bug commits the batch
  * first (inbound_handle).  Each commit syncs the log: 1,000 mails a batch
- * synced 5,000 times for a history of a million.  A crash costs one batch
+ * made 1,000 commits of a history of a million.  A crash costs one batch
  * read again: the archive's cursor is committed with it. */
 #define BATCH_MAILS 8000
 #define BATCH_MS 500
