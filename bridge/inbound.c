@@ -12,6 +12,7 @@
 
 #include "bridge/cmdchange.h"
 #include "bridge/inbound.h"
+#include "bridge/inbound_internal.h"
 #include "bridge/mailcmd.h"
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_fields.h"
@@ -25,13 +26,6 @@
 #include "tracker/tracker.h"
 
 /* ------------------------------------------------------------ helpers */
-
-static char *column_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? strdup((const char *)t) : NULL;
-}
 
 /* References that named no mail we know, remembered through a round: a
  * thread's root and first replies are named by every later mail of it, and
@@ -68,8 +62,8 @@ static void ref_memo_check(struct sync_context *sc, struct ref_memo *memo)
  * is (-1 when unknown).  0 if we do not know it.  memo (or NULL) holds the
  * references found unknown this round, for when the set of the state's
  * ids cannot answer (outside a transaction, or a state too large for it). */
-static long long known_message(struct sync_context *sc, struct ref_memo *memo,
-			       const char *message_id, int *count)
+long long inbound_known_message(struct sync_context *sc, struct ref_memo *memo,
+				const char *message_id, int *count)
 {
 	sqlite3_stmt *st = NULL;
 	long long bug = 0;
@@ -140,14 +134,14 @@ static long long match_mail(struct sync_context *sc, struct ref_memo *memo,
 
 	*parent = NULL;
 	*count = -1;
-	if ((bug = known_message(sc, memo, m->in_reply_to, count))) {
+	if ((bug = inbound_known_message(sc, memo, m->in_reply_to, count))) {
 		*parent = m->in_reply_to;
 		return bug;
 	}
 	while (m->references && m->references[n])
 		n++;
 	while (n-- > 0) {
-		if ((bug = known_message(sc, memo, m->references[n], count))) {
+		if ((bug = inbound_known_message(sc, memo, m->references[n], count))) {
 			*parent = m->references[n];
 			return bug;
 		}
@@ -156,7 +150,7 @@ static long long match_mail(struct sync_context *sc, struct ref_memo *memo,
 	return bug && bug_mirrored(sc, bug) ? bug : 0;
 }
 
-static int address_in(const char *addr, char *const *list)
+int inbound_address_in(const char *addr, char *const *list)
 {
 	for (size_t i = 0; addr && list && list[i]; i++) {
 		char *a = mnt_address(list[i]);
@@ -171,7 +165,7 @@ static int address_in(const char *addr, char *const *list)
 
 /* The body without its command lines (#bugbridge ... on a line of its own,
  * outside quotes); malloc'd. */
-static char *strip_commands(const char *body)
+char *inbound_strip_commands(const char *body)
 {
 	struct buf out = BUF_INIT;
 	const char *p = body;
@@ -196,7 +190,7 @@ static char *strip_commands(const char *body)
 
 /* Whether text holds words of its own: a line that is not blank, not
  * quoted and not an attribution ("On ..., X wrote:"). */
-static int has_own_text(const char *text)
+int inbound_has_own_text(const char *text)
 {
 	const char *p = text;
 
@@ -222,11 +216,11 @@ static int sender_allowed(struct sync_context *sc, const struct bz_bug *bug, con
 {
 	char **allow = config_list(sc->cfg->inbound_allow, NULL);
 	struct route_result route = { NULL, NULL, NULL };
-	int yes = address_in(addr, allow);
+	int yes = inbound_address_in(addr, allow);
 
 	config_list_free(allow);
 	if (!yes && bug && router_route(sc->router, bug, &route, NULL) == BB_OK)
-		yes = address_in(addr, route.cc);
+		yes = inbound_address_in(addr, route.cc);
 	route_result_release(&route);
 	if (!yes && addr && sc->cfg->inbound_allow_group && sc->bz) {
 		struct bb_error err = BB_ERROR_INIT;
@@ -240,9 +234,9 @@ static int sender_allowed(struct sync_context *sc, const struct bz_bug *bug, con
 
 /* ----------------------------------------------------------- commands */
 
-static enum bb_status command_record(struct sync_context *sc, long long mail, int seq,
-				     long long bug_id, const char *line, const char *state,
-				     const char *change, const char *note, struct bb_error *err)
+enum bb_status inbound_command_record(struct sync_context *sc, long long mail, int seq,
+				      long long bug_id, const char *line, const char *state,
+				      const char *change, const char *note, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
@@ -288,14 +282,14 @@ static enum bb_status command_finish(struct sync_context *sc, long long mail, in
 
 /* ---------------------------------------------------------- the comment */
 
-static char *archive_link(const struct inbound_options *opt, const char *message_id)
+char *inbound_archive_link(const struct inbound_options *opt, const char *message_id)
 {
 	return archive_mail_link(opt->archive_url, message_id);
 }
 
 /* Stores the mail's attachments and lists them for the comment. */
-static void add_parts(struct sync_context *sc, const struct inmail *m,
-		      const struct inmail_body *body, struct buf *text)
+void inbound_add_parts(struct sync_context *sc, const struct inmail *m,
+		       const struct inmail_body *body, struct buf *text)
 {
 	for (size_t i = 0; i < body->nparts; i++) {
 		const struct inmail_part *p = &body->parts[i];
@@ -323,13 +317,13 @@ static void add_parts(struct sync_context *sc, const struct inmail *m,
 }
 
 /* The comment made of a list mail. */
-static char *compose_comment(struct sync_context *sc, const struct inbound_options *opt,
-			     const struct inmail *m, const struct inmail_body *body,
-			     const char *words, int count)
+char *inbound_compose_comment(struct sync_context *sc, const struct inbound_options *opt,
+			      const struct inmail *m, const struct inmail_body *body,
+			      const char *words, int count)
 {
 	struct buf text = BUF_INIT;
 	char *reply = inmail_reply_text(words ? words : "");
-	char *link = archive_link(opt, m->message_id);
+	char *link = inbound_archive_link(opt, m->message_id);
 	const char *name = m->from_name && *m->from_name ? m->from_name : m->from_addr;
 
 	if (sc->cfg->mail_show_addresses && m->from_name && *m->from_name)
@@ -345,7 +339,7 @@ static char *compose_comment(struct sync_context *sc, const struct inbound_optio
 	buf_addstr(&text, reply ? reply : "");
 	if (text.len && text.data[text.len - 1] != '\n')
 		buf_addch(&text, '\n');
-	add_parts(sc, m, body, &text);
+	inbound_add_parts(sc, m, body, &text);
 	buf_addf(&text, "\nArchived at %s\nMessage-ID: <%s>\n", link ? link : "", m->message_id);
 	free(reply);
 	free(link);
@@ -358,9 +352,9 @@ static char *compose_comment(struct sync_context *sc, const struct inbound_optio
  * checked: a Message-ID or loop header alone anyone can write) is
  * recorded as sent.  The outbox has it, but a state put back from an
  * older backup does not, and would send it again. */
-static enum bb_status own_mail_sent(struct sync_context *sc, const struct inmail *m,
-				    long long bug_id, const char *raw, size_t len,
-				    struct bb_error *err)
+enum bb_status inbound_own_mail_sent(struct sync_context *sc, const struct inmail *m,
+				     long long bug_id, const char *raw, size_t len,
+				     struct bb_error *err)
 {
 	int added = 0;
 	enum bb_status s;
@@ -375,10 +369,10 @@ static enum bb_status own_mail_sent(struct sync_context *sc, const struct inmail
 	return s;
 }
 
-static enum bb_status mail_record(struct sync_context *sc, const struct inbound_options *opt,
-				  const struct inmail *m, long long bug_id, const char *parent,
-				  const char *state, const char *reason, const char *comment,
-				  long long *row, struct bb_error *err)
+enum bb_status inbound_mail_record(struct sync_context *sc, const struct inbound_options *opt,
+				   const struct inmail *m, long long bug_id, const char *parent,
+				   const char *state, const char *reason, const char *comment,
+				   long long *row, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
@@ -414,8 +408,8 @@ static enum bb_status mail_record(struct sync_context *sc, const struct inbound_
 }
 
 /* Drops a mail's row (and its commands) to record it again. */
-static enum bb_status mail_forget(struct sync_context *sc, const char *message_id,
-				  struct bb_error *err)
+enum bb_status inbound_mail_forget(struct sync_context *sc, const char *message_id,
+				   struct bb_error *err)
 {
 	enum bb_status s;
 	sqlite3_stmt *st = NULL;
@@ -437,7 +431,7 @@ static enum bb_status mail_forget(struct sync_context *sc, const char *message_i
 	return s;
 }
 
-static int mail_seen(struct sync_context *sc, const char *message_id)
+int inbound_mail_seen(struct sync_context *sc, const char *message_id)
 {
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
@@ -452,8 +446,8 @@ static int mail_seen(struct sync_context *sc, const char *message_id)
 	return seen;
 }
 
-static enum bb_status cursor_move(struct sync_context *sc, const char *name, const char *value,
-				  struct bb_error *err)
+enum bb_status inbound_cursor_move(struct sync_context *sc, const char *name, const char *value,
+				   struct bb_error *err)
 {
 	return name && value ? store_cursor_set(sc->db, name, value, err) : BB_OK;
 }
@@ -469,13 +463,13 @@ struct cursor_later {
 	struct timespec opened;  /* when the batch began (see BATCH_MS) */
 };
 
-/* cursor_move(), put off to the batch's commit when a batch is open
+/* inbound_cursor_move(), put off to the batch's commit when a batch is open
  * around the mail's own transaction (depth 2). */
 static enum bb_status cursor_move_later(struct sync_context *sc, struct cursor_later *later,
 					const char *name, const char *value, struct bb_error *err)
 {
 	if (!later || sc->db->depth < 2 || !name || !value)
-		return cursor_move(sc, name, value, err);
+		return inbound_cursor_move(sc, name, value, err);
 	buf_reset(&later->value);
 	if (buf_addstr(&later->value, value))
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -498,7 +492,7 @@ static enum bb_status batch_commit(struct sync_context *sc, struct cursor_later 
 
 	if (later && later->name) {
 		if (!sc->dry_run)
-			s = cursor_move(sc, later->name, later->value.data, err);
+			s = inbound_cursor_move(sc, later->name, later->value.data, err);
 		later->name = NULL;
 	}
 	if (s) {
@@ -518,10 +512,10 @@ static enum bb_status batch_commit(struct sync_context *sc, struct cursor_later 
  * only for an authenticated sender.  bug is the bug of the thread, or for a
  * thread that is no bug a stand-in (id 0, the mail's subject, the product
  * and component a tracked bug would get), routed like one. */
-static enum bb_status queue_answer(struct sync_context *sc, const struct bz_bug *bug,
-				   const char *from_addr, const char *message_id, long long seq,
-				   const char *text, int help, struct inbound_stats *stats,
-				   struct bb_error *err)
+enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug *bug,
+				    const char *from_addr, const char *message_id, long long seq,
+				    const char *text, int help, struct inbound_stats *stats,
+				    struct bb_error *err)
 {
 	struct route_result route = { NULL, NULL, NULL };
 	struct mail_options mopt;
@@ -581,7 +575,6 @@ out:
 }
 
 /* How an answer to a mail's commands starts. */
-#define ANSWER_HEADING "bugbridge's answer to the commands in the mail above:\n\n"
 
 /* Longest command line an answer quotes, in bytes (cut at a character). */
 #define ANSWER_LINE_MAX 200
@@ -612,7 +605,7 @@ static int answers_exhausted(struct sync_context *sc, long long bug_id)
 /* Whether the mail is from before the archive's reading began (its
  * history): its commands never act.  A mail without a usable Date counts
  * as history. */
-static int from_history(const struct inbound_options *opt, const struct inmail *m)
+int inbound_from_history(const struct inbound_options *opt, const struct inmail *m)
 {
 	time_t date;
 
@@ -625,13 +618,14 @@ static int from_history(const struct inbound_options *opt, const struct inmail *
 /* Who sent the mail, by [inbound] authenticate (mail/auth.h): only mails
  * that carry a command are checked.  The verdict is about the From:
  * domain, so the address the allow-lists are asked about must be in it.
- * A mail of the archive's history (from_history()) is not checked: its
- * commands never act, and a signature of years ago is checked against
- * today's keys, if any (a backfill would ask DNS once per directive); its
- * directives are marked as from a sender not authenticated, saying why. */
-static enum bb_status sender_verdict(struct sync_context *sc, const struct inbound_options *opt,
-				     const struct inmail *m, const char *raw, size_t len,
-				     struct auth_verdict *v, struct bb_error *err)
+ * A mail of the archive's history (inbound_from_history()) is not
+ * checked: its commands never act, and a signature of years ago is checked
+ * against today's keys, if any (a backfill would ask DNS once per
+ * directive); its directives are marked as from a sender not
+ * authenticated, saying why. */
+enum bb_status inbound_sender_verdict(struct sync_context *sc, const struct inbound_options *opt,
+				      const struct inmail *m, const char *raw, size_t len,
+				      struct auth_verdict *v, struct bb_error *err)
 {
 	const struct bb_config *cfg = sc->cfg;
 	int mode = auth_mode_parse(cfg->inbound_authenticate ? cfg->inbound_authenticate
@@ -641,7 +635,7 @@ static enum bb_status sender_verdict(struct sync_context *sc, const struct inbou
 	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
 	enum bb_status s;
 
-	if (policy.mode != AUTH_MODE_NONE && from_history(opt, m)) {
+	if (policy.mode != AUTH_MODE_NONE && inbound_from_history(opt, m)) {
 		memset(v, 0, sizeof(*v));
 		snprintf(v->reason, sizeof(v->reason),
 			 "not checked: the mail is from the archive's history");
@@ -708,8 +702,8 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 		 * goes out for a forged From: (no backscatter) */
 		if (c->verb == MAILCMD_INVALID && verdict->authenticated && !history) {
 			stats->commands_invalid++;
-			s = command_record(sc, row, (int)i, bug_id, c->text, "invalid", NULL, c->error,
-					   err);
+			s = inbound_command_record(sc, row, (int)i, bug_id, c->text, "invalid",
+						   NULL, c->error, err);
 			continue;
 		}
 		if (c->verb == MAILCMD_TRACK)
@@ -724,7 +718,8 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
 				  LF_STR("from", m->from_addr), LF_STR("command", c->text),
 				  LF_STR("reason", note));
-			s = command_record(sc, row, (int)i, bug_id, c->text, "refused", NULL, note, err);
+			s = inbound_command_record(sc, row, (int)i, bug_id, c->text, "refused",
+						   NULL, note, err);
 			continue;
 		}
 		change = cmdchange_of(sc, c, m->from_addr, &note);
@@ -732,7 +727,8 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 			break;
 		}
-		s = command_record(sc, row, (int)i, bug_id, c->text, "intent", change, NULL, err);
+		s = inbound_command_record(sc, row, (int)i, bug_id, c->text, "intent", change, NULL,
+					   err);
 		free(change);
 	}
 out:
@@ -968,7 +964,7 @@ static enum bb_status answer_refused(struct sync_context *sc, long long row, lon
 		return s;
 	sqlite3_bind_int64(st, 1, row);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		from = column_dup(st, 0);
+		from = store_column_dup(st, 0);
 	sqlite3_finalize(st);
 	text = str_printf("bugbridge could not post the mail above to bug %lld:\n\n"
 			  "    Bugzilla refused it: %s\n\n"
@@ -978,7 +974,7 @@ static enum bb_status answer_refused(struct sync_context *sc, long long row, lon
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
 	if ((s = sync_load_bug(sc, bug_id, 0, &bug, err)) == BB_OK) {
-		s = queue_answer(sc, &bug, from, message_id, row, text, 0, stats, err);
+		s = inbound_queue_answer(sc, &bug, from, message_id, row, text, 0, stats, err);
 		bz_bug_release(&bug);
 	} else if (s == BB_ERR_NOT_FOUND) {
 		bb_error_clear(err);
@@ -1221,8 +1217,8 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		buf_addf(&text, "\n    %s%s\n", outcome[k].prefix,
 			 strcmp(state, "done") ? (note ? note : "not understood") : "");
 		if (!from) {
-			from = column_dup(st, 3);
-			message_id = column_dup(st, 4);
+			from = store_column_dup(st, 3);
+			message_id = store_column_dup(st, 4);
 			bug_id = sqlite3_column_int64(st, 5);
 		}
 	}
@@ -1235,7 +1231,8 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		struct bz_bug bug;
 
 		if ((s = sync_load_bug(sc, bug_id, 0, &bug, err)) == BB_OK) {
-			s = queue_answer(sc, &bug, from, message_id, row, text.data, help, stats, err);
+			s = inbound_queue_answer(sc, &bug, from, message_id, row, text.data, help,
+						 stats, err);
 			bz_bug_release(&bug);
 		} else if (s == BB_ERR_NOT_FOUND) {
 			bb_error_clear(err);
@@ -1273,7 +1270,7 @@ static enum bb_status upload_parts(struct sync_context *sc, long long bug_id,
 
 		snprintf(hashes[nparts], sizeof(hashes[nparts]), "%s", sqlite3_column_text(st, 0));
 		names[nparts] = strdup(*name ? name : "attachment");
-		types[nparts] = column_dup(st, 2);
+		types[nparts] = store_column_dup(st, 2);
 		nparts++;
 	}
 	sqlite3_finalize(st);
@@ -1346,7 +1343,7 @@ static enum bb_status done_before(struct sync_context *sc, long long row, int *d
 	sqlite3_bind_int64(st, 1, row);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		bug_id = sqlite3_column_int64(st, 0);
-		message_id = column_dup(st, 1);
+		message_id = store_column_dup(st, 1);
 	}
 	sqlite3_finalize(st);
 	st = NULL;
@@ -1397,7 +1394,7 @@ static enum bb_status finish_mail_once(struct sync_context *sc, long long row,
 	sqlite3_bind_int64(st, 1, row);
 	while (!s && sqlite3_step(st) == SQLITE_ROW) {
 		int seq = sqlite3_column_int(st, 0);
-		char *line = column_dup(st, 2), *change = column_dup(st, 3);
+		char *line = store_column_dup(st, 2), *change = store_column_dup(st, 3);
 
 		s = do_command(sc, row, seq, sqlite3_column_int64(st, 1), line ? line : "", change,
 			       stats, err);
@@ -1414,8 +1411,8 @@ static enum bb_status finish_mail_once(struct sync_context *sc, long long row,
 	sqlite3_bind_int64(st, 1, row);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		bug_id = sqlite3_column_int64(st, 0);
-		message_id = column_dup(st, 1);
-		comment = column_dup(st, 2);
+		message_id = store_column_dup(st, 1);
+		comment = store_column_dup(st, 2);
 	}
 	sqlite3_finalize(st);
 	if (bug_id && message_id && !s)
@@ -1448,8 +1445,8 @@ static enum bb_status finish_mail_once(struct sync_context *sc, long long row,
  * failure backs this mail off (in_mail.attempts, next_attempt: 1 minute,
  * doubling, at most 6 hours) and the round goes on with the others; only
  * DEFERRED_IN_A_ROW of them in a row (Bugzilla down) stop it. */
-static enum bb_status finish_mail(struct sync_context *sc, long long row,
-				  struct inbound_stats *stats, struct bb_error *err)
+enum bb_status inbound_finish_mail(struct sync_context *sc, long long row,
+				   struct inbound_stats *stats, struct bb_error *err)
 {
 	enum bb_status s = finish_mail_once(sc, row, stats, err);
 	sqlite3_stmt *st = NULL;
@@ -1502,25 +1499,26 @@ static int has_directive(const char *text)
  * here only if the raw scan says a directive may be in it.  scan is the
  * mail's inmail_scan() when the caller has it, else -1.  A mail with a
  * #regzbot directive has its sender checked (verdict, when the caller
- * checked it already; from the archive's history, see sender_verdict()):
- * what an unauthenticated sender's directives do is marked so. */
+ * checked it already; from the archive's history, see
+ * inbound_sender_verdict()): what an unauthenticated sender's directives
+ * do is marked so. */
 static enum bb_status feed_tracker_decoded(struct sync_context *sc,
 					   const struct inbound_options *opt, const struct inmail *m,
 					   const char *raw, size_t len, const char *body,
 					   long scan, const char *decoded,
 					   const struct auth_verdict *verdict, struct bb_error *err);
 
-static enum bb_status feed_tracker(struct sync_context *sc, const struct inbound_options *opt,
-				   const struct inmail *m, const char *raw, size_t len,
-				   const char *body, long scan, const struct auth_verdict *verdict,
-				   struct bb_error *err)
+enum bb_status inbound_feed_tracker(struct sync_context *sc, const struct inbound_options *opt,
+				    const struct inmail *m, const char *raw, size_t len,
+				    const char *body, long scan, const struct auth_verdict *verdict,
+				    struct bb_error *err)
 {
 	return feed_tracker_decoded(sc, opt, m, raw, len, body, scan, NULL, verdict, err);
 }
 
-/* feed_tracker(), where decoded (when not NULL) is the mail's decoded text,
- * which the caller made anyway: used instead of decoding it again if the
- * tracker wants the body. */
+/* inbound_feed_tracker(), where decoded (when not NULL) is the mail's
+ * decoded text, which the caller made anyway: used instead of decoding it
+ * again if the tracker wants the body. */
 static enum bb_status feed_tracker_decoded(struct sync_context *sc,
 					   const struct inbound_options *opt, const struct inmail *m,
 					   const char *raw, size_t len, const char *body,
@@ -1543,7 +1541,7 @@ static enum bb_status feed_tracker_decoded(struct sync_context *sc,
 			body = b.text ? b.text : "";
 	}
 	if (body && !verdict && has_directive(body)) {
-		if ((s = sender_verdict(sc, opt, m, raw, len, &own, err)))
+		if ((s = inbound_sender_verdict(sc, opt, m, raw, len, &own, err)))
 			goto out;
 		verdict = &own;
 	}
@@ -1577,10 +1575,10 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 			  LF_STR("reason", err->message));
 		if ((s = store_begin(sc->db, err)))
 			return s;
-		s = mail_record(sc, opt, m, bug_id, parent, "rejected", err->message, NULL, NULL,
-				err);
+		s = inbound_mail_record(sc, opt, m, bug_id, parent, "rejected", err->message, NULL,
+					NULL, err);
 		if (!s)
-			s = cursor_move(sc, cursor_name, cursor_value, err);
+			s = inbound_cursor_move(sc, cursor_name, cursor_value, err);
 		if (s) {
 			store_rollback(sc->db);
 			return s;
@@ -1590,23 +1588,23 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if (sc->cfg->inbound_commands)
 		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
 	memset(&verdict, 0, sizeof(verdict));
-	if (ncmds && (s = sender_verdict(sc, opt, m, raw, len, &verdict, err)))
+	if (ncmds && (s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err)))
 		goto out;
 	/* a mail of nothing but commands makes no comment */
-	rest = strip_commands(body.text ? body.text : "");
-	if ((rest && has_own_text(rest)) || body.nparts)
-		comment = compose_comment(sc, opt, m, &body, rest, count);
+	rest = inbound_strip_commands(body.text ? body.text : "");
+	if ((rest && inbound_has_own_text(rest)) || body.nparts)
+		comment = inbound_compose_comment(sc, opt, m, &body, rest, count);
 	if ((s = store_begin(sc->db, err)))
 		goto out;
-	s = mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
+	s = inbound_mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
-		s = record_commands(sc, m, &verdict, from_history(opt, m), parent != NULL, bug_id,
-				    row, cmds, ncmds, stats, err);
+		s = record_commands(sc, m, &verdict, inbound_from_history(opt, m), parent != NULL,
+				    bug_id, row, cmds, ncmds, stats, err);
 	if (!s)
-		s = feed_tracker(sc, opt, m, raw, len, body.text ? body.text : "", -1,
-				 ncmds ? &verdict : NULL, err);
+		s = inbound_feed_tracker(sc, opt, m, raw, len, body.text ? body.text : "", -1,
+					 ncmds ? &verdict : NULL, err);
 	if (!s)
-		s = cursor_move(sc, cursor_name, cursor_value, err);
+		s = inbound_cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
 		store_rollback(sc->db);
 		goto out;
@@ -1618,411 +1616,12 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if ((s = store_commit(sc->db, err)))
 		goto out;
 	test_hook("inbound.recorded");
-	s = finish_mail(sc, row, stats, err);
+	s = inbound_finish_mail(sc, row, stats, err);
 out:
 	mailcmd_free(cmds, ncmds);
 	free(rest);
 	free(comment);
 	inmail_body_release(&body);
-	return s;
-}
-
-/* ------------------------------------------------- #bugbridge track */
-
-struct thread {
-	struct buf *raw;             /* each message */
-	size_t n, alloc;
-};
-
-static enum bb_status thread_add(void *ctx, const char *raw, size_t len)
-{
-	struct thread *t = ctx;
-
-	if (t->n == t->alloc) {
-		size_t alloc = t->alloc ? t->alloc * 2 : 8;
-		struct buf *nr;
-
-		if (alloc > 10000)
-			return BB_ERR_TOO_LARGE;
-		nr = realloc(t->raw, alloc * sizeof(*nr));
-		if (!nr)
-			return BB_ERR_NOMEM;
-		t->raw = nr;
-		t->alloc = alloc;
-	}
-	t->raw[t->n] = (struct buf)BUF_INIT;
-	if (buf_add(&t->raw[t->n], raw, len))
-		return BB_ERR_NOMEM;
-	t->n++;
-	return BB_OK;
-}
-
-static void thread_release(struct thread *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		buf_release(&t->raw[i]);
-	free(t->raw);
-	memset(t, 0, sizeof(*t));
-}
-
-
-/* The whole thread of the mail that says "#bugbridge track", oldest first,
- * with that mail in it. */
-static enum bb_status track_thread(const struct inbound_options *opt, const char *raw, size_t len,
-				   const char *message_id, struct thread *t, struct bb_error *err)
-{
-	enum bb_status s = BB_OK;
-	int has_self = 0;
-
-	if (opt->fetch_thread &&
-	    (s = opt->fetch_thread(opt->fetch_thread_ctx, message_id, thread_add, t, err)))
-		return s;
-	for (size_t i = 0; i < t->n && !has_self; i++) {
-		struct inmail m;
-
-		memset(&m, 0, sizeof(m));
-		if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, NULL, &m, NULL) == BB_OK &&
-		    m.message_id && !strcmp(m.message_id, message_id))
-			has_self = 1;
-		inmail_release(&m);
-	}
-	if (!has_self && (s = thread_add(t, raw, len)))
-		return bb_error_set(err, s, "out of memory");
-	return BB_OK;
-}
-
-/* Creates the bug of a tracked thread (or finds it, by its URL: a crash
- * came between creating it and recording it, or the state was put back
- * from an older backup), then records every mail of the thread: the first
- * as the description, the others as comments to post. */
-static enum bb_status track_create(struct sync_context *sc, const struct inbound_options *opt,
-				   const struct thread *t, const char *track_mid,
-				   struct inbound_stats *stats, struct bb_error *err)
-{
-	char *track_from = NULL;
-	const struct inmail_options iopt = { sc->cfg->mail_domain };
-	struct inmail root;
-	struct inmail_body body;
-	struct bz_bug created;
-	char *link = NULL, *description = NULL;
-	long long bug_id = 0;
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	memset(&root, 0, sizeof(root));
-	memset(&body, 0, sizeof(body));
-	memset(&created, 0, sizeof(created));
-	if ((s = inmail_parse_headers(t->raw[0].data, t->raw[0].len, &iopt, &root, err)) ||
-	    (s = inmail_decode(t->raw[0].data, t->raw[0].len, &body, err)))
-		goto out;
-	if (!root.message_id) {
-		s = bb_error_set(err, BB_ERR_INVALID, "the thread's first mail has no Message-ID");
-		goto out;
-	}
-	link = archive_link(opt, root.message_id);
-	if (!link) {
-		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if ((s = bz_find_bug_by_url(sc->bz, link, &bug_id, err)))
-		goto out;
-	if (!bug_id) {
-		const struct bz_change fields[] = {
-			{ "product", sc->cfg->inbound_track_product },
-			{ "component", sc->cfg->inbound_track_component },
-			{ "version", sc->cfg->inbound_track_version },
-			{ "op_sys", sc->cfg->inbound_track_op_sys },
-			{ "platform", sc->cfg->inbound_track_platform },
-			{ "summary", *inmail_bare_subject(root.subject) ? inmail_bare_subject(root.subject)
-								: "(no subject)" },
-			{ "url", link },
-		};
-		char *text = strip_commands(body.text ? body.text : "");
-		struct buf d = BUF_INIT;
-
-		buf_addf(&d, "%s%s%s%s reported on the list:\n\n", root.from_name ? root.from_name : "",
-			 root.from_name && *root.from_name ? " <" : "", root.from_addr ? root.from_addr : "",
-			 root.from_name && *root.from_name ? ">" : "");
-		buf_addstr(&d, text ? text : "");
-		add_parts(sc, &root, &body, &d);
-		buf_addf(&d, "\nArchived at %s\nMessage-ID: <%s>\n", link, root.message_id);
-		free(text);
-		description = buf_detach(&d, NULL);
-		if (!sc->cfg->inbound_track_product || !sc->cfg->inbound_track_component) {
-			s = bb_error_set(err, BB_ERR_CONFIG, "#bugbridge track needs [inbound]"
-					 " track_product and track_component");
-			goto out;
-		}
-		test_hook("inbound.create");
-		if ((s = bz_create_bug(sc->bz, fields, sizeof(fields) / sizeof(fields[0]),
-				       description, &bug_id, err)))
-			goto out;
-		test_hook("inbound.created");
-		stats->bugs_created++;
-		log_event(LOG_LEVEL_INFO, "inbound.tracked", LF_INT("bug", bug_id),
-			  LF_STR("thread", root.message_id));
-	}
-	/* the description's comment id, so it is never mailed back */
-	created.id = bug_id;
-	if ((s = bz_fetch_comments(sc->bz, &created, 1, 0, err)))
-		goto out;
-	if ((s = store_begin(sc->db, err)))
-		goto out;
-	if ((s = store_prepare(sc->db, &st,
-			       "INSERT INTO bz_bug (id, summary, product, component, status,"
-			       " mirrored, recipients, fields) VALUES (?, ?, ?, ?, 'NEW', 1, '', 'null')"
-			       " ON CONFLICT (id) DO NOTHING", err)))
-		goto rollback;
-	sqlite3_bind_int64(st, 1, bug_id);
-	sqlite3_bind_text(st, 2, inmail_bare_subject(root.subject), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, sc->cfg->inbound_track_product, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, sc->cfg->inbound_track_component, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		s = store_fail(sc->db, err, "recording a tracked bug");
-		goto rollback;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (created.ncomments) {
-		if ((s = store_prepare(sc->db, &st,
-				       "INSERT INTO bz_comment (id, bug_id, count, time, origin, message_id)"
-				       " VALUES (?, ?, 0, ?, 'bridge', ?) ON CONFLICT (id) DO NOTHING",
-				       err)))
-			goto rollback;
-		sqlite3_bind_int64(st, 1, created.comments[0].id);
-		sqlite3_bind_int64(st, 2, bug_id);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)created.comments[0].time);
-		sqlite3_bind_text(st, 4, root.message_id, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			s = store_fail(sc->db, err, "recording a tracked bug");
-			goto rollback;
-		}
-		store_keys_add(sc->db, STORE_KEYS_MAIL, root.message_id);
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	/* the other mails of the thread become comments (the root and the
-	 * track mail itself are recorded too) */
-	for (size_t i = 0; i < t->n && !s; i++) {
-		struct inmail m;
-		struct inmail_body b;
-		char *comment = NULL, *rest = NULL;
-		const char *parent = NULL;
-		int count = -1;
-
-		memset(&m, 0, sizeof(m));
-		memset(&b, 0, sizeof(b));
-		if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, &iopt, &m, NULL) != BB_OK ||
-		    !m.message_id) {
-			inmail_release(&m);
-			continue;
-		}
-		if (!track_from && !strcmp(m.message_id, track_mid) && m.from_addr)
-			track_from = strdup(m.from_addr);
-		if (i > 0 && (m.from_bridge || m.auto_reply)) {
-			/* never a comment, as when read on their own: the
-			 * bridge's answers in the thread (one read again, when
-			 * the state was put back from an older backup), an
-			 * auto-reply */
-			if (mail_seen(sc, m.message_id))
-				s = mail_forget(sc, m.message_id, err);
-			if (!s)
-				s = mail_record(sc, opt, &m, bug_id, m.in_reply_to, "ignored",
-						m.from_bridge ? "sent by bugbridge" : "an automatic reply",
-						NULL, NULL, err);
-			if (!s && m.mark)
-				s = own_mail_sent(sc, &m, bug_id, t->raw[i].data, t->raw[i].len, err);
-		} else if (i == 0) {
-			/* the description: nothing to post; a root seen before
-			 * (the track mail itself) now belongs to the bug */
-			if (mail_seen(sc, m.message_id))
-				s = mail_forget(sc, m.message_id, err);
-			if (!s)
-				s = mail_record(sc, opt, &m, bug_id, NULL, "posted", "thread root", NULL,
-						NULL, err);
-		} else {
-			/* a comment, in thread order; the track mail, recorded
-			 * when it was read, takes its place among them */
-			if (mail_seen(sc, m.message_id))
-				s = mail_forget(sc, m.message_id, err);
-			known_message(sc, NULL, m.in_reply_to, &count);
-			parent = m.in_reply_to;
-			if (!s && inmail_decode(t->raw[i].data, t->raw[i].len, &b, NULL) == BB_OK) {
-				rest = strip_commands(b.text ? b.text : "");
-				if ((rest && has_own_text(rest)) || b.nparts)
-					comment = compose_comment(sc, opt, &m, &b, rest, count);
-			}
-			if (!s)
-				s = mail_record(sc, opt, &m, bug_id, parent,
-						comment ? "intent" : "no-comment", NULL, comment, NULL,
-						err);
-		}
-		free(rest);
-		free(comment);
-		inmail_body_release(&b);
-		inmail_release(&m);
-	}
-	if (!s) {
-		/* the answer, in the same transaction: queued once the bug is
-		 * recorded, never twice (bug-N-r0: mail rows start at 1) */
-		char *text = str_printf("%s  #bugbridge track\n    done: this thread is bug %lld now;"
-					" its replies become the bug's comments\n", ANSWER_HEADING,
-					bug_id);
-		struct bz_bug bug;
-
-		memset(&bug, 0, sizeof(bug));
-		bug.id = bug_id;
-		bug.summary = (char *)inmail_bare_subject(root.subject);
-		bug.product = sc->cfg->inbound_track_product;
-		bug.component = sc->cfg->inbound_track_component;
-		bug.status = (char *)"NEW";
-		s = text ? queue_answer(sc, &bug, track_from, track_mid, 0, text, 0, stats, err)
-			 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		free(text);
-	}
-	if (s)
-		goto rollback;
-	s = store_commit(sc->db, err);
-	goto out;
-rollback:
-	sqlite3_finalize(st);
-	store_rollback(sc->db);
-out:
-	free(track_from);
-	bz_bug_release(&created);
-	free(link);
-	free(description);
-	inmail_body_release(&body);
-	inmail_release(&root);
-	return s;
-}
-
-/* A thread that cannot become a bug for good (no product configured,
- * Bugzilla refuses the fields) is recorded as failed with the reason, so
- * it does not stop every later round; a temporary failure stays for
- * inbound_resume(). */
-static enum bb_status track_give_up(struct sync_context *sc, const char *message_id,
-				    enum bb_status s, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (status_retry_class(s) != BB_RETRY_GIVE_UP || s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
-		return s;
-	log_event(LOG_LEVEL_WARN, "inbound.track_failed", LF_STR("message_id", message_id),
-		  LF_STR("error", err->message));
-	if (store_prepare(sc->db, &st, "UPDATE in_mail SET state = 'failed', reason = ?"
-				       " WHERE message_id = ? AND state = 'track'", NULL))
-		return s;
-	sqlite3_bind_text(st, 1, err->message, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);
-	s = sqlite3_step(st) == SQLITE_DONE ? BB_OK : s;
-	sqlite3_finalize(st);
-	if (!s)
-		bb_error_clear(err);
-	return s;
-}
-
-/* Posts the comments a tracked thread left as intents. */
-static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_id,
-					 struct inbound_stats *stats, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	long long rows[512];
-	size_t n = 0;
-	enum bb_status s;
-
-	if ((s = store_prepare(sc->db, &st, "SELECT id FROM in_mail WHERE bug_id = ? AND"
-				      " state = 'intent' AND next_attempt <= strftime('%s', 'now')"
-				      " ORDER BY id LIMIT 512", err)))
-		return s;
-	sqlite3_bind_int64(st, 1, bug_id);
-	while (n < 512 && sqlite3_step(st) == SQLITE_ROW)
-		rows[n++] = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	for (size_t i = 0; i < n && !s; i++)
-		s = finish_mail(sc, rows[i], stats, err);
-	return s;
-}
-
-/* A mail that belongs to no bug but says "#bugbridge track". */
-static enum bb_status handle_track(struct sync_context *sc, const struct inbound_options *opt,
-				   const char *raw, size_t len, const struct inmail *m,
-				   const char *cursor_name, const char *cursor_value,
-				   struct inbound_stats *stats, struct bb_error *err)
-{
-	struct thread t = { NULL, 0, 0 };
-	char **allow = config_list(sc->cfg->inbound_allow, NULL);
-	struct auth_verdict verdict;
-	char note[sizeof(verdict.reason) + 64], why[sizeof(note) + 32];
-	int history = from_history(opt, m), allowed;
-	long long row = 0;
-	enum bb_status s;
-
-	if ((s = sender_verdict(sc, opt, m, raw, len, &verdict, err))) {
-		config_list_free(allow);
-		return s;
-	}
-	allowed = verdict.authenticated && !history && address_in(m->from_addr, allow);
-	config_list_free(allow);
-	if (history)
-		snprintf(note, sizeof(note),
-			 "the mail is from the archive's history (dated before its reading began)");
-	else if (!verdict.authenticated)
-		snprintf(note, sizeof(note), "the sender is not authenticated: %s", verdict.reason);
-	else
-		snprintf(note, sizeof(note), "the sender may not create bugs");
-	snprintf(why, sizeof(why), "#bugbridge track: %s", note);
-	if ((s = store_begin(sc->db, err)))
-		return s;
-	s = mail_record(sc, opt, m, 0, NULL, allowed ? "track" : "seen", allowed ? NULL : why,
-			NULL, &row, err);
-	if (!s && !allowed)
-		s = command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
-				   err);
-	if (!s && !allowed && verdict.authenticated && !history) {
-		/* answered on the mail's own thread, routed as the bug would
-		 * have been; a sender nobody vouches for gets nothing */
-		char *text = str_printf("%s  #bugbridge track\n    refused: %s\n", ANSWER_HEADING,
-					note);
-		struct bz_bug stand_in;
-
-		memset(&stand_in, 0, sizeof(stand_in));
-		stand_in.summary = m->subject;
-		stand_in.product = sc->cfg->inbound_track_product;
-		stand_in.component = sc->cfg->inbound_track_component;
-		s = text ? queue_answer(sc, &stand_in, m->from_addr, m->message_id, row, text, 0,
-					stats, err)
-			 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		free(text);
-	}
-	if (!s)
-		s = feed_tracker(sc, opt, m, raw, len, NULL, -1, &verdict, err);
-	if (!s)
-		s = cursor_move(sc, cursor_name, cursor_value, err);
-	if (s || sc->dry_run) {
-		store_rollback(sc->db);
-		return s;
-	}
-	if ((s = store_commit(sc->db, err)))
-		return s;
-	if (!allowed) {
-		stats->commands_refused++;
-		log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_STR("from", m->from_addr),
-			  LF_STR("command", "#bugbridge track"), LF_STR("reason", note));
-		return BB_OK;
-	}
-	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))
-		s = track_create(sc, opt, &t, m->message_id, stats, err);
-	thread_release(&t);
-	if (s)
-		s = track_give_up(sc, m->message_id, s, err);
-	if (!s) {
-		long long bug_id = 0;
-		int count;
-
-		if ((bug_id = known_message(sc, NULL, m->message_id, &count)))
-			s = finish_bug_intents(sc, bug_id, stats, err);
-	}
 	return s;
 }
 
@@ -2041,7 +1640,8 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 
 	if (batch && (s = batch_commit(sc, later, err)))
 		return s;
-	s = track ? handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, stats, err)
+	s = track ? inbound_handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, stats,
+					 err)
 		  : handle_matched(sc, opt, raw, len, m, bug_id, parent, count, cursor_name,
 				   cursor_value, stats, err);
 	if (batch) {
@@ -2139,7 +1739,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		}
 		goto out;
 	}
-	if (mail_seen(sc, m->message_id)) {
+	if (inbound_mail_seen(sc, m->message_id)) {
 		s = BB_OK;
 		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
@@ -2176,9 +1776,10 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		/* matched mails are remembered (their replies thread through
 		 * them); others only move the cursor */
 		if (bug_id)
-			s = mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL, NULL, err);
+			s = inbound_mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL,
+						NULL, err);
 		if (!s && m->mark)
-			s = own_mail_sent(sc, m, bug_id, raw, len, err);
+			s = inbound_own_mail_sent(sc, m, bug_id, raw, len, err);
 		if (!s)
 			s = feed_tracker_decoded(sc, opt, m, raw, len, NULL, p->scan,
 						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
@@ -2212,49 +1813,6 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 	return s;
 }
 
-/* Threads whose bug was being created when a crash came. */
-static enum bb_status resume_tracks(struct sync_context *sc, const struct inbound_options *opt,
-				    struct inbound_stats *stats, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-	char *mid;
-
-	for (;;) {
-		struct thread t = { NULL, 0, 0 };
-		long long bug_id;
-		int count;
-
-		if ((s = store_prepare(sc->db, &st, "SELECT message_id FROM in_mail"
-					      " WHERE state = 'track' ORDER BY id LIMIT 1", err)))
-			return s;
-		if (sqlite3_step(st) != SQLITE_ROW) {
-			sqlite3_finalize(st);
-			return BB_OK;
-		}
-		mid = column_dup(st, 0);
-		sqlite3_finalize(st);
-		if (!mid)
-			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		/* the mail itself is in the thread the archive gives */
-		s = opt->fetch_thread
-			? opt->fetch_thread(opt->fetch_thread_ctx, mid, thread_add, &t, err)
-			: bb_error_set(err, BB_ERR_UNSUPPORTED, "cannot fetch the thread of %s", mid);
-		if (!s && !t.n)
-			s = bb_error_set(err, BB_ERR_NOT_FOUND, "the archive has no thread for %s", mid);
-		if (!s)
-			s = track_create(sc, opt, &t, mid, stats, err);
-		thread_release(&t);
-		if (s)
-			s = track_give_up(sc, mid, s, err);
-		else if ((bug_id = known_message(sc, NULL, mid, &count)))
-			s = finish_bug_intents(sc, bug_id, stats, err);
-		free(mid);
-		if (s)
-			return s;
-	}
-}
-
 enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_options *opt,
 			      struct inbound_stats *stats, struct bb_error *err)
 {
@@ -2273,9 +1831,9 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
 		rows[n++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	for (size_t i = 0; i < n && !s; i++)
-		s = finish_mail(sc, rows[i], stats, err);
+		s = inbound_finish_mail(sc, rows[i], stats, err);
 	if (!s)
-		s = resume_tracks(sc, opt, stats, err);
+		s = inbound_resume_tracks(sc, opt, stats, err);
 	return s;
 }
 
@@ -2484,7 +2042,7 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 			goto out;
 	}
 	if (next && !sc->dry_run && !(s = store_begin(sc->db, err))) {
-		s = cursor_move(sc, name, next, err);
+		s = inbound_cursor_move(sc, name, next, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}
 	log_event(stats->mails ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "inbound.round",

@@ -1715,13 +1715,6 @@ static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *
 /* sqlite3_column_text() gives NULL when it runs out of memory, even for a
  * NOT NULL column: the copy is then NULL too (an out-of-memory error for
  * the caller), where strdup(NULL) would crash. */
-static char *column_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? strdup((const char *)t) : NULL;
-}
-
 enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 			     struct bz_bug *bug, struct bb_error *err)
 {
@@ -1743,16 +1736,16 @@ enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 		goto out;
 	}
 	bug->id = id;
-	bug->summary = column_dup(st, 0);
-	bug->product = column_dup(st, 1);
-	bug->component = column_dup(st, 2);
-	bug->status = column_dup(st, 4);
-	bug->resolution = details ? column_dup(st, 5) : strdup("");
-	bug->severity = details ? column_dup(st, 6) : strdup("");
-	bug->priority = details ? column_dup(st, 7) : strdup("");
+	bug->summary = store_column_dup(st, 0);
+	bug->product = store_column_dup(st, 1);
+	bug->component = store_column_dup(st, 2);
+	bug->status = store_column_dup(st, 4);
+	bug->resolution = details ? store_column_dup(st, 5) : strdup("");
+	bug->severity = details ? store_column_dup(st, 6) : strdup("");
+	bug->priority = details ? store_column_dup(st, 7) : strdup("");
 	bug->version = strdup("");
 	bug->url = strdup("");
-	bug->creator.login = details ? column_dup(st, 8) : strdup("");
+	bug->creator.login = details ? store_column_dup(st, 8) : strdup("");
 	bug->creator.real_name = strdup("");
 	bug->assigned_to.login = strdup("");
 	bug->assigned_to.real_name = strdup("");
@@ -1766,7 +1759,7 @@ enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 	if (sc->cfg->bz_subsystem_field && (bug->fields = calloc(1, sizeof(*bug->fields)))) {
 		bug->nfields = 1;
 		bug->fields[0].name = strdup(sc->cfg->bz_subsystem_field);
-		bug->fields[0].value = column_dup(st, 3);
+		bug->fields[0].value = store_column_dup(st, 3);
 	}
 	if (!bug->summary || !bug->product || !bug->component || !bug->status ||
 	    !bug->resolution || !bug->severity || !bug->priority || !bug->version || !bug->url ||

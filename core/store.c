@@ -567,6 +567,13 @@ enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *s
 	return BB_OK;
 }
 
+char *store_column_dup(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
 void store_cached_done(struct store *st, sqlite3_stmt *stmt)
 {
 	if (!stmt)

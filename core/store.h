@@ -104,7 +104,6 @@ enum bb_status store_set_commit_hook(struct store *st, const struct store_commit
 enum bb_status store_begin_read(struct store *st, struct bb_error *err);
 
 enum bb_status store_exec(struct store *st, const char *sql, struct bb_error *err);
-/* Prepares sql; *stmt is to be finalised with sqlite3_finalize(). */
 /* A statement for a query run very often (once per list mail): prepared
  * once for the store's life and kept, looked up by the text of sql (a copy
  * is kept: sql may be built on the stack).  Hand it back with
@@ -117,8 +116,12 @@ enum bb_status store_cached(struct store *st, sqlite3_stmt **stmt, const char *s
 			    struct bb_error *err);
 void store_cached_done(struct store *st, sqlite3_stmt *stmt);
 
+/* Prepares sql; *stmt is to be finalised with sqlite3_finalize(). */
 enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
 			     const char *sql, struct bb_error *err);
+/* A copy of column i of the row stmt is on (free()); NULL when it is NULL
+ * or memory runs out. */
+char *store_column_dup(sqlite3_stmt *stmt, int i);
 
 /* Whether the column which names may hold key: 0 when it surely does not
  * (a lookup would find nothing and can be skipped), 1 when it may (look).

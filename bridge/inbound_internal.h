@@ -1,0 +1,102 @@
+/* What bridge/inbound.c and bridge/inbound_track.c share: the helpers of
+ * the inbound side (defined in inbound.c, documented there) that the
+ * "#bugbridge track" command builds on, and that command's entry points
+ * (defined in inbound_track.c).  Private to bridge/inbound*.c: include it
+ * from nowhere else; the contract is in inbound.h. */
+#ifndef BB_INBOUND_INTERNAL_H
+#define BB_INBOUND_INTERNAL_H
+
+#include <stddef.h>
+
+#include "bridge/inbound.h"
+#include "bridge/sync.h"
+#include "core/buf.h"
+#include "core/status.h"
+#include "mail/auth.h"
+#include "mail/inmail.h"
+
+/* The first line of every answer the bridge mails to a command. */
+#define ANSWER_HEADING "bugbridge's answer to the commands in the mail above:\n\n"
+
+struct ref_memo;
+
+/* --- inbound.c: a mail and its row ---------------------------------------- */
+
+/* The bug a Message-ID belongs to (0: none) and its comment count. */
+long long inbound_known_message(struct sync_context *sc, struct ref_memo *memo,
+				const char *message_id, int *count);
+/* Whether in_mail has a row for message_id. */
+int inbound_mail_seen(struct sync_context *sc, const char *message_id);
+/* Drops a mail's row (and its commands) to record it again. */
+enum bb_status inbound_mail_forget(struct sync_context *sc, const char *message_id,
+				   struct bb_error *err);
+/* Records a mail's row in in_mail (*row: its id, when row is not NULL). */
+enum bb_status inbound_mail_record(struct sync_context *sc, const struct inbound_options *opt,
+				   const struct inmail *m, long long bug_id, const char *parent,
+				   const char *state, const char *reason, const char *comment,
+				   long long *row, struct bb_error *err);
+/* Records a mail the bridge sent, read back from the archive, as sent. */
+enum bb_status inbound_own_mail_sent(struct sync_context *sc, const struct inmail *m,
+				     long long bug_id, const char *raw, size_t len,
+				     struct bb_error *err);
+/* Moves the cursor name to value (in the caller's transaction). */
+enum bb_status inbound_cursor_move(struct sync_context *sc, const char *name, const char *value,
+				   struct bb_error *err);
+/* Posts a recorded mail's comment and acts on its commands. */
+enum bb_status inbound_finish_mail(struct sync_context *sc, long long row,
+				   struct inbound_stats *stats, struct bb_error *err);
+/* Hands a mail to the regression tracker (in the caller's transaction). */
+enum bb_status inbound_feed_tracker(struct sync_context *sc, const struct inbound_options *opt,
+				    const struct inmail *m, const char *raw, size_t len,
+				    const char *body, long scan, const struct auth_verdict *verdict,
+				    struct bb_error *err);
+
+/* --- inbound.c: the comment ----------------------------------------------- */
+
+/* "<inbox URL>/<msgid>/" (free()); NULL when no archive URL is set. */
+char *inbound_archive_link(const struct inbound_options *opt, const char *message_id);
+/* The text without its command lines (free()). */
+char *inbound_strip_commands(const char *body);
+/* Whether text has a line of the writer's own. */
+int inbound_has_own_text(const char *text);
+/* Stores the mail's attachments and lists them for the comment. */
+void inbound_add_parts(struct sync_context *sc, const struct inmail *m,
+		       const struct inmail_body *body, struct buf *text);
+/* The comment made of a list mail (free()). */
+char *inbound_compose_comment(struct sync_context *sc, const struct inbound_options *opt,
+			      const struct inmail *m, const struct inmail_body *body,
+			      const char *words, int count);
+
+/* --- inbound.c: commands and who sent them -------------------------------- */
+
+/* Whether addr is in list (any case). */
+int inbound_address_in(const char *addr, char *const *list);
+/* Whether the mail is from the archive's history (its commands never act). */
+int inbound_from_history(const struct inbound_options *opt, const struct inmail *m);
+/* Whether the sender is authenticated (DKIM, or a trusted relay). */
+enum bb_status inbound_sender_verdict(struct sync_context *sc, const struct inbound_options *opt,
+				      const struct inmail *m, const char *raw, size_t len,
+				      struct auth_verdict *v, struct bb_error *err);
+/* Records a command of mail row mail (its seq-th) and how it ended. */
+enum bb_status inbound_command_record(struct sync_context *sc, long long mail, int seq,
+				      long long bug_id, const char *line, const char *state,
+				      const char *change, const char *note, struct bb_error *err);
+/* Queues the answer to a mail's commands, once (keyed by message_id and seq). */
+enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug *bug,
+				    const char *from_addr, const char *message_id, long long seq,
+				    const char *text, int help, struct inbound_stats *stats,
+				    struct bb_error *err);
+
+/* --- inbound_track.c: "#bugbridge track" ---------------------------------- */
+
+/* A mail that belongs to no bug but says "#bugbridge track": recorded with
+ * the cursor; when its sender may, the thread becomes a bug. */
+enum bb_status inbound_handle_track(struct sync_context *sc, const struct inbound_options *opt,
+				    const char *raw, size_t len, const struct inmail *m,
+				    const char *cursor_name, const char *cursor_value,
+				    struct inbound_stats *stats, struct bb_error *err);
+/* Threads whose bug was being created when a crash came. */
+enum bb_status inbound_resume_tracks(struct sync_context *sc, const struct inbound_options *opt,
+				     struct inbound_stats *stats, struct bb_error *err);
+
+#endif
