@@ -452,20 +452,51 @@ enum bb_status inbound_cursor_move(struct sync_context *sc, const char *name, co
 	return name && value ? store_cursor_set(sc->db, name, value, err) : BB_OK;
 }
 
-/* The archive's cursor while a round's batch transaction is open (see
- * on_message()): each mail of the batch moves it here, and it is written
- * once, in that transaction, right before the batch commits
- * (batch_commit()), so the batch's effects and the cursor past them reach
- * the disk together or not at all. */
-struct cursor_later {
-	const char *name;   /* not owned; NULL: nothing pending */
-	struct buf value;
-	struct timespec opened;  /* when the batch began (see BATCH_MS) */
+/* A round's open batch transaction (see on_message()).  Each mail of the
+ * batch moves the archive's cursor here, and the cursor is written once,
+ * in that transaction, right before the batch commits (batch_commit()), so
+ * the batch's effects and the cursor past them reach the disk together or
+ * not at all. */
+struct batch {
+	const char *name;        /* the cursor's; not owned; NULL: nothing pending */
+	struct buf value;        /* where the cursor goes */
+	unsigned mails;          /* read in this batch */
+	struct timespec opened;  /* when it began */
+	unsigned max_mails;      /* it commits at this many mails */
+	long max_ms;             /* or once this old (looked at every 64 mails) */
 };
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* A batch begins: empty, and its clock started. */
+static void batch_opened(struct batch *b)
+{
+	if (!b)
+		return;
+	b->mails = 0;
+	clock_gettime(CLOCK_MONOTONIC, &b->opened);
+}
+
+/* Counts a mail into the batch; why it must commit now ("full", "time"),
+ * or NULL. */
+static const char *batch_over(struct batch *b)
+{
+	if (++b->mails >= b->max_mails)
+		return "full";
+	if (b->mails % 64 == 0 && ms_since(&b->opened) >= b->max_ms)
+		return "time";
+	return NULL;
+}
 
 /* inbound_cursor_move(), put off to the batch's commit when a batch is open
  * around the mail's own transaction (depth 2). */
-static enum bb_status cursor_move_later(struct sync_context *sc, struct cursor_later *later,
+static enum bb_status cursor_move_later(struct sync_context *sc, struct batch *later,
 					const char *name, const char *value, struct bb_error *err)
 {
 	if (!later || sc->db->depth < 2 || !name || !value)
@@ -478,14 +509,15 @@ static enum bb_status cursor_move_later(struct sync_context *sc, struct cursor_l
 }
 
 /* Forgets the pending cursor (its batch was rolled back). */
-static void cursor_later_drop(struct cursor_later *later)
+static void cursor_later_drop(struct batch *later)
 {
 	if (later)
 		later->name = NULL;
 }
 
-/* Commits the open batch transaction, with the pending cursor written in it. */
-static enum bb_status batch_commit(struct sync_context *sc, struct cursor_later *later,
+/* Commits the open batch transaction, with the pending cursor written in
+ * it; why says what ended the batch (for the log). */
+static enum bb_status batch_commit(struct sync_context *sc, struct batch *later, const char *why,
 				   struct bb_error *err)
 {
 	enum bb_status s = BB_OK;
@@ -500,8 +532,11 @@ static enum bb_status batch_commit(struct sync_context *sc, struct cursor_later 
 		return s;
 	}
 	test_hook("inbound.batch");
-	if (later)   /* (for a batch opened again after this one) */
-		clock_gettime(CLOCK_MONOTONIC, &later->opened);
+	if (later) {
+		log_event(LOG_LEVEL_DEBUG, "inbound.batch", LF_UINT("mails", later->mails),
+			  LF_INT("ms", ms_since(&later->opened)), LF_STR("ended", why));
+		batch_opened(later);   /* (for a batch opened again after this one) */
+	}
 	return store_commit(sc->db, err);
 }
 
@@ -1632,13 +1667,13 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 				     const char *raw, size_t len, const struct inmail *m,
 				     long long bug_id, const char *parent, int count,
 				     const char *cursor_name, const char *cursor_value,
-				     struct cursor_later *later, struct inbound_stats *stats,
+				     struct batch *later, struct inbound_stats *stats,
 				     struct bb_error *err, int track)
 {
 	int batch = sc->db->depth > 0;
 	enum bb_status s;
 
-	if (batch && (s = batch_commit(sc, later, err)))
+	if (batch && (s = batch_commit(sc, later, "a mail of a bug", err)))
 		return s;
 	s = track ? inbound_handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, stats,
 					 err)
@@ -1714,7 +1749,7 @@ static void prepared_release(struct prepared_mail *p)
 static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
 				     const char *raw, size_t len, const char *cursor_name,
 				     const char *cursor_value, struct prepared_mail *p,
-				     struct ref_memo *memo, struct cursor_later *later,
+				     struct ref_memo *memo, struct batch *later,
 				     struct inbound_stats *stats, struct bb_error *err)
 {
 	const struct inmail *m = &p->m;
@@ -1841,14 +1876,13 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
 
 struct round {
 	struct sync_context *sc;
-	unsigned batched;            /* mails in the open batch transaction */
 	const struct inbound_options *opt;
 	struct archive_source *src;
 	const char *cursor_name;
 	struct inbound_stats *stats;
 	struct bb_error *err;
 	struct ref_memo memo;
-	struct cursor_later later;   /* the cursor, written at the batch's commit */
+	struct batch later;          /* the open batch, and the cursor it writes */
 };
 
 /* Mails that belong to no bug only move the cursor (and feed the
@@ -1861,12 +1895,18 @@ struct round {
 #define BATCH_MAILS 8000
 #define BATCH_MS 500
 
-static long ms_since(const struct timespec *t0)
+/* BATCH_MS, or for the test suite $BUGBRIDGE_TEST_BATCH_MS (0: a batch
+ * ends at its first look at the clock, after 64 mails). */
+static long batch_ms(void)
 {
-	struct timespec t;
+	const char *env = getenv("BUGBRIDGE_TEST_BATCH_MS");
+	char *end;
+	long ms;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+	if (!env || !*env)
+		return BATCH_MS;
+	ms = strtol(env, &end, 10);
+	return *end || ms < 0 ? BATCH_MS : ms;
 }
 
 static enum bb_status on_message(void *ctx, const char *raw, size_t len, const char *position)
@@ -1878,8 +1918,7 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 		if ((s = r->sc->dry_run ? store_begin_read(r->sc->db, r->err)
 					: store_begin(r->sc->db, r->err)))
 			return s;
-		r->batched = 0;
-		clock_gettime(CLOCK_MONOTONIC, &r->later.opened);
+		batch_opened(&r->later);
 	}
 	{
 		struct prepared_mail p;
@@ -1894,10 +1933,11 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 		cursor_later_drop(&r->later);
 		return s;
 	}
-	if (r->sc->db->depth > 0 &&
-	    (++r->batched >= BATCH_MAILS || (r->batched % 64 == 0 && ms_since(&r->later.opened) >= BATCH_MS))) {
-		r->batched = 0;
-		return batch_commit(r->sc, &r->later, r->err);
+	if (r->sc->db->depth > 0) {
+		const char *why = batch_over(&r->later);
+
+		if (why)
+			return batch_commit(r->sc, &r->later, why, r->err);
 	}
 	return BB_OK;
 }
@@ -2022,17 +2062,18 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		r.cursor_name = name;
 		r.stats = stats;
 		r.err = err;
-		r.batched = 0;
 		r.memo.unknown = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 		r.memo.version = 0;
 		r.later.name = NULL;
 		buf_init(&r.later.value);
+		r.later.max_mails = BATCH_MAILS;
+		r.later.max_ms = batch_ms();
 		s = archive_poll(src, cursor, on_message, &r, &next, err);
 		g_hash_table_destroy(r.memo.unknown);
 		if (sc->db->depth > 0) {
 			/* the last batch: kept when the poll stopped on an error
 			 * too, since every mail in it was handled */
-			enum bb_status c = batch_commit(sc, &r.later, s ? NULL : err);
+			enum bb_status c = batch_commit(sc, &r.later, "the round's end", s ? NULL : err);
 
 			if (!s)
 				s = c;
