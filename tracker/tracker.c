@@ -200,24 +200,23 @@ static enum bb_status exec_bind(struct tracker *t, struct bb_error *err, const c
 	return s;
 }
 
-/* count mails more of regression id's activity, the latest sent at latest;
- * the last one read by who, as msgid. */
-static enum bb_status add_activity(struct tracker *t, long long id, long long count,
-				   long long latest, const char *who, const char *msgid,
-				   struct bb_error *err)
+/* Writes a->count mails more of regression a->id's activity (the latest
+ * sent at a->latest, the last one read by a->who, as a->msgid), and when
+ * a->stamped its updated time a->updated: one row, one statement. */
+static enum bb_status activity_row_write(struct tracker *t, const struct activity *a,
+					 struct bb_error *err)
 {
-	return exec_bind(t, err, "recording activity",
-			 "UPDATE reg_regression SET activity_count = activity_count + ?,"
-			 " last_activity = max(last_activity, ?), last_activity_by = ?,"
-			 " last_activity_msgid = ? WHERE id = ?",
-			 "iitti", count, latest, who, msgid, id);
-}
-
-static enum bb_status stamp_updated(struct tracker *t, long long id, long long when,
-				    struct bb_error *err)
-{
-	return exec_bind(t, err, "recording a regression's history",
-			 "UPDATE reg_regression SET updated = ? WHERE id = ?", "ii", when, id);
+	if (!a->count && !a->stamped)
+		return BB_OK;
+	return exec_bind(t, err, "recording a regression's activity",
+			 "UPDATE reg_regression SET activity_count = activity_count + ?1,"
+			 " last_activity = CASE WHEN ?1 THEN max(last_activity, ?2)"
+			 " ELSE last_activity END,"
+			 " last_activity_by = CASE WHEN ?1 THEN ?3 ELSE last_activity_by END,"
+			 " last_activity_msgid = CASE WHEN ?1 THEN ?4 ELSE last_activity_msgid END,"
+			 " updated = CASE WHEN ?5 THEN ?6 ELSE updated END WHERE id = ?7",
+			 "iittiii", a->count, a->latest, a->who, a->msgid, (long long)a->stamped,
+			 a->updated, a->id);
 }
 
 /* Writes the activity noted since the transaction began (the store's
@@ -233,18 +232,7 @@ static enum bb_status activity_write(void *ctx, struct bb_error *err)
 		return BB_OK;
 	g_hash_table_iter_init(&it, t->activity);
 	while (!s && g_hash_table_iter_next(&it, NULL, &value)) {
-		const struct activity *a = value;
-
-		if (a->count && a->stamped)
-			s = exec_bind(t, err, "recording activity",
-				      "UPDATE reg_regression SET activity_count = activity_count + ?,"
-				      " last_activity = max(last_activity, ?), last_activity_by = ?,"
-				      " last_activity_msgid = ?, updated = ? WHERE id = ?",
-				      "iittii", a->count, a->latest, a->who, a->msgid, a->updated, a->id);
-		else if (a->count)
-			s = add_activity(t, a->id, a->count, a->latest, a->who, a->msgid, err);
-		else if (a->stamped)
-			s = stamp_updated(t, a->id, a->updated, err);
+		s = activity_row_write(t, value, err);
 	}
 	g_hash_table_remove_all(t->activity);
 	return s;
@@ -266,10 +254,6 @@ static void activity_forget(void *ctx)
 		g_hash_table_remove_all(t->roots);
 }
 
-/* One mail more of regression id's activity, sent at when by who: kept
- * until the transaction commits (a history read adds thousands of mails
- * to the same few regressions, and each row's update cost as much as
- * reading the mail); written at once outside a transaction. */
 /* Regression id's entry of the activity not written yet, made if need
  * be; NULL when out of memory. */
 static struct activity *activity_entry(struct tracker *t, long long id, time_t when)
@@ -284,14 +268,22 @@ static struct activity *activity_entry(struct tracker *t, long long id, time_t w
 	return a;
 }
 
+/* One mail more of regression id's activity, sent at when by who: kept
+ * until the transaction commits (a history read adds thousands of mails
+ * to the same few regressions, and each row's update cost as much as
+ * reading the mail); written at once outside a transaction. */
 static enum bb_status activity_note(struct tracker *t, long long id, time_t when, const char *who,
 				    const char *msgid, struct bb_error *err)
 {
 	struct activity *a;
 	char *w, *m;
 
-	if (!t->hooked || t->db->depth <= 0)
-		return add_activity(t, id, 1, (long long)when, who, msgid, err);
+	if (!t->hooked || t->db->depth <= 0) {
+		const struct activity one = { id, 1, (long long)when, (char *)who, (char *)msgid,
+					      0, 0 };
+
+		return activity_row_write(t, &one, err);
+	}
 	w = strdup(who ? who : "");
 	m = strdup(msgid ? msgid : "");
 	if (!w || !m || !(a = activity_entry(t, id, when))) {
@@ -328,8 +320,11 @@ static enum bb_status add_event(struct tracker *t, long long id, time_t when, co
 	/* the regression's updated time: with its activity, as it commits
 	 * (the history of a thread read whole changes one regression again
 	 * and again) */
-	if (!t->hooked || t->db->depth <= 0)
-		return stamp_updated(t, id, (long long)when, err);
+	if (!t->hooked || t->db->depth <= 0) {
+		const struct activity stamp = { id, 0, 0, NULL, NULL, 1, (long long)when };
+
+		return activity_row_write(t, &stamp, err);
+	}
 	if (!(a = activity_entry(t, id, when)))
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	a->stamped = 1;

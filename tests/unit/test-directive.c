@@ -1233,6 +1233,39 @@ static void test_tracker(void)
 	ok(store_commit(tdb, &err) == BB_OK, "activity: committed again");
 	is_str(ACTIVITY("k1@x"), "6|21600|k1f@x", "activity: it counts once");
 
+	/* a regression's updated time, the time of its latest event: stamped
+	 * at once outside a transaction; inside one, kept and written with
+	 * the activity as it commits, or alone for a mail that is no activity
+	 * (ignore-activity); not at all when rolled back */
+#define UPDATED(msgid) q("SELECT updated - %lld, activity_count, last_activity - %lld," \
+			 " last_activity_msgid FROM reg_regression WHERE report_msgid = '%s'", \
+			 T0, T0, msgid)
+	feed("k1g@x", "k1b@x", "k1b@x", 370, "Re: [REGRESSION] disk stalls",
+	     "#regzbot title: disk stalls on resume\n");
+	is_str(UPDATED("k1@x"), "22200|7|22200|k1g@x", "updated: an event outside a transaction");
+	ok(store_begin(tdb, &err) == BB_OK, "updated: a transaction");
+	feed("k1h@x", "k1b@x", "k1b@x", 380, "Re: [REGRESSION] disk stalls",
+	     "#regzbot title: disk stalls after resume\n");
+	feed("k1i@x", "k1b@x", "k1b@x", 390, "Re: [REGRESSION] disk stalls",
+	     "#regzbot ignore-activity\n#regzbot title: disk stalls after suspend\n");
+	is_str(q("SELECT updated - %lld FROM reg_regression WHERE report_msgid = 'k1@x'", T0),
+	       "22200", "updated: not written before the commit");
+	ok(store_commit(tdb, &err) == BB_OK, "updated: committed");
+	is_str(UPDATED("k1@x"), "23400|8|22800|k1h@x",
+	       "updated: the later event's time, written with the one mail of activity");
+	ok(store_begin(tdb, &err) == BB_OK, "updated: another transaction");
+	feed("k1j@x", "k1b@x", "k1b@x", 400, "Re: [REGRESSION] disk stalls",
+	     "#regzbot ignore-activity\n#regzbot title: disk stalls\n");
+	ok(store_commit(tdb, &err) == BB_OK, "updated: committed again");
+	is_str(UPDATED("k1@x"), "24000|8|22800|k1h@x",
+	       "updated: an event alone (no activity) stamps the time, the activity unchanged");
+	ok(store_begin(tdb, &err) == BB_OK, "updated: a transaction rolled back");
+	feed("k1k@x", "k1b@x", "k1b@x", 410, "Re: [REGRESSION] disk stalls",
+	     "#regzbot title: disk stalls sometimes\n");
+	store_rollback(tdb);
+	is_str(UPDATED("k1@x"), "24000|8|22800|k1h@x", "updated: a rolled-back event leaves it");
+#undef UPDATED
+
 	/* a reply takes its parent's root, remembered from the parent's
 	 * row; when another connection has written, the row is read again */
 	{
