@@ -155,25 +155,53 @@ static size_t msgid_normalise_into(const char *id, size_t idlen, char *out)
 static char *msgid_normalise(const char *id, size_t idlen, int *nomem)
 {
 	char tmp[INMAIL_MESSAGE_ID_MAX + 1], *out;
-	size_t n = id ? msgid_normalise_into(id, idlen, tmp) : 0;
 
-	if (!n)
+	if (!id || !msgid_normalise_into(id, idlen, tmp))
 		return NULL;
-	if (!(out = malloc(n + 1))) {
+	if (!(out = strdup(tmp)))
 		*nomem = 1;
-		return NULL;
-	}
-	memcpy(out, tmp, n + 1);
 	return out;
 }
 
 /* The usable msg-ids of an In-Reply-To or References value, normalised,
  * in order: each one's text in ids->arena (NUL-terminated, one after the
- * other), ids->n of them; msgids_release() frees them. */
+ * other), ids->n of them, the i-th at msgids_at(ids, i); msgids_release()
+ * frees them. */
+#define MSGIDS_FEW 64
 struct msgids {
 	struct buf arena;
 	size_t n;
+	size_t *off;            /* where each id starts in arena: few, or malloc'd */
+	size_t cap;
+	size_t few[MSGIDS_FEW];
 };
+
+static const char *msgids_at(const struct msgids *ids, size_t i)
+{
+	return ids->arena.data + ids->off[i];
+}
+
+/* Appends the id of n bytes at id (NUL-terminated) to ids. */
+static enum bb_status msgids_add(struct msgids *ids, const char *id, size_t n)
+{
+	if (ids->n == ids->cap) {
+		size_t cap = ids->cap * 2;
+		size_t *off = ids->off == ids->few ? malloc(cap * sizeof(*off))
+						   : realloc(ids->off, cap * sizeof(*off));
+
+		if (!off)
+			return BB_ERR_NOMEM;
+		if (ids->off == ids->few)
+			memcpy(off, ids->few, sizeof(ids->few));
+		ids->off = off;
+		ids->cap = cap;
+	}
+	ids->off[ids->n] = ids->arena.len;
+	if (buf_add(&ids->arena, id, n + 1))
+		return BB_ERR_NOMEM;
+	ids->n++;
+	return BB_OK;
+}
 
 static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 {
@@ -183,12 +211,14 @@ static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 
 	buf_init(&ids->arena);
 	ids->n = 0;
+	ids->off = ids->few;
+	ids->cap = MSGIDS_FEW;
 	for (int i = 0; refs && i < g_mime_references_length(refs) && !st; i++) {
 		const char *id = g_mime_references_get_message_id(refs, i);
 		size_t n = id ? msgid_normalise_into(id, strlen(id), tmp) : 0;
 
-		if (n && !(st = buf_add(&ids->arena, tmp, n + 1)))
-			ids->n++;
+		if (n)
+			st = msgids_add(ids, tmp, n);
 	}
 	if (refs)
 		g_mime_references_free(refs);
@@ -198,20 +228,9 @@ static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 static void msgids_release(struct msgids *ids)
 {
 	buf_release(&ids->arena);
-}
-
-/* The ids of ids in order, into a new array of ids->n pointers into its
- * arena (free()); NULL when out of memory or there are none. */
-static const char **msgids_list(const struct msgids *ids)
-{
-	const char **list = ids->n ? malloc(ids->n * sizeof(*list)) : NULL;
-	const char *p = ids->arena.data;
-
-	for (size_t i = 0; list && i < ids->n; i++) {
-		list[i] = p;
-		p += strlen(p) + 1;
-	}
-	return list;
+	if (ids->off != ids->few)
+		free(ids->off);
+	ids->off = ids->few;
 }
 
 /* --- header pass --------------------------------------------------------- */
@@ -285,8 +304,7 @@ static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
 	struct msgids ids;
 	enum bb_status st = parse_msgids(value, &ids);
 
-	/* (the first id is the arena's first string) */
-	if (!st && ids.n && !(m->in_reply_to = strdup(ids.arena.data)))
+	if (!st && ids.n && !(m->in_reply_to = strdup(msgids_at(&ids, 0))))
 		st = BB_ERR_NOMEM;
 	msgids_release(&ids);
 	return st;
@@ -334,22 +352,22 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 {
 	struct msgids ids;
 	struct refs_seen seen = { .nfew = 0, .many = NULL };
-	const char *picked[INMAIL_REFERENCES_MAX], **refs = NULL;
+	const char *picked[INMAIL_REFERENCES_MAX];
 	size_t npicked = 0, nrefs;
 	const char *root = NULL;
 	enum bb_status st = parse_msgids(value, &ids);
 	size_t i;
 
 	nrefs = ids.n;
-	if (st || (nrefs && !(refs = msgids_list(&ids)))) {
+	if (st) {
 		msgids_release(&ids);
-		return BB_ERR_NOMEM;
+		return st;
 	}
 
 	if (m->message_id)
 		refs_seen_add(&seen, m->message_id);
 	for (i = 0; i < nrefs && !root; i++) {
-		const char *id = refs[i];
+		const char *id = msgids_at(&ids, i);
 
 		if (!refs_seen_has(&seen, id))
 			root = id;
@@ -358,7 +376,7 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 		refs_seen_add(&seen, root);
 	/* newest first, then turned around */
 	for (i = nrefs; i-- > 0 && root && npicked < INMAIL_REFERENCES_MAX - 1;) {
-		const char *id = refs[i];
+		const char *id = msgids_at(&ids, i);
 
 		if (refs_seen_has(&seen, id))
 			continue;
@@ -384,7 +402,6 @@ static enum bb_status take_references(struct inmail *m, const char *value)
 out:
 	if (seen.many)
 		g_hash_table_destroy(seen.many);
-	free(refs);
 	msgids_release(&ids);
 	return st;
 }
