@@ -765,28 +765,100 @@ bad:
 	return bb_error_set(err, BB_ERR_IO, "git cat-file answered \"%.80s\"", line);
 }
 
-/* What cat-file is asked while an epoch is walked: `git rev-list --objects
- * --in-commit-order` names each commit, then the objects its tree adds
- * (the tree, then the message blob as "<blob> m"), and each commit becomes
- * one request -- "<blob> <commit>" for the blob its "m" names, else
- * "<commit>:m <commit>" (a commit whose message rev-list did not list: it
- * removed one, its blob is one listed before, or its tree or blob is
- * missing from a broken repository, which --missing=allow-any passes
- * over rather than failing the walk) -- answered as walk_answer()
- * reads.  Asking for the blob itself spares cat-file reading each commit
- * and its tree again to find it. */
+/* Whether a local inbox is a v1 one: no git/ folder of epochs, and the
+ * folder is a git repository itself (HEAD, objects/). */
+static int local_v1(struct archive_source *src)
+{
+	char *epochs = str_printf("%s/git", src->path), *head = str_printf("%s/HEAD", src->path);
+	char *objects = str_printf("%s/objects", src->path);
+	struct stat st;
+	int v1 = epochs && head && objects && stat(epochs, &st) && !stat(head, &st) &&
+		 S_ISREG(st.st_mode) && !stat(objects, &st) && S_ISDIR(st.st_mode);
+
+	free(epochs);
+	free(head);
+	free(objects);
+	return v1;
+}
+
+/* Whether a `git log --raw` line names a message file a commit of a v1
+ * inbox added (or replaced): ":<modes> <old> <new> A|M\t<ab>/<38 hex>",
+ * the message's blob into blob. */
+static int v1_message_line(const char *line, char blob[ARCHIVE_OID_MAX + 1])
+{
+	const char *tab = strchr(line, '\t'), *p = tab;
+	size_t len, hex;
+
+	if (line[0] != ':' || !tab || tab - line < 4)
+		return 0;
+	if (tab[-1] != 'A' && tab[-1] != 'M')
+		return 0;
+	/* the new object is the word before the status */
+	p = tab - 2;
+	if (*p != ' ')
+		return 0;
+	len = 0;
+	while (p > line && p[-1] != ' ') {
+		p--;
+		len++;
+	}
+	if (!is_oid(p, len))
+		return 0;
+	hex = strlen(tab + 1);
+	if ((hex != 41 && hex != 65) || tab[3] != '/' || !archive_is_hex_string(tab + 1, 2) ||
+	    !archive_is_hex_string(tab + 4, hex - 3))
+		return 0;
+	memcpy(blob, p, len);
+	blob[len] = '\0';
+	return 1;
+}
+
+/* What cat-file is asked while an epoch is walked, made from what the
+ * lister prints, and written ahead of the answers (feed_cat()), which
+ * walk_answer() reads.
+ *
+ * v2: `git rev-list --objects --in-commit-order` names each commit, then
+ * the objects its tree adds (the tree, then the message blob as "<blob>
+ * m"), and each commit becomes one request -- "<blob> <commit>" for the
+ * blob its "m" names, else "<commit>:m <commit>" (a commit whose message
+ * rev-list did not list: it removed one, its blob is one listed before, or
+ * its tree or blob is missing from a broken repository, which
+ * --missing=allow-any passes over rather than failing the walk).  Asking
+ * for the blob itself spares cat-file reading each commit and its tree
+ * again to find it.
+ *
+ * v1 (one repository whose commits each add messages as files named by
+ * the SHA-1 of their Message-ID): `git log --raw` names each commit
+ * ("commit <commit>") and the files it added or replaced, and each of
+ * those blobs becomes a request "<blob> <commit>"; all but a commit's last
+ * name the commit before it whose messages were asked for (its own when
+ * there is none), so that the cursor passes a commit only with its last
+ * message.  A commit that removed a message (a purge) asks for nothing.
+ * cat-file answers a blob it lacks with "<blob> missing", without the
+ * rest of the request, so the commit each request names is also queued
+ * (named) for its answer. */
 struct feed {
-	struct child *rev;
+	struct child *rev;     /* rev-list (v1: git log) */
+	int v1;
+	const char *dir;       /* the repository, for errors */
 	struct buf req;        /* requests not yet written, from req_pos */
 	size_t req_pos;
 	unsigned long written; /* requests written whole */
 	unsigned long asked;   /* answers begun */
 	char commit[ARCHIVE_OID_MAX + 1]; /* the commit being listed, "" none */
-	int has_message;       /* its request is made */
+	int has_message;       /* v2: its request is made */
 	int rev_done;          /* rev-list's output has ended */
 	int skipping;          /* passing over a line longer than FEED_LINE_MAX */
+	/* v1 */
+	char prev[ARCHIVE_OID_MAX + 1];     /* the last commit whose messages were asked for */
+	char (*blobs)[ARCHIVE_OID_MAX + 1]; /* the blobs the commit being listed adds */
+	size_t nblobs;
+	struct buf named;      /* the commit of each request not answered yet, from named_pos
+				* (ARCHIVE_OID_MAX + 1 bytes each) */
+	size_t named_pos;
 };
 
+#define V1_COMMIT_MESSAGES 64   /* messages one v1 commit may add */
 #define FEED_LOW ((size_t)64 << 10)   /* requests made ahead of what is written */
 #define FEED_AHEAD 256                /* unanswered requests below which more are written */
 /* Longer lines of rev-list's output are none that feed_line() reads (a
@@ -837,36 +909,86 @@ static enum bb_status feed_next_line(struct feed *f, const char **line, size_t *
 	}
 }
 
-/* Empties f, keeping its buffer's memory. */
-static void feed_reset(struct feed *f)
+/* Empties f for a walk of repository dir (v1: a v1 inbox) from commit
+ * from, keeping its buffers' memory. */
+static void feed_reset(struct feed *f, int v1, const char *dir, const char *from)
 {
-	struct buf req = f->req;
+	struct buf req = f->req, named = f->named;
+	char (*blobs)[ARCHIVE_OID_MAX + 1] = f->blobs;
 
 	buf_reset(&req);
+	buf_reset(&named);
 	memset(f, 0, sizeof(*f));
 	f->req = req;
+	f->named = named;
+	f->blobs = blobs;
+	f->v1 = v1;
+	f->dir = dir;
+	snprintf(f->prev, sizeof(f->prev), "%s", from);
 }
 
-/* Adds the request "<object><suffix> <commit>\n". */
-static enum bb_status feed_request(struct feed *f, const char *object, size_t len,
-				   const char *suffix, struct bb_error *err)
+static void feed_release(struct feed *f)
 {
-	size_t commit = strlen(f->commit);
+	buf_release(&f->req);
+	buf_release(&f->named);
+	free(f->blobs);
+	f->blobs = NULL;
+}
+
+/* Adds the request "<object><suffix> <commit>\n" (commit: at most
+ * ARCHIVE_OID_MAX bytes). */
+static enum bb_status feed_request(struct feed *f, const char *object, size_t len,
+				   const char *suffix, const char *commit, struct bb_error *err)
+{
+	char named[ARCHIVE_OID_MAX + 1] = "";
+	size_t commit_len = strlen(commit);
 
 	f->has_message = 1;
 	if (buf_add(&f->req, object, len) || buf_addstr(&f->req, suffix) ||
-	    buf_addch(&f->req, ' ') || buf_add(&f->req, f->commit, commit) ||
+	    buf_addch(&f->req, ' ') || buf_add(&f->req, commit, commit_len) ||
 	    buf_addch(&f->req, '\n'))
 		return archive_nomem(err);
+	if (f->v1) {
+		memcpy(named, commit, commit_len);
+		drop_consumed(&f->named, &f->named_pos, 0);
+		if (buf_add(&f->named, named, sizeof(named)))
+			return archive_nomem(err);
+	}
 	return BB_OK;
 }
 
-/* The request of the commit being listed, if it has none yet. */
+/* The commit the next answer's request named (v1; NULL for v2, whose
+ * answers name it, or when none is queued).  Good until the next request
+ * is made. */
+static const char *feed_named(struct feed *f)
+{
+	const char *named;
+
+	if (!f->v1 || f->named.len - f->named_pos < ARCHIVE_OID_MAX + 1)
+		return NULL;
+	named = f->named.data + f->named_pos;
+	f->named_pos += ARCHIVE_OID_MAX + 1;
+	return named;
+}
+
+/* The requests of the commit being listed, if it has none yet (v2: one;
+ * v1: one per message it adds). */
 static enum bb_status feed_end_commit(struct feed *f, struct bb_error *err)
 {
-	if (!f->commit[0] || f->has_message)
-		return BB_OK;
-	return feed_request(f, f->commit, strlen(f->commit), ":m", err);
+	enum bb_status st = BB_OK;
+
+	if (!f->v1) {
+		if (!f->commit[0] || f->has_message)
+			return BB_OK;
+		return feed_request(f, f->commit, strlen(f->commit), ":m", f->commit, err);
+	}
+	for (size_t i = 0; i < f->nblobs && !st; i++)
+		st = feed_request(f, f->blobs[i], strlen(f->blobs[i]), "",
+				  i + 1 < f->nblobs && f->prev[0] ? f->prev : f->commit, err);
+	if (f->nblobs)
+		memcpy(f->prev, f->commit, sizeof(f->prev));
+	f->nblobs = 0;
+	return st;
 }
 
 /* One line of rev-list's output: a commit ("<commit>"), or an object its
@@ -892,10 +1014,44 @@ static enum bb_status feed_line(struct feed *f, const char *line, size_t len,
 		return BB_OK;   /* the tree, another path, or a second "m" */
 	if (!is_oid(line, oid))
 		goto bad;
-	return feed_request(f, line, oid, "", err);
+	return feed_request(f, line, oid, "", f->commit, err);
 bad:
 	return bb_error_set(err, BB_ERR_IO, "git rev-list answered \"%.*s\"", (int)(len < 80 ? len : 80),
 			    line);
+}
+
+/* One line of `git log --raw`'s output in a v1 inbox: a commit ("commit
+ * <commit>"), or a file it changed (only a message added or replaced is
+ * read: v1_message_line()). */
+static enum bb_status feed_line_v1(struct feed *f, const char *line, size_t len,
+				   struct bb_error *err)
+{
+	char text[FEED_LINE_MAX + 1], blob[ARCHIVE_OID_MAX + 1];
+	enum bb_status st;
+
+	if (len > 7 && !memcmp(line, "commit ", 7)) {
+		if (!is_oid(line + 7, len - 7))
+			return bb_error_set(err, BB_ERR_IO, "git log printed \"%.*s\"",
+					    (int)(len < 80 ? len : 80), line);
+		if ((st = feed_end_commit(f, err)))
+			return st;
+		memcpy(f->commit, line + 7, len - 7);
+		f->commit[len - 7] = '\0';
+		return BB_OK;
+	}
+	if (len > FEED_LINE_MAX || !f->commit[0])
+		return BB_OK;
+	memcpy(text, line, len);
+	text[len] = '\0';
+	if (!v1_message_line(text, blob))
+		return BB_OK;
+	if (f->nblobs == V1_COMMIT_MESSAGES)
+		return bb_error_set(err, BB_ERR_IO, "commit %s of %s adds more than %d messages",
+				    f->commit, f->dir, V1_COMMIT_MESSAGES);
+	if (!f->blobs && !(f->blobs = calloc(V1_COMMIT_MESSAGES, sizeof(*f->blobs))))
+		return archive_nomem(err);
+	memcpy(f->blobs[f->nblobs++], blob, sizeof(blob));
+	return BB_OK;
 }
 
 /* Writes requests to cat-file as far as its stdin takes them, once fewer
@@ -924,7 +1080,8 @@ static enum bb_status feed_cat(struct feed *f, struct child *cat, struct bb_erro
 				f->rev_done = 1;
 				if ((st = feed_end_commit(f, err)))
 					return st;
-			} else if ((st = feed_line(f, line, len, err))) {
+			} else if ((st = f->v1 ? feed_line_v1(f, line, len, err)
+					       : feed_line(f, line, len, err))) {
 				return st;
 			}
 		}
@@ -957,8 +1114,9 @@ static enum bb_status feed_cat(struct feed *f, struct child *cat, struct bb_erro
 	}
 }
 
-/* Walks epoch from commit from ("" = its start) to its HEAD, oldest first:
- * `git rev-list --objects` lists the commits and their messages' blobs,
+/* Walks epoch from commit from ("" = its start) to its HEAD, oldest first
+ * (a v1 inbox: its one repository, as epoch 0): `git rev-list --objects`
+ * (v1: `git log --raw`) lists the commits and their messages' blobs,
  * feed_cat() asks one `git cat-file --batch` for them, and its output is
  * read in large pieces, so both git processes and the handler run at
  * once. */
@@ -969,6 +1127,7 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	struct run_args argv = RUN_ARGS_INIT, cat_argv = RUN_ARGS_INIT;
 	struct child rev, cat;
 	struct feed feed;
+	int v1 = src->v1;
 	char *dir = epoch_dir(src, epoch), *range = NULL;
 	char message[300];
 	enum bb_status st = BB_OK;
@@ -976,9 +1135,11 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 	char from[ARCHIVE_OID_MAX + 1];
 
 	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
-	child_init(&rev, "git rev-list");
+	child_init(&rev, v1 ? "git log" : "git rev-list");
 	child_init(&cat, "git cat-file");
+	memset(&feed, 0, sizeof(feed));
 	buf_init(&feed.req);
+	buf_init(&feed.named);
 	w->walked = 0;
 	if (!dir)
 		return archive_nomem(err);
@@ -987,14 +1148,19 @@ static enum bb_status walk_epoch(struct git_walk *w, long epoch, const char *sta
 		goto out;
 	}
 again:
-	feed_reset(&feed);   /* (a retry starts with nothing asked) */
+	feed_reset(&feed, v1, dir, from);   /* (a retry starts with nothing asked) */
 	free(range);
 	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
 	run_args_clear(&argv);
-	if (!range || git_argv(src, &argv, dir) || run_args_push(&argv, "rev-list") ||
-	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
-	    run_args_push(&argv, "--objects") || run_args_push(&argv, "--in-commit-order") ||
-	    run_args_push(&argv, "--missing=allow-any") ||
+	if (!range || git_argv(src, &argv, dir) ||
+	    (v1 ? run_args_push(&argv, "log") || run_args_push(&argv, "--reverse") ||
+		  run_args_push(&argv, "--first-parent") || run_args_push(&argv, "--no-abbrev") ||
+		  run_args_push(&argv, "--raw") || run_args_push(&argv, "--no-renames") ||
+		  run_args_push(&argv, "--root") || run_args_push(&argv, "--format=commit %H")
+		: run_args_push(&argv, "rev-list") || run_args_push(&argv, "--reverse") ||
+		  run_args_push(&argv, "--first-parent") || run_args_push(&argv, "--objects") ||
+		  run_args_push(&argv, "--in-commit-order") ||
+		  run_args_push(&argv, "--missing=allow-any")) ||
 	    run_args_push(&argv, range) || run_args_push(&argv, "--")) {
 		st = archive_nomem(err);
 		goto out;
@@ -1022,7 +1188,7 @@ again:
 			if (!got)
 				break;
 			feed.asked++;
-			if ((st = walk_answer(w, &cat, epoch, NULL, err)))
+			if ((st = walk_answer(w, &cat, epoch, feed_named(&feed), err)))
 				goto out;
 		}
 		run_child_wait(&cat.run, &cat_status);
@@ -1033,18 +1199,18 @@ again:
 		if (!w->walked && looks_like_bad_revision(&rev.run.errout)) {
 			if (from[0] && !retried) {
 				/* the cursor's commit is gone: read the epoch again */
-				log_rewind(src, epoch, from, "epoch");
+				log_rewind(src, epoch, from, v1 ? "inbox" : "epoch");
 				retried = 1;
 				child_release(&cat);
 				child_release(&rev);
 				child_init(&cat, "git cat-file");
-				child_init(&rev, "git rev-list");
+				child_init(&rev, v1 ? "git log" : "git rev-list");
 				goto again;
 			}
 			goto out; /* an epoch without commits (no HEAD yet) */
 		}
 		run_git_message(&rev.run.errout, message, sizeof(message));
-		st = bb_error_set(err, BB_ERR_IO, "git rev-list in %s: %s", dir, message);
+		st = bb_error_set(err, BB_ERR_IO, "%s in %s: %s", rev.run.what, dir, message);
 		goto out;
 	}
 	if (cat_status != 0) {
@@ -1053,208 +1219,20 @@ again:
 	} else if (answers_short) {
 		st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %lu answers to %lu requests",
 				  dir, feed.asked, feed.written);
+	} else if (v1 && feed.commit[0]) {
+		/* every message up to the last commit was handed over: commits
+		 * that only removed one are passed too */
+		w->pos.epoch = 0;
+		memcpy(w->pos.commit, feed.commit, sizeof(feed.commit));
 	}
 out:
 	child_release(&cat);
 	child_release(&rev);
-	buf_release(&feed.req);
+	feed_release(&feed);
 	run_args_clear(&argv);
 	run_args_clear(&cat_argv);
 	free(range);
 	free(dir);
-	return st;
-}
-
-/* Whether a local inbox is a v1 one: no git/ folder of epochs, and the
- * folder is a git repository itself (HEAD, objects/). */
-static int local_v1(struct archive_source *src)
-{
-	char *epochs = str_printf("%s/git", src->path), *head = str_printf("%s/HEAD", src->path);
-	char *objects = str_printf("%s/objects", src->path);
-	struct stat st;
-	int v1 = epochs && head && objects && stat(epochs, &st) && !stat(head, &st) &&
-		 S_ISREG(st.st_mode) && !stat(objects, &st) && S_ISDIR(st.st_mode);
-
-	free(epochs);
-	free(head);
-	free(objects);
-	return v1;
-}
-
-/* Whether a `git log --raw` line names a message file a commit of a v1
- * inbox added (or replaced): ":<modes> <old> <new> A|M\t<ab>/<38 hex>",
- * the message's blob into blob. */
-static int v1_message_line(const char *line, char blob[ARCHIVE_OID_MAX + 1])
-{
-	const char *tab = strchr(line, '\t'), *p = tab;
-	size_t len, hex;
-
-	if (line[0] != ':' || !tab || tab - line < 4)
-		return 0;
-	if (tab[-1] != 'A' && tab[-1] != 'M')
-		return 0;
-	/* the new object is the word before the status */
-	p = tab - 2;
-	if (*p != ' ')
-		return 0;
-	len = 0;
-	while (p > line && p[-1] != ' ') {
-		p--;
-		len++;
-	}
-	if (!is_oid(p, len))
-		return 0;
-	hex = strlen(tab + 1);
-	if ((hex != 41 && hex != 65) || tab[3] != '/' || !archive_is_hex_string(tab + 1, 2) ||
-	    !archive_is_hex_string(tab + 4, hex - 3))
-		return 0;
-	memcpy(blob, p, len);
-	blob[len] = '\0';
-	return 1;
-}
-
-/* Asks cat-file for the messages one commit of a v1 inbox added and hands
- * each over; all but the last go with the commit before (prev, "" for
- * none: then the commit's own), so that the cursor passes a commit only
- * with its last message. */
-static enum bb_status v1_commit(struct git_walk *w, struct child *cat, const char *prev,
-				const char *commit, char (*blobs)[ARCHIVE_OID_MAX + 1], size_t n,
-				struct bb_error *err)
-{
-	enum bb_status st = BB_OK;
-	int got;
-
-	for (size_t i = 0; i < n && !st; i++) {
-		const char *asked = i + 1 < n && *prev ? prev : commit;
-		char request[2 * ARCHIVE_OID_MAX + 4];
-
-		snprintf(request, sizeof(request), "%s %s\n", blobs[i], asked);
-		if ((st = run_child_write(&cat->run, request, strlen(request), err)) ||
-		    (st = child_read_line(cat, &w->line, &got, err)))
-			break;
-		if (!got)
-			return bb_error_set(err, BB_ERR_IO, "git cat-file ended early");
-		st = walk_answer(w, cat, 0, asked, err);
-	}
-	return st;
-}
-
-#define V1_COMMIT_MESSAGES 64   /* messages one v1 commit may add */
-
-/* Walks a v1 inbox (one repository whose commits each add a message as a
- * file named by the SHA-1 of its Message-ID) from commit from ("" = its
- * start) to HEAD, oldest first: `git log --raw` names the blobs each
- * commit added, and one `git cat-file --batch` is asked for each in turn.
- * A commit that removed a message (a purge) adds nothing. */
-static enum bb_status walk_v1(struct git_walk *w, const char *start, struct bb_error *err)
-{
-	struct archive_source *src = w->src;
-	struct run_args argv = RUN_ARGS_INIT, cat_argv = RUN_ARGS_INIT;
-	struct child log, cat;
-	struct buf line = BUF_INIT;
-	char (*blobs)[ARCHIVE_OID_MAX + 1] = calloc(V1_COMMIT_MESSAGES, ARCHIVE_OID_MAX + 1);
-	char from[ARCHIVE_OID_MAX + 1], commit[ARCHIVE_OID_MAX + 1] = "", prev[ARCHIVE_OID_MAX + 1];
-	char message[300], *range = NULL;
-	size_t n = 0;
-	enum bb_status st = BB_OK;
-	int got, status, retried = 0;
-
-	snprintf(from, sizeof(from), "%s", start);   /* start may be w->pos.commit */
-	child_init(&log, "git log");
-	child_init(&cat, "git cat-file");
-	w->walked = 0;
-	if (!blobs || cat_file_argv(src, src->path, &cat_argv)) {
-		st = archive_nomem(err);
-		goto out;
-	}
-again:
-	free(range);
-	range = from[0] ? str_printf("%s..HEAD", from) : strdup("HEAD");
-	snprintf(prev, sizeof(prev), "%s", from);
-	commit[0] = '\0';
-	n = 0;
-	run_args_clear(&argv);
-	if (!range || git_argv(src, &argv, src->path) || run_args_push(&argv, "log") ||
-	    run_args_push(&argv, "--reverse") || run_args_push(&argv, "--first-parent") ||
-	    run_args_push(&argv, "--no-abbrev") || run_args_push(&argv, "--raw") ||
-	    run_args_push(&argv, "--no-renames") || run_args_push(&argv, "--root") ||
-	    run_args_push(&argv, "--format=commit %H") || run_args_push(&argv, range) ||
-	    run_args_push(&argv, "--")) {
-		st = archive_nomem(err);
-		goto out;
-	}
-	if ((st = child_spawn(src, &argv, 0, &log, err)))
-		goto out;
-	for (;;) {
-		char blob[ARCHIVE_OID_MAX + 1];
-
-		if ((st = child_read_line(&log, &line, &got, err)))
-			goto out;
-		if (!got || !strncmp(line.data, "commit ", 7)) {
-			if (commit[0] && n) {
-				if (cat.run.pid < 0 && (st = child_spawn(src, &cat_argv, 1, &cat, err)))
-					goto out;
-				if ((st = v1_commit(w, &cat, prev, commit, blobs, n, err)))
-					goto out;
-				memcpy(prev, commit, sizeof(prev));
-			}
-			n = 0;
-			if (!got)
-				break;
-			if (!is_oid(line.data + 7, line.len - 7)) {
-				st = bb_error_set(err, BB_ERR_IO, "git log printed \"%.80s\"", line.data);
-				goto out;
-			}
-			memcpy(commit, line.data + 7, line.len - 7 + 1);
-		} else if (v1_message_line(line.data, blob)) {
-			if (n == V1_COMMIT_MESSAGES) {
-				st = bb_error_set(err, BB_ERR_IO, "commit %s of %s adds more than %d"
-						  " messages", commit, src->path, V1_COMMIT_MESSAGES);
-				goto out;
-			}
-			memcpy(blobs[n++], blob, sizeof(blob));
-		}
-	}
-	run_child_wait(&log.run, &status);
-	if (status != 0) {
-		if (!w->walked && looks_like_bad_revision(&log.run.errout)) {
-			if (from[0] && !retried) {
-				/* the cursor's commit is gone: read the inbox again */
-				log_rewind(src, 0, from, "inbox");
-				retried = 1;
-				child_release(&log);
-				child_init(&log, "git log");
-				goto again;
-			}
-			goto out; /* an inbox without commits (no HEAD yet) */
-		}
-		run_git_message(&log.run.errout, message, sizeof(message));
-		st = bb_error_set(err, BB_ERR_IO, "git log in %s: %s", src->path, message);
-		goto out;
-	}
-	if (cat.run.pid > 0) {
-		run_child_wait(&cat.run, &status);
-		if (status != 0) {
-			run_git_message(&cat.run.errout, message, sizeof(message));
-			st = bb_error_set(err, BB_ERR_IO, "git cat-file in %s: %s", src->path,
-					  message);
-			goto out;
-		}
-	}
-	if (commit[0]) {
-		/* every message up to the last commit was handed over: commits
-		 * that only removed one are passed too */
-		w->pos.epoch = 0;
-		memcpy(w->pos.commit, commit, sizeof(commit));
-	}
-out:
-	child_release(&cat);
-	child_release(&log);
-	run_args_clear(&argv);
-	run_args_clear(&cat_argv);
-	buf_release(&line);
-	free(blobs);
-	free(range);
 	return st;
 }
 
@@ -1351,7 +1329,7 @@ enum bb_status archive_poll_public_inbox(struct archive_source *src, const char 
 					  " epoch %ld", src->path, cursor, w.pos.epoch);
 			goto out;
 		}
-		if (!(st = walk_v1(&w, w.pos.commit, err)) && next_cursor &&
+		if (!(st = walk_epoch(&w, 0, w.pos.commit, err)) && next_cursor &&
 		    !(*next_cursor = git_cursor(&w.pos)))
 			st = archive_nomem(err);
 		goto out;

@@ -2,12 +2,15 @@
 """Writes a `git fast-import` stream of one public-inbox v2 epoch to stdout
 (tests/bench/bench-epoch.sh): COUNT mails (argv[2]) made from the real
 mails (*.eml) under the folder argv[1], one commit per mail with the mail as
-the blob `m` at the root of its tree, as public-inbox v2 stores them.
+the blob `m` at the root of its tree, as public-inbox v2 stores them.  With
+argv[3] "v1", a v1 inbox instead: each commit adds its mail as the file
+<xx>/<38 hex> named by the SHA-1 of its Message-ID, and the files stay.
 
 Each mail keeps a real mail's headers and body; its Message-ID, Subject,
 Date, In-Reply-To and References are replaced so that every mail is
 distinct, and about two in three reply to an earlier mail (threads form).
 The stream is the same for the same corpus and count (a fixed seed)."""
+import hashlib
 import os
 import random
 import sys
@@ -47,6 +50,7 @@ def templates(folder):
 
 def main():
     folder, count = sys.argv[1], int(sys.argv[2])
+    v1 = len(sys.argv) > 3 and sys.argv[3] == "v1"
     mails = templates(folder)
     if not mails:
         sys.exit("bench-epoch-gen: no .eml mails under %s" % folder)
@@ -85,7 +89,12 @@ def main():
         out.write(b"data %d\n" % len(msg) + msg)
         if i:
             out.write(b"from :%d\n" % (2 * i))
-        out.write(b"M 100644 :%d m\n\n" % (2 * i + 1))
+        if v1:
+            h = hashlib.sha1(msgid[1:-1]).hexdigest().encode()
+            path = h[:2] + b"/" + h[2:]
+        else:
+            path = b"m"
+        out.write(b"M 100644 :%d %s\n\n" % (2 * i + 1, path))
     out.write(b"done\n")
 
 

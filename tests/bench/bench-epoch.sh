@@ -27,10 +27,15 @@
 # under 64 MiB).  Asserts nothing (the machine may be busy).  DKIM keys come from an
 # empty key file, not DNS (see below).
 #
+#   BENCH_EPOCH_LAYOUT v2 (the default), or v1: a v1 inbox of as many mails
+#                      (one repository whose commits each add a file;
+#                      bugbridge reads it with `git log --raw` where (a) is
+#                      git log --raw | git cat-file --batch; no (e))
 #   BENCH_EPOCH_MAILS  how many mails (default 40000)
 #   BENCH_RUNS         runs per measurement (default 3)
 #   BENCH_EPOCH_CACHE  where the generated inbox is kept between runs
-#                      (default /tmp/bugbridge-bench-epoch-<mails>)
+#                      (default /tmp/bugbridge-bench-epoch-<mails>, -v1-<mails>
+#                      for a v1 inbox)
 #   BENCH_DIR          where to work (default: a new folder in $TMPDIR or /tmp)
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -45,18 +50,24 @@ if [ ! -d "$corpus" ]; then
 	echo "bench-epoch: SKIP: no mail corpus at $corpus (set BUGBRIDGE_SHARED)"
 	exit 0
 fi
-inbox=${BENCH_EPOCH_CACHE:-${TMPDIR:-/tmp}/bugbridge-bench-epoch-$count}
+layout=${BENCH_EPOCH_LAYOUT:-v2}
+case $layout in
+v2) inbox=${BENCH_EPOCH_CACHE:-${TMPDIR:-/tmp}/bugbridge-bench-epoch-$count}
+    epoch=$inbox/git/0.git ;;
+v1) inbox=${BENCH_EPOCH_CACHE:-${TMPDIR:-/tmp}/bugbridge-bench-epoch-v1-$count}
+    epoch=$inbox ;;
+*) echo "bench-epoch: BENCH_EPOCH_LAYOUT is v1 or v2, not $layout" >&2; exit 1 ;;
+esac
 make_work bugbridge-bench-epoch
 cleanup() { stop "${bz_pid:-}"; rm -rf "$work"; }
 
 # --- the inbox (made once, kept) ----------------------------------------------------
-epoch=$inbox/git/0.git
 if [ "$(git --git-dir="$epoch" rev-list --count HEAD 2>/dev/null)" != "$count" ]; then
-	echo "writing a public-inbox epoch of $count mails in $inbox (kept for later runs)"
-	rm -rf "$inbox" && mkdir -p "$inbox/git" || exit 1
+	echo "writing a public-inbox $layout inbox of $count mails in $inbox (kept for later runs)"
+	rm -rf "$inbox" && mkdir -p "$(dirname "$epoch")" || exit 1
 	git init -q --bare "$epoch" || exit 1
 	start=$(now)
-	if ! "$PY" "$top_srcdir/tests/bench/bench-epoch-gen.py" "$corpus" "$count" |
+	if ! "$PY" "$top_srcdir/tests/bench/bench-epoch-gen.py" "$corpus" "$count" "$layout" |
 		git --git-dir="$epoch" fast-import --quiet --done; then
 		echo "bench-epoch: writing the epoch failed" >&2
 		rm -rf "$inbox"
@@ -95,18 +106,28 @@ run_measured() {
 	m_cpu=$(echo "$u + $s" | bc -l)
 }
 
-floor() {
-	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
-		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch >/dev/null
-}
+# the floor: each message, oldest first, from git rev-list | git cat-file
+# --batch (v1: the blobs git log --raw names, cat-file asked for each)
+floor() { floor_piped_body >/dev/null; }
 piped() { floor_piped_body | cat >/dev/null; }
 floor_piped_body() {
-	git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
-		--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch
+	if [ "$layout" = v1 ]; then
+		git --git-dir="$epoch" log --reverse --first-parent --no-abbrev --raw --no-renames \
+			--root --format= HEAD | cut -d' ' -f4 | git --git-dir="$epoch" cat-file --batch
+	else
+		git --git-dir="$epoch" rev-list --reverse --first-parent --no-commit-header \
+			--format='%H:m' HEAD | git --git-dir="$epoch" cat-file --batch
+	fi
 }
 reader() { floor_piped_body | "$BENCH_PIPE_READER" >/dev/null; }
+# what bugbridge lists the commits and their messages' blobs with
 objects() {
-	git --git-dir="$epoch" rev-list --reverse --first-parent --objects --in-commit-order HEAD
+	if [ "$layout" = v1 ]; then
+		git --git-dir="$epoch" log --reverse --first-parent --no-abbrev --raw --no-renames \
+			--root --format='commit %H' HEAD
+	else
+		git --git-dir="$epoch" rev-list --reverse --first-parent --objects --in-commit-order HEAD
+	fi
 }
 asked() {
 	objects >/dev/null &&
@@ -115,7 +136,7 @@ asked() {
 }
 export -f floor piped floor_piped_body reader objects asked
 export BENCH_PIPE_READER
-export epoch
+export epoch layout
 
 # bugbridge_round: a full round from the start on a fresh data folder; sets
 # m_wall, m_cpu, m_rc, m_rss (bugbridge's own VmHWM in KiB) and m_own and
@@ -163,10 +184,14 @@ bugbridge_round() {
 
 # the requests bugbridge makes of cat-file (mail/archive_git.c): per commit
 # "<blob> <commit>" for the blob its tree adds as "m", else "<commit>:m
-# <commit>"
-objects | awk 'index($0, " ") == 0 { if (c != "" && !m) print c ":m " c; c = $0; m = 0; next }
-	$2 == "m" && NF == 2 && c != "" && !m { print $1 " " c; m = 1 }
-	END { if (c != "" && !m) print c ":m " c }' >blob-requests
+# <commit>" (v1: "<blob> <commit>" per file a commit adds; one each here)
+if [ "$layout" = v1 ]; then
+	objects | awk '/^commit / { c = $2; next } /^:/ { print $4 " " c }' >blob-requests
+else
+	objects | awk 'index($0, " ") == 0 { if (c != "" && !m) print c ":m " c; c = $0; m = 0; next }
+		$2 == "m" && NF == 2 && c != "" && !m { print $1 " " c; m = 1 }
+		END { if (c != "" && !m) print c ":m " c }' >blob-requests
+fi
 
 fw=() fc=() bw=() bc=() br=() bo=() bg=() pw=() pc=() dw=() dc=() aw=() ac=() old_runs=0
 for i in $(seq 1 "$runs"); do
@@ -200,8 +225,13 @@ mpw=$(median "${pw[@]}") mpc=$(median "${pc[@]}")
 mfw=$(median "${fw[@]}") mfc=$(median "${fc[@]}")
 mbw=$(median "${bw[@]}") mbc=$(median "${bc[@]}") mbr=$(median "${br[@]}")
 mbo=$(median "${bo[@]}") mbg=$(median "${bg[@]}")
-printf 'public-inbox epoch of %d mails read from its start (median of %d):\n' "$count" "$runs"
-printf '  git rev-list | git cat-file --batch: %6.2f s wall, %6.2f s CPU\n' "$mfw" "$mfc"
+printf 'public-inbox %s inbox of %d mails read from its start (median of %d):\n' "$layout" "$count" \
+	"$runs"
+if [ "$layout" = v1 ]; then
+	printf '  git log --raw | git cat-file --batch: %6.2f s wall, %6.2f s CPU\n' "$mfw" "$mfc"
+else
+	printf '  git rev-list | git cat-file --batch: %6.2f s wall, %6.2f s CPU\n' "$mfw" "$mfc"
+fi
 printf '  bugbridge sync --from-start:         %6.2f s wall, %6.2f s CPU, peak RSS %.1f MiB\n' \
 	"$mbw" "$mbc" "$(mib "$mbr")"
 printf '  ... | cat >/dev/null (piped floor):  %6.2f s wall, %6.2f s CPU\n' "$mpw" "$mpc"
