@@ -460,6 +460,42 @@ is "a signed commit that adds no message: nothing read" "$ids $(stat_of messages
 check "the program the inbox's configuration names is not run" test ! -e "$WORK/gpg-ran"
 is "and the cursor passes the commit" "$(cat odd1.cur)" "git:0:$signed"
 
+# --- a v1 commit that adds several messages ---------------------------------
+# (public-inbox adds one a commit; an import may add more): each is read,
+# all but the last with the commit before as their position, so a stop
+# inside the commit reads the whole commit again
+git init -q --bare "$WORK/multi1"
+/usr/bin/python3 - <<'EOF' | git --git-dir="$WORK/multi1" fast-import --quiet --done
+import hashlib, sys
+out = sys.stdout.buffer
+def mail(mid):
+    h = hashlib.sha1(mid).hexdigest().encode()
+    data = b"From: T <t@example.org>\nSubject: multi\nMessage-ID: <%s>\n\nx\n" % mid
+    return b"M 100644 inline %s/%s\ndata %d\n%s\n" % (h[:2], h[2:], len(data), data)
+for n, mids in enumerate([[b"one-a@example.org"],
+                          [b"two-a@example.org", b"two-b@example.org", b"two-c@example.org"],
+                          [b"three-a@example.org"]]):
+    out.write(b"commit refs/heads/master\ncommitter T <t@example.org> %d +0000\ndata 2\nm\n"
+              % (1790000000 + n))
+    for mid in mids:
+        out.write(mail(mid))
+out.write(b"done\n")
+EOF
+multi_commit() { git --git-dir="$WORK/multi1" rev-parse "HEAD~$1"; }
+positions() { printf '%s\n' "$out" | awk '$1 == "msg" { print $4 }' | tr '\n' ' '; }
+dump --state state-multi1 public-inbox "$WORK/multi1"
+is "v1: every message of a commit that adds three is read" \
+	"$(printf '%s\n' $ids | sort | tr '\n' ' ')" \
+	"one-a@example.org three-a@example.org two-a@example.org two-b@example.org two-c@example.org "
+is "the first two of the three with the commit before as their position, the last with its own" \
+	"$(positions)" "git:0:$(multi_commit 2) git:0:$(multi_commit 2) git:0:$(multi_commit 2) git:0:$(multi_commit 1) git:0:$(multi_commit 0) "
+dump --state state-multi1 --cursor-file multi1.cur --stop-after 2 public-inbox "$WORK/multi1"
+is "stopped after the first of the three: the cursor is the commit before them" \
+	"$(cat multi1.cur)" "git:0:$(multi_commit 2)"
+dump --state state-multi1 --cursor-file multi1.cur public-inbox "$WORK/multi1"
+is "the next poll reads all three again, then the rest" \
+	"$(positions)" "git:0:$(multi_commit 2) git:0:$(multi_commit 2) git:0:$(multi_commit 1) git:0:$(multi_commit 0) "
+
 # --- a local mirror of the newest epochs only (public-inbox-clone --epoch=~1) --
 mkdir -p "$WORK/partial/git"
 for e in 3 4; do
