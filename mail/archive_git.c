@@ -73,6 +73,7 @@ struct child {
 	struct run_child run;
 	struct buf rbuf;
 	size_t rpos;
+	int skipping;   /* passing over a line too long (child_next_line()) */
 };
 
 static void child_init(struct child *c, const char *what)
@@ -80,6 +81,7 @@ static void child_init(struct child *c, const char *what)
 	run_child_init(&c->run, what);
 	buf_init(&c->rbuf);
 	c->rpos = 0;
+	c->skipping = 0;
 }
 
 /* Starts argv with git's clean environment (run_git_environment()). */
@@ -132,38 +134,51 @@ static enum bb_status child_fill(struct child *c, struct bb_error *err)
 	return BB_OK;
 }
 
-/* One line of stdout without its '\n' into line; *got = 0 at the end. */
-static enum bb_status child_read_line(struct child *c, struct buf *line, int *got,
-				      struct bb_error *err)
+/* The next line of stdout, in place in rbuf with its '\n' made a NUL
+ * (*line, *len without it; good until the next read); *got = 0 at the
+ * end.  A line longer than max is an error, or with skip passed over (the
+ * line after it is the next). */
+static enum bb_status child_next_line(struct child *c, size_t max, int skip, char **line,
+				      size_t *len, int *got, struct bb_error *err)
 {
 	enum bb_status st;
 
-	buf_reset(line);
 	*got = 0;
 	for (;;) {
-		const char *start = c->rbuf.data + c->rpos;
+		char *start = c->rbuf.data + c->rpos;
 		size_t avail = c->rbuf.len - c->rpos;
-		const char *nl = memchr(start, '\n', avail);
+		char *nl = memchr(start, '\n', avail);
 
 		if (nl) {
-			if (buf_add(line, start, (size_t)(nl - start)))
-				return archive_nomem(err);
 			c->rpos += (size_t)(nl - start) + 1;
+			if (c->skipping) {
+				c->skipping = 0;
+				continue;
+			}
+			*nl = '\0';
+			*line = start;
+			*len = (size_t)(nl - start);
 			*got = 1;
 			return BB_OK;
 		}
 		if (c->run.out_eof) {
-			if (avail) {
-				if (buf_add(line, start, avail))
-					return archive_nomem(err);
-				c->rpos += avail;
+			c->rpos += avail;
+			if (avail && !c->skipping) {
+				/* (child_fill() keeps a NUL after what it read) */
+				*line = start;
+				*len = avail;
 				*got = 1;
 			}
+			c->skipping = 0;
 			return BB_OK;
 		}
-		if (line->len + avail > ARCHIVE_GIT_OUTPUT_CAP)
-			return bb_error_set(err, BB_ERR_PROTOCOL, "%s: a line of output is too long",
-					    c->run.what);
+		if (avail > max) {
+			if (!skip)
+				return bb_error_set(err, BB_ERR_PROTOCOL,
+						    "%s: a line of output is too long", c->run.what);
+			c->skipping = 1;
+			c->rpos += avail;
+		}
 		if ((st = child_fill(c, err)))
 			return st;
 	}
@@ -623,7 +638,6 @@ struct git_walk {
 	void *ctx;
 	struct git_pos pos;   /* where the caller stands */
 	unsigned long walked; /* commits looked at in the current epoch */
-	struct buf msg, line;
 	/* the cursor past the answer being handed over, "git:<epoch>:<commit>"
 	 * (git_cursor()'s form): its "git:<epoch>:" is made once an epoch */
 	char where[ARCHIVE_OID_MAX + 32];
@@ -676,26 +690,26 @@ static void log_rewind(struct archive_source *src, long epoch, char *from, const
 	from[0] = '\0';
 }
 
-/* One answer of cat-file (w->line, its header, then the object on its
- * stdout): "<object> <type> <size> <commit>", or "<commit>:m missing" (v2)
+/* One answer of cat-file (line, its header of len bytes, then the object
+ * on its stdout): "<object> <type> <size> <commit>", or "<commit>:m missing" (v2)
  * and "<blob> missing" (v1: asked is the commit the request named; NULL
  * for v2, whose answers name it).  The message is handed over from
  * cat-file's buffer itself when it is whole there (the '\n' after it
  * turned into the NUL the handler is promised).  What is not a message
  * (no object, an object that is not a blob: a broken or hostile inbox) is
  * logged and passed, so that one bad commit does not stop the archive. */
-static enum bb_status walk_answer(struct git_walk *w, struct child *cat, long epoch,
-				  const char *asked, struct bb_error *err)
+static enum bb_status walk_answer(struct git_walk *w, struct child *cat, const char *line,
+				  size_t line_len, long epoch, const char *asked, struct bb_error *err)
 {
 	struct archive_source *src = w->src;
-	const char *line = w->line.data, *p, *commit, *type = NULL, *where;
+	const char *p, *commit, *type = NULL, *where;
 	size_t commit_len, type_len = 0;
 	long long size = 0;
 	enum bb_status st;
 	int blob;
 
-	if (w->line.len > 8 && !strcmp(line + w->line.len - 8, " missing")) {
-		size_t len = w->line.len - 8;
+	if (line_len > 8 && !strcmp(line + line_len - 8, " missing")) {
+		size_t len = line_len - 8;
 
 		if (asked && is_oid(line, len)) {
 			/* v1: the blob a commit names is not in the repository */
@@ -848,7 +862,6 @@ struct feed {
 	char commit[ARCHIVE_OID_MAX + 1]; /* the commit being listed, "" none */
 	int has_message;       /* v2: its request is made */
 	int rev_done;          /* rev-list's output has ended */
-	int skipping;          /* passing over a line longer than FEED_LINE_MAX */
 	/* v1 */
 	char prev[ARCHIVE_OID_MAX + 1];     /* the last commit whose messages were asked for */
 	char (*blobs)[ARCHIVE_OID_MAX + 1]; /* the blobs the commit being listed adds */
@@ -865,49 +878,6 @@ struct feed {
  * commit, "<blob> m"): a path that long in a hostile inbox's tree is
  * passed over, not an error that would stop the epoch every round. */
 #define FEED_LINE_MAX 256
-
-/* The next line of rev-list's output, in place in its buffer (*line, *len
- * without the '\n'; good until the next read); *got = 0 at its end. */
-static enum bb_status feed_next_line(struct feed *f, const char **line, size_t *len, int *got,
-				     struct bb_error *err)
-{
-	struct child *c = f->rev;
-	enum bb_status st;
-
-	*got = 0;
-	for (;;) {
-		const char *start = c->rbuf.data + c->rpos;
-		size_t avail = c->rbuf.len - c->rpos;
-		const char *nl = memchr(start, '\n', avail);
-
-		if (nl) {
-			c->rpos += (size_t)(nl - start) + 1;
-			if (f->skipping) {
-				f->skipping = 0;
-				continue;
-			}
-			*line = start;
-			*len = (size_t)(nl - start);
-			*got = 1;
-			return BB_OK;
-		}
-		if (c->run.out_eof) {
-			c->rpos += avail;
-			if (avail && !f->skipping) {
-				*line = start;
-				*len = avail;
-				*got = 1;
-			}
-			return BB_OK;
-		}
-		if (avail > FEED_LINE_MAX) {
-			f->skipping = 1;
-			c->rpos += avail;
-		}
-		if ((st = child_fill(c, err)))
-			return st;
-	}
-}
 
 /* Empties f for a walk of repository dir (v1: a v1 inbox) from commit
  * from, keeping its buffers' memory. */
@@ -1071,10 +1041,10 @@ static enum bb_status feed_cat(struct feed *f, struct child *cat, struct bb_erro
 		size_t wrote, waiting;
 
 		while (!f->rev_done && f->req.len - f->req_pos < FEED_LOW) {
-			const char *line = NULL;
+			char *line = NULL;
 			size_t len = 0;
 
-			if ((st = feed_next_line(f, &line, &len, &got, err)))
+			if ((st = child_next_line(f->rev, FEED_LINE_MAX, 1, &line, &len, &got, err)))
 				return st;
 			if (!got) {
 				f->rev_done = 1;
@@ -1182,13 +1152,18 @@ again:
 		run_child_gather(&cat.run, ARCHIVE_GIT_READ / 4);
 		feed.rev = &rev;
 		for (;;) {
+			char *answer = NULL;
+			size_t answer_len = 0;
+
 			if ((st = feed_cat(&feed, &cat, err)) ||
-			    (st = child_read_line(&cat, &w->line, &got, err)))
+			    (st = child_next_line(&cat, ARCHIVE_GIT_OUTPUT_CAP, 0, &answer,
+						  &answer_len, &got, err)))
 				goto out;
 			if (!got)
 				break;
 			feed.asked++;
-			if ((st = walk_answer(w, &cat, epoch, feed_named(&feed), err)))
+			if ((st = walk_answer(w, &cat, answer, answer_len, epoch, feed_named(&feed),
+					      err)))
 				goto out;
 		}
 		run_child_wait(&cat.run, &cat_status);
@@ -1319,8 +1294,6 @@ enum bb_status archive_poll_public_inbox(struct archive_source *src, const char 
 	w.src = src;
 	w.fn = fn;
 	w.ctx = ctx;
-	buf_init(&w.msg);
-	buf_init(&w.line);
 	if ((st = parse_git_cursor(cursor, &w.pos, err)) || (st = lock_state(src, &lock_fd, err)))
 		goto out;
 	if ((src->v1 = src->local && local_v1(src))) {
@@ -1375,8 +1348,6 @@ enum bb_status archive_poll_public_inbox(struct archive_source *src, const char 
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
-	buf_release(&w.msg);
-	buf_release(&w.line);
 	return st;
 }
 
