@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
 #include <json-c/json.h>
 #include <microhttpd.h>
 #include <openssl/crypto.h>
@@ -485,6 +486,23 @@ static int blob_server_etag_equal(const char *value, const char *etag)
 	return len == strlen(etag) && !memcmp(value, etag, len);
 }
 
+/* The range a GET asks of a file of size bytes whose ETag is etag: its
+ * Range, unless an If-Range names another version (then the whole file). */
+static enum blob_range blob_server_range(struct MHD_Connection *conn, const char *etag,
+					 uint64_t size, uint64_t *start, uint64_t *length,
+					 const char **header)
+{
+	const char *if_range;
+
+	*header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+	if (!*header)
+		return BLOB_RANGE_NONE;
+	if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
+	if (if_range && !blob_server_etag_equal(if_range, etag))
+		return BLOB_RANGE_NONE;
+	return blob_server_parse_range(*header, size, start, length);
+}
+
 static const char *blob_server_termination_str(enum MHD_RequestTerminationCode toe)
 {
 	switch (toe) {
@@ -794,14 +812,7 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 		goto out;
 	}
 
-	header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
-	if (header) {
-		const char *if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-								   MHD_HTTP_HEADER_IF_RANGE);
-
-		if (!if_range || blob_server_etag_equal(if_range, etag))
-			range = blob_server_parse_range(header, info.size, &start, &length);
-	}
+	range = blob_server_range(conn, etag, info.size, &start, &length, &header);
 	if (range == BLOB_RANGE_UNSATISFIABLE) {
 		if (buf_addf(&value, "bytes */%s", size_text))
 			goto out;
@@ -1285,15 +1296,59 @@ out:
 
 /* ---------------------------------------------------------------- reports */
 
+/* A report file's validators: a strong ETag of its inode, size and
+ * modification time (a report is rewritten whole, into a spare that then
+ * trades places with it: bytes that differ are a time and an inode that
+ * differ), and its Last-Modified date. */
+static void blob_server_report_validators(const struct stat *sb, char *etag, size_t etag_size,
+					  char *date, size_t date_size)
+{
+	struct tm tm;
+
+	snprintf(etag, etag_size, "\"r-%llx-%llx-%llx.%09ld\"", (unsigned long long)sb->st_ino,
+		 (unsigned long long)sb->st_size, (unsigned long long)sb->st_mtim.tv_sec,
+		 (long)sb->st_mtim.tv_nsec);
+	if (!gmtime_r(&sb->st_mtim.tv_sec, &tm) ||
+	    !strftime(date, date_size, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+		date[0] = '\0';
+}
+
+/* Whether a GET or HEAD's conditions say the client's copy is current
+ * (RFC 9110, 13.2.2): an If-None-Match naming etag, or without one an
+ * If-Modified-Since (an HTTP date, read by libcurl) no earlier than
+ * mtime. */
+static int blob_server_not_modified(struct MHD_Connection *conn, const char *etag,
+				    time_t mtime)
+{
+	const char *value = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							MHD_HTTP_HEADER_IF_NONE_MATCH);
+	time_t since;
+
+	if (value)
+		return blob_server_etag_listed(value, etag);
+	value = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_IF_MODIFIED_SINCE);
+	if (!value)
+		return 0;
+	since = curl_getdate(value, NULL);
+	return since != (time_t)-1 && mtime <= since;
+}
+
 /* GET or HEAD /regressions/...: a file of the reports folder, never
- * through a symbolic link, only by a name reg_report_file() accepts. */
+ * through a symbolic link, only by a name reg_report_file() accepts; with
+ * an ETag and Last-Modified (304 to a client whose copy is current) and
+ * single byte ranges, as blobs have. */
 static enum MHD_Result blob_server_send_report(struct blob_request *req,
 					       struct MHD_Connection *conn, const char *path)
 {
 	struct MHD_Response *resp = NULL;
 	struct stat sb;
-	char rel[256];
-	const char *type, *slash, *name;
+	struct buf value = BUF_INIT;
+	char rel[256], etag[96], modified[64];
+	const char *type, *slash, *name, *range_header = NULL;
+	uint64_t start = 0, length = 0;
+	unsigned status = MHD_HTTP_OK;
+	enum blob_range range;
 	enum MHD_Result ret = MHD_NO;
 	int dirfd = -1, subfd = -1, fd = -1, ok = 1;
 
@@ -1325,23 +1380,60 @@ static enum MHD_Result blob_server_send_report(struct blob_request *req,
 					     NULL, "no such report");
 		goto out;
 	}
-	if (sb.st_size == 0) {
+	blob_server_report_validators(&sb, etag, sizeof(etag), modified, sizeof(modified));
+	req->csp = blob_server_report_csp;
+	if (blob_server_not_modified(conn, etag, sb.st_mtim.tv_sec)) {
+		status = MHD_HTTP_NOT_MODIFIED;
 		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	} else {
-		resp = MHD_create_response_from_fd64((uint64_t)sb.st_size, fd);
-		if (resp)
-			fd = -1; /* closed by MHD with the response */
+		range = blob_server_range(conn, etag, (uint64_t)sb.st_size, &start, &length,
+					  &range_header);
+		if (range == BLOB_RANGE_UNSATISFIABLE) {
+			if (buf_addf(&value, "bytes */%llu", (unsigned long long)sb.st_size))
+				goto out;
+			ret = blob_server_send_error(req, conn, MHD_HTTP_RANGE_NOT_SATISFIABLE,
+						     BB_ERR_INVALID, MHD_HTTP_HEADER_CONTENT_RANGE,
+						     value.data, "range %s is outside the %llu bytes"
+						     " of the report", range_header,
+						     (unsigned long long)sb.st_size);
+			goto out;
+		}
+		if (range == BLOB_RANGE_OK) {
+			status = MHD_HTTP_PARTIAL_CONTENT;
+			if (buf_addf(&value, "bytes %llu-%llu/%llu", (unsigned long long)start,
+				     (unsigned long long)(start + length - 1),
+				     (unsigned long long)sb.st_size))
+				goto out;
+		} else {
+			start = 0;
+			length = (uint64_t)sb.st_size;
+		}
+		if (length == 0) {
+			resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		} else {
+			resp = MHD_create_response_from_fd_at_offset64(length, fd, start);
+			if (resp)
+				fd = -1; /* closed by MHD with the response */
+		}
 	}
 	if (!resp)
 		goto out;
-	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type, &ok);
+	if (status != MHD_HTTP_NOT_MODIFIED) {
+		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type, &ok);
+		blob_server_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes", &ok);
+	}
+	if (status == MHD_HTTP_PARTIAL_CONTENT)
+		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, value.data, &ok);
 	blob_server_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache", &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_ETAG, etag, &ok);
+	if (modified[0])
+		blob_server_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, modified, &ok);
 	if (!ok)
 		goto out;
-	req->csp = blob_server_report_csp;
-	ret = blob_server_queue(req, conn, MHD_HTTP_OK, resp, (uint64_t)sb.st_size);
+	ret = blob_server_queue(req, conn, status, resp, status == MHD_HTTP_NOT_MODIFIED ? 0 : length);
 	resp = NULL;
 out:
+	buf_release(&value);
 	if (resp)
 		MHD_destroy_response(resp);
 	if (fd >= 0)

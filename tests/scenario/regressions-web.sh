@@ -227,6 +227,43 @@ like "pages forbid scripts" "$headers" "^Content-Security-Policy: default-src 'n
 like "pages are not sniffed" "$headers" "^X-Content-Type-Options: nosniff"
 curl -s "$BASE/regressions/regression/1.html" | cmp -s - "$R/regression/1.html" && ok "served bytes are the file" || not_ok "served bytes are the file"
 
+# conditional requests and ranges, as a feed reader or a resumed download
+# asks them
+P=/regressions/changes.atom
+header_of() { printf '%s\n' "$headers" | sed -n "s/^$1: //Ip" | head -n 1; }
+headers=$(curl -sI "$BASE$P" | tr -d '\r')
+etag=$(header_of ETag) modified=$(header_of Last-Modified)
+like "a page has a strong ETag" "$etag" '^"r-[0-9a-f]+-[0-9a-f]+-[0-9a-f]+\.[0-9]{9}"$'
+like "and a Last-Modified date" "$modified" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT$'
+like "and takes ranges" "$headers" "^Accept-Ranges: bytes"
+code() { : >"$WORK/got"; curl -s -o "$WORK/got" -w '%{http_code}' "$@"; }
+is "If-None-Match with its ETag: 304" "$(code -H "If-None-Match: $etag" "$BASE$P")" "304"
+is "with an empty body" "$(wc -c <"$WORK/got")" "0"
+is "HEAD too" "$(curl -sI -o /dev/null -w '%{http_code}' -H "If-None-Match: W/$etag" "$BASE$P")" "304"
+is "If-None-Match with another ETag: 200" "$(code -H 'If-None-Match: "r-0-0-0.000000000"' "$BASE$P")" "200"
+is "If-Modified-Since its date: 304" "$(code -H "If-Modified-Since: $modified" "$BASE$P")" "304"
+is "If-Modified-Since an older date: 200" \
+	"$(code -H 'If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT' "$BASE$P")" "200"
+is "If-Modified-Since beside an If-None-Match that does not match: 200" \
+	"$(code -H "If-Modified-Since: $modified" -H 'If-None-Match: "other"' "$BASE$P")" "200"
+size=$(wc -c <"$R/changes.atom")
+is "Range bytes=0-9: 206" "$(code -H 'Range: bytes=0-9' "$BASE$P")" "206"
+is "the first 10 bytes" "$(od -An -c "$WORK/got")" "$(head -c 10 "$R/changes.atom" | od -An -c)"
+like "with their Content-Range" "$(curl -s -o /dev/null -D - -H 'Range: bytes=0-9' "$BASE$P" | tr -d '\r')" \
+	"^Content-Range: bytes 0-9/$size\$"
+is "Range bytes=-5: the last 5 bytes" "$(code -H 'Range: bytes=-5' "$BASE$P"; od -An -c "$WORK/got")" \
+	"206$(tail -c 5 "$R/changes.atom" | od -An -c)"
+is "a range past the end: 416" "$(code -H "Range: bytes=$size-" "$BASE$P")" "416"
+is "If-Range naming another version: the whole page" \
+	"$(code -H 'Range: bytes=0-9' -H 'If-Range: "r-0-0-0.000000000"' "$BASE$P"; wc -c <"$WORK/got")" "200$size"
+is "If-Range naming this one: the range" \
+	"$(code -H 'Range: bytes=0-9' -H "If-Range: $etag" "$BASE$P"; wc -c <"$WORK/got")" "20610"
+cp "$R/changes.atom" "$WORK/atom.orig"
+printf '\n' >>"$R/changes.atom"
+is "a page written again: the old ETag is not current" \
+	"$(code -H "If-None-Match: $etag" "$BASE$P")" "200"
+cp "$WORK/atom.orig" "$R/changes.atom"
+
 # --- in a real browser -------------------------------------------------------------
 CHROMIUM=""
 for c in chromium chromium-browser google-chrome; do
