@@ -1507,6 +1507,23 @@ static enum bb_status write_new(int dirfd, const char *dir, const char *rel, con
 	return BB_OK;
 }
 
+/* Whether another open file holds the spare fd is open on: a reader that
+ * opened the page before it became the spare (bugbridge serve streams a
+ * page from its file), which writing it in place would change under the
+ * reader.  A write lease is granted only to a file nobody else has open
+ * (fcntl(2), F_SETLEASE); it is given back at once (no one opens a spare
+ * by its name: the server refuses hidden names).  Where no lease can be
+ * had at all (a file of another owner, a file system without leases) the
+ * spare counts as free, as before. */
+static int spare_in_use(int fd)
+{
+	if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
+		(void)fcntl(fd, F_SETLEASE, F_UNLCK);
+		return 0;
+	}
+	return errno == EAGAIN;
+}
+
 /* Writes data to dir/rel, unless the file holds that already: into the
  * spare ".<base>.spare" beside it, which then trades places with the file
  * in one rename (RENAME_EXCHANGE), so the file is whole at every moment and
@@ -1535,8 +1552,15 @@ static enum bb_status write_atomic(int dirfd, const char *dir, const char *rel, 
 		goto out;
 	}
 	/* the spare is overwritten in place and then cut to length: its
-	 * blocks are reused, not freed and allocated again */
+	 * blocks are reused, not freed and allocated again; unless someone
+	 * still reads it (then a new spare) */
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd >= 0 && spare_in_use(fd)) {
+		close(fd);
+		fd = unlinkat(dirfd, tmp, 0) == 0
+			? openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)
+			: -1;
+	}
 	if (fd < 0) {
 		st = bb_error_errno(err, errno, "cannot write %s/%s", dir, tmp);
 		goto out;
