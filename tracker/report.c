@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1517,11 +1518,23 @@ static enum bb_status write_new(int dirfd, const char *dir, const char *rel, con
  * spare counts as free, as before. */
 static int spare_in_use(int fd)
 {
-	if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
-		(void)fcntl(fd, F_SETLEASE, F_UNLCK);
+	struct sigaction ignore, old;
+	int in_use = 0;
+
+	/* a lease broken while held (someone opening the spare by its hidden
+	 * name in that instant) is told by SIGIO, whose default ends the
+	 * process: ignored meanwhile */
+	memset(&ignore, 0, sizeof(ignore));
+	ignore.sa_handler = SIG_IGN;
+	sigemptyset(&ignore.sa_mask);
+	if (sigaction(SIGIO, &ignore, &old) != 0)
 		return 0;
-	}
-	return errno == EAGAIN;
+	if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0)
+		(void)fcntl(fd, F_SETLEASE, F_UNLCK);
+	else
+		in_use = errno == EAGAIN;
+	(void)sigaction(SIGIO, &old, NULL);
+	return in_use;
 }
 
 /* Writes data to dir/rel, unless the file holds that already: into the
