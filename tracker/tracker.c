@@ -254,15 +254,21 @@ static void activity_forget(void *ctx)
 		g_hash_table_remove_all(t->roots);
 }
 
+/* Whether activity is kept until the transaction commits (the store's
+ * commit hook is set and a transaction is open), not written at once. */
+static int activity_kept(const struct tracker *t)
+{
+	return t->hooked && t->db->depth > 0;
+}
+
 /* Regression id's entry of the activity not written yet, made if need
  * be; NULL when out of memory. */
-static struct activity *activity_entry(struct tracker *t, long long id, time_t when)
+static struct activity *activity_entry(struct tracker *t, long long id)
 {
 	struct activity *a = g_hash_table_lookup(t->activity, &id);
 
 	if (!a && (a = calloc(1, sizeof(*a)))) {
 		a->id = id;
-		a->latest = (long long)when;
 		g_hash_table_insert(t->activity, &a->id, a);
 	}
 	return a;
@@ -278,7 +284,7 @@ static enum bb_status activity_note(struct tracker *t, long long id, time_t when
 	struct activity *a;
 	char *w, *m;
 
-	if (!t->hooked || t->db->depth <= 0) {
+	if (!activity_kept(t)) {
 		const struct activity one = { id, 1, (long long)when, (char *)who, (char *)msgid,
 					      0, 0 };
 
@@ -286,7 +292,7 @@ static enum bb_status activity_note(struct tracker *t, long long id, time_t when
 	}
 	w = strdup(who ? who : "");
 	m = strdup(msgid ? msgid : "");
-	if (!w || !m || !(a = activity_entry(t, id, when))) {
+	if (!w || !m || !(a = activity_entry(t, id))) {
 		free(w);
 		free(m);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -320,12 +326,12 @@ static enum bb_status add_event(struct tracker *t, long long id, time_t when, co
 	/* the regression's updated time: with its activity, as it commits
 	 * (the history of a thread read whole changes one regression again
 	 * and again) */
-	if (!t->hooked || t->db->depth <= 0) {
+	if (!activity_kept(t)) {
 		const struct activity stamp = { id, 0, 0, NULL, NULL, 1, (long long)when };
 
 		return activity_row_write(t, &stamp, err);
 	}
-	if (!(a = activity_entry(t, id, when)))
+	if (!(a = activity_entry(t, id)))
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	a->stamped = 1;
 	a->updated = (long long)when;

@@ -701,6 +701,55 @@ out:
 	return resp;
 }
 
+/* The body a GET or HEAD of a file asks for (*fd, size bytes, ETag etag;
+ * what names it in an error: "blob", "report"): the range of its Range
+ * header (blob_server_range()), else the whole file, into *resp with
+ * *status 200 or 206 and then its Content-Range in *range_text.  Small
+ * bodies are read into memory; a larger one streams from *fd, which is
+ * then taken (-1).  Returns 1 when the request is answered here instead:
+ * a range outside the file, 416 (*ret). */
+static int blob_server_file_body(struct blob_request *req, struct MHD_Connection *conn, int *fd,
+				 uint64_t size, const char *etag, const char *what,
+				 struct MHD_Response **resp, unsigned *status, uint64_t *length,
+				 struct buf *range_text, enum MHD_Result *ret)
+{
+	const char *header = NULL;
+	uint64_t start = 0;
+	enum blob_range range = blob_server_range(conn, etag, size, &start, length, &header);
+
+	*resp = NULL;
+	*status = MHD_HTTP_OK;
+	if (range == BLOB_RANGE_UNSATISFIABLE) {
+		*ret = buf_addf(range_text, "bytes */%llu", (unsigned long long)size)
+			       ? MHD_NO
+			       : blob_server_send_error(req, conn, MHD_HTTP_RANGE_NOT_SATISFIABLE,
+							BB_ERR_INVALID, MHD_HTTP_HEADER_CONTENT_RANGE,
+							range_text->data,
+							"range %s is outside the %llu bytes of the %s",
+							header, (unsigned long long)size, what);
+		return 1;
+	}
+	if (range == BLOB_RANGE_OK) {
+		*status = MHD_HTTP_PARTIAL_CONTENT;
+		if (buf_addf(range_text, "bytes %llu-%llu/%llu", (unsigned long long)start,
+			     (unsigned long long)(start + *length - 1), (unsigned long long)size))
+			return 0;
+	} else {
+		start = 0;
+		*length = size;
+	}
+	if (*length == 0) {
+		*resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else if (*length <= BLOB_SERVER_SMALL_MAX && !req->head) {
+		*resp = blob_server_small_response(*fd, start, *length);
+	} else {
+		*resp = MHD_create_response_from_fd_at_offset64(*length, *fd, start);
+		if (*resp)
+			*fd = -1; /* closed by MHD with the response */
+	}
+	return 0;
+}
+
 static struct blob_server_cached *blob_server_cache_slot(struct blob_server *srv,
 							 const char *hex)
 {
@@ -760,13 +809,12 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	struct blob_server *srv = req->srv;
 	struct bb_error err = BB_ERROR_INIT;
 	struct MHD_Response *resp = NULL;
-	struct buf value = BUF_INIT;
+	struct buf value = BUF_INIT, range_text = BUF_INIT;
 	struct blob_info info;
 	struct stat sb;
-	char etag[BLOB_HEX_LEN + 16], size_text[32], inert[80];
+	char etag[BLOB_HEX_LEN + 16], inert[80];
 	const char *header, *type;
-	uint64_t start = 0, length = 0;
-	enum blob_range range = BLOB_RANGE_NONE;
+	uint64_t length = 0;
 	enum MHD_Result ret = MHD_NO;
 	enum bb_status st;
 	unsigned status = MHD_HTTP_OK;
@@ -796,7 +844,6 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 		goto out;
 	}
 	snprintf(etag, sizeof(etag), "\"sha256:%s\"", hex);
-	snprintf(size_text, sizeof(size_text), "%llu", (unsigned long long)info.size);
 
 	header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	if (header && blob_server_etag_listed(header, etag)) {
@@ -812,33 +859,8 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 		goto out;
 	}
 
-	range = blob_server_range(conn, etag, info.size, &start, &length, &header);
-	if (range == BLOB_RANGE_UNSATISFIABLE) {
-		if (buf_addf(&value, "bytes */%s", size_text))
-			goto out;
-		ret = blob_server_send_error(req, conn, MHD_HTTP_RANGE_NOT_SATISFIABLE, BB_ERR_INVALID,
-					     MHD_HTTP_HEADER_CONTENT_RANGE, value.data,
-					     "range %s is outside the %s bytes of the blob",
-					     header, size_text);
-		goto out;
-	}
-	if (range == BLOB_RANGE_OK) {
-		status = MHD_HTTP_PARTIAL_CONTENT;
-	} else {
-		start = 0;
-		length = info.size;
-	}
-
-	if (length == 0) {
-		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	} else if (length <= BLOB_SERVER_SMALL_MAX && !req->head) {
-		resp = blob_server_small_response(fd, start, length);
-	} else {
-		resp = MHD_create_response_from_fd_at_offset64(length, fd, start);
-		if (resp)
-			fd = -1; /* closed by MHD with the response */
-	}
-	if (!resp)
+	if (blob_server_file_body(req, conn, &fd, info.size, etag, "blob", &resp, &status, &length,
+				  &range_text, &ret) || !resp)
 		goto out;
 	type = blob_server_active_name(name) ? NULL
 					     : blob_server_inert_type(info.content_type, inert,
@@ -852,13 +874,8 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	blob_server_header(resp, MHD_HTTP_HEADER_ETAG, etag, &ok);
 	blob_server_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, blob_server_immutable, &ok);
 	blob_server_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes", &ok);
-	if (status == MHD_HTTP_PARTIAL_CONTENT) {
-		buf_reset(&value);
-		if (buf_addf(&value, "bytes %llu-%llu/%s", (unsigned long long)start,
-			     (unsigned long long)(start + length - 1), size_text))
-			goto out;
-		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, value.data, &ok);
-	}
+	if (status == MHD_HTTP_PARTIAL_CONTENT)
+		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, range_text.data, &ok);
 	if (!ok)
 		goto out;
 	ret = blob_server_queue(req, conn, status, resp, length);
@@ -869,6 +886,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	buf_release(&value);
+	buf_release(&range_text);
 	return ret;
 }
 
@@ -1345,10 +1363,9 @@ static enum MHD_Result blob_server_send_report(struct blob_request *req,
 	struct stat sb;
 	struct buf value = BUF_INIT;
 	char rel[256], etag[96], modified[64];
-	const char *type, *slash, *name, *range_header = NULL;
-	uint64_t start = 0, length = 0;
+	const char *type, *slash, *name;
+	uint64_t length = 0;
 	unsigned status = MHD_HTTP_OK;
-	enum blob_range range;
 	enum MHD_Result ret = MHD_NO;
 	int dirfd = -1, subfd = -1, fd = -1, ok = 1;
 
@@ -1385,36 +1402,9 @@ static enum MHD_Result blob_server_send_report(struct blob_request *req,
 	if (blob_server_not_modified(conn, etag, sb.st_mtim.tv_sec)) {
 		status = MHD_HTTP_NOT_MODIFIED;
 		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	} else {
-		range = blob_server_range(conn, etag, (uint64_t)sb.st_size, &start, &length,
-					  &range_header);
-		if (range == BLOB_RANGE_UNSATISFIABLE) {
-			if (buf_addf(&value, "bytes */%llu", (unsigned long long)sb.st_size))
-				goto out;
-			ret = blob_server_send_error(req, conn, MHD_HTTP_RANGE_NOT_SATISFIABLE,
-						     BB_ERR_INVALID, MHD_HTTP_HEADER_CONTENT_RANGE,
-						     value.data, "range %s is outside the %llu bytes"
-						     " of the report", range_header,
-						     (unsigned long long)sb.st_size);
-			goto out;
-		}
-		if (range == BLOB_RANGE_OK) {
-			status = MHD_HTTP_PARTIAL_CONTENT;
-			if (buf_addf(&value, "bytes %llu-%llu/%llu", (unsigned long long)start,
-				     (unsigned long long)(start + length - 1),
-				     (unsigned long long)sb.st_size))
-				goto out;
-		} else {
-			start = 0;
-			length = (uint64_t)sb.st_size;
-		}
-		if (length == 0) {
-			resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-		} else {
-			resp = MHD_create_response_from_fd_at_offset64(length, fd, start);
-			if (resp)
-				fd = -1; /* closed by MHD with the response */
-		}
+	} else if (blob_server_file_body(req, conn, &fd, (uint64_t)sb.st_size, etag, "report",
+					 &resp, &status, &length, &value, &ret)) {
+		goto out;
 	}
 	if (!resp)
 		goto out;
@@ -1430,7 +1420,7 @@ static enum MHD_Result blob_server_send_report(struct blob_request *req,
 		blob_server_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, modified, &ok);
 	if (!ok)
 		goto out;
-	ret = blob_server_queue(req, conn, status, resp, status == MHD_HTTP_NOT_MODIFIED ? 0 : length);
+	ret = blob_server_queue(req, conn, status, resp, length);
 	resp = NULL;
 out:
 	buf_release(&value);
