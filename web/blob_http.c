@@ -4,9 +4,10 @@
  *
  *  - MHD is given an unescape callback that leaves URLs alone, so this file
  *    sees the raw path and decides itself what "%2e%2e", "%2f" or "%00"
- *    mean.  The hash segment must be exactly 64 hex digits with no escape in
- *    it; upper-case digits are accepted and folded to lower case (ETags,
- *    URLs and logs always use lower case).  The optional file name segment
+ *    mean (the readers of paths and headers are in web/http_text.c).  The
+ *    hash segment must be exactly 64 hex digits with no escape in it;
+ *    upper-case digits are accepted and folded to lower case (ETags, URLs
+ *    and logs always use lower case).  The optional file name segment
  *    is percent-decoded and only ever used in Content-Disposition.
  *  - A path that holds a dot segment ("." or "..", raw or escaped, anywhere),
  *    a backslash, a NUL or another control character, or a bad escape, is
@@ -61,13 +62,12 @@
 #include "tracker/report.h"
 #include "web/blob_http.h"
 #include "web/http_guard.h"
+#include "web/http_text.h"
 
 #define BLOB_SERVER_TIMEOUT_SECONDS 120u   /* idle request, unless told */
 #define BLOB_SERVER_DRAIN_SECONDS 10       /* blob_server_stop() waits this long */
 #define BLOB_SERVER_DISCARD_MAX (8u * 1024 * 1024)
 #define BLOB_SERVER_POST_BUFFER 65536
-#define BLOB_SERVER_NAME_MAX 255           /* bytes of a file name */
-#define BLOB_SERVER_TYPE_MAX 200           /* bytes of a declared content type */
 #define BLOB_SERVER_LOG_PATH_MAX 512
 #define BLOB_SERVER_CACHE_SLOTS 4096        /* metadata of the blobs served lately */
 #define BLOB_SERVER_SMALL_MAX 65536u       /* blobs up to this are sent from memory */
@@ -168,327 +168,11 @@ struct blob_request {
 	void *site_state;           /* BLOB_REQUEST_SITE: the site's own */
 };
 
-enum blob_range {
-	BLOB_RANGE_NONE,            /* no usable Range: the whole blob */
-	BLOB_RANGE_OK,
-	BLOB_RANGE_UNSATISFIABLE,
-};
-
 /* ------------------------------------------------------------ small helpers */
-
-static int blob_server_hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int blob_server_is_space(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* Decodes the %XX escapes of text[0..len) into a new string (free() it;
- * *out_len gets its length).  NULL for a malformed escape, an escaped NUL
- * (which no name or segment may hold) or when out of memory. */
-static char *blob_server_percent_decode(const char *text, size_t len, size_t *out_len)
-{
-	gchar *decoded = g_uri_unescape_segment(text, text + len, NULL);
-	char *out = decoded ? strdup(decoded) : NULL;
-
-	g_free(decoded);
-	if (out && out_len)
-		*out_len = strlen(out);
-	return out;
-}
-
-/* 1 if the decoded segment seg[0..len) is safe: not "." or "..", and free of
- * separators, NULs and control characters. */
-static int blob_server_segment_ok(const char *seg, size_t len)
-{
-	size_t i;
-
-	if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)seg[i];
-
-		if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
-			return 0;
-	}
-	return 1;
-}
-
-/* 1 if every segment of the raw path is safe once decoded. */
-static int blob_server_path_ok(const char *path)
-{
-	const char *seg, *end;
-	char *decoded;
-	size_t len;
-	int ok = 0;
-
-	if (path[0] != '/')
-		goto out;
-	for (seg = path + 1;; seg = end + 1) {
-		end = strchr(seg, '/');
-		if (!end)
-			end = seg + strlen(seg);
-		decoded = blob_server_percent_decode(seg, (size_t)(end - seg), &len);
-		if (!decoded)
-			goto out;
-		ok = blob_server_segment_ok(decoded, len);
-		free(decoded);
-		if (!ok || !*end)
-			break;
-	}
-out:
-	return ok;
-}
-
-/* The decoded file name of a raw segment, or NULL if it is not a usable
- * name (free() it). */
-static char *blob_server_decode_name(const char *raw)
-{
-	char *name;
-	size_t len = 0;
-
-	name = blob_server_percent_decode(raw, strlen(raw), &len);
-	if (name && (len == 0 || len > BLOB_SERVER_NAME_MAX || !blob_server_segment_ok(name, len))) {
-		free(name);
-		name = NULL;
-	}
-	return name;
-}
-
-/* A content type from outside made safe for a header: printable ASCII only,
- * else the fallback. */
-static const char *blob_server_header_safe(const char *value, const char *fallback)
-{
-	const char *p;
-
-	if (!value || !*value || strlen(value) > BLOB_SERVER_TYPE_MAX)
-		return fallback;
-	for (p = value; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			return fallback;
-	return value;
-}
-
-/* The type a blob is sent with: its own if it is on the short list of
- * types no browser runs or renders as active content (text/plain keeps a
- * plain charset parameter), written to out; NULL if it is anything else
- * (HTML, SVG, XML, JSON, JavaScript, PDF, CSS, unknown, malformed…): such a
- * blob goes out as application/octet-stream, an attachment. */
-static const char *blob_server_inert_type(const char *content_type, char *out, size_t out_len)
-{
-	static const char *const inert[] = {
-		"text/plain", "image/png", "image/jpeg", "image/gif", "image/webp",
-	};
-	static const char *const charsets[] = { "us-ascii", "utf-8", "iso-8859-1" };
-	char type[64];
-	const char *p = content_type, *param;
-	size_t i, n = 0;
-
-	while (blob_server_is_space(*p))
-		p++;
-	for (; *p && *p != ';' && !blob_server_is_space(*p); p++) {
-		if (n == sizeof(type) - 1)
-			return NULL;
-		type[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-	}
-	type[n] = '\0';
-	for (i = 0; i < sizeof(inert) / sizeof(inert[0]); i++)
-		if (!strcmp(type, inert[i]))
-			break;
-	if (i == sizeof(inert) / sizeof(inert[0]))
-		return NULL;
-	snprintf(out, out_len, "%s", type);
-	if (strcmp(type, "text/plain") || !(param = strcasestr(p, "charset=")))
-		return out;
-	/* only charsets no old browser decodes into markup (UTF-7 did) */
-	param += 8;
-	for (i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++) {
-		n = strlen(charsets[i]);
-		if (!strncasecmp(param, charsets[i], n) &&
-		    (!param[n] || param[n] == ';' || blob_server_is_space(param[n]))) {
-			snprintf(out + strlen(out), out_len - strlen(out), "; charset=%s", charsets[i]);
-			break;
-		}
-	}
-	return out;
-}
-
-/* 1 if a file name (may be NULL) ends in an extension a browser or a
- * desktop would treat as active content, whatever the bytes look like: a
- * script sniffed as text/plain is still sent as a download then. */
-static int blob_server_active_name(const char *name)
-{
-	static const char *const active[] = {
-		"htm", "html", "xhtml", "shtml", "svg", "svgz", "xml", "xsl", "xslt", "js",
-		"mjs", "cjs", "json", "css", "pdf", "swf", "wasm", "hta", "vbs", "url",
-	};
-	const char *dot = name ? strrchr(name, '.') : NULL;
-	size_t i;
-
-	if (!dot)
-		return 0;
-	for (i = 0; i < sizeof(active) / sizeof(active[0]); i++)
-		if (!strcasecmp(dot + 1, active[i]))
-			return 1;
-	return 0;
-}
-
-/* Content-Disposition, inline or attachment, with the name (may be NULL)
- * as a plain ASCII fallback and as RFC 6266 / RFC 8187 filename*. */
-static enum bb_status blob_server_disposition(struct buf *out, int inline_ok, const char *name)
-{
-	static const char attr_chars[] = "!#$&+^`|";
-	enum bb_status st;
-	const char *p;
-
-	st = buf_addstr(out, inline_ok ? "inline" : "attachment");
-	if (st || !name || !*name)
-		goto out;
-	if ((st = buf_addstr(out, "; filename=\"")))
-		goto out;
-	for (p = name; *p && !st; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		st = buf_addch(out, c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '%'
-					    ? (char)c : '_');
-	}
-	if (st || (st = buf_addstr(out, "\"; filename*=UTF-8''")))
-		goto out;
-	{
-		/* RFC 8187 attr-char: GLib keeps the unreserved -._~ besides */
-		gchar *escaped = g_uri_escape_string(name, attr_chars, FALSE);
-
-		st = buf_addstr(out, escaped);
-		g_free(escaped);
-	}
-out:
-	return st;
-}
-
-/* Reads decimal digits at *p, saturating; 0 if there are none. */
-static int blob_server_parse_number(const char **p, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-
-	while (*s >= '0' && *s <= '9') {
-		unsigned d = (unsigned)(*s - '0');
-
-		v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
-		s++;
-	}
-	if (s == *p)
-		return 0;
-	*p = s;
-	*out = v;
-	return 1;
-}
-
-/* One "bytes=a-b", "bytes=a-" or "bytes=-n" range of a blob of size bytes.
- * Anything else (several ranges, bad syntax, other units) is ignored, as
- * RFC 9110 allows, and the whole blob is sent. */
-static enum blob_range blob_server_parse_range(const char *header, uint64_t size,
-					       uint64_t *start, uint64_t *length)
-{
-	const char *p = header;
-	uint64_t first = 0, last = 0;
-	int has_last;
-
-	while (blob_server_is_space(*p))
-		p++;
-	if (strncasecmp(p, "bytes", 5))
-		return BLOB_RANGE_NONE;
-	p += 5;
-	while (blob_server_is_space(*p))
-		p++;
-	if (*p++ != '=' || strchr(p, ','))
-		return BLOB_RANGE_NONE;
-	while (blob_server_is_space(*p))
-		p++;
-	if (*p == '-') {
-		p++;
-		if (!blob_server_parse_number(&p, &last))
-			return BLOB_RANGE_NONE;
-		while (blob_server_is_space(*p))
-			p++;
-		if (*p)
-			return BLOB_RANGE_NONE;
-		if (last == 0 || size == 0)
-			return BLOB_RANGE_UNSATISFIABLE;
-		*start = last >= size ? 0 : size - last;
-		*length = size - *start;
-		return BLOB_RANGE_OK;
-	}
-	if (!blob_server_parse_number(&p, &first))
-		return BLOB_RANGE_NONE;
-	while (blob_server_is_space(*p))
-		p++;
-	if (*p++ != '-')
-		return BLOB_RANGE_NONE;
-	while (blob_server_is_space(*p))
-		p++;
-	has_last = blob_server_parse_number(&p, &last);
-	while (blob_server_is_space(*p))
-		p++;
-	if (*p || (has_last && last < first))
-		return BLOB_RANGE_NONE;
-	if (first >= size)
-		return BLOB_RANGE_UNSATISFIABLE;
-	if (!has_last || last >= size)
-		last = size - 1;
-	*start = first;
-	*length = last - first + 1;
-	return BLOB_RANGE_OK;
-}
-
-/* 1 if the If-None-Match list names etag ("*", weak or strong). */
-static int blob_server_etag_listed(const char *list, const char *etag)
-{
-	size_t etag_len = strlen(etag);
-	const char *p = list, *end;
-
-	for (;;) {
-		while (blob_server_is_space(*p) || *p == ',')
-			p++;
-		if (!*p)
-			return 0;
-		if (*p == '*')
-			return 1;
-		if (!strncmp(p, "W/", 2))
-			p += 2;
-		if (*p != '"' || !(end = strchr(p + 1, '"')))
-			return 0;
-		if ((size_t)(end + 1 - p) == etag_len && !memcmp(p, etag, etag_len))
-			return 1;
-		p = end + 1;
-	}
-}
-
-/* 1 if the If-Range value is exactly our (strong) ETag. */
-static int blob_server_etag_equal(const char *value, const char *etag)
-{
-	size_t len;
-
-	while (blob_server_is_space(*value))
-		value++;
-	len = strlen(value);
-	while (len > 0 && blob_server_is_space(value[len - 1]))
-		len--;
-	return len == strlen(etag) && !memcmp(value, etag, len);
-}
 
 /* The range a GET asks of a file of size bytes whose ETag is etag: its
  * Range, unless an If-Range names another version (then the whole file). */
-static enum blob_range blob_server_range(struct MHD_Connection *conn, const char *etag,
+static enum http_range blob_server_range(struct MHD_Connection *conn, const char *etag,
 					 uint64_t size, uint64_t *start, uint64_t *length,
 					 const char **header)
 {
@@ -496,11 +180,11 @@ static enum blob_range blob_server_range(struct MHD_Connection *conn, const char
 
 	*header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
 	if (!*header)
-		return BLOB_RANGE_NONE;
+		return HTTP_RANGE_NONE;
 	if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
-	if (if_range && !blob_server_etag_equal(if_range, etag))
-		return BLOB_RANGE_NONE;
-	return blob_server_parse_range(*header, size, start, length);
+	if (if_range && !http_etag_equal(if_range, etag))
+		return HTTP_RANGE_NONE;
+	return http_parse_range(*header, size, start, length);
 }
 
 static const char *blob_server_termination_str(enum MHD_RequestTerminationCode toe)
@@ -715,11 +399,11 @@ static int blob_server_file_body(struct blob_request *req, struct MHD_Connection
 {
 	const char *header = NULL;
 	uint64_t start = 0;
-	enum blob_range range = blob_server_range(conn, etag, size, &start, length, &header);
+	enum http_range range = blob_server_range(conn, etag, size, &start, length, &header);
 
 	*resp = NULL;
 	*status = MHD_HTTP_OK;
-	if (range == BLOB_RANGE_UNSATISFIABLE) {
+	if (range == HTTP_RANGE_UNSATISFIABLE) {
 		*ret = buf_addf(range_text, "bytes */%llu", (unsigned long long)size)
 			       ? MHD_NO
 			       : blob_server_send_error(req, conn, MHD_HTTP_RANGE_NOT_SATISFIABLE,
@@ -729,7 +413,7 @@ static int blob_server_file_body(struct blob_request *req, struct MHD_Connection
 							header, (unsigned long long)size, what);
 		return 1;
 	}
-	if (range == BLOB_RANGE_OK) {
+	if (range == HTTP_RANGE_OK) {
 		*status = MHD_HTTP_PARTIAL_CONTENT;
 		if (buf_addf(range_text, "bytes %llu-%llu/%llu", (unsigned long long)start,
 			     (unsigned long long)(start + *length - 1), (unsigned long long)size))
@@ -754,9 +438,9 @@ static struct blob_server_cached *blob_server_cache_slot(struct blob_server *srv
 							 const char *hex)
 {
 	/* the hash is uniformly spread: its first three digits index */
-	unsigned slot = (unsigned)(blob_server_hex_value(hex[0]) << 8 |
-				   blob_server_hex_value(hex[1]) << 4 |
-				   blob_server_hex_value(hex[2]));
+	unsigned slot = (unsigned)(http_hex_value(hex[0]) << 8 |
+				   http_hex_value(hex[1]) << 4 |
+				   http_hex_value(hex[2]));
 
 	return &srv->cache[slot % BLOB_SERVER_CACHE_SLOTS];
 }
@@ -846,7 +530,7 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	snprintf(etag, sizeof(etag), "\"sha256:%s\"", hex);
 
 	header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-	if (header && blob_server_etag_listed(header, etag)) {
+	if (header && http_etag_listed(header, etag)) {
 		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 		if (!resp)
 			goto out;
@@ -862,10 +546,9 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	if (blob_server_file_body(req, conn, &fd, info.size, etag, "blob", &resp, &status, &length,
 				  &range_text, &ret) || !resp)
 		goto out;
-	type = blob_server_active_name(name) ? NULL
-					     : blob_server_inert_type(info.content_type, inert,
-								      sizeof(inert));
-	if (blob_server_disposition(&value, type != NULL, name))
+	type = http_active_name(name) ? NULL
+				      : http_inert_type(info.content_type, inert, sizeof(inert));
+	if (http_disposition(&value, type != NULL, name))
 		goto out;
 	if (!type)
 		type = "application/octet-stream";
@@ -909,7 +592,7 @@ static enum MHD_Result blob_server_get(struct blob_request *req, struct MHD_Conn
 	}
 	p = path + sizeof(prefix) - 1;
 	for (i = 0; i < BLOB_HEX_LEN; i++) {
-		int v = blob_server_hex_value((unsigned char)p[i]);
+		int v = http_hex_value((unsigned char)p[i]);
 
 		if (v < 0)
 			break;
@@ -923,7 +606,7 @@ static enum MHD_Result blob_server_get(struct blob_request *req, struct MHD_Conn
 		goto out;
 	}
 	if (p[i] == '/') {
-		if (strchr(p + i + 1, '/') || !(name = blob_server_decode_name(p + i + 1))) {
+		if (strchr(p + i + 1, '/') || !(name = http_decode_name(p + i + 1))) {
 			ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID,
 						     NULL, NULL, "malformed file name after the hash");
 			goto out;
@@ -1013,7 +696,7 @@ static enum bb_status blob_server_begin_file(struct blob_request *req, const cha
 	if (*base) {
 		size_t len = strlen(base);
 
-		if (len > BLOB_SERVER_NAME_MAX || !blob_server_segment_ok(base, len)) {
+		if (len > HTTP_NAME_MAX || !http_segment_ok(base, len)) {
 			st = BB_ERR_INVALID;
 			blob_server_upload_fail(req, MHD_HTTP_BAD_REQUEST, st,
 						"unusable file name in the form");
@@ -1028,7 +711,7 @@ static enum bb_status blob_server_begin_file(struct blob_request *req, const cha
 	}
 	free(req->declared_type);
 	req->declared_type = NULL;
-	content_type = blob_server_header_safe(content_type, NULL);
+	content_type = http_header_safe(content_type, NULL);
 	if (content_type && !(req->declared_type = strdup(content_type))) {
 		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		blob_server_upload_store_fail(req, st, &err);
@@ -1099,27 +782,13 @@ static int blob_server_token_ok(const struct blob_server_conf *conf, const char 
 {
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned int digest_len = 0;
-	size_t len;
-	int ok = 0;
+	size_t len = 0;
+	const char *token = http_bearer_token(header, &len);
+	int ok = token && EVP_Digest(token, len, digest, &digest_len, EVP_sha256(), NULL) == 1 &&
+		 digest_len == conf->token_digest_len &&
+		 CRYPTO_memcmp(digest, conf->token_digest, digest_len) == 0;
 
-	if (!header)
-		goto out;
-	while (blob_server_is_space(*header))
-		header++;
-	if (strncasecmp(header, "Bearer", 6) || !blob_server_is_space(header[6]))
-		goto out;
-	header += 6;
-	while (blob_server_is_space(*header))
-		header++;
-	len = strlen(header);
-	while (len > 0 && blob_server_is_space(header[len - 1]))
-		len--;
-	if (len == 0 || EVP_Digest(header, len, digest, &digest_len, EVP_sha256(), NULL) != 1 ||
-	    digest_len != conf->token_digest_len)
-		goto out;
-	ok = CRYPTO_memcmp(digest, conf->token_digest, digest_len) == 0;
 	OPENSSL_cleanse(digest, sizeof(digest));
-out:
 	return ok;
 }
 
@@ -1158,7 +827,7 @@ static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
 		if (segment && !*segment)
 			segment = NULL; /* "?name=" names nothing */
 	}
-	if (segment && (strchr(segment, '/') || !(req->name = blob_server_decode_name(segment)))) {
+	if (segment && (strchr(segment, '/') || !(req->name = http_decode_name(segment)))) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,
 					     NULL, "unusable file name for the upload");
 		goto out;
@@ -1169,9 +838,9 @@ static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
 		const char *p = value;
 		uint64_t declared = 0;
 
-		while (blob_server_is_space(*p))
+		while (http_is_space(*p))
 			p++;
-		if (blob_server_parse_number(&p, &declared) && declared > req->conf->max_upload_size) {
+		if (http_parse_number(&p, &declared) && declared > req->conf->max_upload_size) {
 			ret = blob_server_send_error(req, conn, MHD_HTTP_CONTENT_TOO_LARGE,
 						     BB_ERR_TOO_LARGE, NULL, NULL,
 						     "the upload of %llu bytes is larger than the "
@@ -1194,7 +863,7 @@ static enum MHD_Result blob_server_upload_begin(struct blob_request *req,
 			goto out;
 		}
 	} else {
-		value = blob_server_header_safe(value, NULL);
+		value = http_header_safe(value, NULL);
 		if (value && !(req->declared_type = strdup(value)))
 			goto out;
 		st = blob_writer_open(srv->store, req->conf->max_upload_size, &req->writer, &err);
@@ -1343,7 +1012,7 @@ static int blob_server_not_modified(struct MHD_Connection *conn, const char *eta
 	time_t since;
 
 	if (value)
-		return blob_server_etag_listed(value, etag);
+		return http_etag_listed(value, etag);
 	value = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					    MHD_HTTP_HEADER_IF_MODIFIED_SINCE);
 	if (!value)
@@ -1445,7 +1114,7 @@ static enum MHD_Result blob_server_route(struct blob_request *req, struct MHD_Co
 			    !strcmp(req->method, MHD_HTTP_METHOD_PUT);
 	enum MHD_Result ret;
 
-	if (!blob_server_path_ok(path)) {
+	if (!http_path_ok(path)) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,
 					     NULL, "malformed path");
 	} else if (!strcmp(path, "/")) {
@@ -1674,7 +1343,7 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 		}
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
 					  req->conf->body_timeout);
-		if (req->conf->site && blob_server_path_ok(url) &&
+		if (req->conf->site && http_path_ok(url) &&
 		    req->conf->site->claims(req->conf->site->cls, url, method)) {
 			req->kind = BLOB_REQUEST_SITE;
 		} else {

@@ -64,6 +64,7 @@
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
 #include "web/frontdoor.h"
+#include "web/http_text.h"
 #include "web/quarantine.h"
 
 #define FD_POST_BUFFER 65536
@@ -191,107 +192,10 @@ static enum bb_status fd_add_uri_value(struct buf *out, const char *text)
 	return st;
 }
 
-static int fd_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* A query value as sent ('+' and %XX escapes kept) decoded to valid UTF-8
- * without control characters; g_free() it.  "" for NULL or a bad escape. */
+/* A query value of the list page, decoded (http_query_value()); g_free() it. */
 static char *fd_query_value(struct MHD_Connection *conn, const char *key)
 {
-	const char *raw = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
-	GString *s = g_string_new("");
-	char *valid;
-	size_t i;
-
-	for (i = 0; raw && raw[i] && s->len < 500; i++) {
-		if (raw[i] == '+') {
-			g_string_append_c(s, ' ');
-		} else if (raw[i] == '%' && fd_hex(raw[i + 1]) >= 0 && fd_hex(raw[i + 2]) >= 0) {
-			g_string_append_c(s, (char)(fd_hex(raw[i + 1]) * 16 + fd_hex(raw[i + 2])));
-			i += 2;
-		} else if (raw[i] == '%') {
-			g_string_truncate(s, 0);
-			break;
-		} else {
-			g_string_append_c(s, raw[i]);
-		}
-	}
-	for (i = 0; i < s->len; i++)
-		if ((unsigned char)s->str[i] < 0x20 || s->str[i] == 0x7f)
-			s->str[i] = ' ';
-	valid = g_utf8_make_valid(s->str, (gssize)s->len);
-	g_string_free(s, TRUE);
-	g_strstrip(valid);
-	return valid;
-}
-
-/* Text for a header, a name or a one-line field: valid UTF-8, control
- * characters and line breaks made spaces, format characters (bidi
- * overrides, zero-width characters) dropped, trimmed; g_free() it. */
-static char *fd_one_line(const char *text)
-{
-	char *v = g_utf8_make_valid(text ? text : "", -1);
-	const char *r = v;
-	char *w = v;
-
-	while (*r) {
-		gunichar c = g_utf8_get_char(r);
-		const char *next = g_utf8_next_char(r);
-
-		if (text_is_control_char(c)) {
-			*w++ = ' ';
-		} else if (!text_is_format_char(c)) {
-			memmove(w, r, (size_t)(next - r));
-			w += next - r;
-		}
-		r = next;
-	}
-	*w = '\0';
-	return g_strstrip(v);
-}
-
-/* Multi-line text: valid UTF-8, CRLF and CR made LF, other control
- * characters but tab dropped; g_free() it. */
-static char *fd_multi_line(const char *text)
-{
-	char *v = g_utf8_make_valid(text ? text : "", -1);
-	char *r = v, *w = v;
-
-	for (; *r; r++) {
-		if (*r == '\r') {
-			if (r[1] != '\n')
-				*w++ = '\n';
-			continue;
-		}
-		if (((unsigned char)*r < 0x20 && *r != '\n' && *r != '\t') || *r == 0x7f)
-			continue;
-		*w++ = *r;
-	}
-	*w = '\0';
-	return v;
-}
-
-/* A plain address local@domain: one '@', no space, quote, bracket or
- * control character. */
-static int fd_email_ok(const char *e)
-{
-	const char *at = strchr(e, '@');
-	size_t len = strlen(e);
-
-	if (!at || at == e || !at[1] || strchr(at + 1, '@') || len > 254 || !strchr(at + 1, '.'))
-		return 0;
-	for (const char *p = e; *p; p++)
-		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("<>()[],;:\\\"", *p))
-			return 0;
-	return 1;
+	return http_query_value(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key), 500);
 }
 
 /* ------------------------------------------------------------ responses */
@@ -511,7 +415,7 @@ static enum bb_status fd_compose(const struct fd_view *fd, const char *message_i
 							: GMIME_ADDRESS_TYPE_TO), self);
 		g_object_unref(self);
 	}
-	subj = fd_one_line(subject);
+	subj = http_one_line(subject);
 	g_mime_message_set_subject(msg, subj, "utf-8");
 	date = g_date_time_new_now_utc();
 	g_mime_message_set_date(msg, date);
@@ -625,31 +529,6 @@ out:
 	r->part_name = r->part_type = NULL;
 }
 
-/* The file name part of what a browser sent (some send a whole path),
- * made one line without control or format characters; never "", "." or
- * "..", so that its blob link works; malloc'd. */
-static char *fd_file_name(const char *filename)
-{
-	const char *base = filename, *p;
-	char *line, *out;
-
-	for (p = filename; *p; p++)
-		if (*p == '/' || *p == '\\')
-			base = p + 1;
-	line = fd_one_line(base);
-	if (strlen(line) > 255) {
-		const char *end = line + 255;
-
-		/* cut at a character boundary */
-		while (end > line && ((unsigned char)*end & 0xc0) == 0x80)
-			end--;
-		line[end - line] = '\0';
-	}
-	out = strdup(*line && strcmp(line, ".") && strcmp(line, "..") ? line : "attachment");
-	g_free(line);
-	return out;
-}
-
 struct fd_iter_ctx {
 	struct fd_view *fd;
 	struct fd_request *r;
@@ -686,7 +565,7 @@ static enum MHD_Result fd_post_iterator(void *cls, enum MHD_ValueKind kind, cons
 				fd_fail_storing(r, &err);
 				return MHD_YES;
 			}
-			r->part_name = fd_file_name(filename);
+			r->part_name = http_file_name(filename);
 			r->part_type = strdup(content_type ? content_type : "");
 		}
 		if (r->writer && size && quarantine_writer_write(r->writer, data, size, &err))
@@ -899,7 +778,7 @@ static enum MHD_Result fd_submit_begin(struct fd_view *fd, struct MHD_Connection
 
 static char *fd_field(struct fd_request *r, enum fd_field f, int multi_line)
 {
-	return multi_line ? fd_multi_line(r->fields[f].data) : fd_one_line(r->fields[f].data);
+	return multi_line ? http_multi_line(r->fields[f].data) : http_one_line(r->fields[f].data);
 }
 
 /* An attachment of a stored report. */
@@ -1094,7 +973,7 @@ static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connectio
 		if (*end || idx < 0 || (size_t)idx >= fd->cfg->nroutes || !fd_route_offered(fd, (size_t)idx))
 			problem = "Choose an area from the list.";
 	}
-	if (!fd_email_ok(email))
+	if (!http_email_ok(email))
 		problem = "Give an e-mail address (name@example.org): the confirmation link is sent there.";
 	else if (!*title)
 		problem = "Give the report a title.";
@@ -2047,25 +1926,6 @@ static void fd_view_put(struct fd_view *v)
 		fd_view_free(v);
 }
 
-/* The scheme, host and port of url ("https://h:8443/x" gives
- * "https://h:8443"), lower case; malloc'd, NULL without "://". */
-static char *fd_url_origin(const char *url)
-{
-	const char *host = strstr(url, "://");
-	size_t len;
-	char *origin;
-
-	if (!host)
-		return NULL;
-	host += 3;
-	len = (size_t)(host - url) + strcspn(host, "/?#");
-	origin = strndup(url, len);
-	for (char *p = origin; p && *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-	return origin;
-}
-
 enum bb_status frontdoor_check(const struct frontdoor_options *opt, struct bb_error *err)
 {
 	const char *base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
@@ -2101,7 +1961,7 @@ static enum bb_status fd_view_new(struct fd_view **out, struct frontdoor *core,
 		base = ""; /* a view only the delivery thread uses */
 	v = calloc(1, sizeof(*v));
 	if (!v || !(v->base_url = strdup(base)) ||
-	    !(v->origin = *base ? fd_url_origin(base) : strdup(""))) {
+	    !(v->origin = *base ? http_url_origin(base) : strdup(""))) {
 		if (v) {
 			free(v->base_url);
 			free(v);
