@@ -177,24 +177,21 @@ static void test_etags(void)
 
 static void test_form_text(void)
 {
+	static const struct { const char *sent, *kept, *why; } queries[] = {
+		{ "a+b%20c", "a b c", "+ and escapes" },
+		{ "x%zzy", "", "a bad escape empties it" },
+		{ "a%00b%0D%0Ac", "a b  c", "escaped NUL and line breaks become spaces" },
+		{ "%E2%80%AEtxt.exe%C2%85", "txt.exe", "a bidi override dropped, a C1 control trimmed" },
+		{ "%FFx", "\xef\xbf\xbdx", "invalid UTF-8 replaced" },
+	};
 	char *v;
 	char big[601];
 
-	v = http_query_value("a+b%20c", 500);
-	is_str(v, "a b c", "a query value: + and escapes");
-	g_free(v);
-	v = http_query_value("x%zzy", 500);
-	is_str(v, "", "a bad escape empties it");
-	g_free(v);
-	v = http_query_value("a%00b%0D%0Ac", 500);
-	is_str(v, "a b  c", "escaped NUL and line breaks become spaces");
-	g_free(v);
-	v = http_query_value("%E2%80%AEtxt.exe%C2%85", 500);
-	is_str(v, "txt.exe", "a bidi override is dropped, a C1 control trimmed");
-	g_free(v);
-	v = http_query_value("%FFx", 500);
-	is_str(v, "\xef\xbf\xbdx", "invalid UTF-8 is replaced");
-	g_free(v);
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		v = http_query_value(queries[i].sent, 500);
+		is_str(v, queries[i].kept, "query value \"%s\": %s", queries[i].sent, queries[i].why);
+		g_free(v);
+	}
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	v = http_query_value(big, 500);
