@@ -1157,7 +1157,6 @@ static size_t scan_header_section(const char *raw, size_t len, struct header_sca
 	return pos;
 }
 
-/* The first field's value, unfolded, or NULL if the field is absent. */
 /* An X-Bugbridge-Mark value: its MAIL_MARK_HEX_LEN hex digits (between
  * blanks), anything else none (mail_mark_ok() checks it). */
 static enum bb_status take_mark(struct inmail *m, const char *v)
@@ -1176,6 +1175,7 @@ static enum bb_status take_mark(struct inmail *m, const char *v)
 	return (m->mark = strndup(v, n)) ? BB_OK : BB_ERR_NOMEM;
 }
 
+/* The first field's value, unfolded, or NULL if the field is absent. */
 static const char *field_value(struct buf *scratch, const struct field *f)
 {
 	if (!f->name)
