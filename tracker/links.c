@@ -53,14 +53,6 @@ static int is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(int c)
-{
-	if (is_digit(c))
-		return c - '0';
-	c = lower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Splits s/len (an "http://" or "https://" URL, '<' '>' around it allowed)
  * into its parts.  Returns 0 for anything else: another scheme, a user
  * name in the authority, a bad port, a blank or control byte. */
@@ -163,8 +155,8 @@ static char *decode_message_id(const char *s, size_t len)
 		int c = (unsigned char)s[i];
 
 		if (c == '%') {
-			int hi = i + 2 < len ? hex_value((unsigned char)s[i + 1]) : -1;
-			int lo = hi >= 0 ? hex_value((unsigned char)s[i + 2]) : -1;
+			int hi = i + 2 < len ? g_ascii_xdigit_value(s[i + 1]) : -1;
+			int lo = hi >= 0 ? g_ascii_xdigit_value(s[i + 2]) : -1;
 
 			if (lo < 0)
 				goto bad;

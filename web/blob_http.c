@@ -438,9 +438,9 @@ static struct blob_server_cached *blob_server_cache_slot(struct blob_server *srv
 							 const char *hex)
 {
 	/* the hash is uniformly spread: its first three digits index */
-	unsigned slot = (unsigned)(http_hex_value(hex[0]) << 8 |
-				   http_hex_value(hex[1]) << 4 |
-				   http_hex_value(hex[2]));
+	unsigned slot = (unsigned)(g_ascii_xdigit_value(hex[0]) << 8 |
+				   g_ascii_xdigit_value(hex[1]) << 4 |
+				   g_ascii_xdigit_value(hex[2]));
 
 	return &srv->cache[slot % BLOB_SERVER_CACHE_SLOTS];
 }
@@ -592,7 +592,7 @@ static enum MHD_Result blob_server_get(struct blob_request *req, struct MHD_Conn
 	}
 	p = path + sizeof(prefix) - 1;
 	for (i = 0; i < BLOB_HEX_LEN; i++) {
-		int v = http_hex_value((unsigned char)p[i]);
+		int v = g_ascii_xdigit_value(p[i]);
 
 		if (v < 0)
 			break;

@@ -14,17 +14,6 @@
 #include "core/text.h"
 #include "web/http_text.h"
 
-int http_hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int http_is_space(char c)
 {
 	return c == ' ' || c == '\t';
@@ -337,10 +326,10 @@ char *http_query_value(const char *raw, size_t max)
 	for (i = 0; raw && raw[i] && s->len < max; i++) {
 		if (raw[i] == '+') {
 			g_string_append_c(s, ' ');
-		} else if (raw[i] == '%' && http_hex_value(raw[i + 1]) >= 0 &&
-			   http_hex_value(raw[i + 2]) >= 0) {
-			g_string_append_c(s, (char)(http_hex_value(raw[i + 1]) * 16 +
-						    http_hex_value(raw[i + 2])));
+		} else if (raw[i] == '%' && g_ascii_xdigit_value(raw[i + 1]) >= 0 &&
+			   g_ascii_xdigit_value(raw[i + 2]) >= 0) {
+			g_string_append_c(s, (char)(g_ascii_xdigit_value(raw[i + 1]) * 16 +
+						    g_ascii_xdigit_value(raw[i + 2])));
 			i += 2;
 		} else if (raw[i] == '%') {
 			g_string_truncate(s, 0);

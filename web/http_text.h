@@ -17,9 +17,6 @@
 #define HTTP_NAME_MAX 255
 #define HTTP_TYPE_MAX 200
 
-/* The value of a hex digit, either case; -1 for anything else. */
-int http_hex_value(int c);
-
 /* Space or tab (HTTP's optional white space). */
 int http_is_space(char c);
 
