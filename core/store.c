@@ -463,6 +463,19 @@ static const char *const migrations[] = {
 	 * Bugzilla) belongs to is looked up by its URL for every "introduced:"
 	 * and "dup:" naming one: a scan of every regression without this */
 	"CREATE INDEX reg_by_report_url ON reg_regression(report_url) WHERE report_url != '';",
+	/* 18 -> 19: list mails whose sender could not be checked because DNS
+	 * did not answer for a DKIM key: read past (the archive's cursor
+	 * moved on), they wait here, as archived, for a later round to check
+	 * them again; the transaction that records one in in_mail (or what
+	 * else becomes of it) deletes its row.  [inbound] dns_timeout */
+	"CREATE TABLE in_wait ("
+	"  message_id TEXT PRIMARY KEY,"
+	"  raw BLOB NOT NULL,"          /* the mail as archived */
+	"  since INTEGER NOT NULL,"     /* when it began to wait */
+	"  checked INTEGER NOT NULL,"   /* its last check */
+	"  checks INTEGER NOT NULL,"    /* how many there were */
+	"  reason TEXT NOT NULL"        /* what the last one said */
+	");",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
