@@ -4,7 +4,10 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <glib.h>
 
 #include <json-c/json.h>
 
@@ -105,6 +108,21 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 	if (optind != argc)
 		return cli_usage(stderr, usage_config);
 	keys = config_keys(&n);
+	/* the data folder as the commands will use it: absolute, so that an
+	 * admin sees which one a command started elsewhere would share */
+	if (!list_keys && ctx->cfg->data_dir[0] != '/') {
+		char *abs = g_canonicalize_filename(ctx->cfg->data_dir, NULL);
+
+		if (abs) {
+			free(ctx->cfg->data_dir);
+			ctx->cfg->data_dir = strdup(abs);
+			g_free(abs);
+			if (!ctx->cfg->data_dir) {
+				cli_error("out of memory");
+				return EX_OSERR;
+			}
+		}
+	}
 	if (list_keys) {
 		for (size_t i = 0; i < n; i++)
 			printf("[%s] %s = %s\n    %s\n", keys[i].section, keys[i].key,

@@ -962,9 +962,68 @@ static enum bb_status settle_starttls(struct bb_config *cfg, const char *path,
 	return BB_OK;
 }
 
-/* state_dir: the data_dir a file found in a system or user location
- * defaults to (NULL: the built-in ./bugbridge-data). */
-static enum bb_status load_file(struct bb_config **out, const char *path, const char *state_dir,
+/* $NAME, or $HOME/fallback when NAME is unset or not absolute (as the XDG
+ * base directory specification says); NULL without a HOME. */
+static char *xdg_dir(const char *name, const char *fallback)
+{
+	const char *v = getenv(name), *home = getenv("HOME");
+
+	if (v && v[0] == '/')
+		return strdup(v);
+	if (home && home[0] == '/')
+		return str_printf("%s/%s", home, fallback);
+	return NULL;
+}
+
+/* 1 when the folder real (canonical) is top or below it; top may be
+ * NULL or a path that does not exist (then 0). */
+static int folder_under(const char *real, const char *top)
+{
+	char *t = top ? realpath(top, NULL) : NULL;
+	size_t n = t ? strlen(t) : 0;
+	int under = t && !strncmp(real, t, n) && (real[n] == '/' || !real[n] || n == 1);
+
+	free(t);
+	return under;
+}
+
+/* The data folder of a configuration file that sets no data_dir, whatever
+ * the working directory: $STATE_DIRECTORY (systemd's StateDirectory=),
+ * else LOCALSTATEDIR/lib/bugbridge for a file under SYSCONFDIR, else
+ * $XDG_STATE_HOME/bugbridge for a file under $XDG_CONFIG_HOME, else
+ * bugbridge-data beside the file.  folder is the file's folder, absolute
+ * (NULL: the working directory, where a bare "bugbridge.conf" is).  NULL
+ * only when out of memory. */
+static char *file_data_dir(const char *folder)
+{
+	const char *sd = getenv("STATE_DIRECTORY");
+	char cwd[PATH_MAX], *real, *dir = NULL;
+
+	if (sd && sd[0] == '/')
+		return strndup(sd, strcspn(sd, ":"));
+	if (!folder)
+		folder = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+	real = realpath(folder, NULL);
+	if (real && folder_under(real, SYSCONFDIR)) {
+		dir = strdup(LOCALSTATEDIR "/lib/bugbridge");
+	} else if (real) {
+		char *config_home = xdg_dir("XDG_CONFIG_HOME", ".config");
+
+		if (folder_under(real, config_home)) {
+			char *state_home = xdg_dir("XDG_STATE_HOME", ".local/state");
+
+			dir = state_home ? str_printf("%s/bugbridge", state_home) : NULL;
+			free(state_home);
+		}
+		free(config_home);
+	}
+	if (!dir)
+		dir = str_printf("%s/bugbridge-data", real ? real : folder);
+	free(real);
+	return dir;
+}
+
+static enum bb_status load_file(struct bb_config **out, const char *path,
 				struct bb_error *err)
 {
 	struct bb_config *cfg;
@@ -983,11 +1042,6 @@ static enum bb_status load_file(struct bb_config **out, const char *path, const 
 	for (size_t i = 0; i < NKEYS && !s; i++)
 		if (keys[i].pub.default_value)
 			s = set_value(cfg, &keys[i], keys[i].pub.default_value, NULL, err);
-	if (!s && state_dir) {
-		free(cfg->data_dir);
-		if (!(cfg->data_dir = strdup(state_dir)))
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	}
 	if (s || !path)
 		goto out;
 
@@ -1020,6 +1074,13 @@ static enum bb_status load_file(struct bb_config **out, const char *path, const 
 		g_free(dir);
 	}
 
+	/* the built-in ./bugbridge-data is for a run without a file (the demo);
+	 * a file's state never depends on the working directory */
+	free(cfg->data_dir);
+	if (!(cfg->data_dir = file_data_dir(base_dir))) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	groups = g_key_file_get_groups(kf, NULL);
 	for (gchar **g = groups; *g && !s; g++) {
 		gchar **names;
@@ -1122,67 +1183,37 @@ out:
 enum bb_status config_load_file(struct bb_config **out, const char *path,
 				struct bb_error *err)
 {
-	return load_file(out, path, NULL, err);
-}
-
-/* $NAME, or $HOME/fallback when NAME is unset or not absolute (as the XDG
- * base directory specification says); NULL without a HOME. */
-static char *xdg_dir(const char *name, const char *fallback)
-{
-	const char *v = getenv(name), *home = getenv("HOME");
-
-	if (v && v[0] == '/')
-		return strdup(v);
-	if (home && home[0] == '/')
-		return str_printf("%s/%s", home, fallback);
-	return NULL;
+	return load_file(out, path, err);
 }
 
 enum bb_status config_load(struct bb_config **out, const char *explicit_path,
 			   struct bb_error *err)
 {
 	const char *env = getenv("BUGBRIDGE_CONFIG");
-	char *dir, *path, *state = NULL;
+	char *dir, *path;
 	enum bb_status s;
 
 	if (explicit_path)
-		return config_load_file(out, explicit_path, err);
+		return load_file(out, explicit_path, err);
 	if (env && *env)
-		return config_load_file(out, env, err);
+		return load_file(out, env, err);
 	if (access("bugbridge.conf", F_OK) == 0)
-		return config_load_file(out, "bugbridge.conf", err);
-
-	/* the user's own: state under $XDG_STATE_HOME */
+		return load_file(out, "bugbridge.conf", err);
+	/* the user's own, then the system's */
 	dir = xdg_dir("XDG_CONFIG_HOME", ".config");
 	path = dir ? str_printf("%s/bugbridge/bugbridge.conf", dir) : NULL;
 	free(dir);
+	if (!path || access(path, F_OK) != 0) {
+		free(path);
+		path = str_printf("%s/bugbridge/bugbridge.conf", SYSCONFDIR);
+	}
 	if (path && access(path, F_OK) == 0) {
-		dir = xdg_dir("XDG_STATE_HOME", ".local/state");
-		state = dir ? str_printf("%s/bugbridge", dir) : NULL;
-		free(dir);
-		s = load_file(out, path, state, err);
-		free(state);
+		s = load_file(out, path, err);
 		free(path);
 		return s;
 	}
 	free(path);
-
-	/* the system's: state where systemd's StateDirectory= puts it */
-	path = str_printf("%s/bugbridge/bugbridge.conf", SYSCONFDIR);
-	if (path && access(path, F_OK) == 0) {
-		const char *sd = getenv("STATE_DIRECTORY");
-
-		if (sd && sd[0] == '/')
-			state = strndup(sd, strcspn(sd, ":"));
-		else
-			state = strdup(LOCALSTATEDIR "/lib/bugbridge");
-		s = load_file(out, path, state, err);
-		free(state);
-		free(path);
-		return s;
-	}
-	free(path);
-	return config_load_file(out, NULL, err);
+	return load_file(out, NULL, err);
 }
 
 char *config_data_path(const struct bb_config *cfg, const char *name)

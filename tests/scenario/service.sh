@@ -193,6 +193,39 @@ like "--config before everything" "$(look --config "$WORK/lookup/xdg/bugbridge/b
 test ! -e lookup/state
 is "config creates no data folder" "$?" "0"
 
+# A file that sets no data_dir keeps its state in one place whatever folder
+# a command starts in (before, the default ./bugbridge-data was the working
+# directory's: the daemon and the CLI used different databases, and a sync
+# started in /tmp mirrored everything again beside the daemon)
+mkdir -p place/etc place/a place/b place/state
+printf '[core]\nlog_level = warn\n' >place/etc/bugbridge.conf
+data_of() { sed -n 's/^data_dir = //p'; }
+da=$(cd place/a && env -u STATE_DIRECTORY -u BUGBRIDGE_CONFIG "$BUGBRIDGE" --config ../etc/bugbridge.conf config | data_of)
+db=$(cd place/b && env -u STATE_DIRECTORY -u BUGBRIDGE_CONFIG BUGBRIDGE_CONFIG="$WORK/place/etc/bugbridge.conf" "$BUGBRIDGE" config | data_of)
+is "a file without data_dir: its data folder is beside it" "$da" "$WORK/place/etc/bugbridge-data"
+is "the same from another working directory" "$db" "$da"
+is "\$STATE_DIRECTORY (the unit's StateDirectory=) comes first" \
+	"$(cd place/a && STATE_DIRECTORY="$WORK/place/state" "$BUGBRIDGE" --config ../etc/bugbridge.conf config | data_of)" \
+	"$WORK/place/state"
+is "with no file at all, config prints the absolute ./bugbridge-data" \
+	"$(cd place/b && env -u STATE_DIRECTORY -u BUGBRIDGE_CONFIG XDG_CONFIG_HOME="$WORK/place/none" "$BUGBRIDGE" config | data_of)" \
+	"$WORK/place/b/bugbridge-data"
+# the lock is in that folder: a sync started in another folder is refused
+mkdir -p place/etc/bugbridge-data
+: >place/etc/bugbridge-data/bugbridge.lock
+flock place/etc/bugbridge-data/bugbridge.lock sleep 60 &
+holder=$!
+wait_for_lock() { i=0; while flock -n place/etc/bugbridge-data/bugbridge.lock true; do
+	i=$((i + 1)); [ $i -lt 100 ] || return 1; sleep 0.05; done; }
+wait_for_lock
+out=$(cd place/b && env -u STATE_DIRECTORY "$BUGBRIDGE" --config "$WORK/place/etc/bugbridge.conf" sync 2>&1)
+is "sync from another folder is refused while the data folder is locked (75)" "$?" "75"
+like "and says which folder is in use" "$out" "$WORK/place/etc/bugbridge-data is in use"
+kill "$holder"
+wait "$holder" 2>/dev/null
+test ! -e place/a/bugbridge-data && test ! -e place/b/bugbridge-data
+is "no data folder appears in the working directories" "$?" "0"
+
 # config shows [route] and [tree] sections too, as text and JSON
 printf '[route usb]\ncomponent = USB\nlists = linux-usb@vger.kernel.org\n[tree mainline]\npath = /srv/linux\nref = master\n' \
 	>lookup/routes.conf

@@ -64,6 +64,29 @@ static void test_file(void)
 	want = str_printf("%s/state", dir);
 	is_str(cfg->data_dir, want, "relative data_dir is relative to the file's folder");
 	free(want);
+	config_free(cfg);
+	cfg = NULL;
+	path = write_file("no-data-dir.conf", 0600, "[core]\nlog_level = debug\n");
+	unsetenv("STATE_DIRECTORY");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "a file without data_dir loads");
+	want = str_printf("%s/bugbridge-data", dir);
+	is_str(cfg->data_dir, want, "without data_dir, the data folder is beside the file, not in the working directory");
+	free(want);
+	config_free(cfg);
+	cfg = NULL;
+	setenv("STATE_DIRECTORY", "/var/lib/bugbridge-test:/var/lib/other", 1);
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "loads with STATE_DIRECTORY");
+	is_str(cfg->data_dir, "/var/lib/bugbridge-test", "$STATE_DIRECTORY's first folder wins");
+	unsetenv("STATE_DIRECTORY");
+	free(path);
+	config_free(cfg);
+	cfg = NULL;
+	path = write_file("good.conf", 0600,
+			  "[core]\ndata_dir = state\nlog_level = debug\n"
+			  "[blob]\nbase_url = https://blobs.example.org/\nstore_archive_members = yes\n"
+			  "archive_max_total = 512M\ngc_grace = 12h\n"
+			  "[server]\nlisten = [::1]:0\nupload_token = t0ken\nmax_upload_size = 10M\n");
+	ok(config_load_file(&cfg, path, &err) == BB_OK, "the full file loads again");
 	is_int(cfg->log_level, LOG_LEVEL_DEBUG, "log level");
 	is_str(cfg->blob_base_url, "https://blobs.example.org", "trailing slash dropped from base URL");
 	is_int(cfg->store_archive_members, 1, "boolean yes");
