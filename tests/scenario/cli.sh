@@ -48,7 +48,7 @@ unlike "config never prints the secret" "$out" 'hunter2'
 # built-in defaults without any file
 out=$(env -u BUGBRIDGE_CONFIG "$BUGBRIDGE" config)
 like "defaults come from the built-in table" "$out" '# from built-in defaults'
-like "default data folder" "$out" 'data_dir = \./bugbridge-data'
+like "default data folder: ./bugbridge-data, shown absolute" "$out" "data_dir = $(pwd)/bugbridge-data\$"
 out=$(env -u BUGBRIDGE_CONFIG "$BUGBRIDGE" config --json)
 is "config --json is valid JSON with a version" \
 	"$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["version"], d["settings"]["server"]["listen"])')" \
