@@ -1,7 +1,10 @@
 /* Commands in list mail: "#bugbridge <verb> [argument]".
  *
  * A command stands on its own line of the writer's own text: not in quoted
- * text, not in a diff, not in the signature (inmail_lines_next() decides).
+ * text, not in a diff, not in the signature, not below a line that starts
+ * a forwarded or Outlook-quoted mail ("---------- Forwarded message
+ * ---------", "Begin forwarded message:", "-----Original Message-----", a
+ * rule of underscores before "From:"): inmail_lines_next() decides.
  * Blanks before it are allowed; the keyword and verb are read without
  * regard to case, and a ':' after either is tolerated ("#bugbridge title:
  * New title").  The verbs:

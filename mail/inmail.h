@@ -201,7 +201,8 @@ void inmail_body_release(struct inmail_body *b);
  * the last INMAIL_QUOTE_CONTEXT non-empty ones are kept, after a "> [...]"
  * line when some were cut, if the writer's own text follows; a quote block
  * with nothing after it (a top-post's quote) goes with its "... wrote:"
- * line; a top-post's "-----Original Message-----" and all after it go.
+ * line; a top-post's "-----Original Message-----" and all after it go; a
+ * forwarded mail (INMAIL_LINE_FORWARDED) stays whole.
  * Diffs are never cut (a "-- " line inside a hunk is a hunk line).  Blank
  * lines are collapsed.  Returns a malloc'd string (free() it), NULL when out
  * of memory. */
@@ -212,9 +213,16 @@ char *inmail_reply_text(const char *body);
 enum inmail_line_kind {
 	INMAIL_LINE_TEXT = 0, /* the writer's own words */
 	INMAIL_LINE_BLANK,    /* empty or only blanks */
-	INMAIL_LINE_QUOTE,    /* quoted: starts with '>', or after "Original Message" */
+	INMAIL_LINE_QUOTE,    /* quoted: starts with '>', or from an Outlook
+			       * "-----Original Message-----" line, or a rule of
+			       * underscores before "From:", to the end */
 	INMAIL_LINE_PATCH,    /* part of a diff: its headers, hunk headers, hunk lines */
 	INMAIL_LINE_SIGNATURE,/* the "-- " line and everything after it */
+	INMAIL_LINE_FORWARDED,/* a forwarded mail, from a line of its own such
+			       * as "---------- Forwarded message ---------" or
+			       * "Begin forwarded message:" to the end: not the
+			       * writer's words (no commands, no directives),
+			       * but kept whole by inmail_reply_text() */
 };
 
 /* Walks a body line by line, classifying each (a diff's hunk lines are
@@ -226,7 +234,9 @@ struct inmail_lines {
 	long old_left, new_left; /* lines still due in the current hunk */
 	int in_diff;             /* between a diff's first header and its first hunk */
 	int after_patch;         /* the last line was part of a diff */
-	int in_signature, in_original;
+	int in_signature;
+	int in_original;         /* 0, or the kind of every line from a marker on:
+				  * INMAIL_LINE_QUOTE or INMAIL_LINE_FORWARDED */
 	unsigned lineno;         /* 1-based number of the line last returned */
 };
 void inmail_lines_init(struct inmail_lines *it, const char *text, size_t len);

@@ -67,17 +67,72 @@ static int line_is_blank(const char *s, size_t len)
 	return 1;
 }
 
-/* "-----Original Message-----" and its variants: a top-post quotes all
- * that follows, without '>'. */
-static int original_message_marker(const char *s, size_t len)
+/* The words of a line between rules of '-' or '_' ("-----Original
+ * Message-----"): *s and *len cut to them; returns how many such marks
+ * were cut. */
+static size_t marker_words(const char **s, size_t *len)
 {
-	while (len && (is_blank(*s) || *s == '-' || *s == '_')) {
-		s++;
-		len--;
+	size_t marks = 0;
+
+	while (*len && (is_blank(**s) || **s == '-' || **s == '_')) {
+		marks += !is_blank(**s);
+		(*s)++;
+		(*len)--;
 	}
-	while (len && (is_blank(s[len - 1]) || s[len - 1] == '-' || s[len - 1] == '_'))
-		len--;
-	return equals_ci(s, len, "original message");
+	while (*len && (is_blank((*s)[*len - 1]) || (*s)[*len - 1] == '-' || (*s)[*len - 1] == '_')) {
+		marks += !is_blank((*s)[*len - 1]);
+		(*len)--;
+	}
+	return marks;
+}
+
+/* The line after the current one that is not blank starts a header
+ * field "From:" as Outlook writes it above a quoted or forwarded mail
+ * (or in German, French, Spanish: "Von:", "De:"). */
+static int next_is_from(const struct inmail_lines *it)
+{
+	static const char *const names[] = { "from:", "von:", "de:", "de :", NULL };
+	const char *p = it->pos;
+
+	while (p < it->end) {
+		const char *nl = memchr(p, '\n', (size_t)(it->end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(it->end - p);
+
+		if (!line_is_blank(p, len)) {
+			for (int i = 0; names[i]; i++)
+				if (has_prefix_ci(p, len, names[i]))
+					return 1;
+			return 0;
+		}
+		p = nl ? nl + 1 : it->end;
+	}
+	return 0;
+}
+
+/* A line of its own that says the rest of the body is another mail, not
+ * the writer's words, where mailers do not put '>' before its lines:
+ *   INMAIL_LINE_QUOTE      a top-post's quote: "-----Original Message-----"
+ *                          (and "-------- Original Message --------"), or
+ *                          Outlook's rule of underscores followed by "From:"
+ *   INMAIL_LINE_FORWARDED  a forwarded mail: Gmail's "---------- Forwarded
+ *                          message ---------", Thunderbird's "--------
+ *                          Forwarded Message --------", Apple Mail's
+ *                          "Begin forwarded message:"
+ * INMAIL_LINE_TEXT when it is no such line. */
+static enum inmail_line_kind other_mail_marker(const struct inmail_lines *it, const char *s,
+					       size_t len)
+{
+	size_t marks = marker_words(&s, &len);
+
+	if (equals_ci(s, len, "original message"))
+		return INMAIL_LINE_QUOTE;
+	if ((marks && equals_ci(s, len, "forwarded message")) ||
+	    (!marks && equals_ci(s, len, "begin forwarded message:")))
+		return INMAIL_LINE_FORWARDED;
+	/* Outlook: 32 underscores, then the quoted mail's header fields */
+	if (len == 0 && marks >= 10 && next_is_from(it))
+		return INMAIL_LINE_QUOTE;
+	return INMAIL_LINE_TEXT;
 }
 
 static int diff_start(const char *s, size_t len)
@@ -88,8 +143,17 @@ static int diff_start(const char *s, size_t len)
 
 static enum inmail_line_kind classify(struct inmail_lines *it, const char *s, size_t len)
 {
-	if (it->in_signature)
-		return INMAIL_LINE_SIGNATURE;
+	enum inmail_line_kind other;
+
+	if (it->in_signature) {
+		/* a mail forwarded below the writer's signature is no more
+		 * theirs than one above it */
+		if (!it->in_original &&
+		    (other = other_mail_marker(it, s, len)) != INMAIL_LINE_TEXT)
+			it->in_original = (int)other;
+		return it->in_original ? (enum inmail_line_kind)it->in_original
+				       : INMAIL_LINE_SIGNATURE;
+	}
 	if (it->old_left > 0 || it->new_left > 0) {
 		char c = len ? s[0] : ' ';  /* mailers strip a context line's blank */
 
@@ -134,7 +198,7 @@ static enum inmail_line_kind classify(struct inmail_lines *it, const char *s, si
 	}
 	it->after_patch = 0;
 	if (it->in_original)
-		return INMAIL_LINE_QUOTE;
+		return (enum inmail_line_kind)it->in_original;
 	if (line_is_blank(s, len))
 		return INMAIL_LINE_BLANK;
 	if (s[0] == '>')
@@ -143,9 +207,9 @@ static enum inmail_line_kind classify(struct inmail_lines *it, const char *s, si
 		it->in_signature = 1;
 		return INMAIL_LINE_SIGNATURE;
 	}
-	if (original_message_marker(s, len)) {
-		it->in_original = 1;
-		return INMAIL_LINE_QUOTE;
+	if ((other = other_mail_marker(it, s, len)) != INMAIL_LINE_TEXT) {
+		it->in_original = (int)other;
+		return other;
 	}
 	return INMAIL_LINE_TEXT;
 }
@@ -253,7 +317,9 @@ char *inmail_reply_text(const char *body)
 		}
 		lines[n].s = s;
 		lines[n].len = len;
-		lines[n].kind = kind;
+		/* a forwarded mail is kept as it is, its blank lines collapsed */
+		lines[n].kind = kind == INMAIL_LINE_FORWARDED && line_is_blank(s, len)
+				? INMAIL_LINE_BLANK : kind;
 		lines[n].keep = kind != INMAIL_LINE_SIGNATURE;
 		lines[n].cut_before = 0;
 		n++;

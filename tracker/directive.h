@@ -13,8 +13,10 @@
  * follow each other in one paragraph; the lines after a directive up to the
  * next directive, a blank line, a quoted line or a signature marker ("--",
  * "-- ") continue its argument and are joined with a blank.  Quoted lines
- * ('>' or after an Outlook "-----Original Message-----") are never
- * directives, nor are lines of a diff or indented lines (so that help text,
+ * ('>', or anything below a line of its own that starts another mail:
+ * Outlook's "-----Original Message-----" or rule of underscores before
+ * "From:", a forward's "---------- Forwarded message ---------" or "Begin
+ * forwarded message:", even below the signature) are never directives, nor are lines of a diff or indented lines (so that help text,
  * as in the weekly report, can show directives without being read back);
  * an indented "#regzbot" line also ends the directive above it rather than
  * continuing it.

@@ -581,6 +581,18 @@ static void test_where(void)
 	is_int(count("#regzbotpoke\n#regzbot-poke\n#regzbots poke\n"), 0, "not the keyword: none");
 	is_int(count("Ok.\n-----Original Message-----\nFrom: x\n\n#regzbot poke\n"), 0,
 	       "in an Outlook quote: none");
+	is_int(count("Ok.\n________________________________\nFrom: x\nSent: y\n\n#regzbot poke\n"),
+	       0, "below Outlook's rule and From:: none");
+	is_int(count("FYI.\n\n---------- Forwarded message ---------\nFrom: x\n\n#regzbot poke\n"),
+	       0, "in a Gmail forward: none");
+	is_int(count("FYI.\n\nBegin forwarded message:\n\n#regzbot poke\n"), 0,
+	       "in an Apple Mail forward: none");
+	is_int(count("FYI.\n-- \nJane\n-------- Forwarded Message --------\n#regzbot poke\n"), 0,
+	       "in a forward below the signature: none");
+	is_int(count("-- \nbot footer\n#regzbot poke\n"), 1,
+	       "below a signature without a forward: still read");
+	is_int(count("#regzbot poke\n\n---------- Forwarded message ---------\n#regzbot poke\n"), 1,
+	       "the own one above a forward is read");
 	is_int(count("diff --git a/x b/x\n#regzbot poke\n"), 0, "among a diff's headers: none");
 	is_int(count(""), 0, "empty body");
 	is_int(count(NULL), 0, "no body");

@@ -1474,6 +1474,11 @@ static void test_reply_text(void)
 		{ "Fine.\n-----Original Message-----\nFrom: x\nSent: y\n\nold text\n", "Fine.\n",
 		  "Outlook top-post" },
 		{ "Thanks!\n\n-- \nJane\nhttps://example.org\n", "Thanks!\n", "signature dropped" },
+		{ "Fine.\n\n________________________________\nFrom: x\nSent: y\n\nold text\n",
+		  "Fine.\n", "Outlook top-post below a rule of underscores" },
+		{ "FYI.\n\n---------- Forwarded message ---------\nFrom: x\n\n\n\nthe report\n",
+		  "FYI.\n\n---------- Forwarded message ---------\nFrom: x\n\nthe report\n",
+		  "a forwarded mail is kept" },
 		{ "Patch:\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@\n-- \n x\n-y\n"
 		  "\n-- \n2.43.0\n",
 		  "Patch:\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@\n-- \n x\n-y\n",
@@ -1511,6 +1516,28 @@ static void test_lines(void)
 		n++;
 	}
 	ok(good && n == sizeof(want) / sizeof(want[0]), "line kinds");
+
+	/* from a forward's marker on, every line is forwarded, whatever it
+	 * looks like; a diff in it stays a diff */
+	{
+		const char *fw = "mine\nBegin forwarded message:\n\ntheirs\n-- \nsig\n"
+				 "diff --git a/x b/x\n";
+		static const enum inmail_line_kind fwant[] = {
+			INMAIL_LINE_TEXT, INMAIL_LINE_FORWARDED, INMAIL_LINE_FORWARDED,
+			INMAIL_LINE_FORWARDED, INMAIL_LINE_FORWARDED, INMAIL_LINE_FORWARDED,
+			INMAIL_LINE_PATCH,
+		};
+
+		n = 0;
+		good = 1;
+		inmail_lines_init(&it, fw, strlen(fw));
+		while (inmail_lines_next(&it, &s, &len, &kind)) {
+			if (n >= sizeof(fwant) / sizeof(fwant[0]) || kind != fwant[n])
+				good = 0;
+			n++;
+		}
+		ok(good && n == sizeof(fwant) / sizeof(fwant[0]), "line kinds of a forward");
+	}
 }
 
 struct split_state {

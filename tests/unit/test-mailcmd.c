@@ -112,6 +112,34 @@ static void test_where(void)
 	       0, "a diff context line: no command");
 	is_int(count("Fine.\n-----Original Message-----\n#bugbridge close\n"), 0,
 	       "in an Outlook quote: no command");
+	/* what a forwarded or Outlook-quoted mail said is not the sender's
+	 * command: everything below such a line of its own */
+	is_int(count("FYI.\n\n________________________________\nFrom: Jane <jane@example.org>\n"
+		     "Sent: Monday\n\n#bugbridge close\n"), 0,
+	       "below Outlook's rule and From:: no command");
+	is_int(count("FYI.\n\n________________________________\n\nFrom: Jane\n#bugbridge close\n"), 0,
+	       "below Outlook's rule, a blank line, From:: no command");
+	is_int(count("FYI.\n\n---------- Forwarded message ---------\nFrom: Jane\n"
+		     "Date: Mon\n\n#bugbridge close\n"), 0, "in a Gmail forward: no command");
+	is_int(count("FYI.\n\n-------- Forwarded Message --------\n#bugbridge close\n"), 0,
+	       "in a Thunderbird forward: no command");
+	is_int(count("FYI.\n\nBegin forwarded message:\n\n#bugbridge close\n"), 0,
+	       "in an Apple Mail forward: no command");
+	is_int(count("FYI.\n-------- Original Message --------\n#bugbridge close\n"), 0,
+	       "below Thunderbird's Original Message: no command");
+	is_int(count("Bye\n-- \nJane\n---------- Forwarded message ---------\n#bugbridge close\n"),
+	       0, "a forward below the signature: no command");
+	is_int(count("#bugbridge reopen\n\n---------- Forwarded message ---------\n"
+		     "#bugbridge close\n"), 1, "the own command above a forward is read");
+	/* only a line of its own is a marker */
+	is_int(count("Begin forwarded message: not really\n#bugbridge close\n"), 1,
+	       "words after \"Begin forwarded message:\": no marker");
+	is_int(count("Forwarded message\n#bugbridge close\n"), 1,
+	       "\"Forwarded message\" without its rules: no marker");
+	is_int(count("________________________________\nNot a header\n#bugbridge close\n"), 1,
+	       "a rule of underscores not followed by From:: no marker");
+	is_int(count("About the forwarded message below:\n#bugbridge close\n"), 1,
+	       "the words in a sentence: no marker");
 	is_int(count(""), 0, "empty body");
 	is_int(count("On Mon, Jane wrote:\n> #bugbridge close\n\n#bugbridge reopen\n"
 		     "#bugbridge priority P2\n"), 2, "quoted one ignored, own two read");
