@@ -446,10 +446,16 @@ static enum bb_status maildir_deliver(const char *dir, const struct pending *p,
 	enum bb_status s = BB_OK;
 	static const char *const subdirs[] = { "tmp", "new", "cur" };
 
+	/* the mails hold /confirm/<token> links: the modes of the data
+	 * folder (core/fsutil.h), whatever the umask and wherever the folder
+	 * is; one made more open before (0755) is narrowed */
+	if ((s = fs_mkdir_private(dir, err)) || (s = fs_narrow_mode(dir, FS_PRIVATE_DIR_MODE, err)))
+		goto out;
 	for (size_t i = 0; i < 3 && !s; i++) {
 		char *sub = str_printf("%s/%s", dir, subdirs[i]);
 
-		s = sub ? fs_mkdir_p(sub, err) : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		s = sub ? fs_mkdir_private(sub, err)
+			: bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		free(sub);
 	}
 	if (s)
@@ -464,8 +470,9 @@ static enum bb_status maildir_deliver(const char *dir, const struct pending *p,
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FS_PRIVATE_FILE_MODE);
+	/* exactly this mode: the umask may have taken the group's bit */
+	if (fd < 0 || fchmod(fd, FS_PRIVATE_FILE_MODE) != 0) {
 		s = bb_error_errno(err, errno, "maildir: cannot create %s", tmp);
 		goto out;
 	}
@@ -541,7 +548,9 @@ static enum bb_status mbox_deliver(const char *path, const struct pending *p, ti
 	s = fs_mkdir_parents(path, err);
 	if (s)
 		goto out;
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* private as the data folder's files (core/fsutil.h): the mails hold
+	 * /confirm/<token> links; an existing mbox of ours is narrowed */
+	fd = fs_open_private(path, O_RDWR | O_APPEND);
 	if (fd < 0) {
 		s = bb_error_errno(err, errno, "mbox: cannot open %s", path);
 		goto out;

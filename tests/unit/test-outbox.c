@@ -424,6 +424,119 @@ static void test_mbox(struct store *db)
 	free(mbox);
 }
 
+/* The mode bits of path, -1 if it cannot be read. */
+static int mode_of(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (int)(sb.st_mode & 07777) : -1;
+}
+
+/* The one file in dir (str_printf()'d; NULL unless exactly one). */
+static char *only_file(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *found = NULL;
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n++ == 0)
+			found = str_printf("%s/%s", dir, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n != 1) {
+		free(found);
+		found = NULL;
+	}
+	return found;
+}
+
+/* The outbox's Maildir and mbox hold /confirm/<token> links wherever they
+ * are: the data folder's modes (0750, 0640), whatever the umask; a folder
+ * or mbox an older version made world-readable is narrowed. */
+static void test_private_modes(struct store *db)
+{
+	static const mode_t umasks[] = { 022, 0, 077 };
+	struct outbox_options opt = { 0 };
+	struct outbox_stats st;
+	struct bb_error err = BB_ERROR_INIT;
+	mode_t old = umask(0);
+	size_t i;
+
+	for (i = 0; i < sizeof(umasks) / sizeof(umasks[0]); i++) {
+		char *maildir = str_printf("%s/modes-%03o/Maildir", base, (unsigned)umasks[i]);
+		char *mbox = str_printf("%s/modes-%03o/out/outgoing.mbox", base, (unsigned)umasks[i]);
+		char *mid = str_printf("modes-%03o@test", (unsigned)umasks[i]);
+		char *mid2 = str_printf("modes-%03o-mbox@test", (unsigned)umasks[i]);
+		char *new_dir = str_printf("%s/new", maildir), *file;
+		static const char *const subdirs[] = { "", "/tmp", "/new", "/cur" };
+
+		umask(umasks[i]);
+		opt.maildir = maildir;
+		opt.mbox = NULL;
+		ok(add(db, mid, 0, recipients) &&
+		   outbox_deliver(db, &opt, 1300, &st, &err) == BB_OK && st.sent == 1,
+		   "umask %03o: deliver to a new Maildir (%s)", (unsigned)umasks[i], err.message);
+		for (size_t j = 0; j < 4; j++) {
+			char *sub = str_printf("%s%s", maildir, subdirs[j]);
+
+			is_int(mode_of(sub), 0750, "  %s is 0750", subdirs[j][0] ? subdirs[j] + 1 : "the Maildir");
+			free(sub);
+		}
+		file = only_file(new_dir);
+		is_int(file ? mode_of(file) : -1, 0640, "  the mail in new/ is 0640");
+		free(file);
+		opt.mbox = mbox;
+		ok(add(db, mid2, 0, recipients) &&
+		   outbox_deliver(db, &opt, 1300, &st, &err) == BB_OK && st.sent == 1,
+		   "umask %03o: deliver to a new mbox (%s)", (unsigned)umasks[i], err.message);
+		is_int(mode_of(mbox), 0640, "  the mbox is 0640");
+		free(maildir);
+		free(mbox);
+		free(mid);
+		free(mid2);
+		free(new_dir);
+	}
+
+	/* as an older version left them, under umask 022 */
+	umask(022);
+	{
+		char *maildir = str_printf("%s/modes-old/Maildir", base);
+		char *mbox = str_printf("%s/modes-old/old.mbox", base);
+		char *cur = str_printf("%s/cur", maildir);
+		char *parent = str_printf("%s/modes-old", base);
+		int fd;
+
+		ok(mkdir(parent, 0755) == 0 && mkdir(maildir, 0755) == 0 &&
+		   mkdir(cur, 0755) == 0 && chmod(maildir, 0755) == 0 && chmod(cur, 0755) == 0,
+		   "an old Maildir, 0755");
+		fd = open(mbox, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		ok(fd >= 0 && fchmod(fd, 0644) == 0, "an old mbox, 0644");
+		if (fd >= 0)
+			close(fd);
+		opt.maildir = maildir;
+		opt.mbox = NULL;
+		ok(add(db, "modes-old@test", 0, recipients) &&
+		   outbox_deliver(db, &opt, 1300, &st, &err) == BB_OK && st.sent == 1,
+		   "deliver to the old Maildir (%s)", err.message);
+		is_int(mode_of(maildir), 0750, "  the Maildir is narrowed to 0750");
+		opt.mbox = mbox;
+		ok(add(db, "modes-old-mbox@test", 0, recipients) &&
+		   outbox_deliver(db, &opt, 1300, &st, &err) == BB_OK && st.sent == 1,
+		   "deliver to the old mbox (%s)", err.message);
+		is_int(mode_of(mbox), 0640, "  the mbox is narrowed to 0640");
+		free(maildir);
+		free(mbox);
+		free(cur);
+		free(parent);
+	}
+	umask(old);
+}
+
 static struct outbox_options smtp_options(const struct sink *k)
 {
 	struct outbox_options opt = { 0 };
@@ -851,6 +964,7 @@ int main(void)
 	test_queue(db);
 	test_maildir(db);
 	test_mbox(db);
+	test_private_modes(db);
 	if (have_aiosmtpd()) {
 		test_smtp(db);
 		test_auth(db);
