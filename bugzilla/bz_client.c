@@ -34,6 +34,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <curl/curl.h>
 #include <glib.h>
 #include <json-c/json.h>
@@ -569,15 +572,45 @@ out:
 	return st;
 }
 
+/* 1 if the host of url, as libcurl (which will connect to it) reads it, is
+ * this machine: the name "localhost", an address of 127.0.0.0/8, ::1 or
+ * ::ffff:127.x.y.z.  Addresses are compared as addresses, never as string
+ * prefixes: "localhost.attacker.example", "127.0.0.1.attacker.example" and
+ * "127.0.0.1@attacker.example" (a user name before the host) are other
+ * hosts.  libcurl writes IPv4 addresses in their dotted form ("127.1" comes
+ * back as 127.0.0.1) and IPv6 ones in brackets. */
 static int is_loopback_url(const char *url)
 {
-	const char *host = strstr(url, "://");
+	CURLU *u = curl_url();
+	char *host = NULL;
+	int loopback = 0;
 
-	if (!host)
-		return 0;
-	host += 3;
-	return !strncmp(host, "127.", 4) || !strncmp(host, "localhost", 9) ||
-	       !strncmp(host, "[::1]", 5);
+	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host)
+		goto out;
+	if (!strcasecmp(host, "localhost")) {
+		loopback = 1;
+	} else if (host[0] == '[') {
+		size_t len = strlen(host);
+		struct in6_addr a6;
+
+		if (len < 3 || host[len - 1] != ']')
+			goto out;
+		host[len - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &a6) != 1)
+			goto out;
+		loopback = IN6_IS_ADDR_LOOPBACK(&a6) ||
+			   (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	} else {
+		struct in_addr a4;
+
+		loopback = inet_pton(AF_INET, host, &a4) == 1 &&
+			   (ntohl(a4.s_addr) >> 24) == 127;
+	}
+out:
+	curl_free(host);
+	curl_url_cleanup(u);
+	return loopback;
 }
 
 /* A field name fit for include_fields: letters, digits, '_', '.'. */

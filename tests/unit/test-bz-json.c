@@ -15,6 +15,7 @@
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "tests/unit/tap.h"
 
 static char shared[4096];
@@ -1002,6 +1003,68 @@ static void test_gate(void)
 	ok(!bz_bug_in_gate(&b, "mirror", flags), "no flags asked: no");
 }
 
+/* An API key over plain http is warned about unless the host is this
+ * machine, as libcurl reads the host: names that merely start like a
+ * loopback address, or a loopback address as the user name, are others. */
+static void test_insecure_url(void)
+{
+	static const struct {
+		const char *url;
+		int warn;
+	} cases[] = {
+		{ "http://localhost.attacker.example", 1 },
+		{ "http://127.0.0.1@attacker.example", 1 },
+		{ "http://localhost@attacker.example/bugzilla", 1 },
+		{ "http://127.0.0.1.attacker.example", 1 },
+		{ "http://127.0.0.1:8088@attacker.example:80", 1 },
+		{ "http://[::2]", 1 },
+		{ "http://[::ffff:10.0.0.1]", 1 },
+		{ "http://128.0.0.1", 1 },
+		{ "http://bugzilla.example", 1 },
+		{ "http://localhost", 0 },
+		{ "http://LOCALHOST:8080", 0 },
+		{ "HTTP://localhost:8080/bugzilla/", 0 },
+		{ "http://127.0.0.1:8088", 0 },
+		{ "http://127.254.3.9", 0 },
+		{ "http://127.1", 0 },
+		{ "http://[::1]", 0 },
+		{ "http://[::1]:8080/bz", 0 },
+		{ "http://[::ffff:127.0.0.1]", 0 },
+		{ "https://localhost.attacker.example", 0 },
+		{ "https://bugzilla.example", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bz_client_options opt;
+		struct bz_client *c = NULL;
+		struct bb_error err = BB_ERROR_INIT;
+		FILE *sink = tmpfile();
+		char text[4096];
+		size_t n = 0;
+		enum bb_status st;
+
+		if (!sink) {
+			ok(0, "a temporary file for the log");
+			return;
+		}
+		memset(&opt, 0, sizeof(opt));
+		opt.url = cases[i].url;
+		opt.api_key = "KEY-SECRET-0123456789";
+		log_setup(sink, LOG_LEVEL_WARN, "bzjson00");
+		st = bz_client_new(&c, &opt, &err);
+		log_setup(NULL, LOG_LEVEL_WARN, "bzjson00");
+		rewind(sink);
+		n = fread(text, 1, sizeof(text) - 1, sink);
+		text[n] = '\0';
+		fclose(sink);
+		ok(st == BB_OK && !!strstr(text, "event=bz.insecure") == cases[i].warn &&
+		   !strstr(text, "KEY-SECRET"),
+		   "%s: %s", cases[i].url,
+		   cases[i].warn ? "warned, the key goes over plain http" : "no warning");
+		bz_client_free(c);
+	}
+}
+
 int main(void)
 {
 	struct stat sb;
@@ -1023,5 +1086,6 @@ int main(void)
 	test_fields();
 	test_legal_values();
 	test_gate();
+	test_insecure_url();
 	return done_testing();
 }
