@@ -20,6 +20,12 @@
 #define BZ_CODE_BUG_NOT_FOUND 101
 #define BZ_CODE_BUG_ACCESS_DENIED 102
 #define BZ_CODE_USER_NOT_FOUND 51
+/* JSON::RPC's "internal error" (500) moved into the 100000 range that
+ * Bugzilla's REST server gives the library's own errors: a method died, as
+ * every anonymous call does while the database is down (an authenticated
+ * one gets HTTP 200 with an empty body instead).  Its message is DBI's,
+ * which may name the database and its password. */
+#define BZ_CODE_SERVER_FAILED 100500
 
 /* bz_json.c reads the key (to scrub it from messages) and sets
  * last_bugzilla_code. */

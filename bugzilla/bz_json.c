@@ -418,6 +418,8 @@ static enum bb_status fold_bugzilla_code(long long code, long http)
 	case 300: case 301: case 302: case 303: case 304: case 305: case 306: case 307:
 	case 410:    /* login required */
 		return BB_ERR_AUTH;
+	case BZ_CODE_SERVER_FAILED:
+		return BB_ERR_TEMPORARY;
 	default:
 		break;
 	}
@@ -442,7 +444,10 @@ enum bb_status bz_fold_error_object(struct bz_client *c, json_object *root, long
 	src = json_object_is_type(e, json_type_object) ? e : root;
 	code = bz_jnum(bz_jget(src, "code"));
 	msg = bz_jget(src, "message");
-	if (msg && json_object_is_type(msg, json_type_string))
+	if (code == BZ_CODE_SERVER_FAILED)
+		snprintf(text, sizeof(text), "the server failed inside (its database may be down;"
+			 " its message is not shown, it may hold the database's password)");
+	else if (msg && json_object_is_type(msg, json_type_string))
 		bz_message_clean(c, json_object_get_string(msg),
 				 (size_t)json_object_get_string_len(msg), text, sizeof(text));
 	else

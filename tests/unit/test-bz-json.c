@@ -715,6 +715,9 @@ static void test_hostile(void)
 			{ "{\"error\": true, \"code\": 410}", BB_ERR_AUTH },
 			{ "{\"error\": true, \"code\": -32000, \"message\": \"DBI\"}", BB_ERR_TEMPORARY },
 			{ "{\"error\": true, \"code\": 32000, \"message\": \"x\"}", BB_ERR_INVALID },
+			/* an anonymous call while the database is down */
+			{ "{\"error\": true, \"code\": 100500, \"message\": \"DBI connect\"}",
+			  BB_ERR_TEMPORARY },
 			{ "{\"error\": true, \"code\": \"oops\", \"message\": [1]}", BB_ERR_INVALID },
 			{ "{\"error\": {\"code\": 101, \"message\": \"rpc\"}, \"result\": null}",
 			  BB_ERR_NOT_FOUND },

@@ -735,12 +735,39 @@ static void test_failures(void)
 	st = bz_server_time(c, &now, &err);
 	is_int(st, BB_ERR_TEMPORARY, "200 with HTML for JSON: temporary (%s)", err.message);
 
-	/* Bugzilla 5.2 with its database down: 200 and an empty body */
+	/* Bugzilla 5.2 with its database down: 200 and an empty body to a call
+	 * with a key, error 100500 (JSON::RPC's internal error) to an
+	 * anonymous one; both temporary, and the DBI message, which may hold
+	 * the database's password, is not passed on. */
+	{
+		struct bz_client *keyed = client(KEY_ALICE, 0, 100);
+
+		fail_next("{\"mode\": \"db_down\", \"path_prefix\": \"/rest/time\"}");
+		st = bz_server_time(keyed, &now, &err);
+		is_int(st, BB_ERR_TEMPORARY,
+		       "with a key, 200 with an empty body (database down): temporary (%s)",
+		       err.message);
+		ok(strstr(err.message, "empty") != NULL, "and the message says so");
+		bz_client_free(keyed);
+	}
 	fail_next("{\"mode\": \"db_down\", \"path_prefix\": \"/rest/time\"}");
 	st = bz_server_time(c, &now, &err);
-	is_int(st, BB_ERR_TEMPORARY, "200 with an empty body (database down): temporary (%s)",
+	is_int(st, BB_ERR_TEMPORARY, "anonymous, 200 with error 100500 (database down): temporary (%s)",
 	       err.message);
-	ok(strstr(err.message, "empty") != NULL, "and the message says so");
+	is_int(status_retry_class(st), BB_RETRY_LATER, "100500: retry later");
+	ok(strstr(err.message, "100500") && !strstr(err.message, "DB-PASSWORD") &&
+	   !strstr(err.message, "DBI connect"), "the code is named, the DBI message withheld");
+	is_int(bz_client_last_code(c), 100500, "the last Bugzilla code is 100500");
+	fail_next("{\"mode\": \"db_down\", \"path_prefix\": \"/rest/bug\"}");
+	{
+		struct bz_bug *bugs = NULL;
+		size_t n = 0;
+
+		st = bz_search_changed(c, 0, NULL, &bugs, &n, &err);
+		ok(st == BB_ERR_TEMPORARY && n == 0, "a search answered 100500: temporary (%s)",
+		   err.message);
+		free_bugs(bugs, n);
+	}
 
 	fail_next("{\"status\": 200, \"body\": \"{\\\"db_time\\\": \\\"2026-12-03T0\","
 		  " \"content_type\": \"application/json\", \"path_prefix\": \"/rest/time\"}");
