@@ -2077,6 +2077,133 @@ static size_t keep_wanted(struct sync_context *sc, struct bz_bug *bugs, size_t n
 	return kept;
 }
 
+/* ------------------------------------------ visibility of mirrored bugs */
+
+/* The cursor holding the server time of the last visibility check. */
+static char *visibility_cursor_name(const struct bb_config *cfg)
+{
+	return str_printf("bugzilla-visibility:%s", cfg->bz_url ? cfg->bz_url : "-");
+}
+
+/* The ids of the bugs mirrored and public in the store, ascending. */
+static enum bb_status mirrored_public_ids(struct store *db, long long **out, size_t *count,
+					  struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	long long *v = NULL;
+	size_t n = 0, alloc = 0;
+	enum bb_status s;
+	int rc;
+
+	*out = NULL;
+	*count = 0;
+	if ((s = store_prepare(db, &st, "SELECT id FROM bz_bug WHERE " BZ_BUG_PUBLIC_SQL
+			       " ORDER BY id", err)))
+		return s;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 256;
+			long long *nv = realloc(v, na * sizeof(*v));
+
+			if (!nv) {
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			v = nv;
+			alloc = na;
+		}
+		v[n++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		s = store_fail(db, err, "reading the mirrored bugs");
+out:
+	sqlite3_finalize(st);
+	if (s) {
+		free(v);
+		return s;
+	}
+	*out = v;
+	*count = n;
+	return BB_OK;
+}
+
+/* A bug put in a group the account is not in (or deleted) drops out of
+ * the changed-bugs search without a trace: nothing else would withdraw it
+ * until a list reply to it happened to be refused.  So every [bugzilla]
+ * visibility_interval of Bugzilla's clock (at once when never done, or
+ * when the clock went back) each mirrored public bug is asked for
+ * (bz_check_visible(): 400 ids a request, one more for each bug the search
+ * lacks), and one the account no longer sees, or sees in a group, is
+ * withdrawn as apply_bug() withdraws a restricted one.  10,000 mirrored
+ * bugs cost 25 requests an interval.  The time of the check is a cursor of
+ * the state, committed with the withdrawals, so the cadence survives
+ * restarts and a failed check is tried again next round.  Not in a dry run
+ * or a resync of named bugs. */
+static enum bb_status check_visibility(struct sync_context *sc, time_t now,
+				       struct sync_stats *stats, struct bb_error *err)
+{
+	char *name = NULL, *last = NULL, now_text[32];
+	long long *ids = NULL;
+	enum bz_visibility *seen = NULL;
+	size_t n = 0;
+	unsigned long alone = 0, withdrawn = 0, before = bz_client_requests(sc->bz);
+	time_t then;
+	enum bb_status s = BB_OK;
+
+	if (sc->dry_run || sc->nonly)
+		return BB_OK;
+	if (!(name = visibility_cursor_name(sc->cfg))) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((s = store_cursor_get(sc->db, name, &last, NULL, err)))
+		goto out;
+	then = last ? bz_parse_time(last) : 0;
+	if (then > 0 && then <= now && now - then < sc->cfg->bz_visibility_interval)
+		goto out;
+	if ((s = mirrored_public_ids(sc->db, &ids, &n, err)))
+		goto out;
+	if (n && !(seen = calloc(n, sizeof(*seen)))) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (n && (s = bz_check_visible(sc->bz, ids, n, seen, &alone, err)))
+		goto out;
+	if ((s = store_begin(sc->db, err)))
+		goto out;
+	for (size_t i = 0; i < n && !s; i++) {
+		if (seen[i] == BZ_VISIBLE_PUBLIC)
+			continue;
+		log_event(LOG_LEVEL_INFO, "sync.hidden", LF_INT("bug", ids[i]),
+			  LF_STR("reason", seen[i] == BZ_VISIBLE_NOT
+				 ? "no longer visible to bugbridge's account (in a group it is not"
+				   " in, or deleted)"
+				 : "restricted to groups"));
+		if (!(s = sync_withdraw(sc, ids[i], err)))
+			withdrawn++;
+	}
+	bz_format_time(now, now_text, sizeof(now_text));
+	if (!s)
+		s = store_cursor_set(sc->db, name, now_text, err);
+	if (s) {
+		store_rollback(sc->db);
+		goto out;
+	}
+	if ((s = store_commit(sc->db, err)))
+		goto out;
+	stats->bugs_withdrawn += withdrawn;
+	log_event(withdrawn ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "sync.visibility",
+		  LF_UINT("checked", n), LF_UINT("asked_alone", alone),
+		  LF_UINT("withdrawn", withdrawn),
+		  LF_UINT("requests", bz_client_requests(sc->bz) - before));
+out:
+	free(seen);
+	free(ids);
+	free(last);
+	free(name);
+	return s;
+}
+
 /* Puts the bugs not on the list yet first; returns how many. */
 static size_t first_mirrors_first(struct sync_context *sc, struct bz_bug *bugs, size_t n)
 {
@@ -2160,6 +2287,8 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 			    sc->nonly ? NULL : now_text, stats, err)))
 		goto out;
 	if (!sc->dry_run && (s = retry_attachments(sc, now, stats, err)))
+		goto out;
+	if ((s = check_visibility(sc, now, stats, err)))
 		goto out;
 	stats->bugs_seen = n;
 	stats->requests = bz_client_requests(sc->bz) - before;

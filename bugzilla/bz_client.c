@@ -53,6 +53,7 @@
 #define BZ_RESPONSE_CAP ((size_t)256 << 20)   /* largest body kept in memory */
 #define BZ_URL_BUDGET 6000                    /* bytes of a batched URL */
 #define BZ_IDS_PER_REQUEST 200                /* bugs or users per batched request */
+#define BZ_VISIBILITY_BATCH 400               /* ids per visibility search (bz_check_visible()) */
 #define BZ_DEFAULT_PAGE_SIZE 100
 #define BZ_DEFAULT_TIMEOUT 60
 #define BZ_CONNECT_TIMEOUT_MAX 30
@@ -1046,6 +1047,149 @@ enum bb_status bz_find_bug_by_url(struct bz_client *c, const char *bug_url, long
 	}
 out:
 	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
+/* ---- visibility --------------------------------------------------------- */
+
+/* The verdict of each bug of an answer whose id is among ids[0..n)
+ * (ascending); their found[] marked. */
+static enum bb_status visibility_from_root(json_object *root, const long long *ids, size_t n,
+					   enum bz_visibility *seen, unsigned char *found,
+					   struct bb_error *err)
+{
+	struct bz_bug *bugs = NULL;
+	size_t nbugs = 0;
+	enum bb_status st;
+
+	st = bz_bugs_from_root(root, NULL, &bugs, &nbugs, err);
+	for (size_t i = 0; i < nbugs; i++) {
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ids[mid] < bugs[i].id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && ids[lo] == bugs[i].id) {
+			seen[lo] = bz_bug_is_public(&bugs[i]) ? BZ_VISIBLE_PUBLIC
+							      : BZ_VISIBLE_IN_GROUP;
+			found[lo] = 1;
+		}
+		bz_bug_release(&bugs[i]);
+	}
+	free(bugs);
+	return st;
+}
+
+/* The end of the batch of ids that starts at start: BZ_VISIBILITY_BATCH ids
+ * at most, its URL within BZ_URL_BUDGET. */
+static size_t visibility_batch_end(const struct bz_client *c, const long long *ids,
+				   size_t start, size_t n)
+{
+	size_t len = strlen(c->base) + 96 + (c->api_key_escaped ? strlen(c->api_key_escaped) : 0);
+	size_t end = start;
+
+	while (end < n && end - start < BZ_VISIBILITY_BATCH) {
+		char digits[32];
+
+		len += (size_t)snprintf(digits, sizeof(digits), "%lld", ids[end]) + 3; /* %2C */
+		if (end > start && len > BZ_URL_BUDGET)
+			break;
+		end++;
+	}
+	return end;
+}
+
+/* One bug a batch's answer lacked, asked alone: GET /rest/bug/<id>. */
+static enum bb_status visibility_alone(struct bz_client *c, long long id,
+				       enum bz_visibility *seen, struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	json_object *root = NULL;
+	unsigned char found = 0;
+	enum bb_status st;
+
+	*seen = BZ_VISIBLE_NOT;
+	if (url_start(c, &url, "/rest/bug/%lld", id) ||
+	    url_param(c, &url, "include_fields", "id,groups")) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	st = get_json(c, &url, &root, err);
+	if (st && bz_client_bug_hidden(c, st)) {
+		bb_error_clear(err);   /* 101 deleted, 102 hidden: the answer */
+		st = BB_OK;
+		goto out;
+	}
+	/* an answer without the bug (no Bugzilla gives one) counts as hidden */
+	if (!st)
+		st = visibility_from_root(root, &id, 1, seen, &found, err);
+out:
+	json_object_put(root);
+	buf_release(&url);
+	return st;
+}
+
+enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_t n,
+				enum bz_visibility *seen, unsigned long *asked_alone,
+				struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	json_object *root = NULL;
+	unsigned char *found = NULL;
+	enum bb_status st = BB_OK;
+	size_t start = 0, end;
+
+	if (asked_alone)
+		*asked_alone = 0;
+	for (size_t i = 0; i < n; i++) {
+		seen[i] = BZ_VISIBLE_NOT;
+		if (ids[i] <= 0 || (i && ids[i] <= ids[i - 1])) {
+			st = bb_error_set(err, BB_ERR_INTERNAL,
+					  "bz_check_visible: ids must be positive and ascending");
+			goto out;
+		}
+	}
+	if (n && !(found = calloc(n, 1))) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (; start < n; start = end) {
+		end = visibility_batch_end(c, ids, start, n);
+		if (url_start(c, &url, "/rest/bug") ||
+		    url_param(c, &url, "include_fields", "id,groups") ||
+		    add_ids(&url, ids + start, end - start)) {
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if ((st = get_json(c, &url, &root, err)) ||
+		    (st = visibility_from_root(root, ids + start, end - start, seen + start,
+					       found + start, err)))
+			goto out;
+		json_object_put(root);
+		root = NULL;
+	}
+	/* A search leaves out what the account may not see, and deleted bugs;
+	 * it is also cut at the server's max_search_results.  So each bug it
+	 * left out is asked alone before it counts as hidden: its error (101,
+	 * 102) is the proof.  That costs a request per bug hidden since the
+	 * last check, once: a withdrawn bug is not checked again. */
+	for (size_t i = 0; i < n; i++) {
+		if (found[i])
+			continue;
+		if (asked_alone)
+			(*asked_alone)++;
+		if ((st = visibility_alone(c, ids[i], &seen[i], err)))
+			goto out;
+	}
+out:
+	json_object_put(root);
+	free(found);
 	buf_release(&url);
 	return st;
 }

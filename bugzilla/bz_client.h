@@ -211,6 +211,25 @@ enum bb_status bz_create_bug(struct bz_client *c, const struct bz_change *fields
 enum bb_status bz_find_bug_by_url(struct bz_client *c, const char *bug_url, long long *bug_id,
 				  struct bb_error *err);
 
+/* What bz_check_visible() found of a bug. */
+enum bz_visibility {
+	BZ_VISIBLE_PUBLIC,   /* the account sees it; it is in no group */
+	BZ_VISIBLE_IN_GROUP, /* the account sees it, in a group: restricted */
+	BZ_VISIBLE_NOT,      /* hidden from the account (a group it is not in), or deleted */
+};
+/* Whether the account still sees the n bugs ids (positive, ascending):
+ * GET /rest/bug?include_fields=id,groups&id=a,b,... with up to 400 ids a
+ * request (fewer when the URL would pass 6,000 bytes).  Such a search
+ * leaves out, without a word, the bugs the account may not see and deleted
+ * ones; so each id it lacks is asked alone (GET /rest/bug/<id>), and only
+ * Bugzilla's error 101 or 102 makes it BZ_VISIBLE_NOT: a search cut short
+ * (the server's max_search_results) cannot make a visible bug look hidden.
+ * seen[i] gets the verdict of ids[i]; *asked_alone (may be NULL) how many
+ * were asked alone.  Any other failure is returned, seen[] then unusable. */
+enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_t n,
+				enum bz_visibility *seen, unsigned long *asked_alone,
+				struct bb_error *err);
+
 /* --- import (migrate/import.h): the whole instance, page by page --- */
 
 /* One page of GET /rest/bug: bugs with id > after_id (and, when since > 0,

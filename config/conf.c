@@ -162,6 +162,8 @@ static const struct key_spec keys[] = {
 	    "comma-separated [tree] names: a commit there whose Closes:/Link: names a mirrored bug sets it RESOLVED FIXED; unset: none" }, KEY_STRING, OFF(bz_close_on_fix) },
 	{ { "bugzilla", "max_age", "0", 0,
 	    "only mirror bugs changed within this time; 0: any age" }, KEY_DURATION, OFF(bz_max_age) },
+	{ { "bugzilla", "visibility_interval", "1h", 0,
+	    "how often every mirrored bug is checked still visible to the account (400 a request); one hidden from it or deleted is withdrawn; 0: every round" }, KEY_DURATION, OFF(bz_visibility_interval) },
 	{ { "bugzilla", "attachment_max_size", "1G", 0,
 	    "attachments larger than this are linked to Bugzilla, not stored" }, KEY_SIZE, OFF(bz_attachment_max_size) },
 

@@ -74,6 +74,7 @@ struct bb_config {
 	char *bz_close_on_fix;   /* comma-separated [tree] names where a fix closes
 				  * the mirrored bug it names; NULL: none */
 	long long bz_max_age;    /* only bugs changed within; 0: any age */
+	long long bz_visibility_interval; /* seconds between visibility checks; 0: every round */
 	unsigned long long bz_attachment_max_size;
 
 	/* [mail] */

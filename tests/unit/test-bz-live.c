@@ -670,6 +670,100 @@ static void test_api_key_modes(void)
 	bz_client_free(param);
 }
 
+/* Requests of the log to exactly path, and to path + "/" (bugs asked alone). */
+static void count_paths(json_object *log, const char *path, size_t *exact, size_t *below)
+{
+	size_t len = strlen(path);
+
+	*exact = *below = 0;
+	for (size_t i = 0; log && i < json_object_array_length(log); i++) {
+		const char *p = entry_str(json_object_array_get_idx(log, i), "path");
+
+		if (p && !strcmp(p, path))
+			(*exact)++;
+		else if (p && !strncmp(p, path, len) && p[len] == '/')
+			(*below)++;
+	}
+}
+
+/* bz_check_visible(): a search by ids, the bugs it lacks asked alone. */
+static void test_visibility(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct bz_client *anon = client(NULL, 0, PAGE), *admin = client(KEY_ADMIN, 0, PAGE);
+	static const long long ids[] = { 1, 2, 7, NBUGS + 1, 9999 };
+	enum bz_visibility seen[5], many_seen[NBUGS + 1 + 400];
+	long long many[NBUGS + 1 + 400];
+	unsigned long alone = 0;
+	size_t searches, singles;
+	enum bb_status st;
+	json_object *log, *e;
+
+	reset_log();
+	st = bz_check_visible(anon, ids, 5, seen, &alone, &err);
+	ok(st == BB_OK && seen[0] == BZ_VISIBLE_PUBLIC && seen[1] == BZ_VISIBLE_PUBLIC &&
+	   seen[2] == BZ_VISIBLE_PUBLIC && seen[3] == BZ_VISIBLE_NOT && seen[4] == BZ_VISIBLE_NOT,
+	   "anonymous: three public, the bug in a group hidden, a deleted one gone (%s)",
+	   err.message);
+	log = server_log("/rest/bug");
+	count_paths(log, "/rest/bug", &searches, &singles);
+	is_int(searches, 1, "one search for the five ids");
+	is_int(singles, 2, "and the two it lacked asked alone");
+	is_int(alone, 2, "which the caller is told");
+	e = log ? json_object_array_get_idx(log, 0) : NULL;
+	ok(e && str_eq(query_first(e, "id"), "1,2,7,24,9999") &&
+	   str_eq(query_first(e, "include_fields"), "id,groups"),
+	   "the search names the ids and asks for id and groups only");
+	json_object_put(log);
+
+	reset_log();
+	st = bz_check_visible(admin, ids, 5, seen, &alone, &err);
+	ok(st == BB_OK && seen[0] == BZ_VISIBLE_PUBLIC && seen[3] == BZ_VISIBLE_IN_GROUP &&
+	   seen[4] == BZ_VISIBLE_NOT && alone == 1,
+	   "a member of the group sees the bug, in a group; only the deleted one asked alone");
+
+	/* a search cut short (max_search_results) hides nothing */
+	fail_next("{\"status\": 200, \"body\": \"{\\\"bugs\\\": []}\","
+		  " \"content_type\": \"application/json\", \"path_prefix\": \"/rest/bug\"}");
+	st = bz_check_visible(anon, ids, 5, seen, &alone, &err);
+	ok(st == BB_OK && alone == 5 && seen[0] == BZ_VISIBLE_PUBLIC &&
+	   seen[1] == BZ_VISIBLE_PUBLIC && seen[2] == BZ_VISIBLE_PUBLIC &&
+	   seen[3] == BZ_VISIBLE_NOT && seen[4] == BZ_VISIBLE_NOT,
+	   "an answer without the bugs: each asked alone, the visible ones stay visible");
+
+	/* a failure is no verdict */
+	fail_next("{\"status\": 503, \"path_prefix\": \"/rest/bug/24\"}");
+	st = bz_check_visible(anon, ids, 5, seen, &alone, &err);
+	is_int(st, BB_ERR_TEMPORARY, "a bug asked alone answered 503: temporary, not hidden (%s)",
+	       err.message);
+	fail_next("{\"mode\": \"db_down\", \"path_prefix\": \"/rest/bug\"}");
+	st = bz_check_visible(anon, ids, 5, seen, &alone, &err);
+	is_int(st, BB_ERR_TEMPORARY, "the search answered 100500: temporary");
+
+	/* 424 ids: two searches of 400 and 24 */
+	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++)
+		many[i] = (long long)i + 1 + (i > NBUGS ? 1000 : 0);
+	reset_log();
+	st = bz_check_visible(admin, many, sizeof(many) / sizeof(many[0]), many_seen, &alone, &err);
+	log = server_log("/rest/bug");
+	count_paths(log, "/rest/bug", &searches, &singles);
+	ok(st == BB_OK && many_seen[0] == BZ_VISIBLE_PUBLIC && many_seen[NBUGS] == BZ_VISIBLE_IN_GROUP &&
+	   many_seen[NBUGS + 1] == BZ_VISIBLE_NOT && alone == 400,
+	   "424 ids: 24 seen, 400 deleted ones asked alone (%s)", err.message);
+	is_int(searches, 2, "in two searches (400 ids at most each)");
+	json_object_put(log);
+
+	ok(bz_check_visible(anon, ids, 0, seen, NULL, &err) == BB_OK, "no ids: nothing to ask");
+	{
+		static const long long unsorted[] = { 2, 1 };
+
+		ok(bz_check_visible(anon, unsorted, 2, seen, NULL, &err) == BB_ERR_INTERNAL,
+		   "ids not ascending: refused");
+	}
+	bz_client_free(anon);
+	bz_client_free(admin);
+}
+
 static void test_failures(void)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -1184,6 +1278,7 @@ int main(void)
 	test_attachments();
 	test_api_key_modes();
 	test_failures();
+	test_visibility();
 	test_users();
 	test_add_comment();
 	test_update_and_create();
