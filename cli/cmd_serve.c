@@ -183,6 +183,7 @@ static void serve_live_options(const struct bb_config *cfg, const char *reports_
 	opt->reports_dir = reports_dir;
 	opt->body_timeout = serve_clamp(cfg->server_body_timeout < 0
 						? 0 : (unsigned long long)cfg->server_body_timeout);
+	opt->min_body_rate = cfg->server_min_body_rate;
 }
 
 /* Every connection holds a descriptor: lifts the soft limit on open files
@@ -254,6 +255,7 @@ void cli_server_limits(const struct bb_config *cfg, struct blob_server_options *
 						  ? 0 : (unsigned long long)cfg->server_header_timeout);
 	opt->body_timeout = serve_clamp(cfg->server_body_timeout < 0
 						? 0 : (unsigned long long)cfg->server_body_timeout);
+	opt->min_body_rate = cfg->server_min_body_rate;
 	opt->trusted_proxies = cfg->server_trusted_proxies;
 	serve_raise_nofile(opt->max_connections);
 }

@@ -125,6 +125,8 @@ static const struct key_spec keys[] = {
 	    "a connection must complete each request's headers within this time" }, KEY_DURATION, OFF(server_header_timeout) },
 	{ { "server", "body_timeout", "120s", 0,
 	    "once the headers are in, a request may stay idle this long" }, KEY_DURATION, OFF(server_body_timeout) },
+	{ { "server", "min_body_rate", "1K", 0,
+	    "a request's body must arrive at this many bytes a second on average, judged once it has taken 10 s; slower ones are cut (0: no floor)" }, KEY_SIZE, OFF(server_min_body_rate) },
 	{ { "server", "trusted_proxies", NULL, 0,
 	    "reverse proxies (ADDR or ADDR/BITS, IPv4 or IPv6, comma-separated) whose X-Forwarded-For is believed" }, KEY_STRING, OFF(server_trusted_proxies) },
 

@@ -50,6 +50,7 @@ struct bb_config {
 	unsigned long long server_max_connections_per_client; /* per peer, proxies exempt */
 	long long server_header_timeout;  /* seconds until a request's headers are in */
 	long long server_body_timeout;    /* idle seconds once they are */
+	unsigned long long server_min_body_rate; /* bytes a second a body averages; 0: any */
 	char *server_trusted_proxies;     /* "ADDR[/BITS],..."; NULL: none */
 
 	/* [bugzilla] */

@@ -104,6 +104,7 @@ struct blob_server_conf {
 	char *reports_dir;          /* NULL: /regressions/ is not served */
 	const struct blob_server_site *site; /* NULL: none */
 	unsigned body_timeout;      /* seconds, once a request's headers are in */
+	uint64_t min_body_rate;     /* bytes a second; 0: no floor */
 };
 
 struct blob_server {
@@ -1233,6 +1234,7 @@ static enum bb_status blob_server_conf_new(struct blob_server_conf **out,
 	conf->max_upload_size = opt->max_upload_size;
 	conf->site = opt->site;
 	conf->body_timeout = opt->body_timeout ? opt->body_timeout : BLOB_SERVER_TIMEOUT_SECONDS;
+	conf->min_body_rate = opt->min_body_rate;
 	if (opt->upload_token && *opt->upload_token) {
 		if (EVP_Digest(opt->upload_token, strlen(opt->upload_token), conf->token_digest,
 			       &conf->token_digest_len, EVP_sha256(), NULL) != 1) {
@@ -1329,6 +1331,13 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 	enum MHD_Result ret = MHD_NO;
 
 	(void)version;
+	if (req) {
+		/* the body's rate, until it is all in or an answer is queued */
+		if (*upload_data_size)
+			http_guard_body_data(req->srv->guard, req->guard_conn, *upload_data_size);
+		else
+			http_guard_body_ends(req->srv->guard, req->guard_conn);
+	}
 	if (!req) {
 		req = blob_server_request_new(cls, conn, url, method);
 		if (!req)
@@ -1343,6 +1352,7 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 		}
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
 					  req->conf->body_timeout);
+		http_guard_body_begins(req->srv->guard, req->guard_conn, req->conf->min_body_rate);
 		if (req->conf->site && http_path_ok(url) &&
 		    req->conf->site->claims(req->conf->site->cls, url, method)) {
 			req->kind = BLOB_REQUEST_SITE;
@@ -1384,6 +1394,8 @@ static enum MHD_Result blob_server_handle(void *cls, struct MHD_Connection *conn
 		ret = blob_server_route(req, conn, url);
 	}
 out:
+	if (req && req->status)
+		http_guard_body_ends(req->srv->guard, req->guard_conn);
 	return ret;
 }
 
@@ -1394,11 +1406,15 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 {
 	struct blob_server *srv = cls;
 	struct blob_request *req = *con_cls;
+	const char *end;
 
 	(void)conn;
 	if (!req)
 		return;
 	*con_cls = NULL;
+	/* a body the guard cut for its rate says so, not "read-error" */
+	end = http_guard_cut_slow_body(srv->guard, req->guard_conn)
+	      ? "slow-body" : blob_server_termination_str(toe);
 	http_guard_request_ends(srv->guard, req->guard_conn);
 	if (req->post)
 		MHD_destroy_post_processor(req->post);
@@ -1408,13 +1424,13 @@ static void blob_server_completed(void *cls, struct MHD_Connection *conn, void *
 		blob_writer_abort(req->writer);
 		log_event(LOG_LEVEL_WARN, "http.upload_aborted", LF_STR("client", req->client),
 			  LF_STR("path", req->path), LF_UINT("received", req->bytes_in),
-			  LF_STR("end", blob_server_termination_str(toe)));
+			  LF_STR("end", end));
 	}
 	log_event(LOG_LEVEL_INFO, "http.request", LF_STR("client", req->client),
 		  LF_STR("method", req->method), LF_STR("path", req->path),
 		  LF_UINT("status", req->status), LF_UINT("bytes", req->bytes_out),
 		  LF_UINT("received", req->bytes_in),
-		  LF_STR("end", blob_server_termination_str(toe)), LF_STR("peer", req->peer));
+		  LF_STR("end", end), LF_STR("peer", req->peer));
 	free(req->path);
 	free(req->name);
 	free(req->declared_type);
@@ -1579,6 +1595,21 @@ static void blob_server_free(struct blob_server *srv)
 	free(srv);
 }
 
+/* HTTP_GUARD_BODY_GRACE_MS, or for the test suite
+ * $BUGBRIDGE_TEST_BODY_GRACE_MS (at least 1). */
+static unsigned blob_server_body_grace_ms(void)
+{
+	const char *env = getenv("BUGBRIDGE_TEST_BODY_GRACE_MS");
+	char *end;
+	unsigned long ms;
+
+	if (!env || !*env)
+		return HTTP_GUARD_BODY_GRACE_MS;
+	errno = 0;
+	ms = strtoul(env, &end, 10);
+	return *end || errno || ms == 0 || ms > 3600000 ? HTTP_GUARD_BODY_GRACE_MS : (unsigned)ms;
+}
+
 enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs,
 				 const struct blob_server_options *opt,
 				 struct bb_error *err)
@@ -1619,6 +1650,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	guard_opt.max_per_client = opt->max_per_client;
 	guard_opt.header_timeout = opt->header_timeout;
 	guard_opt.trusted_proxies = opt->trusted_proxies;
+	guard_opt.body_grace_ms = blob_server_body_grace_ms();
 	if ((st = http_guard_new(&srv->guard, &guard_opt, err)))
 		goto out;
 

@@ -56,6 +56,8 @@ struct blob_server_options {
 	unsigned max_per_client;   /* per peer address, trusted proxies exempt; 0: none */
 	unsigned header_timeout;   /* seconds to send a request's headers; 0: none */
 	unsigned body_timeout;     /* idle seconds once they are in; 0: 120 */
+	uint64_t min_body_rate;    /* bytes a second a body must average once it
+				    * has taken 10 s (web/http_guard.h); 0: none */
 	const char *trusted_proxies; /* "ADDR[/BITS],...": X-Forwarded-For believed */
 };
 
@@ -87,8 +89,8 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 				 const struct blob_server_options *opt,
 				 struct bb_error *err);
 /* Switches a running server to the settings of opt that may change while
- * it serves: upload_token, max_upload_size, reports_dir, site and
- * body_timeout (the rest needs a new server).  Requests in flight keep the
+ * it serves: upload_token, max_upload_size, reports_dir, site,
+ * body_timeout and min_body_rate (the rest needs a new server).  Requests in flight keep the
  * settings they began with; the next ones get these.  Safe against the
  * worker threads; call it from one thread at a time.  BB_ERR_NOMEM leaves
  * the old settings in effect. */

@@ -13,7 +13,14 @@
  *    named as the IPv4 address they carry.  For the per-peer limit an IPv6
  *    peer is its /64, which one host commonly has to itself.
  *  - The sweeper looks once a second, so a late connection is closed
- *    within a second of its deadline.
+ *    within a second of its deadline, and a slow body within a second of
+ *    its rate falling under the floor.
+ *  - A body's rate is its bytes over the time since its headers came in,
+ *    judged from body_grace_ms on: a client that sends one byte every few
+ *    seconds is cut then, while an upload that started well may slow down
+ *    for a while (its average falls slowly; body_timeout is its idle
+ *    limit).  What a body's rate is, MHD decides too: it reads as fast as
+ *    the request's handler takes the data.
  */
 #include "config.h"
 
@@ -58,11 +65,17 @@ struct http_guard_conn {
 	int overflow;               /* past max_connections: answer 503 */
 	int in_request;             /* headers complete, answer not yet done */
 	int cut;                    /* shut down by the sweeper */
+	int cut_body;               /* ... because its body came too slowly */
 	uint64_t deadline_ms;       /* headers due by then (monotonic) */
+	int receiving;              /* a body is arriving: its rate is judged */
+	uint64_t body_start_ms;     /* when its headers came in (monotonic) */
+	uint64_t body_bytes;        /* of the body so far */
+	unsigned long long min_rate; /* bytes a second; 0: no floor */
 };
 
 struct http_guard {
 	unsigned max_connections, max_per_client, header_timeout, reserve;
+	unsigned body_grace_ms;
 	struct guard_net *proxies;
 	size_t nproxies;
 
@@ -75,7 +88,8 @@ struct http_guard {
 	struct guard_peer *peers;
 	size_t npeers, peers_cap;
 	struct http_guard_conn *conns;
-	unsigned long refused_peer, refused_total, cut_late; /* since the last log line */
+	/* since the last log line */
+	unsigned long refused_peer, refused_total, cut_late, cut_slow_body;
 	uint64_t logged_ms;
 };
 
@@ -309,12 +323,13 @@ static void guard_release(struct http_guard *g, const struct guard_addr *a, int 
 static void guard_log_counts(struct http_guard *g, uint64_t now)
 {
 	if (now - g->logged_ms < HTTP_GUARD_LOG_EVERY_MS ||
-	    !(g->refused_peer || g->refused_total || g->cut_late))
+	    !(g->refused_peer || g->refused_total || g->cut_late || g->cut_slow_body))
 		return;
 	log_event(LOG_LEVEL_WARN, "http.limits", LF_UINT("refused_per_client", g->refused_peer),
 		  LF_UINT("refused_overload", g->refused_total),
-		  LF_UINT("cut_slow_headers", g->cut_late), LF_UINT("connections", g->total));
-	g->refused_peer = g->refused_total = g->cut_late = 0;
+		  LF_UINT("cut_slow_headers", g->cut_late),
+		  LF_UINT("cut_slow_bodies", g->cut_slow_body), LF_UINT("connections", g->total));
+	g->refused_peer = g->refused_total = g->cut_late = g->cut_slow_body = 0;
 	g->logged_ms = now;
 }
 
@@ -448,11 +463,73 @@ void http_guard_request_ends(struct http_guard *g, struct http_guard_conn *conn)
 		return;
 	pthread_mutex_lock(&g->lock);
 	conn->in_request = 0;
+	conn->receiving = 0;
 	conn->deadline_ms = guard_now_ms() + (uint64_t)g->header_timeout * 1000u;
 	pthread_mutex_unlock(&g->lock);
 }
 
-/* The sweeper: closes connections whose headers are late.  The record of a
+void http_guard_body_begins(struct http_guard *g, struct http_guard_conn *conn,
+			    unsigned long long min_rate)
+{
+	if (!conn)
+		return;
+	pthread_mutex_lock(&g->lock);
+	conn->receiving = 1;
+	conn->body_start_ms = guard_now_ms();
+	conn->body_bytes = 0;
+	conn->min_rate = min_rate;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void http_guard_body_data(struct http_guard *g, struct http_guard_conn *conn, size_t n)
+{
+	if (!conn)
+		return;
+	pthread_mutex_lock(&g->lock);
+	conn->body_bytes += n;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void http_guard_body_ends(struct http_guard *g, struct http_guard_conn *conn)
+{
+	if (!conn)
+		return;
+	pthread_mutex_lock(&g->lock);
+	conn->receiving = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+int http_guard_cut_slow_body(struct http_guard *g, struct http_guard_conn *conn)
+{
+	int cut;
+
+	if (!conn)
+		return 0;
+	pthread_mutex_lock(&g->lock);
+	cut = conn->cut_body;
+	pthread_mutex_unlock(&g->lock);
+	return cut;
+}
+
+/* Whether conn's body has been arriving for the grace time and, on
+ * average, under its floor (lock held). */
+static int guard_body_too_slow(const struct http_guard *g, const struct http_guard_conn *conn,
+			       uint64_t now)
+{
+	uint64_t elapsed;
+
+	if (!conn->receiving || !conn->min_rate || now < conn->body_start_ms)
+		return 0;
+	elapsed = now - conn->body_start_ms;
+	if (elapsed < g->body_grace_ms)
+		return 0;
+	/* bytes / (elapsed / 1000) < min_rate, without a division */
+	return conn->body_bytes < UINT64_MAX / 1000 &&
+	       conn->body_bytes * 1000 < (uint64_t)conn->min_rate * elapsed;
+}
+
+/* The sweeper: closes connections whose headers are late or whose body
+ * comes too slowly.  The record of a
  * connection leaves the list (in http_guard_closed(), under the lock)
  * before MHD closes its socket, so the descriptor shut down here is always
  * the connection's own. */
@@ -472,11 +549,20 @@ static void *guard_sweep(void *arg)
 			break;
 		now = guard_now_ms();
 		for (conn = g->conns; conn; conn = conn->next) {
-			if (conn->in_request || conn->cut || now < conn->deadline_ms)
+			if (conn->cut)
 				continue;
+			if (conn->in_request) {
+				if (!guard_body_too_slow(g, conn, now))
+					continue;
+				conn->cut_body = 1;
+				g->cut_slow_body++;
+			} else if (!g->header_timeout || now < conn->deadline_ms) {
+				continue;
+			} else {
+				g->cut_late++;
+			}
 			shutdown(conn->fd, SHUT_RDWR);
 			conn->cut = 1;
-			g->cut_late++;
 		}
 		guard_log_counts(g, now);
 	}
@@ -501,6 +587,7 @@ enum bb_status http_guard_new(struct http_guard **out, const struct http_guard_o
 	g->max_connections = opt->max_connections;
 	g->max_per_client = opt->max_per_client;
 	g->header_timeout = opt->header_timeout;
+	g->body_grace_ms = opt->body_grace_ms ? opt->body_grace_ms : HTTP_GUARD_BODY_GRACE_MS;
 	/* room to answer 503 to a few more rather than leave them waiting */
 	g->reserve = g->max_connections / 8 < 4 ? 4 : g->max_connections / 8;
 	pthread_mutex_init(&g->lock, NULL);
@@ -510,13 +597,12 @@ enum bb_status http_guard_new(struct http_guard **out, const struct http_guard_o
 	pthread_condattr_destroy(&attr);
 	if (opt->trusted_proxies && (st = guard_parse_proxies(g, opt->trusted_proxies, err)))
 		goto out;
-	if (g->header_timeout) {
-		if ((rc = pthread_create(&g->sweeper, NULL, guard_sweep, g)) != 0) {
-			st = bb_error_errno(err, rc, "cannot start the connection sweeper");
-			goto out;
-		}
-		g->sweeper_running = 1;
+	/* always: a request's min_body_rate may come with a reload */
+	if ((rc = pthread_create(&g->sweeper, NULL, guard_sweep, g)) != 0) {
+		st = bb_error_errno(err, rc, "cannot start the connection sweeper");
+		goto out;
 	}
+	g->sweeper_running = 1;
 	*out = g;
 	g = NULL;
 out:

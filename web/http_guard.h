@@ -12,6 +12,12 @@
  *    MHD's own timeout is idle time and restarts with every byte, so a
  *    sweeper thread closes late connections itself (shutdown() of their
  *    socket, which MHD then sees as the client going away).
+ *  - A body rate: once a request's body has been arriving for body_grace_ms,
+ *    the sweeper closes the connection when the body's average rate since
+ *    its headers came in is under the request's min_body_rate.  MHD's idle
+ *    timeout (body_timeout) cannot see a client that sends one byte every
+ *    few seconds; a deadline for the whole body would cut honest large
+ *    uploads.
  *  - Trusted proxies and X-Forwarded-For.
  *
  * All functions are thread-safe; the MHD callbacks run in MHD's worker
@@ -33,7 +39,11 @@ struct http_guard_options {
 	unsigned max_per_client;   /* per peer address; 0: no limit */
 	unsigned header_timeout;   /* seconds; 0: no deadline */
 	const char *trusted_proxies; /* "ADDR[/BITS],..." or NULL */
+	unsigned body_grace_ms;    /* a body's rate is judged after this; 0: 10 s */
 };
+
+/* How long a body may arrive before its rate is judged (milliseconds). */
+#define HTTP_GUARD_BODY_GRACE_MS 10000
 
 struct http_guard;
 struct http_guard_conn;
@@ -67,6 +77,21 @@ int http_guard_request_begins(struct http_guard *g, struct http_guard_conn *conn
 /* A request has ended: the next one must have its headers in within
  * header_timeout. */
 void http_guard_request_ends(struct http_guard *g, struct http_guard_conn *conn);
+
+/* The request's body begins to arrive (called when its headers are in):
+ * from body_grace_ms on, the connection is closed when fewer than
+ * min_rate bytes a second (0: no floor) have arrived on average since
+ * then, counted by http_guard_body_data().  The closing is counted in the
+ * rate-limited http.limits log line. */
+void http_guard_body_begins(struct http_guard *g, struct http_guard_conn *conn,
+			    unsigned long long min_rate);
+/* n more bytes of the body arrived. */
+void http_guard_body_data(struct http_guard *g, struct http_guard_conn *conn, size_t n);
+/* The body is complete (or no more will be read: an answer is queued): its
+ * rate is no longer judged.  Also implied by http_guard_request_ends(). */
+void http_guard_body_ends(struct http_guard *g, struct http_guard_conn *conn);
+/* 1 if the guard closed conn because its body came too slowly. */
+int http_guard_cut_slow_body(struct http_guard *g, struct http_guard_conn *conn);
 
 /* 1 if addr is one of the trusted proxies. */
 int http_guard_is_trusted(const struct http_guard *g, const struct sockaddr *addr);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Hostile HTTP clients for tests/scenario/serve-abuse.sh.  Each command
+"""Hostile HTTP clients for tests/scenario/serve-abuse.sh and
+serve-slow-body.sh.  Each command
 prints one JSON object; the shell test asserts on it.  Standard library
 only; the server is on 127.0.0.1, and client sockets are bound to the
 loopback address given (any 127.x.y.z works on Linux), so that the server
@@ -19,6 +20,14 @@ sees distinct peers.
       Opens PER_SOURCE slow connections from each of the comma-separated
       SOURCES, waits until they are in, then probes GET / once from
       PROBE_SOURCE: its status, Retry-After and time to answer.
+
+  http_abuse.py slowbody PORT SOURCES PER_SOURCE INTERVAL DURATION PROBE_SOURCE BOUND
+      Opens PER_SOURCE connections from each of the comma-separated SOURCES
+      that send complete headers of a GET / with a body of 1 MB, then one
+      body byte every INTERVAL seconds, for DURATION seconds.  Meanwhile a
+      probe from PROBE_SOURCE asks GET / every 0.5 s, each with BOUND
+      seconds to be answered.  Prints what "slow" prints, and "probe_log":
+      [seconds since the attack began, status, seconds taken] per probe.
 
   http_abuse.py bad PORT MARKER
       Sends three requests libmicrohttpd answers itself: a request line
@@ -117,21 +126,36 @@ class Slow:
         return None if self.closed is None else self.closed - self.opened
 
 
-def cmd_slow(port, source, count, interval, duration, probe_source, bound):
-    count, interval, duration, bound = int(count), float(interval), float(duration), float(bound)
-    conns = [Slow(port, source) for _ in range(count)]
+class SlowBody(Slow):
+    """One connection whose headers are complete and whose body crawls."""
+
+    def __init__(self, port, source):
+        self.opened = time.monotonic()
+        self.closed = None
+        self.sock = connect(port, source, 5)
+        self.sock.setblocking(False)
+        self.send(b"GET / HTTP/1.1\r\nHost: slow\r\nContent-Length: 1000000\r\n\r\n")
+
+
+def cmd_slow(port, source, count, interval, duration, probe_source, bound, body=False):
+    interval, duration, bound = float(interval), float(duration), float(bound)
+    start = time.monotonic()
+    if body:
+        conns = [SlowBody(port, s) for s in source.split(",") for _ in range(int(count))]
+    else:
+        conns = [Slow(port, source) for _ in range(int(count))]
     results = []
     stop = threading.Event()
 
     def prober():
         while not stop.is_set():
+            began = time.monotonic() - start
             code, secs, _ = probe(port, probe_source, bound)
-            results.append((code, secs))
+            results.append((code, secs, began))
             stop.wait(0.5)
 
     thread = threading.Thread(target=prober)
     thread.start()
-    start = time.monotonic()
     next_line = start + interval
     most_held = 0
     n = 0
@@ -144,7 +168,7 @@ def cmd_slow(port, source, count, interval, duration, probe_source, bound):
         if now >= next_line:
             n += 1
             for c in conns:
-                c.send(b"X-Slow-%d: %d\r\n" % (n, n))
+                c.send(b"x" if body else b"X-Slow-%d: %d\r\n" % (n, n))
             next_line += interval
         time.sleep(0.05)
     stop.set()
@@ -153,17 +177,24 @@ def cmd_slow(port, source, count, interval, duration, probe_source, bound):
     held = [t for t in lifetimes if t is None or t >= 1.0]
     for c in conns:
         c.close()
-    print(json.dumps({
+    out = {
         "refused": sum(1 for t in lifetimes if t is not None and t < 1.0),
         "held": len(held),
         "most_held_at_once": most_held,
         "held_lifetimes": held,
         "probes": len(results),
-        "probes_ok": sum(1 for code, _ in results if code == 200),
-        "probe_codes": sorted(set(code for code, _ in results)),
-        "probe_slowest": max((secs for _, secs in results), default=None),
-    }))
+        "probes_ok": sum(1 for code, _, _ in results if code == 200),
+        "probe_codes": sorted(set(code for code, _, _ in results)),
+        "probe_slowest": max((secs for _, secs, _ in results), default=None),
+    }
+    if body:
+        out["probe_log"] = [[began, code, secs] for code, secs, began in results]
+    print(json.dumps(out))
     return 0
+
+
+def cmd_slowbody(port, sources, per_source, interval, duration, probe_source, bound):
+    return cmd_slow(port, sources, per_source, interval, duration, probe_source, bound, True)
 
 
 def cmd_hold(port, sources, per_source, probe_source, bound):
@@ -211,7 +242,8 @@ def cmd_bad(port, marker):
 
 
 def main(argv):
-    commands = {"slow": (cmd_slow, 7), "hold": (cmd_hold, 5), "bad": (cmd_bad, 2)}
+    commands = {"slow": (cmd_slow, 7), "slowbody": (cmd_slowbody, 7), "hold": (cmd_hold, 5),
+                "bad": (cmd_bad, 2)}
     if len(argv) >= 2 and argv[1] in commands and len(argv) - 2 == commands[argv[1]][1]:
         return commands[argv[1]][0](*argv[2:])
     sys.stderr.write(__doc__)

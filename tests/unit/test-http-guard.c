@@ -1,10 +1,16 @@
-/* web/http_guard.c: trusted proxies and X-Forwarded-For, and the counting
- * of the per-client limit, without a server. */
+/* web/http_guard.c: trusted proxies and X-Forwarded-For, the counting of
+ * the per-client limit and the body rate (on socket pairs), without a
+ * server. */
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tests/unit/tap.h"
 #include "web/http_guard.h"
@@ -31,7 +37,7 @@ static const struct sockaddr *peer(const char *text)
 
 static struct http_guard *guard(const char *proxies, unsigned per_client)
 {
-	struct http_guard_options o = { 0, per_client, 0, proxies };
+	struct http_guard_options o = { .max_per_client = per_client, .trusted_proxies = proxies };
 	struct http_guard *g = NULL;
 	struct bb_error err = BB_ERROR_INIT;
 
@@ -58,7 +64,7 @@ static void test_proxies(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct http_guard_options o = { 0, 0, 0, bad[i] };
+		struct http_guard_options o = { .trusted_proxies = bad[i] };
 		struct bb_error err = BB_ERROR_INIT;
 
 		g = NULL;
@@ -131,9 +137,79 @@ static void test_counts(void)
 	http_guard_free(g); /* frees the connections still listed */
 }
 
+/* 1 if the guard shut down the other end of the pair: its peer reads EOF. */
+static int was_shut(int fd, int wait_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&p, 1, wait_ms) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void test_body_rate(void)
+{
+	/* the grace a test may shorten: 500 ms; the sweeper looks every second */
+	struct http_guard_options o = { .body_grace_ms = 500 };
+	enum { SLOW, FAST, ENDED, NO_FLOOR, HEADERS, N };
+	static const char *const what[N] = {
+		"10 bytes in over a second", "100 KB at once", "a body that ended",
+		"no floor (min_rate 0)", "headers still coming (header_timeout 0)",
+	};
+	struct http_guard_conn *c[N];
+	struct http_guard *g = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct timespec t0;
+	int sv[N][2], i;
+
+	ok(http_guard_new(&g, &o, &err) == BB_OK, "a guard with a body grace of 500 ms");
+	for (i = 0; i < N; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]) != 0) {
+			printf("Bail out! socketpair: %s\n", strerror(errno));
+			exit(1);
+		}
+		ok(http_guard_admit(g, peer("203.0.113.5"), sizeof(struct sockaddr_in)), "%s: in", what[i]);
+		c[i] = http_guard_opened(g, sv[i][0], peer("203.0.113.5"));
+		if (i != HEADERS) {
+			http_guard_request_begins(g, c[i]);
+			http_guard_body_begins(g, c[i], i == NO_FLOOR ? 0 : 1000);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	http_guard_body_data(g, c[SLOW], 10);
+	http_guard_body_data(g, c[FAST], 100000);
+	http_guard_body_ends(g, c[ENDED]);
+	ok(was_shut(sv[SLOW][1], 3000), "%s against a floor of 1000 a second: cut", what[SLOW]);
+	ok(seconds_since(&t0) >= 0.5, "  not before the grace (%.2f s)", seconds_since(&t0));
+	ok(http_guard_cut_slow_body(g, c[SLOW]), "  and the guard says why");
+	for (i = FAST; i < N; i++) {
+		ok(!was_shut(sv[i][1], i == FAST ? 1200 : 0), "%s: not cut", what[i]);
+		ok(!http_guard_cut_slow_body(g, c[i]), "  nor said to be");
+	}
+	/* an answer is done: the next request's body starts a new count */
+	http_guard_request_ends(g, c[FAST]);
+	http_guard_request_begins(g, c[FAST]);
+	http_guard_body_begins(g, c[FAST], 1000);
+	ok(was_shut(sv[FAST][1], 3000), "the next body on that connection is judged on its own");
+	for (i = 0; i < N; i++) {
+		http_guard_closed(g, c[i]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	http_guard_free(g);
+}
+
 int main(void)
 {
 	test_proxies();
 	test_counts();
+	test_body_rate();
 	return done_testing();
 }
