@@ -296,6 +296,8 @@ static const struct key_spec keys[] = {
 	    "reports (POSTs to /report, refused ones included) one client may submit per hour" }, KEY_COUNT, OFF(frontdoor_rate_limit) },
 	{ { "frontdoor", "day_limit", "20", 0,
 	    "reports (POSTs to /report, refused ones included) one client may submit per day" }, KEY_COUNT, OFF(frontdoor_day_limit) },
+	{ { "frontdoor", "confirm_limit", "3", 0,
+	    "confirmation mails one e-mail address may be sent per day (refused reports excluded); more reports to it are refused" }, KEY_COUNT, OFF(frontdoor_confirm_limit) },
 	{ { "frontdoor", "day_bytes", "1G", 0,
 	    "bytes one client may POST to /report per day, attachments included" }, KEY_SIZE, OFF(frontdoor_day_bytes) },
 	{ { "frontdoor", "confirm_window", "7d", 0,

@@ -152,6 +152,7 @@ struct bb_config {
 	char *frontdoor_base_url;     /* NULL: [blob] base_url */
 	unsigned long long frontdoor_rate_limit; /* submissions per client per hour */
 	unsigned long long frontdoor_day_limit;  /* submissions per client per day */
+	unsigned long long frontdoor_confirm_limit; /* confirmation mails per address per day */
 	unsigned long long frontdoor_day_bytes;  /* bytes POSTed per client per day */
 	long long frontdoor_confirm_window;      /* seconds an unconfirmed report waits */
 	int frontdoor_create_bugs;    /* also file the Bugzilla bug */

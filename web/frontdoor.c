@@ -17,6 +17,13 @@
  *    same database) cannot pass them, and a restart forgets nothing.  The
  *    bytes reserved are the Content-Length; a body without one may use
  *    what is left of the day's bytes, and its row is corrected at the end.
+ *    A client is counted by its budget key (http_guard_budget_key()): an
+ *    IPv6 client by its /64, which one host commonly has to itself.
+ *  - Confirmation mails are counted per recipient, in fd_budget as well
+ *    (key "mail:" and the address, lower case, without a "+tag"), in the
+ *    transaction that stores the report: past [frontdoor] confirm_limit a
+ *    day the report is refused, so that nobody can make the front door
+ *    flood someone else's mailbox from many addresses.
  *  - Every POST must come from the front door's own pages: its Origin (or,
  *    without one, its Referer) must be the base URL's origin.  The pages
  *    send Referrer-Policy: same-origin, since with no-referrer browsers
@@ -64,6 +71,7 @@
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
 #include "web/frontdoor.h"
+#include "web/http_guard.h"
 #include "web/http_text.h"
 #include "web/quarantine.h"
 
@@ -154,6 +162,7 @@ enum fd_kind { FD_REQ_PAGE, FD_REQ_SUBMIT };
 struct fd_request {
 	enum fd_kind kind;
 	char client[64];
+	char budget_key[HTTP_GUARD_CLIENT_MAX]; /* what its budgets are counted under */
 	struct MHD_PostProcessor *pp;
 	struct buf fields[FD_NFIELDS];
 	struct quarantine_writer *writer;
@@ -650,7 +659,7 @@ static enum bb_status fd_budget_reserve(struct fd_view *fd, struct fd_request *r
 				"coalesce(sum(bytes), 0) FROM fd_budget WHERE client = ?1 AND "
 				"time > ?3", err)))
 		goto out;
-	sqlite3_bind_text(q, 1, r->client, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 1, r->budget_key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 3600);
 	sqlite3_bind_int64(q, 3, (sqlite3_int64)now - 86400);
 	if (sqlite3_step(q) != SQLITE_ROW) {
@@ -675,7 +684,7 @@ static enum bb_status fd_budget_reserve(struct fd_view *fd, struct fd_request *r
 	if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_budget (client, time, bytes) "
 				"VALUES (?1, ?2, ?3)", err)))
 		goto out;
-	sqlite3_bind_text(q, 1, r->client, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 1, r->budget_key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)now);
 	sqlite3_bind_int64(q, 3, (sqlite3_int64)want);
 	if (sqlite3_step(q) != SQLITE_DONE) {
@@ -716,6 +725,67 @@ static void fd_budget_settle(struct fd_view *fd, struct fd_request *r)
 	r->budget_row = 0;
 }
 
+/* The key confirmation mails to email are counted under: "mail:" and the
+ * address in lower case, without a "+tag" in its local part (it reaches
+ * the same mailbox); g_free() it. */
+static char *fd_confirm_key(const char *email)
+{
+	const char *at = strrchr(email, '@');
+	const char *plus = memchr(email, '+', at ? (size_t)(at - email) : 0);
+	char *key, *lower;
+
+	if (plus && plus > email)
+		key = g_strdup_printf("mail:%.*s%s", (int)(plus - email), email, at);
+	else
+		key = g_strconcat("mail:", email, NULL);
+	lower = g_utf8_strdown(key, -1);
+	g_free(key);
+	return lower;
+}
+
+/* Counts the confirmation mails sent to key in the last day and, when
+ * [frontdoor] confirm_limit allows one more, records this one (inside the
+ * caller's transaction, fd->core->lock held).  *wait gets the seconds
+ * until the oldest leaves the day when it refuses, else 0. */
+static enum bb_status fd_confirm_reserve(struct fd_view *fd, const char *key, time_t now,
+					 long long *wait, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	long long count;
+	enum bb_status st;
+
+	*wait = 0;
+	if (!fd->cfg->frontdoor_confirm_limit)
+		return BB_OK;
+	if ((st = store_prepare(fd->core->db, &q, "SELECT count(*) FROM fd_budget WHERE "
+				"client = ?1 AND time > ?2", err)))
+		goto out;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 86400);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		st = store_fail(fd->core->db, err, "counting an address's confirmation mails");
+		goto out;
+	}
+	count = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	q = NULL;
+	if ((unsigned long long)count >= fd->cfg->frontdoor_confirm_limit) {
+		*wait = fd_budget_wait(fd, key, now, 86400);
+		goto out;
+	}
+	if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_budget (client, time, bytes) "
+				"VALUES (?1, ?2, 0)", err)))
+		goto out;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)now);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		st = store_fail(fd->core->db, err, "counting a confirmation mail");
+out:
+	if (q)
+		sqlite3_finalize(q);
+	return st;
+}
+
 /* First call of POST /report: the origin, the budgets and the form's
  * type, before a byte of the body is read. */
 static enum MHD_Result fd_submit_begin(struct fd_view *fd, struct MHD_Connection *conn,
@@ -745,7 +815,8 @@ static enum MHD_Result fd_submit_begin(struct fd_view *fd, struct MHD_Connection
 	pthread_mutex_lock(&fd->core->lock);
 	st = fd_budget_reserve(fd, r, now, want, &result, &err);
 	if (!st && result != FD_BUDGET_OK)
-		wait = fd_budget_wait(fd, r->client, now, result == FD_BUDGET_HOUR ? 3600 : 86400);
+		wait = fd_budget_wait(fd, r->budget_key, now,
+				      result == FD_BUDGET_HOUR ? 3600 : 86400);
 	pthread_mutex_unlock(&fd->core->lock);
 	if (st) {
 		log_event(LOG_LEVEL_ERROR, "frontdoor.budget_failed", LF_STR("client", r->client),
@@ -757,7 +828,7 @@ static enum MHD_Result fd_submit_begin(struct fd_view *fd, struct MHD_Connection
 	if (result != FD_BUDGET_OK) {
 		snprintf(retry, sizeof(retry), "%lld", wait);
 		log_event(LOG_LEVEL_WARN, "frontdoor.rate_limited", LF_STR("client", r->client),
-			  LF_STR("budget", result == FD_BUDGET_HOUR ? "hour"
+			  LF_STR("key", r->budget_key), LF_STR("budget", result == FD_BUDGET_HOUR ? "hour"
 				 : result == FD_BUDGET_DAY ? "day" : "bytes"));
 		return fd_message_page(conn, MHD_HTTP_TOO_MANY_REQUESTS, logged,
 				       "Too many reports",
@@ -935,8 +1006,9 @@ static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connectio
 	struct bb_error err = BB_ERROR_INIT;
 	struct buf page = BUF_INIT, mail = BUF_INIT, body = BUF_INIT;
 	char *name = NULL, *email = NULL, *title = NULL, *description = NULL, *kernel = NULL;
-	char *regression = NULL, *route = NULL, *mid = NULL;
+	char *regression = NULL, *route = NULL, *mid = NULL, *confirm_key = NULL;
 	const char *product = NULL, *component = NULL, *problem = NULL;
+	long long wait = 0;
 	unsigned char raw[FD_TOKEN_BYTES];
 	char token[2 * FD_TOKEN_BYTES + 1];
 	char *to[2] = { NULL, NULL };
@@ -998,6 +1070,25 @@ static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connectio
 	if ((st = store_begin(fd->core->db, &err)))
 		goto db_fail;
 	in_tx = 1;
+	confirm_key = fd_confirm_key(email);
+	if ((st = fd_confirm_reserve(fd, confirm_key, time(NULL), &wait, &err)))
+		goto db_fail;
+	if (wait) {
+		char retry[32];
+
+		store_rollback(fd->core->db);
+		in_tx = 0;
+		pthread_mutex_unlock(&fd->core->lock);
+		locked = 0;
+		/* not the address: the log keeps no one's mail address */
+		log_event(LOG_LEVEL_WARN, "frontdoor.confirm_limited", LF_STR("client", r->client));
+		snprintf(retry, sizeof(retry), "%lld", wait);
+		ret = fd_message_page(conn, MHD_HTTP_TOO_MANY_REQUESTS, logged, "Too many reports",
+				      "Too many confirmation mails went to this e-mail address "
+				      "today.  Please try again tomorrow.",
+				      MHD_HTTP_HEADER_RETRY_AFTER, retry);
+		goto out;
+	}
 	if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_report (token, email, name, title, "
 				"description, kernel_version, regression, product, component, "
 				"client, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -1111,6 +1202,7 @@ out:
 	buf_release(&mail);
 	buf_release(&body);
 	free(mid);
+	g_free(confirm_key);
 	g_free(name);
 	g_free(email);
 	g_free(title);
@@ -2034,6 +2126,7 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		*state = s;
 		s->view = fd = fd_view_get(core);
 		snprintf(s->req.client, sizeof(s->req.client), "%s", client);
+		http_guard_budget_key(s->req.client, s->req.budget_key, sizeof(s->req.budget_key));
 		for (size_t i = 0; i < FD_NFIELDS; i++)
 			buf_init_capped(&s->req.fields[i], fd_fields[i].cap);
 		s->ctx.fd = fd;

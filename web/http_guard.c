@@ -684,3 +684,17 @@ out:
 	guard_addr_format(&client, out, out_len);
 	return forwarded;
 }
+
+void http_guard_budget_key(const char *client, char *out, size_t out_len)
+{
+	struct guard_addr a;
+	char text[INET6_ADDRSTRLEN];
+
+	if (!guard_addr_parse(&a, client, strlen(client), 0) || a.family != AF_INET6) {
+		snprintf(out, out_len, "%s", client);
+		return;
+	}
+	guard_addr_mask(&a, 64);
+	guard_addr_format(&a, text, sizeof(text));
+	snprintf(out, out_len, "%s/64", text);
+}

@@ -18,7 +18,8 @@
  *    timeout (body_timeout) cannot see a client that sends one byte every
  *    few seconds; a deadline for the whole body would cut honest large
  *    uploads.
- *  - Trusted proxies and X-Forwarded-For.
+ *  - Trusted proxies and X-Forwarded-For, and the key an address's budgets
+ *    are counted under (an IPv6 address's /64).
  *
  * All functions are thread-safe; the MHD callbacks run in MHD's worker
  * threads.
@@ -105,5 +106,13 @@ int http_guard_is_trusted(const struct http_guard *g, const struct sockaddr *add
  * Returns 1 if the client came from X-Forwarded-For. */
 int http_guard_client(const struct http_guard *g, const struct sockaddr *addr, const char *xff,
 		      char *out, size_t out_len);
+
+/* The key a client's budgets are counted under, from its numeric address
+ * client (as http_guard_client() writes it): an IPv4 address as it is, an
+ * IPv6 address as its /64 ("2001:db8:1:2::/64"), since one IPv6 host
+ * commonly has a whole /64 to pick addresses from.  Anything else is
+ * copied as it is.  Writes at most out_len bytes (HTTP_GUARD_CLIENT_MAX
+ * suffices). */
+void http_guard_budget_key(const char *client, char *out, size_t out_len);
 
 #endif

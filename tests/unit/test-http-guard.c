@@ -1,6 +1,6 @@
 /* web/http_guard.c: trusted proxies and X-Forwarded-For, the counting of
- * the per-client limit and the body rate (on socket pairs), without a
- * server. */
+ * the per-client limit, the body rate (on socket pairs) and the budget
+ * key, without a server. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -206,10 +206,33 @@ static void test_body_rate(void)
 	http_guard_free(g);
 }
 
+static void test_budget_key(void)
+{
+	static const struct {
+		const char *client, *key;
+	} cases[] = {
+		{ "203.0.113.5", "203.0.113.5" },
+		{ "2001:db8:1:2::1", "2001:db8:1:2::/64" },
+		{ "2001:db8:1:2:ffff:eeee:dddd:cccc", "2001:db8:1:2::/64" },
+		{ "2001:db8:1:3::1", "2001:db8:1:3::/64" },
+		{ "::1", "::/64" },
+		{ "fe80::1:2:3:4", "fe80::/64" },
+		{ "-", "-" },
+	};
+	char key[HTTP_GUARD_CLIENT_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		http_guard_budget_key(cases[i].client, key, sizeof(key));
+		is_str(key, cases[i].key, "the budget key of %s", cases[i].client);
+	}
+}
+
 int main(void)
 {
 	test_proxies();
 	test_counts();
 	test_body_rate();
+	test_budget_key();
 	return done_testing();
 }
