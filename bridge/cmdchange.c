@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "bridge/cmdchange.h"
+#include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -144,4 +145,117 @@ char *cmdchange_legal(struct sync_context *sc, long long bug_id, json_object *o,
 		}
 	}
 	return why;
+}
+
+/* The string value of key in o, NULL when it has none. */
+static const char *change_value(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int same_ci(const char *a, const char *b)
+{
+	return a && b && !strcasecmp(a, b);
+}
+
+/* Whether the bug is open: its status's is_open as the server says, else
+ * (no list, or a status it does not name) it has no resolution. */
+static int bug_is_open(const struct bz_fields *f, const struct bz_bug *bug)
+{
+	const struct bz_field_value *v =
+		bz_field_value_find(bz_fields_find(f, "bug_status"), bug->status ? bug->status : "");
+
+	if (v && v->name && v->is_open >= 0)
+		return v->is_open;
+	return !bug->resolution || !*bug->resolution;
+}
+
+char *cmdchange_already(const struct bz_fields *f, const struct bz_bug *bug, json_object *o,
+			int *nomem)
+{
+	static const struct {
+		const char *key, *say;
+		int any_case;
+	} plain[] = {
+		{ "component", "in component", 1 },
+		{ "assigned_to", "assigned to", 1 },
+		{ "priority", "of priority", 1 },
+		{ "severity", "of severity", 1 },
+	};
+	const char *resolution = change_value(o, "resolution"), *status = change_value(o, "status");
+	const char *summary = change_value(o, "summary"), *dupe = change_value(o, "dupe_of");
+	char *out = NULL;
+
+	*nomem = 0;
+	if (resolution) {
+		/* close: a closed bug with that resolution (and duplicate) */
+		if (bug_is_open(f, bug) || !same_ci(bug->resolution, resolution) ||
+		    (dupe && bug->dupe_of != strtoll(dupe, NULL, 10)))
+			return NULL;
+		out = dupe ? str_printf("already closed: %s %s, a duplicate of bug %lld", bug->status,
+					bug->resolution, bug->dupe_of)
+			   : str_printf("already closed: %s %s", bug->status, bug->resolution);
+	} else if (status) {
+		/* reopen: an open bug */
+		if (!bug_is_open(f, bug))
+			return NULL;
+		out = str_printf("already open: %s", bug->status);
+	} else if (summary) {
+		if (!bug->summary || strcmp(bug->summary, summary))
+			return NULL;
+		out = strdup("already titled so");
+	} else {
+		for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+			const char *want = change_value(o, plain[i].key), *has = NULL;
+
+			if (!want)
+				continue;
+			if (!strcmp(plain[i].key, "component"))
+				has = bug->component;
+			else if (!strcmp(plain[i].key, "assigned_to"))
+				has = bug->assigned_to.login;
+			else if (!strcmp(plain[i].key, "priority"))
+				has = bug->priority;
+			else
+				has = bug->severity;
+			if (!same_ci(has, want))
+				return NULL;
+			out = str_printf("already %s %s", plain[i].say, has);
+			break;
+		}
+		if (!out)
+			return NULL;
+	}
+	if (!out)
+		*nomem = 1;
+	return out;
+}
+
+enum bb_status cmdchange_current(struct sync_context *sc, long long bug_id, json_object *o,
+				 char **already, struct bb_error *err)
+{
+	const struct bz_fields *f = NULL;
+	struct bz_bug *bugs = NULL;
+	size_t n = 0;
+	int nomem = 0;
+	enum bb_status s;
+
+	*already = NULL;
+	/* the one bug: the first of those after bug_id - 1 */
+	if ((s = bz_search_page(sc->bz, bug_id - 1, 0, 1, &bugs, &n, err)))
+		return s;
+	if (n == 1 && bugs[0].id == bug_id) {
+		/* without the server's statuses (a copy may be left when
+		 * asking again failed), open is told by the resolution */
+		bz_fields_get(sc->bz, &f, NULL);
+		*already = cmdchange_already(f, &bugs[0], o, &nomem);
+	}
+	for (size_t i = 0; i < n; i++)
+		bz_bug_release(&bugs[i]);
+	free(bugs);
+	return nomem ? bb_error_set(err, BB_ERR_NOMEM, "out of memory") : BB_OK;
 }

@@ -6,6 +6,7 @@
 
 #include "bridge/mailcmd.h"
 #include "bridge/sync.h"
+#include "bugzilla/bz_fields.h"
 
 /* The Bugzilla change a command asks for, as a JSON object (a string to
  * keep); NULL for commands that change nothing there (stop).  *note gets
@@ -26,5 +27,21 @@ char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char 
  * values go as given, and reopen's status is REOPENED.  *nomem is set
  * when out of memory. */
 char *cmdchange_legal(struct sync_context *sc, long long bug_id, json_object *o, int *nomem);
+
+/* Whether bug (as Bugzilla has it now) already has the change o (a
+ * recorded change after cmdchange_legal()): a close whose resolution (and
+ * duplicate) the closed bug has, a reopen of a bug that is open (by the
+ * server's open statuses f, else by an empty resolution), a component,
+ * assignee (any case), title, priority or severity it has.  Then what it
+ * has, "already ...", malloc'd (*nomem set when out of memory); else NULL:
+ * the change is to be made. */
+char *cmdchange_already(const struct bz_fields *f, const struct bz_bug *bug, json_object *o,
+			int *nomem);
+
+/* cmdchange_already() of the bug as Bugzilla has it now (one GET): *already
+ * is NULL when the change is to be made, or when the bug cannot be seen
+ * (the change then tells).  Bugzilla's failure is returned. */
+enum bb_status cmdchange_current(struct sync_context *sc, long long bug_id, json_object *o,
+				 char **already, struct bb_error *err);
 
 #endif

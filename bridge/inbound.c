@@ -741,8 +741,19 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 						   NULL, c->error, err);
 			continue;
 		}
-		if (c->verb == MAILCMD_TRACK)
-			continue; /* the thread already is a bug */
+		if (c->verb == MAILCMD_TRACK) {
+			/* the thread already is a bug: said to whom the
+			 * answer may go, nothing to do */
+			char already[64];
+
+			if (!verdict->authenticated || history)
+				continue;
+			snprintf(already, sizeof(already), "already: this thread is bug %lld", bug_id);
+			stats->commands_done++;
+			s = inbound_command_record(sc, row, (int)i, bug_id, c->text, "done", NULL,
+						   already, err);
+			continue;
+		}
 		if (!allowed || !in_thread) {
 			/* the signature covers the threading headers, not the
 			 * subject: only a mail in the bug's thread may act on it */
@@ -1132,16 +1143,18 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 		/* stop: bugbridge mirrors the bug no more */
 		sqlite3_stmt *st = NULL;
 
-		if ((s = store_prepare(sc->db, &st, "UPDATE bz_bug SET mirrored = 0 WHERE id = ?",
-				       err)))
+		if ((s = store_prepare(sc->db, &st, "UPDATE bz_bug SET mirrored = 0 WHERE id = ?"
+				       " AND mirrored", err)))
 			return s;
 		sqlite3_bind_int64(st, 1, bug_id);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			s = store_fail(sc->db, err, "stopping a bug's mirror");
 		sqlite3_finalize(st);
 		if (!s) {
+			/* a second stop in the mail finds it stopped */
 			stats->commands_done++;
-			s = command_finish(sc, row, seq, "done", NULL, err);
+			s = command_finish(sc, row, seq, "done", sqlite3_changes(sc->db->db) ? NULL
+					   : "already: bugbridge mirrors the bug no more", err);
 		}
 		return s;
 	}
@@ -1157,6 +1170,25 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 		log_event(LOG_LEVEL_WARN, "inbound.command_failed", LF_INT("bug", bug_id),
 			  LF_STR("command", line), LF_STR("error", why));
 		s = command_not_sent(sc, row, seq, why, err);
+		free(why);
+		return s;
+	}
+	/* a change the bug already has is not sent: it would be no change,
+	 * or another one (a reopen of an open bug moves it on) */
+	if ((s = cmdchange_current(sc, bug_id, o, &why, &berr)) &&
+	    (s == BB_ERR_NOMEM || status_retry_class(s) != BB_RETRY_GIVE_UP)) {
+		json_object_put(o);
+		s = bb_error_set(err, berr.code, "%s", berr.message);
+		err->retry_after = berr.retry_after;
+		return s;
+	}
+	bb_error_clear(&berr);   /* the bug cannot be read: the update tells */
+	if (why) {
+		json_object_put(o);
+		stats->commands_done++;
+		log_event(LOG_LEVEL_INFO, "inbound.command_already", LF_INT("bug", bug_id),
+			  LF_STR("command", line), LF_STR("note", why));
+		s = command_finish(sc, row, seq, "done", why, err);
 		free(why);
 		return s;
 	}
@@ -1249,8 +1281,11 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 			buf_addstr(&text, ANSWER_HEADING);
 		buf_addstr(&text, "  ");
 		add_quoted_line(&text, (const char *)sqlite3_column_text(st, 0));
-		buf_addf(&text, "\n    %s%s\n", outcome[k].prefix,
-			 strcmp(state, "done") ? (note ? note : "not understood") : "");
+		if (!strcmp(state, "done") && note)   /* "already ..." */
+			buf_addf(&text, "\n    %s\n", note);
+		else
+			buf_addf(&text, "\n    %s%s\n", outcome[k].prefix,
+				 strcmp(state, "done") ? (note ? note : "not understood") : "");
 		if (!from) {
 			from = store_column_dup(st, 3);
 			message_id = store_column_dup(st, 4);

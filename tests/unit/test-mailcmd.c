@@ -1,7 +1,9 @@
 /* Unit tests for bridge/mailcmd.c: every verb, where a command counts
- * (not quoted, not in a diff, not in the signature, not #regzbot), what is
- * reported as not understood, and real corpus mail bodies
- * ($BUGBRIDGE_SHARED/corpus/mail/) with and without a command added. */
+ * (not quoted, not in a diff, not in the signature, not in a forwarded
+ * mail, not #regzbot), what is reported as not understood, and real corpus
+ * mail bodies ($BUGBRIDGE_SHARED/corpus/mail/) with and without a command
+ * added; and bridge/cmdchange.c's cmdchange_already(): which changes a bug
+ * already has. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,7 +12,9 @@
 
 #include <glib.h>
 
+#include "bridge/cmdchange.h"
 #include "bridge/mailcmd.h"
+#include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
@@ -302,6 +306,102 @@ static void test_corpus(void)
 		corpus_reply(mails[i]);
 }
 
+/* cmdchange_already() of change (JSON) on a bug in status/resolution;
+ * NULL or the "already ..." text. */
+static char *already(const struct bz_fields *f, const char *status, const char *resolution,
+		     long long dupe_of, const char *change)
+{
+	struct bz_bug bug;
+	json_object *o = json_tokener_parse(change);
+	char *out;
+	int nomem = 0;
+
+	memset(&bug, 0, sizeof(bug));
+	bug.id = 7;
+	bug.summary = (char *)"iwlwifi: crash";
+	bug.component = (char *)"Wireless";
+	bug.status = (char *)status;
+	bug.resolution = (char *)resolution;
+	bug.priority = (char *)"High";
+	bug.severity = (char *)"major";
+	bug.assigned_to.login = (char *)"Wendy@example.org";
+	bug.dupe_of = dupe_of;
+	out = cmdchange_already(f, &bug, o, &nomem);
+	json_object_put(o);
+	return nomem ? strdup("out of memory") : out;
+}
+
+static void is_already(const struct bz_fields *f, const char *status, const char *resolution,
+		       long long dupe_of, const char *change, const char *want, const char *name)
+{
+	char *got = already(f, status, resolution, dupe_of, change);
+
+	if (want)
+		is_str(got, want, "already: %s", name);
+	else
+		ok(!got, "not already: %s%s%s", name, got ? " -- got " : "", got ? got : "");
+	free(got);
+}
+
+static void test_already(void)
+{
+	/* a 5.2's statuses, as GET /rest/field/bug gives them */
+	static const char fields_json[] =
+		"{\"fields\": [{\"name\": \"bug_status\", \"type\": 2, \"values\": ["
+		"{\"name\": \"UNCONFIRMED\", \"is_open\": true, \"can_change_to\": []},"
+		"{\"name\": \"CONFIRMED\", \"is_open\": true, \"can_change_to\": []},"
+		"{\"name\": \"IN_PROGRESS\", \"is_open\": true, \"can_change_to\": []},"
+		"{\"name\": \"RESOLVED\", \"is_open\": false, \"can_change_to\": []},"
+		"{\"name\": \"VERIFIED\", \"is_open\": false, \"can_change_to\": []}]}]}";
+	struct bz_fields *f = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+
+	ok(bz_parse_fields(fields_json, sizeof(fields_json) - 1, &f, &err) == BB_OK && f,
+	   "the statuses parse");
+	is_already(f, "CONFIRMED", "", 0, "{\"status\": \"IN_PROGRESS\"}", "already open: CONFIRMED",
+		   "reopen of an open bug (it would move it on)");
+	is_already(f, "RESOLVED", "FIXED", 0, "{\"status\": \"CONFIRMED\"}", NULL,
+		   "reopen of a closed bug");
+	is_already(f, "RESOLVED", "FIXED", 0, "{\"status\": \"RESOLVED\", \"resolution\": \"FIXED\"}",
+		   "already closed: RESOLVED FIXED", "close of a bug closed so");
+	is_already(f, "VERIFIED", "FIXED", 0, "{\"status\": \"RESOLVED\", \"resolution\": \"FIXED\"}",
+		   "already closed: VERIFIED FIXED", "close of a verified bug: not sent back to RESOLVED");
+	is_already(f, "RESOLVED", "WONTFIX", 0,
+		   "{\"status\": \"RESOLVED\", \"resolution\": \"FIXED\"}", NULL,
+		   "close with another resolution");
+	is_already(f, "CONFIRMED", "", 0, "{\"status\": \"RESOLVED\", \"resolution\": \"FIXED\"}",
+		   NULL, "close of an open bug");
+	is_already(f, "RESOLVED", "DUPLICATE", 5,
+		   "{\"status\": \"RESOLVED\", \"resolution\": \"DUPLICATE\", \"dupe_of\": \"5\"}",
+		   "already closed: RESOLVED DUPLICATE, a duplicate of bug 5", "duplicate of the same bug");
+	is_already(f, "RESOLVED", "DUPLICATE", 5,
+		   "{\"status\": \"RESOLVED\", \"resolution\": \"DUPLICATE\", \"dupe_of\": \"6\"}",
+		   NULL, "duplicate of another bug");
+	is_already(f, "CONFIRMED", "", 0, "{\"assigned_to\": \"wendy@EXAMPLE.org\"}",
+		   "already assigned to Wendy@example.org", "assign to the assignee, any case");
+	is_already(f, "CONFIRMED", "", 0, "{\"assigned_to\": \"jane@example.org\"}", NULL,
+		   "assign to someone else");
+	is_already(f, "CONFIRMED", "", 0, "{\"component\": \"wireless\"}",
+		   "already in component Wireless", "reassign to its component");
+	is_already(f, "CONFIRMED", "", 0, "{\"component\": \"USB\"}", NULL, "reassign elsewhere");
+	is_already(f, "CONFIRMED", "", 0, "{\"priority\": \"High\"}", "already of priority High",
+		   "its priority");
+	is_already(f, "CONFIRMED", "", 0, "{\"priority\": \"Low\"}", NULL, "another priority");
+	is_already(f, "CONFIRMED", "", 0, "{\"severity\": \"major\"}", "already of severity major",
+		   "its severity");
+	is_already(f, "CONFIRMED", "", 0, "{\"summary\": \"iwlwifi: crash\"}", "already titled so",
+		   "its title");
+	is_already(f, "CONFIRMED", "", 0, "{\"summary\": \"iwlwifi: Crash\"}", NULL,
+		   "a title that differs in case is a change");
+	/* without the server's statuses: open is having no resolution */
+	is_already(NULL, "REOPENED", "", 0, "{\"status\": \"REOPENED\"}", "already open: REOPENED",
+		   "no status list: reopen of a bug without resolution");
+	is_already(NULL, "CLOSED", "FIXED", 0,
+		   "{\"status\": \"RESOLVED\", \"resolution\": \"FIXED\"}",
+		   "already closed: CLOSED FIXED", "no status list: close of a bug with that resolution");
+	bz_fields_free(f);
+}
+
 int main(void)
 {
 	tap_shared_dir(shared, sizeof(shared));
@@ -311,6 +411,7 @@ int main(void)
 	test_many_and_reply();
 	test_hostile();
 	test_corpus();
+	test_already();
 	mail_shutdown();
 	return done_testing();
 }
