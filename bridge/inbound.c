@@ -614,18 +614,23 @@ out:
 /* Longest command line an answer quotes, in bytes (cut at a character). */
 #define ANSWER_LINE_MAX 200
 
-/* Whether the bug's thread already got [inbound] answer_limit answers in
- * the last hour (the notices queued for it: bug-N-r<row>@domain). */
-static int answers_exhausted(struct sync_context *sc, long long bug_id)
+/* Whether the bug's thread (bug_id > 0), or the sender (not NULL or ""),
+ * already got [inbound] answer_limit answers in the last hour.  A thread's
+ * are the notices queued for it, bug-N-r<row>@domain; a sender's are the
+ * answers to the mails whose From: it is (answer-r<row>@domain, or
+ * bug-N-r<row>@domain, row the mail's in_mail id), on any thread: each
+ * refused #bugbridge track starts a thread of its own. */
+int inbound_answers_exhausted(struct sync_context *sc, long long bug_id, const char *sender)
 {
 	sqlite3_stmt *st = NULL;
 	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
 	char *pattern = str_printf("bug-%lld-r%%", bug_id);
 	long long n = 0;
 
-	if (pattern && store_prepare(sc->db, &st,
-				     "SELECT count(*) FROM outbox WHERE bug_id = ? AND message_id LIKE ?"
-				     " AND created > ?", NULL) == BB_OK) {
+	if (bug_id > 0 && pattern &&
+	    store_prepare(sc->db, &st,
+			  "SELECT count(*) FROM outbox WHERE bug_id = ? AND message_id LIKE ?"
+			  " AND created > ?", NULL) == BB_OK) {
 		sqlite3_bind_int64(st, 1, bug_id);
 		sqlite3_bind_text(st, 2, pattern, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL) - 3600);
@@ -633,7 +638,28 @@ static int answers_exhausted(struct sync_context *sc, long long bug_id)
 			n = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
+	st = NULL;
 	free(pattern);
+	/* the mail's row is read from the answer's Message-ID, which must be
+	 * exactly what mail_notice_message_id() makes of it */
+	if ((unsigned long long)n < limit && sender && *sender &&
+	    store_prepare(sc->db, &st,
+			  "SELECT count(*) FROM outbox o JOIN in_mail m"
+			  " ON m.id = CAST(substr(o.message_id, instr(o.message_id, '-r') + 2)"
+			  " AS INTEGER)"
+			  " WHERE o.created > ?1 AND (o.message_id LIKE 'answer-r%'"
+			  " OR o.message_id LIKE 'bug-%-r%') AND o.message_id ="
+			  " (CASE WHEN o.message_id LIKE 'answer-r%' THEN 'answer'"
+			  " ELSE 'bug-' || o.bug_id END) || '-r' || m.id || '@' || ?3"
+			  " AND m.from_addr = ?2 COLLATE NOCASE", NULL) == BB_OK) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)time(NULL) - 3600);
+		sqlite3_bind_text(st, 2, sender, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, sc->cfg->mail_domain ? sc->cfg->mail_domain : "", -1,
+				  SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
 	return (unsigned long long)n >= limit;
 }
 
@@ -999,12 +1025,6 @@ static enum bb_status answer_refused(struct sync_context *sc, long long row, lon
 	struct bz_bug bug;
 	enum bb_status s;
 
-	if (answers_exhausted(sc, bug_id)) {
-		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_INT("bug", bug_id),
-			  LF_STR("message_id", message_id),
-			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
-		return BB_OK;
-	}
 	if ((s = store_prepare(sc->db, &st, "SELECT from_addr FROM in_mail WHERE id = ?"
 				      " AND authenticated", err)))
 		return s;
@@ -1012,6 +1032,13 @@ static enum bb_status answer_refused(struct sync_context *sc, long long row, lon
 	if (sqlite3_step(st) == SQLITE_ROW)
 		from = store_column_dup(st, 0);
 	sqlite3_finalize(st);
+	if (inbound_answers_exhausted(sc, bug_id, from)) {
+		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_INT("bug", bug_id),
+			  LF_STR("message_id", message_id), LF_STR("from", from),
+			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
+		free(from);
+		return BB_OK;
+	}
 	text = str_printf("bugbridge could not post the mail above to bug %lld:\n\n"
 			  "    Bugzilla refused it: %s\n\n"
 			  "It stays on the list; the bug does not have it.\n", bug_id, why);
@@ -1236,11 +1263,12 @@ static void add_quoted_line(struct buf *text, const char *line)
 
 /* Answers a mail's commands once all of them ran: one answer per mail, on
  * the bug's thread, Cc'd to the sender, saying of each command line what
- * became of it (done; refused and why; failed with Bugzilla's message; not
- * understood).  Only a mail whose sender was authenticated is answered
- * (in_mail.authenticated): a forged From: gets no mail at all, and the
- * thread none either.  Only the command lines are quoted.  Past [inbound]
- * answer_limit answers to the thread in an hour, nothing is sent (logged). */
+ * became of it (done, or what the bug already had; refused and why; failed
+ * with Bugzilla's message; not understood).  Only a mail whose sender was
+ * authenticated is answered (in_mail.authenticated): a forged From: gets
+ * no mail at all, and the thread none either.  Only the command lines are
+ * quoted.  Past [inbound] answer_limit answers to the thread, or to the
+ * sender, in an hour, nothing is sent (logged). */
 static enum bb_status answer_commands(struct sync_context *sc, long long row,
 				      struct inbound_stats *stats, struct bb_error *err)
 {
@@ -1293,9 +1321,9 @@ static enum bb_status answer_commands(struct sync_context *sc, long long row,
 		}
 	}
 	sqlite3_finalize(st);
-	if (text.len && message_id && bug_id && answers_exhausted(sc, bug_id)) {
+	if (text.len && message_id && bug_id && inbound_answers_exhausted(sc, bug_id, from)) {
 		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_INT("bug", bug_id),
-			  LF_STR("message_id", message_id),
+			  LF_STR("message_id", message_id), LF_STR("from", from),
 			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
 	} else if (text.len && message_id && bug_id && !(s = store_begin(sc->db, err))) {
 		struct bz_bug bug;

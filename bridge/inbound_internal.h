@@ -81,6 +81,9 @@ enum bb_status inbound_sender_verdict(struct sync_context *sc, const struct inbo
 enum bb_status inbound_command_record(struct sync_context *sc, long long mail, int seq,
 				      long long bug_id, const char *line, const char *state,
 				      const char *change, const char *note, struct bb_error *err);
+/* Whether the bug's thread (bug_id > 0) or the sender got [inbound]
+ * answer_limit answers in the last hour: no more go out. */
+int inbound_answers_exhausted(struct sync_context *sc, long long bug_id, const char *sender);
 /* Queues the answer to a mail's commands, once (keyed by message_id and seq). */
 enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug *bug,
 				    const char *from_addr, const char *message_id, long long seq,

@@ -371,15 +371,22 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 	if (!s && !allowed)
 		s = inbound_command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
 				   err);
-	if (!s && !allowed && verdict.authenticated && !history) {
+	if (!s && !allowed && verdict.authenticated && !history &&
+	    inbound_answers_exhausted(sc, 0, m->from_addr)) {
+		/* each refused track is a thread of its own: the sender's
+		 * answers are counted */
+		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_STR("message_id", m->message_id),
+			  LF_STR("from", m->from_addr), LF_UINT("limit", sc->cfg->inbound_answer_limit));
+	} else if (!s && !allowed && verdict.authenticated && !history) {
 		/* answered on the mail's own thread, routed as the bug would
-		 * have been; a sender nobody vouches for gets nothing */
+		 * have been, under a subject of the bridge's (nothing of the
+		 * sender's words but the command); a sender nobody vouches
+		 * for gets nothing */
 		char *text = str_printf("%s  #bugbridge track\n    refused: %s\n", ANSWER_HEADING,
 					note);
 		struct bz_bug stand_in;
 
 		memset(&stand_in, 0, sizeof(stand_in));
-		stand_in.summary = m->subject;
 		stand_in.product = sc->cfg->inbound_track_product;
 		stand_in.component = sc->cfg->inbound_track_component;
 		s = text ? inbound_queue_answer(sc, &stand_in, m->from_addr, m->message_id, row,

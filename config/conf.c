@@ -253,7 +253,7 @@ static const struct key_spec keys[] = {
 	{ { "inbound", "dkim_key_file", NULL, 0,
 	    "file of \"<selector>._domainkey.<domain> <key record>\" lines that serves DKIM keys instead of DNS (tests only)" }, KEY_PATH, OFF(inbound_dkim_key_file) },
 	{ { "inbound", "answer_limit", "10", 0,
-	    "most answers to commands mailed to one thread per hour" }, KEY_COUNT, OFF(inbound_answer_limit) },
+	    "most answers to commands mailed to one thread per hour, and to one sender over all threads" }, KEY_COUNT, OFF(inbound_answer_limit) },
 	{ { "inbound", "track", "true", 0,
 	    "#bugbridge track in a list thread creates a bug from it" }, KEY_BOOL, OFF(inbound_track) },
 	{ { "inbound", "track_product", NULL, 0,

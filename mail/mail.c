@@ -935,12 +935,9 @@ static enum bb_status compose_reply(const struct mail_options *opt, const struct
 		url = bug_url(opt, bug->id);
 		add_footer(&mp.body, opt, url);
 	} else {
-		/* an answer in a thread that is no bug: its own subject */
-		char *subject = header_clean(bug->summary, 250);
-
-		mp.subject = g_strdup_printf("%s%s", g_ascii_strncasecmp(subject, "Re:", 3) ? "Re: " : "",
-					     subject);
-		g_free(subject);
+		/* an answer in a thread that is no bug: a subject of the
+		 * bridge's own, not the sender's words sent on to the list */
+		mp.subject = g_strdup(MAIL_NOTICE_SUBJECT);
 		body_adds(&mp.body, "-- \nbugbridge, mirroring Bugzilla bugs to this list\n");
 	}
 	s = build_message(opt, bug, &mp, out, err);

@@ -170,8 +170,10 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
  * says what became of the mail's commands (or of the mail); help adds
  * the list of commands (when a line was not understood).  Message-ID
  * bug-<id>-r<seq>@<domain>.  For a thread that is no bug (a refused
- * "#bugbridge track"), bug->id is 0 and bug->summary the mail's subject:
- * the answer is "Re: <subject>" with no bug link. */
+ * "#bugbridge track"), bug->id is 0: the answer's subject is
+ * MAIL_NOTICE_SUBJECT, never the mail's (whose words are the sender's,
+ * not the bridge's to repeat), and it has no bug link. */
+#define MAIL_NOTICE_SUBJECT "bugbridge: your command"
 enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
 				   long long seq, const char *text, int help, char *const *to,
 				   char *const *cc, const char *in_reply_to,

@@ -400,7 +400,7 @@ is "creates no bug" "$(curl -sf "$bz/rest/bug?summary=track&api_key=bridgekey012
 a=$(answer other-1@example.org)
 like "the (authenticated) stranger is told on the mail's own thread" "$(cat $a)" \
 	"refused: the sender may not create bugs"
-like "in a reply to its subject" "$(cat $a)" "Subject: Re: Please track my thread"
+like "under the bridge's subject, not the sender's" "$(cat $a)" "Subject: bugbridge: your command"
 like "sent to the list and the sender" "$(rcpt other-1@example.org)" "mallory@example.net"
 is "the forged one gets no mail at all" "$(answer forged-track@example.org | grep -c .)" "0"
 
