@@ -449,7 +449,11 @@ int inbound_mail_seen(struct sync_context *sc, const char *message_id)
 enum bb_status inbound_cursor_move(struct sync_context *sc, const char *name, const char *value,
 				   struct bb_error *err)
 {
-	return name && value ? store_cursor_set(sc->db, name, value, err) : BB_OK;
+	if (!name || !value)
+		return BB_OK;
+	if (!strcmp(name, INBOUND_WAIT_CURSOR))
+		return inbound_wait_done(sc, value, err);
+	return store_cursor_set(sc->db, name, value, err);
 }
 
 /* A round's open batch transaction (see on_message()).  Each mail of the
@@ -688,14 +692,28 @@ enum bb_status inbound_sender_verdict(struct sync_context *sc, const struct inbo
 				      const struct inmail *m, const char *raw, size_t len,
 				      struct auth_verdict *v, struct bb_error *err)
 {
+	return inbound_sender_verdict_within(sc, opt, m, raw, len,
+					     inbound_dns_timeout_ms(sc->cfg), v, err);
+}
+
+enum bb_status inbound_sender_verdict_within(struct sync_context *sc,
+					     const struct inbound_options *opt,
+					     const struct inmail *m, const char *raw, size_t len,
+					     long dns_timeout_ms, struct auth_verdict *v,
+					     struct bb_error *err)
+{
 	const struct bb_config *cfg = sc->cfg;
 	int mode = auth_mode_parse(cfg->inbound_authenticate ? cfg->inbound_authenticate
 							      : "dkim-or-authserv");
-	struct auth_policy policy = { mode < 0 ? AUTH_MODE_DKIM_OR_AUTHSERV : (enum auth_mode)mode,
-				      cfg->inbound_trusted_authserv_id, cfg->inbound_dkim_key_file };
+	struct auth_policy policy = {
+		.mode = mode < 0 ? AUTH_MODE_DKIM_OR_AUTHSERV : (enum auth_mode)mode,
+		.trusted_authserv_id = cfg->inbound_trusted_authserv_id,
+		.dkim_key_file = cfg->inbound_dkim_key_file,
+	};
 	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
 	enum bb_status s;
 
+	policy.dns_timeout_ms = dns_timeout_ms;
 	if (policy.mode != AUTH_MODE_NONE && inbound_from_history(opt, m)) {
 		memset(v, 0, sizeof(*v));
 		snprintf(v->reason, sizeof(v->reason),
@@ -712,7 +730,7 @@ enum bb_status inbound_sender_verdict(struct sync_context *sc, const struct inbo
 	}
 	log_event(v->authenticated ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "inbound.sender_checked",
 		  LF_STR("message_id", m->message_id), LF_STR("from", m->from_addr),
-		  LF_STR("authenticated", v->authenticated ? "yes" : "no"),
+		  LF_STR("authenticated", v->authenticated ? "yes" : v->temporary ? "not yet" : "no"),
 		  LF_STR("method", v->method ? v->method : ""), LF_STR("reason", v->reason));
 	return BB_OK;
 }
@@ -1652,13 +1670,18 @@ out:
 
 /* ------------------------------------------------------------- a mail */
 
+/* decoded: the mail's body when the caller decoded it (NULL: decoded
+ * here); pre: its sender's verdict when the caller checked it (NULL:
+ * checked here if it carries commands). */
 static enum bb_status handle_matched(struct sync_context *sc, const struct inbound_options *opt,
 				     const char *raw, size_t len, const struct inmail *m,
 				     long long bug_id, const char *parent, int count,
 				     const char *cursor_name, const char *cursor_value,
+				     const struct inmail_body *decoded, const struct auth_verdict *pre,
 				     struct inbound_stats *stats, struct bb_error *err)
 {
-	struct inmail_body body;
+	struct inmail_body own;
+	const struct inmail_body *body = decoded ? decoded : &own;
 	struct mailcmd *cmds = NULL;
 	struct auth_verdict verdict;
 	size_t ncmds = 0;
@@ -1666,8 +1689,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	long long row = 0;
 	enum bb_status s;
 
-	memset(&body, 0, sizeof(body));
-	if (inmail_decode(raw, len, &body, err) != BB_OK) {
+	memset(&own, 0, sizeof(own));
+	if (!decoded && inmail_decode(raw, len, &own, err) != BB_OK) {
 		stats->rejected++;
 		log_event(LOG_LEVEL_WARN, "inbound.rejected", LF_STR("message_id", m->message_id),
 			  LF_STR("reason", err->message));
@@ -1684,14 +1707,16 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		return store_commit(sc->db, err);
 	}
 	if (sc->cfg->inbound_commands)
-		mailcmd_parse(body.text ? body.text : "", &cmds, &ncmds, NULL);
+		mailcmd_parse(body->text ? body->text : "", &cmds, &ncmds, NULL);
 	memset(&verdict, 0, sizeof(verdict));
-	if (ncmds && (s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err)))
+	if (pre)
+		verdict = *pre;
+	else if (ncmds && (s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err)))
 		goto out;
 	/* a mail of nothing but commands makes no comment */
-	rest = inbound_strip_commands(body.text ? body.text : "");
-	if ((rest && inbound_has_own_text(rest)) || body.nparts)
-		comment = inbound_compose_comment(sc, opt, m, &body, rest, count);
+	rest = inbound_strip_commands(body->text ? body->text : "");
+	if ((rest && inbound_has_own_text(rest)) || body->nparts)
+		comment = inbound_compose_comment(sc, opt, m, body, rest, count);
 	if ((s = store_begin(sc->db, err)))
 		goto out;
 	s = inbound_mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
@@ -1699,8 +1724,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		s = record_commands(sc, m, &verdict, inbound_from_history(opt, m), parent != NULL,
 				    bug_id, row, cmds, ncmds, stats, err);
 	if (!s)
-		s = inbound_feed_tracker(sc, opt, m, raw, len, body.text ? body.text : "", -1,
-					 ncmds ? &verdict : NULL, err);
+		s = inbound_feed_tracker(sc, opt, m, raw, len, body->text ? body->text : "", -1,
+					 ncmds || pre ? &verdict : NULL, err);
 	if (!s)
 		s = inbound_cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1719,7 +1744,7 @@ out:
 	mailcmd_free(cmds, ncmds);
 	free(rest);
 	free(comment);
-	inmail_body_release(&body);
+	inmail_body_release(&own);
 	return s;
 }
 
@@ -1730,6 +1755,7 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 				     const char *raw, size_t len, const struct inmail *m,
 				     long long bug_id, const char *parent, int count,
 				     const char *cursor_name, const char *cursor_value,
+				     const struct inmail_body *decoded, const struct auth_verdict *pre,
 				     struct batch *later, struct inbound_stats *stats,
 				     struct bb_error *err, int track)
 {
@@ -1738,10 +1764,10 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 
 	if (batch && (s = batch_commit(sc, later, "a mail of a bug", err)))
 		return s;
-	s = track ? inbound_handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, stats,
-					 err)
+	s = track ? inbound_handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, pre,
+					 stats, err)
 		  : handle_matched(sc, opt, raw, len, m, bug_id, parent, count, cursor_name,
-				   cursor_value, stats, err);
+				   cursor_value, decoded, pre, stats, err);
 	if (batch) {
 		struct bb_error berr = BB_ERROR_INIT;
 		enum bb_status b = sc->dry_run ? store_begin_read(sc->db, s ? &berr : err)
@@ -1764,6 +1790,7 @@ struct prepared_mail {
 	struct inmail_body body; /* decoded for the command scan, kept for the
 				  * tracker (decoded: it was) */
 	int decoded;
+	time_t waited_since;    /* read again from in_wait: since when; 0: from the archive */
 };
 
 /* Whether the mail holds a "#bugbridge track" command (in its decoded
@@ -1809,6 +1836,99 @@ static void prepared_release(struct prepared_mail *p)
 	inmail_body_release(&p->body);
 }
 
+/* Whether handling the mail will ask who sent it: for its #bugbridge
+ * commands (a mail of a bug, or a track command) or for a #regzbot
+ * directive the tracker reads.  When it takes the body to tell, the body
+ * is decoded into p (p->decoded), where the handling finds it. */
+static int sender_check_needed(struct sync_context *sc, const char *raw, size_t len,
+			       struct prepared_mail *p, long long bug_id, const char *why)
+{
+	const struct inmail *m = &p->m;
+	int commands = bug_id && !why && sc->cfg->inbound_commands &&
+		       (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE));
+	int directive = sc->tracker && (p->scan & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE));
+	const char *text;
+	int need = 0;
+
+	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply)
+		return 1;
+	/* as feed_tracker_decoded() decides to read the body */
+	if ((!bug_id || why) && directive &&
+	    !tracker_wants_body(sc->tracker, m, p->scan, raw, len))
+		directive = 0;
+	if (!commands && !directive)
+		return 0;
+	if (!p->decoded && !p->track)   /* (with track, decoding was tried) */
+		p->decoded = inmail_decode(raw, len, &p->body, NULL) == BB_OK;
+	if (!p->decoded)
+		return 0;   /* the handling finds it cannot be read */
+	text = p->body.text ? p->body.text : "";
+	if (directive && has_directive(text))
+		need = 1;
+	if (!need && commands) {
+		struct mailcmd *cmds = NULL;
+		size_t ncmds = 0;
+
+		mailcmd_parse(text, &cmds, &ncmds, NULL);
+		need = ncmds > 0;
+		mailcmd_free(cmds, ncmds);
+	}
+	return need;
+}
+
+/* Checks who sent the mail with no transaction open: the check may wait
+ * for DNS ([inbound] dns_timeout), and a batch holds the store's write
+ * lock, which the web front door and the next command wait for.  A batch
+ * the caller holds is committed first (its cursor with it) and opened
+ * again after. */
+static enum bb_status check_sender_unlocked(struct sync_context *sc,
+					    const struct inbound_options *opt,
+					    const char *raw, size_t len, const struct inmail *m,
+					    struct batch *later, struct inbound_stats *stats,
+					    struct auth_verdict *v, struct bb_error *err)
+{
+	int batch = sc->db->depth > 0;
+	enum bb_status s;
+
+	if (batch && (s = batch_commit(sc, later, "a mail to authenticate", err)))
+		return s;
+	s = inbound_round_sender_verdict(sc, opt, m, raw, len, stats, v, err);
+	if (batch) {
+		struct bb_error berr = BB_ERROR_INIT;
+		enum bb_status b = sc->dry_run ? store_begin_read(sc->db, s ? &berr : err)
+					       : store_begin(sc->db, s ? &berr : err);
+
+		if (!s)
+			s = b;
+	}
+	return s;
+}
+
+/* A mail whose sender's check waits for DNS: kept in in_wait as archived
+ * (with the archive's cursor past it), or, read from there again, its
+ * row's last check updated.  Nothing else is done with it: its comment,
+ * commands and directives wait with it, all handled together once a check
+ * is final, as a mail just read would be (exactly once: that handling's
+ * transaction deletes the row). */
+static enum bb_status mail_wait(struct sync_context *sc, const char *raw, size_t len,
+				const struct prepared_mail *p, const char *cursor_name,
+				const char *cursor_value, struct batch *later,
+				const struct auth_verdict *v, struct inbound_stats *stats,
+				struct bb_error *err)
+{
+	enum bb_status s;
+
+	if (sc->dry_run)   /* (logged and counted only) */
+		return inbound_wait_record(sc, p->m.message_id, raw, len, p->waited_since, v, stats,
+					   err);
+	if ((s = store_begin(sc->db, err)))
+		return s;
+	s = inbound_wait_record(sc, p->m.message_id, raw, len, p->waited_since, v, stats, err);
+	if (!s && !p->waited_since)
+		s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
+	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+}
+
 static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
 				     const char *raw, size_t len, const char *cursor_name,
 				     const char *cursor_value, struct prepared_mail *p,
@@ -1819,10 +1939,14 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	const char *parent = NULL, *why = NULL;
 	long long bug_id = 0;
 	int count = -1;
+	struct auth_verdict verdict;
+	const struct auth_verdict *pre = NULL;
 	enum bb_status s;
 
-	stats->mails++;
-	stats->bytes += len;
+	if (!p->waited_since) {
+		stats->mails++;
+		stats->bytes += len;
+	}
 	if (opt->progress && stats->mails % 256 == 0)
 		opt->progress(opt->progress_ctx, stats->mails, stats->bytes);
 	if (p->parsed != BB_OK || !m->message_id) {
@@ -1837,7 +1961,8 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		}
 		goto out;
 	}
-	if (inbound_mail_seen(sc, m->message_id)) {
+	if (p->waited_since ? inbound_mail_seen(sc, m->message_id)
+			    : inbound_mail_seen_or_waiting(sc, m->message_id)) {
 		s = BB_OK;
 		if (!sc->dry_run && !(s = store_begin(sc->db, err))) {
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
@@ -1856,9 +1981,26 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		else if (!bug_mirrored(sc, bug_id))
 			why = "the bug is not public (not mirrored, or restricted to groups)";
 	}
+	/* who sent it is decided before any transaction opens, with the
+	 * round's time for DNS */
+	if ((p->track ||
+	     (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE))) &&
+	    inbound_sender_may_wait(sc, opt, m) &&
+	    sender_check_needed(sc, raw, len, p, bug_id, why)) {
+		if ((s = check_sender_unlocked(sc, opt, raw, len, m, later, stats, &verdict, err)))
+			goto out;
+		if (verdict.temporary && p->waited_since)
+			inbound_wait_over(&verdict, p->waited_since);
+		if (verdict.temporary) {
+			s = mail_wait(sc, raw, len, p, cursor_name, cursor_value, later, &verdict,
+				      stats, err);
+			goto out;
+		}
+		pre = &verdict;
+	}
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
 		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,
-				   later, stats, err, 1);
+				   NULL, pre, later, stats, err, 1);
 		ref_memo_clear(memo);
 		goto out;
 	}
@@ -1881,14 +2023,14 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		if (!s)
 			s = feed_tracker_decoded(sc, opt, m, raw, len, NULL, p->scan,
 						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
-						 NULL, err);
+						 pre, err);
 		if (!s)
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		goto out;
 	}
 	s = handle_durably(sc, opt, raw, len, m, bug_id, parent, count, cursor_name, cursor_value,
-			   later, stats, err, 0);
+			   p->decoded ? &p->body : NULL, pre, later, stats, err, 0);
 out:
 	if (bug_id)
 		ref_memo_clear(memo);
@@ -1932,6 +2074,23 @@ enum bb_status inbound_resume(struct sync_context *sc, const struct inbound_opti
 		s = inbound_finish_mail(sc, rows[i], stats, err);
 	if (!s)
 		s = inbound_resume_tracks(sc, opt, stats, err);
+	return s;
+}
+
+/* A mail read again from in_wait (inbound_check_waiting()): handled as if
+ * just read, its row the cursor that moves past it. */
+static enum bb_status handle_waited(struct sync_context *sc, const struct inbound_options *opt,
+				    const char *raw, size_t len, const char *message_id,
+				    time_t since, struct inbound_stats *stats, struct bb_error *err)
+{
+	struct prepared_mail p;
+	enum bb_status s;
+
+	prepare_mail(sc->cfg, raw, len, &p);
+	p.waited_since = since;
+	s = handle_prepared(sc, opt, raw, len, INBOUND_WAIT_CURSOR, message_id, &p, NULL, NULL,
+			    stats, err);
+	prepared_release(&p);
 	return s;
 }
 
@@ -2112,6 +2271,8 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		goto out;
 	if ((s = commands_since(sc, name, &o.commands_since, err)))
 		goto out;
+	if ((s = inbound_check_waiting(sc, &o, handle_waited, stats, err)))
+		goto out;
 	if (!cursor && !o.from_start) {
 		/* a new source starts at the archive's end, not at its history */
 		if ((s = archive_tail(src, &next, err)))
@@ -2152,7 +2313,8 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 	log_event(stats->mails ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG, "inbound.round",
 		  LF_UINT("mails", stats->mails),
 		  LF_UINT("matched", stats->matched), LF_UINT("posted", stats->posted),
-		  LF_UINT("ignored", stats->ignored), LF_UINT("commands", stats->commands_done));
+		  LF_UINT("ignored", stats->ignored), LF_UINT("commands", stats->commands_done),
+		  LF_UINT("waiting", stats->waiting), LF_INT("dns_ms", stats->dns_ms));
 out:
 	comment_marks_clear(sc);
 	free(cursor);

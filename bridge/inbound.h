@@ -65,6 +65,10 @@ struct inbound_stats {
 	/* mails whose posting failed for a temporary reason: each backs off
 	 * on its own (in_mail.next_attempt), the round goes on */
 	unsigned long deferred;
+	/* mails whose sender's check waits for DNS (in in_wait): new this
+	 * round, or checked again and still waiting */
+	unsigned long waiting;
+	long long dns_ms;             /* this round's sender checks took */
 	unsigned long long bytes;     /* of the mails read this round */
 	unsigned deferred_in_a_row;
 };

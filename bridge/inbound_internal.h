@@ -7,6 +7,7 @@
 #define BB_INBOUND_INTERNAL_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "bridge/inbound.h"
 #include "bridge/sync.h"
@@ -77,6 +78,13 @@ int inbound_from_history(const struct inbound_options *opt, const struct inmail 
 enum bb_status inbound_sender_verdict(struct sync_context *sc, const struct inbound_options *opt,
 				      const struct inmail *m, const char *raw, size_t len,
 				      struct auth_verdict *v, struct bb_error *err);
+/* inbound_sender_verdict() with its DNS lookups' time: dns_timeout_ms as
+ * auth_policy.dns_timeout_ms. */
+enum bb_status inbound_sender_verdict_within(struct sync_context *sc,
+					     const struct inbound_options *opt,
+					     const struct inmail *m, const char *raw, size_t len,
+					     long dns_timeout_ms, struct auth_verdict *v,
+					     struct bb_error *err);
 /* Records a command of mail row mail (its seq-th) and how it ended. */
 enum bb_status inbound_command_record(struct sync_context *sc, long long mail, int seq,
 				      long long bug_id, const char *line, const char *state,
@@ -90,14 +98,66 @@ enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug
 				    const char *text, int help, struct inbound_stats *stats,
 				    struct bb_error *err);
 
+/* --- inbound_wait.c: mails whose sender's check waits for DNS ------------ */
+
+/* The cursor name under which a mail read again from in_wait is handled:
+ * inbound_cursor_move() "moving" it past the mail deletes the mail's row
+ * (inbound_wait_done()), in the transaction that records what became of
+ * the mail, as the archive's cursor moves past a mail read from it. */
+#define INBOUND_WAIT_CURSOR "in_wait"
+
+/* [inbound] dns_timeout in milliseconds. */
+long inbound_dns_timeout_ms(const struct bb_config *cfg);
+/* inbound_sender_verdict() within the round's time for DNS (stats->dns_ms
+ * counts what its checks took): once that is spent, the mail is not
+ * authenticated for now (v->temporary), and no lookup is made. */
+enum bb_status inbound_round_sender_verdict(struct sync_context *sc,
+					    const struct inbound_options *opt,
+					    const struct inmail *m, const char *raw, size_t len,
+					    struct inbound_stats *stats, struct auth_verdict *v,
+					    struct bb_error *err);
+/* Whether checking the mail's sender may wait for DNS: DKIM keys come from
+ * DNS ([inbound] authenticate dkim or dkim-or-authserv, no dkim_key_file)
+ * and the mail is no history (whose sender is not checked). */
+int inbound_sender_may_wait(const struct sync_context *sc, const struct inbound_options *opt,
+			    const struct inmail *m);
+/* Whether in_mail has a row for message_id, or in_wait. */
+int inbound_mail_seen_or_waiting(struct sync_context *sc, const char *message_id);
+/* Keeps a mail whose check v is temporary in in_wait, as archived (since:
+ * when it began to wait, 0 for now), or counts a check again; logs
+ * inbound.dns_wait and counts stats->waiting.  In the caller's
+ * transaction; a dry run only logs and counts. */
+enum bb_status inbound_wait_record(struct sync_context *sc, const char *message_id,
+				   const char *raw, size_t len, time_t since,
+				   const struct auth_verdict *v, struct inbound_stats *stats,
+				   struct bb_error *err);
+/* Deletes a mail's row in in_wait (in the caller's transaction). */
+enum bb_status inbound_wait_done(struct sync_context *sc, const char *message_id,
+				 struct bb_error *err);
+/* A temporary verdict of a mail waiting since since becomes final (not
+ * authenticated, "DNS did not answer ...") once it waited 24 hours. */
+void inbound_wait_over(struct auth_verdict *v, time_t since);
+/* Handles a mail read again from in_wait, as archived. */
+typedef enum bb_status inbound_waited_fn(struct sync_context *sc,
+					 const struct inbound_options *opt, const char *raw,
+					 size_t len, const char *message_id, time_t since,
+					 struct inbound_stats *stats, struct bb_error *err);
+/* Reads the mails in in_wait (the longest waiting first, at most 256 a
+ * round) and hands each to handle.  Not in a dry run. */
+enum bb_status inbound_check_waiting(struct sync_context *sc, const struct inbound_options *opt,
+				     inbound_waited_fn *handle, struct inbound_stats *stats,
+				     struct bb_error *err);
+
 /* --- inbound_track.c: "#bugbridge track" ---------------------------------- */
 
 /* A mail that belongs to no bug but says "#bugbridge track": recorded with
- * the cursor; when its sender may, the thread becomes a bug. */
+ * the cursor; when its sender may, the thread becomes a bug.  pre: its
+ * sender's verdict when the caller checked it (NULL: checked here). */
 enum bb_status inbound_handle_track(struct sync_context *sc, const struct inbound_options *opt,
 				    const char *raw, size_t len, const struct inmail *m,
 				    const char *cursor_name, const char *cursor_value,
-				    struct inbound_stats *stats, struct bb_error *err);
+				    const struct auth_verdict *pre, struct inbound_stats *stats,
+				    struct bb_error *err);
 /* Threads whose bug was being created when a crash came. */
 enum bb_status inbound_resume_tracks(struct sync_context *sc, const struct inbound_options *opt,
 				     struct inbound_stats *stats, struct bb_error *err);

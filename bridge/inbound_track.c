@@ -340,7 +340,8 @@ static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_
 enum bb_status inbound_handle_track(struct sync_context *sc, const struct inbound_options *opt,
 				    const char *raw, size_t len, const struct inmail *m,
 				    const char *cursor_name, const char *cursor_value,
-				    struct inbound_stats *stats, struct bb_error *err)
+				    const struct auth_verdict *pre, struct inbound_stats *stats,
+				    struct bb_error *err)
 {
 	struct thread t = { NULL, 0, 0 };
 	char **allow = config_list(sc->cfg->inbound_allow, NULL);
@@ -350,7 +351,9 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 	long long row = 0;
 	enum bb_status s;
 
-	if ((s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err))) {
+	if (pre) {
+		verdict = *pre;
+	} else if ((s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err))) {
 		config_list_free(allow);
 		return s;
 	}

@@ -136,7 +136,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	time_t updated = 0;
 	int opt, json = 0, rc;
 	long long bugs, comments, att_failed, posted, ignored, refused, pending, cmd_done, cmd_refused,
-		cmd_failed;
+		cmd_failed, waiting;
 	char *arch_name = NULL, *arch_cursor = NULL;
 	time_t arch_updated = 0;
 
@@ -169,6 +169,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 	cmd_refused = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state = 'refused'");
 	cmd_failed = count_of(ctx->db, "SELECT count(*) FROM in_command WHERE state IN"
 				       " ('failed', 'invalid')");
+	waiting = count_of(ctx->db, "SELECT count(*) FROM in_wait");
 	arch_name = inbound_cursor_name(ctx->cfg);
 	if (arch_name)
 		store_cursor_get(ctx->db, arch_name, &arch_cursor, &arch_updated, NULL);
@@ -205,6 +206,7 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 			json_object_object_add(a, "commands_done", json_object_new_int64(cmd_done));
 			json_object_object_add(a, "commands_refused", json_object_new_int64(cmd_refused));
 			json_object_object_add(a, "commands_failed", json_object_new_int64(cmd_failed));
+			json_object_object_add(a, "waiting_for_dns", json_object_new_int64(waiting));
 			{
 				struct json_object *r = json_object_new_array();
 
@@ -236,6 +238,9 @@ int cmd_status(struct cli_context *ctx, int argc, char **argv)
 			       " %lld pending\n", posted, ignored, refused, pending);
 			printf("  commands:   %lld done, %lld refused, %lld failed or not understood\n",
 			       cmd_done, cmd_refused, cmd_failed);
+			if (waiting)
+				printf("  waiting:    %lld mails whose sender's DKIM keys DNS has not"
+				       " given yet\n", waiting);
 			if (cmd_refused) {
 				printf("  latest refusals:\n");
 				refusals(ctx->db, NULL);

@@ -252,6 +252,8 @@ static const struct key_spec keys[] = {
 	    "authserv-id of the receiving server whose own Authentication-Results are believed (lore: smtp.subspace.kernel.org); unset: none are" }, KEY_STRING, OFF(inbound_trusted_authserv_id) },
 	{ { "inbound", "dkim_key_file", NULL, 0,
 	    "file of \"<selector>._domainkey.<domain> <key record>\" lines that serves DKIM keys instead of DNS (tests only)" }, KEY_PATH, OFF(inbound_dkim_key_file) },
+	{ { "inbound", "dns_timeout", "2s", 0,
+	    "longest wait for all of a mail's DKIM key lookups in DNS together; a mail whose keys DNS did not give waits for a later round (up to 24 hours, then its commands are refused)" }, KEY_PERIOD, OFF(inbound_dns_timeout) },
 	{ { "inbound", "answer_limit", "10", 0,
 	    "most answers to commands mailed to one thread per hour, and to one sender over all threads" }, KEY_COUNT, OFF(inbound_answer_limit) },
 	{ { "inbound", "track", "true", 0,

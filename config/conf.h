@@ -125,6 +125,7 @@ struct bb_config {
 	char *inbound_authenticate;
 	char *inbound_trusted_authserv_id;  /* NULL: no server is trusted */
 	char *inbound_dkim_key_file;        /* NULL: DKIM keys from DNS */
+	long long inbound_dns_timeout;      /* seconds for a mail's DKIM key lookups */
 	unsigned long long inbound_answer_limit; /* answers per thread, and per sender, per hour */
 	int inbound_track;
 	char *inbound_track_product, *inbound_track_component, *inbound_track_version;

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+#include <netinet/in.h>
+#include <arpa/nameser.h>
+#include <resolv.h>
 
 #include <gmime/gmime.h>
 #include <dkim.h>
@@ -575,6 +580,146 @@ static const char *sig_problem(DKIM_SIGINFO *sig)
 	return "signature does not verify";
 }
 
+/* DKIM keys from DNS, within the mail's time.  OpenDKIM asks for the keys
+ * one signature after the other, each through the stock resolver's
+ * res_nsend(), which waits retrans seconds an attempt (resolv.conf's
+ * defaults: 5 s, 2 attempts): 10 s a signature whose DNS never answers,
+ * whatever DKIM_OPTS_TIMEOUT says (the stock resolver is synchronous: the
+ * wait is over before OpenDKIM would time it).  The query functions below
+ * replace the stock ones: each lookup gets what is left of the mail's time
+ * (its attempts and their timeout cut to fit, a second at least), and a
+ * lookup that would start after it is not made. */
+struct dns_wait {
+	struct __res_state res;    /* resolv.conf's, read for this mail */
+	int retry;                 /* its attempts */
+	struct timespec deadline;  /* CLOCK_MONOTONIC */
+	unsigned asked, unanswered;
+};
+
+/* The verification under way on this thread: OpenDKIM calls the query
+ * functions from dkim_eom(), on its caller's thread. */
+static _Thread_local struct dns_wait *dns_current;
+
+struct dns_answer {
+	size_t len;
+};
+
+static long dns_ms_left(const struct dns_wait *w)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)(w->deadline.tv_sec - t.tv_sec) * 1000 +
+	       (w->deadline.tv_nsec - t.tv_nsec) / 1000000;
+}
+
+static int dns_query_start(void *srv, int type, unsigned char *query, unsigned char *buf,
+			   size_t buflen, void **qh)
+{
+	struct dns_wait *w = dns_current;
+	unsigned char packet[NS_PACKETSZ];
+	struct dns_answer *a;
+	long left;
+	int n, secs;
+
+	(void)srv;
+	if (!w)
+		return DKIM_DNS_ERROR;
+	w->asked++;
+	left = dns_ms_left(w);
+	if (left <= 0) {
+		w->unanswered++;
+		return DKIM_DNS_ERROR;
+	}
+	secs = left >= 30000 ? 30 : (int)((left + 999) / 1000);
+	w->res.retry = w->retry < secs ? w->retry : secs;
+	w->res.retrans = secs / w->res.retry;
+	n = res_nmkquery(&w->res, QUERY, (const char *)query, C_IN, type, NULL, 0, NULL, packet,
+			 sizeof(packet));
+	if (n < 0)
+		return DKIM_DNS_ERROR;
+	n = res_nsend(&w->res, packet, n, buf, buflen > 65535 ? 65535 : (int)buflen);
+	if (n < 0) {
+		w->unanswered++;   /* timed out, refused, or failed on every server */
+		return DKIM_DNS_ERROR;
+	}
+	if (!(a = malloc(sizeof(*a))))
+		return DKIM_DNS_ERROR;
+	a->len = (size_t)n;
+	*qh = a;
+	return DKIM_DNS_SUCCESS;
+}
+
+/* The answer is in before dns_query_start() returns. */
+static int dns_query_waitreply(void *srv, void *qh, struct timeval *timeout, size_t *bytes,
+			       int *error, int *dnssec)
+{
+	(void)srv;
+	(void)timeout;
+	if (bytes)
+		*bytes = ((struct dns_answer *)qh)->len;
+	if (error)
+		*error = 0;
+	if (dnssec)
+		*dnssec = DKIM_DNSSEC_UNKNOWN;
+	return DKIM_DNS_SUCCESS;
+}
+
+static int dns_query_cancel(void *srv, void *qh)
+{
+	(void)srv;
+	free(qh);
+	return 0;
+}
+
+/* Starts the lookups of one verification: timeout_ms from now. */
+static struct dns_wait *dns_wait_start(long timeout_ms)
+{
+	struct dns_wait *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	if (res_ninit(&w->res) != 0) {
+		free(w);
+		return NULL;
+	}
+	w->retry = w->res.retry > 0 ? w->res.retry : 1;
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	/* 0: the default; negative: no time at all */
+	timeout_ms = !timeout_ms ? AUTH_DNS_TIMEOUT_MS : timeout_ms < 0 ? 0 : timeout_ms;
+	w->deadline.tv_sec += timeout_ms / 1000;
+	w->deadline.tv_nsec += (timeout_ms % 1000) * 1000000;
+	if (w->deadline.tv_nsec >= 1000000000) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000;
+	}
+	dns_current = w;
+	return w;
+}
+
+static void dns_wait_end(struct dns_wait *w)
+{
+	if (!w)
+		return;
+	dns_current = NULL;
+	res_nclose(&w->res);
+	free(w);
+}
+
+/* An aligned signature (one that could have authenticated the sender)
+ * whose key was not fetched: its domain, or NULL. */
+static const char *key_not_fetched(DKIM_SIGINFO **sigs, int nsigs, const char *from_domain)
+{
+	for (int i = 0; i < nsigs; i++) {
+		const char *d = (const char *)dkim_sig_getdomain(sigs[i]);
+
+		if (d && dkim_sig_geterror(sigs[i]) == DKIM_SIGERROR_KEYFAIL &&
+		    auth_aligned(d, from_domain))
+			return d;
+	}
+	return NULL;
+}
+
 /* The library for keys from DNS: one for the process, set up once.  (Its
  * query cache, DKIM_LIBFLAGS_CACHE, is not used: Debian's keeps it in
  * Berkeley DB, whose memory is lost at exit; the resolver caches keys.) */
@@ -590,6 +735,11 @@ static DKIM_LIB *dns_library(void)
 			unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
 
 			dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
+			/* a service handle of its own: the stock one is never set up */
+			dkim_dns_set_query_service(l, (void *)&dns_current);
+			dkim_dns_set_query_start(l, dns_query_start);
+			dkim_dns_set_query_waitreply(l, dns_query_waitreply);
+			dkim_dns_set_query_cancel(l, dns_query_cancel);
 		}
 		lib = l;
 		g_once_init_leave(&once, 1);
@@ -598,8 +748,8 @@ static DKIM_LIB *dns_library(void)
 }
 
 enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_domain,
-			       const char *dkim_key_file, struct auth_verdict *v,
-			       struct bb_error *err)
+			       const char *dkim_key_file, long dns_timeout_ms,
+			       struct auth_verdict *v, struct bb_error *err)
 {
 	int own = dkim_key_file && *dkim_key_file;   /* keys from a file: a library of its own */
 	DKIM_LIB *lib = own ? dkim_init(NULL, NULL) : dns_library();
@@ -611,11 +761,16 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 	size_t skip = skip_mbox_line(raw, len);
 	enum bb_status s = BB_OK;
 	char first_problem[400] = "";
+	struct dns_wait *wait = NULL;
+	const char *unfetched;
 
 	v->authenticated = 0;
 	v->method = NULL;
+	v->temporary = 0;
 	if (!lib)
 		return bb_error_set(err, BB_ERR_NOMEM, "cannot set up the DKIM library");
+	if (!own && !(wait = dns_wait_start(dns_timeout_ms)))
+		return bb_error_set(err, BB_ERR_NOMEM, "cannot set up the resolver");
 	if (own) {
 		dkim_query_t method = DKIM_QUERY_FILE;
 
@@ -673,6 +828,14 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 		if (!first_problem[0])
 			snprintf(first_problem, sizeof(first_problem), "%s", problem);
 	}
+	if ((unfetched = key_not_fetched(sigs, nsigs, from_domain))) {
+		v->temporary = 1;
+		snprintf(v->reason, sizeof(v->reason),
+			 "DNS did not answer for the DKIM key of %s (%u of %u lookups unanswered within %ld ms)",
+			 unfetched, wait ? wait->unanswered : 0, wait ? wait->asked : 0,
+			 !dns_timeout_ms ? AUTH_DNS_TIMEOUT_MS : dns_timeout_ms < 0 ? 0 : dns_timeout_ms);
+		goto out;
+	}
 	snprintf(v->reason, sizeof(v->reason), "%s",
 		 first_problem[0] ? first_problem : "no usable DKIM signature");
 out:
@@ -680,6 +843,7 @@ out:
 		dkim_free(dkim);
 	if (own)
 		dkim_close(lib);
+	dns_wait_end(wait);
 	return s;
 }
 
@@ -713,7 +877,8 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 	memset(&dkim_v, 0, sizeof(dkim_v));
 	memset(&serv_v, 0, sizeof(serv_v));
 	if (policy->mode != AUTH_MODE_AUTHSERV &&
-	    (s = auth_check_dkim(raw, len, v->from_domain, policy->dkim_key_file, &dkim_v, err)))
+	    (s = auth_check_dkim(raw, len, v->from_domain, policy->dkim_key_file,
+				 policy->dns_timeout_ms, &dkim_v, err)))
 		return s;
 	if (!dkim_v.authenticated && policy->mode != AUTH_MODE_DKIM &&
 	    (s = auth_check_authserv(raw, len, v->from_domain, policy->trusted_authserv_id,
@@ -733,6 +898,8 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 	} else {
 		snprintf(v->reason, sizeof(v->reason), "%.250s; %.250s", dkim_v.reason, serv_v.reason);
 	}
+	/* a key DNS did not give may still authenticate the sender */
+	v->temporary = !v->authenticated && dkim_v.temporary;
 	if (v->ignored_results)
 		log_event(LOG_LEVEL_INFO, "auth.results_ignored",
 			  LF_STR("authserv_id", policy->trusted_authserv_id),

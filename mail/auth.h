@@ -103,7 +103,14 @@ struct auth_policy {
 	/* A file of "<selector>._domainkey.<domain> <key record>" lines that
 	 * serves DKIM keys instead of DNS (tests); NULL: DNS. */
 	const char *dkim_key_file;
+	/* The longest wait for all of a mail's DKIM key lookups in DNS
+	 * together, in milliseconds ([inbound] dns_timeout); 0:
+	 * AUTH_DNS_TIMEOUT_MS; negative: none (no lookup is made). */
+	long dns_timeout_ms;
 };
+
+/* The default of auth_policy.dns_timeout_ms. */
+#define AUTH_DNS_TIMEOUT_MS 2000
 
 /* The evidence found for one mail.  reason is a short sentence for the
  * log and the status ("DKIM signature of example.org verified", "no
@@ -117,6 +124,11 @@ struct auth_verdict {
 	/* Authentication-Results with the trusted id found outside the
 	 * server's own block (written by someone else): counted for the log. */
 	unsigned ignored_results;
+	/* Not authenticated for now only: the key of a DKIM signature that
+	 * could have counted was not fetched (DNS did not answer in time, or
+	 * answered with an error), so a later check may authenticate the
+	 * sender.  Never set with authenticated. */
+	int temporary;
 };
 
 /* Checks raw/len (one message as archived, LF or CRLF line ends) against
@@ -124,7 +136,13 @@ struct auth_verdict {
  * v->authenticated is 0 and v->reason says why.  The only error is
  * BB_ERR_NOMEM (also when OpenDKIM cannot set up a verification); v then
  * says "not authenticated".  Logs auth.results_ignored when headers with
- * the trusted id were found outside the server's own block. */
+ * the trusted id were found outside the server's own block.
+ *
+ * DKIM keys come from DNS (unless dkim_key_file) through the system's
+ * resolver (resolv.conf), one lookup a signature; all of them together
+ * wait at most policy->dns_timeout_ms (each lookup at least a second: the
+ * resolver counts in seconds), and a lookup that would start after that
+ * is not made.  A key not fetched leaves v->temporary set. */
 enum bb_status auth_check(const struct auth_policy *policy, const char *raw, size_t len,
 			  struct auth_verdict *v, struct bb_error *err);
 
@@ -132,8 +150,8 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
  * evidence: each fills v as auth_check() would for that mode alone.
  * from_domain is the From: domain (lower-case). */
 enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_domain,
-			       const char *dkim_key_file, struct auth_verdict *v,
-			       struct bb_error *err);
+			       const char *dkim_key_file, long dns_timeout_ms,
+			       struct auth_verdict *v, struct bb_error *err);
 enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
 				   const char *authserv_id, struct auth_verdict *v,
 				   struct bb_error *err);
