@@ -12,6 +12,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <glib.h>
 #include <openssl/evp.h>
 
 #include "attachments/inspect.h"
@@ -132,6 +133,214 @@ out:
 	return result;
 }
 
+/* --- cpio headers, looked at before libarchive reads them ------------------ */
+
+/* libarchive 3.6 (Debian 12) reads a cpio member's name with one read-ahead
+ * of the size its header gives, and makes room for all of it first: the
+ * newc header's 8 hex digits allow 4 GiB, and a 49,152-byte newc archive
+ * whose namesize reads BBBBBBBB made it malloc(3149642686) (fixed upstream
+ * later: "cpio: reject oversized pathnames before read-ahead").  So every
+ * stream a reader of ours is handed (the blob, a member looked inside)
+ * passes a cpio guard first.  When it starts like a cpio archive, each
+ * header in it must name a path of at most INSPECT_CPIO_NAME_MAX bytes,
+ * and no more than the stream has left: newc/crc ("070701"/"070702", the
+ * namesize in 8 hex digits at offset 94 of 110 bytes), odc ("070707", 6
+ * octal digits at offset 59 of 76), binary (2 bytes at offset 20 of 26,
+ * the first header only: it cannot ask for more than 64 KiB).  Headers are
+ * looked for at every offset where one could be, as libarchive does when
+ * one is not where the last said (its find_newc_header()), not only where
+ * the last says the next begins; a header the guard refuses is never
+ * handed on, and the reader fails there, the archive damaged.  Compressed
+ * cpio (a .cpio.gz) is decompressed inside libarchive, where the guard
+ * cannot look. */
+#define INSPECT_CPIO_NAME_MAX 65536
+#define CPIO_NEWC_LEN 110
+#define CPIO_ODC_LEN 76
+#define CPIO_BIN_LEN 26
+
+enum cpio_guard_state { CPIO_GUARD_START, CPIO_GUARD_ON, CPIO_GUARD_OFF };
+
+struct cpio_guard {
+	enum cpio_guard_state state;
+	uint64_t size;           /* bytes in the stream, UINT64_MAX: not known */
+	uint64_t next;           /* stream offset just past the bytes looked at */
+	unsigned char tail[CPIO_NEWC_LEN - 1];  /* the last bytes, for a header cut
+						 * by the end of a block */
+	size_t tail_len;
+	int refused;             /* a header was refused (why says which) */
+	char why[200];
+};
+
+static void cpio_guard_init(struct cpio_guard *g, uint64_t size)
+{
+	memset(g, 0, sizeof(*g));
+	g->state = CPIO_GUARD_START;
+	g->size = size;
+}
+
+/* Whether the n bytes at p are all digits of base (8 or 16). */
+static int cpio_digits(const unsigned char *p, size_t n, int base)
+{
+	for (size_t i = 0; i < n; i++) {
+		int d = g_ascii_xdigit_value((char)p[i]);
+
+		if (d < 0 || d >= base)
+			return 0;
+	}
+	return 1;
+}
+
+/* The value of n (at most 8) digits of base, checked by cpio_digits(). */
+static unsigned long long cpio_number(const unsigned char *p, size_t n, int base)
+{
+	unsigned long long v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v * (unsigned)base + (unsigned)g_ascii_xdigit_value((char)p[i]);
+	return v;
+}
+
+/* Whether the header at stream offset at, len bytes long, may name a path of
+ * namesize bytes; if not, g->why says why. */
+static int cpio_name_ok(struct cpio_guard *g, uint64_t at, unsigned len, unsigned long long namesize)
+{
+	if (namesize > INSPECT_CPIO_NAME_MAX) {
+		snprintf(g->why, sizeof(g->why), "cpio header at byte %llu names a %llu-byte path "
+			 "(more than %u): not read", (unsigned long long)at, namesize,
+			 INSPECT_CPIO_NAME_MAX);
+		return 0;
+	}
+	if (g->size != UINT64_MAX && (at > g->size || g->size - at < len ||
+				      g->size - at - len < namesize)) {
+		snprintf(g->why, sizeof(g->why), "cpio header at byte %llu names a %llu-byte path, "
+			 "more than the %llu bytes after it: not read", (unsigned long long)at,
+			 namesize, (unsigned long long)(g->size > at + len ? g->size - at - len : 0));
+		return 0;
+	}
+	return 1;
+}
+
+/* Whether the avail bytes at p, at stream offset at, may start a header
+ * libarchive would read (a newc or odc header with digits where they
+ * belong), and if one does, whether its name size is fine.  1 when they
+ * are fine or no header, 0 when refused, -1 when more bytes are needed to
+ * tell. */
+static int cpio_candidate(struct cpio_guard *g, const unsigned char *p, size_t avail, uint64_t at)
+{
+	if (avail < 6)
+		return memcmp(p, "070707", avail) ? 1 : -1;
+	if (!memcmp(p, "070701", 6) || !memcmp(p, "070702", 6)) {
+		if (avail < CPIO_NEWC_LEN)
+			return -1;
+		if (!cpio_digits(p + 6, CPIO_NEWC_LEN - 6, 16))
+			return 1;   /* not a header libarchive would read */
+		return cpio_name_ok(g, at, CPIO_NEWC_LEN, cpio_number(p + 94, 8, 16));
+	}
+	if (!memcmp(p, "070707", 6)) {
+		if (avail < CPIO_ODC_LEN)
+			return -1;
+		if (!cpio_digits(p + 6, CPIO_ODC_LEN - 6, 8))
+			return 1;
+		return cpio_name_ok(g, at, CPIO_ODC_LEN, cpio_number(p + 59, 6, 8));
+	}
+	return 1;
+}
+
+/* Keeps the last bytes handed on (the n at p), for a header the next block
+ * finishes. */
+static void cpio_guard_keep(struct cpio_guard *g, uint64_t at, const unsigned char *p, size_t n)
+{
+	g->next = at + n;
+	if (n >= sizeof(g->tail)) {
+		memcpy(g->tail, p + n - sizeof(g->tail), sizeof(g->tail));
+		g->tail_len = sizeof(g->tail);
+	} else {
+		size_t keep = g->tail_len + n > sizeof(g->tail) ? sizeof(g->tail) - n : g->tail_len;
+
+		memmove(g->tail, g->tail + g->tail_len - keep, keep);
+		memcpy(g->tail + keep, p, n);
+		g->tail_len = keep + n;
+	}
+}
+
+/* Looks at the n bytes at p, at stream offset at; returns how many of them
+ * may be handed on: n, or fewer, those before a refused header (g->refused
+ * and g->why then set; 0 when the header began in bytes handed on before).
+ * Each read is judged on its own: after a seek (a zip bidder reading the
+ * end of the input) the bytes before a refused header may be asked for
+ * again, and are handed on again; the refused header never is.  A stream
+ * that does not start with a cpio magic is left alone. */
+static size_t cpio_guard_feed(struct cpio_guard *g, uint64_t at, const unsigned char *p, size_t n)
+{
+	unsigned char window[2 * (CPIO_NEWC_LEN - 1)];
+	size_t wlen, i;
+
+	if (g->state == CPIO_GUARD_OFF || !n)
+		return n;
+	if (at != g->next)
+		g->tail_len = 0;  /* a skip or a seek: a header cannot span it */
+	/* headers that began in the tail, finished (or not) in this block */
+	wlen = g->tail_len;
+	memcpy(window, g->tail, wlen);
+	memcpy(window + wlen, p, n < CPIO_NEWC_LEN - 1 ? n : CPIO_NEWC_LEN - 1);
+	wlen += n < CPIO_NEWC_LEN - 1 ? n : CPIO_NEWC_LEN - 1;
+	if (g->state == CPIO_GUARD_START) {
+		if (at - g->tail_len != 0) {
+			g->state = CPIO_GUARD_OFF;  /* not from the start: not ours to judge */
+			return n;
+		}
+		if (wlen < 6) {
+			memcpy(g->tail, window, wlen);
+			g->tail_len = wlen;
+			g->next = at + n;
+			return n;
+		}
+		if (!memcmp(window, "07070", 5) || !memcmp(window, "070727", 6)) {
+			g->state = CPIO_GUARD_ON;
+		} else if ((window[0] == 0xc7 && window[1] == 0x71) ||
+			   (window[0] == 0x71 && window[1] == 0xc7)) {
+			g->state = CPIO_GUARD_ON;   /* binary */
+		} else {
+			g->state = CPIO_GUARD_OFF;
+			return n;
+		}
+	}
+	/* the first header of a binary cpio: 2 bytes of namesize at offset 20,
+	 * in the archive's byte order */
+	if (at - g->tail_len == 0 && wlen >= CPIO_BIN_LEN &&
+	    ((window[0] == 0xc7 && window[1] == 0x71) || (window[0] == 0x71 && window[1] == 0xc7))) {
+		unsigned namesize = window[0] == 0xc7 ? window[20] | (unsigned)window[21] << 8
+						      : (unsigned)window[20] << 8 | window[21];
+
+		if (!cpio_name_ok(g, 0, CPIO_BIN_LEN, namesize)) {
+			g->refused = 1;
+			return 0;
+		}
+	}
+	for (i = 0; i < g->tail_len; i++) {
+		if (g->tail[i] != '0')
+			continue;
+		if (!cpio_candidate(g, window + i, wlen - i, at - g->tail_len + i)) {
+			g->refused = 1;
+			return 0;  /* it began in bytes already handed on */
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const unsigned char *z = memchr(p + i, '0', n - i);
+
+		if (!z)
+			break;
+		i = (size_t)(z - p);
+		if (!cpio_candidate(g, z, n - i, at + i)) {
+			g->refused = 1;
+			cpio_guard_keep(g, at, p, i);
+			return i;
+		}
+	}
+	cpio_guard_keep(g, at, p, n);
+	return n;
+}
+
 /* --- the state of one inspection ------------------------------------------- */
 
 struct inspector {
@@ -236,6 +445,7 @@ struct member_stream {
 	int recording;           /* keep pulled bytes in replay */
 	int replay_lost;         /* more than the cap was pulled */
 	int replaying;           /* nested_read serves replay first */
+	struct cpio_guard cpio;  /* what a nested reader is handed (not replays) */
 };
 
 /* Reads the next chunk into ms->block: its length, 0 at the end, -1 when the
@@ -288,7 +498,12 @@ static la_ssize_t nested_read(struct archive *a, void *client, const void **bloc
 {
 	struct member_stream *ms = client;
 	la_ssize_t n;
+	uint64_t at;
 
+	if (ms->cpio.refused && !ms->replaying) {
+		archive_set_error(a, EINVAL, "%s", ms->cpio.why);
+		return ARCHIVE_FATAL;
+	}
 	if (ms->replaying && ms->replay_pos < ms->replay.len) {
 		size_t left = ms->replay.len - ms->replay_pos;
 
@@ -297,6 +512,7 @@ static la_ssize_t nested_read(struct archive *a, void *client, const void **bloc
 		ms->replay_pos += (size_t)n;
 		goto out;
 	}
+	at = ms->size;
 	n = member_pull(ms);
 	*block = ms->block;
 	if (n > 0 && ms->recording && !ms->replay_lost &&
@@ -304,6 +520,16 @@ static la_ssize_t nested_read(struct archive *a, void *client, const void **bloc
 		/* Over the cap (or out of memory): no second reader then. */
 		ms->replay_lost = 1;
 		buf_release(&ms->replay);
+	}
+	/* A second reader (replaying) has no cpio support: only the first is
+	 * guarded.  What is not handed on is hashed all the same. */
+	if (n > 0 && !ms->replaying) {
+		n = (la_ssize_t)cpio_guard_feed(&ms->cpio, at, ms->block, (size_t)n);
+		if (!n) {
+			archive_set_error(a, EINVAL, "%s", ms->cpio.why);
+			n = ARCHIVE_FATAL;
+			goto out;
+		}
 	}
 	if (n < 0) {
 		if (ms->in->stopped)
@@ -442,6 +668,10 @@ static void look_inside(struct inspector *in, struct member_stream *ms, const ch
 		r = archive_read_open1(nested);
 		if (ms->read_error || in->stopped)
 			goto out;
+		if (ms->cpio.refused) {
+			snprintf(note, note_size, "nested archive not inspected: %s", ms->cpio.why);
+			goto out;
+		}
 		if (r != ARCHIVE_OK && open_failed_plain(nested))
 			goto out;
 		if (r != ARCHIVE_OK) {
@@ -452,6 +682,10 @@ static void look_inside(struct inspector *in, struct member_stream *ms, const ch
 		r = archive_read_next_header(nested, &entry);
 		if (ms->read_error || in->stopped)
 			goto out;
+		if (ms->cpio.refused) {
+			snprintf(note, note_size, "nested archive not inspected: %s", ms->cpio.why);
+			goto out;
+		}
 		verdict = classify(nested, r);
 		if (verdict != CLASS_EMPTY_TAR)
 			break;
@@ -482,7 +716,8 @@ static void look_inside(struct inspector *in, struct member_stream *ms, const ch
 	    == LEVEL_DAMAGED && !ms->read_error && !in->stopped)
 		/* Damaged, or a format that needed to seek after all (a tiny 7z
 		 * lists its members, then cannot go back to their data). */
-		snprintf(note, note_size, "nested archive not fully inspected: %s", damage);
+		snprintf(note, note_size, "nested archive not fully inspected: %s",
+			 ms->cpio.refused ? ms->cpio.why : damage);
 out:
 	if (nested)
 		archive_read_free(nested);
@@ -507,9 +742,11 @@ static void report_member(struct inspector *in, const struct inspect_member *m)
 }
 
 /* Reads, hashes and reports one member of a that carries data (kind "file"
- * or "hardlink"); looks inside it first. */
+ * or "hardlink"), whose header gives its size as header_size (UINT64_MAX:
+ * none); looks inside it first. */
 static enum level_outcome read_file_member(struct inspector *in, struct archive *a,
-					   const char *path, unsigned depth, const char *kind,
+					   uint64_t header_size, const char *path,
+					   unsigned depth, const char *kind,
 					   unsigned char *block, EVP_MD_CTX *sha,
 					   char *damage, size_t damage_size)
 {
@@ -528,6 +765,7 @@ static enum level_outcome read_file_member(struct inspector *in, struct archive 
 	ms.block = block;
 	ms.sha = sha;
 	buf_init_capped(&ms.replay, INSPECT_REPLAY_CAP);
+	cpio_guard_init(&ms.cpio, header_size);
 	/* Only direct members go to the sink: a nested member's bytes reach it
 	 * as part of its container's, so sink calls never interleave. */
 	ms.to_sink = depth == 1 && (in->cb->data_begin || in->cb->data || in->cb->data_end);
@@ -650,7 +888,11 @@ static enum level_outcome list_level(struct inspector *in, struct archive *a, in
 
 		kind = member_kind(entry);
 		if (carries_data(entry, kind)) {
-			result = read_file_member(in, a, path.data, depth, kind_names[kind],
+			result = read_file_member(in, a,
+						  archive_entry_size_is_set(entry) &&
+						  archive_entry_size(entry) >= 0
+						  ? (uint64_t)archive_entry_size(entry) : UINT64_MAX,
+						  path.data, depth, kind_names[kind],
 						  block, sha, damage, damage_size);
 			if (result != LEVEL_DONE)
 				goto out;
@@ -683,6 +925,7 @@ struct source {
 	uint64_t size;
 	uint64_t pos;
 	unsigned char *block;        /* for fd reads */
+	struct cpio_guard cpio;      /* what the reader is handed */
 };
 
 static la_ssize_t source_read(struct archive *a, void *client, const void **out)
@@ -713,6 +956,11 @@ static la_ssize_t source_read(struct archive *a, void *client, const void **out)
 		}
 		*out = src->block;
 	}
+	/* A refused header reads as the end of the input: an error would stay
+	 * with the reader for good, and a bidder that looks at the end of the
+	 * input (zip's) would take every other format's reading down with it. */
+	if (n > 0)
+		n = (ssize_t)cpio_guard_feed(&src->cpio, src->pos, *out, (size_t)n);
 	src->pos += (uint64_t)n;
 out:
 	return n;
@@ -826,6 +1074,7 @@ static enum bb_status inspect_source(struct source *src, const struct inspect_li
 		if (a)
 			archive_read_free(a);
 		src->pos = 0;
+		cpio_guard_init(&src->cpio, src->size);
 		result = new_reader(&a, pass == 1);
 		if (result != BB_OK) {
 			bb_error_set(err, result, "cannot set up an archive reader");
@@ -894,6 +1143,13 @@ static enum bb_status inspect_source(struct source *src, const struct inspect_li
 		break;
 	}
 out:
+	if (src->cpio.refused) {
+		/* whatever libarchive said of it, and whatever was listed */
+		report->status = INSPECT_DAMAGED;
+		snprintf(report->note, sizeof(report->note), "%s", src->cpio.why);
+		if (!report->format[0])
+			snprintf(report->format, sizeof(report->format), "cpio");
+	}
 	if (result == BB_OK && in.io_errno)
 		result = bb_error_errno(err, in.io_errno, "reading the archive");
 	else if (result == BB_OK && in.failure != BB_OK)

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,7 +129,7 @@ static la_ssize_t to_buf(struct archive *a, void *ctx, const void *data, size_t 
 	return buf_add(ctx, data, len) == BB_OK ? (la_ssize_t)len : -1;
 }
 
-enum writer_kind { W_TAR, W_TAR_GZ, W_ZIP, W_ZIP_STORED, W_7Z, W_RAW_GZ };
+enum writer_kind { W_TAR, W_TAR_GZ, W_ZIP, W_ZIP_STORED, W_7Z, W_RAW_GZ, W_CPIO };
 
 static struct archive *writer_open(enum writer_kind kind, struct buf *out)
 {
@@ -156,6 +158,9 @@ static struct archive *writer_open(enum writer_kind kind, struct buf *out)
 	case W_RAW_GZ:
 		archive_write_set_format_raw(a);
 		archive_write_add_filter_gzip(a);
+		break;
+	case W_CPIO:
+		archive_write_set_format_cpio_newc(a);
 		break;
 	}
 	archive_write_set_bytes_in_last_block(a, 1);
@@ -1401,6 +1406,213 @@ static void test_threads(void)
 	buf_release(&outer);
 }
 
+/* --- cpio headers that name huge paths ------------------------------------------ */
+
+/* Appends a newc member: its header (namesize as given in 8 hex digits, or
+ * the name's own size when NULL), the name and its NUL padded to 4 with the
+ * header, the data padded to 4. */
+static void add_newc(struct buf *b, const char *name, const char *namesize, const void *data,
+		     size_t len)
+{
+	char head[200], size[32];
+	size_t n = strlen(name) + 1;
+
+	snprintf(size, sizeof(size), "%08X", (unsigned)n);
+	snprintf(head, sizeof(head), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%.8s%08X",
+		 1u, 0100644u, 0u, 0u, 1u, 1700000000u, (unsigned)len, 0u, 0u, 0u, 0u,
+		 namesize ? namesize : size, 0u);
+	buf_add(b, head, 110);
+	buf_add(b, name, n);
+	while (b->len % 4)
+		buf_add(b, "", 1);
+	if (len)
+		buf_add(b, data, len);
+	while (b->len % 4)
+		buf_add(b, "", 1);
+}
+
+/* The hostile input of the inspect corpus: a 49,152-byte newc archive whose
+ * namesize reads BBBBBBBB (3,149,642,683), on which Debian 12's libarchive
+ * 3.6.2 calls malloc(3149642686) before it reads the name. */
+static void hostile_newc(struct buf *b)
+{
+	buf_reset(b);
+	add_newc(b, "a", "BBBBBBBB", NULL, 0);
+	while (b->len < 49152)
+		buf_add(b, "", 1);
+}
+
+/* Whether this test runs under AddressSanitizer, which reserves terabytes
+ * of address space and cannot run under RLIMIT_AS. */
+static int under_asan(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return 1;
+#endif
+#endif
+	return 0;
+}
+
+/* In a child whose address space may grow by 256 MiB at most, inspects b:
+ * its exit code, 0 when the inspection ended BB_OK and damaged, 3 when it
+ * ran out of memory, 4 otherwise. */
+static int inspect_in_small_child(const struct buf *b)
+{
+	pid_t pid;
+	int status = 0;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct inspect_report rep;
+		struct rlimit rl;
+		unsigned long long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		enum bb_status st;
+
+		if (!f || fscanf(f, "%llu", &pages) != 1)
+			_exit(5);
+		fclose(f);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) +
+						     256 * MiB);
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			_exit(5);
+		st = inspect_memory(b->data, b->len, &default_limits, NULL, &rep, NULL);
+		_exit(st == BB_OK && rep.status == INSPECT_DAMAGED ? 0 : st == BB_ERR_NOMEM ? 3 : 4);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void test_cpio_names(void)
+{
+	struct inspect_report rep;
+	struct collector c;
+	struct buf evil = BUF_INIT, arch = BUF_INIT, tar = BUF_INIT;
+	struct inspect_limits lim = default_limits;
+	char path[512], name[1100];
+	const struct seen *s;
+	struct archive *a;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	hostile_newc(&evil);
+	is_int(evil.len, 49152, "hostile newc: 49,152 bytes");
+	is_int(inspect_buf(&evil, &default_limits, &c, &rep), BB_OK, "hostile newc: inspected");
+	is_int(rep.status, INSPECT_DAMAGED, "hostile newc: damaged");
+	is_str(rep.note, "cpio header at byte 0 names a 3149642683-byte path (more than 65536): "
+	       "not read", "hostile newc: the header is refused before libarchive reads it");
+	is_count(&c, 0, "hostile newc: no member");
+	collector_reset(&c);
+	if (under_asan())
+		ok(1, "hostile newc in 256 MiB of address space # SKIP under AddressSanitizer");
+	else
+		is_int(inspect_in_small_child(&evil), 0,
+		       "hostile newc: inspected in 256 MiB of address space (no 3 GB allocation)");
+
+	/* after a good member, the refused header cut by the end of the first
+	 * 64 KiB block: the good member is whole, the header is not read */
+	buf_reset(&arch);
+	add_newc(&arch, "a", NULL, b_bin, 65376);
+	is_int(arch.len, 65488, "block edge: the second header starts 48 bytes before 64 KiB");
+	add_newc(&arch, "b", "BBBBBBBB", NULL, 0);
+	add_newc(&arch, "TRAILER!!!", NULL, NULL, 0);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/edge.cpio", tmpdir);
+		if (i == 0)
+			inspect_buf(&arch, &default_limits, &c, &rep);
+		else if (write_file(path, arch.data, arch.len) == 0)
+			inspect_path(path, &default_limits, &c, &rep);
+		is_int(rep.status, INSPECT_DAMAGED, "block edge (%s): damaged", i ? "file" : "memory");
+		is_str(rep.note, "cpio header at byte 65488 names a 3149642683-byte path (more than "
+		       "65536): not read", "block edge (%s): the second header refused",
+		       i ? "file" : "memory");
+		is_count(&c, 1, "block edge (%s): the first member listed", i ? "file" : "memory");
+		check_file(&c, "block edge", "a", 1, b_bin, 65376);
+		collector_reset(&c);
+	}
+
+	/* a name longer than what follows it */
+	buf_reset(&arch);
+	add_newc(&arch, "x", "00001000", NULL, 0);
+	is_int(inspect_buf(&arch, &default_limits, &c, &rep), BB_OK, "name past the end: inspected");
+	is_str(rep.note, "cpio header at byte 0 names a 4096-byte path, more than the 2 bytes "
+	       "after it: not read", "name past the end: refused");
+	collector_reset(&c);
+
+	/* odc: 6 octal digits, up to 262,143 */
+	buf_reset(&arch);
+	buf_addstr(&arch, "070707000001000002100644000000000000000001000000"
+			  "14540000000" "777777" "00000000000");
+	buf_addstr(&arch, "a");
+	while (arch.len < 8192)
+		buf_add(&arch, "", 1);
+	is_int(arch.len, 8192, "odc: 8 KiB");
+	inspect_buf(&arch, &default_limits, &c, &rep);
+	is_str(rep.note, "cpio header at byte 0 names a 262143-byte path (more than 65536): "
+	       "not read", "odc: a name over the limit is refused");
+	collector_reset(&c);
+
+	/* a binary cpio whose first name is longer than the archive */
+	buf_reset(&arch);
+	{
+		unsigned char bin[26] = { 0xc7, 0x71 };
+
+		bin[20] = 0xff;
+		bin[21] = 0x7f;
+		buf_add(&arch, bin, sizeof(bin));
+		buf_add(&arch, "name", 4);
+	}
+	inspect_buf(&arch, &default_limits, &c, &rep);
+	is_str(rep.note, "cpio header at byte 0 names a 32767-byte path, more than the 4 bytes "
+	       "after it: not read", "binary cpio: a name past the end is refused");
+	collector_reset(&c);
+
+	/* inside a tar: the member is stored and hashed, not opened */
+	a = writer_open(W_TAR, &tar);
+	add_file(a, "ok.txt", a_txt, strlen(a_txt));
+	add_file(a, "evil.cpio", evil.data, evil.len);
+	writer_close(a);
+	is_int(inspect_buf(&tar, &lim, &c, &rep), BB_OK, "nested hostile newc: inspected");
+	is_int(rep.status, INSPECT_OK, "nested hostile newc: the tar is fine");
+	check_file(&c, "nested hostile newc", "ok.txt", 1, a_txt, strlen(a_txt));
+	check_file(&c, "nested hostile newc", "evil.cpio", 1, evil.data, evil.len);
+	s = find_seen(&c, "evil.cpio");
+	ok(s && s->note && !strcmp(s->note, "nested archive not inspected: cpio header at byte 0 "
+				   "names a 3149642683-byte path (more than 65536): not read"),
+	   "nested hostile newc: the note says why (%s)", s && s->note ? s->note : "none");
+	collector_reset(&c);
+
+	/* a good cpio with a 1,000-byte path still lists, nested too */
+	memset(name, 'n', 1000);
+	name[1000] = '\0';
+	a = writer_open(W_CPIO, &arch);
+	add_file(a, name, a_txt, strlen(a_txt));
+	add_file(a, "sub/b.bin", b_bin, sizeof(b_bin));
+	writer_close(a);
+	is_int(inspect_buf(&arch, &default_limits, &c, &rep), BB_OK, "long name: inspected");
+	is_int(rep.status, INSPECT_OK, "long name: ok (%s)", rep.note);
+	check_file(&c, "long name", name, 1, a_txt, strlen(a_txt));
+	check_file(&c, "long name", "sub/b.bin", 1, b_bin, sizeof(b_bin));
+	collector_reset(&c);
+	a = writer_open(W_TAR, &tar);
+	add_file(a, "good.cpio", arch.data, arch.len);
+	writer_close(a);
+	inspect_buf(&tar, &lim, &c, &rep);
+	is_int(rep.status, INSPECT_OK, "nested long name: ok");
+	snprintf(path, sizeof(path), "good.cpio!/sub/b.bin");
+	check_file(&c, "nested long name", path, 2, b_bin, sizeof(b_bin));
+	collector_reset(&c);
+
+	buf_release(&evil);
+	buf_release(&arch);
+	buf_release(&tar);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -1424,6 +1636,7 @@ int main(void)
 	test_fd_seekable();
 	test_special_members();
 	test_callback_failure();
+	test_cpio_names();
 	test_threads();
 
 	if (!getenv("INSPECT_KEEP_TMP"))
