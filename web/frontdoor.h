@@ -12,14 +12,17 @@
  *                             Origin (or Referer) must be base_url's
  *                             origin (403).  The client's budgets
  *                             ([frontdoor] rate_limit an hour, day_limit
- *                             and day_bytes a day; refused forms count)
- *                             are reserved in the database before a byte
- *                             of the body is read (429 with Retry-After).
- *                             Stores an fd_report row (state unconfirmed,
- *                             a random token) and queues a mail to the
- *                             filer's bare address with a fixed subject
- *                             and <base_url>/confirm/<token>; a refused
- *                             form keeps nothing.
+ *                             and day_bytes a day; refused forms count;
+ *                             an IPv6 client is its /64) are reserved in
+ *                             the database before a byte of the body is
+ *                             read (429 with Retry-After).  Stores an
+ *                             fd_report row (state unconfirmed, a random
+ *                             token) and queues a mail to the filer's
+ *                             bare address with a fixed subject and
+ *                             <base_url>/confirm/<token>, unless that
+ *                             address had confirm_limit such mails in
+ *                             the last day (429); a refused form keeps
+ *                             nothing.
  *   GET  /confirm/<token>     a page with a button (POST, origin checked)
  *                             that confirms: the attachments move into the
  *                             blob store, the Bugzilla bug is optionally
