@@ -109,11 +109,13 @@ field() {
 
 # signed_mail MSGID SUBJECT TEXT [PARENT]: a mail of dev@example.org (a
 # reply to PARENT if given) with 8 DKIM signatures, d=k1..k8.example.org
-# from the top (all aligned with From:), appended to the archive
+# from the top (all aligned with From:), selector $SELECTOR (default s1),
+# appended to the archive
 signed_mail() {
 	/usr/bin/python3 - "$@" <<'EOF2' >>"$WORK/list.mbox"
-import sys, dkim, email.utils
+import os, sys, dkim, email.utils
 key = open("key.pem", "rb").read()
+selector = os.environ.get("SELECTOR", "s1").encode()
 parent = sys.argv[4] if len(sys.argv) > 4 else ""
 msg = ("From: Dev Eloper <dev@example.org>\r\nTo: list@lists.test\r\n"
        "Subject: %s\r\nDate: %s\r\nMessage-ID: <%s>\r\n%s\r\n%s\r\n"
@@ -122,7 +124,7 @@ msg = ("From: Dev Eloper <dev@example.org>\r\nTo: list@lists.test\r\n"
           sys.argv[3].replace("\n", "\r\n"))).encode()
 sigs = b""
 for n in range(8, 0, -1):
-    sigs = dkim.sign(msg, b"s1", b"k%d.example.org" % n, key,
+    sigs = dkim.sign(msg, selector, b"k%d.example.org" % n, key,
                      include_headers=[b"from", b"subject", b"date", b"message-id",
                                       b"in-reply-to", b"references"]) + sigs
 print("From dev@example.org Thu Dec  3 09:30:00 2026")
@@ -236,5 +238,25 @@ like "its command is refused: DNS did not answer" \
 is "the priority is as it was" "$(field 201 priority)" "P3"
 is "its reply was posted all the same" "$(comments 201)" "3"
 is "nothing waits any more" "$(reg "select count(*) from in_wait")" "0"
+
+# --- 5. the round's time for DNS: once spent, a mail waits unasked
+# ($BUGBRIDGE_TEST_DNS_ROUND_MS: 2.5 s instead of ten dns_timeout)
+for n in 1 2 3; do
+	SELECTOR=b$n signed_mail budget-$n@example.org "Re: [Bug 201] usb: hub stops after resume" \
+		"Mail $n.
+
+#bugbridge priority P2" bug-201@bugbridge.test
+done
+: >dns.log
+start=$(date +%s)
+BUGBRIDGE_TEST_DNS_ROUND_MS=2500 "$BUGBRIDGE" sync >budget.log 2>&1
+is "the round with three mails to check succeeds" "$?" "0"
+took=$(($(date +%s) - start))
+ok_if "it took about the round's 2.5 s for DNS ($took s)" "[ $took -le 7 ]"
+is "all three wait" "$(reg "select count(*) from in_wait")" "3"
+is "the first two were asked for, the third not" \
+	"$(sed 's/\..*//' dns.log | sort -u | tr '\n' ' ')" "b1 b2 "
+like "the third says why" "$(reg "select reason from in_wait where message_id = 'budget-3@example.org'")" \
+	"^not checked: this round waited [0-9]+ s for DNS already"
 
 done_testing
