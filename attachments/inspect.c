@@ -82,8 +82,9 @@ static int probe_filters(void)
 /* A reader for every supported format and every built-in filter, plus the
  * raw format so that a lone log.gz lists as one member.  No "all" helpers:
  * they enable mtree (which matches plain text) and program filters.  With
- * raw_only, the filters and the raw format only. */
-static enum bb_status new_reader(struct archive **out, int raw_only)
+ * raw_only, the filters and the raw format only.  cpio only with_cpio: for
+ * a stream that starts like one (see the cpio guard below). */
+static enum bb_status new_reader(struct archive **out, int raw_only, int with_cpio)
 {
 	struct archive *a;
 	enum bb_status result = BB_OK;
@@ -116,7 +117,8 @@ static enum bb_status new_reader(struct archive **out, int raw_only)
 	 * stays unsupported, which is no reason to refuse the rest. */
 	archive_read_support_format_tar(a);
 	archive_read_support_format_zip(a);
-	archive_read_support_format_cpio(a);
+	if (with_cpio)
+		archive_read_support_format_cpio(a);
 	archive_read_support_format_7zip(a);
 	archive_read_support_format_ar(a);
 	archive_read_support_format_iso9660(a);
@@ -150,9 +152,12 @@ out:
  * looked for at every offset where one could be, as libarchive does when
  * one is not where the last said (its find_newc_header()), not only where
  * the last says the next begins; a header the guard refuses is never
- * handed on, and the reader fails there, the archive damaged.  Compressed
- * cpio (a .cpio.gz) is decompressed inside libarchive, where the guard
- * cannot look. */
+ * handed on, and the reader fails there, the archive damaged.  A cpio
+ * under a compression (a .cpio.gz) would be decompressed inside
+ * libarchive, out of the guard's sight: so a reader reads cpio only when
+ * the stream it is handed starts like a cpio archive (cpio_magic()), and a
+ * .cpio.gz lists as the lone compressed file it then is, its cpio looked
+ * inside one level deeper, through a guard of its own. */
 #define INSPECT_CPIO_NAME_MAX 65536
 #define CPIO_NEWC_LEN 110
 #define CPIO_ODC_LEN 76
@@ -170,6 +175,15 @@ struct cpio_guard {
 	int refused;             /* a header was refused (why says which) */
 	char why[200];
 };
+
+/* Whether the n bytes at p start like a cpio archive, as libarchive's
+ * bidder sees it (6 bytes at least): an ASCII magic (newc, crc, odc, afio)
+ * or the binary one in either byte order. */
+static int cpio_magic(const unsigned char *p, size_t n)
+{
+	return n >= 6 && (!memcmp(p, "07070", 5) || (p[0] == 0xc7 && p[1] == 0x71) ||
+			  (p[0] == 0x71 && p[1] == 0xc7));
+}
 
 static void cpio_guard_init(struct cpio_guard *g, uint64_t size)
 {
@@ -445,7 +459,8 @@ struct member_stream {
 	int recording;           /* keep pulled bytes in replay */
 	int replay_lost;         /* more than the cap was pulled */
 	int replaying;           /* nested_read serves replay first */
-	struct cpio_guard cpio;  /* what a nested reader is handed (not replays) */
+	struct cpio_guard cpio;  /* what the first nested reader is handed */
+	int guarded;             /* feed cpio (the first reader, which may read cpio) */
 };
 
 /* Reads the next chunk into ms->block: its length, 0 at the end, -1 when the
@@ -500,7 +515,7 @@ static la_ssize_t nested_read(struct archive *a, void *client, const void **bloc
 	la_ssize_t n;
 	uint64_t at;
 
-	if (ms->cpio.refused && !ms->replaying) {
+	if (ms->guarded && ms->cpio.refused) {
 		archive_set_error(a, EINVAL, "%s", ms->cpio.why);
 		return ARCHIVE_FATAL;
 	}
@@ -508,23 +523,29 @@ static la_ssize_t nested_read(struct archive *a, void *client, const void **bloc
 		size_t left = ms->replay.len - ms->replay_pos;
 
 		n = left < INSPECT_BLOCK_SIZE ? (la_ssize_t)left : INSPECT_BLOCK_SIZE;
-		*block = ms->replay.data + ms->replay_pos;
+		/* copied: the replay may be released while the reader still
+		 * reads the block it was handed last */
+		memcpy(ms->block, ms->replay.data + ms->replay_pos, (size_t)n);
+		*block = ms->block;
+		at = ms->replay_pos;
 		ms->replay_pos += (size_t)n;
-		goto out;
+	} else {
+		at = ms->size;
+		n = member_pull(ms);
+		*block = ms->block;
+		if (n > 0 && ms->recording && !ms->replay_lost &&
+		    buf_add(&ms->replay, ms->block, (size_t)n) != BB_OK) {
+			/* Over the cap (or out of memory): no second reader then. */
+			ms->replay_lost = 1;
+			buf_release(&ms->replay);
+		}
+		/* recorded while replaying: served already, not to serve again */
+		if (ms->replaying)
+			ms->replay_pos = ms->replay.len;
 	}
-	at = ms->size;
-	n = member_pull(ms);
-	*block = ms->block;
-	if (n > 0 && ms->recording && !ms->replay_lost &&
-	    buf_add(&ms->replay, ms->block, (size_t)n) != BB_OK) {
-		/* Over the cap (or out of memory): no second reader then. */
-		ms->replay_lost = 1;
-		buf_release(&ms->replay);
-	}
-	/* A second reader (replaying) has no cpio support: only the first is
-	 * guarded.  What is not handed on is hashed all the same. */
-	if (n > 0 && !ms->replaying) {
-		n = (la_ssize_t)cpio_guard_feed(&ms->cpio, at, ms->block, (size_t)n);
+	/* What is not handed on is hashed all the same. */
+	if (n > 0 && ms->guarded) {
+		n = (la_ssize_t)cpio_guard_feed(&ms->cpio, at, *block, (size_t)n);
 		if (!n) {
 			archive_set_error(a, EINVAL, "%s", ms->cpio.why);
 			n = ARCHIVE_FATAL;
@@ -646,9 +667,23 @@ static void look_inside(struct inspector *in, struct member_stream *ms, const ch
 	enum reader_class verdict = CLASS_PLAIN;
 	char damage[200];
 	enum bb_status st;
-	int r, pass;
+	la_ssize_t first;
+	int r, pass, with_cpio;
 
+	/* The first block, kept to be read again: whether the member starts
+	 * like a cpio archive decides whether the reader may read cpio. */
 	ms->recording = 1;
+	first = member_pull(ms);
+	if (first < 0)
+		goto out;
+	if (first > 0 && buf_add(&ms->replay, ms->block, (size_t)first) != BB_OK) {
+		stop_failed(in, BB_ERR_NOMEM);
+		goto out;
+	}
+	with_cpio = cpio_magic(ms->block, (size_t)first);
+	ms->replaying = 1;
+	ms->replay_pos = 0;
+	ms->guarded = 1;
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
 			/* Start over on the same bytes, as a lone compressed file. */
@@ -657,8 +692,9 @@ static void look_inside(struct inspector *in, struct member_stream *ms, const ch
 			ms->recording = 0;
 			ms->replaying = 1;
 			ms->replay_pos = 0;
+			ms->guarded = 0;   /* no cpio in a raw reader */
 		}
-		st = new_reader(&nested, pass == 1);
+		st = new_reader(&nested, pass == 1, with_cpio);
 		if (st != BB_OK) {
 			stop_failed(in, st);
 			goto out;
@@ -692,10 +728,14 @@ static void look_inside(struct inspector *in, struct member_stream *ms, const ch
 		if (!is_compressed(nested) || ms->replay_lost)
 			goto out;
 	}
-	/* Decided: nothing more to keep. */
+	/* Decided: nothing more to keep, and once what was kept is read
+	 * again, nothing to serve from it. */
 	ms->recording = 0;
-	if (!ms->replaying)
+	if (ms->replay_pos >= ms->replay.len) {
+		ms->replaying = 0;
 		buf_release(&ms->replay);
+		ms->replay_pos = 0;
+	}
 	switch (verdict) {
 	case CLASS_PLAIN:
 	case CLASS_EMPTY_TAR:
@@ -723,6 +763,7 @@ out:
 		archive_read_free(nested);
 	ms->recording = 0;
 	ms->replaying = 0;
+	ms->guarded = 0;
 	buf_release(&ms->replay);
 }
 
@@ -1057,7 +1098,8 @@ static enum bb_status inspect_source(struct source *src, const struct inspect_li
 	char damage[sizeof(report->note)];
 	enum reader_class verdict = CLASS_PLAIN;
 	enum bb_status result = BB_OK;
-	int r = ARCHIVE_FATAL, pass;
+	int r = ARCHIVE_FATAL, pass, with_cpio;
+	unsigned char head[6];
 
 	memset(&in, 0, sizeof(in));
 	memset(report, 0, sizeof(*report));
@@ -1068,6 +1110,17 @@ static enum bb_status inspect_source(struct source *src, const struct inspect_li
 	in.report = report;
 	src->in = &in;
 
+	/* cpio only for input that starts like it (see the cpio guard) */
+	if (src->mem) {
+		with_cpio = cpio_magic(src->mem, src->size < 6 ? (size_t)src->size : 6);
+	} else {
+		ssize_t got;
+
+		do
+			got = pread(src->fd, head, src->size < 6 ? (size_t)src->size : 6, 0);
+		while (got < 0 && errno == EINTR);
+		with_cpio = got > 0 && cpio_magic(head, (size_t)got);
+	}
 	for (pass = 0; pass < 2; pass++) {
 		/* The second pass reads a gzip of zeros as a lone compressed
 		 * file (see classify()). */
@@ -1075,7 +1128,7 @@ static enum bb_status inspect_source(struct source *src, const struct inspect_li
 			archive_read_free(a);
 		src->pos = 0;
 		cpio_guard_init(&src->cpio, src->size);
-		result = new_reader(&a, pass == 1);
+		result = new_reader(&a, pass == 1, with_cpio);
 		if (result != BB_OK) {
 			bb_error_set(err, result, "cannot set up an archive reader");
 			goto out;

@@ -2,10 +2,14 @@
  *
  * Formats: tar (all variants), zip, cpio, 7z, ar, iso9660 and rar, each
  * optionally compressed with gzip, bzip2, xz/lzma, zstd, lz4, lzip or
- * compress(1); a lone compressed file (log.gz) lists as one member.  Only
- * filters libarchive implements itself are enabled: no external program is
- * ever run on untrusted input.  Nothing is extracted to the file system:
- * member data is only hashed (and, if the caller wants, handed to a sink).
+ * compress(1); a lone compressed file (log.gz) lists as one member.  cpio
+ * is read only from a stream that starts like one, so that every cpio
+ * header can be checked before libarchive reads it (inspect.c): a
+ * compressed cpio lists as a lone compressed file, its cpio one level
+ * below.  Only filters libarchive implements itself are enabled: no
+ * external program is ever run on untrusted input.  Nothing is extracted
+ * to the file system: member data is only hashed (and, if the caller
+ * wants, handed to a sink).
  *
  * Archives inside archives are opened in-stream, up to limits->max_depth
  * levels; their members are reported with paths joined by "!/"
