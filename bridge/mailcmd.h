@@ -4,7 +4,8 @@
  * text, not in a diff, not in the signature, not below a line that starts
  * a forwarded or Outlook-quoted mail ("---------- Forwarded message
  * ---------", "Begin forwarded message:", "-----Original Message-----", a
- * rule of underscores before "From:"): inmail_lines_next() decides.
+ * rule of underscores before "From:", Outlook's "From:" line before
+ * "Sent:"): inmail_lines_next() decides.
  * Blanks before it are allowed; the keyword and verb are read without
  * regard to case, and a ':' after either is tolerated ("#bugbridge title:
  * New title").  The verbs:

@@ -214,8 +214,9 @@ enum inmail_line_kind {
 	INMAIL_LINE_TEXT = 0, /* the writer's own words */
 	INMAIL_LINE_BLANK,    /* empty or only blanks */
 	INMAIL_LINE_QUOTE,    /* quoted: starts with '>', or from an Outlook
-			       * "-----Original Message-----" line, or a rule of
-			       * underscores before "From:", to the end */
+			       * "-----Original Message-----" line, a rule of
+			       * underscores before "From:", or a "From:" line
+			       * before "Sent:", to the end */
 	INMAIL_LINE_PATCH,    /* part of a diff: its headers, hunk headers, hunk lines */
 	INMAIL_LINE_SIGNATURE,/* the "-- " line and everything after it */
 	INMAIL_LINE_FORWARDED,/* a forwarded mail, from a line of its own such

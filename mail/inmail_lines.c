@@ -86,12 +86,16 @@ static size_t marker_words(const char **s, size_t *len)
 	return marks;
 }
 
-/* The line after the current one that is not blank starts a header
- * field "From:" as Outlook writes it above a quoted or forwarded mail
- * (or in German, French, Spanish: "Von:", "De:"). */
-static int next_is_from(const struct inmail_lines *it)
+/* Outlook's names of the fields above a quoted or forwarded mail (also in
+ * German, French, Spanish). */
+static const char *const outlook_from[] = { "from:", "von:", "de:", "de :", NULL };
+static const char *const outlook_sent[] = { "sent:", "gesendet:", "envoy\xc3\xa9 :", "envoy\xc3\xa9:",
+					   "enviado el:", "enviado:", NULL };
+
+/* The line after the current one that is not blank starts with one of
+ * names (any case). */
+static int next_starts(const struct inmail_lines *it, const char *const *names)
 {
-	static const char *const names[] = { "from:", "von:", "de:", "de :", NULL };
 	const char *p = it->pos;
 
 	while (p < it->end) {
@@ -109,11 +113,21 @@ static int next_is_from(const struct inmail_lines *it)
 	return 0;
 }
 
+static int starts_with_any(const char *s, size_t len, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (has_prefix_ci(s, len, names[i]))
+			return 1;
+	return 0;
+}
+
 /* A line of its own that says the rest of the body is another mail, not
  * the writer's words, where mailers do not put '>' before its lines:
  *   INMAIL_LINE_QUOTE      a top-post's quote: "-----Original Message-----"
  *                          (and "-------- Original Message --------"), or
- *                          Outlook's rule of underscores followed by "From:"
+ *                          Outlook's rule of underscores followed by "From:",
+ *                          or its "From:" line followed by "Sent:" (desktop
+ *                          Outlook, and the text of its HTML)
  *   INMAIL_LINE_FORWARDED  a forwarded mail: Gmail's "---------- Forwarded
  *                          message ---------", Thunderbird's "--------
  *                          Forwarded Message --------", Apple Mail's
@@ -122,7 +136,11 @@ static int next_is_from(const struct inmail_lines *it)
 static enum inmail_line_kind other_mail_marker(const struct inmail_lines *it, const char *s,
 					       size_t len)
 {
-	size_t marks = marker_words(&s, &len);
+	size_t marks;
+
+	if (starts_with_any(s, len, outlook_from) && next_starts(it, outlook_sent))
+		return INMAIL_LINE_QUOTE;
+	marks = marker_words(&s, &len);
 
 	if (equals_ci(s, len, "original message"))
 		return INMAIL_LINE_QUOTE;
@@ -130,7 +148,7 @@ static enum inmail_line_kind other_mail_marker(const struct inmail_lines *it, co
 	    (!marks && equals_ci(s, len, "begin forwarded message:")))
 		return INMAIL_LINE_FORWARDED;
 	/* Outlook: 32 underscores, then the quoted mail's header fields */
-	if (len == 0 && marks >= 10 && next_is_from(it))
+	if (len == 0 && marks >= 10 && next_starts(it, outlook_from))
 		return INMAIL_LINE_QUOTE;
 	return INMAIL_LINE_TEXT;
 }

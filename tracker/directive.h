@@ -14,8 +14,8 @@
  * next directive, a blank line, a quoted line or a signature marker ("--",
  * "-- ") continue its argument and are joined with a blank.  Quoted lines
  * ('>', or anything below a line of its own that starts another mail:
- * Outlook's "-----Original Message-----" or rule of underscores before
- * "From:", a forward's "---------- Forwarded message ---------" or "Begin
+ * Outlook's "-----Original Message-----", rule of underscores before
+ * "From:" or "From:" line before "Sent:", a forward's "---------- Forwarded message ---------" or "Begin
  * forwarded message:", even below the signature) are never directives, nor are lines of a diff or indented lines (so that help text,
  * as in the weekly report, can show directives without being read back);
  * an indented "#regzbot" line also ends the directive above it rather than

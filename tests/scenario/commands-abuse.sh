@@ -6,7 +6,8 @@
 #    closed so, assign to the assignee, reassign to its component, its
 #    priority, severity and title, stop twice, track of a bug's thread);
 #  - commands and #regzbot directives in a forwarded or Outlook-quoted mail
-#    below its marker line are not the forwarding maintainer's;
+#    below its marker line (or desktop Outlook's From: and Sent: lines) are
+#    not the forwarding maintainer's;
 #  - refused #bugbridge track answers, each on a thread of its own, stop at
 #    [inbound] answer_limit for their sender, under the bridge's subject,
 #    quoting nothing of the sender's but the command.
@@ -157,6 +158,8 @@ for marker in '---------- Forwarded message ---------' '-------- Forwarded Messa
 	printf 'FYI, see below.\n\n%s\nFrom: Mallory <mallory@example.net>\nSubject: pwn\n\n#bugbridge close INVALID\n#bugbridge title pwned\n' "$marker" |
 		cmd_mail 405 "fwd-$n@example.org"
 done
+printf 'Agreed.\n\nFrom: Mallory <mallory@example.net>\nSent: Monday, December 7, 2026 9:00 AM\nTo: list\nSubject: pwn\n\n#bugbridge close INVALID\n' |
+	cmd_mail 405 fwd-6@example.org
 printf 'Forwarding a report.\n\n---------- Forwarded message ---------\nFrom: Ines <ines@example.net>\n\nThe touchpad died with 6.7.\n\n#regzbot introduced: v6.6..v6.7\n' |
 	listlab_send "Lead <lead@example.org>" fwd-reg@example.org "" "Fwd: touchpad died"
 printf 'The touchscreen died with 6.7.\n\n#regzbot introduced: v6.6..v6.7\n' |
@@ -165,7 +168,7 @@ check "sync after forwarded and Outlook-quoted commands" bb sync
 is "none of them reached Bugzilla" "$(puts 405)" "0"
 is "405 is still open" "$(field 405 status)" "CONFIRMED"
 is "and keeps its title" "$(field 405 summary)" "iwlwifi: slow"
-is "no answer: those mails have no command" "$(for i in 1 2 3 4 5; do answer "fwd-$i@example.org"; done | grep -c .)" "0"
+is "no answer: those mails have no command" "$(for i in 1 2 3 4 5 6; do answer "fwd-$i@example.org"; done | grep -c .)" "0"
 is "a forwarded mail is kept in the comment, an Outlook quote is not" \
 	"$(comments 405 | grep -c 'From: Mallory.*Subject: pwn')" "3"
 is "a forwarded #regzbot directive tracks nothing" \

@@ -583,6 +583,8 @@ static void test_where(void)
 	       "in an Outlook quote: none");
 	is_int(count("Ok.\n________________________________\nFrom: x\nSent: y\n\n#regzbot poke\n"),
 	       0, "below Outlook's rule and From:: none");
+	is_int(count("Ok.\nFrom: x\nSent: y\nSubject: z\n\n#regzbot poke\n"), 0,
+	       "below desktop Outlook's From: and Sent: lines: none");
 	is_int(count("FYI.\n\n---------- Forwarded message ---------\nFrom: x\n\n#regzbot poke\n"),
 	       0, "in a Gmail forward: none");
 	is_int(count("FYI.\n\nBegin forwarded message:\n\n#regzbot poke\n"), 0,

@@ -1476,6 +1476,8 @@ static void test_reply_text(void)
 		{ "Thanks!\n\n-- \nJane\nhttps://example.org\n", "Thanks!\n", "signature dropped" },
 		{ "Fine.\n\n________________________________\nFrom: x\nSent: y\n\nold text\n",
 		  "Fine.\n", "Outlook top-post below a rule of underscores" },
+		{ "Fine.\n\nFrom: x\nSent: y\nTo: z\n\nold text\n", "Fine.\n",
+		  "desktop Outlook top-post: From: and Sent:" },
 		{ "FYI.\n\n---------- Forwarded message ---------\nFrom: x\n\n\n\nthe report\n",
 		  "FYI.\n\n---------- Forwarded message ---------\nFrom: x\n\nthe report\n",
 		  "a forwarded mail is kept" },

@@ -123,6 +123,13 @@ static void test_where(void)
 	       "below Outlook's rule and From:: no command");
 	is_int(count("FYI.\n\n________________________________\n\nFrom: Jane\n#bugbridge close\n"), 0,
 	       "below Outlook's rule, a blank line, From:: no command");
+	is_int(count("Ok.\n\nFrom: Jane <jane@example.org>\nSent: Monday, 7 December 2026 09:00\n"
+		     "To: list\nSubject: crash\n\n#bugbridge close\n"), 0,
+	       "below desktop Outlook's From: and Sent: lines: no command");
+	is_int(count("Ok.\n\nVon: Jane\nGesendet: Montag\n#bugbridge close\n"), 0,
+	       "below its German From: and Sent: lines: no command");
+	is_int(count("From: the report below\n#bugbridge close\n"), 1,
+	       "a From: line without Sent: after it: no marker");
 	is_int(count("FYI.\n\n---------- Forwarded message ---------\nFrom: Jane\n"
 		     "Date: Mon\n\n#bugbridge close\n"), 0, "in a Gmail forward: no command");
 	is_int(count("FYI.\n\n-------- Forwarded Message --------\n#bugbridge close\n"), 0,
