@@ -709,6 +709,7 @@ enum bb_status inbound_sender_verdict_within(struct sync_context *sc,
 		.mode = mode < 0 ? AUTH_MODE_DKIM_OR_AUTHSERV : (enum auth_mode)mode,
 		.trusted_authserv_id = cfg->inbound_trusted_authserv_id,
 		.dkim_key_file = cfg->inbound_dkim_key_file,
+		.authserv_methods = cfg->inbound_authserv_methods,
 	};
 	const char *at = m->from_addr ? strrchr(m->from_addr, '@') : NULL;
 	enum bb_status s;

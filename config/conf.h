@@ -124,6 +124,7 @@ struct bb_config {
 	/* who may act by mail: dkim, authserv, dkim-or-authserv, none */
 	char *inbound_authenticate;
 	char *inbound_trusted_authserv_id;  /* NULL: no server is trusted */
+	char *inbound_authserv_methods;     /* dmarc, dkim, dmarc,dkim */
 	char *inbound_dkim_key_file;        /* NULL: DKIM keys from DNS */
 	long long inbound_dns_timeout;      /* seconds for a mail's DKIM key lookups */
 	unsigned long long inbound_answer_limit; /* answers per thread, and per sender, per hour */

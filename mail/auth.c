@@ -16,6 +16,7 @@
 
 #include <gmime/gmime.h>
 #include <dkim.h>
+#include <libpsl.h>
 
 #include "core/log.h"
 #include "mail/auth.h"
@@ -287,45 +288,43 @@ bad:
 
 /* --- domains -------------------------------------------------------------- */
 
-/* Second-level labels that registries use as public suffixes under a
- * country code (co.uk, com.au, ac.jp, ...). */
-static int suffix_like(const char *label, size_t len)
+/* The Public Suffix List, read once for the process: the newer of the
+ * system's list (Debian's publicsuffix package) and the one built into
+ * libpsl.  NULL when neither is there: then only equal domains align. */
+static const psl_ctx_t *suffix_list(void)
 {
-	static const char *const labels[] = {
-		"co", "com", "net", "org", "ac", "edu", "gov", "ne", "or", "go", "ltd", "plc",
-		"mil", "nic", "gv", NULL
-	};
+	static const psl_ctx_t *list;
+	static gsize once;
 
-	for (int i = 0; labels[i]; i++)
-		if (strlen(labels[i]) == len && !g_ascii_strncasecmp(label, labels[i], len))
-			return 1;
-	return 0;
+	if (g_once_init_enter(&once)) {
+		const psl_ctx_t *l = psl_latest(NULL);
+
+		list = l ? l : psl_builtin();
+		g_once_init_leave(&once, 1);
+	}
+	return list;
 }
 
 const char *auth_org_domain(const char *domain)
 {
-	const char *last = strrchr(domain, '.'), *second = NULL, *third = NULL;
+	const psl_ctx_t *list = suffix_list();
+	const char *org = list ? psl_registrable_domain(list, domain) : NULL;
 
-	if (!last)
-		return domain;
-	for (const char *p = domain; p < last; p++)
-		if (*p == '.') {
-			third = second;
-			second = p;
-		}
-	if (!second)
-		return domain;
-	/* "<name>.co.uk": three labels */
-	if (strlen(last + 1) == 2 && suffix_like(second + 1, (size_t)(last - second - 1)))
-		return third ? third + 1 : domain;
-	return second + 1;
+	/* a public suffix itself (or no list): its own organizational domain */
+	return org ? org : domain;
 }
 
 int auth_aligned(const char *a, const char *b)
 {
-	if (!a || !b || !*a || !*b)
+	char la[AUTH_VALUE_MAX + 1], lb[AUTH_VALUE_MAX + 1];
+
+	if (!a || !b || !*a || !*b || strlen(a) > AUTH_VALUE_MAX || strlen(b) > AUTH_VALUE_MAX)
 		return 0;
-	return !g_ascii_strcasecmp(auth_org_domain(a), auth_org_domain(b));
+	snprintf(la, sizeof(la), "%s", a);
+	snprintf(lb, sizeof(lb), "%s", b);
+	lower_string(la);
+	lower_string(lb);
+	return !strcmp(auth_org_domain(la), auth_org_domain(lb));
 }
 
 size_t auth_header_block(const char *raw, size_t len)
@@ -455,6 +454,174 @@ static void received_by(const char *value, char *out, size_t size)
 	}
 }
 
+/* --- the fields a mail has once, and its signatures' tags ----------------- */
+
+/* The fields RFC 5322 (section 3.6) allows once, that name the author, the
+ * mail and its thread, or that a signature commonly covers. */
+static const char *const single_fields[] = {
+	"From", "Sender", "To", "Cc", "Subject", "Date", "Message-ID", "In-Reply-To", "References"
+};
+enum { F_FROM, F_SENDER, F_TO, F_CC, F_SUBJECT, F_DATE, F_MESSAGE_ID, F_IN_REPLY_TO,
+       F_REFERENCES, F_SINGLE };
+
+struct field_counts {
+	unsigned n[F_SINGLE];
+	int stray_line;   /* a line of the header section that is no field */
+};
+
+/* Counts single_fields in the header section as DKIM reads it: each line
+ * that does not start with a blank starts a field, named by what stands
+ * before its ':' (blanks there dropped, as relaxed canonicalization does).
+ * The bridge's parser (mail/inmail.c), OpenDKIM and GMime each keep one of
+ * two such fields (not all the same one): a mail that has two is never
+ * authenticated, so whichever each reads, no signature vouches for what
+ * another part acts on. */
+static void count_fields(const char *raw, size_t len, struct field_counts *fc)
+{
+	size_t skip = skip_mbox_line(raw, len);
+	const char *p = raw + skip, *stop = p + auth_header_block(raw + skip, len - skip);
+
+	memset(fc, 0, sizeof(*fc));
+	while (p < stop) {
+		const char *nl = memchr(p, '\n', (size_t)(stop - p)), *colon;
+		size_t n = (size_t)((nl ? nl : stop) - p), name;
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!n)
+			break;   /* the blank line that ends the header */
+		if (p[0] != ' ' && p[0] != '\t') {
+			colon = memchr(p, ':', n);
+			name = colon ? (size_t)(colon - p) : 0;
+			while (name && (p[name - 1] == ' ' || p[name - 1] == '\t'))
+				name--;
+			if (!name)
+				fc->stray_line = 1;
+			for (int i = 0; name && i < F_SINGLE; i++)
+				if (strlen(single_fields[i]) == name &&
+				    !g_ascii_strncasecmp(p, single_fields[i], name))
+					fc->n[i]++;
+		}
+		p = nl ? nl + 1 : stop;
+	}
+}
+
+/* Why the header's fields keep the mail from acting, into out; 0 if they
+ * do not. */
+static int fields_refused(const struct field_counts *fc, char *out, size_t size)
+{
+	if (fc->stray_line) {
+		snprintf(out, size, "the header holds a line that is no field");
+		return 1;
+	}
+	for (int i = 0; i < F_SINGLE; i++)
+		if (fc->n[i] > 1) {
+			snprintf(out, size, "more than one %s: field", single_fields[i]);
+			return 1;
+		}
+	return 0;
+}
+
+static int sig_covers(DKIM_SIGINFO *sig, const char *field)
+{
+	return dkim_sig_hdrsigned(sig, (u_char *)field);
+}
+
+/* Why the signature sig, by its tags alone (d=, h=, l=), cannot vouch
+ * for a command of a mail from from_domain, into out; "" if it can.  The
+ * bug a command acts on is named by In-Reply-To and References: each the
+ * mail carries must be signed (listing an absent one signs its absence),
+ * as must From and Message-ID (no replay under another id); a body
+ * length (l=) leaves the rest of the body to whoever adds it. */
+static void sig_unfit(DKIM_SIGINFO *sig, const char *from_domain, const struct field_counts *fc,
+		      char *out, size_t size)
+{
+	const char *d = (const char *)dkim_sig_getdomain(sig);
+	const char *l = (const char *)dkim_sig_gettagvalue(sig, 0, (u_char *)"l");
+
+	out[0] = '\0';
+	if (!d)
+		snprintf(out, size, "a DKIM signature without d=");
+	else if (!auth_aligned(d, from_domain))
+		snprintf(out, size, "the DKIM signature of %s is not aligned with the From: domain %s",
+			 d, from_domain);
+	else if (!sig_covers(sig, "from") || !sig_covers(sig, "message-id") ||
+		 !(sig_covers(sig, "in-reply-to") || sig_covers(sig, "references")))
+		snprintf(out, size,
+			 "the DKIM signature of %s does not cover From, Message-ID and In-Reply-To or References",
+			 d);
+	else if (fc->n[F_IN_REPLY_TO] && !sig_covers(sig, "in-reply-to"))
+		snprintf(out, size, "the DKIM signature of %s does not cover the mail's In-Reply-To:", d);
+	else if (fc->n[F_REFERENCES] && !sig_covers(sig, "references"))
+		snprintf(out, size, "the DKIM signature of %s does not cover the mail's References:", d);
+	else if (l)
+		snprintf(out, size, "the DKIM signature of %s covers only part of the body (l=%.20s)",
+			 d, l);
+}
+
+/* The library for reading signatures without checking them: signature
+ * processing (the key lookup) waits for dkim_eom(), which is never called,
+ * so nothing is asked of DNS. */
+static DKIM_LIB *tags_library(void)
+{
+	static DKIM_LIB *lib;
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		DKIM_LIB *l = dkim_init(NULL, NULL);
+
+		if (l) {
+			unsigned int flags = DKIM_LIBFLAGS_FIXCRLF | DKIM_LIBFLAGS_DELAYSIGPROC;
+
+			dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
+		}
+		lib = l;
+		g_once_init_leave(&once, 1);
+	}
+	return lib;
+}
+
+/* The d= of the mail's DKIM signatures whose tags fit a command
+ * (sig_unfit()), read by OpenDKIM from the header alone, not verified: up
+ * to max of them into doms; *n their count.  problem says why the first
+ * that does not fit does not ("no DKIM signature" if there is none). */
+static enum bb_status fit_signatures(const char *raw, size_t len, const char *from_domain,
+				     const struct field_counts *fc,
+				     char (*doms)[AUTH_VALUE_MAX + 1], int max, int *n,
+				     char *problem, size_t size, struct bb_error *err)
+{
+	DKIM_LIB *lib = tags_library();
+	DKIM *dkim;
+	DKIM_SIGINFO **sigs = NULL;
+	DKIM_STAT st;
+	int nsigs = 0;
+	size_t skip = skip_mbox_line(raw, len), head = auth_header_block(raw + skip, len - skip);
+
+	*n = 0;
+	snprintf(problem, size, "no DKIM signature");
+	if (!lib || !(dkim = dkim_verify(lib, (const unsigned char *)"bugbridge", NULL, &st)))
+		return bb_error_set(err, BB_ERR_NOMEM, "cannot set up the DKIM library");
+	st = dkim_chunk(dkim, (u_char *)(raw + skip), head);
+	if (st == DKIM_STAT_OK)
+		st = dkim_chunk(dkim, NULL, 0);
+	if (st == DKIM_STAT_OK && dkim_getsiglist(dkim, &sigs, &nsigs) == DKIM_STAT_OK) {
+		for (int i = 0; i < nsigs; i++) {
+			char why[400];
+
+			sig_unfit(sigs[i], from_domain, fc, why, sizeof(why));
+			if (!why[0] && *n < max) {
+				snprintf(doms[*n], AUTH_VALUE_MAX + 1, "%s",
+					 (const char *)dkim_sig_getdomain(sigs[i]));
+				lower_string(doms[(*n)++]);
+			} else if (why[0] && !strcmp(problem, "no DKIM signature")) {
+				snprintf(problem, size, "%s", why);
+			}
+		}
+	}
+	dkim_free(dkim);
+	return BB_OK;
+}
+
 /* --- the trusted receiving server ---------------------------------------- */
 
 /* Fields a receiving server and its milters put on top of a mail (trace,
@@ -475,15 +642,46 @@ static int trace_field(const char *name)
 	return 0;
 }
 
+/* The methods [inbound] authserv_methods names that can vouch for a
+ * sender (others are ignored): a bit each. */
+enum { METHOD_DMARC = 1, METHOD_DKIM = 2 };
+
+unsigned auth_methods_parse(const char *names)
+{
+	unsigned mask = 0;
+	char **words;
+
+	if (!names || !*names)
+		return METHOD_DMARC;
+	words = g_strsplit_set(names, ", \t", -1);
+	for (char **w = words; *w; w++)
+		if (!g_ascii_strcasecmp(*w, "dmarc"))
+			mask |= METHOD_DMARC;
+		else if (!g_ascii_strcasecmp(*w, "dkim"))
+			mask |= METHOD_DKIM;
+	g_strfreev(words);
+	return mask;
+}
+
+static unsigned method_bit(const char *method)
+{
+	return !strcmp(method, "dmarc") ? METHOD_DMARC : !strcmp(method, "dkim") ? METHOD_DKIM : 0;
+}
+
 enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
-				   const char *authserv_id, struct auth_verdict *v,
-				   struct bb_error *err)
+				   const char *authserv_id, const char *methods,
+				   struct auth_verdict *v, struct bb_error *err)
 {
 	struct parsed_head h;
+	struct field_counts fc;
+	unsigned counted = auth_methods_parse(methods);
 	int state = 0;   /* 0 above the server's Received:, 1 in its block, 2 below */
-	int pass = 0, dmarc_fail = 0, window = 0;
+	int dmarc_fail = 0, window = 0, nfit = 0;
+	unsigned ndmarc = 0, ndkim = 0;
 	struct auth_results *ar = malloc(sizeof(*ar));
 	char by[AUTH_VALUE_MAX + 1], how[AUTH_VALUE_MAX + 64] = "";
+	char pass_dkim_d[AUTH_VALUE_MAX + 1] = "", pass_dmarc[AUTH_VALUE_MAX + 1] = "";
+	char fit[4][AUTH_VALUE_MAX + 1], problem[400];
 	enum bb_status s = BB_OK;
 
 	v->authenticated = 0;
@@ -492,6 +690,11 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	if (!authserv_id || !*authserv_id) {
 		snprintf(v->reason, sizeof(v->reason), "no trusted authserv-id is configured");
+		goto out;
+	}
+	if (!counted) {
+		snprintf(v->reason, sizeof(v->reason),
+			 "[inbound] authserv_methods names neither dmarc nor dkim");
 		goto out;
 	}
 	if (parse_head(raw, len, &h)) {
@@ -525,45 +728,82 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 			v->ignored_results++;
 			continue;
 		}
+		/* the block: the server's own headers, and any a sender put on
+		 * top of its mail, which the server did not remove */
 		for (size_t r = 0; r < ar->nres; r++) {
 			const struct auth_resinfo *ri = &ar->res[r];
+			unsigned bit = method_bit(ri->method) & counted;
 
-			if (!strcmp(ri->method, "dmarc") &&
-			    (!ri->header_from[0] || auth_aligned(ri->header_from, from_domain))) {
+			if (bit == METHOD_DMARC) {
+				ndmarc++;
+				if (ri->header_from[0] && g_ascii_strcasecmp(ri->header_from, from_domain))
+					continue;   /* about another author */
 				if (!strcmp(ri->result, "fail"))
 					dmarc_fail = 1;
-				else if (!strcmp(ri->result, "pass") && ri->header_from[0] && !pass) {
-					pass = 1;
-					snprintf(how, sizeof(how), "dmarc=pass header.from=%s",
-						 ri->header_from);
-				}
-			} else if (!strcmp(ri->method, "dkim") && !strcmp(ri->result, "pass") && !pass) {
+				else if (!strcmp(ri->result, "pass") && ri->header_from[0])
+					snprintf(pass_dmarc, sizeof(pass_dmarc), "%s", ri->header_from);
+			} else if (bit == METHOD_DKIM) {
 				const char *d = ri->header_d[0] ? ri->header_d : ri->header_i;
 
-				if (auth_aligned(d, from_domain)) {
-					pass = 1;
-					snprintf(how, sizeof(how), "dkim=pass header.d=%s", d);
-				}
+				ndkim++;
+				if (!strcmp(ri->result, "pass") && auth_aligned(d, from_domain) &&
+				    !pass_dkim_d[0])
+					snprintf(pass_dkim_d, sizeof(pass_dkim_d), "%s", d);
 			}
 		}
 	}
 	head_release(&h);
-	if (!window)
+	if (!window) {
 		snprintf(v->reason, sizeof(v->reason),
 			 "no Received: header by %s (the mail did not pass the trusted server)",
 			 authserv_id);
-	else if (dmarc_fail)
+		goto out;
+	}
+	if (ndmarc > 1 || ndkim > 1) {
+		/* the server writes one; another was the sender's */
+		snprintf(v->reason, sizeof(v->reason),
+			 "conflicting Authentication-Results: %u %s= results of %s", ndmarc > 1 ? ndmarc
+			 : ndkim, ndmarc > 1 ? "dmarc" : "dkim", authserv_id);
+		goto out;
+	}
+	if (dmarc_fail) {
 		snprintf(v->reason, sizeof(v->reason), "%s says dmarc=fail for %s", authserv_id,
 			 from_domain);
-	else if (!pass)
-		snprintf(v->reason, sizeof(v->reason),
-			 "%s reports no dkim=pass or dmarc=pass aligned with the From: domain %s",
-			 authserv_id, from_domain);
-	else {
-		v->authenticated = 1;
-		v->method = "authserv";
-		snprintf(v->reason, sizeof(v->reason), "%s: %s", authserv_id, how);
+		goto out;
 	}
+	if (!pass_dmarc[0] && !pass_dkim_d[0]) {
+		snprintf(v->reason, sizeof(v->reason), "%s reports no %s aligned with the From: domain %s",
+			 authserv_id, counted == METHOD_DMARC ? "dmarc=pass"
+				      : counted == METHOD_DKIM ? "dkim=pass" : "dkim=pass or dmarc=pass",
+			 from_domain);
+		goto out;
+	}
+	/* a pass is the server's word for the author's domain; that the
+	 * mail's thread and id are what the author signed is in the signature
+	 * itself, read here (the server verified it, or DMARC passed by SPF
+	 * alone, which vouches for no header: then there is none that fits) */
+	count_fields(raw, len, &fc);
+	if ((s = fit_signatures(raw, len, from_domain, &fc, fit, 4, &nfit, problem, sizeof(problem),
+				err)))
+		goto out;
+	if (pass_dmarc[0] && nfit) {
+		snprintf(how, sizeof(how), "dmarc=pass header.from=%s (DKIM signature of %s)", pass_dmarc,
+			 fit[0]);
+	} else if (pass_dkim_d[0]) {
+		for (int i = 0; i < nfit && !how[0]; i++)
+			if (!strcmp(fit[i], pass_dkim_d))
+				snprintf(how, sizeof(how), "dkim=pass header.d=%s", pass_dkim_d);
+	}
+	if (!how[0]) {
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s reports %s=pass, but the mail has no DKIM signature fit for commands (%s)",
+			 authserv_id, pass_dmarc[0] ? "dmarc" : "dkim",
+			 nfit ? "the server's dkim=pass is for another signature" : problem);
+		goto out;
+	}
+	v->authenticated = 1;
+	v->method = "authserv";
+	snprintf(v->reason, sizeof(v->reason), "%s: %s", authserv_id, how);
 out:
 	free(ar);
 	return s;
@@ -756,6 +996,7 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 	DKIM *dkim = NULL;
 	DKIM_SIGINFO **sigs = NULL;
 	DKIM_STAT st;
+	struct field_counts fc;
 	int nsigs = 0;
 	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
 	size_t skip = skip_mbox_line(raw, len);
@@ -779,6 +1020,7 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO, (void *)dkim_key_file,
 			     strlen(dkim_key_file));
 	}
+	count_fields(raw, len, &fc);
 	dkim = dkim_verify(lib, (const unsigned char *)"bugbridge", NULL, &st);
 	if (!dkim) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "cannot start DKIM verification: %s",
@@ -808,17 +1050,8 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 		if (!DKIM_SIG_CHECK(sigs[i]))
 			snprintf(problem, sizeof(problem), "the DKIM signature of %s does not verify (%s)",
 				 d, sig_problem(sigs[i]));
-		else if (!auth_aligned(d, from_domain))
-			snprintf(problem, sizeof(problem),
-				 "the DKIM signature of %s is not aligned with the From: domain %s", d,
-				 from_domain);
-		else if (!dkim_sig_hdrsigned(sigs[i], (u_char *)"from") ||
-			 !dkim_sig_hdrsigned(sigs[i], (u_char *)"message-id") ||
-			 !(dkim_sig_hdrsigned(sigs[i], (u_char *)"in-reply-to") ||
-			   dkim_sig_hdrsigned(sigs[i], (u_char *)"references")))
-			snprintf(problem, sizeof(problem),
-				 "the DKIM signature of %s does not cover From, Message-ID and In-Reply-To or References",
-				 d);
+		else
+			sig_unfit(sigs[i], from_domain, &fc, problem, sizeof(problem));
 		if (!problem[0]) {
 			v->authenticated = 1;
 			v->method = "dkim";
@@ -853,6 +1086,7 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 			  struct auth_verdict *v, struct bb_error *err)
 {
 	struct parsed_head h;
+	struct field_counts fc;
 	struct auth_verdict dkim_v, serv_v;
 	enum bb_status s = BB_OK;
 
@@ -863,6 +1097,9 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 		snprintf(v->reason, sizeof(v->reason), "[inbound] authenticate = none");
 		return BB_OK;
 	}
+	count_fields(raw, len, &fc);
+	if (fields_refused(&fc, v->reason, sizeof(v->reason)))
+		return BB_OK;
 	if (parse_head(raw, len, &h)) {
 		snprintf(v->reason, sizeof(v->reason), "the mail has no readable header");
 		return BB_OK;
@@ -882,7 +1119,7 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 		return s;
 	if (!dkim_v.authenticated && policy->mode != AUTH_MODE_DKIM &&
 	    (s = auth_check_authserv(raw, len, v->from_domain, policy->trusted_authserv_id,
-				     &serv_v, err)))
+				     policy->authserv_methods, &serv_v, err)))
 		return s;
 	v->ignored_results = serv_v.ignored_results;
 	if (dkim_v.authenticated || serv_v.authenticated) {

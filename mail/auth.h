@@ -1,34 +1,41 @@
 /* Who sent a mail, as far as a DKIM signature or a trusted receiving
  * server can tell: the building blocks of the inbound bridge's command
- * authorization (README, "Who may act by mail").
+ * authorization (README, "Who may act by mail"; bugbridge(1)).
  *
- * A sender is who a verified signature says it is.  Two kinds of evidence
- * count, and only for the From: domain:
+ * A sender is who a signature says it is.  Two kinds of evidence count,
+ * and only for the From: domain:
  *
  *   - DKIM (RFC 6376), verified here on the archived bytes with OpenDKIM's
  *     library: a passing signature whose d= aligns with the From: domain
- *     (DMARC relaxed alignment) and whose h= covers From, Message-ID and
- *     In-Reply-To or References (so a signed mail cannot be replayed under
- *     another Message-ID or into another thread).
+ *     (DMARC relaxed alignment, by the Public Suffix List) and that is fit
+ *     for commands: its h= covers From, Message-ID, In-Reply-To or
+ *     References, and each of In-Reply-To and References the mail has (so
+ *     a signed mail cannot be replayed under another Message-ID or aimed at
+ *     another thread), and it has no l= (a body length would leave the
+ *     rest of the body to whoever adds it).
  *   - Authentication-Results (RFC 8601) written by a trusted receiving
  *     server: only headers carrying its authserv-id that sit between the
- *     topmost "Received: ... by <that server>" and the next Received:
- *     written by another host, or the first field that is no trace,
- *     authentication or ARC field (the sender's own header starts there,
- *     and whatever it holds is the sender's word).  An aligned dkim=pass,
- *     or dmarc=pass for the From: domain, counts; any dmarc=fail there
- *     refuses.  Headers further down were written by the sender or an
- *     earlier hop and are ignored (and counted).  A forged header at the
- *     very top of a mail sent straight to the server is indistinguishable
- *     from the server's own: this mode relies on the server removing
- *     incoming ones with its id (RFC 8601 section 5).
+ *     topmost "Received: ... by <that server>" (and further ones by it,
+ *     as a list's re-injection adds) and the next Received: written by
+ *     another host, or the first field that is no trace, authentication or
+ *     ARC field.  Only the methods the server reports on every mail count
+ *     (authserv_methods: dmarc, as lore's server, by default): a forged
+ *     result on top of a mail the server did not clean lands in that block
+ *     too, so two results of a counted method there refuse the mail
+ *     ("conflicting Authentication-Results"), as does a dmarc=fail.  A
+ *     pass counts only if the mail carries a DKIM signature whose tags
+ *     (read by OpenDKIM, not verified here) are fit for commands as above:
+ *     a DMARC pass by SPF alone vouches for no header.
  *
- * Organizational domains are approximated without a Public Suffix List:
- * the last two labels, or three when the second-to-last is a short label
- * such as the "co" of co.uk (auth_org_domain()).  This errs on the strict
- * side for most registries and can be wrong for a few (e.g. a two-letter
- * registrable name under a country code): such senders fail alignment and
- * must sign with their exact From: domain.
+ * Whatever the evidence, a mail with more than one From, Sender, To, Cc,
+ * Subject, Date, Message-ID, In-Reply-To or References field (RFC 5322
+ * allows one), or a header line that is no field, is never authenticated:
+ * what a signature covers and what the bridge reads could be different
+ * fields.
+ *
+ * Organizational domains come from the Public Suffix List (libpsl, the
+ * newer of the system's list and its built-in one), private section
+ * included, as DMARC (RFC 7489 section 3.2) asks.
  *
  * Nothing here prints; results carry a reason for the log and the status.
  * GMime must be initialised (mail_init()).  Thread-safe on distinct
@@ -74,8 +81,9 @@ struct auth_results {
  * -1 when the header is unusable (out is then empty).  Never allocates. */
 int auth_results_parse(const char *value, size_t len, struct auth_results *out);
 
-/* The organizational domain of a lower-case domain name (approximation,
- * see above): points into domain. */
+/* The organizational domain of a lower-case domain name by the Public
+ * Suffix List (the domain itself if it is a public suffix, or without a
+ * list): points into domain. */
 const char *auth_org_domain(const char *domain);
 /* DMARC relaxed alignment: both domains have the same organizational
  * domain (case-insensitive).  0 for NULL or empty names. */
@@ -107,10 +115,18 @@ struct auth_policy {
 	 * together, in milliseconds ([inbound] dns_timeout); 0:
 	 * AUTH_DNS_TIMEOUT_MS; negative: none (no lookup is made). */
 	long dns_timeout_ms;
+	/* The methods of the trusted server's results that count, comma- or
+	 * blank-separated ([inbound] authserv_methods): "dmarc" (NULL: that),
+	 * "dkim", or both.  List only what the server reports on every mail. */
+	const char *authserv_methods;
 };
 
 /* The default of auth_policy.dns_timeout_ms. */
 #define AUTH_DNS_TIMEOUT_MS 2000
+
+/* The methods of auth_policy.authserv_methods that count, as a mask (0:
+ * none of them can vouch for a sender; NULL or "" is "dmarc"). */
+unsigned auth_methods_parse(const char *names);
 
 /* The evidence found for one mail.  reason is a short sentence for the
  * log and the status ("DKIM signature of example.org verified", "no
@@ -153,7 +169,7 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 			       const char *dkim_key_file, long dns_timeout_ms,
 			       struct auth_verdict *v, struct bb_error *err);
 enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
-				   const char *authserv_id, struct auth_verdict *v,
-				   struct bb_error *err);
+				   const char *authserv_id, const char *methods,
+				   struct auth_verdict *v, struct bb_error *err);
 
 #endif

@@ -183,11 +183,11 @@ like "body changed after signing: refused, with the reason" "$(note cmd-3a@examp
 	"^refused: the sender is not authenticated: the DKIM signature of example.org does not verify .body hash mismatch."
 like "d= of another domain: refused" "$(note cmd-3b@example.org)" \
 	"^refused: .*the DKIM signature of attacker.example is not aligned with the From: domain example.org"
-like "and the real server's dkim=pass for that domain does not count for From:" \
-	"$(note cmd-3b@example.org)" "lists.lab reports no dkim=pass or dmarc=pass aligned with the From: domain example.org"
+like "and the real server's dmarc says fail: its dkim=pass for that domain is not aligned with From:" \
+	"$(note cmd-3b@example.org)" "lists.lab says dmarc=fail for example.org"
 like "no signature: refused" "$(note cmd-3c@example.org)" "^refused: the sender is not authenticated: no DKIM signature"
 like "a forged dmarc=pass below the server's real fail: refused" "$(note cmd-3@example.org)" \
-	"^refused: .*does not verify.*lists.lab reports no dkim=pass or dmarc=pass"
+	"^refused: .*does not verify.*lists.lab says dmarc=fail for example.org"
 like "the forged header is logged as ignored" "$(cat sync.log)" "auth.results_ignored.*authserv_id=lists.lab"
 like "refusals are logged with the reason" "$(cat sync.log)" "inbound.command_refused.*reason=.the sender is not authenticated"
 is "and none of them gets mail: no answer on the thread, none to the sender" \
@@ -536,7 +536,7 @@ is "status --json names each refusal's reason" "$(printf '%s' "$out" | python3 -
 import json, sys
 r = [x for x in json.load(sys.stdin)["archive"]["latest_refusals"] if x["message_id"] == "bs-1@example.org"][0]
 print(r["reason"], "|", r["command"], "|", r["bug_id"], "|", r["from"])')" \
-	"the sender is not authenticated: no DKIM signature; lists.lab reports no dkim=pass or dmarc=pass aligned with the From: domain example.net | #bugbridge frobnicate 1 | 201 | victim@example.net"
+	"the sender is not authenticated: no DKIM signature; lists.lab says dmarc=fail for example.net | #bugbridge frobnicate 1 | 201 | victim@example.net"
 like "and so does status" "$(bb status)" "<bs-1@example.org> from victim@example.net: #bugbridge frobnicate 1"
 
 done_testing
