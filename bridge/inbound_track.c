@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bridge/inbound_internal.h"
 #include "bugzilla/bug.h"
@@ -336,6 +337,39 @@ static enum bb_status finish_bug_intents(struct sync_context *sc, long long bug_
 	return s;
 }
 
+/* Whether the list thread of m, which is no bug, got [inbound]
+ * answer_limit answers to refused tracks in the last hour: those to mails
+ * whose thread root (list_thread, as the tracker keeps it) is m's, that
+ * is its parent's root, else the first mail it names. */
+static int thread_answers_exhausted(struct sync_context *sc, const struct inmail *m)
+{
+	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
+	const char *parent = inmail_parent_id(m);
+	const char *root = m->nreferences && *m->references[0] ? m->references[0]
+			   : parent && *parent ? parent : m->message_id;
+	sqlite3_stmt *st = NULL;
+	long long n = 0;
+
+	if (store_prepare(sc->db, &st,
+			  "SELECT count(*) FROM outbox o JOIN in_mail i"
+			  " ON i.id = CAST(substr(o.message_id, 9) AS INTEGER)"
+			  " JOIN list_thread t ON t.message_id = i.message_id"
+			  " WHERE o.message_id LIKE 'answer-r%' AND o.created > ?1"
+			  " AND o.message_id = 'answer-r' || i.id || '@' || ?2"
+			  " AND t.root = coalesce((SELECT root FROM list_thread WHERE message_id = ?3),"
+			  " ?4)", NULL) != BB_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)time(NULL) - 3600);
+	sqlite3_bind_text(st, 2, sc->cfg->mail_domain ? sc->cfg->mail_domain : "", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, parent ? parent : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, root ? root : "", -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return (unsigned long long)n >= limit;
+}
+
 /* A mail that belongs to no bug but says "#bugbridge track". */
 enum bb_status inbound_handle_track(struct sync_context *sc, const struct inbound_options *opt,
 				    const char *raw, size_t len, const struct inmail *m,
@@ -375,9 +409,8 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 		s = inbound_command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
 				   err);
 	if (!s && !allowed && verdict.authenticated && !history &&
-	    inbound_answers_exhausted(sc, 0, m->from_addr)) {
-		/* each refused track is a thread of its own: the sender's
-		 * answers are counted */
+	    (inbound_answers_exhausted(sc, 0, m->from_addr) || thread_answers_exhausted(sc, m))) {
+		/* the sender's answers, on any thread, and the thread's */
 		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_STR("message_id", m->message_id),
 			  LF_STR("from", m->from_addr), LF_UINT("limit", sc->cfg->inbound_answer_limit));
 	} else if (!s && !allowed && verdict.authenticated && !history) {

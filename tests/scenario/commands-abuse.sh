@@ -9,8 +9,9 @@
 #    below its marker line (or desktop Outlook's From: and Sent: lines) are
 #    not the forwarding maintainer's;
 #  - refused #bugbridge track answers, each on a thread of its own, stop at
-#    [inbound] answer_limit for their sender, under the bridge's subject,
-#    quoting nothing of the sender's but the command.
+#    [inbound] answer_limit for their sender, and for a thread where several
+#    senders send them, under the bridge's subject, quoting nothing of the
+#    sender's but the command.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
@@ -195,5 +196,18 @@ like "it quotes the command and says why" "$(flat "$(echo "$answers" | head -1)"
 	"#bugbridge track~ +refused: the sender may not create bugs~"
 is "no bug was created" "$(curl -sf "$bz/rest/bug?summary=PILLS&api_key=bridgekey0123" |
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["bugs"]))')" "0"
+
+# and per thread: two senders, three refused tracks each (under their own
+# limit), all in one list thread, get answer_limit answers between them
+printf '#bugbridge track\n' |
+	listlab_send "Trudy <trudy@example.net>" th-1@example.net "" "a thread"
+for i in 2 3 4 5 6; do
+	[ "$i" -le 3 ] && who="Trudy <trudy@example.net>" || who="Oscar <oscar@example.net>"
+	printf '#bugbridge track\n' |
+		listlab_send "$who" "th-$i@example.net" "th-$((i - 1))@example.net" "Re: a thread"
+done
+check "sync after six refused tracks in one thread" bb sync
+is "the thread gets answer_limit (4) answers, not six" \
+	"$(for i in 1 2 3 4 5 6; do answer "th-$i@example.net"; done | grep -c .)" "4"
 
 done_testing
