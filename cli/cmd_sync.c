@@ -243,8 +243,10 @@ static int lock_data_dir(struct cli_context *ctx, const char *what)
 
 		cli_error("cannot open %s: %s", path ? path : "the lock file", strerror(e));
 		free(path);
-		/* a user who may read the data folder but not write it */
-		return e == EACCES || e == EPERM ? EX_NOPERM : EX_CANTCREAT;
+		/* a user who may read the data folder but not write it, or a
+		 * folder mounted read-only: no restart fixes either (77, which
+		 * the units' RestartPreventExitStatus= names) */
+		return e == EACCES || e == EPERM || e == EROFS ? EX_NOPERM : EX_CANTCREAT;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		int e = errno;

@@ -191,6 +191,29 @@ check_exit "outbox retry as the group member is refused (77)" 77 reader outbox r
 like "  saying why" "$(cat "$WORK/check.out")" "readonly database|Permission denied"
 unchanged "the refused writes changed nothing"
 
+# --- the data folder on a read-only file system, as the service user: 77, the
+# code the units' RestartPreventExitStatus= names (73 before: systemd
+# restarted the daemon every 30 s forever) ---------------------------------------
+# on_ro_data CMD...: CMD with $DATA bind-mounted read-only in a mount namespace
+on_ro_data() {
+	unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"' \
+		sh "$DATA" setpriv --reuid="$SVC" --regid="$GRP" --clear-groups -- \
+		"$BUGBRIDGE" --config "$CONF" "$@"
+}
+if unshare -m true 2>/dev/null; then
+	check_exit "sync on a read-only data folder: permission problem (77)" 77 on_ro_data sync
+	like "  saying why" "$(cat "$WORK/check.out")" "Read-only file system"
+	check_exit "daemon on a read-only data folder: 77, not restarted by the unit" 77 on_ro_data daemon
+	for unit in bugbridge-daemon.service bugbridge-serve.service; do
+		like "$unit does not restart on 77 or 78" \
+			"$(grep '^RestartPreventExitStatus=' "$top_builddir/config/$unit")" "=77 78\$"
+	done
+	like "bugbridge(1) says so" "$(grep -c 'The systemd units do not restart on 7[78]' \
+		"$top_srcdir/man/bugbridge.1")" "^2\$"
+else
+	ok "read-only data folder # SKIP unshare -m is not permitted here"
+fi
+
 # --- a user outside the group ----------------------------------------------------
 check_exit "outside the group, the service's configuration cannot be read: permission denied (77)" 77 \
 	as "$OUT" "$OUT" "$BUGBRIDGE" --config "$CONF" status
