@@ -62,6 +62,20 @@ int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
 int cmd_export(struct cli_context *ctx, int argc, char **argv);
 int cmd_import(struct cli_context *ctx, int argc, char **argv);
 int cmd_triage(struct cli_context *ctx, int argc, char **argv);
+int cmd_check(struct cli_context *ctx, int argc, char **argv);
+
+/* cmd_blob.c: rehashes every blob of the store (or the nhashes named),
+ * opening the store read-only.  Each result goes into results (a JSON
+ * array) when given, else is printed: the bad always, the good when
+ * print_good.  Returns a sysexits code for an error, else EX_OK with
+ * *checked and *bad set. */
+struct json_object;
+int cli_verify_blobs(struct cli_context *ctx, char **hashes, int nhashes,
+		     struct json_object *results, int print_good, size_t *checked, size_t *bad);
+/* cmd_check.c: PRAGMA quick_check of the open database; logs and prints
+ * what is damaged.  EX_OK when sound, EX_DATAERR when damaged, another
+ * code when the check could not run. */
+int cli_check_database(struct cli_context *ctx);
 
 /* SIGHUP, for the daemon and the server (cli/main.c).  cli_reopen_log()
  * opens [general] log_file again (after logrotate moved it) at the level

@@ -648,33 +648,29 @@ static void verify_progress_cb(void *p, uint64_t done, uint64_t total)
 	cli_progress_update(vp->bar, vp->before + done, 0);
 }
 
-static int blob_verify_cmd(struct cli_context *ctx, int argc, char **argv)
+int cli_verify_blobs(struct cli_context *ctx, char **hashes, int nhashes,
+		     struct json_object *results, int print_good, size_t *checked, size_t *bad)
 {
 	struct bb_error err = BB_ERROR_INIT;
 	struct hash_list list = { NULL, 0, 0, 0 };
-	struct json_object *results = NULL;
 	struct verify_progress vp = { NULL, 0 };
-	size_t bad = 0;
-	int json, first, rc;
+	int rc = EX_OK;
 
-	if ((rc = json_flag_only(argc, argv, usage_verify, &json, &first)))
-		return rc < 0 ? EX_OK : rc;
-	for (int i = first; i < argc; i++) {
+	*checked = *bad = 0;
+	for (int i = 0; i < nhashes; i++) {
 		struct blob_info fake;
 
-		if ((rc = parse_hash_arg(ctx, argv[i], fake.hash, STORE_READ_ONLY)))
+		if ((rc = parse_hash_arg(ctx, hashes[i], fake.hash, STORE_READ_ONLY)))
 			goto out;
 		fake.size = 0;
 		collect_cb(&list, &fake);
 	}
 	if ((rc = cli_open_store(ctx, STORE_READ_ONLY)))
 		goto out;
-	if (first == argc && blob_each(ctx->blobs, collect_cb, &list, &err)) {
+	if (!nhashes && blob_each(ctx->blobs, collect_cb, &list, &err)) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (json)
-		results = json_object_new_array();
 	vp.bar = cli_progress_start("verifying", list.bytes, ctx->quiet || list.bytes < (64 << 20));
 	for (size_t i = 0; i < list.n; i++) {
 		enum blob_check result;
@@ -689,38 +685,56 @@ static int blob_verify_cmd(struct cli_context *ctx, int argc, char **argv)
 		if (!blob_lookup(ctx->blobs, list.hashes[i], &info, NULL))
 			vp.before += info.size;
 		if (result != BLOB_CHECK_OK)
-			bad++;
-		if (json) {
+			(*bad)++;
+		if (results) {
 			struct json_object *o = json_object_new_object();
 
 			json_object_object_add(o, "hash", json_object_new_string(list.hashes[i]));
 			json_object_object_add(o, "result",
 					       json_object_new_string(blob_check_str(result)));
 			json_object_array_add(results, o);
-		} else if (result != BLOB_CHECK_OK || !ctx->quiet) {
+		} else if (result != BLOB_CHECK_OK || print_good) {
 			if (vp.bar && result != BLOB_CHECK_OK)
 				fputc('\n', stderr);
 			printf("sha256:%s %s\n", list.hashes[i], blob_check_str(result));
 		}
 	}
 	cli_progress_done(vp.bar);
+	*checked = list.n;
+out:
+	free(list.hashes);
+	return rc;
+}
+
+static int blob_verify_cmd(struct cli_context *ctx, int argc, char **argv)
+{
+	struct json_object *results = NULL;
+	size_t checked, bad;
+	int json, first, rc;
+
+	if ((rc = json_flag_only(argc, argv, usage_verify, &json, &first)))
+		return rc < 0 ? EX_OK : rc;
+	if (json)
+		results = json_object_new_array();
+	rc = cli_verify_blobs(ctx, argv + first, argc - first, results, !ctx->quiet, &checked, &bad);
+	if (rc) {
+		json_object_put(results);
+		return rc;
+	}
 	if (json) {
 		struct json_object *top = json_object_new_object();
 
 		json_object_object_add(top, "version", json_object_new_int(JSON_SHAPE_VERSION));
-		json_object_object_add(top, "checked", json_object_new_uint64(list.n));
+		json_object_object_add(top, "checked", json_object_new_uint64(checked));
 		json_object_object_add(top, "bad", json_object_new_uint64(bad));
 		json_object_object_add(top, "results", results);
 		cli_print_json(top);
 		json_object_put(top);
 	} else if (!ctx->quiet) {
-		fprintf(stderr, "bugbridge: %zu blob%s checked, %zu bad\n", list.n,
-			list.n == 1 ? "" : "s", bad);
+		fprintf(stderr, "bugbridge: %zu blob%s checked, %zu bad\n", checked,
+			checked == 1 ? "" : "s", bad);
 	}
-	rc = bad ? EX_DATAERR : EX_OK;
-out:
-	free(list.hashes);
-	return rc;
+	return bad ? EX_DATAERR : EX_OK;
 }
 
 /* ------------------------------------------------------------------- gc */

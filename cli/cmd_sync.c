@@ -643,7 +643,15 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	log_event(LOG_LEVEL_INFO, "daemon.start", LF_INT("interval", interval));
-	sd_notify(0, "READY=1\nSTATUS=first round");
+	/* the check reads the whole database: after READY=1, so that a large
+	 * one does not miss the unit's start timeout */
+	sd_notify(0, "READY=1\nSTATUS=checking the database");
+	if ((rc = cli_check_database(ctx))) {
+		sd_notifyf(0, "STATUS=stopped: the database %s is damaged", ctx->db->path);
+		cli_bridge_close(&b);
+		return rc;
+	}
+	sd_notify(0, "STATUS=first round");
 	while (!stop) {
 		struct bb_error err = BB_ERROR_INIT;
 		struct sync_stats st;

@@ -28,6 +28,8 @@ static const struct cli_command commands[] = {
 	  "sync rounds on an interval until SIGTERM" },
 	{ "status", cmd_status, CLI_NEEDS_CONFIG,
 	  "cursors, mirrored bugs, outbox counts and failures" },
+	{ "check", cmd_check, CLI_NEEDS_CONFIG,
+	  "check the database (PRAGMA quick_check) and rehash every blob" },
 	{ "outbox", cmd_outbox, CLI_NEEDS_CONFIG,
 	  "list, retry or deliver the mail outbox" },
 	{ "regressions", cmd_regressions, CLI_NEEDS_CONFIG,

@@ -1,11 +1,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -911,11 +913,129 @@ static int refuse_lone_commit(void *ctx)
 /* The database holds private comments, tokens and addresses: its folder is
  * made FS_PRIVATE_DIR_MODE and the file FS_PRIVATE_FILE_MODE, whatever the
  * umask (an existing file of ours is narrowed to it). */
+/* An existing database file must be an SQLite database: a 0-byte file, or
+ * one without SQLite's header, is someone else's or a damaged one (a
+ * restore that wrote nothing, a truncation), never a new database to fill:
+ * taken as one, the next sync would mail every bug again.  ENOENT is no
+ * error (*exists = 0). */
+static enum bb_status store_check_header(const char *path, int *exists, struct bb_error *err)
+{
+	static const char magic[16] = "SQLite format 3";   /* and its NUL */
+	char head[16];
+	struct stat sb;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	*exists = 0;
+	if (fd < 0)
+		return errno == ENOENT ? BB_OK
+				       : bb_error_errno(err, errno, "cannot open the database %s", path);
+	*exists = 1;
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+
+		close(fd);
+		return bb_error_errno(err, e, "cannot read the database %s", path);
+	}
+	n = sb.st_size ? pread(fd, head, sizeof(head), 0) : 0;
+	close(fd);
+	if (!sb.st_size)
+		return bb_error_set(err, BB_ERR_CORRUPT,
+				    "the database %s is empty (0 bytes), not a bugbridge database: "
+				    "restore it from a backup (bugbridge(1), BACKUP), or move it away "
+				    "to start a new one (which mirrors everything again)", path);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(magic)))
+		return bb_error_set(err, BB_ERR_CORRUPT,
+				    "the database %s is not an SQLite database (its first 16 bytes "
+				    "are not SQLite's header): restore it from a backup "
+				    "(bugbridge(1), BACKUP), or move it away to start a new one", path);
+	return BB_OK;
+}
+
+/* Removes the "<path>.new-<pid>" files of processes that are gone (a crash
+ * while a database was made). */
+static void store_remove_stale(const char *path)
+{
+	char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+	char *prefix = g_strconcat(base, ".new-", NULL);
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+
+	while (d && (name = g_dir_read_name(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(name, prefix, strlen(prefix)))
+			continue;
+		pid = strtol(name + strlen(prefix), &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+			char *stale = g_build_filename(dir, name, NULL);
+
+			unlink(stale);
+			g_free(stale);
+		}
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(prefix);
+	g_free(base);
+	g_free(dir);
+}
+
+/* A new database is made whole under a temporary name, its header and WAL
+ * mode written, and only then linked in place: a crash while it is made
+ * leaves no empty file behind (which store_check_header() would refuse). */
+static enum bb_status store_create(const char *path, struct bb_error *err)
+{
+	char *tmp = str_printf("%s.new-%ld", path, (long)getpid());
+	sqlite3 *db = NULL;
+	enum bb_status s = BB_OK;
+	int fd;
+
+	if (!tmp)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	store_remove_stale(path);
+	unlink(tmp);
+	fd = fs_open_private(tmp, O_RDWR);
+	if (fd < 0) {
+		s = bb_error_errno(err, errno, "cannot create the database %s", path);
+		goto out;
+	}
+	close(fd);
+	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;", NULL, NULL,
+			 NULL) != SQLITE_OK) {
+		s = bb_error_set(err, BB_ERR_DATABASE, "cannot create the database %s: %s", path,
+				 db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	sqlite3_close(db);
+	db = NULL;
+	test_hook("store.create");
+	/* link(), not rename(): a database another process made meanwhile
+	 * stays (and is used) */
+	if (link(tmp, path) != 0 && errno != EEXIST) {
+		s = bb_error_errno(err, errno, "cannot create the database %s", path);
+	} else {
+		char *dir = g_path_get_dirname(path);
+
+		s = fs_fsync_dir(dir, err);
+		g_free(dir);
+	}
+out:
+	if (db)
+		sqlite3_close(db);
+	unlink(tmp);
+	free(tmp);
+	return s;
+}
+
 static enum bb_status store_make_private(const char *path, struct bb_error *err)
 {
 	char *dir = strdup(path), *slash;
 	enum bb_status s = BB_OK;
-	int fd;
+	int exists;
 
 	if (!dir)
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -927,13 +1047,11 @@ static enum bb_status store_make_private(const char *path, struct bb_error *err)
 	free(dir);
 	if (s)
 		return s;
-	if (access(path, F_OK) == 0)
+	if ((s = store_check_header(path, &exists, err)))
+		return s;
+	if (exists)
 		return fs_narrow_mode(path, FS_PRIVATE_FILE_MODE, err);
-	fd = fs_open_private(path, O_RDWR);
-	if (fd < 0)
-		return bb_error_errno(err, errno, "cannot create the database %s", path);
-	close(fd);
-	return BB_OK;
+	return store_create(path, err);
 }
 
 static enum bb_status store_narrow(const char *path, const char *suffix, struct bb_error *err)
@@ -1001,6 +1119,13 @@ static enum bb_status store_open_read_only(struct store *st, int *upgrade, struc
 		if (migrate(st, err))
 			return BB_ERR_DATABASE;
 		return store_exec(st, "PRAGMA query_only = ON", err);
+	}
+	{
+		int exists;
+		enum bb_status s = store_check_header(st->path, &exists, err);
+
+		if (s)
+			return s;
 	}
 	/* a file of ours an older version left wide is narrowed (a mode
 	 * change, not a write); another user's stays as it is */
@@ -1115,6 +1240,42 @@ out:
 		return s;
 	}
 	*out = st;
+	return BB_OK;
+}
+
+enum bb_status store_quick_check(struct store *st, char **damage, struct bb_error *err)
+{
+	sqlite3_stmt *stmt;
+	struct buf out = BUF_INIT;
+	enum bb_status s;
+	int rc, lines = 0;
+
+	*damage = NULL;
+	if ((s = store_prepare(st, &stmt, "PRAGMA quick_check(20)", err)))
+		return s;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *line = (const char *)sqlite3_column_text(stmt, 0);
+
+		if (!line || !strcmp(line, "ok"))
+			continue;
+		if (buf_addf(&out, "%s%s", lines++ ? "\n" : "", line)) {
+			sqlite3_finalize(stmt);
+			buf_release(&out);
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		}
+	}
+	sqlite3_finalize(stmt);
+	/* a page so damaged that the check itself cannot go on is damage too */
+	if (rc != SQLITE_DONE && !lines) {
+		if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB)
+			return store_fail(st, err, "the integrity check failed");
+		if (buf_addstr(&out, sqlite3_errstr(rc)))
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		lines = 1;
+	}
+	if (lines)
+		*damage = buf_detach(&out, NULL);
+	buf_release(&out);
 	return BB_OK;
 }
 

@@ -87,6 +87,12 @@ enum bb_status store_open(struct store **out, const char *path,
 			  enum store_mode mode, struct bb_error *err);
 void store_close(struct store *st);
 
+/* PRAGMA quick_check: *damage is NULL when the database is sound, else
+ * SQLite's first findings (at most 20 lines, to be freed).  A database
+ * damaged beyond the check is damage too; an error is one of the check
+ * itself (the database locked, say). */
+enum bb_status store_quick_check(struct store *st, char **damage, struct bb_error *err);
+
 /* The schema version this binary writes. */
 int store_schema_version(void);
 /* The schema version of the open file. */

@@ -37,8 +37,8 @@ for u in "$unit" "$dunit"; do
 		"$(cat "$u")" "DynamicUser=yes"
 	like "$name: tells systemd when it is ready" "$(cat "$u")" "Type=notify"
 	like "$name: reload is SIGHUP" "$(cat "$u")" "ExecReload=/bin/kill -HUP"
-	like "$name: a configuration error is not restarted forever" "$(cat "$u")" \
-		"RestartPreventExitStatus=78"
+	like "$name: damage, a permission problem or a configuration error is not restarted forever" \
+		"$(cat "$u")" "RestartPreventExitStatus=65 77 78"
 	like "$name: has a log folder it may write" "$(cat "$u")" "LogsDirectory=bugbridge"
 	if command -v systemd-analyze >/dev/null 2>&1; then
 		# a copy whose programs point into the installed tree (DESTDIR),

@@ -205,11 +205,11 @@ if unshare -m true 2>/dev/null; then
 	like "  saying why" "$(cat "$WORK/check.out")" "Read-only file system"
 	check_exit "daemon on a read-only data folder: 77, not restarted by the unit" 77 on_ro_data daemon
 	for unit in bugbridge-daemon.service bugbridge-serve.service; do
-		like "$unit does not restart on 77 or 78" \
-			"$(grep '^RestartPreventExitStatus=' "$top_builddir/config/$unit")" "=77 78\$"
+		like "$unit does not restart on 65, 77 or 78" \
+			"$(grep '^RestartPreventExitStatus=' "$top_builddir/config/$unit")" "=65 77 78\$"
 	done
-	like "bugbridge(1) says so" "$(grep -c 'The systemd units do not restart on 7[78]' \
-		"$top_srcdir/man/bugbridge.1")" "^2\$"
+	like "bugbridge(1) says so" "$(grep -ci 'the systemd units do not restart on \(65\|77\|78\)' \
+		"$top_srcdir/man/bugbridge.1")" "^3\$"
 else
 	ok "read-only data folder # SKIP unshare -m is not permitted here"
 fi

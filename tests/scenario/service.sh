@@ -51,24 +51,6 @@ config_body >body.conf
 write_config <body.conf
 sed -i 's/^log_level = warn$/log_level = info/' "$BUGBRIDGE_CONFIG"
 
-# notify_start NAME: a stand-in for systemd's socket; sets $notify_log
-notify_start() {
-	notify_log="$WORK/$1.notify"
-	/usr/bin/python3 "$top_srcdir/tests/lib/notify_sink.py" --socket "$WORK/$1.sock" \
-		--log "$notify_log" --pid-file "$WORK/$1.notify.pid" >"$WORK/$1.notify.out" 2>&1 &
-	CLEANUP_PIDS="$CLEANUP_PIDS $!"
-	for _ in $(seq 1 100); do [ -s "$WORK/$1.notify.pid" ] && break; sleep 0.05; done
-	: >>"$notify_log"
-}
-# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines matching (20 s at most)
-wait_for() {
-	for _ in $(seq 1 400); do
-		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 notify_start daemon
 NOTIFY_SOCKET="$WORK/daemon.sock" "$BUGBRIDGE" daemon --interval 1s >daemon.out 2>daemon.err &
 dpid=$!
