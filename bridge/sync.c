@@ -2216,6 +2216,42 @@ static size_t first_mirrors_first(struct sync_context *sc, struct bz_bug *bugs, 
 	return first;
 }
 
+/* History asked for (a first sync from a date or from the start, sync
+ * --since): counted by a dry run of the same bugs first, and refused above
+ * [bugzilla] backfill_confirm unless confirmed. */
+static enum bb_status backfill_check(struct sync_context *sc, struct bz_bug *bugs, size_t n,
+				     struct bb_error *err)
+{
+	struct sync_stats probe;
+	void (*on_mail)(void *, long long, const char *, const char *) = sc->on_mail;
+	enum bb_status s;
+
+	memset(&probe, 0, sizeof(probe));
+	sc->dry_run = 1;
+	sc->on_mail = NULL;
+	s = sync_apply(sc, bugs, n, NULL, NULL, &probe, err);
+	sc->dry_run = 0;
+	sc->on_mail = on_mail;
+	if (s)
+		return s;
+	log_event(LOG_LEVEL_INFO, "sync.backfill", LF_UINT("bugs", probe.bugs_mirrored),
+		  LF_UINT("comments", probe.comments_new), LF_UINT("mails", probe.mails_queued),
+		  LF_UINT("confirm_above", sc->cfg->bz_backfill_confirm),
+		  LF_STR("confirmed", sc->backfill_confirmed ? "yes" : "no"));
+	if (sc->backfill_confirmed || probe.mails_queued <= sc->cfg->bz_backfill_confirm)
+		return BB_OK;
+	return bb_error_set(err, BB_ERR_CONFIG,
+			    "this round would mail the history of %lu bug%s (%lu comment%s, %lu "
+			    "mail%s), more than [bugzilla] backfill_confirm = %llu; nothing was "
+			    "sent.  To send it, run once: bugbridge%s%s sync --yes%s; or set "
+			    "[bugzilla] first_sync = now to start from now",
+			    probe.bugs_mirrored, probe.bugs_mirrored == 1 ? "" : "s",
+			    probe.comments_new, probe.comments_new == 1 ? "" : "s",
+			    probe.mails_queued, probe.mails_queued == 1 ? "" : "s",
+			    sc->cfg->bz_backfill_confirm, sc->cfg->source ? " --config " : "",
+			    sc->cfg->source ? sc->cfg->source : "", sc->since ? " --since DATE" : "");
+}
+
 enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 			  struct bb_error *err)
 {
@@ -2226,6 +2262,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 	char *cursor = NULL, *cursor_name = NULL, now_text[32];
 	time_t now, since = 0;
 	unsigned long before = 0;
+	int history = 0;
 	enum bb_status s;
 
 	memset(stats, 0, sizeof(*stats));
@@ -2239,18 +2276,30 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		goto out;
 	if ((s = bz_server_time(sc->bz, &now, err)))
 		goto out;
-	if (cursor)
+	if (cursor) {
 		since = bz_parse_time(cursor) - 1; /* one second of overlap */
-	else if (sc->cfg->bz_max_age)
-		since = now - sc->cfg->bz_max_age;
+	} else if (sc->cfg->bz_first_since < 0) {
+		/* a data folder's first round starts from now: against a
+		 * Bugzilla with years of open bugs, anything else would mail
+		 * them all to the lists ([bugzilla] first_sync) */
+		since = now;
+	} else {
+		since = sc->cfg->bz_first_since;
+		history = 1;
+		/* bugs changed before max_age are not eligible anyway */
+		if (sc->cfg->bz_max_age && since < now - sc->cfg->bz_max_age)
+			since = now - sc->cfg->bz_max_age;
+	}
 	/* a re-examination: comments not mailed by the last round are old */
 	sc->backlog_before = 0;
 	if (sc->since || sc->nonly)
 		sc->backlog_before = cursor ? bz_parse_time(cursor) : now;
-	if (sc->since)
+	if (sc->since) {
 		since = sc->since;
-	else if (sc->nonly)
+		history = 1;
+	} else if (sc->nonly) {
 		since = 0;
+	}
 	products = config_list(sc->cfg->bz_products, NULL);
 	components = config_list(sc->cfg->bz_components, NULL);
 	statuses = NULL; /* closing changes of mirrored bugs must be seen too */
@@ -2278,6 +2327,8 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 			goto out;
 		fill_real_names(sc, bugs, wanted, now);
 		test_hook("sync.fetched");
+		if (history && !sc->dry_run && (s = backfill_check(sc, bugs, wanted, err)))
+			goto out;
 		if (!sc->dry_run && (s = store_attachments(sc, bugs, wanted, now, stats, err)))
 			goto out;
 	}

@@ -65,6 +65,12 @@ struct sync_context {
 	const long long *only;
 	size_t nonly;
 	time_t backlog_before;       /* set by sync_round() */
+	/* History ([bugzilla] first_sync = all or a date on a data folder
+	 * that never synced, or since above) that would mail more than
+	 * [bugzilla] backfill_confirm is refused unless this is set (sync
+	 * --yes): the round fails with BB_ERR_CONFIG saying how much it
+	 * would mail, and changes nothing. */
+	int backfill_confirmed;
 	/* Called with each mail queued (or, in a dry run, that would be). */
 	void (*on_mail)(void *ctx, long long bug_id, const char *message_id,
 			const char *subject);

@@ -44,7 +44,7 @@ int cli_check_database(struct cli_context *ctx)
 		  LF_STR("check", damage));
 	cli_error("the database %s is damaged (PRAGMA quick_check):\n%s\n"
 		  "Stop every bugbridge using it and restore it from a backup "
-		  "(bugbridge(1), BACKUP).", ctx->db->path, damage);
+		  "(bugbridge(1), BACKUP AND RESTORE).", ctx->db->path, damage);
 	free(damage);
 	return EX_DATAERR;
 }

@@ -25,7 +25,7 @@
 #include "tracker/report.h"
 
 static const char usage_sync[] =
-	"usage: bugbridge sync [--once] [--dry-run] [--since DATE] [--from-start]\n"
+	"usage: bugbridge sync [--once] [--dry-run] [--since DATE] [--from-start] [--yes]\n"
 	"\n"
 	"One round: polls Bugzilla for bugs changed since the last round, stores\n"
 	"new attachments in the blob store, queues a mail for every new public\n"
@@ -40,6 +40,10 @@ static const char usage_sync[] =
 	"              bug not on the list yet gets its first mirror, one on it\n"
 	"              a backlog summary of the public comments never mailed;\n"
 	"              nothing already sent goes out again\n"
+	"  --yes       send history above [bugzilla] backfill_confirm mails: a\n"
+	"              first sync with first_sync = all or a date, or --since\n"
+	"              (without it such a round says how much it would mail and\n"
+	"              exits 78, sending nothing)\n"
 	"  --from-start  an archive never read before is read from its first\n"
 	"              mail instead of its end, once, with a progress bar: the\n"
 	"              tracker learns its regressions and the replies to mirrored\n"
@@ -55,28 +59,6 @@ static const char usage_resync[] =
 	"cursor stays where it is.\n"
 	"\n"
 	"  --dry-run   show what would be mailed; change nothing, send nothing\n";
-
-/* A date for --since: YYYY-MM-DD (UTC midnight) or ISO 8601 with a time
- * (UTC unless it names its zone).  0 when it is neither. */
-static time_t parse_since(const char *text)
-{
-	GTimeZone *utc = g_time_zone_new_utc();
-	GDateTime *dt = NULL;
-	time_t t = 0;
-	int y, m, d;
-	char tail;
-
-	if (sscanf(text, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3)
-		dt = g_date_time_new(utc, y, m, d, 0, 0, 0);
-	else
-		dt = g_date_time_new_from_iso8601(text, utc);
-	if (dt) {
-		t = (time_t)g_date_time_to_unix(dt);
-		g_date_time_unref(dt);
-	}
-	g_time_zone_unref(utc);
-	return t > 0 ? t : 0;
-}
 
 static const char usage_daemon[] =
 	"usage: bugbridge daemon [--interval DURATION]\n"
@@ -441,6 +423,7 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "since", required_argument, NULL, 's' },
 		{ "from-start", no_argument, NULL, 'F' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -449,16 +432,17 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	struct sync_stats st;
 	struct inbound_stats in;
 	struct cli_progress *progress = NULL;
-	int opt, dry_run = 0, rc, from_start = 0;
+	int opt, dry_run = 0, rc, from_start = 0, yes = 0;
 	time_t since = 0;
 
-	while ((opt = getopt_long(argc, argv, "onh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "onyh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': break;
 		case 'n': dry_run = 1; break;
 		case 'F': from_start = 1; break;
+		case 'y': yes = 1; break;
 		case 's':
-			if (!(since = parse_since(optarg))) {
+			if (!(since = parse_date(optarg))) {
 				cli_error("--since: \"%s\" is not a date (like 2026-12-01 or "
 					  "2026-12-01T08:00:00Z)", optarg);
 				return EX_USAGE;
@@ -480,6 +464,7 @@ int cmd_sync(struct cli_context *ctx, int argc, char **argv)
 	b.sc.on_mail = print_mail;
 	b.sc.on_mail_ctx = &dry_run;
 	b.sc.since = since;
+	b.sc.backfill_confirmed = yes;
 	if (from_start) {
 		progress = cli_progress_start("reading the archive", 0, ctx->quiet);
 		b.inbound.from_start = 1;

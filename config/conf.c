@@ -166,6 +166,10 @@ static const struct key_spec keys[] = {
 	    "only mirror bugs changed within this time; 0: any age" }, KEY_DURATION, OFF(bz_max_age) },
 	{ { "bugzilla", "visibility_interval", "1h", 0,
 	    "how often every mirrored bug is checked still visible to the account (400 a request); one hidden from it or deleted is withdrawn; 0: every round" }, KEY_DURATION, OFF(bz_visibility_interval) },
+	{ { "bugzilla", "first_sync", "now", 0,
+	    "where the first sync of a data folder starts: now (nothing older is mailed), all, or a date (2026-12-01)" }, KEY_STRING, OFF(bz_first_sync) },
+	{ { "bugzilla", "backfill_confirm", "50", 0,
+	    "history (first_sync all or a date, sync --since) that would mail more than this needs sync --yes" }, KEY_COUNT, OFF(bz_backfill_confirm) },
 	{ { "bugzilla", "attachment_max_size", "1G", 0,
 	    "attachments larger than this are linked to Bugzilla, not stored" }, KEY_SIZE, OFF(bz_attachment_max_size) },
 
@@ -953,6 +957,24 @@ static enum bb_status load_credentials(struct bb_config *cfg, const char *base_d
 	return BB_OK;
 }
 
+/* [bugzilla] first_sync: now, all or a date, into bz_first_since. */
+static enum bb_status settle_first_sync(struct bb_config *cfg, const char *path,
+					struct bb_error *err)
+{
+	const char *v = cfg->bz_first_sync;
+
+	if (!strcmp(v, "now"))
+		cfg->bz_first_since = -1;
+	else if (!strcmp(v, "all"))
+		cfg->bz_first_since = 0;
+	else if (!(cfg->bz_first_since = parse_date(v)))
+		return bb_error_set(err, BB_ERR_CONFIG,
+				    "config %s: [bugzilla] first_sync: \"%s\" is not now, all or a "
+				    "date (like 2026-12-01 or 2026-12-01T08:00:00Z)",
+				    path ? path : "(built-in defaults)", v);
+	return BB_OK;
+}
+
 /* AUTH never goes out in clear: with a login, STARTTLS defaults to
  * required, and "no" is refused (the outbox also holds a session with a
  * login to STARTTLS when "try" is set). */
@@ -1175,6 +1197,8 @@ static enum bb_status load_file(struct bb_config **out, const char *path,
 out:
 	if (!s)
 		s = settle_starttls(cfg, path, err);
+	if (!s)
+		s = settle_first_sync(cfg, path, err);
 	if (!s && !cfg->smtp_maildir && !cfg->smtp_mbox)
 		cfg->smtp_maildir = config_data_path(cfg, "mail");
 	g_strfreev(groups);

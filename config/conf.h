@@ -76,6 +76,9 @@ struct bb_config {
 				  * the mirrored bug it names; NULL: none */
 	long long bz_max_age;    /* only bugs changed within; 0: any age */
 	long long bz_visibility_interval; /* seconds between visibility checks; 0: every round */
+	char *bz_first_sync;     /* "now", "all" or a date */
+	long long bz_first_since;/* the same: -1 now, 0 all, else the date */
+	unsigned long long bz_backfill_confirm; /* history above this many mails needs --yes */
 	unsigned long long bz_attachment_max_size;
 
 	/* [mail] */

@@ -263,6 +263,26 @@ int parse_duration(const char *s, long long *out)
 	return 0;
 }
 
+time_t parse_date(const char *text)
+{
+	GTimeZone *utc = g_time_zone_new_utc();
+	GDateTime *dt = NULL;
+	time_t t = 0;
+	int y, m, d;
+	char tail;
+
+	if (sscanf(text, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3)
+		dt = g_date_time_new(utc, y, m, d, 0, 0, 0);
+	else
+		dt = g_date_time_new_from_iso8601(text, utc);
+	if (dt) {
+		t = (time_t)g_date_time_to_unix(dt);
+		g_date_time_unref(dt);
+	}
+	g_time_zone_unref(utc);
+	return t > 0 ? t : 0;
+}
+
 void format_size(unsigned long long n, char *out, size_t outlen)
 {
 	/* GLib's, in IEC units as the rest of bugbridge writes them:

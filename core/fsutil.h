@@ -48,6 +48,9 @@ int parse_size(const char *s, unsigned long long *out);
 /* Parses a duration such as "90", "30s", "15m", "12h", "30d", "2w" into
  * seconds.  Returns 0 and fills *out, or -1. */
 int parse_duration(const char *s, long long *out);
+/* A date: YYYY-MM-DD (UTC midnight) or ISO 8601 with a time (UTC unless
+ * it names its zone).  0 when it is neither (or before 1970). */
+time_t parse_date(const char *text);
 /* Formats n bytes as "1.5 MiB" into out (at least 16 bytes). */
 void format_size(unsigned long long n, char *out, size_t outlen);
 

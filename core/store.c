@@ -508,6 +508,15 @@ enum bb_status store_fail(struct store *st, struct bb_error *err, const char *wh
 	case SQLITE_CANTOPEN:
 		s = BB_ERR_PERMISSION;
 		break;
+	case SQLITE_NOTADB:
+		return bb_error_set(err, BB_ERR_CORRUPT,
+				    "the database %s is not an SQLite database (%s): restore it from "
+				    "a backup (bugbridge(1), BACKUP AND RESTORE), or move it away to "
+				    "start a new one", st && st->path ? st->path : "?",
+				    sqlite3_errmsg(st->db));
+	case SQLITE_CORRUPT:
+		s = BB_ERR_CORRUPT;   /* damage: bugbridge check says where */
+		break;
 	default:
 		s = BB_ERR_DATABASE;
 	}
@@ -913,43 +922,36 @@ static int refuse_lone_commit(void *ctx)
 /* The database holds private comments, tokens and addresses: its folder is
  * made FS_PRIVATE_DIR_MODE and the file FS_PRIVATE_FILE_MODE, whatever the
  * umask (an existing file of ours is narrowed to it). */
-/* An existing database file must be an SQLite database: a 0-byte file, or
- * one without SQLite's header, is someone else's or a damaged one (a
- * restore that wrote nothing, a truncation), never a new database to fill:
- * taken as one, the next sync would mail every bug again.  ENOENT is no
- * error (*exists = 0). */
-static enum bb_status store_check_header(const char *path, int *exists, struct bb_error *err)
+/* An existing database file of 0 bytes (with no -wal holding its pages) is
+ * someone else's or a damaged one (a restore that wrote nothing, a
+ * truncation), never a new database to fill: taken as one, the next sync
+ * would mail every bug again.  (A file without SQLite's header SQLite
+ * refuses itself: store_fail().)  Only stat(): opening and closing the
+ * file would drop the POSIX locks SQLite holds on it for this process's
+ * other connections.  ENOENT is no error (*exists = 0). */
+static enum bb_status store_check_empty(const char *path, int *exists, struct bb_error *err)
 {
-	static const char magic[16] = "SQLite format 3";   /* and its NUL */
-	char head[16];
-	struct stat sb;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat sb, wal;
+	char *wal_path;
+	int wal_empty;
 
 	*exists = 0;
-	if (fd < 0)
+	if (stat(path, &sb) != 0)
 		return errno == ENOENT ? BB_OK
-				       : bb_error_errno(err, errno, "cannot open the database %s", path);
+				       : bb_error_errno(err, errno, "cannot reach the database %s", path);
 	*exists = 1;
-	if (fstat(fd, &sb) != 0) {
-		int e = errno;
-
-		close(fd);
-		return bb_error_errno(err, e, "cannot read the database %s", path);
-	}
-	n = sb.st_size ? pread(fd, head, sizeof(head), 0) : 0;
-	close(fd);
-	if (!sb.st_size)
-		return bb_error_set(err, BB_ERR_CORRUPT,
-				    "the database %s is empty (0 bytes), not a bugbridge database: "
-				    "restore it from a backup (bugbridge(1), BACKUP), or move it away "
-				    "to start a new one (which mirrors everything again)", path);
-	if (n != (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(magic)))
-		return bb_error_set(err, BB_ERR_CORRUPT,
-				    "the database %s is not an SQLite database (its first 16 bytes "
-				    "are not SQLite's header): restore it from a backup "
-				    "(bugbridge(1), BACKUP), or move it away to start a new one", path);
-	return BB_OK;
+	if (sb.st_size)
+		return BB_OK;
+	if (!(wal_path = str_printf("%s-wal", path)))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	wal_empty = stat(wal_path, &wal) != 0 || !wal.st_size;
+	free(wal_path);
+	if (!wal_empty)
+		return BB_OK;
+	return bb_error_set(err, BB_ERR_CORRUPT,
+			    "the database %s is empty (0 bytes), not a bugbridge database: "
+			    "restore it from a backup (bugbridge(1), BACKUP AND RESTORE), or move it "
+			    "away to start a new one (which mirrors everything again)", path);
 }
 
 /* Removes the "<path>.new-<pid>" files of processes that are gone (a crash
@@ -984,7 +986,7 @@ static void store_remove_stale(const char *path)
 
 /* A new database is made whole under a temporary name, its header and WAL
  * mode written, and only then linked in place: a crash while it is made
- * leaves no empty file behind (which store_check_header() would refuse). */
+ * leaves no empty file behind (which store_check_empty() would refuse). */
 static enum bb_status store_create(const char *path, struct bb_error *err)
 {
 	char *tmp = str_printf("%s.new-%ld", path, (long)getpid());
@@ -1047,7 +1049,7 @@ static enum bb_status store_make_private(const char *path, struct bb_error *err)
 	free(dir);
 	if (s)
 		return s;
-	if ((s = store_check_header(path, &exists, err)))
+	if ((s = store_check_empty(path, &exists, err)))
 		return s;
 	if (exists)
 		return fs_narrow_mode(path, FS_PRIVATE_FILE_MODE, err);
@@ -1122,7 +1124,7 @@ static enum bb_status store_open_read_only(struct store *st, int *upgrade, struc
 	}
 	{
 		int exists;
-		enum bb_status s = store_check_header(st->path, &exists, err);
+		enum bb_status s = store_check_empty(st->path, &exists, err);
 
 		if (s)
 			return s;

@@ -104,6 +104,8 @@ log_level = error
 url = $bz_url
 api_key = benchkey0123456789
 api_key_in = param
+first_sync = all
+backfill_confirm = 1000000
 [mail]
 domain = bench.test
 from = Bench bridge <bridge@bench.test>

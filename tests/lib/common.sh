@@ -107,13 +107,17 @@ wait_for() {
 # URL.  It is stopped by pid when the test ends.
 # fakebz_bridge_config: the [bugzilla] and [mail] sections most scenario
 # tests give the bridge: the fake Bugzilla at $bz (its "bridgekey0123"
-# user), product Drivers, mail from bugbridge.test
+# user), product Drivers, mail from bugbridge.test: mirroring the bugs it
+# already holds (first_sync = all, which would mail more than the default
+# backfill_confirm without sync --yes)
 fakebz_bridge_config() {
 	cat <<EOF2
 [bugzilla]
 url = $bz
 api_key = bridgekey0123
 products = Drivers
+first_sync = all
+backfill_confirm = 100000
 [mail]
 domain = bugbridge.test
 from = Bugzilla bridge <bridge@bugbridge.test>
@@ -165,6 +169,8 @@ frontdoor_bridge_config() {
 url = $bz
 api_key = bridgekey0123
 api_key_in = param
+first_sync = all
+backfill_confirm = 100000
 [mail]
 domain = bridge.example.org
 from = Bridge <bridge@example.org>

@@ -100,6 +100,8 @@ url = $bz
 api_key = bridgekey0123
 api_key_in = param
 products = Drivers
+first_sync = all
+backfill_confirm = 100000
 [mail]
 domain = bugbridge.test
 from = Bugzilla bridge <bridge@bugbridge.test>

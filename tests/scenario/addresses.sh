@@ -56,6 +56,8 @@ clean() {
 config() {
 	write_config <<EOF2
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = $bz
 api_key = bridgekey0123
 api_key_in = param

@@ -9,6 +9,8 @@ listlab_start
 
 write_config <<EOF2
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = https://bugzilla.example.org
 [mail]
 domain = bugbridge.test
@@ -280,6 +282,8 @@ fakebz_start state.json
 mv "$WORK/bugbridge.conf" "$WORK/export.conf"
 write_config <<EOF2
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = $bz
 api_key = bridgekey0123
 api_key_in = param

@@ -37,6 +37,8 @@ mail_of() { mails | xargs -r grep -l -i -F -- "Message-ID: <$1>" 2>/dev/null | h
 
 write_config <<EOF2
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = $bz
 api_key = bridgekey0123
 keyword = bugbot

@@ -86,6 +86,8 @@ arch="http://127.0.0.1:$(cat "$WORK/arch.port")/list"
 
 write_config <<EOF
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = $bz
 api_key = bridgekey0123
 api_key_in = param

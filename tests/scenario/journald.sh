@@ -106,6 +106,8 @@ run_of() { sed -n 's/^ts=[^ ]* level=[a-z]* run=\([0-9a-f]*\) .*/\1/p' "$1" | he
 
 cat >config-body <<EOF2
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = http://127.0.0.1:$(free_port)
 products = Drivers
 [inbound]

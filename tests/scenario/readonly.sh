@@ -57,6 +57,8 @@ data_dir = $DATA
 log_file = $LOGDIR/bugbridge.log
 log_level = info
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 api_key = readonlysecret0123
 EOF
 chown "0:$GRP" "$CONF"

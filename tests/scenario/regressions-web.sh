@@ -15,6 +15,8 @@ write_config <<EOF2
 [server]
 listen = 127.0.0.1:0
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = https://bugzilla.kernel.org
 [mail]
 domain = example.org

@@ -28,6 +28,8 @@ config_body() {
 	cat <<EOF2
 log_file = $WORK/bb.log
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = $bz
 api_key = bridgekey0123
 api_key_in = param

@@ -139,6 +139,8 @@ scenario() {
 data_dir = $run/data
 log_level = warn
 [bugzilla]
+first_sync = all
+backfill_confirm = 100000
 url = $bz
 api_key = bridgekey0123
 api_key_in = param

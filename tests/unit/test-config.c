@@ -64,6 +64,7 @@ static void test_file(void)
 	want = str_printf("%s/state", dir);
 	is_str(cfg->data_dir, want, "relative data_dir is relative to the file's folder");
 	free(want);
+	free(path);
 	config_free(cfg);
 	cfg = NULL;
 	path = write_file("no-data-dir.conf", 0600, "[core]\nlog_level = debug\n");
