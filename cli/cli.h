@@ -86,6 +86,15 @@ int cli_check_database(struct cli_context *ctx);
 void cli_reopen_log(struct cli_context *ctx);
 int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh);
 
+/* Reads the secrets kept in files (config_read_secrets()): only the
+ * commands that use one call it, so that status, config, blob, export and
+ * regressions work for a user who may not read them.  Returns a sysexits
+ * code (77 for a secret this user may not read). */
+int cli_read_secrets(struct cli_context *ctx);
+/* Logs, at warn, each secret that others than the service's user may read
+ * (config_secret_warnings()): at the start of daemon and serve. */
+void cli_warn_secrets(const struct bb_config *cfg);
+
 /* Opens the database and blob store named by ctx->cfg (for commands such as
  * demo that decide late whether they need them).  Returns a sysexits code. */
 int cli_open_store(struct cli_context *ctx, enum store_mode mode);

@@ -123,6 +123,14 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv)
 			}
 		}
 	}
+	if (!list_keys) {
+		/* said, not logged: config is what an admin runs to look */
+		char **warnings = config_secret_warnings(ctx->cfg);
+
+		for (char **w = warnings; w && *w; w++)
+			fprintf(stderr, "bugbridge: warning: %s\n", *w);
+		g_strfreev(warnings);
+	}
 	if (list_keys) {
 		for (size_t i = 0; i < n; i++)
 			printf("[%s] %s = %s\n    %s\n", keys[i].section, keys[i].key,

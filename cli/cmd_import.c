@@ -332,9 +332,12 @@ int cmd_import(struct cli_context *ctx, int argc, char **argv)
 			}
 		} else if (getenv("BUGBRIDGE_API_KEY") && *getenv("BUGBRIDGE_API_KEY")) {
 			key = strdup(getenv("BUGBRIDGE_API_KEY"));
-		} else if (ctx->cfg->bz_api_key && ctx->cfg->bz_url && source &&
-			   !strcmp(ctx->cfg->bz_url, source)) {
-			key = strdup(ctx->cfg->bz_api_key);
+		} else if (ctx->cfg->bz_url && source && !strcmp(ctx->cfg->bz_url, source)) {
+			/* the configured Bugzilla: its key, read only now */
+			if ((rc = cli_read_secrets(ctx)))
+				goto out;
+			if (ctx->cfg->bz_api_key)
+				key = strdup(ctx->cfg->bz_api_key);
 		}
 		memset(&o, 0, sizeof(o));
 		o.url = source;

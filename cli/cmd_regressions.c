@@ -317,7 +317,9 @@ static int regressions_report(struct cli_context *ctx, const char *dir_opt, int 
 		cli_error("the weekly report has no recipients: set [tracker] report_lists");
 		return EX_CONFIG;
 	}
-	if ((rc = cli_open_store(ctx, send ? STORE_READ_WRITE : STORE_READ_ONLY)))
+	/* the SMTP password, read only to send */
+	if ((send && (rc = cli_read_secrets(ctx))) ||
+	    (rc = cli_open_store(ctx, send ? STORE_READ_WRITE : STORE_READ_ONLY)))
 		return rc;
 	dir = dir_opt ? strdup(dir_opt) : reg_report_dir(ctx->cfg);
 	if (!dir) {

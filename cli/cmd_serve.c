@@ -433,6 +433,9 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage(stderr, serve_usage);
+	if ((rc = cli_read_secrets(ctx)))
+		return rc;
+	cli_warn_secrets(ctx->cfg);
 
 	if (!opt.listen) {
 		opt.listen = ctx->cfg->listen;

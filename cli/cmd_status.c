@@ -299,7 +299,7 @@ int cmd_outbox(struct cli_context *ctx, int argc, char **argv)
 		struct outbox_options o;
 		struct outbox_stats st;
 
-		if ((rc = cli_open_store(ctx, STORE_READ_WRITE)))
+		if ((rc = cli_read_secrets(ctx)) || (rc = cli_open_store(ctx, STORE_READ_WRITE)))
 			return rc;
 		sync_outbox_options(ctx->cfg, &o);
 		if (outbox_deliver(ctx->db, &o, time(NULL), &st, &err))

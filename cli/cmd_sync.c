@@ -97,7 +97,7 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	if ((rc = cli_open_store(ctx, STORE_READ_WRITE)))
+	if ((rc = cli_read_secrets(ctx)) || (rc = cli_open_store(ctx, STORE_READ_WRITE)))
 		return rc;
 	if (ctx->cfg->maintainers_file &&
 	    mnt_load(&b->maintainers, ctx->cfg->maintainers_file, &err))
@@ -628,6 +628,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 	if ((rc = cli_bridge_open(ctx, &b)))
 		return rc;
 	log_event(LOG_LEVEL_INFO, "daemon.start", LF_INT("interval", interval));
+	cli_warn_secrets(ctx->cfg);
 	/* the check reads the whole database: after READY=1, so that a large
 	 * one does not miss the unit's start timeout */
 	sd_notify(0, "READY=1\nSTATUS=checking the database");

@@ -290,6 +290,8 @@ static int read_bug(struct cli_context *ctx, const char *id_text, char **text, s
 		cli_error("--bug needs [bugzilla] url in the configuration");
 		return EX_CONFIG;
 	}
+	if ((rc = cli_read_secrets(ctx)))
+		return rc;
 	cli_bz_options(ctx->cfg, &o);
 	if (bz_client_new(&bz, &o, &err) || bz_search_page(bz, id - 1, 0, 1, &bugs, &n, &err) ||
 	    (n && bugs[0].id == id &&

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <glib.h>
 
 #include "cli/cli.h"
 #include "core/fsutil.h"
@@ -150,6 +151,22 @@ int cli_open_private_blobs(struct cli_context *ctx, struct blob_store **bs, stru
 	return cli_private_blobs_open(ctx->cfg, bs, db, &err) ? cli_fail(&err) : EX_OK;
 }
 
+int cli_read_secrets(struct cli_context *ctx)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	return config_read_secrets(ctx->cfg, &err) ? cli_fail(&err) : EX_OK;
+}
+
+void cli_warn_secrets(const struct bb_config *cfg)
+{
+	char **warnings = config_secret_warnings(cfg);
+
+	for (char **w = warnings; w && *w; w++)
+		log_event(LOG_LEVEL_WARN, "config.secret_readable", LF_STR("what", *w));
+	g_strfreev(warnings);
+}
+
 int cli_open_store(struct cli_context *ctx, enum store_mode mode)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -225,10 +242,12 @@ int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh)
 	struct bb_error err = BB_ERROR_INIT;
 
 	*fresh = NULL;
-	if (config_load(fresh, ctx->config_path, &err)) {
+	if (config_load(fresh, ctx->config_path, &err) || config_read_secrets(*fresh, &err)) {
 		log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
 			  LF_STR("kept", "the configuration in effect"));
 		bb_error_clear(&err);
+		config_free(*fresh);
+		*fresh = NULL;
 		return -1;
 	}
 	if (strcmp((*fresh)->data_dir, ctx->cfg->data_dir) != 0) {

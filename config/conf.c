@@ -710,6 +710,8 @@ void config_free(struct bb_config *cfg)
 	}
 	free(cfg->trees);
 	free(cfg->source);
+	free(cfg->secrets_dir);
+	free(cfg->inline_secret);
 	free(cfg);
 }
 
@@ -891,21 +893,62 @@ static enum bb_status check_permissions(const char *path, const char *secret_key
  * puts them in $CREDENTIALS_DIRECTORY (a bare name is looked up there),
  * else the path is relative to the file's folder.  A trailing newline is
  * not part of the secret. */
-static enum bb_status load_credentials(struct bb_config *cfg, const char *base_dir,
-				       struct bb_error *err)
+struct credential {
+	const char *section, *file_key, *key;
+	char **file, **secret;
+};
+
+/* The three secrets that may be kept in files; n gets their count. */
+static void credentials_of(struct bb_config *cfg, struct credential out[3])
 {
-	struct {
-		const char *section, *file_key, *key;
-		char **file, **secret;
-	} creds[] = {
+	const struct credential creds[3] = {
 		{ "server", "upload_token_file", "upload_token", &cfg->upload_token_file,
 		  &cfg->upload_token },
 		{ "bugzilla", "api_key_file", "api_key", &cfg->bz_api_key_file, &cfg->bz_api_key },
 		{ "smtp", "password_file", "password", &cfg->smtp_password_file, &cfg->smtp_password },
 	};
+
+	memcpy(out, creds, sizeof(creds));
+}
+
+/* Where the file of a secret is: a bare name in $CREDENTIALS_DIRECTORY
+ * when systemd's LoadCredential= made one (*in_credentials 1), else
+ * relative to the configuration's folder.  NULL when out of memory. */
+static char *credential_path(const struct bb_config *cfg, const char *name, int *in_credentials)
+{
 	const char *credentials = getenv("CREDENTIALS_DIRECTORY");
 
-	for (size_t i = 0; i < sizeof(creds) / sizeof(creds[0]); i++) {
+	*in_credentials = credentials && credentials[0] == '/' && !strchr(name, '/');
+	return *in_credentials ? str_printf("%s/%s", credentials, name)
+			       : resolve_path(cfg->secrets_dir, name);
+}
+
+/* At load: a secret given twice is a configuration error. */
+static enum bb_status credentials_check(struct bb_config *cfg, struct bb_error *err)
+{
+	struct credential creds[3];
+
+	credentials_of(cfg, creds);
+	for (size_t i = 0; i < 3; i++)
+		if (*creds[i].file && **creds[i].file && *creds[i].secret)
+			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s and %s are both set; keep one",
+					    creds[i].section, creds[i].key, creds[i].file_key);
+	return BB_OK;
+}
+
+/* Secrets may come from files: [server] upload_token_file, [bugzilla]
+ * api_key_file, [smtp] password_file.  A bare name is looked up in
+ * $CREDENTIALS_DIRECTORY when systemd's LoadCredential= made one, else the
+ * path is relative to the file's folder.  A trailing newline is not part
+ * of the secret. */
+enum bb_status config_read_secrets(struct bb_config *cfg, struct bb_error *err)
+{
+	struct credential creds[3];
+
+	if (cfg->secrets_read)
+		return BB_OK;
+	credentials_of(cfg, creds);
+	for (size_t i = 0; i < 3; i++) {
 		const char *name = *creds[i].file;
 		char *path, *text = NULL;
 		gsize len = 0;
@@ -914,20 +957,19 @@ static enum bb_status load_credentials(struct bb_config *cfg, const char *base_d
 
 		if (!name || !*name)
 			continue;
-		if (*creds[i].secret)
-			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s and %s are both set; keep one",
-					    creds[i].section, creds[i].key, creds[i].file_key);
-		in_credentials = credentials && credentials[0] == '/' && !strchr(name, '/');
-		path = in_credentials ? str_printf("%s/%s", credentials, name)
-				      : resolve_path(base_dir, name);
-		if (!path)
+		if (!(path = credential_path(cfg, name, &in_credentials)))
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		if (!g_file_get_contents(path, &text, &len, &gerr)) {
-			bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: %s", creds[i].section,
-				     creds[i].file_key, gerr->message);
+			/* not this user's to read: permission (77), not a bad file */
+			enum bb_status code = g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_ACCES) ||
+					      g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_PERM)
+				? BB_ERR_PERMISSION : BB_ERR_CONFIG;
+
+			bb_error_set(err, code, "[%s] %s: %s", creds[i].section, creds[i].file_key,
+				     gerr->message);
 			g_error_free(gerr);
 			free(path);
-			return BB_ERR_CONFIG;
+			return code;
 		}
 		/* a file of ours holding a secret is private, like the config */
 		if (!in_credentials) {
@@ -948,13 +990,45 @@ static enum bb_status load_credentials(struct bb_config *cfg, const char *base_d
 			return bb_error_set(err, BB_ERR_CONFIG, "[%s] %s: the file must hold one line",
 					    creds[i].section, creds[i].file_key);
 		}
+		free_secret(*creds[i].secret);
 		*creds[i].secret = strdup(text);
 		explicit_bzero(text, len);
 		g_free(text);
 		if (!*creds[i].secret)
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
+	cfg->secrets_read = 1;
 	return BB_OK;
+}
+
+char **config_secret_warnings(const struct bb_config *cfg)
+{
+	struct credential creds[3];
+	GPtrArray *out = g_ptr_array_new();
+	struct stat sb;
+
+	credentials_of((struct bb_config *)cfg, creds);
+	if (cfg->inline_secret && cfg->source && stat(cfg->source, &sb) == 0 &&
+	    (sb.st_mode & S_IRGRP))
+		g_ptr_array_add(out, g_strdup_printf(
+			"%s is written in %s, which its group may read: put it in a file only the "
+			"service's user may read (%s_file, mode 0600, or systemd's LoadCredential=)",
+			cfg->inline_secret, cfg->source, strchr(cfg->inline_secret, ' ') + 1));
+	for (size_t i = 0; i < 3; i++) {
+		const char *name = *creds[i].file;
+		char *path;
+		int in_credentials;
+
+		if (!name || !*name || !(path = credential_path(cfg, name, &in_credentials)))
+			continue;
+		if (!in_credentials && stat(path, &sb) == 0 && (sb.st_mode & S_IRGRP))
+			g_ptr_array_add(out, g_strdup_printf(
+				"[%s] %s: %s may be read by its group: chmod 0600 it, owned by the "
+				"service's user", creds[i].section, creds[i].file_key, path));
+		free(path);
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
 }
 
 /* [bugzilla] first_sync: now, all or a date, into bz_first_since. */
@@ -981,7 +1055,9 @@ static enum bb_status settle_first_sync(struct bb_config *cfg, const char *path,
 static enum bb_status settle_starttls(struct bb_config *cfg, const char *path,
 				      struct bb_error *err)
 {
-	int login = (cfg->smtp_user && *cfg->smtp_user) || cfg->smtp_password;
+	/* a password file counts before it is read (config_read_secrets()) */
+	int login = (cfg->smtp_user && *cfg->smtp_user) || cfg->smtp_password ||
+		    (cfg->smtp_password_file && *cfg->smtp_password_file);
 
 	if (!cfg->smtp_starttls) {
 		cfg->smtp_starttls = strdup(login ? "required" : "try");
@@ -1180,8 +1256,16 @@ static enum bb_status load_file(struct bb_config **out, const char *path,
 	}
 	if (!s && secret_key[0])
 		s = check_permissions(path, secret_key, err);
-	if (!s)
-		s = load_credentials(cfg, base_dir, err);
+	if (!s && secret_key[0] && !(cfg->inline_secret = strdup(secret_key)))
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (!s) {
+		char cwd[PATH_MAX];
+
+		cfg->secrets_dir = base_dir ? strdup(base_dir)
+			: strdup(getcwd(cwd, sizeof(cwd)) ? cwd : ".");
+		s = cfg->secrets_dir ? credentials_check(cfg, err)
+				     : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	/* an empty secret means unset */
 	for (size_t i = 0; i < NKEYS && !s; i++) {
 		char **sp;

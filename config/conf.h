@@ -25,6 +25,14 @@
 
 struct bb_config {
 	char *source;            /* the file read, or NULL for built-in defaults */
+	/* Secrets in files (api_key_file, password_file, upload_token_file)
+	 * are read by config_read_secrets(), not by the load: the commands
+	 * that need none (status, config, blob, export, regressions) work for
+	 * a user who may not read them.  Relative names are relative to
+	 * secrets_dir (the configuration file's folder). */
+	char *secrets_dir;
+	int secrets_read;
+	char *inline_secret;     /* "[section] key" of a secret written in the file itself */
 
 	/* [core] */
 	char *data_dir;          /* absolute or relative to the working folder */
@@ -205,6 +213,15 @@ enum bb_status config_load(struct bb_config **out, const char *explicit_path,
 enum bb_status config_load_file(struct bb_config **out, const char *path,
 				struct bb_error *err);
 void config_free(struct bb_config *cfg);
+/* Reads the secrets kept in files (once; later calls do nothing): a file
+ * that cannot be read is BB_ERR_PERMISSION (77) when it is not this user's
+ * to read, BB_ERR_CONFIG otherwise. */
+enum bb_status config_read_secrets(struct bb_config *cfg, struct bb_error *err);
+/* Secrets that others than the service's user may read, a sentence each
+ * ("[bugzilla] api_key is written in FILE, which its group may read: ..."):
+ * a NULL-terminated list (empty when there is none; NULL only when out of
+ * memory) to be freed with g_strfreev().  Reads no secret. */
+char **config_secret_warnings(const struct bb_config *cfg);
 
 /* Joins the data folder and a relative name; free() the result. */
 char *config_data_path(const struct bb_config *cfg, const char *name);

@@ -59,10 +59,15 @@ log_level = info
 [bugzilla]
 first_sync = all
 backfill_confirm = 100000
-api_key = readonlysecret0123
+api_key_file = api_key
 EOF
 chown "0:$GRP" "$CONF"
 chmod 0640 "$CONF"
+# the secret where the docs put it: a file only the service's user reads
+# (the group member's commands that need no secret never open it)
+printf 'readonlysecret0123\n' >"$ETC/api_key"
+chown "$SVC:$GRP" "$ETC/api_key"
+chmod 0600 "$ETC/api_key"
 unset BUGBRIDGE_CONFIG
 
 # as UID GID command...: with no supplementary groups, HOME and the working
@@ -143,7 +148,8 @@ read_everything() {
 	is "  database_exists" "$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["database_exists"])' \
 		<"$WORK/ro.out" 2>&1)" "True"
 	ro "config $1" config
-	like "  shows the group-readable file, secret hidden" "$(cat "$WORK/ro.out")" "api_key = <set>"
+	like "  shows the group-readable file, the secret's file named, never read" \
+		"$(cat "$WORK/ro.out")" "api_key_file = api_key"
 	ro "outbox $1" outbox
 	like "  lists the demo's mail" "$(cat "$WORK/ro.out")" "^sent +bug 218104"
 	ro "outbox --json $1" outbox --json
@@ -192,6 +198,31 @@ like "  saying why" "$(cat "$WORK/check.out")" "Permission denied"
 check_exit "outbox retry as the group member is refused (77)" 77 reader outbox retry
 like "  saying why" "$(cat "$WORK/check.out")" "readonly database|Permission denied"
 unchanged "the refused writes changed nothing"
+
+# --- a secret written in the group-readable file: accepted, with a warning
+sed 's/^api_key_file = api_key$/api_key = readonlysecret0123/' "$CONF" >"$ETC/inline.conf"
+chown "0:$GRP" "$ETC/inline.conf"
+chmod 0640 "$ETC/inline.conf"
+as "$RDR" "$GRP" "$BUGBRIDGE" --config "$ETC/inline.conf" config >/dev/null 2>"$WORK/inline.err"
+like "config warns of a secret the group may read" "$(cat "$WORK/inline.err")" \
+	"warning: \\[bugzilla\\] api_key is written in $ETC/inline.conf, which its group may read"
+unlike "  without printing it" "$(cat "$WORK/inline.err")" "readonlysecret0123"
+chmod 0640 "$ETC/api_key"
+as "$RDR" "$GRP" "$BUGBRIDGE" --config "$CONF" config >/dev/null 2>"$WORK/inline.err"
+like "so does a secret's file the group may read" "$(cat "$WORK/inline.err")" \
+	"warning: \\[bugzilla\\] api_key_file: $ETC/api_key may be read by its group"
+chmod 0600 "$ETC/api_key"
+# the API key is read only by the commands that use it: a sync given its
+# own data folder (past the lock) is refused for the key alone, 77
+sed "s|^data_dir = .*|data_dir = $WORK/readers-own|" "$CONF" >"$ETC/own.conf"
+chown "0:$GRP" "$ETC/own.conf"
+chmod 0640 "$ETC/own.conf"
+mkdir -p "$WORK/readers-own" && chown "$RDR:$GRP" "$WORK/readers-own"
+check_exit "a sync needs the API key, which the group member may not read (77)" 77 \
+	as "$RDR" "$GRP" "$BUGBRIDGE" --config "$ETC/own.conf" sync
+like "  saying so" "$(cat "$WORK/check.out")" "api_key_file: .*Permission denied"
+rm -rf "$WORK/readers-own" "$ETC/own.conf" "$ETC/inline.conf"
+before=$(snapshot)
 
 # --- the data folder on a read-only file system, as the service user: 77, the
 # code the units' RestartPreventExitStatus= names (73 before: systemd

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "config/conf.h"
 #include "core/buf.h"
 #include "tests/unit/tap.h"
@@ -372,6 +374,25 @@ static void test_sample(void)
 }
 
 /* Secrets in files of their own (systemd's LoadCredential=) */
+/* A file that loads, whose secrets' files are refused when read. */
+static void expect_secret_error(const char *name, const char *text, enum bb_status code,
+				const char *fragment)
+{
+	struct bb_config *cfg = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *path = write_file(name, 0600, text);
+
+	is_int(config_load_file(&cfg, path, &err), BB_OK,
+	       "%s loads: its secrets are read only when needed (%s)", name, err.message);
+	if (cfg)
+		is_int(config_read_secrets(cfg, &err), code, "%s: reading its secrets is refused",
+		       name);
+	ok(strstr(err.message, fragment) != NULL, "%s: message says \"%s\" (got: %s)", name,
+	   fragment, err.message);
+	config_free(cfg);
+	free(path);
+}
+
 static void test_credentials(void)
 {
 	struct bb_config *cfg = NULL;
@@ -388,8 +409,11 @@ static void test_credentials(void)
 	}
 	setenv("CREDENTIALS_DIRECTORY", creds, 1);
 	path = write_file("cred.conf", 0644, "[bugzilla]\napi_key_file = bugzilla-key\n");
-	is_int(config_load_file(&cfg, path, &err), BB_OK, "a bare name is read from $CREDENTIALS_DIRECTORY (%s)",
+	is_int(config_load_file(&cfg, path, &err), BB_OK, "a file naming a secret's file loads (%s)",
 	       err.message);
+	ok(cfg && !cfg->bz_api_key, "the secret is not read by the load");
+	is_int(cfg ? config_read_secrets(cfg, &err) : BB_ERR_INTERNAL, BB_OK,
+	       "a bare name is read from $CREDENTIALS_DIRECTORY (%s)", err.message);
 	is_str(cfg ? cfg->bz_api_key : NULL, "k3y-from-systemd", "without its newline");
 	{
 		char tmp[64];
@@ -409,25 +433,47 @@ static void test_credentials(void)
 	path = write_file("smtp-pass", 0640, "s3cr3t\n");
 	free(path);
 	path = write_file("pass.conf", 0600, "[smtp]\nuser = bb\npassword_file = smtp-pass\n");
-	is_int(config_load_file(&cfg, path, &err), BB_OK, "a relative path is next to the file (%s)", err.message);
+	is_int(config_load_file(&cfg, path, &err), BB_OK, "pass.conf loads (%s)", err.message);
+	is_int(cfg ? config_read_secrets(cfg, &err) : BB_ERR_INTERNAL, BB_OK,
+	       "a relative path is next to the file (%s)", err.message);
 	is_str(cfg ? cfg->smtp_password : NULL, "s3cr3t", "the password is read");
 	is_str(cfg ? cfg->smtp_starttls : NULL, "required", "and counts as a login: STARTTLS required");
+	{
+		char **w = config_secret_warnings(cfg);
+
+		ok(w && w[0] && strstr(w[0], "password_file") && strstr(w[0], "may be read by its group")
+		   && !w[1], "a secret's file its group may read is warned of (%s)", w && w[0] ? w[0] : "none");
+		g_strfreev(w);
+	}
+	config_free(cfg);
+	cfg = NULL;
+	free(path);
+	path = write_file("pass-only.conf", 0600, "[smtp]\npassword_file = smtp-pass\n");
+	is_int(config_load_file(&cfg, path, &err), BB_OK, "a password file alone loads (%s)", err.message);
+	is_str(cfg ? cfg->smtp_starttls : NULL, "required",
+	       "and counts as a login before it is read: STARTTLS required");
 	config_free(cfg);
 	cfg = NULL;
 	free(path);
 
 	path = write_file("open-pass", 0644, "s3cr3t\n");
 	free(path);
-	expect_error("open-pass.conf", "[smtp]\npassword_file = open-pass\n", 0600, BB_ERR_CONFIG,
-		     "readable by others");
+	expect_secret_error("open-pass.conf", "[smtp]\npassword_file = open-pass\n", BB_ERR_CONFIG,
+			    "readable by others");
 	expect_error("both.conf", "[bugzilla]\napi_key = x\napi_key_file = y\n", 0600, BB_ERR_CONFIG,
 		     "[bugzilla] api_key and api_key_file are both set");
-	expect_error("missing-cred.conf", "[server]\nupload_token_file = nothing-here\n", 0600,
-		     BB_ERR_CONFIG, "[server] upload_token_file:");
+	expect_secret_error("missing-cred.conf", "[server]\nupload_token_file = nothing-here\n",
+			    BB_ERR_CONFIG, "[server] upload_token_file:");
 	path = write_file("two-lines", 0600, "a\nb\n");
 	free(path);
-	expect_error("two-lines.conf", "[server]\nupload_token_file = two-lines\n", 0600,
-		     BB_ERR_CONFIG, "must hold one line");
+	expect_secret_error("two-lines.conf", "[server]\nupload_token_file = two-lines\n",
+			    BB_ERR_CONFIG, "must hold one line");
+	if (geteuid() != 0) {
+		path = write_file("not-mine", 0000, "x\n");
+		free(path);
+		expect_secret_error("not-mine.conf", "[server]\nupload_token_file = not-mine\n",
+				    BB_ERR_PERMISSION, "Permission denied");
+	}
 	free(key);
 	free(creds);
 }
