@@ -84,7 +84,20 @@ int cli_check_database(struct cli_context *ctx);
  * moves data_dir (which needs a restart), is logged and refused, and the
  * old configuration stays.  Returns 0 when *fresh is ready to use. */
 void cli_reopen_log(struct cli_context *ctx);
-int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh);
+int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh, struct bb_error *why);
+/* The end of a reload (daemon, serve): tells systemd (READY=1, and
+ * STATUS=configuration reloaded or "reload refused: <reason>") and writes
+ * the answer that bugbridge reload waits for, <data_dir>/reload-<pid>:
+ * "<serial> ok" or "<serial> refused <reason>" (reason NULL: loaded). */
+void cli_reload_done(struct cli_context *ctx, const char *reason, const char *status);
+/* Where the answer to a reload of process pid is: reload-<pid> in
+ * $RUNTIME_DIRECTORY (the units' RuntimeDirectory=, which ExecReload=
+ * shares), else in cfg's data_dir (cfg NULL: nowhere, NULL).  NULL also
+ * when out of memory. */
+char *cli_reload_answer_path(const struct bb_config *cfg, long pid);
+/* Removes the answer as the process ends. */
+void cli_reload_forget(struct cli_context *ctx);
+int cmd_reload(struct cli_context *ctx, int argc, char **argv);
 
 /* Reads the secrets kept in files (config_read_secrets()): only the
  * commands that use one call it, so that status, config, blob, export and
@@ -136,6 +149,9 @@ void cli_bridge_close(struct cli_bridge *b);
 
 /* "bugbridge: message" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* As cli_error(), at priority crit under journald: a fatal configuration
+ * error (cli_fail() of BB_ERR_CONFIG). */
+void cli_crit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reports err as above and returns the sysexits code for its status. */
 int cli_fail(const struct bb_error *err);

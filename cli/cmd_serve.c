@@ -323,11 +323,15 @@ static void serve_reload(struct cli_context *ctx, struct serve_state *ss)
 	enum log_level old_level = ctx->verbose ? LOG_LEVEL_DEBUG
 				   : ctx->quiet ? LOG_LEVEL_ERROR : old->log_level;
 	char *old_log = old->log_file ? strdup(old->log_file) : NULL;
+	char reason[sizeof(err.message)] = "";
 	int loaded = 0;
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the configuration");
-	if (cli_reload_config(ctx, &fresh) != 0)
+	if (cli_reload_config(ctx, &fresh, &err) != 0) {
+		snprintf(reason, sizeof(reason), "%s", err.message);
+		bb_error_clear(&err);
 		goto done; /* logged */
+	}
 	if (!(new_reports = reg_report_dir(fresh))) {
 		bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		goto failed;
@@ -365,6 +369,7 @@ static void serve_reload(struct cli_context *ctx, struct serve_state *ss)
 			old_gen->owns_cfg = 0;
 			log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
 				  LF_STR("kept", "the front door's configuration in effect"));
+			snprintf(reason, sizeof(reason), "%s", err.message);
 			bb_error_clear(&err);
 			goto done;
 		}
@@ -380,6 +385,7 @@ static void serve_reload(struct cli_context *ctx, struct serve_state *ss)
 failed:
 	log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
 		  LF_STR("kept", "the configuration in effect"));
+	snprintf(reason, sizeof(reason), "%s", err.message);
 	bb_error_clear(&err);
 done:
 	serve_gen_free(gen); /* owns_cfg is 0: fresh is freed below */
@@ -400,7 +406,7 @@ done:
 		  LF_STR("config", loaded ? "reloaded" : "kept"));
 	free(restart);
 	free(old_log);
-	sd_notify(0, "READY=1\nSTATUS=configuration reloaded");
+	cli_reload_done(ctx, reason[0] ? reason : NULL, "configuration reloaded");
 }
 
 int cmd_serve(struct cli_context *ctx, int argc, char **argv)
@@ -531,6 +537,7 @@ out:
 		unlink(port_file);
 	if (wrote_pid)
 		unlink(pid_file);
+	cli_reload_forget(ctx);
 	free(host);
 	free(blob_root);
 	free(reports_dir);

@@ -406,6 +406,15 @@ static void report_round(struct cli_context *ctx, const struct sync_stats *st, i
 			st->delivery.sent, st->delivery.deferred, st->delivery.failed);
 }
 
+/* Whether a round did or saw anything worth a line: a daemon's idle
+ * rounds write nothing at the default level. */
+static int round_had_news(const struct sync_stats *st, const struct inbound_stats *in)
+{
+	return st->bugs_seen || st->mails_queued || st->bugs_withdrawn ||
+	       st->attachments_stored || st->attachments_failed || st->delivery.sent ||
+	       st->delivery.deferred || st->delivery.failed || in->mails || in->deferred;
+}
+
 /* The progress of a first read of an archive's history. */
 static void history_progress(void *ctx, unsigned long mails, unsigned long long bytes)
 {
@@ -556,10 +565,11 @@ int cmd_resync(struct cli_context *ctx, int argc, char **argv)
 static void daemon_reload(struct cli_context *ctx, struct cli_bridge *b, long long *interval)
 {
 	struct bb_config *fresh, *old = ctx->cfg;
+	struct bb_error why = BB_ERROR_INIT;
 	int loaded = 0, refused = 0;
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the configuration");
-	if (cli_reload_config(ctx, &fresh) == 0) {
+	if (cli_reload_config(ctx, &fresh, &why) == 0) {
 		cli_bridge_close(b);
 		ctx->cfg = fresh;
 		if (cli_bridge_open(ctx, b) == EX_OK) {
@@ -585,7 +595,9 @@ static void daemon_reload(struct cli_context *ctx, struct cli_bridge *b, long lo
 		log_event(LOG_LEVEL_ERROR, "config.reload_failed",
 			  LF_STR("error", "the bridge cannot start with the new file"),
 			  LF_STR("kept", "the configuration in effect"));
-	sd_notify(0, "READY=1\nSTATUS=configuration reloaded; waiting for the next round");
+	cli_reload_done(ctx, loaded ? NULL : refused ? "the bridge cannot start with the new file"
+					     : why.message,
+			"configuration reloaded; waiting for the next round");
 }
 
 int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
@@ -664,8 +676,12 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 				pause = (long long)(err.retry_after - time(NULL));
 		} else {
 			backoff = 0;
-			report_round(ctx, &st, 0);
-			report_inbound(ctx, &b, &in);
+			/* an idle round says nothing at the default level: its
+			 * sync.round line is at debug, and so is no summary here */
+			if (round_had_news(&st, &in)) {
+				report_round(ctx, &st, 0);
+				report_inbound(ctx, &b, &in);
+			}
 			sd_notifyf(0, "STATUS=last round: %lu bugs changed, %lu mails queued, %lu sent, "
 				   "%lu deferred; %lu list mails read",
 				   st.bugs_seen, st.mails_queued, st.delivery.sent, st.delivery.deferred,
@@ -681,6 +697,7 @@ int cmd_daemon(struct cli_context *ctx, int argc, char **argv)
 			stop = 1;
 		}
 	}
+	cli_reload_forget(ctx);
 	cli_bridge_close(&b);
 	return rc;
 }

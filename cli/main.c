@@ -9,8 +9,10 @@
 
 #include <curl/curl.h>
 #include <glib.h>
+#include <systemd/sd-daemon.h>
 
 #include "cli/cli.h"
+#include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/text.h"
@@ -29,6 +31,8 @@ static const struct cli_command commands[] = {
 	  "sync rounds on an interval until SIGTERM" },
 	{ "status", cmd_status, CLI_NEEDS_CONFIG,
 	  "cursors, mirrored bugs, outbox counts and failures" },
+	{ "reload", cmd_reload, 0,
+	  "make a running daemon or server read its configuration again; wait for its answer" },
 	{ "check", cmd_check, CLI_NEEDS_CONFIG,
 	  "check the database (PRAGMA quick_check) and rehash every blob" },
 	{ "outbox", cmd_outbox, CLI_NEEDS_CONFIG,
@@ -237,7 +241,7 @@ void cli_reopen_log(struct cli_context *ctx)
 								    ? ctx->cfg->log_file : "-"));
 }
 
-int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh)
+int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh, struct bb_error *why)
 {
 	struct bb_error err = BB_ERROR_INIT;
 
@@ -245,6 +249,7 @@ int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh)
 	if (config_load(fresh, ctx->config_path, &err) || config_read_secrets(*fresh, &err)) {
 		log_event(LOG_LEVEL_ERROR, "config.reload_failed", LF_STR("error", err.message),
 			  LF_STR("kept", "the configuration in effect"));
+		bb_error_set(why, err.code, "%s", err.message);
 		bb_error_clear(&err);
 		config_free(*fresh);
 		*fresh = NULL;
@@ -254,11 +259,56 @@ int cli_reload_config(struct cli_context *ctx, struct bb_config **fresh)
 		log_event(LOG_LEVEL_ERROR, "config.reload_failed",
 			  LF_STR("error", "data_dir changed; that needs a restart"),
 			  LF_STR("kept", "the configuration in effect"));
+		bb_error_set(why, BB_ERR_CONFIG, "data_dir changed; that needs a restart");
 		config_free(*fresh);
 		*fresh = NULL;
 		return -1;
 	}
 	return 0;
+}
+
+char *cli_reload_answer_path(const struct bb_config *cfg, long pid)
+{
+	const char *runtime = getenv("RUNTIME_DIRECTORY");
+	char name[64];
+
+	snprintf(name, sizeof(name), "reload-%ld", pid);
+	if (runtime && runtime[0] == '/')
+		return str_printf("%.*s/%s", (int)strcspn(runtime, ":"), runtime, name);
+	return cfg ? config_data_path(cfg, name) : NULL;
+}
+
+void cli_reload_done(struct cli_context *ctx, const char *reason, const char *status)
+{
+	static unsigned long serial;
+	char *path = cli_reload_answer_path(ctx->cfg, (long)getpid());
+	char *text = reason ? g_strdup_printf("%lu refused %s\n", ++serial, reason)
+			    : g_strdup_printf("%lu ok\n", ++serial);
+	GError *gerr = NULL;
+
+	if (reason)
+		sd_notifyf(0, "READY=1\nSTATUS=reload refused: %s", reason);
+	else
+		sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+	/* whole or not at all (a rename): bugbridge reload reads it as it
+	 * changes */
+	if (path && !g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT,
+					      0640, &gerr)) {
+		log_event(LOG_LEVEL_WARN, "reload.answer_failed", LF_STR("path", path),
+			  LF_STR("error", gerr->message));
+		g_error_free(gerr);
+	}
+	free(path);
+	g_free(text);
+}
+
+void cli_reload_forget(struct cli_context *ctx)
+{
+	char *path = ctx->cfg ? cli_reload_answer_path(ctx->cfg, (long)getpid()) : NULL;
+
+	if (path)
+		unlink(path);
+	free(path);
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
+#include "core/log.h"
 #include "core/text.h"
 #include "mail/outbox.h"
 
@@ -49,26 +50,63 @@ const char *cli_safe(const char *text)
 	return *slot ? *slot : "";
 }
 
+/* Standard error is journald's stream (a unit's): each line then starts
+ * with its syslog priority, "<3>" (sd-daemon(3)), which journald reads
+ * and strips, so that "journalctl -p warning" shows it.  Asked once. */
+static int stderr_is_journal(void)
+{
+	static int known, journal;
+
+	if (!known) {
+		journal = log_stream_is_journal(STDERR_FILENO);
+		known = 1;
+	}
+	return journal;
+}
+
+/* One message to standard error at syslog priority prio (2 crit, 3 err,
+ * 4 warning), a line each of its lines. */
+static void say(int prio, const char *what, const char *fmt, va_list ap)
+{
+	char *text = g_strdup_vprintf(fmt, ap), *line = text, *nl;
+
+	do {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (stderr_is_journal())
+			fprintf(stderr, "<%d>", prio);
+		fprintf(stderr, "bugbridge: %s%s\n", line == text ? what : "", line);
+		line = nl ? nl + 1 : NULL;
+	} while (line && *line);
+	g_free(text);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bugbridge: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(3, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void cli_crit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(2, "", fmt, ap);
+	va_end(ap);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bugbridge: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(4, "warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_delivery_exit(const struct outbox_stats *st)
@@ -107,7 +145,11 @@ int cli_exit_code(enum bb_status st)
 
 int cli_fail(const struct bb_error *err)
 {
-	cli_error("%s", err->message[0] ? err->message : status_str(err->code));
+	/* a configuration the program cannot start with: crit, for the unit */
+	if (err->code == BB_ERR_CONFIG)
+		cli_crit("%s", err->message[0] ? err->message : status_str(err->code));
+	else
+		cli_error("%s", err->message[0] ? err->message : status_str(err->code));
 	return cli_exit_code(err->code ? err->code : BB_ERR_INTERNAL);
 }
 

@@ -22,6 +22,10 @@ static FILE *log_sink;
 static enum log_level log_max_level = LOG_LEVEL_INFO;
 static char log_run[9];
 static int log_to_journal;	/* the sink is journald's stream: send natively */
+static int log_sink_journal;	/* the sink is journald's stream, socket or not */
+
+/* syslog priorities of our levels, for the journal */
+static const int level_priority[] = { 3, 4, 6, 7 };
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
@@ -31,8 +35,8 @@ void log_setup(FILE *sink, enum log_level level, const char *run_id)
 	log_max_level = level;
 	/* sd_journal_sendv() drops records silently when journald's socket is
 	 * missing, so a stale JOURNAL_STREAM must not take the lines away */
-	log_to_journal = sink && log_stream_is_journal(fileno(sink)) &&
-			 access("/run/systemd/journal/socket", W_OK) == 0;
+	log_sink_journal = sink && log_stream_is_journal(fileno(sink));
+	log_to_journal = log_sink_journal && access("/run/systemd/journal/socket", W_OK) == 0;
 	if (run_id) {
 		snprintf(log_run, sizeof(log_run), "%s", run_id);
 	} else {
@@ -196,14 +200,13 @@ size_t log_journal_record(enum log_level level, const char *event,
 			  const struct log_field *fields, size_t nfields, struct buf *out)
 {
 	/* syslog priorities: err, warning, info, debug */
-	static const int priority[] = { 3, 4, 6, 7 };
 	size_t n = 0;
 
 	buf_addstr(out, "MESSAGE=");
 	add_value(out, event);
 	add_logfmt_fields(out, fields, nfields);
 	buf_addch(out, '\0');
-	buf_addf(out, "PRIORITY=%d", priority[(unsigned)level < 4 ? level : LOG_LEVEL_DEBUG]);
+	buf_addf(out, "PRIORITY=%d", level_priority[(unsigned)level < 4 ? level : LOG_LEVEL_DEBUG]);
 	buf_addch(out, '\0');
 	buf_addstr(out, "SYSLOG_IDENTIFIER=bugbridge");
 	buf_addch(out, '\0');
@@ -263,6 +266,10 @@ void log_fields(enum log_level level, const char *event,
 	now = time(NULL);
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* on journald's stream (its socket not there to take the record
+	 * natively), the line's priority as a "<N>" prefix journald reads */
+	if (log_sink_journal)
+		buf_addf(&line, "<%d>", level_priority[(unsigned)level < 4 ? level : LOG_LEVEL_DEBUG]);
 	buf_addf(&line, "ts=%s level=%s run=%s event=", ts,
 		 log_level_name(level), log_run_id());
 	add_value(&line, event);

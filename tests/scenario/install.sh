@@ -36,7 +36,8 @@ for u in "$unit" "$dunit"; do
 	unlike "$name: no DynamicUser (two units would take the state folder from each other)" \
 		"$(cat "$u")" "DynamicUser=yes"
 	like "$name: tells systemd when it is ready" "$(cat "$u")" "Type=notify"
-	like "$name: reload is SIGHUP" "$(cat "$u")" "ExecReload=/bin/kill -HUP"
+	like "$name: reload waits for the answer (bugbridge reload)" "$(cat "$u")" \
+		"ExecReload=.*/bugbridge --config .* reload \\\$MAINPID"
 	like "$name: damage, a permission problem or a configuration error is not restarted forever" \
 		"$(cat "$u")" "RestartPreventExitStatus=65 77 78"
 	like "$name: has a log folder it may write" "$(cat "$u")" "LogsDirectory=bugbridge"

@@ -272,6 +272,29 @@ like "a socket nobody reads: the line is not lost, it goes to standard error" \
 is "and the command works" "$(cat refused.rc 2>/dev/null)" "0"
 like "no socket at all (a stale JOURNAL_STREAM): standard error too" \
 	"$(cat nosocket.err)" 'level=warn .*event=inbound\.authenticate_none'
+like "  with its priority first, which journald reads (<4>: warning)" \
+	"$(cat nosocket.err)" '^<4>ts=[^ ]+ level=warn .*event=inbound\.authenticate_none'
 is "and the command works" "$(cat nosocket.rc 2>/dev/null)" "0"
+
+# --- 5. the program's own messages on the journal's stream carry their
+# priority ("<N>", which journald reads and strips), so that
+# journalctl -p warning shows why a unit did not start; before logging is
+# set up too, and a fatal configuration error is crit with file:line
+printf '[core]\ndata_dir = %s/data\ndata_dri = x\n' "$WORK" >typo.conf
+: >crit.err
+JOURNAL_STREAM=$(stat -c %d:%i crit.err) "$BUGBRIDGE" --config typo.conf daemon >/dev/null 2>>crit.err
+is "a configuration error at start: 78" "$?" "78"
+like "  a crit line, naming the file and line" "$(cat crit.err)" \
+	'^<2>bugbridge: config (.*/)?typo\.conf:3: unknown key "data_dri" in \[core\]'
+: >err.err
+JOURNAL_STREAM=$(stat -c %d:%i err.err) "$BUGBRIDGE" blob get "$(printf '%064d' 0)" >/dev/null 2>>err.err
+like "an error: err" "$(cat err.err)" '^<3>bugbridge: '
+unlike "  every line of it" "$(cat err.err)" '^[^<]'
+printf '[core]\ndata_dir = %s/data\nlog_file = %s/no/such/folder/bb.log\n' "$WORK" "$WORK" >nolog.conf
+: >warn.err
+JOURNAL_STREAM=$(stat -c %d:%i warn.err) "$BUGBRIDGE" --config nolog.conf blob ls >/dev/null 2>>warn.err
+like "a warning: warning" "$(cat warn.err)" '^<4>bugbridge: warning: cannot open log file'
+"$BUGBRIDGE" --config typo.conf status >/dev/null 2>plain.err
+like "on a terminal or a file, no prefix" "$(cat plain.err)" '^bugbridge: config '
 
 done_testing

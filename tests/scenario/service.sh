@@ -54,7 +54,10 @@ write_config <body.conf
 sed -i 's/^log_level = warn$/log_level = info/' "$BUGBRIDGE_CONFIG"
 
 notify_start daemon
-NOTIFY_SOCKET="$WORK/daemon.sock" "$BUGBRIDGE" daemon --interval 1s >daemon.out 2>daemon.err &
+# as the unit runs it: its RuntimeDirectory= (where a reload's answer goes)
+mkdir -p "$WORK/run-daemon"
+RUNTIME_DIRECTORY="$WORK/run-daemon" NOTIFY_SOCKET="$WORK/daemon.sock" "$BUGBRIDGE" daemon --interval 1s \
+	>daemon.out 2>daemon.err &
 dpid=$!
 CLEANUP_PIDS="$CLEANUP_PIDS $dpid"
 check "the daemon tells systemd it is ready" wait_for "$notify_log" "READY=1"
@@ -106,9 +109,42 @@ test ! -e "$WORK/elsewhere"
 is "and no new data folder appears" "$?" "0"
 cp good.conf "$BUGBRIDGE_CONFIG"
 
+# systemctl reload: the unit's own ExecReload= line (its program and
+# configuration made this test's, $MAINPID the daemon) waits for the answer
+# and fails on a refused file (before, /bin/kill -HUP succeeded whatever
+# became of the file)
+exec_reload=$(sed -n 's/^ExecReload=//p' "$top_builddir/config/bugbridge-daemon.service")
+like "the unit reloads through bugbridge reload" "$exec_reload" \
+	'bugbridge --config .*/bugbridge/bugbridge\.conf reload \$MAINPID$'
+like "  and gives both a RuntimeDirectory= for the answer" \
+	"$(grep -h '^RuntimeDirectory=' "$top_builddir/config/bugbridge-daemon.service" \
+		"$top_builddir/config/bugbridge-serve.service" | tr '\n' ' ')" \
+	"^RuntimeDirectory=bugbridge-daemon RuntimeDirectory=bugbridge-serve $"
+line=$(printf '%s\n' "$exec_reload" | sed -e "s|^[^ ]*bugbridge |$BUGBRIDGE |" \
+	-e "s|--config [^ ]*|--config $BUGBRIDGE_CONFIG|" -e "s|\\\$MAINPID|$dpid|")
+# as systemd runs it: with the unit's $RUNTIME_DIRECTORY, as the daemon has
+run_exec_reload() { RUNTIME_DIRECTORY="$WORK/run-daemon" sh -c "$line"; }
+check_exit "ExecReload with a good file: 0" 0 run_exec_reload
+like "  saying so" "$(cat check.out)" "process $dpid reloaded its configuration"
+printf '[bugzilla\nurl = \n' >>"$BUGBRIDGE_CONFIG"
+check_exit "ExecReload with a broken file fails: 78 (systemctl reload fails)" 78 run_exec_reload
+like "  with the reason" "$(cat check.out)" "refused the new configuration and keeps the one in effect: config .*bugbridge.conf"
+check "systemd hears STATUS=reload refused" wait_for "$notify_log" "STATUS=reload refused: config "
+cp good.conf "$BUGBRIDGE_CONFIG"
+check_exit "and once the file is mended: 0" 0 run_exec_reload
+check_exit "a process that is not there: 66" 66 bb reload 999999
+printf '[bugzilla\nurl = \n' >>"$BUGBRIDGE_CONFIG"
+check_exit "outside systemd (the answer in the data folder), a broken file: 78 at once" 78 \
+	bb reload "$dpid"
+like "  naming what is wrong with it" "$(cat check.out)" "will refuse the new configuration.*bugbridge.conf"
+check "  and the daemon refused it too" wait_for "$notify_log" "STATUS=reload refused: config " 2
+cp good.conf "$BUGBRIDGE_CONFIG"
+
 kill -TERM "$dpid"
 wait "$dpid"
 is "SIGTERM still stops it cleanly" "$?" "0"
+test ! -e "$WORK/run-daemon/reload-$dpid"
+is "and removes its reload answer" "$?" "0"
 like "systemd hears STOPPING=1" "$(cat "$notify_log")" "STOPPING=1"
 is "nothing went to stderr but what belongs there" "$(grep -c 'event=' daemon.err)" "0"
 
