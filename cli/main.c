@@ -1,10 +1,14 @@
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -58,7 +62,7 @@ static const struct cli_command commands[] = {
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char usage_head[] =
-	"usage: bugbridge [--config FILE] [-q | -v] <command> [<args>]\n"
+	"usage: bugbridge [--config FILE] [--as-owner] [-q | -v] <command> [<args>]\n"
 	"       bugbridge <command> --help\n"
 	"       bugbridge --version\n"
 	"\n"
@@ -66,7 +70,10 @@ static const char usage_head[] =
 	"attachments in a content-addressed store.\n"
 	"\n"
 	"Options:\n"
-	"  -c, --config FILE  read FILE instead of $BUGBRIDGE_CONFIG or ./bugbridge.conf\n"
+	"  -c, --config FILE  read FILE (default: $BUGBRIDGE_CONFIG, ./bugbridge.conf,\n"
+	"                     the user's, then the system's bugbridge.conf)\n"
+	"      --as-owner     started by root on a data folder of another user (the\n"
+	"                     service's), run as that user instead of refusing\n"
 	"  -q, --quiet        only errors; no progress bars\n"
 	"  -v, --verbose      log debug lines to standard error\n"
 	"  -h, --help         show this help\n"
@@ -311,6 +318,53 @@ void cli_reload_forget(struct cli_context *ctx)
 	free(path);
 }
 
+/* Started by root on a data folder another user owns (the service's):
+ * anything root made there (the database's -wal and -shm, a blob folder, a
+ * log file) the service could no longer write.  Refused, naming the
+ * command to use, unless as_owner: then the process becomes that user (its
+ * group, no other groups).  Returns a sysexits code. */
+static int run_as_owner(const struct bb_config *cfg, int as_owner, int argc, char **argv)
+{
+	struct stat sb;
+	struct passwd *pw;
+	gid_t gid;
+	GString *cmdline;
+
+	if (geteuid() != 0 || stat(cfg->data_dir, &sb) != 0 || sb.st_uid == 0)
+		return EX_OK;
+	pw = getpwuid(sb.st_uid);
+	gid = pw ? pw->pw_gid : sb.st_gid;
+	if (as_owner) {
+		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(sb.st_uid) != 0) {
+			cli_error("--as-owner: cannot become uid %u: %s", (unsigned)sb.st_uid,
+				  strerror(errno));
+			return EX_NOPERM;
+		}
+		return EX_OK;
+	}
+	cmdline = g_string_new(NULL);
+	for (int i = 0; i < argc; i++) {
+		/* quoted only where a shell needs it */
+		int plain = *argv[i] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+						    "0123456789_@%+=:,./-") == strlen(argv[i]);
+		char *q = plain ? g_strdup(argv[i]) : g_shell_quote(argv[i]);
+
+		g_string_append_printf(cmdline, " %s", q);
+		g_free(q);
+	}
+	if (pw)
+		cli_error("the data folder %s belongs to %s, and root would leave files there that "
+			  "%s cannot write; run: sudo -u %s%s (or add --as-owner)", cfg->data_dir,
+			  pw->pw_name, pw->pw_name, pw->pw_name, cmdline->str);
+	else
+		cli_error("the data folder %s belongs to uid %u, and root would leave files there "
+			  "that it cannot write; run as that user (setpriv --reuid=%u --regid=%u "
+			  "--clear-groups --%s), or add --as-owner", cfg->data_dir,
+			  (unsigned)sb.st_uid, (unsigned)sb.st_uid, (unsigned)gid, cmdline->str);
+	g_string_free(cmdline, TRUE);
+	return EX_NOPERM;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -319,12 +373,14 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "as-owner", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_context ctx;
 	const struct cli_command *cmd;
 	struct bb_error err = BB_ERROR_INIT;
-	int opt, rc;
+	int opt, rc, as_owner = 0, argc0 = argc;
+	char **argv0 = argv;
 
 	memset(&ctx, 0, sizeof(ctx));
 	while ((opt = getopt_long(argc, argv, "+c:qvhV", options, NULL)) != -1) {
@@ -334,6 +390,7 @@ int main(int argc, char **argv)
 		case 'v': ctx.verbose = 1; break;
 		case 'h': print_usage(stdout); return EX_OK;
 		case 'V': return cmd_version(&ctx, 1, argv);
+		case 'O': as_owner = 1; break;
 		default: print_usage(stderr); return EX_USAGE;
 		}
 	}
@@ -377,6 +434,10 @@ int main(int argc, char **argv)
 			rc = cli_fail(&err);
 			goto out;
 		}
+		/* before anything is opened or made: the log file included */
+		if (strcmp(cmd->name, "config") &&
+		    (rc = run_as_owner(ctx.cfg, as_owner, argc0, argv0)))
+			goto out;
 		ctx.log_sink = open_log(ctx.cfg);
 		log_setup(ctx.log_sink, log_level_for(&ctx), NULL);
 		if (ctx.cfg->inbound_authenticate && !strcmp(ctx.cfg->inbound_authenticate, "none"))

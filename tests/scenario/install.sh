@@ -16,6 +16,13 @@ root="$dest$prefix"
 check "the program is installed" test -x "$root/bin/bugbridge"
 check "bugbridge(1) is installed" test -f "$root/share/man/man1/bugbridge.1"
 check "bugbridge.conf(5) is installed" test -f "$root/share/man/man5/bugbridge.conf.5"
+sysconfdir=$(sed -n 's/^sysconfdir = //p' "$top_builddir/Makefile" | sed "s|\${prefix}|$prefix|")
+for page in man1/bugbridge.1 man5/bugbridge.conf.5; do
+	unlike "$page names real paths, no SYSCONFDIR or placeholder" \
+		"$(cat "$root/share/man/$page")" "SYSCONFDIR|LOCALSTATEDIR|@[a-z]+@"
+	like "$page names the configured $sysconfdir/bugbridge/bugbridge.conf" \
+		"$(cat "$root/share/man/$page")" "$sysconfdir/bugbridge/bugbridge\.conf"
+done
 check "the sample configuration is installed" test -f "$root/share/doc/bugbridge/examples/bugbridge.conf.sample"
 unit=$(find "$dest" -name bugbridge-serve.service | head -1)
 check "the systemd unit of the server is installed" test -n "$unit"

@@ -242,10 +242,34 @@ if unshare -m true 2>/dev/null; then
 			"$(grep '^RestartPreventExitStatus=' "$top_builddir/config/$unit")" "=65 77 78\$"
 	done
 	like "bugbridge(1) says so" "$(grep -ci 'the systemd units do not restart on \(65\|77\|78\)' \
-		"$top_srcdir/man/bugbridge.1")" "^3\$"
+		"$top_builddir/man/bugbridge.1")" "^3\$"
 else
 	ok "read-only data folder # SKIP unshare -m is not permitted here"
 fi
+
+# --- root on the service's data folder: refused, naming the command to
+# use; with --as-owner it runs as the service's user and leaves nothing
+# root-owned (before, sudo bugbridge blob put left root-owned folders the
+# service could not write)
+printf 'a blob root stores\n' >"$WORK/root.txt"
+chmod 0644 "$WORK/root.txt"
+(cd "$NOHOME" && "$BUGBRIDGE" --config "$CONF" blob put "$WORK/root.txt") >"$WORK/check.out" 2>&1
+is "root's blob put on the service's data folder is refused (77)" "$?" "77"
+like "  naming the command to run instead" "$(cat "$WORK/check.out")" \
+	"belongs to (uid )?$SVC.*(sudo -u|setpriv --reuid=$SVC).*blob put .*or add --as-owner"
+unchanged "  and root changed nothing"
+(cd "$NOHOME" && "$BUGBRIDGE" --config "$CONF" status) >"$WORK/check.out" 2>&1
+is "so is root's status (its reads could make -wal and -shm files of root's)" "$?" "77"
+check "with --as-owner, root's blob put runs as the owner" \
+	sh -c 'cd "$1" && shift && exec "$@"' sh "$NOHOME" "$BUGBRIDGE" --as-owner --config "$CONF" \
+	blob put "$WORK/root.txt"
+is "  nothing in the data folder or the log folder is root's" \
+	"$(find "$DATA" "$LOGDIR" -uid 0 | wc -l)" "0"
+like "  the blob is the owner's" "$(find "$DATA/blobs" -newer "$WORK/root.txt" -type f -printf '%u\n' | sort -u)" \
+	"^$SVC\$"
+check "root may still look at the configuration" sh -c 'cd "$1" && exec "$2" --config "$3" config' sh \
+	"$NOHOME" "$BUGBRIDGE" "$CONF"
+before=$(snapshot)
 
 # --- a user outside the group ----------------------------------------------------
 check_exit "outside the group, the service's configuration cannot be read: permission denied (77)" 77 \
