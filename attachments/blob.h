@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder attachments/: the content-addressed blob store and archive inspection
  * (libarchive).  It may use config/ and core/; it knows nothing of
  * Bugzilla, mail, the tracker or the server.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Archive inspection with libarchive: list what an archive holds, read only.
  *
  * Formats: tar (all variants), zip, cpio, 7z, ar, iso9660 and rar, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a #bugbridge command asks of Bugzilla (bridge/cmdchange.c). */
 #ifndef BB_CMDCHANGE_H
 #define BB_CMDCHANGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The inbound bridge: list mail that belongs to a mirrored bug becomes a
  * Bugzilla comment, and #bugbridge commands in it act on the bug.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What bridge/inbound.c and bridge/inbound_track.c share: the helpers of
  * the inbound side (defined in inbound.c, documented there) that the
  * "#bugbridge track" command builds on, and that command's entry points

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* "#bugbridge track": a list thread that belongs to no bug becomes one.
  * The mail that says it is recorded (state "track") with the archive's
  * cursor; its sender checked, the thread is fetched from the archive and

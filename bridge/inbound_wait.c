@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* List mails whose sender's check waits for DNS.  Who sent a mail that
  * carries a command or a directive is decided before any transaction opens
  * (inbound.c), asking DNS for its DKIM keys within [inbound] dns_timeout;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Commands in list mail (see mailcmd.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Commands in list mail: "#bugbridge <verb> [argument]".
  *
  * A command stands on its own line of the writer's own text: not in quoted

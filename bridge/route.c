@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Routing (see route.h): which bugs are mirrored and who gets their mail.
  *
  * Everything that can be checked once is checked in router_new(): comma

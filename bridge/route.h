@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Routing: which bugs are mirrored, and to whom their mail goes.
  *
  * Rules come from the configuration ([route NAME] sections, first match

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder bridge/: the engine: the sync both ways (this header and
  * inbound.h), mail commands, routing rules.  It may use every folder below
  * it: tracker/, triage/, mail/, bugzilla/, attachments/, config/, core/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder bugzilla/: the Bugzilla driver: the bug model (this header), the REST
  * client (json-c), the XML export reader (libxml2).  It may use
  * attachments/, config/ and core/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bugzilla 5.x REST client (bz_client.h), the transport and batching:
  * libcurl for HTTP, json-c for the bodies (decoded by bz_json.c), OpenSSL's
  * EVP for base64.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bugzilla 5.x REST client (libcurl + json-c).
  *
  * One client keeps one curl handle, so connections are reused; responses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The bug fields of a Bugzilla (bz_fields.h): GET /rest/field/bug decoded,
  * kept by the client, and the checks built on it.
  *

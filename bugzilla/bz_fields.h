@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The bug fields a Bugzilla has (GET /rest/field/bug): their names, the
  * legal values of select fields, and the status workflow.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the two halves of the Bugzilla REST client share: bz_client.c (the
  * transport and batching) and bz_json.c (the JSON decoding).  Included only
  * from bugzilla/bz_*.c.

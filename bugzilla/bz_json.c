@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bugzilla 5.x REST client (bz_client.h), the JSON decoding: json-c turns
  * the REST answers into the bug model of bugzilla/bug.h (bugs, comments,
  * attachments, history) and Bugzilla's error objects into statuses.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bugzilla's XML export (bz_xml.h), read with libxml2's SAX2 push parser.
  *
  * Choices the header leaves open, made here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bugzilla's XML export (show_bug.cgi?ctype=xml), read with libxml2.
  *
  * The reader loads no external entity, no DTD and touches no network or

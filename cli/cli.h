@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder cli/: the command line, the top layer: the only code that prints or
  * exits.  It may use every folder.
  *

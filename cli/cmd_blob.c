@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge blob: the attachment store from the command line. */
 #include "config.h"
 

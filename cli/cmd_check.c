@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge check: is the data folder sound?  The database's own check
  * (PRAGMA quick_check) and every blob rehashed. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge config: the configuration in effect, secrets hidden. */
 #include "config.h"
 

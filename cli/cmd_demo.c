@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge demo: the blob store and server on bundled data, end to end. */
 #include "config.h"
 

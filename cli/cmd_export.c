@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge export: an imported Bugzilla as mail threads, redirects and
  * JSON (migrate/export.h). */
 #include "config.h"

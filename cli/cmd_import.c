@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge import: a whole Bugzilla (REST or XML exports) into the store. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge regressions: list, show and report the tracked regressions. */
 #include "config.h"
 

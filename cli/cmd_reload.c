@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge reload: the unit's ExecReload=.  Signals a daemon or server
  * (SIGHUP), waits for its answer and exits non-zero when it refused the
  * file, so that "systemctl reload" fails when the reload did.  (Debian 12's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge serve: the blob store over HTTP until SIGTERM or SIGINT. */
 #include "config.h"
 

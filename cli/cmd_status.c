@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge status and bugbridge outbox. */
 #include "config.h"
 

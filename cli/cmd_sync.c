@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge sync and bugbridge daemon: mirror Bugzilla to the lists. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge triage: what a report's text says and whose bug it is, without
  * sending anything (triage/reader.h, triage/match.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder config/: the configuration (GKeyFile INI), the sample file and
  * the systemd units.  It may use core/.
  *

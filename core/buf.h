@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* buf: the one growable byte buffer used everywhere.
  *
  * A buf always holds a NUL byte after its last used byte, so buf.data can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* SHA-256 through OpenSSL's EVP interface, with hex output.
  *
  * struct sha256 h; sha256_init(&h); sha256_update(&h, p, n); ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Small file-system helpers shared by the store and the blob store. */
 #ifndef BB_FSUTIL_H
 #define BB_FSUTIL_H

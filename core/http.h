@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the HTTP clients (bugzilla/bz_client.c, mail/archive.c) share on
  * top of libcurl: one folding of transfer failures into status codes (the
  * HTTP status itself is folded by status_from_http() in core/status.h) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Structured logging: one line per event, key=value pairs.
  *
  *   ts=2026-12-03T09:00:00Z level=info run=1a2b3c4d event=blob.stored hash=… size=42

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Child processes with argv arrays and a clean environment.  The contract is
  * in run.h. */
 #include "config.h"

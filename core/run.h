@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* run: child processes (the real `git` program), started with an argv array
  * and never through a shell.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder core/: the base: buffer, status codes, logging, files, SHA-256,
  * the SQLite store with its migrations and cursors, the HTTP client
  * wrapper, running git.  It uses no other folder.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The SQLite state store: one database file in WAL mode.
  *
  * The schema is versioned with PRAGMA user_version.  store_open() applies

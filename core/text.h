@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What text from outside may not carry into a name, a title or a header.
  *
  * Names and titles reach mail subjects, web pages, file names and

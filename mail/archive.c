@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading list archives incrementally: public-inbox git epochs, Atom,
  * t.mbox.gz, Maildir and mbox.  The contract is in archive.h.  This file
  * holds what all readers share (source setup, stats, the HTTP getter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading a mailing-list archive incrementally, for the inbound bridge.
  *
  * A source is one archive of one list, of one of four kinds:

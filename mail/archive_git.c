@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The list archive reader for public-inbox v2 inboxes: git epochs mirrored
  * with the real `git` program (child processes, clone, fetch, probing for
  * new epochs, the state folder's lock) and their commits walked oldest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What mail/archive.c and mail/archive_git.c share: the definition of
  * struct archive_source, the helpers both use (defined in archive.c) and the
  * public-inbox reader's entry points (defined in archive_git.c).  Private to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sender authentication for mail commands: see auth.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1   /* OpenDKIM's dkim.h uses u_char */

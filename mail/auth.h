@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Who sent a mail, as far as a DKIM signature or a trusted receiving
  * server can tell: the building blocks of the inbound bridge's command
  * authorization (README, "Who may act by mail"; bugbridge(1)).

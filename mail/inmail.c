@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading list mail for the inbound bridge (see inmail.h).
  *
  * The header pass splits the header section into fields itself (RFC 5322

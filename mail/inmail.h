@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading list mail for the inbound bridge, with GMime.
  *
  * Mail is decoded lazily (DESIGN.md): most list traffic concerns no tracked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* HTML to text, for mail without a text/plain part (inmail_internal.h).
  *
  * libxml2's HTML parser is run with SAX callbacks and no tree: a document

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What mail/inmail.c, mail/inmail_lines.c, mail/inmail_scan.c and
  * mail/inmail_html.c share: small text helpers, the patch test, the
  * Content- field tests and the HTML converter.

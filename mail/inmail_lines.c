@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The lines of a decoded list mail (see inmail.h): what each is (text,
  * quote, patch, signature), and the reply text without what it quotes. */
 #include "config.h"

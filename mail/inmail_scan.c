@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The raw scan of list mail (see inmail.h): what a mail's bytes say
  * before any decode -- a line that may be a command, a directive or a
  * trailer, content only a decode can read (base64, HTML, charsets in which

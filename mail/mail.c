@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Composing the bridge's mail with GMime (see mail.h).
  *
  * Everything that comes from Bugzilla is cleaned before use: header values

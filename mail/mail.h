@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder mail/: the mail driver: composing (this header; it may use the bug
  * model), parsing (inmail.h, GMime), the SMTP outbox (libesmtp), the list
  * archive readers (public-inbox epochs, Atom, mbox, Maildir) and

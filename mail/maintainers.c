@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parsing the kernel's MAINTAINERS file (see maintainers.h for the rules).
  *
  * The whole file is copied once into one buffer and cut into strings in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel's MAINTAINERS file: sections with their M: (maintainers),
  * R: (reviewers), L: (lists), S: (status), F:/X:/N:/K: (files, patterns)
  * and T:/W:/B:/C:/Q:/P: (trees, pages, bug reports, chat, patchwork,

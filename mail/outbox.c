@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The outbox (see outbox.h): queued mail in SQLite, delivered over SMTP
  * with libESMTP or to a local Maildir or mbox.
  *

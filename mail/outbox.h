@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The outbox: every mail is a row of the `outbox` table (core/store.c,
  * schema 2) before it is sent, committed in the same transaction as the
  * state it reflects (the caller holds the transaction around outbox_add()).

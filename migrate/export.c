@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge export: mbox threads, redirect maps and JSON from the imp_*
  * tables (see export.h). */
 #include "config.h"

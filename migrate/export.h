@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Exporting an imported Bugzilla instance (the imp_* tables, filled by
  * bugbridge import) for the move off Bugzilla:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bugbridge import: a whole Bugzilla, from REST or XML exports, into the
  * imp_* tables and the blob store.  See migrate/import.h. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder migrate/: moving off Bugzilla: import (this header) and export
  * (export.h).  It may use bridge/ and every folder below it.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The house in layers: checks, from the source alone, the rules of the
 # folder layout (README, "Layout") and prints the offending line for each
 # break.  Runs in `make check` (TAP) and by hand: sh tests/layers.sh [TOP].
@@ -15,6 +16,8 @@
 #      "layers: allowed" in a comment on that line.
 #   4. No folder holds more than a quarter of the C code outside tests/;
 #      no file is longer than 2,500 lines (split it where it has two jobs).
+#   5. Every C, shell and Python source names its licence in its first
+#      lines (SPDX-License-Identifier: GPL-2.0-or-later, as COPYING).
 set -u
 
 # this script by an absolute name: the self-test below runs it again from
@@ -129,6 +132,14 @@ awk -v max="$max_lines" '$1 > max { printf "%s: %d lines (more than %d: split it
 	"$tmp/wc" >"$tmp/long"
 report "no file is longer than $max_lines lines" "$tmp/long"
 
+for d in $layers tests; do
+	[ -d "$d" ] && find "$d" \( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' \) \
+		! -path '*/corpus*' -type f
+done | sort | while read -r f; do
+	head -3 "$f" | grep -q 'SPDX-License-Identifier: GPL-2\.0-or-later' || echo "$f: no SPDX line"
+done >"$tmp/spdx"
+report "every source names its licence (SPDX-License-Identifier)" "$tmp/spdx"
+
 # The checks themselves: on a small tree that breaks every rule once, each
 # check must fail and name the line (run only on the real tree, not on this
 # one).
@@ -154,7 +165,8 @@ if [ $# -eq 0 ]; then
 		'loop: core/a.h:1:#include "core/b.h"' \
 		'tracker/t.c:2:void f(void) { printf("x"); exit(1); }' \
 		'more than a quarter' \
-		'bridge/long.c: 2501 lines'; do
+		'bridge/long.c: 2501 lines' \
+		'tracker/t.c: no SPDX line'; do
 		grep -q -F "$want" "$tmp/bad.out" || echo "missed: $want" >>"$tmp/missed"
 	done
 	[ -s "$tmp/missed" ] && sed 's/^/output: /' "$tmp/bad.out" >>"$tmp/missed"

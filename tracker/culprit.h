@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The people a culprit concerns.  When a bisection, a "#regzbot
  * introduced <sha>" or a Fixes: names the commit that caused a bug, its
  * author and the people who signed it off, reviewed it or acked it are the

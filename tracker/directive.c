@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* #regzbot directives in list mail (see directive.h). */
 #include "config.h"
 

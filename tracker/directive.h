@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* #regzbot directives in list mail, read as people write them today.
  *
  * A directive is a line that starts, in column 0, with "#regzbot" (any

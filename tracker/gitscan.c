@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fix detection in git trees: fetching, incremental scans of commit
  * messages for trailers, ancestry and subject queries.  The contract is in
  * gitscan.h. */

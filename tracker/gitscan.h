@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gitscan: the regression tracker's view of git trees.
  *
  * A tree is a name ("mainline", "next", "linux-6.1.y", "net"), a local git

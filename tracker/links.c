@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Links to mail and to Bugzilla bugs (see links.h). */
 #include "config.h"
 

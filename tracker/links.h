@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Links to mail and to Bugzilla bugs, as they appear in #regzbot
  * directives, commit trailers (Link:, Closes:) and mail text.
  *

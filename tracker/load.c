@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading the tracker's state: regressions, their links, history and the
  * directives not acted on, from the store into the structures of
  * tracker.h, for the reports, the web pages and the command line.  The

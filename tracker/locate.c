@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The watched trees as triage's locator (see locate.h for the contract). */
 #include "config.h"
 

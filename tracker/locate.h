@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where a report's symbols and modules are in a watched git tree: the
  * locator that triage/match.h's tri_match_located() asks (issue 15).
  *

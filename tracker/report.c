@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The regression tracker's reports (report.h).
  *
  * Choices the header leaves open, made here:

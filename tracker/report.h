@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The regression tracker's reports: what people read.
  *
  * reg_report_write() writes a folder any static web server can serve (and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The regression tracker's HTML pages (report.h): index.html,
  * trees/<name>.html, regression/<id>.html and style.css, with the escaping
  * only the pages use (reg_html_escape(), links only for http(s) URLs).

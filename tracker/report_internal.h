@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What tracker/report.c and tracker/report_html.c share, and nothing else
  * includes: the data a report run reads, the page under construction, the
  * options every page needs, and the helpers of one file the other calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder tracker/: the regression tracker: the model and its states,
  * #regzbot directives, git fix detection, the reports.  It is fed by the
  * engine and never calls it: it may use triage/, mail/, bugzilla/,

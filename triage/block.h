@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The triage block: what the report reader found and whose bug it may
  * be, as plain text for a bug's first mail, its triage comment and
  * `bugbridge triage`.  A pure function of its inputs. */

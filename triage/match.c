@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Routing from a report's content (see match.h for the contract).
  *
  * tri_matcher_new() indexes every F: pattern's components by name (the

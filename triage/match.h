@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Routing from a report's content: which MAINTAINERS sections a report
  * read by tri_read() points at (issue 15).
  *

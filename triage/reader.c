@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The report reader (see reader.h for the contract).
  *
  * One pass over the lines.  Each line loses its log prefix (timestamp,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The report reader: what a bug report's own text says about the kernel,
  * the crash, the machine and the firmware (issue 15).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* HTTP access to the blob store, served with libmicrohttpd (blob_http.h).
  *
  * Choices the header leaves open, made here:

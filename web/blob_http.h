@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Folder web/: the HTTP face, bugbridge serve: the server with the blob routes,
  * uploads and the regression pages (this header) and the front door
  * (frontdoor.h).  It may use every folder below it; no folder below knows

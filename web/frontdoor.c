@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The front door of bugbridge serve (frontdoor.h).
  *
  * Choices made here:

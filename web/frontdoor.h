@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The front door of `bugbridge serve`: a form to file a report, and pages
  * to browse the bugs bugbridge knows (imported and mirrored).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Connection bounds of bugbridge serve (http_guard.h).
  *
  * Choices the header leaves open, made here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Connection bounds of bugbridge serve (web/blob_http.c uses them): who may
  * connect, for how long, and who the client really is behind a proxy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The texts a web request brings, read and made safe (http_text.h).
  * Percent-decoding of paths is GLib's g_uri_unescape_segment(); the
  * headers read here (Range, If-None-Match, If-Range, Authorization) are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The texts a web request brings, read and made safe: paths, file names,
  * Range and ETag headers, the Bearer token, declared content types, query
  * values and form fields.  Every function here takes text from outside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The front door's quarantine (quarantine.h).
  *
  * Choices made here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The front door's quarantine: where the attachments of a report wait
  * until the filer confirms it.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of one large mail (make bench): a BENCH_BIGMAIL_MB megabyte mail
 # (default 50) in a local Maildir read by `bugbridge sync`, against the fake
 # Bugzilla, in four shapes: plain text, CRLF text, HTML only and a base64

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmarks of the blob store (make bench).  Prints figures and ratios
 # against baselines run side by side in the same run; asserts nothing.
 #

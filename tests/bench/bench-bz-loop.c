@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The baseline of bench-sync.sh: one sync round the way a Bugzilla REST
  * client is usually written, bug by bug.
  *

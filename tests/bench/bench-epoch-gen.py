@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes a `git fast-import` stream of one public-inbox v2 epoch to stdout
 (tests/bench/bench-epoch.sh): COUNT mails (argv[2]) made from the real
 mails (*.eml) under the folder argv[1], one commit per mail with the mail as

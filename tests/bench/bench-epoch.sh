@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of reading a public-inbox v2 inbox's whole history (make bench):
 # ONE epoch (<inbox>/git/0.git, bare) of BENCH_EPOCH_MAILS real-shaped mails
 # (default 40000) made from the shared mail corpus by bench-epoch-gen.py and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Driver of tests/bench/bench-gitscan.sh (built for make bench only): one
  * gitscan_scan() of a repository, printing what it found and how long the
  * scan took.

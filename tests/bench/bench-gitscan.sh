@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of tracker/gitscan (make bench): a scan of a generated
 # repository for trailers against `git log --format=%H%x00%B >/dev/null`
 # over the same history, in the same run; then a rescan with nothing new and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench-http-load: a small HTTP/1.1 load generator for bench-serve.sh.
  *
  *   bench-http-load PORT PATH CONNECTIONS SECONDS

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of bugbridge import (make bench): BENCH_BUGS synthetic bugs with
 # BENCH_COMMENTS comments each (the description included) imported from the
 # fake Bugzilla (tests/lib/fake_bugzilla.py, loading a generated state

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Builds the list traffic of the inbound benchmark (tests/bench/bench-ingest.sh)
 from the real mail corpus: COUNT mails appended to an mboxrd file, each a
 corpus mail with a fresh Message-ID (the Message-ID field is replaced, every

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The baseline of the inbound benchmark (tests/bench/bench-ingest.sh): what a
 mail bot built on Python's standard `email` package does with each mail of
 an mboxrd file - parse it, look up Message-ID, In-Reply-To, References,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of the inbound bridge (make bench): BENCH_MAILS list mails, built
 # from the real mail corpus with fresh Message-IDs (tests/bench/bench-ingest-gen.py),
 # appended to a local mbox that `bugbridge sync` reads as its [archive]

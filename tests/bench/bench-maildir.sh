@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of the Maildir reader (make bench): BENCH_MAILDIR_MAILS mails
 # (default 8000) that all share one mtime second, against as many with
 # distinct mtimes (one second apart), each read from the start by

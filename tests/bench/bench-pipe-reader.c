@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The least a reader of git cat-file's output through a pipe can do, for
  * bench-epoch.sh: it reads its stdin as bugbridge's archive walk reads
  * cat-file (mail/archive_git.c, core/run.c): the pipe grown to 1 MiB,

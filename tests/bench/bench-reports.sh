@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of the regression reports (make bench): 10,000 regressions (with
 # 3 events and a link each, 500 unhandled directives), then
 # `bugbridge regressions report` writing all of them: 10,000 regression

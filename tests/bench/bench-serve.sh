@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Blob GET throughput of bugbridge serve against nginx serving the same
 # files (make bench only, never make check).  Prints figures and ratios of
 # contenders run side by side; asserts nothing.  Skipped, saying so, when

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmarks of the outbound bridge (make bench), against the fake Bugzilla
 # (tests/lib/fake_bugzilla.py) and the SMTP sink (tests/lib/smtp_sink.py):
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench-triage: the triage matcher over the labelled set.
  *
  *   bench-triage [-v] MAINTAINERS LABELS REPORTS-DIR

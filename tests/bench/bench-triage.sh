@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench-triage: the triage matcher (triage/match.c) over the labelled
 # reports of tests/triage with the MAINTAINERS file of the shared corpus:
 # top-1 and top-3 accuracy and the time per report.  Skipped (exit 0, with

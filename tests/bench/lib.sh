@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # work, run_*, bz_pid and bz_url are the callers'
 # Helpers shared by the benchmarks (tests/bench/bench-*.sh), which source

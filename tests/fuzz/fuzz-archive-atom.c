@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the Atom reader of mail/archive.c:
  * archive_atom_parse() on arbitrary bytes.  Checks what archive.h promises:
  * on success every entry has a non-empty id and a link (both NUL-terminated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the mbox splitter of mail/archive.c.  The input is
  * split twice, whole and in pieces whose sizes come from the first byte,
  * and both must give the same messages and offsets (a poll reads a file in

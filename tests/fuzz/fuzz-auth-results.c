@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the Authentication-Results parser of mail/auth.c
  * (and the alignment rule it feeds): the input is one field value; the
  * parser must return in time, never read outside it, and fill only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the REST parsers of bugzilla/bz_json.c and
  * bugzilla/bz_fields.c: the same bytes go to bz_parse_bugs(),
  * bz_parse_comments(), bz_parse_attachments() and bz_parse_fields() (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for bugzilla/bz_xml.c: bz_xml_read_memory() on arbitrary
  * bytes, checking what the callbacks receive against bz_xml.h and bug.h
  * (complete bugs, valid UTF-8, attachment data in chunks closed by one

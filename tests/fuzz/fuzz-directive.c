@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for tracker/directive.c and tracker/links.c: the input
  * is a decoded mail body.  Every entry must be clean (valid UTF-8, no
  * controls, within the caps), in body order, and of the shape its verb

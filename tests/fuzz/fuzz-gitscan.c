@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the commit message parser of tracker/gitscan.c: the
  * input is a commit message as git log prints it (%B).  The subject holds
  * no newline, every trailer has a non-empty key of letters, digits and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for what a web request brings (web/http_text.c, and
  * X-Forwarded-For in web/http_guard.c): the input, up to its first NUL, is
  * given to every reader as a path, a header value, a query value, a form

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the MIME handling path of mail/inmail.c: the
  * header pass, the raw scan, the full GMime decode, the reply cutter and
  * the command parser on arbitrary bytes, checking what inmail.h promises

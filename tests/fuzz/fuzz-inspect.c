@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for attachments/inspect.c: inspect_memory() on arbitrary
  * bytes with small limits, checking the callback contract as it goes.
  * Build with "make fuzz", run with "make fuzz-run" (seeds in corpus/). */

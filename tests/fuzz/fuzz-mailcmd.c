@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for bridge/mailcmd.c (and the line classifier and
  * reply cutter of mail/inmail_lines.c it shares): the input is a decoded mail
  * body; every entry must be a known verb with a clean argument of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for bridge/maintainers: parses the input as a
  * MAINTAINERS file, checks the invariants the header promises, and looks
  * up a name taken from the input and every section by its own name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for triage/reader.c and triage/match.c: any bytes are a
  * report text.  The reader must not crash or leak, every string it keeps
  * must be valid UTF-8 without control characters and within

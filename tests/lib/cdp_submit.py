@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Fill in and submit a form in a headless Chromium through the DevTools
 protocol, with nothing but the standard library (a minimal WebSocket client).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the scenario tests: TAP output, a private work folder, helpers.
 # Source it, then call ok/not_ok/check, and done_testing at the end.
 set -u

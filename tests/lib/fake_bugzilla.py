@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A fake Bugzilla 5.x for bugbridge's tests: the REST API, attachment.cgi and
 the show_bug.cgi XML export, answering with the shapes, field names, error
 codes and HTTP statuses that a real Bugzilla 5.2 gave when it was recorded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fake Bugzilla (tests/lib/fake_bugzilla.py) for C tests.
  *
  * Header-only, C11 + POSIX, every function static: include it in one test

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Hostile HTTP clients for tests/scenario/serve-abuse.sh and
 serve-slow-body.sh.  Each command
 prints one JSON object; the shell test asserts on it.  Standard library

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Raw HTTP probes for the scenario tests, for what curl will not do.
 
   http_probe.py raw PORT METHOD PATH [HEADER: VALUE ...]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A real mailing list for tests: SMTP -> public-inbox -> HTTP, on 127.0.0.1.
 
     /usr/bin/python3 listlab.py --dir DIR [--list test@lists.lab] [--name test]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real mailing list for scenario tests (tests/lib/listlab.py): source this
 # after common.sh, then `listlab_start`; it sets LISTLAB_SMTP_PORT,
 # LISTLAB_HTTP_PORT, LISTLAB_LIST and LISTLAB_URL, and the server is stopped

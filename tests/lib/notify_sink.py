@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A stand-in for systemd's notification socket (sd_notify(3)).
 
 Binds an AF_UNIX datagram socket at PATH and appends every message it gets

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A scriptable SMTP server for bugbridge's tests (Debian's python3-aiosmtpd).
 
     /usr/bin/python3 smtp_sink.py --port-file F --dir D [--pid-file P] [options]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # No login address in what bugbridge publishes unless [mail] show_addresses
 # is on: the regression reports (HTML, regressions.json, the Atom feed,
 # weekly.txt and its mail), `regressions list/show --json` and

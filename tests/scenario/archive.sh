@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The list archive readers (mail/archive.c) on a real public-inbox: the git
 # epochs (first poll, idle poll, new mail, a stop midway, tail, a new epoch),
 # t.mbox.gz threads, new.atom; a Maildir and an mbox; and broken inputs from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Archive inspection through the real binary, on archives made by the real
 # tools: listing, hashes, bombs, nesting, and members stored as blobs.
 . "$top_srcdir/tests/lib/common.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Crash safety of blob put: the process is killed at every step of storing
 # a blob (test hooks), and once from outside in the middle of a write.  Each
 # time the store must hold no partial blob and no metadata without a file,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `blob show` and `blob ls` print what came from outside (archive member
 # names, file names, refs) with control and format characters escaped: an
 # ESC sequence or U+202E in a member name never reaches the terminal.

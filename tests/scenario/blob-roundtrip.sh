@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # blob put/get/ls/show/verify/gc round trips with the real binary.
 . "$top_srcdir/tests/lib/common.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bugzilla 5.2 with its database down answers an anonymous REST call with
 # HTTP 200 and JSON error 100500 (JSON::RPC's internal error, its message
 # DBI's, which may hold the database's password); a call with a key gets an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What bugbridge asks of Bugzilla: the gate's flag in the search itself (a
 # bug carrying only the flag is mirrored, one without it is not), every
 # field it reads in include_fields (cf_kernel_version reaches the mail's

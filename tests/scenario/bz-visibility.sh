@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A mirrored bug put in a group the bridge's account is not in drops out of
 # the changed-bugs search without a trace.  Every [bugzilla]
 # visibility_interval (of Bugzilla's clock; the last check's time is kept

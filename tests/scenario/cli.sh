@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The command line: help, version, exit codes, configuration handling.
 . "$top_srcdir/tests/lib/common.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # #bugbridge commands that must not do what a naive reading of them would,
 # end to end through a real public-inbox list and the fake Bugzilla:
 #  - a command whose change the bug already has sends nothing to Bugzilla

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # #bugbridge commands set values the Bugzilla has (GET /rest/field/bug):
 # reopen takes the first open status its workflow allows, priority and
 # severity are matched in any case and sent as the server spells them, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Culprit known → the right people: when a bug's bisect field names a
 # commit that a watched tree has, the bug's next mail is Cc'd to the
 # commit's author and the people of its Signed-off-by, Reviewed-by and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge export: an imported Bugzilla (imp_* rows) becomes mbox threads
 # that a real public-inbox archives, a redirect map, CSV and JSON; nothing
 # private gets out.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fake Bugzilla (tests/lib/fake_bugzilla.py) against the recorded real
 # Bugzilla 5.2 ($BUGBRIDGE_SHARED/fixtures/bugzilla-5): same top-level keys,
 # field names and JSON types, same error codes and HTTP statuses, the same

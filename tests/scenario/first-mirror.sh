@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A bug's first mirror, whenever it comes: its report, then the public
 # comments it already had in one backlog summary, not one mail each.  The
 # cases where a bug becomes eligible late: the gate keyword added after it

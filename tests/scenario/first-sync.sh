@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A first run never floods a list.  A data folder that never synced starts
 # from now (the server's clock): 60 open bugs last changed in 2015 are not
 # mailed, what changes after is.  History is asked for ([bugzilla]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Ordinary mirrored bugs follow their fixes: a commit on a watched tree
 # whose Closes:/Link: names a bug's URL leaves one comment per tree ("Fixed
 # by commit ... in next", then "... in mainline"), and on a tree of

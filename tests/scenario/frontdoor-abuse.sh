@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The front door against a hostile user (issue 11): a refused form keeps
 # nothing; an unconfirmed report's attachments wait in a quarantine no route
 # serves, enter the blob store on confirmation and are removed after the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The front door's budgets keyed as an attacker cannot dodge them: an IPv6
 # client counts as its /64 (one host commonly has a whole /64 to pick
 # addresses from), and confirmation mails are counted per recipient

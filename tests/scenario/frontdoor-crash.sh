@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The front door files a report's Bugzilla bug once: a crash of `bugbridge
 # serve` after Bugzilla filed the bug and before its id was recorded, and an
 # answer of Bugzilla's lost after it filed the bug, both leave one bug, found

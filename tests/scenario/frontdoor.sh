@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge serve's front door: the report form (curl, and a real submission
 # in headless Chromium through the DevTools protocol), the confirmation mail
 # and its link, the report mail to the routed list (attachments as sha256

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A history read (sync --from-start) matches a reply to a reply of a bug's
 # thread when both come after hundreds of other mails in one batch: the
 # lookups of list mails in in_mail and bz_comment are answered from a set

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge import: from the fake Bugzilla (REST, with and without an API
 # key) and from the XML exports of $BUGBRIDGE_SHARED/corpus/bugzilla:
 # counts, attachment hashes, private comments, history, flags, custom

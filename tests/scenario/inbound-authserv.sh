@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # [inbound] authenticate = authserv, end to end, against a receiving server
 # laid out as vger's mail reaches lore (tests/lib/listlab.py --authserv-id):
 # two "Received: ... by lists.lab" hops, its dmarc= and spf= results below

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # List mails that belong to no bug are committed in batches: of 8,000 mails,
 # or of what a batch read before it grew 500 ms old (it holds the store's
 # write lock, which the web front door may wait for).  A crash costs at most

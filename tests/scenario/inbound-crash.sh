@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Crash safety of the inbound bridge: list replies become Bugzilla comments
 # exactly once and are never mailed back to the list, wherever the process
 # is killed (SIGKILL through BUGBRIDGE_CRASH_AT=hook:N, core/fsutil.h).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A list mail's sender is checked (its DKIM keys asked of DNS) before any
 # transaction opens, within [inbound] dns_timeout for all of the mail's
 # lookups together.  A mail whose keys DNS does not give waits (in_wait):

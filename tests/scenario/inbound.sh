@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End to end, the inbound bridge: replies sent over SMTP to a real
 # public-inbox list become comments in the fake Bugzilla, exactly once;
 # commands act on the bug for allowed senders only, and only when the mail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install puts everything in place, and the installed program runs.
 . "$top_srcdir/tests/lib/common.sh"
 

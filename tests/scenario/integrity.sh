@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integrity: bugbridge check finds a database damaged in the middle (pages
 # that status, sync and blob verify never read) and a corrupt blob, and says
 # what; the daemon checks its database once it has told systemd it is ready

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Logging to journald: when standard error is the stream systemd connected
 # to the journal (JOURNAL_STREAM=<dev>:<inode> of it) and journald's socket
 # is there, records go over the native protocol with a PRIORITY from the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What holds private data is private: the data folder, the database with its
 # -wal and -shm files, and the log, whatever the umask of whoever ran first.
 . "$top_srcdir/tests/lib/common.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Private bytes are never served: bugbridge import keeps the bytes of
 # private attachments and of attachments of bugs in groups out of the
 # served blob store (hash only by default, the private store

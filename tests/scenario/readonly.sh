@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Read-only use as another user: the data folder is laid out as the
 # service leaves it (owner the service user, group the service's group,
 # folder 0750, database and log 0640, configuration root:group 0640) and a

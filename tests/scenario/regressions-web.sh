@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The regression tracker's output: `bugbridge regressions list|show|report`,
 # the reports (HTML per tree and per regression, versioned JSON, an Atom
 # feed, the weekly text and its mail through the outbox), served read-only

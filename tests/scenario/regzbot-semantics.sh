@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # #regzbot directives read as regzbot's reference (docs/reference.md) has
 # them, end to end through a real public-inbox list: per-mail
 # ignore-activity, poke and #forregzbot; dup (another report of this one)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An admin puts back an older copy of the state database (a backup made
 # with sqlite3's .backup while bugbridge ran, as bugbridge(1) says).  The
 # world still holds what the copy forgot: Bugzilla has the comments and

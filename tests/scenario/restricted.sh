@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A bug restricted to a group after it was mirrored is withdrawn by the
 # next sync: gone from the front door's /bugs and /bug/N, list replies to
 # its thread are not posted into it (and the log says why), and its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge serve against hostile clients: slow connections from one address
 # (the per-client limit, the header deadline) while a probe from another
 # address is still answered in time; a full server answering 503 at once;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge serve and SIGHUP: the configuration is read again; what may
 # change while serving (here the upload token and max_upload_size) changes
 # for the next requests, a changed listen is logged as needing a restart

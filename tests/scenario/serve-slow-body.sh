@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge serve against bodies that crawl: connections from several
 # addresses send complete headers and then one body byte a second, holding
 # every slot of max_connections so that a probe is answered 503; [server]

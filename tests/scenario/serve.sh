@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge serve: blobs over HTTP (ranges, caching, safe headers, refused
 # paths) and uploads (token, size limit, truncation, concurrency, forms),
 # driven with curl against the real binary on a free port.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Running as a service: the daemon and the server tell systemd when they are
 # ready, what they are doing and when they stop (sd_notify, through a
 # stand-in notification socket); SIGHUP reopens the log file (logrotate) and

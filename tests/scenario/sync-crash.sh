@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Crash safety of the outbound bridge.  A scenario of two sync rounds (new
 # bugs; then a new attachment, a new comment and a status change) runs once
 # to a reference archive.  Then, for every test hook and every N, the binary

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End to end: bugs in the fake Bugzilla become threads in a real public-inbox
 # archive (SMTP -> public-inbox-mda), through bugbridge sync.
 . "$top_srcdir/tests/lib/common.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The regression tracker end to end: #regzbot directives in mail sent
 # through the real public-inbox pipeline, fixes found in git trees the test
 # makes (next, mainline, two stable branches), a regression flagged in the

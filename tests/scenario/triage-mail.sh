@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Routing from the report itself ([routing] by_content): a bug whose log
 # names an iwlwifi symbol and firmware is mailed with the triage block
 # (kernel from the logs and from the field, taint, machine, firmware,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge triage with a watched git tree: a symbol is mapped to the file
 # that defines it (git grep at the tree's ref, a bare mirror's too) and a
 # module to the folder its Makefile builds it in (Kbuild's obj-... +=

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bugbridge triage: what a report says and which MAINTAINERS sections it
 # points at, from a file or standard input, as text or JSON; MAINTAINERS
 # from --maintainers or [routing] maintainers_file; nothing without it but

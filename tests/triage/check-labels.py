@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Checks tests/triage/labels.tsv against a MAINTAINERS file.
 
 labels.tsv: one line per report, TAB-separated:

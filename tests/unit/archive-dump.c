@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Test driver for mail/archive.c: polls one source and prints what it got.
  *
  *   archive-dump [options] KIND URL-OR-PATH (a path starts with '/')

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A tiny TAP producer for the unit tests (run through automake's TAP driver).
  * Usage: ok(cond, "name %d", i); is_int(got, want, "name"); is_str(...);
  * done_testing() prints the plan and returns the exit code for main(). */

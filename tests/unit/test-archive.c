@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mail/archive.c without a network: the mbox splitter (mboxrd quoting,
  * separators, offsets, any feed sizes, incomplete and hostile input), the
  * Atom parser (public-inbox's feed, DTDs and entities refused), gzip

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for mail/auth.c: the Authentication-Results parser, domain
  * alignment by the Public Suffix List, the trusted receiving server's
  * block (in the layout of vger's mail on lore), the fields a mail may have

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for attachments/blob.c: the content-addressed store. */
 #include "config.h"
 

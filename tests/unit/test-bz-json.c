@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The REST parsers (bz_parse_bugs/comments/attachments) on the responses a
  * real Bugzilla 5.2 gave ($BUGBRIDGE_SHARED/fixtures/bugzilla-5/), on other
  * projects' recorded REST answers ($BUGBRIDGE_SHARED/corpus/bugzilla/), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The REST client (bugzilla/bz_client.c) against the fake Bugzilla 5.2 of
  * tests/lib/fake_bugzilla.py: paging, filters, batched comments and
  * attachments (counted in the server's request log), downloads, API key

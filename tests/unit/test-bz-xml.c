@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The XML export reader on every file of $BUGBRIDGE_SHARED/corpus/bugzilla/
  * (several projects' real exports, broken ones included, and files that are
  * no export at all), on the real Bugzilla 5.2 exports among the fixtures,

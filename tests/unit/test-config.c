@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for config/: defaults, files, validation, secrets. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/: buffer, status codes, logging, file helpers, how
  * people are named in what is published, child processes piped into each
  * other. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for tracker/directive.c and tracker/links.c: the real
  * #regzbot mails of the shared corpus ($BUGBRIDGE_SHARED/corpus/mail/,
  * decoded with inmail_decode()) each give exactly the directives a human

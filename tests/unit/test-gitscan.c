@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracker/gitscan: the message parser on its own, then scans, fetches and
  * queries against small repositories made with the real git in a temp
  * folder (mainline, next with a merge, a stable branch with a backport). */

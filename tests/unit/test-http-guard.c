@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* web/http_guard.c: trusted proxies and X-Forwarded-For, the counting of
  * the per-client limit, the body rate (on socket pairs) and the budget
  * key, without a server. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* web/http_text.c: the texts a web request brings, each reader with what
  * an attacker would send it (dot segments hidden in escapes, saturating
  * numbers, forged ETags, bidi overrides, Windows paths), without a server. */

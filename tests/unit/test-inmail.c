@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for mail/inmail.c: every mail of the shared corpus
  * ($BUGBRIDGE_SHARED/corpus/mail/, mboxes split with GMime) through every
  * step, with checks on named corpus mails (threading, charsets, broken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for attachments/inspect.c.
  *
  * Every archive is made here at run time: with libarchive's writer into

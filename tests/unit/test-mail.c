@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for mail/mail.c: Message-IDs, and composed mail parsed back
  * with GMime (headers, encodings, injection, bodies, line lengths). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for bridge/mailcmd.c: every verb, where a command counts
  * (not quoted, not in a diff, not in the signature, not in a forwarded
  * mail, not #regzbot), what is reported as not understood, and real corpus

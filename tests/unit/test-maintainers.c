@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for bridge/maintainers: the real MAINTAINERS file from the
  * shared corpus (skipped with a note when it is absent), then synthetic
  * inputs for every forgiving rule of the parser. */

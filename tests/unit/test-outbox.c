@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for mail/outbox.c with a real SQLite store: queueing, Maildir
  * and mbox delivery, and SMTP delivery against tests/lib/smtp_sink.py
  * (Debian's python3-aiosmtpd): batches, 4xx backoff, 5xx failure, retry,

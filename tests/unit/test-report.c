@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for tracker/report.c: the one HTML escape, names and paths of
  * the report files, cycles, the weekly text (sections, "new" marks, no line
  * the tracker would read back), the weekly mail, and a whole report run on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for bridge/route: which bugs are mirrored and to whom, with
  * configurations read from small INI files and a small MAINTAINERS file
  * that the test writes. */

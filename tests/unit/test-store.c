@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for core/store.c: creation, WAL, migrations, transactions. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for triage/reader.c: kernel versions and where they come from,
  * oopses from x86_64, arm64, powerpc and riscv, WARN_ON splats, taint
  * letters (both forms), firmware loaded and failing, PCI and USB ids,
