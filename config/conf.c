@@ -1099,7 +1099,7 @@ static int folder_under(const char *real, const char *top)
 
 /* The data folder of a configuration file that sets no data_dir, whatever
  * the working directory: $STATE_DIRECTORY (systemd's StateDirectory=),
- * else LOCALSTATEDIR/lib/bugbridge for a file under SYSCONFDIR, else
+ * else /var/lib/bugbridge (the units') for a file under SYSCONFDIR, else
  * $XDG_STATE_HOME/bugbridge for a file under $XDG_CONFIG_HOME, else
  * bugbridge-data beside the file.  folder is the file's folder, absolute
  * (NULL: the working directory, where a bare "bugbridge.conf" is).  NULL
@@ -1115,7 +1115,10 @@ static char *file_data_dir(const char *folder)
 		folder = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
 	real = realpath(folder, NULL);
 	if (real && folder_under(real, SYSCONFDIR)) {
-		dir = strdup(LOCALSTATEDIR "/lib/bugbridge");
+		/* where the units keep it: systemd's StateDirectory= is under
+		 * /var/lib whatever the prefix (LOCALSTATEDIR is /usr/local/var
+		 * for a build with the default prefix, /usr/var for --prefix=/usr) */
+		dir = strdup("/var/lib/bugbridge");
 	} else if (real) {
 		char *config_home = xdg_dir("XDG_CONFIG_HOME", ".config");
 
