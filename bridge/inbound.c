@@ -1750,6 +1750,19 @@ out:
 	return s;
 }
 
+/* Opens the batch transaction again after a mail handled outside it; s is
+ * how that went: its error stays the one returned (a failure to reopen is
+ * then dropped), else the reopening's. */
+static enum bb_status batch_reopen(struct sync_context *sc, enum bb_status s,
+				   struct bb_error *err)
+{
+	struct bb_error berr = BB_ERROR_INIT;
+	enum bb_status b = sc->dry_run ? store_begin_read(sc->db, s ? &berr : err)
+				       : store_begin(sc->db, s ? &berr : err);
+
+	return s ? s : b;
+}
+
 /* A mail that belongs to a bug (or starts one) acts on Bugzilla: what is
  * recorded before must be on disk first, so a batch transaction the caller
  * holds is committed before and opened again after. */
@@ -1770,15 +1783,7 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 					 stats, err)
 		  : handle_matched(sc, opt, raw, len, m, bug_id, parent, count, cursor_name,
 				   cursor_value, decoded, pre, stats, err);
-	if (batch) {
-		struct bb_error berr = BB_ERROR_INIT;
-		enum bb_status b = sc->dry_run ? store_begin_read(sc->db, s ? &berr : err)
-					       : store_begin(sc->db, s ? &berr : err);
-
-		if (!s)
-			s = b;
-	}
-	return s;
+	return batch ? batch_reopen(sc, s, err) : s;
 }
 
 /* What handling a mail needs from its bytes alone: worked out before, and
@@ -1895,15 +1900,7 @@ static enum bb_status check_sender_unlocked(struct sync_context *sc,
 	if (batch && (s = batch_commit(sc, later, "a mail to authenticate", err)))
 		return s;
 	s = inbound_round_sender_verdict(sc, opt, m, raw, len, stats, v, err);
-	if (batch) {
-		struct bb_error berr = BB_ERROR_INIT;
-		enum bb_status b = sc->dry_run ? store_begin_read(sc->db, s ? &berr : err)
-					       : store_begin(sc->db, s ? &berr : err);
-
-		if (!s)
-			s = b;
-	}
-	return s;
+	return batch ? batch_reopen(sc, s, err) : s;
 }
 
 /* A mail whose sender's check waits for DNS: kept in in_wait as archived
