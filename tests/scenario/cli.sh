@@ -6,7 +6,10 @@
 out=$(bb --version)
 like "--version prints the version" "$out" '^bugbridge [0-9]+\.[0-9]+\.[0-9]+$'
 out=$(bb --help)
-for cmd in blob serve demo config version help; do
+like "--help names the configuration lookup as it is" "$(printf '%s' "$out" | tr -s ' \n' ' ')" \
+	"BUGBRIDGE_CONFIG, ./bugbridge.conf, the user's, then the system's bugbridge.conf"
+like "and --as-owner" "$out" "--as-owner"
+for cmd in blob serve demo config check reload version help; do
 	like "--help lists $cmd" "$out" "^  $cmd +[a-z]"
 done
 check_exit "no command is a usage error" 64 bb

@@ -36,6 +36,22 @@ else
 	what="the package unpacked"
 fi
 ok "installed tree: $what ($root)"
+
+# the package itself, as Debian expects it (Policy 10.8, dh defaults), when
+# .ci/run hands it over
+if [ -n "${DEPLOY_DEB:-}" ]; then
+	like "the package depends on git (the tracker and the archive reader run it)" \
+		"$(dpkg-deb -f "$DEPLOY_DEB" Depends)" "(^|, )git(,|\$| )"
+	mkdir -p control && dpkg-deb -e "$DEPLOY_DEB" control
+	like "its prerm stops both units on remove" "$(tr '\n' ' ' <control/prerm 2>/dev/null)" \
+		'remove.*deb-systemd-invoke stop bugbridge-daemon\.service bugbridge-serve\.service'
+	like "its postrm removes /var/log/bugbridge on purge" "$(tr '\n' ' ' <control/postrm 2>/dev/null)" \
+		'purge.*rm -rf /var/log/bugbridge'
+	like "its copyright is machine-readable GPL-2.0-or-later" \
+		"$(cat "$root/usr/share/doc/bugbridge/copyright" 2>/dev/null)" '^License: GPL-2\+$'
+	like "README.Debian says what purge keeps" \
+		"$(cat "$root/usr/share/doc/bugbridge/README.Debian" 2>/dev/null)" 'keeps, on purpose'
+fi
 unit=$(find "$root" -name bugbridge-daemon.service | head -1)
 sample=$(find "$root" -name bugbridge.conf.sample | head -1)
 [ -n "$unit" ] && [ -n "$sample" ] || { not_ok "the tree has the daemon unit and the sample"; done_testing; exit 1; }
