@@ -408,12 +408,13 @@ static void report_round(struct cli_context *ctx, const struct sync_stats *st, i
 }
 
 /* Whether a round did or saw anything worth a line: a daemon's idle
- * rounds write nothing at the default level. */
+ * rounds write nothing at the default level.  A mail deferred again is no
+ * news (the outbox logs each attempt); one sent or failed is. */
 static int round_had_news(const struct sync_stats *st, const struct inbound_stats *in)
 {
 	return st->bugs_seen || st->mails_queued || st->bugs_withdrawn ||
 	       st->attachments_stored || st->attachments_failed || st->delivery.sent ||
-	       st->delivery.deferred || st->delivery.failed || in->mails || in->deferred;
+	       st->delivery.failed || in->mails || in->deferred;
 }
 
 /* The progress of a first read of an archive's history. */

@@ -148,6 +148,9 @@ test ! -e "$WORK/run-daemon/reload-$dpid"
 is "and removes its reload answer" "$?" "0"
 like "systemd hears STOPPING=1" "$(cat "$notify_log")" "STOPPING=1"
 is "nothing went to stderr but what belongs there" "$(grep -c 'event=' daemon.err)" "0"
+like "the round with news printed its summary" "$(cat daemon.err)" "1 bug changed"
+unlike "an idle round none (it wrote two lines to the journal every round)" "$(cat daemon.err)" \
+	"0 bugs changed|delivery: 0 sent, 0 deferred, 0 failed"
 
 # Exit codes cron and monitoring can read: a deferred mail is 75, a mail
 # the relay refused for good 65
