@@ -68,6 +68,8 @@ static int stderr_is_journal(void)
 /* One message to standard error at syslog priority prio (2 crit, 3 err,
  * 4 warning), a line each of its lines. */
 static void say(int prio, const char *what, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void say(int prio, const char *what, const char *fmt, va_list ap)
 {
 	char *text = g_strdup_vprintf(fmt, ap), *line = text, *nl;
 
