@@ -35,7 +35,29 @@ if [ -z "$root" ]; then
 else
 	what="the package unpacked"
 fi
+unit=$(find "$root" -name bugbridge-daemon.service | head -1)
+sample=$(find "$root" -name bugbridge.conf.sample | head -1)
+if [ -z "$unit" ] || [ -z "$sample" ]; then
+	not_ok "the tree has the daemon unit and the sample"
+	done_testing
+	exit 1
+fi
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+prog=${exec_start%% *}
+args=${exec_start#* }
+conf=$(printf '%s\n' "$args" | sed -n 's/^--config \([^ ]*\) .*/\1/p')
+etc_dir=$(dirname "$conf")
+state_dir=/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")
+# the configured folders must be reachable by the service's user, as /etc
+# is (make distcheck installs under a private _inst folder: skipped there)
+near=$etc_dir
+while [ ! -d "$near" ]; do near=$(dirname "$near"); done
+setpriv --reuid="$SVC" --regid="$GRP" --clear-groups -- test -x "$near" ||
+	skip_all "the configured $etc_dir is under a folder other users cannot reach (a private prefix, as make distcheck's)"
 ok "installed tree: $what ($root)"
+like "ExecStart runs the installed program with the system's configuration" "$exec_start" \
+	"^/[^ ]*/bin/bugbridge --config /[^ ]*/bugbridge/bugbridge\\.conf daemon\$"
+is "StateDirectory= is /var/lib/bugbridge" "$state_dir" "/var/lib/bugbridge"
 
 # the package itself, as Debian expects it (Policy 10.8, dh defaults), when
 # .ci/run hands it over
@@ -52,18 +74,6 @@ if [ -n "${DEPLOY_DEB:-}" ]; then
 	like "README.Debian says what purge keeps" \
 		"$(cat "$root/usr/share/doc/bugbridge/README.Debian" 2>/dev/null)" 'keeps, on purpose'
 fi
-unit=$(find "$root" -name bugbridge-daemon.service | head -1)
-sample=$(find "$root" -name bugbridge.conf.sample | head -1)
-[ -n "$unit" ] && [ -n "$sample" ] || { not_ok "the tree has the daemon unit and the sample"; done_testing; exit 1; }
-exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
-prog=${exec_start%% *}
-args=${exec_start#* }
-conf=$(printf '%s\n' "$args" | sed -n 's/^--config \([^ ]*\) .*/\1/p')
-etc_dir=$(dirname "$conf")
-state_dir=/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")
-like "ExecStart runs the installed program with the system's configuration" "$exec_start" \
-	"^/[^ ]*/bin/bugbridge --config /[^ ]*/bugbridge/bugbridge\\.conf daemon\$"
-is "StateDirectory= is /var/lib/bugbridge" "$state_dir" "/var/lib/bugbridge"
 binary="$root$prog"
 check "the installed program is there" test -x "$binary"
 
