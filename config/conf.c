@@ -899,7 +899,7 @@ struct credential {
 	char **file, **secret;
 };
 
-/* The three secrets that may be kept in files; n gets their count. */
+/* The three secrets that may be kept in files, with their keys. */
 static void credentials_of(struct bb_config *cfg, struct credential out[3])
 {
 	const struct credential creds[3] = {
