@@ -1055,10 +1055,9 @@ out:
 /* ---- visibility --------------------------------------------------------- */
 
 /* The verdict of each bug of an answer whose id is among ids[0..n)
- * (ascending); their found[] marked. */
+ * (ascending); the others' seen[] is left as it was (BZ_VISIBLE_NOT). */
 static enum bb_status visibility_from_root(json_object *root, const long long *ids, size_t n,
-					   enum bz_visibility *seen, unsigned char *found,
-					   struct bb_error *err)
+					   enum bz_visibility *seen, struct bb_error *err)
 {
 	struct bz_bug *bugs = NULL;
 	size_t nbugs = 0;
@@ -1076,11 +1075,9 @@ static enum bb_status visibility_from_root(json_object *root, const long long *i
 			else
 				hi = mid;
 		}
-		if (lo < n && ids[lo] == bugs[i].id) {
+		if (lo < n && ids[lo] == bugs[i].id)
 			seen[lo] = bz_bug_is_public(&bugs[i]) ? BZ_VISIBLE_PUBLIC
 							      : BZ_VISIBLE_IN_GROUP;
-			found[lo] = 1;
-		}
 		bz_bug_release(&bugs[i]);
 	}
 	free(bugs);
@@ -1112,7 +1109,6 @@ static enum bb_status visibility_alone(struct bz_client *c, long long id,
 {
 	struct buf url = BUF_INIT;
 	json_object *root = NULL;
-	unsigned char found = 0;
 	enum bb_status st;
 
 	*seen = BZ_VISIBLE_NOT;
@@ -1129,7 +1125,7 @@ static enum bb_status visibility_alone(struct bz_client *c, long long id,
 	}
 	/* an answer without the bug (no Bugzilla gives one) counts as hidden */
 	if (!st)
-		st = visibility_from_root(root, &id, 1, seen, &found, err);
+		st = visibility_from_root(root, &id, 1, seen, err);
 out:
 	json_object_put(root);
 	buf_release(&url);
@@ -1142,7 +1138,6 @@ enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_
 {
 	struct buf url = BUF_INIT;
 	json_object *root = NULL;
-	unsigned char *found = NULL;
 	enum bb_status st = BB_OK;
 	size_t start = 0, end;
 
@@ -1156,10 +1151,6 @@ enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_
 			goto out;
 		}
 	}
-	if (n && !(found = calloc(n, 1))) {
-		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
 	for (; start < n; start = end) {
 		end = visibility_batch_end(c, ids, start, n);
 		if (url_start(c, &url, "/rest/bug") ||
@@ -1170,7 +1161,7 @@ enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_
 		}
 		if ((st = get_json(c, &url, &root, err)) ||
 		    (st = visibility_from_root(root, ids + start, end - start, seen + start,
-					       found + start, err)))
+					       err)))
 			goto out;
 		json_object_put(root);
 		root = NULL;
@@ -1179,9 +1170,10 @@ enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_
 	 * it is also cut at the server's max_search_results.  So each bug it
 	 * left out is asked alone before it counts as hidden: its error (101,
 	 * 102) is the proof.  That costs a request per bug hidden since the
-	 * last check, once: a withdrawn bug is not checked again. */
+	 * last check, once: a withdrawn bug is not checked again.  A bug of an
+	 * answer is never BZ_VISIBLE_NOT, so that verdict marks the left out. */
 	for (size_t i = 0; i < n; i++) {
-		if (found[i])
+		if (seen[i] != BZ_VISIBLE_NOT)
 			continue;
 		if (asked_alone)
 			(*asked_alone)++;
@@ -1190,7 +1182,6 @@ enum bb_status bz_check_visible(struct bz_client *c, const long long *ids, size_
 	}
 out:
 	json_object_put(root);
-	free(found);
 	buf_release(&url);
 	return st;
 }
