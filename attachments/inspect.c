@@ -177,13 +177,19 @@ struct cpio_guard {
 	char why[200];
 };
 
+/* Whether the 2 bytes at p are the binary cpio magic, in either byte
+ * order. */
+static int cpio_binary_magic(const unsigned char *p)
+{
+	return (p[0] == 0xc7 && p[1] == 0x71) || (p[0] == 0x71 && p[1] == 0xc7);
+}
+
 /* Whether the n bytes at p start like a cpio archive, as libarchive's
  * bidder sees it (6 bytes at least): an ASCII magic (newc, crc, odc, afio)
  * or the binary one in either byte order. */
 static int cpio_magic(const unsigned char *p, size_t n)
 {
-	return n >= 6 && (!memcmp(p, "07070", 5) || (p[0] == 0xc7 && p[1] == 0x71) ||
-			  (p[0] == 0x71 && p[1] == 0xc7));
+	return n >= 6 && (!memcmp(p, "07070", 5) || cpio_binary_magic(p));
 }
 
 static void cpio_guard_init(struct cpio_guard *g, uint64_t size)
@@ -310,11 +316,9 @@ static size_t cpio_guard_feed(struct cpio_guard *g, uint64_t at, const unsigned 
 			g->next = at + n;
 			return n;
 		}
-		if (!memcmp(window, "07070", 5) || !memcmp(window, "070727", 6)) {
+		if (!memcmp(window, "07070", 5) || !memcmp(window, "070727", 6) ||
+		    cpio_binary_magic(window)) {
 			g->state = CPIO_GUARD_ON;
-		} else if ((window[0] == 0xc7 && window[1] == 0x71) ||
-			   (window[0] == 0x71 && window[1] == 0xc7)) {
-			g->state = CPIO_GUARD_ON;   /* binary */
 		} else {
 			g->state = CPIO_GUARD_OFF;
 			return n;
@@ -322,8 +326,7 @@ static size_t cpio_guard_feed(struct cpio_guard *g, uint64_t at, const unsigned 
 	}
 	/* the first header of a binary cpio: 2 bytes of namesize at offset 20,
 	 * in the archive's byte order */
-	if (at - g->tail_len == 0 && wlen >= CPIO_BIN_LEN &&
-	    ((window[0] == 0xc7 && window[1] == 0x71) || (window[0] == 0x71 && window[1] == 0xc7))) {
+	if (at - g->tail_len == 0 && wlen >= CPIO_BIN_LEN && cpio_binary_magic(window)) {
 		unsigned namesize = window[0] == 0xc7 ? window[20] | (unsigned)window[21] << 8
 						      : (unsigned)window[20] << 8 | window[21];
 
