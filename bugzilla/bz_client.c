@@ -1054,6 +1054,13 @@ out:
 
 /* ---- visibility --------------------------------------------------------- */
 
+static int id_cmp(const void *a, const void *b)
+{
+	const long long *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
 /* The verdict of each bug of an answer whose id is among ids[0..n)
  * (ascending); the others' seen[] is left as it was (BZ_VISIBLE_NOT). */
 static enum bb_status visibility_from_root(json_object *root, const long long *ids, size_t n,
@@ -1065,19 +1072,11 @@ static enum bb_status visibility_from_root(json_object *root, const long long *i
 
 	st = bz_bugs_from_root(root, NULL, &bugs, &nbugs, err);
 	for (size_t i = 0; i < nbugs; i++) {
-		size_t lo = 0, hi = n;
+		const long long *hit = bsearch(&bugs[i].id, ids, n, sizeof(*ids), id_cmp);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (ids[mid] < bugs[i].id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < n && ids[lo] == bugs[i].id)
-			seen[lo] = bz_bug_is_public(&bugs[i]) ? BZ_VISIBLE_PUBLIC
-							      : BZ_VISIBLE_IN_GROUP;
+		if (hit)
+			seen[hit - ids] = bz_bug_is_public(&bugs[i]) ? BZ_VISIBLE_PUBLIC
+								     : BZ_VISIBLE_IN_GROUP;
 		bz_bug_release(&bugs[i]);
 	}
 	free(bugs);
