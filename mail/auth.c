@@ -835,15 +835,18 @@ struct dns_wait {
 	int retry;                 /* its attempts */
 	struct timespec deadline;  /* CLOCK_MONOTONIC */
 	unsigned asked, unanswered;
+	size_t answer_len;         /* of the lookup just made */
 };
 
 /* The verification under way on this thread: OpenDKIM calls the query
  * functions from dkim_eom(), on its caller's thread. */
 static _Thread_local struct dns_wait *dns_current;
 
-struct dns_answer {
-	size_t len;
-};
+/* The mail's time for its lookups: 0 is the default, negative none. */
+static long dns_timeout(long timeout_ms)
+{
+	return !timeout_ms ? AUTH_DNS_TIMEOUT_MS : timeout_ms < 0 ? 0 : timeout_ms;
+}
 
 static long dns_ms_left(const struct dns_wait *w)
 {
@@ -859,7 +862,6 @@ static int dns_query_start(void *srv, int type, unsigned char *query, unsigned c
 {
 	struct dns_wait *w = dns_current;
 	unsigned char packet[NS_PACKETSZ];
-	struct dns_answer *a;
 	long left;
 	int n, secs;
 
@@ -884,21 +886,20 @@ static int dns_query_start(void *srv, int type, unsigned char *query, unsigned c
 		w->unanswered++;   /* timed out, refused, or failed on every server */
 		return DKIM_DNS_ERROR;
 	}
-	if (!(a = malloc(sizeof(*a))))
-		return DKIM_DNS_ERROR;
-	a->len = (size_t)n;
-	*qh = a;
+	w->answer_len = (size_t)n;
+	*qh = w;
 	return DKIM_DNS_SUCCESS;
 }
 
-/* The answer is in before dns_query_start() returns. */
+/* The answer is in before dns_query_start() returns (its handle is the
+ * mail's dns_wait). */
 static int dns_query_waitreply(void *srv, void *qh, struct timeval *timeout, size_t *bytes,
 			       int *error, int *dnssec)
 {
 	(void)srv;
 	(void)timeout;
 	if (bytes)
-		*bytes = ((struct dns_answer *)qh)->len;
+		*bytes = ((struct dns_wait *)qh)->answer_len;
 	if (error)
 		*error = 0;
 	if (dnssec)
@@ -909,7 +910,7 @@ static int dns_query_waitreply(void *srv, void *qh, struct timeval *timeout, siz
 static int dns_query_cancel(void *srv, void *qh)
 {
 	(void)srv;
-	free(qh);
+	(void)qh;
 	return 0;
 }
 
@@ -926,8 +927,7 @@ static struct dns_wait *dns_wait_start(long timeout_ms)
 	}
 	w->retry = w->res.retry > 0 ? w->res.retry : 1;
 	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
-	/* 0: the default; negative: no time at all */
-	timeout_ms = !timeout_ms ? AUTH_DNS_TIMEOUT_MS : timeout_ms < 0 ? 0 : timeout_ms;
+	timeout_ms = dns_timeout(timeout_ms);
 	w->deadline.tv_sec += timeout_ms / 1000;
 	w->deadline.tv_nsec += (timeout_ms % 1000) * 1000000;
 	if (w->deadline.tv_nsec >= 1000000000) {
@@ -1067,7 +1067,7 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 		snprintf(v->reason, sizeof(v->reason),
 			 "DNS did not answer for the DKIM key of %s (%u of %u lookups unanswered within %ld ms)",
 			 unfetched, wait ? wait->unanswered : 0, wait ? wait->asked : 0,
-			 !dns_timeout_ms ? AUTH_DNS_TIMEOUT_MS : dns_timeout_ms < 0 ? 0 : dns_timeout_ms);
+			 dns_timeout(dns_timeout_ms));
 		goto out;
 	}
 	snprintf(v->reason, sizeof(v->reason), "%s",
