@@ -178,17 +178,17 @@ static int bug_is_open(const struct bz_fields *f, const struct bz_bug *bug)
 char *cmdchange_already(const struct bz_fields *f, const struct bz_bug *bug, json_object *o,
 			int *nomem)
 {
-	static const struct {
-		const char *key, *say;
-		int any_case;
-	} plain[] = {
-		{ "component", "in component", 1 },
-		{ "assigned_to", "assigned to", 1 },
-		{ "priority", "of priority", 1 },
-		{ "severity", "of severity", 1 },
-	};
 	const char *resolution = change_value(o, "resolution"), *status = change_value(o, "status");
 	const char *summary = change_value(o, "summary"), *dupe = change_value(o, "dupe_of");
+	/* the other changes: a value the bug has, in any case */
+	const struct {
+		const char *key, *say, *has;
+	} plain[] = {
+		{ "component", "in component", bug->component },
+		{ "assigned_to", "assigned to", bug->assigned_to.login },
+		{ "priority", "of priority", bug->priority },
+		{ "severity", "of severity", bug->severity },
+	};
 	char *out = NULL;
 
 	*nomem = 0;
@@ -210,26 +210,13 @@ char *cmdchange_already(const struct bz_fields *f, const struct bz_bug *bug, jso
 			return NULL;
 		out = strdup("already titled so");
 	} else {
-		for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
-			const char *want = change_value(o, plain[i].key), *has = NULL;
+		size_t i = 0, n = sizeof(plain) / sizeof(plain[0]);
 
-			if (!want)
-				continue;
-			if (!strcmp(plain[i].key, "component"))
-				has = bug->component;
-			else if (!strcmp(plain[i].key, "assigned_to"))
-				has = bug->assigned_to.login;
-			else if (!strcmp(plain[i].key, "priority"))
-				has = bug->priority;
-			else
-				has = bug->severity;
-			if (!same_ci(has, want))
-				return NULL;
-			out = str_printf("already %s %s", plain[i].say, has);
-			break;
-		}
-		if (!out)
+		while (i < n && !change_value(o, plain[i].key))
+			i++;
+		if (i == n || !same_ci(plain[i].has, change_value(o, plain[i].key)))
 			return NULL;
+		out = str_printf("already %s %s", plain[i].say, plain[i].has);
 	}
 	if (!out)
 		*nomem = 1;
