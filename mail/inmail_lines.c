@@ -93,6 +93,14 @@ static const char *const outlook_from[] = { "from:", "von:", "de:", "de :", NULL
 static const char *const outlook_sent[] = { "sent:", "gesendet:", "envoy\xc3\xa9 :", "envoy\xc3\xa9:",
 					   "enviado el:", "enviado:", NULL };
 
+static int starts_with_any(const char *s, size_t len, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (has_prefix_ci(s, len, names[i]))
+			return 1;
+	return 0;
+}
+
 /* The line after the current one that is not blank starts with one of
  * names (any case). */
 static int next_starts(const struct inmail_lines *it, const char *const *names)
@@ -103,22 +111,10 @@ static int next_starts(const struct inmail_lines *it, const char *const *names)
 		const char *nl = memchr(p, '\n', (size_t)(it->end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(it->end - p);
 
-		if (!line_is_blank(p, len)) {
-			for (int i = 0; names[i]; i++)
-				if (has_prefix_ci(p, len, names[i]))
-					return 1;
-			return 0;
-		}
+		if (!line_is_blank(p, len))
+			return starts_with_any(p, len, names);
 		p = nl ? nl + 1 : it->end;
 	}
-	return 0;
-}
-
-static int starts_with_any(const char *s, size_t len, const char *const *names)
-{
-	for (int i = 0; names[i]; i++)
-		if (has_prefix_ci(s, len, names[i]))
-			return 1;
 	return 0;
 }
 
