@@ -382,7 +382,7 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 	char **allow = config_list(sc->cfg->inbound_allow, NULL);
 	struct auth_verdict verdict;
 	char note[sizeof(verdict.reason) + 64], why[sizeof(note) + 32];
-	int history = inbound_from_history(opt, m), allowed;
+	int history = inbound_from_history(opt, m), allowed, answer;
 	long long row = 0;
 	enum bb_status s;
 
@@ -409,12 +409,13 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 	if (!s && !allowed)
 		s = inbound_command_record(sc, row, 0, 0, "#bugbridge track", "refused", NULL, note,
 				   err);
-	if (!s && !allowed && verdict.authenticated && !history &&
+	answer = !s && !allowed && verdict.authenticated && !history;
+	if (answer &&
 	    (inbound_answers_exhausted(sc, 0, m->from_addr) || thread_answers_exhausted(sc, m))) {
 		/* the sender's answers, on any thread, and the thread's */
 		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_STR("message_id", m->message_id),
 			  LF_STR("from", m->from_addr), LF_UINT("limit", sc->cfg->inbound_answer_limit));
-	} else if (!s && !allowed && verdict.authenticated && !history) {
+	} else if (answer) {
 		/* answered on the mail's own thread, routed as the bug would
 		 * have been, under a subject of the bridge's (nothing of the
 		 * sender's words but the command); a sender nobody vouches
