@@ -669,12 +669,13 @@ static unsigned method_bit(const char *method)
 	return !strcmp(method, "dmarc") ? METHOD_DMARC : !strcmp(method, "dkim") ? METHOD_DKIM : 0;
 }
 
-enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
-				   const char *authserv_id, const char *methods,
-				   struct auth_verdict *v, struct bb_error *err)
+/* auth_check_authserv() on the mail's header as parsed (NULL: unreadable)
+ * and its field counts. */
+static enum bb_status authserv_verdict(const char *raw, size_t len, const struct parsed_head *h,
+				       const struct field_counts *fc, const char *from_domain,
+				       const char *authserv_id, const char *methods,
+				       struct auth_verdict *v, struct bb_error *err)
 {
-	struct parsed_head h;
-	struct field_counts fc;
 	unsigned counted = auth_methods_parse(methods);
 	int state = 0;   /* 0 above the server's Received:, 1 in its block, 2 below */
 	int dmarc_fail = 0, window = 0, nfit = 0;
@@ -698,12 +699,12 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 			 "[inbound] authserv_methods names neither dmarc nor dkim");
 		goto out;
 	}
-	if (parse_head(raw, len, &h)) {
+	if (!h) {
 		snprintf(v->reason, sizeof(v->reason), "the mail has no readable header");
 		goto out;
 	}
-	for (int i = 0; i < g_mime_header_list_get_count(h.headers); i++) {
-		GMimeHeader *f = g_mime_header_list_get_header_at(h.headers, i);
+	for (int i = 0; i < g_mime_header_list_get_count(h->headers); i++) {
+		GMimeHeader *f = g_mime_header_list_get_header_at(h->headers, i);
 		const char *name = g_mime_header_get_name(f);
 		const char *value = g_mime_header_get_raw_value(f);
 
@@ -753,7 +754,6 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 			}
 		}
 	}
-	head_release(&h);
 	if (!window) {
 		snprintf(v->reason, sizeof(v->reason),
 			 "no Received: header by %s (the mail did not pass the trusted server)",
@@ -783,8 +783,7 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 	 * mail's thread and id are what the author signed is in the signature
 	 * itself, read here (the server verified it, or DMARC passed by SPF
 	 * alone, which vouches for no header: then there is none that fits) */
-	count_fields(raw, len, &fc);
-	if ((s = fit_signatures(raw, len, from_domain, &fc, fit, 4, &nfit, problem, sizeof(problem),
+	if ((s = fit_signatures(raw, len, from_domain, fc, fit, 4, &nfit, problem, sizeof(problem),
 				err)))
 		goto out;
 	if (pass_dmarc[0] && nfit) {
@@ -807,6 +806,22 @@ enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from
 	snprintf(v->reason, sizeof(v->reason), "%s: %s", authserv_id, how);
 out:
 	free(ar);
+	return s;
+}
+
+enum bb_status auth_check_authserv(const char *raw, size_t len, const char *from_domain,
+				   const char *authserv_id, const char *methods,
+				   struct auth_verdict *v, struct bb_error *err)
+{
+	struct parsed_head h;
+	struct field_counts fc;
+	int unreadable = parse_head(raw, len, &h);
+	enum bb_status s;
+
+	count_fields(raw, len, &fc);
+	s = authserv_verdict(raw, len, unreadable ? NULL : &h, &fc, from_domain, authserv_id, methods,
+			     v, err);
+	head_release(&h);
 	return s;
 }
 
@@ -988,16 +1003,16 @@ static DKIM_LIB *dns_library(void)
 	return lib;
 }
 
-enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_domain,
-			       const char *dkim_key_file, long dns_timeout_ms,
-			       struct auth_verdict *v, struct bb_error *err)
+/* auth_check_dkim() given the mail's field counts. */
+static enum bb_status dkim_verdict(const char *raw, size_t len, const struct field_counts *fc,
+				   const char *from_domain, const char *dkim_key_file,
+				   long dns_timeout_ms, struct auth_verdict *v, struct bb_error *err)
 {
 	int own = dkim_key_file && *dkim_key_file;   /* keys from a file: a library of its own */
 	DKIM_LIB *lib = own ? dkim_init(NULL, NULL) : dns_library();
 	DKIM *dkim = NULL;
 	DKIM_SIGINFO **sigs = NULL;
 	DKIM_STAT st;
-	struct field_counts fc;
 	int nsigs = 0;
 	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
 	size_t skip = skip_mbox_line(raw, len);
@@ -1021,7 +1036,6 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO, (void *)dkim_key_file,
 			     strlen(dkim_key_file));
 	}
-	count_fields(raw, len, &fc);
 	dkim = dkim_verify(lib, (const unsigned char *)"bugbridge", NULL, &st);
 	if (!dkim) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "cannot start DKIM verification: %s",
@@ -1052,7 +1066,7 @@ enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_dom
 			snprintf(problem, sizeof(problem), "the DKIM signature of %s does not verify (%s)",
 				 d, sig_problem(sigs[i]));
 		else
-			sig_unfit(sigs[i], from_domain, &fc, problem, sizeof(problem));
+			sig_unfit(sigs[i], from_domain, fc, problem, sizeof(problem));
 		if (!problem[0]) {
 			v->authenticated = 1;
 			v->method = "dkim";
@@ -1079,6 +1093,16 @@ out:
 		dkim_close(lib);
 	dns_wait_end(wait);
 	return s;
+}
+
+enum bb_status auth_check_dkim(const char *raw, size_t len, const char *from_domain,
+			       const char *dkim_key_file, long dns_timeout_ms,
+			       struct auth_verdict *v, struct bb_error *err)
+{
+	struct field_counts fc;
+
+	count_fields(raw, len, &fc);
+	return dkim_verdict(raw, len, &fc, from_domain, dkim_key_file, dns_timeout_ms, v, err);
 }
 
 /* --- the policy ------------------------------------------------------------ */
@@ -1111,16 +1135,16 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 			 "the mail does not have exactly one From: address with a domain");
 		return BB_OK;
 	}
-	head_release(&h);
 	memset(&dkim_v, 0, sizeof(dkim_v));
 	memset(&serv_v, 0, sizeof(serv_v));
-	if (policy->mode != AUTH_MODE_AUTHSERV &&
-	    (s = auth_check_dkim(raw, len, v->from_domain, policy->dkim_key_file,
-				 policy->dns_timeout_ms, &dkim_v, err)))
-		return s;
-	if (!dkim_v.authenticated && policy->mode != AUTH_MODE_DKIM &&
-	    (s = auth_check_authserv(raw, len, v->from_domain, policy->trusted_authserv_id,
-				     policy->authserv_methods, &serv_v, err)))
+	if (policy->mode != AUTH_MODE_AUTHSERV)
+		s = dkim_verdict(raw, len, &fc, v->from_domain, policy->dkim_key_file,
+				 policy->dns_timeout_ms, &dkim_v, err);
+	if (!s && !dkim_v.authenticated && policy->mode != AUTH_MODE_DKIM)
+		s = authserv_verdict(raw, len, &h, &fc, v->from_domain, policy->trusted_authserv_id,
+				     policy->authserv_methods, &serv_v, err);
+	head_release(&h);
+	if (s)
 		return s;
 	v->ignored_results = serv_v.ignored_results;
 	if (dkim_v.authenticated || serv_v.authenticated) {
