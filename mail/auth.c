@@ -560,6 +560,18 @@ static void sig_unfit(DKIM_SIGINFO *sig, const char *from_domain, const struct f
 			 d, l);
 }
 
+/* A new DKIM library that takes LF line ends as CRLF, with flags besides;
+ * NULL if it cannot be set up. */
+static DKIM_LIB *library_new(unsigned int flags)
+{
+	DKIM_LIB *l = dkim_init(NULL, NULL);
+
+	flags |= DKIM_LIBFLAGS_FIXCRLF;
+	if (l)
+		dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
+	return l;
+}
+
 /* The library for reading signatures without checking them: signature
  * processing (the key lookup) waits for dkim_eom(), which is never called,
  * so nothing is asked of DNS. */
@@ -569,14 +581,7 @@ static DKIM_LIB *tags_library(void)
 	static gsize once;
 
 	if (g_once_init_enter(&once)) {
-		DKIM_LIB *l = dkim_init(NULL, NULL);
-
-		if (l) {
-			unsigned int flags = DKIM_LIBFLAGS_FIXCRLF | DKIM_LIBFLAGS_DELAYSIGPROC;
-
-			dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
-		}
-		lib = l;
+		lib = library_new(DKIM_LIBFLAGS_DELAYSIGPROC);
 		g_once_init_leave(&once, 1);
 	}
 	return lib;
@@ -985,12 +990,9 @@ static DKIM_LIB *dns_library(void)
 	static gsize once;
 
 	if (g_once_init_enter(&once)) {
-		DKIM_LIB *l = dkim_init(NULL, NULL);
+		DKIM_LIB *l = library_new(0);
 
 		if (l) {
-			unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
-
-			dkim_options(l, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
 			/* a service handle of its own: the stock one is never set up */
 			dkim_dns_set_query_service(l, (void *)&dns_current);
 			dkim_dns_set_query_start(l, dns_query_start);
@@ -1009,12 +1011,11 @@ static enum bb_status dkim_verdict(const char *raw, size_t len, const struct fie
 				   long dns_timeout_ms, struct auth_verdict *v, struct bb_error *err)
 {
 	int own = dkim_key_file && *dkim_key_file;   /* keys from a file: a library of its own */
-	DKIM_LIB *lib = own ? dkim_init(NULL, NULL) : dns_library();
+	DKIM_LIB *lib = own ? library_new(0) : dns_library();
 	DKIM *dkim = NULL;
 	DKIM_SIGINFO **sigs = NULL;
 	DKIM_STAT st;
 	int nsigs = 0;
-	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
 	size_t skip = skip_mbox_line(raw, len);
 	enum bb_status s = BB_OK;
 	char first_problem[400] = "";
@@ -1031,7 +1032,6 @@ static enum bb_status dkim_verdict(const char *raw, size_t len, const struct fie
 	if (own) {
 		dkim_query_t method = DKIM_QUERY_FILE;
 
-		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags, sizeof(flags));
 		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYMETHOD, &method, sizeof(method));
 		dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO, (void *)dkim_key_file,
 			     strlen(dkim_key_file));
