@@ -652,6 +652,13 @@ static int trace_field(const char *name)
  * sender (others are ignored): a bit each. */
 enum { METHOD_DMARC = 1, METHOD_DKIM = 2 };
 
+/* The bit of a method's name (any case), 0 for the others. */
+static unsigned method_bit(const char *method)
+{
+	return !g_ascii_strcasecmp(method, "dmarc") ? METHOD_DMARC
+	       : !g_ascii_strcasecmp(method, "dkim") ? METHOD_DKIM : 0;
+}
+
 unsigned auth_methods_parse(const char *names)
 {
 	unsigned mask = 0;
@@ -661,17 +668,9 @@ unsigned auth_methods_parse(const char *names)
 		return METHOD_DMARC;
 	words = g_strsplit_set(names, ", \t", -1);
 	for (char **w = words; *w; w++)
-		if (!g_ascii_strcasecmp(*w, "dmarc"))
-			mask |= METHOD_DMARC;
-		else if (!g_ascii_strcasecmp(*w, "dkim"))
-			mask |= METHOD_DKIM;
+		mask |= method_bit(*w);
 	g_strfreev(words);
 	return mask;
-}
-
-static unsigned method_bit(const char *method)
-{
-	return !strcmp(method, "dmarc") ? METHOD_DMARC : !strcmp(method, "dkim") ? METHOD_DKIM : 0;
 }
 
 /* auth_check_authserv() on the mail's header as parsed (NULL: unreadable)
