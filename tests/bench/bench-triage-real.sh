@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make bench-triage-real: the triage matcher (what bugbridge triage --no-tree
+# runs) over the real labelled set of tests/bench/triage-real (issue 34):
+# 440 first-of-thread bug reports from 22 vger lists, each labelled with the
+# list it was posted to; a section is right when its L: lines include that
+# list.  Prints top-1 and top-3 per list and overall, per kind of sender
+# (people, syzbot, the kernel test robot), the confusion and the time per
+# report.  The mails are not in the repository: triage_read.py reads them by
+# Message-ID from the public-inbox clones under BENCH_TRIAGE_INBOXES
+# (':'-separated folders; see tests/bench/triage-real/inboxes.py for the
+# layouts).  Skipped (exit 0, with a message) when there are no clones or
+# $BUGBRIDGE_SHARED has no MAINTAINERS.  BENCH_VERBOSE=1 prints each miss
+# with the first three sections and their reasons.
+set -eu
+: "${BENCH_TRIAGE:?run through make bench-triage-real}"
+: "${top_srcdir:?}"
+shared=${BUGBRIDGE_SHARED:-$top_srcdir/../shared}
+maintainers=$shared/corpus/maintainers/MAINTAINERS
+set_dir=$top_srcdir/tests/bench/triage-real
+if ! [ -f "$maintainers" ]; then
+	echo "bench-triage-real: skipped, no $maintainers (set BUGBRIDGE_SHARED)"
+	exit 0
+fi
+if [ -z "${BENCH_TRIAGE_INBOXES:-}" ]; then
+	echo "bench-triage-real: skipped, BENCH_TRIAGE_INBOXES is not set (':'-separated"
+	echo "  folders holding public-inbox clones of the lists of $set_dir/manifest.tsv)"
+	exit 0
+fi
+export PYTHONDONTWRITEBYTECODE=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-triage-real.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+rc=0
+python3 "$set_dir/triage_read.py" "$set_dir/manifest.tsv" "$work" || rc=$?
+if [ "$rc" = 77 ]; then
+	echo "bench-triage-real: skipped, no mail of the set found"
+	exit 0
+fi
+[ "$rc" = 0 ] || exit "$rc"
+echo "== bench-triage-real: $(grep -c -v '^#' "$work/labels.tsv") real reports"
+"$BENCH_TRIAGE" ${BENCH_VERBOSE:+-v} -l "$maintainers" "$work/labels.tsv" "$work"
