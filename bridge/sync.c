@@ -1462,7 +1462,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 {
 	struct bug_run br;
 	const char *why = NULL;
-	int mailed = 0, first = 0;
+	int mailed = 0, first = 0, on_list = 0;
 	const struct bz_comment **old = NULL;
 	size_t nold = 0;
 	enum bb_status s;
@@ -1537,7 +1537,11 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		for (size_t i = 0; i < bug->ncomments; i++)
 			first |= bug->comments[i].count == 0 && !bug->comments[i].is_private &&
 				 !comment_known(sc->db, bug->comments[i].id);
-	if ((first || sc->backlog_before) && !(old = calloc(bug->ncomments, sizeof(*old)))) {
+	/* on the list already: an old comment never mailed was written while
+	 * the bug was outside the mirrored set (see comments_since()) */
+	on_list = !first && br.known.exists && sc->missed_before && bug_on_list(sc->db, bug->id);
+	if ((first || sc->backlog_before || on_list) &&
+	    !(old = calloc(bug->ncomments, sizeof(*old)))) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -1577,9 +1581,11 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 			continue;
 		}
 		if ((first && c->count > 0) ||
-		    (!first && sc->backlog_before && c->time <= sc->backlog_before && c->count > 0)) {
+		    (!first && sc->backlog_before && c->time <= sc->backlog_before && c->count > 0) ||
+		    (on_list && c->time < sc->missed_before && c->count > 0)) {
 			/* never mailed and older than the last round: missed
-			 * before (a re-examination), summarised */
+			 * before (a re-examination, a bug back in the
+			 * mirrored set), summarised */
 			old[nold++] = c;
 			continue;
 		}
@@ -2217,6 +2223,75 @@ static size_t first_mirrors_first(struct sync_context *sc, struct bz_bug *bugs, 
 	return first;
 }
 
+/* The time from which the comments of bugs[0..n) (already on the list)
+ * are wanted: the window's start (since), or, for a bug whose last change
+ * the bridge saw is older, that change.  A bug that stayed in the
+ * mirrored set changed after that only within this window (every change
+ * before was seen by an earlier round); one that was away (moved to a
+ * product not mirrored, in a group) changed unseen, and its comments of
+ * that time are fetched to be mailed now.  The bugs are sorted by that
+ * time, so that a request (from its earliest) asks little more than its
+ * bugs need; *out (free() it) holds each bug's time. */
+struct bug_since {
+	time_t since;
+	size_t index;
+};
+
+static int bug_since_cmp(const void *a, const void *b)
+{
+	const struct bug_since *x = a, *y = b;
+
+	if (x->since != y->since)
+		return x->since < y->since ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static enum bb_status comments_since(struct sync_context *sc, struct bz_bug *bugs, size_t n,
+				     time_t since, time_t **out, struct bb_error *err)
+{
+	struct bug_since *order = calloc(n ? n : 1, sizeof(*order));
+	struct bz_bug *sorted = calloc(n ? n : 1, sizeof(*sorted));
+	time_t *each = calloc(n ? n : 1, sizeof(*each));
+	sqlite3_stmt *st = NULL;
+	enum bb_status s = BB_OK;
+
+	*out = NULL;
+	if (!order || !sorted || !each) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n && !s; i++) {
+		order[i].since = since;
+		order[i].index = i;
+		if ((s = store_cached(sc->db, &st, "SELECT last_change_time FROM bz_bug WHERE id = ?",
+				      err)))
+			break;
+		sqlite3_bind_int64(st, 1, bugs[i].id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			time_t seen = (time_t)sqlite3_column_int64(st, 0);
+
+			if (seen > 0 && seen < since)
+				order[i].since = seen;
+		}
+		store_cached_done(sc->db, st);
+	}
+	if (s)
+		goto out;
+	qsort(order, n, sizeof(*order), bug_since_cmp);
+	for (size_t i = 0; i < n; i++) {
+		sorted[i] = bugs[order[i].index];
+		each[i] = order[i].since;
+	}
+	memcpy(bugs, sorted, n * sizeof(*bugs));
+	*out = each;
+	each = NULL;
+out:
+	free(order);
+	free(sorted);
+	free(each);
+	return s;
+}
+
 /* History asked for (a first sync from a date or from the start, sync
  * --since): counted by a dry run of the same bugs first, and refused above
  * [bugzilla] backfill_confirm unless confirmed. */
@@ -2295,6 +2370,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 	sc->backlog_before = 0;
 	if (sc->since || sc->nonly)
 		sc->backlog_before = cursor ? bz_parse_time(cursor) : now;
+	sc->missed_before = cursor && !sc->since && !sc->nonly ? since : 0;
 	if (sc->since) {
 		since = sc->since;
 		history = 1;
@@ -2320,12 +2396,21 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		 * comments for its first mirror; the others those since the
 		 * cursor */
 		size_t first = cursor && !sc->nonly ? first_mirrors_first(sc, bugs, wanted) : wanted;
+		time_t *each = NULL;
 
-		if ((first && (s = bz_fetch_comments(sc->bz, bugs, first, 0, err))) ||
-		    (wanted > first &&
-		     (s = bz_fetch_comments(sc->bz, bugs + first, wanted - first, since, err))) ||
-		    (s = bz_fetch_attachments(sc->bz, bugs, wanted, err)))
+		if (sc->missed_before && wanted > first &&
+		    (s = comments_since(sc, bugs + first, wanted - first, since, &each, err)))
 			goto out;
+		if ((first && (s = bz_fetch_comments(sc->bz, bugs, first, 0, err))) ||
+		    (wanted > first && each &&
+		     (s = bz_fetch_comments_each(sc->bz, bugs + first, wanted - first, each, err))) ||
+		    (wanted > first && !each &&
+		     (s = bz_fetch_comments(sc->bz, bugs + first, wanted - first, since, err))) ||
+		    (s = bz_fetch_attachments(sc->bz, bugs, wanted, err))) {
+			free(each);
+			goto out;
+		}
+		free(each);
 		fill_real_names(sc, bugs, wanted, now);
 		test_hook("sync.fetched");
 		if (history && !sc->dry_run && (s = backfill_check(sc, bugs, wanted, err)))

@@ -66,6 +66,12 @@ struct sync_context {
 	const long long *only;
 	size_t nonly;
 	time_t backlog_before;       /* set by sync_round() */
+	/* A round from the cursor: the start of its window (set by
+	 * sync_round()).  A bug already on the list that comes back from
+	 * outside the mirrored set (moved to a product not mirrored, in a
+	 * group for a while) had public comments never mailed before it: they
+	 * go out in one backlog summary too. */
+	time_t missed_before;
 	/* History ([bugzilla] first_sync = all or a date on a data folder
 	 * that never synced, or since above) that would mail more than
 	 * [bugzilla] backfill_confirm is refused unless this is set (sync

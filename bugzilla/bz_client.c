@@ -1258,22 +1258,30 @@ static size_t batch_end(const struct bz_client *c, const struct bz_bug *bugs, si
 	return end;
 }
 
+/* each (when not NULL) gives each bug its own new_since: a batch asks
+ * from the earliest of its bugs' (comments it did not need are merged as
+ * any others). */
 static enum bb_status fetch_batched(struct bz_client *c, enum batch_kind kind,
 				    struct bz_bug *bugs, size_t n, time_t new_since,
-				    struct bb_error *err)
+				    const time_t *each, struct bb_error *err)
 {
 	enum bb_status st = BB_OK;
 	size_t start, end;
 
 	for (start = 0; start < n && !st; start = end) {
+		time_t since = new_since;
+
 		end = batch_end(c, bugs, start, n);
-		st = fetch_batch(c, kind, bugs + start, end - start, new_since, err);
+		for (size_t i = start; each && i < end; i++)
+			if (i == start || each[i] < since)
+				since = each[i];
+		st = fetch_batch(c, kind, bugs + start, end - start, since, err);
 		if (!st || !bug_vanished(c, st))
 			continue;
 		/* ask bug by bug; one that is gone keeps what it had */
 		st = BB_OK;
 		for (size_t i = start; i < end && !st; i++) {
-			st = fetch_batch(c, kind, bugs + i, 1, new_since, err);
+			st = fetch_batch(c, kind, bugs + i, 1, each ? each[i] : new_since, err);
 			if (st && bug_vanished(c, st)) {
 				log_event(LOG_LEVEL_WARN, "bz.bug.vanished", LF_INT("bug", bugs[i].id),
 					  LF_STR("reason", err ? err->message : status_str(st)));
@@ -1289,13 +1297,19 @@ static enum bb_status fetch_batched(struct bz_client *c, enum batch_kind kind,
 enum bb_status bz_fetch_comments(struct bz_client *c, struct bz_bug *bugs, size_t n,
 				 time_t new_since, struct bb_error *err)
 {
-	return fetch_batched(c, BATCH_COMMENTS, bugs, n, new_since, err);
+	return fetch_batched(c, BATCH_COMMENTS, bugs, n, new_since, NULL, err);
+}
+
+enum bb_status bz_fetch_comments_each(struct bz_client *c, struct bz_bug *bugs, size_t n,
+				      const time_t *new_since, struct bb_error *err)
+{
+	return fetch_batched(c, BATCH_COMMENTS, bugs, n, 0, new_since, err);
 }
 
 enum bb_status bz_fetch_attachments(struct bz_client *c, struct bz_bug *bugs, size_t n,
 				    struct bb_error *err)
 {
-	return fetch_batched(c, BATCH_ATTACHMENTS, bugs, n, 0, err);
+	return fetch_batched(c, BATCH_ATTACHMENTS, bugs, n, 0, NULL, err);
 }
 
 /* Decodes base64 text to the sink in slices, never more than max_size. */

@@ -137,6 +137,12 @@ enum bb_status bz_search_changed(struct bz_client *c, time_t since, const struct
 enum bb_status bz_fetch_comments(struct bz_client *c, struct bz_bug *bugs, size_t n,
 				 time_t new_since, struct bb_error *err);
 
+/* bz_fetch_comments() with a new_since for each bug (new_since[i] for
+ * bugs[i]; 0 fetches all): a request asks from the earliest of its bugs',
+ * so callers sort the bugs by it to keep the answers small. */
+enum bb_status bz_fetch_comments_each(struct bz_client *c, struct bz_bug *bugs, size_t n,
+				      const time_t *new_since, struct bb_error *err);
+
 /* Fills bugs[i].attachments (metadata only: exclude_fields=data), batched
  * and merged by attachment id like bz_fetch_comments(); sorted by id. */
 enum bb_status bz_fetch_attachments(struct bz_client *c, struct bz_bug *bugs, size_t n,
