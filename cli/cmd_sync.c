@@ -299,24 +299,52 @@ static void check_fields(struct cli_bridge *b)
  * the archive is read again from the backup's cursor, and the bridge's own
  * mails in it (their X-Bugbridge-Mark made with this state's key) are not
  * mailed again, nor are its comments of list mails. */
+/* What the recovery did (recovered) is part of the round's figures
+ * (inbound_round() starts its own from zero). */
+static void inbound_stats_add(struct inbound_stats *in, const struct inbound_stats *recovered)
+{
+	in->mails += recovered->mails;
+	in->matched += recovered->matched;
+	in->posted += recovered->posted;
+	in->ignored += recovered->ignored;
+	in->rejected += recovered->rejected;
+	in->commands_done += recovered->commands_done;
+	in->commands_refused += recovered->commands_refused;
+	in->commands_failed += recovered->commands_failed;
+	in->commands_invalid += recovered->commands_invalid;
+	in->bugs_created += recovered->bugs_created;
+	in->replies_queued += recovered->replies_queued;
+	in->deferred += recovered->deferred;
+	in->waiting += recovered->waiting;
+	in->dns_ms += recovered->dns_ms;
+	in->bytes += recovered->bytes;
+}
+
 static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 				   struct inbound_stats *in, struct bb_error *err)
 {
 	struct bb_error archive_err = BB_ERROR_INIT;
+	struct inbound_stats recovered;
 	enum bb_status s, archive = BB_OK;
 
 	memset(in, 0, sizeof(*in));
+	memset(&recovered, 0, sizeof(recovered));
 	/* a crashed round's inbound half first: what it posted or created is
-	 * recorded before the outbound pass could mail it back */
+	 * recorded before the outbound pass could mail it back; a deferred
+	 * reply due now is posted here too, and counts in the round's summary */
 	if (b->archive && !b->sc.dry_run &&
-	    (s = inbound_recover(&b->sc, b->archive, &b->inbound, in, err)))
+	    (s = inbound_recover(&b->sc, b->archive, &b->inbound, &recovered, err))) {
+		*in = recovered;
 		return s;
+	}
 	/* the trees move between rounds: symbols are looked up afresh */
 	locate_reset(b->locator);
 	/* an archive that cannot be read now does not hold the mail back:
 	 * its error ends the round, after the rest of it */
-	if (b->archive &&
-	    (archive = inbound_round(&b->sc, b->archive, &b->inbound, in, &archive_err))) {
+	archive = b->archive ? inbound_round(&b->sc, b->archive, &b->inbound, in, &archive_err)
+			     : BB_OK;
+	inbound_stats_add(in, &recovered);
+	if (archive) {
 		if (archive == BB_ERR_NOMEM || archive == BB_ERR_DATABASE) {
 			*err = archive_err;
 			return archive;
