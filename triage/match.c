@@ -232,6 +232,21 @@ struct tri_matcher {
 	GStringChunk *strings;
 	GPtrArray *keys;        /* by_name's keys, sorted, for prefix lookups */
 	GArray *vendor_globs;   /* struct vendor_glob: folder globs under a vendor */
+	GHashTable *by_title;   /* a title's word, lower case -> GArray of title_entry */
+	GHashTable *by_rest;    /* a file's name after its first '_'/'-' token
+				 * ("cadence-quadspi" of spi-cadence-quadspi.c) -> comp_entry */
+};
+
+/* A word of a section's title, for names in prose (apply_prose()). */
+struct title_entry {
+	guint section;
+	guint8 kind;            /* TITLE_* */
+};
+
+enum {
+	TITLE_WORD,             /* any word of the title */
+	TITLE_ALIAS,            /* a lower-case name in parentheses: "(iwlwifi)" */
+	TITLE_SUBSYSTEM,        /* the subsystem the title names: "USB SUBSYSTEM", "ACPI" */
 };
 
 /* A pattern whose last component is a folder glob right under a vendor's
@@ -334,9 +349,71 @@ static void index_pattern(struct tri_matcher *m, guint section, guint file, cons
 				e.star = 0;
 				index_add(m, m->by_token, c, tok, &e);
 			}
+			if (tok >= 2 && tok + 4 <= keylen && !has_glob(c, keylen))
+				index_add(m, m->by_rest, c + tok + 1, keylen - tok - 1, &e);
 		}
 	}
 	g_strfreev(parts);
+}
+
+static void title_add(struct tri_matcher *m, const char *word, size_t n, guint section,
+		      guint8 kind)
+{
+	char *low = g_ascii_strdown(word, (gssize)n);
+	char *k = g_string_chunk_insert_const(m->strings, low);
+	GArray *list = g_hash_table_lookup(m->by_title, k);
+	struct title_entry e = { section, kind };
+
+	g_free(low);
+	if (!list) {
+		list = g_array_new(FALSE, FALSE, sizeof(struct title_entry));
+		g_hash_table_insert(m->by_title, k, list);
+	}
+	for (guint i = 0; i < list->len; i++) {
+		struct title_entry *x = &g_array_index(list, struct title_entry, i);
+
+		if (x->section == section) {
+			x->kind = MAX(x->kind, kind);
+			return;
+		}
+	}
+	g_array_append_val(list, e);
+}
+
+/* The words of a section's title: every word; a lower-case name alone in
+ * parentheses, not a number ("INTEL WIRELESS WIFI LINK (iwlwifi)", not
+ * "(64-bit)"); the subsystem a
+ * title of the form "WORD", "WORD SUBSYSTEM", "WORD FILE SYSTEM", ...
+ * names. */
+static void index_title(struct tri_matcher *m, guint section, const char *title)
+{
+	static const char *const suffixes[] = {
+		"SUBSYSTEM", "LAYER", "CORE LAYER", "FILE SYSTEM", "FILESYSTEM", "API",
+		"FRAMEWORK", "SUBSYSTEM AND DRIVERS", "DRIVERS", "CORE",
+	};
+	const char *p = title;
+	int paren = 0;
+	size_t first = strcspn(title, " ");
+
+	if (first >= 2 && !title[first])
+		title_add(m, title, first, section, TITLE_SUBSYSTEM);
+	for (size_t i = 0; first >= 2 && title[first] && i < G_N_ELEMENTS(suffixes); i++)
+		if (!strcmp(title + first + 1, suffixes[i]))
+			title_add(m, title, first, section, TITLE_SUBSYSTEM);
+	while (*p) {
+		size_t n = 0;
+		int lower = 0, upper = 0;
+
+		if (*p == '(' || *p == ')')
+			paren = *p == '(';
+		while (g_ascii_isalnum(p[n]) || p[n] == '_' || p[n] == '-')
+			lower |= g_ascii_islower(p[n]), upper |= g_ascii_isupper(p[n++]);
+		if (n >= 3)
+			title_add(m, p, n, section, paren && lower && !upper && p > title &&
+				  p[-1] == '(' && p[n] == ')' && !g_ascii_isdigit(*p) ?
+				  TITLE_ALIAS : TITLE_WORD);
+		p += n ? n : 1;
+	}
 }
 
 static void add_regex(GArray *list, const char *source, guint section)
@@ -370,8 +447,12 @@ struct tri_matcher *tri_matcher_new(const struct mnt_file *mf)
 	m->n_regexes = g_array_new(FALSE, FALSE, sizeof(struct regex_entry));
 	m->k_regexes = g_array_new(FALSE, FALSE, sizeof(struct regex_entry));
 	m->vendor_globs = g_array_new(FALSE, FALSE, sizeof(struct vendor_glob));
+	m->by_title = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
+	m->by_rest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
 	for (guint s = 0; s < m->nsections; s++) {
 		const struct mnt_section *sec = mnt_section_at(mf, s);
+
+		index_title(m, s, sec->name);
 
 		for (guint f = 0; sec->files[f]; f++)
 			index_pattern(m, s, f, sec->files[f]);
@@ -406,6 +487,8 @@ void tri_matcher_free(struct tri_matcher *m)
 		return;
 	g_hash_table_destroy(m->by_name);
 	g_hash_table_destroy(m->by_token);
+	g_hash_table_destroy(m->by_title);
+	g_hash_table_destroy(m->by_rest);
 	free_regexes(m->n_regexes);
 	free_regexes(m->k_regexes);
 	g_string_chunk_free(m->strings);
@@ -1205,6 +1288,251 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 	}
 }
 
+/* ---- names in prose ------------------------------------------------------ */
+
+/* Words of reports that name no driver, though some F: component or title
+ * word is spelt so. */
+static const char *const prose_stopwords[] = {
+	"about", "actions", "adapter", "after", "again", "against", "all", "also", "and",
+	"any", "are", "audio", "base", "battery", "because", "been", "before", "board",
+	"boot", "bridge", "buffer", "bug", "bugs", "build", "bus", "but", "cable", "cache",
+	"camera", "can", "cannot", "card", "chip", "client", "clock", "close", "commit",
+	"common", "compile", "component", "computer", "config", "controller", "core",
+	"counter", "crash", "data", "debug", "desktop", "device", "devices", "disk",
+	"display", "does", "drive", "driver", "drivers", "entry", "error", "errors",
+	"event", "events", "fail", "failed", "fails", "failure", "fan", "fast", "file",
+	"files", "find", "firmware", "fix", "for", "from", "generic", "hang", "hardware",
+	"has", "have", "hello", "help", "high", "host", "how", "hub", "hung", "idle",
+	"include", "interrupt", "issue", "kernel", "key", "keyboard", "laptop", "latest",
+	"line", "link", "linux", "list", "load", "lock", "log", "low", "machine", "main",
+	"memory", "mode", "module", "modules", "most", "namespace", "network", "new",
+	"next", "not", "old", "one", "only", "open", "option", "options", "overflow",
+	"page", "pages", "panic", "patch", "please", "port", "ports", "power", "probe",
+	"problem", "process", "queue", "random", "read", "regression", "release", "remove",
+	"report", "reports", "reset", "resume", "screen", "see", "sensor", "server",
+	"setting", "settings", "should", "sleep", "slow", "some", "space", "stable",
+	"start", "state", "stop", "support", "switch", "system", "table", "test", "tests",
+	"thanks", "that", "the", "then", "there", "this", "time", "timeout", "timer",
+	"tools", "touchpad", "two", "unload", "update", "upgrade", "use", "used", "user",
+	"users", "using", "value", "values", "version", "wake", "warning", "was", "when",
+	"which", "will", "with", "without", "work", "works", "write",
+};
+
+/* A body line that is a log line, a quote or a trace: its names are read
+ * by the reader (drivers, frames, paths), not as prose. */
+static int prose_skip_line(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (i < n && l[i] == '>')
+		return 1;
+	/* "[ 12.345678]", "<4>[ 12.34]" */
+	if (i + 2 < n && l[i] == '<' && g_ascii_isdigit(l[i + 1]) && l[i + 2] == '>')
+		i += 3;
+	if (i < n && l[i] == '[') {
+		size_t j = i + 1;
+
+		while (j < n && l[j] == ' ')
+			j++;
+		while (j < n && g_ascii_isdigit(l[j]))
+			j++;
+		if (j < n && l[j] == '.' && j + 1 < n && g_ascii_isdigit(l[j + 1]))
+			return 1;
+	}
+	return g_strstr_len(l, (gssize)n, "+0x") != NULL;
+}
+
+/* One word of prose against the titles and the F: components it is spelt
+ * as; whether anything matched. */
+/* Where a pattern lies, for a name written in prose: people name drivers,
+ * file systems and subsystems, seldom a header or a device tree. */
+static double prose_place(const char *pattern)
+{
+	if (g_str_has_prefix(pattern, "Documentation/") || strstr(pattern, "/boot/dts/"))
+		return 0.2;
+	if (g_str_has_prefix(pattern, "include/") || g_str_has_prefix(pattern, "arch/") ||
+	    g_str_has_prefix(pattern, "tools/"))
+		return 0.5;
+	return g_str_has_prefix(pattern, "drivers/") ? 1.1 : 1.0;
+}
+
+/* The entries of list that end a pattern (a folder, a file's name), if
+ * they are in at most four sections: each counts weight over their number
+ * of sections.  Whether any did. */
+static int prose_components(struct scoring *sc, GArray *list, double weight)
+{
+	guint seen[5], sections = 0;
+
+	for (guint i = 0; list && i < list->len && sections < G_N_ELEMENTS(seen); i++) {
+		const struct comp_entry *e = &g_array_index(list, struct comp_entry, i);
+		guint j = 0;
+
+		if (!e->is_last || e->star)
+			continue;
+		while (j < sections && seen[j] != e->section)
+			j++;
+		if (j == sections)
+			seen[sections++] = e->section;
+	}
+	if (!sections || sections > 4)
+		return 0;
+	for (guint i = 0; i < list->len; i++) {
+		const struct comp_entry *e = &g_array_index(list, struct comp_entry, i);
+		const struct mnt_section *sec = mnt_section_at(sc->m->mf, e->section);
+
+		if (e->is_last && !e->star)
+			hit(sc, e->section, weight * 0.9 / sections * prose_place(sec->files[e->file]),
+			    "matched F:", sec->files[e->file]);
+	}
+	return 1;
+}
+
+/* One word of prose against the titles and the F: components it is spelt
+ * as (failing those, the files whose name ends in it: "cadence-quadspi"
+ * for spi-cadence-quadspi.c); whether anything matched. */
+static int prose_word(struct scoring *sc, const char *word, double weight)
+{
+	const struct tri_matcher *m = sc->m;
+	GArray *titles = g_hash_table_lookup(m->by_title, word);
+	GArray *comps = g_hash_table_lookup(m->by_name, word);
+	guint words = 0, found = 0;
+
+	for (guint i = 0; titles && i < titles->len; i++)
+		words += g_array_index(titles, struct title_entry, i).kind == TITLE_WORD;
+	for (guint i = 0; titles && i < titles->len; i++) {
+		const struct title_entry *e = &g_array_index(titles, struct title_entry, i);
+		const struct mnt_section *sec = mnt_section_at(m->mf, e->section);
+
+		if (e->kind == TITLE_SUBSYSTEM)
+			hit(sc, e->section, weight * 0.6, "named the subsystem of", sec->name);
+		else if (e->kind == TITLE_ALIAS)
+			hit(sc, e->section, weight, "named the title", sec->name);
+		else if (e->kind == TITLE_WORD && words <= 2 && strpbrk(word, "0123456789"))
+			hit(sc, e->section, weight * 0.8 / words, "matched a word of the title",
+			    sec->name);
+		else
+			continue;
+		found++;
+	}
+	if (prose_components(sc, comps, weight) ||
+	    (!comps && prose_components(sc, g_hash_table_lookup(m->by_rest, word), weight * 0.8)))
+		found++;
+	return found > 0;
+}
+
+static int prose_stopword(const char *w)
+{
+	size_t lo = 0, hi = G_N_ELEMENTS(prose_stopwords);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(w, prose_stopwords[mid]);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
+/* A name as people write it, in its spellings: "i2c_hid_acpi",
+ * "i2c-hid-acpi"; failing those, without its last part ("i2c-hid"). */
+static void prose_name(struct scoring *sc, const char *word, double weight, size_t line)
+{
+	char *w = g_strdup(word), *desc;
+	size_t n = strlen(w);
+	int any = 0;
+
+	desc = g_strdup_printf("%s \"%s\"", line == 1 ? "title word" : "word", word);
+	clue_begin(sc, desc, line);
+	for (;;) {
+		any |= prose_word(sc, w, weight);
+		if (strchr(w, '_') || strchr(w, '-')) {
+			char *v = g_strdup(w);
+
+			g_strdelimit(v, strchr(w, '_') ? "_" : "-", strchr(w, '_') ? '-' : '_');
+			any |= prose_word(sc, v, weight);
+			g_free(v);
+		}
+		if (any)
+			break;
+		while (n && w[n - 1] != '_' && w[n - 1] != '-')
+			n--;
+		if (n < 4 || vendor_index(w, n - 1) >= 0)
+			break;
+		w[--n] = '\0';
+		weight *= 0.7;
+	}
+	clue_end(sc);
+	g_free(desc);
+	g_free(w);
+}
+
+/* Names of drivers, modules and subsystems written in the report's first
+ * line (its title) and its prose: words of 3 to 40 letters, digits, '_'
+ * and '-', at least one a letter, matched exactly (in either spelling of
+ * '_' and '-') against the sections' titles (the subsystem a title names,
+ * the names in its parentheses, a word no more than two titles have) and
+ * against F: components that end a pattern in at most four sections.  Each
+ * word counts once, at its first place; words of log lines are left to
+ * the reader's clues. */
+static void apply_prose(struct scoring *sc, const char *text, size_t len)
+{
+	GHashTable *done;
+	size_t line = 1, words = 0;
+	const char *p = text, *end;
+
+	if (!text || !len)
+		return;
+	if (len > TRI_MATCH_MAX_PROSE)
+		len = TRI_MATCH_MAX_PROSE;
+	end = text + len;
+	done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	while (p < end && words < TRI_MATCH_MAX_PROSE_WORDS && sc->nclues < TRI_MATCH_MAX_CLUES) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (!prose_skip_line(p, n)) {
+			for (size_t i = 0; i < n;) {
+				size_t k = 0;
+				int letter = 0;
+
+				while (i + k < n && (g_ascii_isalnum(p[i + k]) || p[i + k] == '_' ||
+						     p[i + k] == '-'))
+					letter |= g_ascii_isalpha(p[i + k++]);
+				/* a word, not a part of a path, an address or a number */
+				if (k >= 3 && k <= 40 && letter && (i == 0 || (p[i - 1] != '/' &&
+				    p[i - 1] != '.' && p[i - 1] != '@')) &&
+				    (i + k == n || (p[i + k] != '/' && p[i + k] != '@' &&
+				     (p[i + k] != '.' || i + k + 1 == n || p[i + k + 1] == ' ')))) {
+					char *w = g_ascii_strdown(p + i, (gssize)k);
+
+					while (*w && strchr("-_", w[strlen(w) - 1]))
+						w[strlen(w) - 1] = '\0';
+					if (strlen(w) >= 3 && !prose_stopword(w) &&
+					    vendor_index(w, strlen(w)) < 0 &&
+					    !g_hash_table_contains(done, w)) {
+						prose_name(sc, w, line == 1 ? 2.5 : 0.6, line);
+						g_hash_table_add(done, w);
+						words++;
+					} else {
+						g_free(w);
+					}
+				}
+				i += k ? k : 1;
+			}
+		}
+		line++;
+		p += n + 1;
+	}
+	g_hash_table_destroy(done);
+}
+
 /* A firmware file's driver name: "iwlwifi-so-a0-gf-a0-89.ucode" gives
  * iwlwifi, "i915/adlp_guc_70.bin" i915. */
 static char *firmware_name(const char *file)
@@ -1333,6 +1661,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		}
 		g_free(name);
 	}
+	apply_prose(&sc, text, len);
 	apply_k(&sc, text, len);
 
 	ranked = g_array_new(FALSE, FALSE, sizeof(struct ranked));

@@ -32,6 +32,19 @@
  *     under it ("e1000e", "igc" under drivers/net/ethernet/intel), when
  *     the report names that vendor (a PCI/USB vendor id, the hardware
  *     name);
+ *   - names written in prose (the report's first line, its title, weighs
+ *     most; the rest of its first TRI_MATCH_MAX_PROSE bytes little; log,
+ *     trace and quoted lines are not prose): each word of 3 to 40 letters,
+ *     digits, '_' and '-' (not a common English word, nor a vendor's name)
+ *     against the subsystem a title names ("usb": USB SUBSYSTEM, "btrfs":
+ *     BTRFS FILE SYSTEM), a lower-case name alone in a title's parentheses
+ *     ("iwlwifi"), a word with a digit in at most two titles ("k10temp"),
+ *     and F: components that end a pattern in at most four sections,
+ *     spelt exactly so in either spelling of '_' and '-' ("mwifiex" is
+ *     drivers/net/wireless/marvell/mwifiex/, "asus-wmi" asus-wmi.c),
+ *     failing those the end of a file's name ("cadence-quadspi" of
+ *     spi-cadence-quadspi.c), failing that the name without its last part
+ *     ("tpm_tis": tpm/); headers, arch/ and device trees count less;
  *   - K: regexes against the text (the first TRI_MATCH_MAX_K_TEXT bytes).
  *
  * A locator (struct tri_locator, the caller's: triage runs no processes;
@@ -60,6 +73,8 @@
 
 #define TRI_MATCH_MAX_CLUES 96          /* clues taken from one report */
 #define TRI_MATCH_MAX_K_TEXT (256u << 10) /* bytes of text K: regexes look at */
+#define TRI_MATCH_MAX_PROSE (16u << 10)   /* bytes of text read for names in prose */
+#define TRI_MATCH_MAX_PROSE_WORDS 400     /* distinct words of prose looked up */
 
 /* The sections' patterns, prepared once (glob components indexed, N: and
  * K: compiled).  Borrows mf, which must outlive it.  Never NULL (GLib
