@@ -209,7 +209,7 @@ static void serve_raise_nofile(unsigned max_connections)
  * on), and the blob store opened at start ([blob]).  [core] data_dir is
  * refused by cli_reload_config(). */
 static const char *const serve_restart_keys[][2] = {
-	{ "server", "listen" }, { "server", "threads" },
+	{ "server", "listen" }, { "server", "threading" }, { "server", "threads" },
 	{ "server", "max_connections" }, { "server", "max_connections_per_client" },
 	{ "server", "header_timeout" }, { "server", "trusted_proxies" },
 	{ "blob", NULL },
@@ -448,7 +448,11 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		opt.listen = ctx->cfg->listen;
 		ss.listen_from_file = 1;
 	}
-	opt.threads = ctx->cfg->server_threads > 1024 ? 1024 : (unsigned)ctx->cfg->server_threads;
+	if (ctx->cfg->server_threading && !strcmp(ctx->cfg->server_threading, "pool"))
+		opt.threads = ctx->cfg->server_threads > 1024 ? 1024
+							      : (unsigned)ctx->cfg->server_threads;
+	else
+		opt.threads = 0; /* a thread per connection */
 	cli_server_limits(ctx->cfg, &opt);
 	reports_dir = reg_report_dir(ctx->cfg);
 	if (!reports_dir) {

@@ -54,7 +54,8 @@ struct bb_config {
 	char *upload_token;      /* secret; NULL disables uploads */
 	char *upload_token_file; /* where upload_token was read from, or NULL */
 	unsigned long long max_upload_size;
-	unsigned long long server_threads;
+	char *server_threading;          /* per-connection, pool */
+	unsigned long long server_threads; /* the pool's, with threading = pool */
 	unsigned long long server_max_connections;        /* all peers together */
 	unsigned long long server_max_connections_per_client; /* per peer, proxies exempt */
 	long long server_header_timeout;  /* seconds until a request's headers are in */

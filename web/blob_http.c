@@ -33,6 +33,15 @@
  *    edge-triggered epoll a client that sends a partial body and its FIN in
  *    one go can go unnoticed until the connection times out, leaving the
  *    upload (and blob_server_stop()) hanging for that long.
+ *  - Unless given a pool (opt->threads), each connection has a thread of
+ *    its own.  MHD 0.9.75 hands sendfile() at most 128 KiB a call when one
+ *    thread serves many connections (2 MiB with a thread per connection),
+ *    and goes back to poll() between calls: a 1 MiB blob then costs eight
+ *    loop rounds, and the server sent 0.5-0.9x what nginx sends, against
+ *    1.2x and more with a thread per connection (tests/bench/bench-serve.sh;
+ *    a minimal MHD server shows the same).  Small blobs cost a little less
+ *    CPU in a pool.  The connection limits bound the threads as they bound
+ *    the connections.
  */
 #include "config.h"
 
@@ -1655,9 +1664,12 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	if ((st = http_guard_new(&srv->guard, &guard_opt, err)))
 		goto out;
 
-	threads = opt->threads ? opt->threads : 1;
-	/* poll(), not epoll: see the top of the file */
+	threads = opt->threads;
+	/* poll(), not epoll, and a thread per connection unless given a
+	 * pool: see the top of the file */
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	if (threads == 0)
+		flags |= MHD_USE_THREAD_PER_CONNECTION;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	{
@@ -1702,7 +1714,9 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : 0;
 	log_event(LOG_LEVEL_INFO, "http.started", LF_STR("listen", opt->listen),
-		  LF_UINT("port", srv->port), LF_UINT("threads", threads),
+		  LF_UINT("port", srv->port),
+		  LF_STR("threading", threads ? "pool" : "per-connection"),
+		  LF_UINT("threads", threads),
 		  LF_UINT("max_connections", opt->max_connections),
 		  LF_UINT("max_per_client", opt->max_per_client),
 		  LF_INT("uploads", srv->conf->uploads_enabled));

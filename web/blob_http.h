@@ -50,7 +50,7 @@ struct blob_server_options {
 	const char *listen;        /* "address:port"; port 0 picks a free port */
 	const char *upload_token;  /* NULL: uploads answer 403 */
 	uint64_t max_upload_size;  /* bytes */
-	unsigned threads;          /* worker threads */
+	unsigned threads;          /* a pool of worker threads; 0: one per connection */
 	const char *reports_dir;   /* served under /regressions/; NULL: not served */
 	const struct blob_server_site *site; /* more pages (web/frontdoor.h); NULL: none */
 	unsigned max_connections;  /* at once; past it 503 (web/http_guard.h); 0: MHD's */
