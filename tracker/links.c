@@ -292,6 +292,42 @@ long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base)
 	return bug_number(value, value_len);
 }
 
+/* The path of u without the '/' at its end. */
+static size_t path_trimmed(const struct url_parts *u)
+{
+	size_t len = u->path_len;
+
+	while (len && u->path[len - 1] == '/')
+		len--;
+	return len;
+}
+
+int reg_link_same_report(const char *a, const char *b)
+{
+	struct url_parts ua, ub;
+	long long bug_a, bug_b;
+	size_t pa, pb;
+
+	if (!a || !b || !url_split(a, strnlen(a, REG_LINK_URL_MAX + 3), &ua) ||
+	    !url_split(b, strnlen(b, REG_LINK_URL_MAX + 3), &ub))
+		return 0;
+	if (!equals_ci(ua.host, ua.host_len, ub.host, ub.host_len) ||
+	    ua.port_len != ub.port_len ||
+	    memcmp(ua.port ? ua.port : "", ub.port ? ub.port : "", ua.port_len))
+		return 0;
+	pa = path_trimmed(&ua);
+	pb = path_trimmed(&ub);
+	if (pa != pb || memcmp(ua.path, ub.path, pa))
+		return 0;
+	bug_a = reg_link_bugzilla_id(a, NULL);
+	bug_b = reg_link_bugzilla_id(b, NULL);
+	if (bug_a > 0 || bug_b > 0)
+		return bug_a == bug_b;
+	if (!ua.query != !ub.query || ua.query_len != ub.query_len)
+		return 0;
+	return !ua.query_len || !memcmp(ua.query, ub.query, ua.query_len);
+}
+
 /* "<scheme>://<host>[:<port>]" of url (g_free() it), NULL if it has no
  * host. */
 static char *url_origin(const char *url)

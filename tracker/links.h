@@ -44,6 +44,17 @@ char *reg_link_message_id(const char *url);
  * can resolve it. */
 long long reg_link_bugzilla_id(const char *url, const char *bugzilla_base);
 
+/* Whether two URLs name the same report on another tracker (a Bugzilla
+ * that is not the configured one, a GitHub or GitLab issue, any page), as a
+ * patch's Link:/Closes: trailer and a regression's report or duplicate
+ * report write it: http and https count as the same, the host (and port)
+ * is compared without regard to case, a #fragment ("#c9") and a trailing
+ * '/' of the path do not count, the query must be the same, except that
+ * two Bugzilla bug URLs (show_bug.cgi?id=N) are the same when their host,
+ * port, path and bug number are, whatever other parameters they carry.
+ * 0 when either is no http(s) URL. */
+int reg_link_same_report(const char *a, const char *b);
+
 /* The link to one mail that resolves whatever list carried it: the scheme
  * and host (and port) of inbox_url (a public-inbox inbox, such as
  * "https://lore.kernel.org/linux-wireless"; NULL: lore.kernel.org), then

@@ -972,9 +972,45 @@ static int is_new(const struct reg_regression *r, const struct reg_weekly_option
 	return r->created > since;
 }
 
+/* Whether two links name the same page: the same URL, the same mail
+ * (its Message-ID, whichever of lore's URLs), the same report elsewhere
+ * (reg_link_same_report()). */
+static int same_page(const char *a, const char *b)
+{
+	char *ma, *mb;
+	int same;
+
+	if (!a || !b)
+		return 0;
+	if (!strcmp(a, b))
+		return 1;
+	ma = reg_link_message_id(a);
+	mb = ma ? reg_link_message_id(b) : NULL;
+	same = ma && mb ? !strcmp(ma, mb) : !ma && reg_link_same_report(a, b);
+	free(ma);
+	free(mb);
+	return same;
+}
+
+/* Whether link i of it is printed already: the report (top) or an earlier
+ * link names the same page. */
+static int link_shown(const struct reg_report_item *it, size_t i, const char *top,
+		      const char *bug)
+{
+	const char *url = it->links[i].url;
+
+	if (same_page(url, top) || same_page(url, bug))
+		return 1;
+	for (size_t k = 0; k < i; k++)
+		if (same_page(url, it->links[k].url))
+			return 1;
+	return 0;
+}
+
 static void t_block(struct page *p, const struct reg_weekly_options *opt,
 		    const struct reg_report_item *it)
 {
+	char *bug = NULL;
 	const struct reg_regression *r = it->r;
 	size_t start = p->b.len, width;
 	char *url;
@@ -999,15 +1035,13 @@ static void t_block(struct page *p, const struct reg_weekly_options *opt,
 		reg_report_p_raw(p, "\n");
 	}
 	if (r->bug_id > 0 && opt->bugzilla_url) {
-		char *bug = reg_report_bug_link(opt->bugzilla_url, r->bug_id);
+		bug = reg_report_bug_link(opt->bugzilla_url, r->bug_id);
 
 		if (bug && (!url || strcmp(bug, url))) {
 			reg_report_p_raw(p, bug);
 			reg_report_p_raw(p, "\n");
 		}
-		free(bug);
 	}
-	free(url);
 	reg_report_p_raw(p, "\n");
 	if (r->reporter && *r->reporter) {
 		reg_report_p_raw(p, "By ");
@@ -1058,22 +1092,35 @@ static void t_block(struct page *p, const struct reg_weekly_options *opt,
 		}
 		reg_report_p_raw(p, "\n");
 	}
-	if (it->nlinks) {
-		size_t shown = 0;
+	/* each page once: a duplicate report's URL, the report's own in
+	 * another form, a link without a title (printed as its URL) */
+	{
+		size_t shown = 0, more = 0;
 
-		reg_report_p_raw(p, "\nNoteworthy links:\n");
-		for (size_t i = 0; i < it->nlinks && shown < WEEKLY_LINKS_MAX; i++, shown++) {
+		for (size_t i = 0; i < it->nlinks; i++) {
 			const struct reg_link *l = &it->links[i];
 
+			if (link_shown(it, i, url, bug))
+				continue;
+			if (shown == WEEKLY_LINKS_MAX) {
+				more++;
+				continue;
+			}
+			if (!shown++)
+				reg_report_p_raw(p, "\nNoteworthy links:\n");
 			reg_report_p_raw(p, "* ");
-			t_line(p, l->title && *l->title ? l->title : l->url);
-			reg_report_p_raw(p, "\n  ");
+			if (l->title && *l->title && strcmp(l->title, l->url)) {
+				t_line(p, l->title);
+				reg_report_p_raw(p, "\n  ");
+			}
 			t_line(p, l->url);
 			reg_report_p_raw(p, "\n");
 		}
-		if (it->nlinks > shown)
-			reg_report_p_fmt(p, "  (%zu more on the regression's page)\n", it->nlinks - shown);
+		if (more)
+			reg_report_p_fmt(p, "  (%zu more on the regression's page)\n", more);
 	}
+	free(url);
+	free(bug);
 }
 
 static const char weekly_help[] =

@@ -42,7 +42,25 @@ struct tracker {
 	 * root here without asking the table */
 	GHashTable *roots;
 	unsigned long roots_gen;
+	/* the first 8 characters (lower case) of every regression's culprit,
+	 * for tracker_wants_body(): known while culprits_known, the store's
+	 * generation stays culprits_gen, no transaction is rolled back and
+	 * this tracker sets no culprit (culprits_forget()) */
+	char **culprits;
+	size_t nculprits;
+	int culprits_known;
+	unsigned long culprits_gen;
 };
+
+static void culprits_forget(struct tracker *t)
+{
+	for (size_t i = 0; i < t->nculprits; i++)
+		free(t->culprits[i]);
+	free(t->culprits);
+	t->culprits = NULL;
+	t->nculprits = 0;
+	t->culprits_known = 0;
+}
 
 /* A regression's activity not written yet: count mails more, the latest
  * of their dates, and the last one's sender and Message-ID; and when
@@ -136,6 +154,7 @@ void tracker_free(struct tracker *t)
 		g_hash_table_destroy(t->activity);
 	if (t->roots)
 		g_hash_table_destroy(t->roots);
+	culprits_forget(t);
 	free(t->bugzilla_url);
 	g_free(t->bugzilla_host);
 	free(t->archive_url);
@@ -155,6 +174,74 @@ static int is_patch(const struct inmail *m)
 	return !strncasecmp(subject, "[PATCH", 6);
 }
 
+/* A reply: its subject starts with "Re:". */
+static int is_reply(const struct inmail *m)
+{
+	const char *subject = m->subject ? m->subject : "";
+
+	subject += strspn(subject, " \t");
+	return !g_ascii_strncasecmp(subject, "Re:", 3);
+}
+
+/* Reads the first 8 characters of the regressions' culprits into t (see
+ * struct tracker), unless they are known.  -1 when they cannot be read. */
+static int culprits_load(struct tracker *t)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (t->culprits_known && t->db->depth > 0 && t->culprits_gen == t->db->generation)
+		return 0;
+	culprits_forget(t);
+	if (store_cached(t->db, &st, "SELECT DISTINCT lower(substr(culprit, 1, 8)) FROM"
+				     " reg_regression WHERE length(culprit) >= 8", NULL))
+		return -1;
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		char **v = realloc(t->culprits, (t->nculprits + 1) * sizeof(*v));
+
+		if (!v) {
+			rc = -1;
+			break;
+		}
+		t->culprits = v;
+		if (!(v[t->nculprits] = strdup((const char *)sqlite3_column_text(st, 0))))
+			rc = -1;
+		else
+			t->nculprits++;
+	}
+	store_cached_done(t->db, st);
+	if (rc) {
+		culprits_forget(t);
+		return rc;
+	}
+	t->culprits_known = 1;
+	t->culprits_gen = t->db->generation;
+	return 0;
+}
+
+/* Whether a patch's text (len bytes, raw) may have a Fixes: line naming
+ * a regression's culprit: some regression has one, and the text before
+ * the patch's "---" line (where the trailers are) holds "Fixes:" and the
+ * beginning of one (culprits that cannot be read count as there). */
+static int may_fix_culprit(struct tracker *t, const char *text, size_t len)
+{
+	const char *cut;
+	int known = !culprits_load(t);
+
+	if (known && !t->nculprits)
+		return 0;
+	if ((cut = memmem(text, len, "\n---", 4)))
+		len = (size_t)(cut - text);
+	if (!text_find_ci(text, len, "fixes:"))
+		return 0;
+	if (!known)
+		return 1;
+	for (size_t i = 0; i < t->nculprits; i++)
+		if (text_find_ci(text, len, t->culprits[i]))
+			return 1;
+	return 0;
+}
+
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
 		       const char *raw, size_t len)
 {
@@ -162,6 +249,11 @@ int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_
 	 * as they are, in plain text and in quoted-printable alike */
 	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
 	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m)))
+		return 1;
+	/* a patch whose Fixes: may name a regression's culprit (a note) */
+	if (raw && is_patch(m) && !is_reply(m) && !m->from_bridge &&
+	    may_fix_culprit(t, raw + (m->body_offset < len ? m->body_offset : len),
+			    len - (m->body_offset < len ? m->body_offset : len)))
 		return 1;
 	/* a mail that may cite a bug's URL (bugs_mentioned) */
 	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
@@ -250,6 +342,7 @@ static void activity_forget(void *ctx)
 
 	if (t->activity)
 		g_hash_table_remove_all(t->activity);
+	culprits_forget(t);
 	/* (rows this tracker wrote may be gone) */
 	if (t->roots)
 		g_hash_table_remove_all(t->roots);
@@ -360,6 +453,8 @@ static enum bb_status set_text(struct tracker *t, long long id, const char *colu
 	char sql[128];
 
 	snprintf(sql, sizeof(sql), "UPDATE reg_regression SET %s = ? WHERE id = ?", column);
+	if (!strcmp(column, "culprit"))
+		culprits_forget(t);
 	return exec_bind(t, err, "updating a regression", sql, "ti", value, id);
 }
 
@@ -442,6 +537,36 @@ static long long regression_of_report_url(struct tracker *t, const char *url)
 		id = sqlite3_column_int64(st, 0);
 	store_cached_done(t->db, st);
 	return id;
+}
+
+/* The regressions whose report on another tracker (a Bugzilla not the
+ * configured one, a GitHub issue ...) or one of whose duplicate reports
+ * (dup:, a link of kind "duplicate") is the page url names
+ * (reg_link_same_report()); appended to ids (at most max).  A mail's link
+ * is found by its Message-ID instead (regressions_of()). */
+static size_t regressions_of_page(struct tracker *t, const char *url, long long *ids, size_t n,
+				  size_t max)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (!url || !*url ||
+	    store_cached(t->db, &st, "SELECT id, report_url FROM reg_regression WHERE"
+			 " report_msgid = '' AND report_url != '' UNION ALL SELECT regression, url"
+			 " FROM reg_link WHERE kind = 'duplicate'", NULL))
+		return n;
+	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(st, 0);
+		size_t k;
+
+		if (!reg_link_same_report(url, (const char *)sqlite3_column_text(st, 1)))
+			continue;
+		for (k = 0; k < n && ids[k] != id; k++)
+			;
+		if (k == n)
+			ids[n++] = id;
+	}
+	store_cached_done(t->db, st);
+	return n;
 }
 
 /* The regression a link (lore URL of a mail, Bugzilla bug URL, the URL of
@@ -1150,10 +1275,11 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
  * thread when a regression is added.  They are the mails of the report's
  * thread the tracker read (list_thread: a mail whose References start
  * where the report's do, or with the report) and, for a mirrored bug's
- * list thread, the mails matched to the bug (in_mail) -- except the
- * report itself (a report is no activity, as when it carries the
- * directive), the one carrying the directive (counted by the caller when
- * it is one of the thread's) and the mails bugbridge sent itself. */
+ * list thread, the mails matched to the bug (in_mail) -- the report
+ * itself among them when it was read (regzbot's export counts a report,
+ * whether or not it carries the directive), except the one carrying the
+ * directive (apply_introduced() counts it when it is one of the thread's)
+ * and the mails bugbridge sent itself. */
 static enum bb_status earlier_mails(struct tracker *t, long long id, const char *report,
 				    const char *self, struct bb_error *err)
 {
@@ -1169,7 +1295,7 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 			       " AND state NOT IN ('ignored', 'rejected')"
 			       " UNION ALL SELECT message_id, from_who, date FROM list_thread"
 			       " WHERE root IN (?1, (SELECT root FROM list_thread WHERE message_id = ?1)))"
-			       " WHERE message_id NOT IN (?1, ?2) GROUP BY message_id"
+			       " WHERE message_id != ?2 GROUP BY message_id"
 			       " ORDER BY min(date), message_id", err)))
 		return s;
 	sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
@@ -1197,14 +1323,59 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 	return s;
 }
 
+/* When the mail msgid was sent, and by whom, if the tracker read it (a
+ * list mail of list_thread, a mail matched to a bug): 1, else 0. */
+static int mail_read(struct tracker *t, const char *msgid, time_t *when, char **who)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	*who = NULL;
+	if (!msgid || !*msgid ||
+	    store_cached(t->db, &st, "SELECT date, from_who FROM list_thread WHERE message_id = ?1"
+			 " UNION ALL SELECT date, from_addr FROM in_mail WHERE message_id = ?1"
+			 " LIMIT 1", NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&
+	    (*who = strdup(sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1)
+						     : ""))) {
+		*when = (time_t)sqlite3_column_int64(st, 0);
+		found = 1;
+	}
+	store_cached_done(t->db, st);
+	return found;
+}
+
+/* Whether msgid is m itself or one of the mails it answers. */
+static int in_thread_of(const struct inmail *m, const char *msgid)
+{
+	if (!msgid)
+		return 0;
+	if ((m->message_id && !strcmp(m->message_id, msgid)) ||
+	    (m->in_reply_to && !strcmp(m->in_reply_to, msgid)))
+		return 1;
+	for (size_t k = 0; k < m->nreferences; k++)
+		if (!strcmp(m->references[k], msgid))
+			return 1;
+	return 0;
+}
+
 /* introduced / ^introduced: a regression for the report this names, made
- * when it is new. */
+ * when it is new.  Its "reported" time, its reporter and its first
+ * activity are the report mail's when the tracker read that mail (the
+ * mail itself, or for ^introduced its parent), else this mail's time.
+ * who is this mail's sender: when counts, this mail is activity for a
+ * regression it was no activity for yet, if it is in the report's thread
+ * (the report, or a mail answering it). */
 static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m,
-				       const struct reg_directive *d, time_t when,
-				       long long *ids, size_t *n, struct bb_error *err)
+				       const struct reg_directive *d, time_t when, int counts,
+				       const char *who, long long *ids, size_t *n,
+				       struct bb_error *err)
 {
 	const char *report = m->message_id, *elsewhere = NULL;
 	char *url_msgid = NULL, *branch = NULL, *reporter = NULL, *link = NULL;
+	time_t reported = when;
 	long long bug = 0, id = 0;
 	struct buf title = BUF_INIT;
 	enum bb_status s = BB_OK;
@@ -1240,14 +1411,16 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		buf_addstr(&title, inmail_bare_subject(m->subject));
 		if (report == m->message_id)
 			reporter = person(m->from_name, m->from_addr);
+		else if (report && !mail_read(t, report, &reported, &reporter))
+			reported = when;
 		link = report ? report_link(t, report)
 			      : bug ? str_printf("%s/show_bug.cgi?id=%lld",
 						 t->bugzilla_url ? t->bugzilla_url : "", bug)
 				    : strdup(elsewhere);
-		if ((s = create(t, when, title.data ? title.data : "", branch, report ? report : "",
-				link, bug, reporter ? reporter : "", &id, err)))
+		if ((s = create(t, reported, title.data ? title.data : "", branch,
+				report ? report : "", link, bug, reporter ? reporter : "", &id, err)))
 			goto out;
-		if ((s = add_event(t, id, when, "reported", title.data ? title.data : "",
+		if ((s = add_event(t, id, reported, "reported", title.data ? title.data : "",
 				   m->message_id, err)) ||
 		    (report && (s = earlier_mails(t, id, report, m->message_id, err))))
 			goto out;
@@ -1258,6 +1431,7 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		goto out;
 	/* the culprit without the report's pointer ("v5.18..v5.19", not
 	 * "v5.18..v5.19 https://...", nor "1234abcd /") */
+	culprits_forget(t);
 	if ((s = exec_bind(t, err, "updating a regression",
 			   "UPDATE reg_regression SET introduced = ?, branch = ?, culprit = ?"
 			   " WHERE id = ?", "ttti", d->introduced ? d->introduced : d->arg, branch,
@@ -1267,13 +1441,19 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 			   m->message_id, err)))
 		goto out;
 	/* "^" (or "/") names the report, so a URL beside it is another report
-	 * of the same regression, as regzbot reads it */
-	if (d->anchor && d->url && (s = add_duplicate_report(t, id, d->url, err)))
+	 * of the same regression, as regzbot reads it (and logs it) */
+	if (d->anchor && d->url &&
+	    ((s = add_duplicate_report(t, id, d->url, err)) ||
+	     (s = add_event(t, id, when, reg_verb_str(REG_DUP), d->url, m->message_id, err))))
 		goto out;
 	for (k = 0; k < *n && ids[k] != id; k++)
 		;
-	if (k == *n && *n < 16)
+	if (k == *n && *n < 16) {
 		ids[(*n)++] = id;
+		if (counts && report && in_thread_of(m, report) &&
+		    (s = activity_note(t, id, when, who ? who : "", m->message_id, err)))
+			goto out;
+	}
 out:
 	buf_release(&title);
 	free(url_msgid);
@@ -1400,19 +1580,78 @@ static enum bb_status patch_culprits(struct tracker *t, long long bug, const str
 	return s;
 }
 
-/* A patch posted for a regression: its Link:/Closes: lines name a mail of
- * the regression's thread (or its bug).  The patch mail joins the
- * regression's mails, so the commit that carries a link to the patch (as
- * b4 adds) is found as its fix too. */
-static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, const char *body,
-				   time_t when, struct bb_error *err)
+/* A patch (not a reply) whose Fixes: lines name the culprit of a
+ * regression leaves a note in its history, as a commit in a watched tree
+ * does ("fixes-culprit"), once per regression and mail, unless the patch
+ * is the regression's already (it links the report: patch_posted()).
+ * It is no activity: it may fix another bug of the same commit. */
+static enum bb_status patch_fixes_culprit(struct tracker *t, const struct inmail *m,
+					  const char *body, time_t when, struct bb_error *err)
 {
-	const char *p = body, *subject = m->subject ? m->subject : "";
 	enum bb_status s = BB_OK;
-	int reply;
+	char *link = NULL;
 
-	subject += strspn(subject, " \t");
-	reply = !g_ascii_strncasecmp(subject, "Re:", 3);
+	for (const char *p = body; *p && !s;) {
+		size_t len = strcspn(p, "\n");
+		sqlite3_stmt *st = NULL;
+		char culprit[41], value[128];
+		long long hit[16];
+		size_t nhit = 0, vlen;
+
+		if (g_ascii_strncasecmp(p, "Fixes:", 6) || !fixes_hash(p + 6, culprit)) {
+			p += len + (p[len] == '\n');
+			continue;
+		}
+		vlen = len - 6 < sizeof(value) - 1 ? len - 6 : sizeof(value) - 1;
+		memcpy(value, p + 6, vlen);
+		value[vlen] = '\0';
+		g_strstrip(value);
+		p += len + (p[len] == '\n');
+		if ((s = store_cached(t->db, &st, "SELECT id FROM reg_regression r WHERE culprit != ''"
+				      " AND (substr(culprit, 1, length(?1)) = ?1 OR"
+				      " substr(?1, 1, length(culprit)) = culprit) AND NOT EXISTS"
+				      " (SELECT 1 FROM reg_event e WHERE e.regression = r.id AND"
+				      " e.message_id = ?2)", err)))
+			break;
+		sqlite3_bind_text(st, 1, culprit, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, m->message_id, -1, SQLITE_STATIC);
+		while (nhit < 16 && sqlite3_step(st) == SQLITE_ROW)
+			hit[nhit++] = sqlite3_column_int64(st, 0);
+		store_cached_done(t->db, st);
+		if (nhit && !link && !(link = report_link(t, m->message_id))) {
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			break;
+		}
+		for (size_t k = 0; k < nhit && !s; k++) {
+			char *note = str_printf("\"%s\" on the list (%s) says Fixes: %s",
+						inmail_bare_subject(m->subject), link, value);
+
+			s = note ? add_event(t, hit[k], when, "fixes-culprit", note, m->message_id, err)
+				 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+			free(note);
+		}
+	}
+	free(link);
+	return s;
+}
+
+/* A patch posted for a regression: its Link:/Closes: lines name a mail of
+ * the regression's thread, its bug, its report on another tracker or one
+ * of its duplicate reports (regressions_of_page()).  The patch mail joins
+ * the regression's mails, so its replies are the regression's activity
+ * and the commit that carries a link to the patch (as b4 adds) is found
+ * as its fix too; when counts, it is activity itself for the regressions
+ * it was not yet (thread[nthread]: those of its thread, counted). */
+static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, const char *body,
+				   time_t when, int counts, const char *who,
+				   const long long *thread, size_t nthread, struct bb_error *err)
+{
+	const char *p = body;
+	enum bb_status s = BB_OK;
+	long long counted[16];
+	size_t ncounted = 0;
+	int reply = is_reply(m);
+
 	while (*p && !s) {
 		size_t len = strcspn(p, "\n");
 		char line[1024];
@@ -1427,12 +1666,16 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 			memcpy(line, v, len - (size_t)(v - p));
 			line[len - (size_t)(v - p)] = '\0';
 			g_strstrip(line);
+			/* the URL: what follows it ("# v6.7", "[1]") is no part */
+			line[strcspn(line, " \t")] = '\0';
 			if ((msgid = reg_link_message_id(line))) {
 				n = regressions_of(t, msgid, ids, 0, 16);
 				free(msgid);
 			} else if ((bug = reg_link_bugzilla_id(line, t->bugzilla_url)) > 0 &&
 				   (id = regression_of_bug(t, bug))) {
 				ids[n++] = id;
+			} else if ((n = regressions_of_page(t, line, ids, 0, 16)) > 0) {
+				bug = 0;
 			} else if ((bug = bug_of_value(t, line)) > 0) {
 				s = patch_for_bug(t, m, bug, err);
 			}
@@ -1442,22 +1685,42 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 			if (!s && !reply && bug > 0)
 				s = patch_culprits(t, bug, m, body, err);
 			for (size_t i = 0; i < n && !s; i++) {
-				if (!(s = add_mail(t, ids[i], m->message_id, "patch", err)))
-					s = add_event(t, ids[i], when, "patch",
-						      inmail_bare_subject(m->subject), m->message_id, err);
+				size_t k;
+
+				if ((s = add_mail(t, ids[i], m->message_id, "patch", err)) ||
+				    (s = add_event(t, ids[i], when, "patch",
+						   inmail_bare_subject(m->subject), m->message_id,
+						   err)))
+					break;
+				for (k = 0; k < nthread && thread[k] != ids[i]; k++)
+					;
+				if (k < nthread || !counts)
+					continue;
+				for (k = 0; k < ncounted && counted[k] != ids[i]; k++)
+					;
+				if (k < ncounted || ncounted == 16)
+					continue;
+				counted[ncounted++] = ids[i];
+				s = activity_note(t, ids[i], when, who ? who : "", m->message_id, err);
 			}
 		}
 		p += len + (p[len] == '\n');
 	}
+	if (!s && !reply)
+		s = patch_fixes_culprit(t, m, body, when, err);
 	return s;
 }
 
 /* Whether a mail is no activity for its regressions, as regzbot has it:
  * it carries "#regzbot ignore-activity", "poke" or "^backmonitor", or its
- * subject "#forregzbot" (a mail meant for the tracker alone).  Only that
- * mail: the replies after it count as ever. */
+ * subject "#forregzbot" (a mail meant for the tracker alone), or bugbridge
+ * sent it (regzbot skips its own reports), or it is an automatic reply
+ * (which list_thread does not keep either).  Only that mail: the replies
+ * after it count as ever. */
 static int no_activity(const struct inmail *m, const struct reg_directive *d, size_t n)
 {
+	if (m->from_bridge || m->auto_reply)
+		return 1;
 	if (m->subject && strcasestr(m->subject, "#forregzbot"))
 		return 1;
 	for (size_t i = 0; i < n; i++)
@@ -1472,10 +1735,10 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 {
 	struct reg_directive *d = NULL;
 	long long ids[16];
-	size_t n = 0, nd = 0;
+	size_t n = 0, nd = 0, nthread;
 	time_t when = 0;
 	enum bb_status s = BB_OK;
-	char *who;
+	char *who = NULL;
 	int counts;
 
 	if (!m->message_id || already_seen(t, m->message_id))
@@ -1500,10 +1763,10 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 			continue;
 		s = activity_note(t, ids[i], when, who ? who : "", m->message_id, err);
 	}
-	free(who);
+	nthread = n;
 	if (s || !body)
 		goto out;
-	if (is_patch(m) && (s = patch_posted(t, m, body, when, err)))
+	if (is_patch(m) && (s = patch_posted(t, m, body, when, counts, who, ids, nthread, err)))
 		goto out;
 	if ((s = bugs_mentioned(t, m, body, err)))
 		goto out;
@@ -1519,7 +1782,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 			continue;
 		}
 		if (dir->verb == REG_INTRODUCED || dir->verb == REG_INTRODUCED_PARENT) {
-			s = apply_introduced(t, m, dir, when, ids, &n, err);
+			s = apply_introduced(t, m, dir, when, counts, who, ids, &n, err);
 			continue;
 		}
 		if (dir->verb == REG_BACKMONITOR) {
@@ -1542,6 +1805,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	}
 	t->unverified = NULL;
 out:
+	free(who);
 	reg_directives_free(d, nd);
 	return s;
 }

@@ -21,12 +21,19 @@
  *                 regression's dup: named its report)
  *
  * and flags: back burner (with its reason), poked (time), culprit
- * identified (introduced names one commit).  Activity is every mail in a
- * tracked thread except one that carries ignore-activity, poke or
- * ^backmonitor or has "#forregzbot" in its subject (that mail alone, as in
- * regzbot); a regression added from a thread counts the thread's earlier
- * mails the store holds (a mirrored bug's list thread).  A regression
- * without activity for [tracker] stale_after (90 days) is stale.
+ * identified (introduced names one commit).  Activity, as regzbot's
+ * export counts it, is the report mail (whether or not it carries the
+ * directive, when the tracker read it), every mail in a tracked thread,
+ * and a [PATCH] (not a reply) whose Link:/Closes: names the regression (a
+ * mail of its thread, its bug, its report on another tracker, one of its
+ * duplicate reports) with the replies to it -- except a mail that carries
+ * ignore-activity, poke or ^backmonitor, has "#forregzbot" in its subject,
+ * was sent by bugbridge or is an automatic reply (that mail alone).  A
+ * regression added from a thread counts the thread's earlier mails the
+ * store holds (a mirrored bug's list thread).  A list patch whose Fixes:
+ * names the culprit leaves a history note ("fixes-culprit") and is no
+ * activity.  A regression without activity for [tracker] stale_after (90
+ * days) is stale.
  *
  * Mails of a regression: its report, every mail seen in its thread (so a
  * Link:/Closes: trailer pointing at any of them is found), the threads it
@@ -207,7 +214,9 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 			    const char *unverified, struct bb_error *err);
 /* Whether tracker_mail() needs this mail's decoded body: it may carry a
  * directive, it is a patch that may carry a Link:/Closes: trailer (raw
- * scan flags of inmail_scan()), or its raw text (len bytes) names the
+ * scan flags of inmail_scan()) or, not a reply, a Fixes: line naming a
+ * regression's culprit (its raw text holds "Fixes:" and the culprit's
+ * first 8 characters), or its raw text (len bytes) names the
  * Bugzilla's host, so it may cite a bug.  A list mail, neither a patch nor
  * one of the bug's own thread, citing the URL of a mirrored public bug
  * (show_bug.cgi?id=N or the short <base>/N; no more than 3 bugs in the

@@ -81,8 +81,8 @@ is "the reply renamed it" "$(reg "select title from reg_regression where report_
 	"iwlwifi: firmware crash after resume"
 is "and added a link" "$(reg "select l.title from reg_link l join reg_regression r on r.id = l.regression where r.report_msgid = 'r1@example.net'")" \
 	"the distro bug"
-is "the reply counts as activity" "$(reg "select activity_count, last_activity_by from reg_regression where report_msgid = 'r1@example.net'")" \
-	"1|Other <other@example.net>"
+is "the report and the reply count as activity" "$(reg "select activity_count, last_activity_by from reg_regression where report_msgid = 'r1@example.net'")" \
+	"2|Other <other@example.net>"
 
 # A fix is posted as a patch that closes the report; the commit that
 # lands links to the patch mail (as b4 writes it), and that is enough.
@@ -219,7 +219,9 @@ like "naming the commit" "$note" "usb: xhci: fix hang on resume"
 check "one more sync" bb sync
 is "the bug hears of its fix once" "$(curl -sf "$bz/rest/bug/301/comment?api_key=bridgekey0123" |
 	python3 -c 'import json,sys; print(sum("saw the fix land" in c["text"] for c in json.load(sys.stdin)["bugs"]["301"]["comments"]))')" "1"
-is "nothing is counted twice" "$(reg "select activity_count from reg_regression where report_msgid = 'r1@example.net'")" "2"
+# the report, the reply, the patch that closes it and the reply with an
+# unknown verb, once each
+is "nothing is counted twice" "$(reg "select activity_count from reg_regression where report_msgid = 'r1@example.net'")" "4"
 is "no fix event twice" "$(reg "select count(*) from reg_event e join reg_regression r on r.id = e.regression where r.report_msgid = 'r1@example.net' and e.kind = 'fixed'")" "1"
 
 done_testing

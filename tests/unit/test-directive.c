@@ -878,6 +878,27 @@ static void test_links(void)
 	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org:8443/show_bug.cgi?id=1",
 				    "https://bugzilla.kernel.org"), 0, "other port");
 	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?id=some-alias", NULL), 0, "alias");
+
+	/* the same report on another tracker, as a patch's trailer writes it */
+	ok(reg_link_same_report(BZ "216000", "http://Bugzilla.Kernel.org/show_bug.cgi?id=216000#c3"),
+	   "same report: http, host case, #fragment");
+	ok(reg_link_same_report(BZ "216000", "https://bugzilla.kernel.org/show_bug.cgi?format=multiple&id=216000"),
+	   "same report: another parameter beside id");
+	ok(!reg_link_same_report(BZ "216000", BZ "2160001"), "not the same: another bug");
+	ok(!reg_link_same_report(BZ "216000", "https://bugzilla.redhat.com/show_bug.cgi?id=216000"),
+	   "not the same: another Bugzilla");
+	ok(!reg_link_same_report(BZ "216000", "https://bugzilla.kernel.org:8443/show_bug.cgi?id=216000"),
+	   "not the same: another port");
+	ok(reg_link_same_report("https://github.com/o/r/issues/12", "https://github.com/o/r/issues/12/"),
+	   "same report: a '/' at the path's end");
+	ok(!reg_link_same_report("https://github.com/o/r/issues/12", "https://github.com/o/r/issues/123"),
+	   "not the same: another issue");
+	ok(!reg_link_same_report("https://example.org/p?a=1", "https://example.org/p?a=2"),
+	   "not the same: another query");
+	ok(!reg_link_same_report("https://example.org/p?", "https://example.org/p"),
+	   "not the same: an empty query against none");
+	ok(!reg_link_same_report("ftp://example.org/p", "ftp://example.org/p"), "no http(s) URL");
+	ok(!reg_link_same_report(NULL, BZ "1"), "NULL");
 	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?id=", NULL), 0, "empty id");
 	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi?bid=3", NULL), 0, "no id=");
 	is_int(reg_link_bugzilla_id("https://bugzilla.kernel.org/show_bug.cgi", NULL), 0, "no query");
@@ -1030,28 +1051,29 @@ static void test_tracker(void)
 	 * activity; the replies after it count (regzbot: "Regzbot will not
 	 * consider a mail with this command as an activity") */
 	feed("r1@x", NULL, NULL, 0, "[REGRESSION] wifi dies", "It broke.\n\n#regzbot introduced: v6.1..v6.2\n");
-	is_str(ACTIVITY("r1@x"), "0|0|", "r1: a new regression, no activity yet");
+	is_str(ACTIVITY("r1@x"), "1|0|r1@x", "r1: a new regression: its report, which carries the"
+	       " directive, is its first activity (as regzbot's export counts it)");
 	feed("r1a@x", "r1@x", "r1@x", 10, "Re: [REGRESSION] wifi dies",
 	     "#regzbot title: iwlwifi dies after resume\n#regzbot ignore-activity\n");
-	is_str(ACTIVITY("r1@x"), "0|0|", "ignore-activity: that mail is no activity");
+	is_str(ACTIVITY("r1@x"), "1|0|r1@x", "ignore-activity: that mail is no activity");
 	is_str(q("SELECT title, ignore_activity FROM reg_regression WHERE id = " REG("r1@x")),
 	       "iwlwifi dies after resume|0", "its directives act; nothing sticky is set");
 	feed("r1b@x", "r1a@x", "r1@x r1a@x", 20, "Re: [REGRESSION] wifi dies", "Same here.\n");
-	is_str(ACTIVITY("r1@x"), "1|1200|r1b@x", "a later reply counts again");
+	is_str(ACTIVITY("r1@x"), "2|1200|r1b@x", "a later reply counts again");
 	feed("r1c@x", "r1b@x", "r1@x r1a@x r1b@x", 30, "Re: [REGRESSION] wifi dies",
 	     "Any news?\n\n#regzbot poke\n");
-	is_str(ACTIVITY("r1@x"), "1|1200|r1b@x", "poke: that mail is no activity");
+	is_str(ACTIVITY("r1@x"), "2|1200|r1b@x", "poke: that mail is no activity");
 	is_str(q("SELECT poked - %lld FROM reg_regression WHERE id = " REG("r1@x"), T0), "1800",
 	       "poke: the poke is recorded");
 	feed("r1d@x", "r1c@x", "r1@x r1c@x", 40, "Re: [REGRESSION] wifi dies", "Still broken.\n");
-	is_str(ACTIVITY("r1@x"), "2|2400|r1d@x", "the reply to the poke counts");
+	is_str(ACTIVITY("r1@x"), "3|2400|r1d@x", "the reply to the poke counts");
 	feed("r1e@x", "r1d@x", "r1@x r1d@x", 50, "Re: [REGRESSION] wifi dies #forregzbot",
 	     "#regzbot note: bisecting\n");
-	is_str(ACTIVITY("r1@x"), "2|2400|r1d@x", "#forregzbot in the subject: no activity");
+	is_str(ACTIVITY("r1@x"), "3|2400|r1d@x", "#forregzbot in the subject: no activity");
 	is_str(q("SELECT count(*) FROM reg_event WHERE kind = 'note' AND message_id = 'r1e@x'"), "1",
 	       "#forregzbot: its directives are read");
 	feed("r1f@x", "r1e@x", "r1@x r1e@x", 60, "Re: [REGRESSION] wifi dies", "Thanks.\n");
-	is_str(ACTIVITY("r1@x"), "3|3600|r1f@x", "the reply to a #forregzbot mail counts");
+	is_str(ACTIVITY("r1@x"), "4|3600|r1f@x", "the reply to a #forregzbot mail counts");
 
 	/* the whole directive is shown when not acted on; an indented
 	 * #regzbot line is none and is not glued onto the one above */
@@ -1127,7 +1149,7 @@ static void test_tracker(void)
 	is_str(q("SELECT state, dup_of = " REG("r1@x") " FROM reg_regression WHERE report_msgid = 'i3@x'"),
 	       "duplicate|1", "dup naming a tracked regression: that one is the duplicate");
 	feed("other-a@x", "other@x", "other@x", 130, "Re: other report", "Here too.\n");
-	is_str(ACTIVITY("r1@x"), "6|7800|other-a@x", "dup: a reply in the duplicate's thread counts");
+	is_str(ACTIVITY("r1@x"), "7|7800|other-a@x", "dup: a reply in the duplicate's thread counts");
 
 	/* dup-of: this regression is the duplicate */
 	feed("d6@x", NULL, NULL, 140, "wifi gone", "#regzbot introduced: v6.1..v6.2\n");
@@ -1151,7 +1173,7 @@ static void test_tracker(void)
 		 " 'duplicate' AND url LIKE '%%u7@x%%'"), "1",
 	       "dup in an untracked thread: the thread is the other's duplicate report");
 	feed("u7b@x", "u7@x", "u7@x", 160, "Re: wifi broken", "Any fix?\n");
-	is_str(ACTIVITY("r1@x"), "7|9600|u7b@x", "and its replies count for that regression");
+	is_str(ACTIVITY("r1@x"), "8|9600|u7b@x", "and its replies count for that regression");
 
 	/* ^backmonitor: the parent's thread is monitored, this mail no activity */
 	feed("p8@x", NULL, NULL, 170, "[PATCH] wifi: fix resume", "A fix.\n");
@@ -1159,9 +1181,9 @@ static void test_tracker(void)
 	     "Please add a Link: next time.\n\n#regzbot ^backmonitor: https://lore.kernel.org/r/r1@x/\n");
 	is_str(q("SELECT kind FROM reg_mail WHERE message_id = 'p8@x' AND regression = " REG("r1@x")),
 	       "monitor", "^backmonitor: the parent mail is monitored");
-	is_str(ACTIVITY("r1@x"), "7|9600|u7b@x", "^backmonitor: that mail is no activity");
+	is_str(ACTIVITY("r1@x"), "8|9600|u7b@x", "^backmonitor: that mail is no activity");
 	feed("p8b@x", "p8@x", "p8@x", 180, "Re: [PATCH] wifi: fix resume", "Applied.\n");
-	is_str(ACTIVITY("r1@x"), "8|10800|p8b@x", "a reply in the monitored thread counts");
+	is_str(ACTIVITY("r1@x"), "9|10800|p8b@x", "a reply in the monitored thread counts");
 	feed("p8c@x", "p8@x", "p8@x", 181, "Re: [PATCH] wifi: fix resume",
 	     "#regzbot ^backmonitor: https://lore.kernel.org/r/nowhere@x/\n");
 	is_str(q("SELECT reason FROM reg_unhandled WHERE message_id = 'p8c@x'"),
@@ -1180,9 +1202,11 @@ static void test_tracker(void)
 	feed("b9d@x", "b9@x", "b9@x", 240, "Re: cam", "#regzbot ^introduced: v6.7..v6.8\n"
 	     "#regzbot ignore-activity\n");
 	is_str(q("SELECT activity_count, last_activity, last_activity_msgid, last_activity_by FROM"
-		 " reg_regression WHERE report_msgid = 'b9@x'"), "2|1700013200|b9b@x|rep@x",
-	       "^introduced: the thread's two earlier replies count (not the report, not the"
+		 " reg_regression WHERE report_msgid = 'b9@x'"), "3|1700013200|b9b@x|rep@x",
+	       "^introduced: the report and the thread's two earlier replies count (not the"
 	       " bridge's own mail, not another bug's)");
+	is_str(q("SELECT created, reporter FROM reg_regression WHERE report_msgid = 'b9@x'"),
+	       "1700012000|rep@x", "^introduced: reported when and by whom the parent mail was");
 	is_str(q("SELECT count(*) FROM reg_mail WHERE regression = " REG("b9@x") " AND message_id"
 		 " IN ('b9a@x', 'b9b@x', 'b9d@x')"), "3", "and belong to the regression's thread");
 
@@ -1206,11 +1230,11 @@ static void test_tracker(void)
 		is_int(unread, 0, "a run: %d mails of chatter read", 2 * STORE_KEYS_FILL_AFTER);
 	}
 	feed("k1a@x", "k1@x", "k1@x", 310, "Re: [REGRESSION] disk stalls", "Same here.\n");
-	is_str(ACTIVITY("k1@x"), "1|18600|k1a@x", "a run: a reply to a report made in it counts");
+	is_str(ACTIVITY("k1@x"), "2|18600|k1a@x", "a run: a reply to a report made in it counts");
 	feed("k1a@x", "k1@x", "k1@x", 310, "Re: [REGRESSION] disk stalls", "Same here.\n");
-	is_str(ACTIVITY("k1@x"), "1|18600|k1a@x", "a run: the same reply read again counts once");
+	is_str(ACTIVITY("k1@x"), "2|18600|k1a@x", "a run: the same reply read again counts once");
 	feed("k1b@x", "k1a@x", "k1a@x", 320, "Re: [REGRESSION] disk stalls", "Me too.\n");
-	is_str(ACTIVITY("k1@x"), "2|19200|k1b@x", "a run: a reply to the reply counts");
+	is_str(ACTIVITY("k1@x"), "3|19200|k1b@x", "a run: a reply to the reply counts");
 	{
 		char before[256];
 
@@ -1235,18 +1259,18 @@ static void test_tracker(void)
 	feed("k1d@x", "k1b@x", "k1b@x", 350, "Re: [REGRESSION] disk stalls", "B.\n");
 	feed("k1e@x", "k1b@x", "k1b@x", 345, "Re: [REGRESSION] disk stalls", "C.\n");
 	ok(store_commit(tdb, &err) == BB_OK, "activity: committed");
-	is_str(ACTIVITY("k1@x"), "5|21000|k1e@x", "activity: three mails in one transaction");
+	is_str(ACTIVITY("k1@x"), "6|21000|k1e@x", "activity: three mails in one transaction");
 	ok(store_begin(tdb, &err) == BB_OK, "activity: another transaction");
 	feed("k1f@x", "k1b@x", "k1b@x", 360, "Re: [REGRESSION] disk stalls", "D.\n");
 	store_rollback(tdb);
-	is_str(ACTIVITY("k1@x"), "5|21000|k1e@x", "activity: a rolled-back mail does not count");
+	is_str(ACTIVITY("k1@x"), "6|21000|k1e@x", "activity: a rolled-back mail does not count");
 	ok(store_begin(tdb, &err) == BB_OK && store_commit(tdb, &err) == BB_OK,
 	   "activity: an empty transaction");
-	is_str(ACTIVITY("k1@x"), "5|21000|k1e@x", "activity: ... not later either");
+	is_str(ACTIVITY("k1@x"), "6|21000|k1e@x", "activity: ... not later either");
 	ok(store_begin(tdb, &err) == BB_OK, "activity: the mail read again");
 	feed("k1f@x", "k1b@x", "k1b@x", 360, "Re: [REGRESSION] disk stalls", "D.\n");
 	ok(store_commit(tdb, &err) == BB_OK, "activity: committed again");
-	is_str(ACTIVITY("k1@x"), "6|21600|k1f@x", "activity: it counts once");
+	is_str(ACTIVITY("k1@x"), "7|21600|k1f@x", "activity: it counts once");
 
 	/* a regression's updated time, the time of its latest event: stamped
 	 * at once outside a transaction; inside one, kept and written with
@@ -1257,7 +1281,7 @@ static void test_tracker(void)
 			 T0, T0, msgid)
 	feed("k1g@x", "k1b@x", "k1b@x", 370, "Re: [REGRESSION] disk stalls",
 	     "#regzbot title: disk stalls on resume\n");
-	is_str(UPDATED("k1@x"), "22200|7|22200|k1g@x", "updated: an event outside a transaction");
+	is_str(UPDATED("k1@x"), "22200|8|22200|k1g@x", "updated: an event outside a transaction");
 	ok(store_begin(tdb, &err) == BB_OK, "updated: a transaction");
 	feed("k1h@x", "k1b@x", "k1b@x", 380, "Re: [REGRESSION] disk stalls",
 	     "#regzbot title: disk stalls after resume\n");
@@ -1266,19 +1290,19 @@ static void test_tracker(void)
 	is_str(q("SELECT updated - %lld FROM reg_regression WHERE report_msgid = 'k1@x'", T0),
 	       "22200", "updated: not written before the commit");
 	ok(store_commit(tdb, &err) == BB_OK, "updated: committed");
-	is_str(UPDATED("k1@x"), "23400|8|22800|k1h@x",
+	is_str(UPDATED("k1@x"), "23400|9|22800|k1h@x",
 	       "updated: the later event's time, written with the one mail of activity");
 	ok(store_begin(tdb, &err) == BB_OK, "updated: another transaction");
 	feed("k1j@x", "k1b@x", "k1b@x", 400, "Re: [REGRESSION] disk stalls",
 	     "#regzbot ignore-activity\n#regzbot title: disk stalls\n");
 	ok(store_commit(tdb, &err) == BB_OK, "updated: committed again");
-	is_str(UPDATED("k1@x"), "24000|8|22800|k1h@x",
+	is_str(UPDATED("k1@x"), "24000|9|22800|k1h@x",
 	       "updated: an event alone (no activity) stamps the time, the activity unchanged");
 	ok(store_begin(tdb, &err) == BB_OK, "updated: a transaction rolled back");
 	feed("k1k@x", "k1b@x", "k1b@x", 410, "Re: [REGRESSION] disk stalls",
 	     "#regzbot title: disk stalls sometimes\n");
 	store_rollback(tdb);
-	is_str(UPDATED("k1@x"), "24000|8|22800|k1h@x", "updated: a rolled-back event leaves it");
+	is_str(UPDATED("k1@x"), "24000|9|22800|k1h@x", "updated: a rolled-back event leaves it");
 #undef UPDATED
 
 	/* a reply takes its parent's root, remembered from the parent's
