@@ -202,27 +202,70 @@ static int version_is_5_1(const char *v)
 	return v && !strncmp(v, "5.1", 3) && (!v[3] || v[3] == '.' || v[3] == '+');
 }
 
+/* Whether Bugzilla v ignores the X-BUGZILLA-API-KEY header: the 5.0 line
+ * (5.0.x, 5.2) and anything older; 5.1.x and later (6, 20240101.1) read
+ * it.  An unknown version is given the benefit of the doubt. */
+static int version_ignores_header(const char *v)
+{
+	int major, minor = 0;
+
+	if (!v || sscanf(v, "%d.%d", &major, &minor) < 1)
+		return 0;
+	if (major != 5)
+		return major < 5;
+	return minor != 1 && minor <= 2;
+}
+
+/* GET /rest/version, anonymously, into c->server_version (NULL when it
+ * cannot be had: err says why, when it has a message). */
+static void server_version_fetch(struct bz_client *c, struct bb_error *err)
+{
+	struct buf url = BUF_INIT;
+	struct bz_transfer t;
+	json_object *root = NULL;
+	const char *v = NULL;
+
+	transfer_init(&t, c);
+	t.meta = 1;
+	if (!url_start(c, &url, "/rest/version") &&
+	    !bz_perform(c, &t, &url, KEY_NONE, NULL, err) &&
+	    !response_json(c, &t, url.data, &root, err))
+		v = json_object_get_string(bz_jget(root, "version"));
+	free(c->server_version);
+	c->server_version = v ? bz_text_repair(v, strlen(v)) : NULL;
+	json_object_put(root);
+	transfer_release(&t);
+	buf_release(&url);
+}
+
+/* api_key_in = header: GET /rest/version once, anonymously; a server that
+ * says 5.2 or older (but 5.1.x) ignores the header, so every request runs
+ * as anonymous: warned once. */
+static void key_header_check(struct bz_client *c)
+{
+	struct bb_error err = BB_ERROR_INIT;
+
+	c->key_check = 0;
+	server_version_fetch(c, &err);
+	if (!version_ignores_header(c->server_version))
+		return;
+	log_event(LOG_LEVEL_WARN, "bz.key_in_ignored", LF_STR("version", c->server_version),
+		  LF_STR("key_in", "header"),
+		  LF_STR("reason", "this Bugzilla ignores the X-BUGZILLA-API-KEY header (only 5.1"
+				   " reads it): requests run anonymously; set [bugzilla]"
+				   " api_key_in = param or auto"));
+}
+
 /* api_key_in = auto: GET /rest/version once, anonymously; the header for a
  * 5.1.x server, the parameter for any other and when the version cannot be
  * had (every 5.x reads the parameter). */
 static void key_place_resolve(struct bz_client *c)
 {
-	struct buf url = BUF_INIT;
-	struct bz_transfer t;
-	json_object *root = NULL;
 	struct bb_error err = BB_ERROR_INIT;
-	const char *v = NULL;
 	struct curl_slist *old[3];
 
 	c->key_auto = 0;
-	transfer_init(&t, c);
-	t.meta = 1;
-	if (!url_start(c, &url, "/rest/version") &&
-	    !bz_perform(c, &t, &url, KEY_NONE, NULL, &err) &&
-	    !response_json(c, &t, url.data, &root, &err))
-		v = json_object_get_string(bz_jget(root, "version"));
-	free(c->server_version);
-	c->server_version = v ? bz_text_repair(v, strlen(v)) : NULL;
+	server_version_fetch(c, &err);
 	if (version_is_5_1(c->server_version)) {
 		old[0] = c->json_headers;
 		old[1] = c->post_headers;
@@ -242,14 +285,13 @@ static void key_place_resolve(struct bz_client *c)
 				slist_free_clean(old[i]);
 		}
 	}
-	log_event(v ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "bz.api_key_in",
+	/* the mode is no secret, but a field named api_key_in would be
+	 * redacted as one (log_key_is_secret()): key_in */
+	log_event(c->server_version ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "bz.api_key_in",
 		  LF_STR("version", c->server_version ? c->server_version : "unknown"),
-		  LF_STR("api_key_in", c->key_in_header ? "header" : "param"),
-		  LF_STR("reason", v ? "api_key_in = auto" : err.message[0] ? err.message
-						   : "no version in the answer"));
-	json_object_put(root);
-	transfer_release(&t);
-	buf_release(&url);
+		  LF_STR("key_in", c->key_in_header ? "header" : "param"),
+		  LF_STR("reason", c->server_version ? "api_key_in = auto"
+			 : err.message[0] ? err.message : "no version in the answer"));
 }
 
 /* Performs one request.  url is what logs show; the key is added here.  The
@@ -269,6 +311,8 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 
 	if (c->key_auto && c->api_key && place == KEY_REST)
 		key_place_resolve(c);
+	if (c->key_check && c->api_key && place == KEY_REST)
+		key_header_check(c);
 	c->last_bugzilla_code = 0;
 	if (buf_add(&full, url->data, url->len)) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -706,6 +750,7 @@ enum bb_status bz_client_new(struct bz_client **out, const struct bz_client_opti
 		c->base[--len] = '\0';
 	c->key_in_header = opt->key_in_header == BZ_KEY_HEADER;
 	c->key_auto = opt->key_in_header == BZ_KEY_AUTO;
+	c->key_check = c->key_in_header;
 	c->timeout = opt->timeout > 0 ? opt->timeout : BZ_DEFAULT_TIMEOUT;
 	c->page_size = opt->page_size ? opt->page_size : BZ_DEFAULT_PAGE_SIZE;
 	if (opt->subsystem_field && opt->subsystem_field[0] &&

@@ -37,7 +37,8 @@ struct bz_client {
 	char *api_key_escaped;       /* as it appears in a URL */
 	int key_in_header;           /* the key travels in the header (resolved) */
 	int key_auto;                /* BZ_KEY_AUTO not yet resolved: ask /rest/version */
-	char *server_version;        /* from /rest/version (auto), NULL: not asked */
+	int key_check;               /* BZ_KEY_HEADER not yet checked: ask /rest/version */
+	char *server_version;        /* from /rest/version (auto, header), NULL: not asked */
 	struct curl_slist *json_headers;
 	struct curl_slist *post_headers;
 	struct curl_slist *cgi_headers;

@@ -636,11 +636,23 @@ static void test_api_key_modes(void)
 	ok(st == BB_OK && bug.ncomments == 3,
 	   "key in the header: Bugzilla 5.2 ignores it, no private comment");
 	log = server_log("/rest/");
-	ok(log && json_object_array_length(log) == 1 &&
-	   str_eq(entry_str(json_object_array_get_idx(log, 0), "api_key_via"), "header") &&
-	   !query_has(json_object_array_get_idx(log, 0), "api_key") &&
-	   !entry_str(json_object_array_get_idx(log, 0), "user"),
-	   "X-BUGZILLA-API-KEY sent, no api_key parameter, served as anonymous");
+	ok(log && json_object_array_length(log) == 2 &&
+	   str_eq(entry_str(json_object_array_get_idx(log, 0), "path"), "/rest/version") &&
+	   str_eq(entry_str(json_object_array_get_idx(log, 1), "api_key_via"), "header") &&
+	   !query_has(json_object_array_get_idx(log, 1), "api_key") &&
+	   !entry_str(json_object_array_get_idx(log, 1), "user"),
+	   "/rest/version asked first (to warn), then X-BUGZILLA-API-KEY sent, no api_key"
+	   " parameter, served as anonymous");
+	json_object_put(log);
+	bz_bug_release(&bug);
+	memset(&bug, 0, sizeof(bug));
+	bug.id = 2;
+	reset_log();
+	st = bz_fetch_comments(header, &bug, 1, 0, &err);
+	log = server_log("/rest/");
+	ok(st == BB_OK && log && json_object_array_length(log) == 1 &&
+	   !str_eq(entry_str(json_object_array_get_idx(log, 0), "path"), "/rest/version"),
+	   "the version is asked once");
 	json_object_put(log);
 	bz_bug_release(&bug);
 
