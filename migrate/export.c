@@ -893,36 +893,116 @@ static int json_shows_addresses(const struct export_options *opt)
 	return opt->include_private || opt->mail.show_addresses;
 }
 
-/* A person: login and name when addresses are shown, else the name alone
- * (core/text.h's text_user_published()). */
-static struct json_object *json_user(const struct export_options *opt, const char *login,
-				     const char *name)
+/* The people of a JSON export: each login's one real name, so that a
+ * person is named the same way wherever they appear.  The name is what
+ * the bridge learnt of Bugzilla's users (bz_user), else the latest the
+ * import kept on one of their public comments (any comment, with private
+ * ones exported), else on a bug they reported; "" when none is known. */
+struct people {
+	GHashTable *names;           /* login -> real name */
+	int addresses;               /* logins are shown (json_shows_addresses()) */
+};
+
+static enum bb_status people_load(struct store *db, const struct export_options *opt,
+				  struct people *pp, struct bb_error *err)
+{
+	/* later rows win: by rank, then by time */
+	static const char sql[] =
+		"SELECT login, name FROM ("
+		" SELECT reporter AS login, reporter_name AS name, 0 AS rank,"
+		"  last_change_time AS t FROM imp_bug WHERE reporter_name <> ''"
+		" UNION ALL SELECT author, author_name, 1, time FROM imp_comment"
+		"  WHERE author_name <> '' AND (is_private = 0 OR ?1)"
+		" UNION ALL SELECT login, real_name, 2, updated FROM bz_user WHERE real_name <> '')"
+		" WHERE login <> '' AND instr(name, '@') = 0 ORDER BY rank, t";
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+	int rc;
+
+	pp->addresses = json_shows_addresses(opt);
+	pp->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	if ((s = store_prepare(db, &st, sql, err)))
+		return s;
+	sqlite3_bind_int(st, 1, opt->include_private != 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		g_hash_table_replace(pp->names, g_strdup((const char *)sqlite3_column_text(st, 0)),
+				     g_strdup((const char *)sqlite3_column_text(st, 1)));
+	if (rc != SQLITE_DONE)
+		s = store_fail(db, err, "export: reading the people's names");
+	sqlite3_finalize(st);
+	return s;
+}
+
+static void people_release(struct people *pp)
+{
+	if (pp->names)
+		g_hash_table_destroy(pp->names);
+	pp->names = NULL;
+}
+
+static const char *people_name(const struct people *pp, const char *login)
+{
+	const char *name = login && pp->names ? g_hash_table_lookup(pp->names, login) : NULL;
+
+	return name ? name : "";
+}
+
+/* A person as an object: login and their one name when addresses are
+ * shown, else that name alone (or the login's local part: core/text.h's
+ * text_user_published()). */
+static struct json_object *json_user(const struct people *pp, const char *login)
 {
 	struct json_object *o = json_object_new_object();
 	char *shown;
 
-	if (json_shows_addresses(opt)) {
+	if (pp->addresses) {
 		json_object_object_add(o, "login", json_object_new_string(login));
-		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "name", json_object_new_string(people_name(pp, login)));
 		return o;
 	}
-	shown = text_user_published(login, name, 0);
+	shown = text_user_published(login, people_name(pp, login), 0);
 	json_object_object_add(o, "name", json_object_new_string(shown ? shown : ""));
 	free(shown);
 	return o;
 }
 
-/* A login as a string: itself when addresses are shown, else the name. */
-static struct json_object *json_login(const struct export_options *opt, const char *login)
+/* A person as a string: the login when addresses are shown, else the name
+ * json_user() gives ("" for nobody). */
+static struct json_object *json_login(const struct people *pp, const char *login)
 {
 	struct json_object *o;
 	char *shown;
 
-	if (json_shows_addresses(opt))
+	if (pp->addresses)
 		return json_object_new_string(login);
-	shown = text_user_published(login, "", 0);
+	shown = login && *login ? text_user_published(login, people_name(pp, login), 0) : NULL;
 	o = json_object_new_string(shown ? shown : "");
 	free(shown);
+	return o;
+}
+
+/* A history value of a field that holds people (assigned_to, qa_contact,
+ * cc: logins, comma separated) named as json_login() names them. */
+static struct json_object *json_people_list(const struct people *pp, const char *text)
+{
+	struct buf out = BUF_INIT;
+	struct json_object *o;
+	char **logins;
+
+	if (pp->addresses || !text)
+		return json_object_new_string(text ? text : "");
+	logins = g_strsplit(text, ",", -1);
+	for (size_t i = 0; logins && logins[i]; i++) {
+		const char *login = g_strstrip(logins[i]);
+		char *shown = *login ? text_user_published(login, people_name(pp, login), 0) : NULL;
+
+		if (shown)
+			buf_addf(&out, "%s%s", out.len ? ", " : "", shown);
+		free(shown);
+	}
+	g_strfreev(logins);
+	o = json_object_new_string(out.data ? out.data : "");
+	buf_release(&out);
 	return o;
 }
 
@@ -958,9 +1038,15 @@ static int attachment_private(const struct bz_bug *bug, long long id)
 	return 0;
 }
 
+static int people_field(const char *field)
+{
+	return field && (!strcmp(field, "assigned_to") || !strcmp(field, "qa_contact") ||
+			 !strcmp(field, "cc") || !strcmp(field, "reporter"));
+}
+
 static enum bb_status json_history(struct store *db, const struct export_bug *eb,
-				   const struct export_options *opt, struct json_object *out,
-				   struct bb_error *err)
+				   const struct export_options *opt, const struct people *pp,
+				   struct json_object *out, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
@@ -977,16 +1063,19 @@ static enum bb_status json_history(struct store *db, const struct export_bug *eb
 
 		if (!opt->include_private && att && attachment_private(&eb->bug, att))
 			continue;
+		const char *field = (const char *)sqlite3_column_text(st, 2);
+		const char *removed = (const char *)sqlite3_column_text(st, 3);
+		const char *added = (const char *)sqlite3_column_text(st, 4);
+
 		h = json_object_new_object();
 		json_object_object_add(h, "who",
-				       json_login(opt, (const char *)sqlite3_column_text(st, 0)));
+				       json_login(pp, (const char *)sqlite3_column_text(st, 0)));
 		json_object_object_add(h, "time", json_time((time_t)sqlite3_column_int64(st, 1)));
-		json_object_object_add(h, "field", json_object_new_string(
-					       (const char *)sqlite3_column_text(st, 2)));
-		json_object_object_add(h, "removed", json_people_text(
-					       opt, (const char *)sqlite3_column_text(st, 3)));
-		json_object_object_add(h, "added", json_people_text(
-					       opt, (const char *)sqlite3_column_text(st, 4)));
+		json_object_object_add(h, "field", json_object_new_string(field));
+		json_object_object_add(h, "removed", people_field(field)
+				       ? json_people_list(pp, removed) : json_people_text(opt, removed));
+		json_object_object_add(h, "added", people_field(field)
+				       ? json_people_list(pp, added) : json_people_text(opt, added));
 		json_object_object_add(h, "attachment_id", att ? json_object_new_int64(att) : NULL);
 		json_object_array_add(out, h);
 	}
@@ -997,8 +1086,8 @@ static enum bb_status json_history(struct store *db, const struct export_bug *eb
 }
 
 static enum bb_status json_bug(struct store *db, struct blob_store *bs,
-			       const struct export_options *opt, const struct export_bug *eb,
-			       struct json_object **out, struct export_stats *stats,
+			       const struct export_options *opt, const struct people *pp,
+			       const struct export_bug *eb, struct json_object **out, struct export_stats *stats,
 			       struct bb_error *err)
 {
 	const struct bz_bug *bug = &eb->bug;
@@ -1031,8 +1120,8 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 	json_object_object_add(o, "priority", json_object_new_string(bug->priority));
 	json_object_object_add(o, "version", json_object_new_string(bug->version));
 	json_object_object_add(o, "reporter",
-			       json_user(opt, bug->creator.login, bug->creator.real_name));
-	json_object_object_add(o, "assigned_to", json_login(opt, bug->assigned_to.login));
+			       json_user(pp, bug->creator.login));
+	json_object_object_add(o, "assigned_to", json_login(pp, bug->assigned_to.login));
 	json_object_object_add(o, "url", json_object_new_string(bug->url));
 	json_object_object_add(o, "dupe_of", bug->dupe_of ? json_object_new_int64(bug->dupe_of) : NULL);
 	json_object_object_add(o, "creation_time", json_time(bug->creation_time));
@@ -1041,7 +1130,7 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 	/* the structure, named as REST names it; a dependency on a restricted
 	 * bug is its id only, as Bugzilla shows it */
 	json_object_object_add(o, "alias", json_strv_object(bug->alias));
-	json_object_object_add(o, "qa_contact", json_login(opt, bug->qa_contact.login));
+	json_object_object_add(o, "qa_contact", json_login(pp, bug->qa_contact.login));
 	json_object_object_add(o, "target_milestone",
 			       json_object_new_string(bug->target_milestone));
 	json_object_object_add(o, "op_sys", json_object_new_string(bug->op_sys));
@@ -1093,7 +1182,7 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 		json_object_object_add(jc, "id", json_object_new_int64(c->id));
 		json_object_object_add(jc, "count", json_object_new_int(c->count));
 		json_object_object_add(jc, "author",
-				       json_user(opt, c->author.login, c->author.real_name));
+				       json_user(pp, c->author.login));
 		json_object_object_add(jc, "time", json_time(c->time));
 		json_object_object_add(jc, "text", json_object_new_string(c->text));
 		json_object_object_add(jc, "attachment_id",
@@ -1124,7 +1213,7 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 		json_object_object_add(ja, "summary", json_object_new_string(a->summary));
 		json_object_object_add(ja, "content_type", json_object_new_string(a->content_type));
 		json_object_object_add(ja, "size", json_object_new_int64((int64_t)a->size));
-		json_object_object_add(ja, "creator", json_login(opt, a->creator.login));
+		json_object_object_add(ja, "creator", json_login(pp, a->creator.login));
 		json_object_object_add(ja, "time", json_time(a->creation_time));
 		json_object_object_add(ja, "is_obsolete", json_object_new_boolean(a->is_obsolete));
 		json_object_object_add(ja, "is_patch", json_object_new_boolean(a->is_patch));
@@ -1147,7 +1236,7 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 
 	history = json_object_new_array();
 	json_object_object_add(o, "history", history);
-	s = json_history(db, eb, opt, history, err);
+	s = json_history(db, eb, opt, pp, history, err);
 	free(msgid);
 	free(link);
 	free(bug_url);
@@ -1164,11 +1253,14 @@ enum bb_status export_json(struct store *db, struct blob_store *bs,
 			   struct export_stats *stats, struct bb_error *err)
 {
 	struct export_bug eb;
+	struct people people = { NULL, 0 };
 	long long last = 0;
 	int n = 0;
 	enum bb_status s = BB_OK;
 
 	memset(&eb, 0, sizeof(eb));
+	if ((s = people_load(db, opt, &people, err)))
+		goto out;
 	fprintf(out, "{\"version\": %d, \"generator\": \"bugbridge %s\", \"include_private\": %s,"
 		" \"message_id_domain\": ", EXPORT_JSON_VERSION, PACKAGE_VERSION,
 		opt->include_private ? "true" : "false");
@@ -1194,7 +1286,7 @@ enum bb_status export_json(struct store *db, struct blob_store *bs,
 			export_bug_release(&eb);
 			continue;
 		}
-		if ((s = json_bug(db, bs, opt, &eb, &o, stats, err)))
+		if ((s = json_bug(db, bs, opt, &people, &eb, &o, stats, err)))
 			goto out;
 		fputs(n++ ? ",\n" : "", out);
 		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED |
@@ -1213,5 +1305,6 @@ enum bb_status export_json(struct store *db, struct blob_store *bs,
 		s = bb_error_errno(err, errno ? errno : EIO, "export: cannot write the JSON");
 out:
 	export_bug_release(&eb);
+	people_release(&people);
 	return s;
 }
