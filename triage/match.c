@@ -206,6 +206,122 @@ static int reporter_path(const char *path)
 	return 0;
 }
 
+/* ---- the guilty frame ---------------------------------------------------- */
+
+/* Shared code, as syzbot's guilty-file rules (syzkaller pkg/report/linux.go,
+ * guiltyFileIgnores) see it, with the folders issue 34 adds (entry code,
+ * the DMA mapping core, the sanitizers): a fault or frame here is most
+ * often the caller's bug.  "mm/" as a whole is in only for a report that
+ * has a frame outside shared code and mm/ (see tri_path_is_shared()). */
+static const char *const shared_paths[] = {
+	"lib/", "virt/lib/", "mm/kasan/", "mm/kmsan/", "mm/kfence/", "kernel/kcov.c",
+	"kernel/kcsan/", "mm/slab.c", "mm/slub.c", "mm/slab_common.c", "mm/filemap.c",
+	"mm/folio-compat.c", "mm/truncate.c", "mm/memory.c", "mm/percpu", "mm/vmalloc.c",
+	"mm/page_alloc.c", "mm/mempool.c", "mm/util.c", "kernel/rcu/", "kernel/locking/",
+	"kernel/panic.c", "kernel/printk/", "kernel/softirq.c", "kernel/kthread.c",
+	"kernel/sched/", "kernel/stacktrace.c", "kernel/time/timer.c", "kernel/workqueue.c",
+	"kernel/dma/", "kernel/irq/", "kernel/entry/", "net/core/dev.c", "net/core/sock.c",
+	"net/core/skbuff.c", "fs/proc/generic.c", "drivers/usb/core/urb.c", "include/",
+};
+
+/* arch/ARCH/ files of the same kind */
+static const char *const shared_arch_paths[] = {
+	"kernel/traps.c", "kernel/unwind", "mm/fault.c", "mm/physaddr.c",
+	"kernel/stacktrace.c", "kernel/apic/apic.c", "kernel/entry", "kernel/process.c",
+	"lib/", "entry/", "include/",
+};
+
+/* Functions of the same shared code, for traces without paths (most of
+ * the ones people paste): locking, allocators, string and printk helpers,
+ * the scheduler and workqueues, user copies, list and refcount checks, the
+ * sanitizers, DMA mapping. */
+static const char *const shared_symbol_prefixes[] = {
+	"_copy_", "__copy_", "__might_", "___might_", "__bitmap", "__check_object_size",
+	"__dev_printk", "__dma_", "__down", "__dump", "__flush_work", "__fortify",
+	"__get_free_pages", "__kasan", "__kmalloc", "__kmem_cache", "__kvmalloc", "__list_",
+	"__lock_", "__memcpy", "__memmove", "__memset", "__msan", "__mutex", "__printk",
+	"__queue_work", "__raw_", "__rcu", "__schedule", "__slab", "___slab", "__tsan",
+	"__ubsan", "__vmalloc", "__wait_for_common", "__wake_up", "__warn",
+	"_dev_", "_find_", "_printk", "_raw_", "alloc_pages", "bitmap_", "check_object_size",
+	"context_switch", "copy_from_user", "copy_to_user", "dev_printk", "dma_alloc_attrs",
+	"dma_direct_", "dma_free_attrs", "dma_map_", "dma_unmap_", "do_raw_", "down_",
+	"dump_stack", "finish_task_switch", "flush_work", "fortify_", "get_page_from_freelist",
+	"kasan_", "kcalloc", "kcsan_", "kfree", "kmalloc", "kmem_cache_", "kmemdup", "kmsan_",
+	"krealloc", "kstrdup", "kvfree", "kvmalloc", "kvzalloc", "kzalloc", "list_add",
+	"list_del", "lock_acquire", "lock_release", "lockdep_", "mark_lock", "memchr",
+	"memcmp", "memcpy", "memmove", "mempool_", "memset", "might_", "mutex_",
+	"native_queued_", "print_", "printk", "queue_work", "queued_", "raw_spin_",
+	"refcount_", "rt_mutex", "rwsem_", "schedule", "scnprintf", "slab_", "snprintf",
+	"spin_", "sprintf", "strcmp", "strcpy", "strlen", "strncmp", "strncpy", "strnlen",
+	"strscpy", "swiotlb_", "try_to_wake_up", "ubsan_", "up_read", "up_write", "vfree",
+	"vmalloc", "vprintk", "vscnprintf", "vsnprintf", "wait_for_completion", "wake_up",
+	"warn_",
+};
+
+int tri_path_is_shared(const char *path, int mm)
+{
+	size_t n;
+
+	if (!path)
+		return 0;
+	if (mm && g_str_has_prefix(path, "mm/"))
+		return 1;
+	n = strlen(path);
+	/* syzbot's ".*\.h": a header's inline function inlined into its caller */
+	if (n > 2 && !strcmp(path + n - 2, ".h"))
+		return 1;
+	for (size_t i = 0; i < G_N_ELEMENTS(shared_paths); i++)
+		if (g_str_has_prefix(path, shared_paths[i]))
+			return 1;
+	if (g_str_has_prefix(path, "arch/")) {
+		const char *rest = strchr(path + 5, '/');
+
+		for (size_t i = 0; rest && i < G_N_ELEMENTS(shared_arch_paths); i++)
+			if (g_str_has_prefix(rest + 1, shared_arch_paths[i]))
+				return 1;
+	}
+	return 0;
+}
+
+int tri_symbol_is_shared(const char *symbol)
+{
+	if (!symbol)
+		return 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(shared_symbol_prefixes); i++)
+		if (g_str_has_prefix(symbol, shared_symbol_prefixes[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether a frame is in shared code (its path if printed, else its name). */
+static int frame_shared(const struct tri_frame *f, int mm)
+{
+	if (f->path)
+		return tri_path_is_shared(f->path, mm);
+	return tri_symbol_is_shared(f->symbol);
+}
+
+/* The guilty frame of an oops, as syzbot chooses it: the first reliable
+ * frame, from the top, that is neither generic nor in shared code, mm/
+ * counting as shared when another frame is outside it; -1 if every frame
+ * is shared (the first one then stands).  *mm says whether mm/ counted as
+ * shared. */
+static ssize_t guilty_frame(const struct tri_oops *o, int *mm)
+{
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t i = 0; i < o->nframes; i++) {
+			const struct tri_frame *f = &o->frames[i];
+
+			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||
+			    (f->path && reporter_path(f->path)) || frame_shared(f, pass))
+				continue;
+			*mm = pass;
+			return (ssize_t)i;
+		}
+	*mm = 0;
+	return -1;
+}
+
 /* ---- the index ---------------------------------------------------------- */
 
 struct comp_entry {
@@ -1229,33 +1345,41 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 {
 	char *desc;
 	size_t rank = 0;
+	int mm = 0;
+	ssize_t guilty = guilty_frame(o, &mm);
+	/* a fault in shared code with a guilty frame under it is the caller's */
+	int path_shared = o->path && guilty >= 0 && tri_path_is_shared(o->path, mm);
+	int pc_shared = o->pc_symbol && guilty >= 0 && tri_symbol_is_shared(o->pc_symbol);
+	int has_path = o->path && !reporter_path(o->path) && !path_shared;
 
 	if (o->path && !reporter_path(o->path)) {
 		desc = g_strdup_printf("%s at %s", tri_oops_kind_str(o->kind), o->path);
-		apply_path(sc, o->path, 10 * of, desc, o->path_line);
+		apply_path(sc, o->path, (path_shared ? 2 : 10) * of, desc, o->path_line);
 		g_free(desc);
 	}
 	if (o->pc_symbol && !tri_symbol_is_generic(o->pc_symbol)) {
 		/* the fault's own file, when printed, says more than its module */
-		int has_path = o->path && !reporter_path(o->path);
+		double pw = (pc_shared ? 0.2 : 1.0) * of;
 
 		desc = g_strdup_printf("pc %s%s%s%s", o->pc_symbol, o->pc_module ? " [" : "",
 				       o->pc_module ? o->pc_module : "", o->pc_module ? "]" : "");
 		if (o->pc_module)
-			apply_module(sc, o->pc_module, (has_path ? 3 : 8) * of, NAME_DRIVER, desc,
+			apply_module(sc, o->pc_module, (has_path ? 3 : 8) * pw, NAME_DRIVER, desc,
 				     o->pc_line);
-		apply_symbol(sc, o->pc_symbol, (has_path ? 2 : 6) * of, (has_path ? 3 : 8) * of,
+		apply_symbol(sc, o->pc_symbol, (has_path ? 2 : 6) * pw, (has_path ? 3 : 8) * pw,
 			     desc, o->pc_line);
 		if (o->pc_module && !symbol_located(sc, o->pc_symbol))
-			apply_module_symbol(sc, o->pc_module, o->pc_symbol, (has_path ? 3 : 8) * of,
+			apply_module_symbol(sc, o->pc_module, o->pc_symbol, (has_path ? 3 : 8) * pw,
 					    desc, o->pc_line);
 		g_free(desc);
 	}
 	if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
+		double lw = (guilty >= 0 && tri_symbol_is_shared(o->lr_symbol) ? 0.2 : 1.0) * of;
+
 		desc = g_strdup_printf("lr %s", o->lr_symbol);
 		if (o->lr_module)
-			apply_module(sc, o->lr_module, 2 * of, NAME_DRIVER, desc, o->pc_line);
-		apply_symbol(sc, o->lr_symbol, 2 * of, 2 * of, desc, o->pc_line);
+			apply_module(sc, o->lr_module, 2 * lw, NAME_DRIVER, desc, o->pc_line);
+		apply_symbol(sc, o->lr_symbol, 2 * lw, 2 * lw, desc, o->pc_line);
 		g_free(desc);
 	}
 	for (size_t i = 0; i < o->nframes && rank < 10 && sc->nclues < TRI_MATCH_MAX_CLUES; i++) {
@@ -1268,15 +1392,22 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
 				continue;
 			w = 0.3;
+		} else if (guilty >= 0 && (size_t)guilty != i && frame_shared(f, mm)) {
+			/* shared code above or below the guilty frame */
+			w = 0.1;
 		} else {
 			w = power(0.7, rank);
+			/* it stands for the fault when that is in shared code */
+			if ((size_t)guilty == i && (path_shared || pc_shared))
+				w *= 1.5;
 			rank++;
 		}
 		w *= 4 * of;
-		if (o->path && !reporter_path(o->path))
+		if (has_path)
 			w *= 0.5;
-		desc = g_strdup_printf("frame %s%s%s%s", f->symbol, f->module ? " [" : "",
-				       f->module ? f->module : "", f->module ? "]" : "");
+		desc = g_strdup_printf("%s %s%s%s%s", (size_t)guilty == i ? "guilty frame" : "frame",
+				       f->symbol, f->module ? " [" : "", f->module ? f->module : "",
+				       f->module ? "]" : "");
 		if (f->path)
 			apply_path(sc, f->path, w * 1.5, desc, f->line);
 		if (f->module)
@@ -1637,7 +1768,9 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		if (seen)
 			continue;
 		desc = g_strdup_printf("path %s", p->path);
-		apply_path(&sc, p->path, 4 * power(0.8, used), desc, p->line);
+		/* a trace's shared code names no owner (syzbot's frames carry paths) */
+		apply_path(&sc, p->path, 4 * power(0.8, used) *
+			   (r->noopses && tri_path_is_shared(p->path, 0) ? 0.25 : 1.0), desc, p->line);
 		g_free(desc);
 		used++;
 	}

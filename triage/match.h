@@ -134,6 +134,36 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
  * module), 1 to TRI_LOCATE_NAME_MAX bytes. */
 int tri_locate_name_ok(const char *name, int module);
 
+/* Shared code, where a fault or a frame is most often its caller's bug:
+ * syzbot's guilty-file rules (syzkaller pkg/report/linux.go), lib/,
+ * headers (include/ and any .h), the allocators (mm/slab.c, mm/slub.c,
+ * mm/slab_common.c, mm/page_alloc.c, mm/vmalloc.c, mm/mempool.c,
+ * mm/percpu*, mm/util.c, mm/memory.c, mm/filemap.c, mm/truncate.c), the
+ * sanitizers (mm/kasan/, mm/kmsan/, mm/kfence/, kernel/kcsan/,
+ * kernel/kcov.c), kernel/locking/, kernel/rcu/, kernel/sched/,
+ * kernel/printk/, kernel/panic.c, kernel/softirq.c, kernel/kthread.c,
+ * kernel/stacktrace.c, kernel/time/timer.c, kernel/workqueue.c,
+ * kernel/irq/, kernel/entry/, kernel/dma/, net/core/{dev,sock,skbuff}.c,
+ * fs/proc/generic.c, drivers/usb/core/urb.c, and arch/ARCH/'s traps,
+ * unwinders, fault handling, entry code, lib/ and include/; with mm, all
+ * of mm/ too.  Without a path, a function by its name: locking
+ * (spin_*, _raw_*, mutex_*, down_*, rwsem_*, lock_acquire, lockdep_*),
+ * allocators (kmalloc*, kmem_cache_*, kfree, kvmalloc, vmalloc, alloc_pages,
+ * slab_*, mempool_*), string and printk helpers (mem*, str*, *printf,
+ * printk, dev_printk), user copies, list and refcount checks, scheduling
+ * and workqueues (schedule*, wake_up*, wait_for_completion, queue_work,
+ * flush_work), the sanitizers (kasan_*, kmsan_*, kcsan_*, ubsan_*), DMA
+ * mapping (dma_map_*, dma_direct_*, swiotlb_*) and __might_*.
+ *
+ * The guilty frame of an oops is, as syzbot picks it, the first reliable
+ * frame from the top that is neither generic (tri_symbol_is_generic())
+ * nor shared, mm/ counting as shared when some frame is outside it (a
+ * report of mm keeps its mm frames); it weighs most.  Shared frames above
+ * and below it, and a fault path, RIP/pc or LR in shared code above it,
+ * weigh little; a trace all of shared code keeps its order. */
+int tri_path_is_shared(const char *path, int mm);
+int tri_symbol_is_shared(const char *symbol);
+
 /* Whether path matches the F:/X: pattern as get_maintainer.pl reads it
  * (see above).  Exposed for the tests. */
 int tri_pattern_matches(const char *pattern, const char *path);

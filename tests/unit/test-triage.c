@@ -1044,6 +1044,139 @@ static void test_prose(void)
 	mnt_free(mf);
 }
 
+/* The guilty frame, as syzbot picks it: shared code at the top of a trace
+ * (lib/, allocators, locking, headers, mm/ for a report that is not mm's)
+ * is the caller's bug (issue 34: lib/vsprintf.c went to LIBRARY CODE,
+ * __raw_spin_lock to LOCKING). */
+static const char guilty_maintainers[] =
+	"LIBRARY CODE\n"
+	"F:\tlib/*\n"
+	"\n"
+	"VSPRINTF\n"
+	"F:\tlib/vsprintf.c\n"
+	"\n"
+	"MEMORY MANAGEMENT\n"
+	"L:\tlinux-mm@kvack.org\n"
+	"F:\tmm/\n"
+	"\n"
+	"SLAB ALLOCATOR\n"
+	"F:\tmm/slub.c\n"
+	"\n"
+	"LOCKING PRIMITIVES\n"
+	"F:\tkernel/locking/\n"
+	"\n"
+	"HID CORE LAYER\n"
+	"L:\tlinux-input@vger.kernel.org\n"
+	"F:\tdrivers/hid/\n"
+	"\n"
+	"WIDGET HID DRIVER\n"
+	"L:\tlinux-input@vger.kernel.org\n"
+	"F:\tdrivers/hid/widget/\n";
+
+static const char guilty_warning[] =
+	"[  100.000000] ------------[ cut here ]------------\n"
+	"[  100.000001] WARNING: CPU: 0 PID: 12 at lib/vsprintf.c:2800 vsnprintf+0x300/0x500\n"
+	"[  100.000002] Modules linked in: widget hid_generic usbhid\n"
+	"[  100.000003] CPU: 0 PID: 12 Comm: kworker/0:1 Not tainted 6.8.0 #1\n"
+	"[  100.000004] RIP: 0010:vsnprintf+0x300/0x500\n"
+	"[  100.000005] Call Trace:\n"
+	"[  100.000006]  <TASK>\n"
+	"[  100.000007]  sprintf+0x50/0x70\n"
+	"[  100.000008]  _raw_spin_lock_irqsave+0x20/0x40\n"
+	"[  100.000009]  __kmalloc+0x40/0x90\n"
+	"[  100.000010]  widget_get_report+0x90/0x120 [widget]\n"
+	"[  100.000011]  widget_raw_request+0x30/0x40 [widget]\n"
+	"[  100.000012]  process_one_work+0x171/0x340\n"
+	"[  100.000013]  </TASK>\n"
+	"[  100.000014] ---[ end trace 0000000000000000 ]---\n";
+
+/* syzbot's form: frames with their files */
+static const char guilty_syzbot[] =
+	"BUG: KASAN: slab-use-after-free in __list_del_entry_valid+0x20/0x90 lib/list_debug.c:62\n"
+	"Read of size 8 at addr ffff888100000000 by task syz-executor/5000\n"
+	"\n"
+	"CPU: 1 PID: 5000 Comm: syz-executor Not tainted 6.9.0-syzkaller #0\n"
+	"Call Trace:\n"
+	" <TASK>\n"
+	" __dump_stack lib/dump_stack.c:88 [inline]\n"
+	" dump_stack_lvl+0x116/0x1f0 lib/dump_stack.c:114\n"
+	" print_report+0xc4/0x620 mm/kasan/report.c:377\n"
+	" kasan_report+0xd9/0x110 mm/kasan/report.c:601\n"
+	" __list_del_entry_valid+0x20/0x90 lib/list_debug.c:62\n"
+	" list_del include/linux/list.h:229 [inline]\n"
+	" kfree+0x30/0x90 mm/slub.c:4400\n"
+	" widget_release+0x50/0x90 drivers/hid/widget/widget-core.c:310\n"
+	" hid_device_remove+0x60/0x90 drivers/hid/hid-core.c:2700\n"
+	" </TASK>\n";
+
+/* all of mm: a report of mm's own */
+static const char guilty_mm[] =
+	"BUG: Bad page state in process kcompactd0  pfn:1a2b3c\n"
+	"Call Trace:\n"
+	" <TASK>\n"
+	" dump_stack_lvl+0x116/0x1f0 lib/dump_stack.c:114\n"
+	" bad_page+0x80/0x120 mm/page_alloc.c:500\n"
+	" free_unref_page+0x30/0x90 mm/page_alloc.c:2600\n"
+	" migrate_pages_batch+0x70/0x200 mm/migrate.c:1700\n"
+	" compact_zone+0x100/0x300 mm/compaction.c:2500\n"
+	" </TASK>\n";
+
+static void test_guilty(void)
+{
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	ok(tri_path_is_shared("lib/vsprintf.c", 0) && tri_path_is_shared("mm/slub.c", 0) &&
+	   tri_path_is_shared("include/linux/string.h", 0) &&
+	   tri_path_is_shared("kernel/dma/direct.c", 0) &&
+	   tri_path_is_shared("kernel/locking/spinlock.c", 0) &&
+	   tri_path_is_shared("arch/x86/entry/entry_64.S", 0) &&
+	   tri_path_is_shared("arch/arm64/kernel/entry-common.c", 0) &&
+	   tri_path_is_shared("drivers/hid/hid-ids.h", 0) &&
+	   tri_path_is_shared("drivers/usb/core/urb.c", 0),
+	   "shared: lib/, allocators, headers, DMA core, locking, entry code, urb.c");
+	ok(!tri_path_is_shared("drivers/hid/hid-core.c", 0) &&
+	   !tri_path_is_shared("mm/migrate.c", 0) && tri_path_is_shared("mm/migrate.c", 1) &&
+	   !tri_path_is_shared("arch/x86/kvm/x86.c", 0) && !tri_path_is_shared("fs/btrfs/inode.c", 0),
+	   "shared: drivers, file systems and KVM are not; mm/ only when asked");
+	ok(tri_symbol_is_shared("__raw_spin_lock") && tri_symbol_is_shared("_raw_spin_lock_irqsave") &&
+	   tri_symbol_is_shared("__might_fault") && tri_symbol_is_shared("kmalloc_trace") &&
+	   tri_symbol_is_shared("memcpy_orig") && tri_symbol_is_shared("vsnprintf") &&
+	   tri_symbol_is_shared("mutex_lock_nested") && tri_symbol_is_shared("dma_direct_map_sg"),
+	   "shared: locking, allocator, string, printf and DMA functions by name");
+	ok(!tri_symbol_is_shared("widget_get_report") && !tri_symbol_is_shared("hid_input_report") &&
+	   !tri_symbol_is_shared("show_temp") && !tri_symbol_is_shared(NULL),
+	   "shared: a driver's functions are not");
+
+	if (!ok(mnt_parse(&mf, guilty_maintainers, strlen(guilty_maintainers), &err) == BB_OK,
+		"guilty: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	first = rank_first(m, guilty_warning, &rk);
+	ok(!strcmp(first, "WIDGET HID DRIVER"), "guilty: a WARNING at lib/vsprintf.c under "
+	   "widget_get_report goes to the widget, first %s", first);
+	ok(rk->n && strstr(show(rk->matches[0].reason), "guilty frame widget_get_report [widget]"),
+	   "guilty: the reason names the guilty frame: %s",
+	   rk->n ? show(rk->matches[0].reason) : "(none)");
+	tri_ranking_free(rk);
+	first = rank_first(m, guilty_syzbot, &rk);
+	ok(!strcmp(first, "WIDGET HID DRIVER"), "guilty: syzbot's KASAN in lib/list_debug.c "
+	   "under kfree and widget_release goes to the widget, first %s", first);
+	ok(score_of(rk, "SLAB ALLOCATOR") * 4 < score_of(rk, "WIDGET HID DRIVER"),
+	   "guilty: kfree in mm/slub.c above it weighs little (%.2f, the widget %.2f)",
+	   score_of(rk, "SLAB ALLOCATOR"), score_of(rk, "WIDGET HID DRIVER"));
+	tri_ranking_free(rk);
+	first = rank_first(m, guilty_mm, &rk);
+	ok(!strcmp(first, "MEMORY MANAGEMENT"), "guilty: a trace all of mm/ stays mm's, first %s",
+	   first);
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 static const char *const fake_places[][2] = {
 	{ "zz_widget_probe", "drivers/hid/zz-widget.c" },
 	{ "zz_widget_helper", "drivers/hid/zz-widget.c" },
@@ -1229,6 +1362,7 @@ int main(void)
 	test_patterns();
 	test_matcher();
 	test_prose();
+	test_guilty();
 	test_locator();
 	return done_testing();
 }
