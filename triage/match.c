@@ -349,8 +349,10 @@ struct tri_matcher {
 	GPtrArray *keys;        /* by_name's keys, sorted, for prefix lookups */
 	GArray *vendor_globs;   /* struct vendor_glob: folder globs under a vendor */
 	GHashTable *by_title;   /* a title's word, lower case -> GArray of title_entry */
-	GHashTable *by_rest;    /* a file's name after its first '_'/'-' token
-				 * ("cadence-quadspi" of spi-cadence-quadspi.c) -> comp_entry */
+	GHashTable *by_rest;    /* a file's name after its first '_'/'-' token, when
+				 * that has two parts or more ("cadence-quadspi" of
+				 * spi-cadence-quadspi.c, not "tree" of maple_tree.c)
+				 * -> comp_entry */
 };
 
 /* A word of a section's title, for names in prose (apply_prose()). */
@@ -465,7 +467,9 @@ static void index_pattern(struct tri_matcher *m, guint section, guint file, cons
 				e.star = 0;
 				index_add(m, m->by_token, c, tok, &e);
 			}
-			if (tok >= 2 && tok + 4 <= keylen && !has_glob(c, keylen))
+			/* a name of two parts or more after its first */
+			if (tok >= 2 && tok + 4 <= keylen && !has_glob(c, keylen) &&
+			    strcspn(c + tok + 1, "_-") < keylen - tok - 1)
 				index_add(m, m->by_rest, c + tok + 1, keylen - tok - 1, &e);
 		}
 	}

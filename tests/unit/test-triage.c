@@ -985,7 +985,10 @@ static const char prose_maintainers[] =
 	"F:\tdrivers/pci/controller/\n"
 	"\n"
 	"NVIDIA FRAMEBUFFER DRIVER\n"
-	"F:\tdrivers/video/fbdev/nvidia/\n";
+	"F:\tdrivers/video/fbdev/nvidia/\n"
+	"\n"
+	"MAPLE TREE\n"
+	"F:\tlib/maple_tree.c\n";
 
 static void test_prose(void)
 {
@@ -1031,6 +1034,12 @@ static void test_prose(void)
 	/* a lower-case name alone in a title's parentheses */
 	first = rank_first(m, "iwlwifi loses the connection every hour\n", &rk);
 	ok(!strcmp(first, "INTEL WIRELESS WIFI LINK (iwlwifi)"), "prose: iwlwifi, first %s",
+	   first);
+	tri_ranking_free(rk);
+	/* the end of a file's name only when it has two parts: "tree" is not
+	 * maple_tree.c */
+	first = rank_first(m, "Directory tree walk hangs\n", &rk);
+	ok(!strcmp(first, "(none)"), "prose: a one-word end of a name is no name, first %s",
 	   first);
 	tri_ranking_free(rk);
 	/* English words and vendors are no drivers; quoted and log lines are
