@@ -465,6 +465,15 @@ enum bb_status inbound_cursor_move(struct sync_context *sc, const char *name, co
 struct batch {
 	const char *name;        /* the cursor's; not owned; NULL: nothing pending */
 	struct buf value;        /* where the cursor goes */
+	/* The position on_message() was handed (valid during its call), and
+	 * how much of it is the position handed before (archive_position_kept()):
+	 * when value holds that one (value_prev), a mail appends only its own
+	 * bytes to it, not the whole cursor again (which in a Maildir names
+	 * every mail of the cursor's window: a copy of it for each mail of
+	 * one mtime second was a time quadratic in their number) */
+	const char *handed;
+	size_t kept;
+	int value_prev, value_now;   /* value holds the last, this call's position */
 	unsigned mails;          /* read in this batch */
 	struct timespec opened;  /* when it began */
 	unsigned max_mails;      /* it commits at this many mails */
@@ -504,11 +513,21 @@ static const char *batch_over(struct batch *b)
 static enum bb_status cursor_move_later(struct sync_context *sc, struct batch *later,
 					const char *name, const char *value, struct bb_error *err)
 {
+	int own = later && value == later->handed;
+
 	if (!later || sc->db->depth < 2 || !name || !value)
 		return inbound_cursor_move(sc, name, value, err);
-	buf_reset(&later->value);
-	if (buf_addstr(&later->value, value))
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	if (own && later->value_now) {
+		/* (moved there before in this call) */
+	} else if (own && later->value_prev && later->kept && later->kept == later->value.len) {
+		if (buf_addstr(&later->value, value + later->kept))
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	} else {
+		buf_reset(&later->value);
+		if (buf_addstr(&later->value, value))
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	later->value_now = own;
 	later->name = name;
 	return BB_OK;
 }
@@ -2135,6 +2154,10 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 	struct round *r = ctx;
 	enum bb_status s;
 
+	r->later.handed = position;
+	r->later.kept = archive_position_kept(r->src);
+	r->later.value_prev = r->later.value_now;
+	r->later.value_now = 0;
 	if (r->sc->db->depth == 0) {
 		if ((s = r->sc->dry_run ? store_begin_read(r->sc->db, r->err)
 					: store_begin(r->sc->db, r->err)))
@@ -2289,6 +2312,8 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 		r.memo.version = 0;
 		r.later.name = NULL;
 		buf_init(&r.later.value);
+		r.later.handed = NULL;
+		r.later.value_prev = r.later.value_now = 0;
 		r.later.max_mails = BATCH_MAILS;
 		r.later.max_ms = batch_ms();
 		s = archive_poll(src, cursor, on_message, &r, &next, err);

@@ -1716,8 +1716,8 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 	struct md_list l = { NULL, 0, 0 };
 	struct md_position pos = { BUF_INIT, 0, 0, 1, NULL, 0 };
 	struct buf msg = BUF_INIT;
-	long long now = archive_now_seconds(), horizon;
-	size_t *ahead = NULL, nahead = 0;
+	long long now = archive_now_seconds(), horizon, handed_horizon = -1;
+	size_t *ahead = NULL, nahead = 0, handed_len = 0;
 	enum bb_status st;
 
 	if ((st = parse_md_cursor(cursor, &c, err)) || (st = md_scan(src->path, now, &l, err)))
@@ -1758,6 +1758,10 @@ static enum bb_status poll_maildir(struct archive_source *src, const char *curso
 			st = BB_OK;
 			continue;
 		}
+		/* at one horizon the text only grows (md_position_done()) */
+		src->position_kept = pos.horizon == handed_horizon ? handed_len : 0;
+		handed_horizon = pos.horizon;
+		handed_len = pos.text.len;
 		if ((st = archive_deliver(src, fn, ctx, msg.data, msg.len, pos.text.data, err)))
 			goto out;
 	}
@@ -2100,6 +2104,7 @@ enum bb_status archive_poll(struct archive_source *src, const char *cursor,
 
 	if (next_cursor)
 		*next_cursor = NULL;
+	src->position_kept = 0;
 	switch (src->kind) {
 	case KIND_PUBLIC_INBOX:
 		st = archive_poll_public_inbox(src, cursor, fn, ctx, next_cursor, err);
@@ -2118,7 +2123,13 @@ enum bb_status archive_poll(struct archive_source *src, const char *cursor,
 		free(*next_cursor);
 		*next_cursor = NULL;
 	}
+	src->position_kept = 0;
 	return st;
+}
+
+size_t archive_position_kept(const struct archive_source *src)
+{
+	return src->position_kept;
 }
 
 static enum bb_status no_message(void *ctx, const char *raw, size_t len, const char *position)

@@ -195,6 +195,14 @@ enum bb_status archive_poll(struct archive_source *src, const char *cursor,
 			    archive_message_fn fn, void *ctx, char **next_cursor,
 			    struct bb_error *err);
 
+/* During a message handler's call from archive_poll(): how many bytes at
+ * the start of its position are the whole position handed with the
+ * message before it in the same poll, which this one extends (0: none, or
+ * not known).  A caller that keeps the last position copies only what
+ * follows them: a Maildir's position names every message of the cursor's
+ * window, all of them when they share one mtime second. */
+size_t archive_position_kept(const struct archive_source *src);
+
 /* The cursor at the current end of the archive, reading no message, for
  * starting a new source without its history (public-inbox: mirrors only
  * the newest epoch).  *cursor is malloc'd. */

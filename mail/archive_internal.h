@@ -37,6 +37,7 @@ struct archive_source {
 	CURL *curl;
 	char curl_error[CURL_ERROR_SIZE];
 	struct archive_stats stats;
+	size_t position_kept; /* archive_position_kept() */
 };
 
 /* --- archive.c -------------------------------------------------------------- */

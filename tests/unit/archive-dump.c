@@ -43,7 +43,10 @@
 struct dump {
 	long stop_after;
 	long handled;
-	char *last_position;
+	char *last_position;     /* kept for --cursor-file only: a copy of each
+				  * position (a Maildir's can be long) would be
+				  * the driver's own quadratic cost */
+	int keep_position;
 	const char *save_dir;
 	int quiet;
 };
@@ -106,7 +109,7 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 			return BB_ERR_IO;
 		}
 	}
-	if (position) {
+	if (position && d->keep_position) {
 		free(d->last_position);
 		d->last_position = strdup(position);
 	}
@@ -157,7 +160,7 @@ int main(int argc, char **argv)
 	struct archive_options opt;
 	struct archive_source *src = NULL;
 	struct bb_error err = BB_ERROR_INIT;
-	struct dump d = { -1, 0, NULL, NULL, 0 };
+	struct dump d = { -1, 0, NULL, 0, NULL, 0 };
 	const char *cursor_file = NULL, *thread = NULL;
 	char *cursor = NULL, *next = NULL;
 	const struct archive_stats *s;
@@ -211,6 +214,7 @@ int main(int argc, char **argv)
 	}
 	if (cursor_file)
 		cursor = read_cursor(cursor_file);
+	d.keep_position = cursor_file != NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	st = archive_source_new(&src, &opt, &err);
 	if (!st) {
