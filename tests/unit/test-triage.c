@@ -988,7 +988,10 @@ static const char prose_maintainers[] =
 	"F:\tdrivers/video/fbdev/nvidia/\n"
 	"\n"
 	"MAPLE TREE\n"
-	"F:\tlib/maple_tree.c\n";
+	"F:\tlib/maple_tree.c\n"
+	"\n"
+	"CPU HOTPLUG\n"
+	"F:\tkernel/cpu.c\n";
 
 static void test_prose(void)
 {
@@ -1044,7 +1047,8 @@ static void test_prose(void)
 	tri_ranking_free(rk);
 	/* English words and vendors are no drivers; quoted and log lines are
 	 * not prose */
-	first = rank_first(m, "The controller hardware hangs\n\nnvidia card, log below.\n"
+	first = rank_first(m, "The controller hardware hangs\n\nnvidia card via a riser, "
+			   "on every cpu, log below.\n"
 			   "> mwifiex was fine\n[   12.345678] asus-wmi is loaded\n", &rk);
 	ok(!strcmp(first, "(none)"), "prose: no driver in plain words, first %s", first);
 	tri_ranking_free(rk);
