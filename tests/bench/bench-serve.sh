@@ -1,31 +1,47 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Blob GET throughput of bugbridge serve against nginx serving the same
-# files (make bench only, never make check).  Prints figures and ratios of
-# contenders run side by side; asserts nothing.  Skipped, saying so, when
-# /usr/sbin/nginx (Debian's nginx-light) is not installed; nginx is not a
-# build or test dependency.
+# files, measured with wrk, the load tool web people use (make bench only,
+# never make check).  Prints figures and ratios of contenders run side by
+# side, interleaved; asserts nothing.  Skipped, saying so, when nginx
+# (Debian's nginx-light) or wrk (Debian's wrk) is not installed: neither is
+# a build or test dependency.
 #
-#   BENCH_SECONDS    length of each run (default 10)
-#   BENCH_CLIENTS    concurrent keep-alive clients (default 64)
-#   BENCH_BIG_MB     size of the big blob in MiB (default 1024 = 1 GiB)
-#   BENCH_RUNS       runs per measurement, interleaved; the median is kept
-#                    (default 3)
-#   BENCH_DIR        where to work (default: a new folder in $TMPDIR or /tmp)
+# 4 KiB and 1 MiB blobs: `wrk -t2 -cBENCH_CLIENTS -dBENCH_SECONDS --latency`,
+# requests/s, bytes/s and the 99th percentile latency.  The big blob: 4
+# connections (BENCH_BIG_CLIENTS), runs of BENCH_BIG_SECONDS, bytes/s only.
+# wrk does the whole job; the project has no load generator of its own.
+#
+#   BENCH_SECONDS     length of each small/medium run (default 10)
+#   BENCH_CLIENTS     concurrent keep-alive connections (default 64)
+#   BENCH_BIG_MB      size of the big blob in MiB (default 1024 = 1 GiB)
+#   BENCH_BIG_SECONDS length of each big run (default 30)
+#   BENCH_BIG_CLIENTS connections for the big blob (default 4)
+#   BENCH_RUNS        runs per measurement, interleaved; the median is kept
+#                     (default 3)
+#   BENCH_THREADS     wrk threads (default 2)
+#   BENCH_DIR         where to work (default: a new folder in $TMPDIR or /tmp)
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh" || exit 1
 : "${BUGBRIDGE:?set BUGBRIDGE to the bugbridge binary (make bench does)}"
-: "${BENCH_HTTP_LOAD:?set BENCH_HTTP_LOAD to bench-http-load (make bench does)}"
 NGINX=${NGINX:-/usr/sbin/nginx}
+WRK=${WRK:-$(command -v wrk)}
 if [ ! -x "$NGINX" ]; then
 	echo "bench-serve: SKIP: $NGINX is not installed (apt-get install nginx-light to compare)"
+	exit 0
+fi
+if [ -z "$WRK" ] || [ ! -x "$WRK" ]; then
+	echo "bench-serve: SKIP: wrk is not installed (apt-get install wrk to measure)"
 	exit 0
 fi
 seconds=${BENCH_SECONDS:-10}
 clients=${BENCH_CLIENTS:-64}
 big_mb=${BENCH_BIG_MB:-1024}
+big_seconds=${BENCH_BIG_SECONDS:-30}
+big_clients=${BENCH_BIG_CLIENTS:-4}
 runs=${BENCH_RUNS:-3}
+wrk_threads=${BENCH_THREADS:-2}
 serve_pid="" nginx_pid=""
 cleanup() {
 	stop "$serve_pid"
@@ -35,9 +51,12 @@ cleanup() {
 make_work bugbridge-bench-serve
 chmod 755 "$work"
 
-echo "bugbridge serve vs nginx: blob GET, $clients keep-alive clients, ${seconds} s runs," \
+echo "bugbridge serve vs nginx: blob GET with wrk -t$wrk_threads --latency, interleaved," \
 	"median of $runs, in $work"
-echo "machine: $(nproc) cores, $(uname -r); $("$NGINX" -v 2>&1)"
+echo "  4 KiB, 1 MiB: $clients keep-alive connections, ${seconds} s runs;" \
+	"$big_mb MiB: $big_clients connections, ${big_seconds} s runs"
+echo "machine: $(nproc) cores, $(uname -r); $("$NGINX" -v 2>&1); $("$WRK" -v 2>&1 | head -1)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 export BUGBRIDGE_CONFIG="$work/bench.conf"
 # all clients come from 127.0.0.1: the per-client limit must let them in
@@ -68,7 +87,7 @@ user_line=""
 [ "$(id -u)" = 0 ] && user_line="user root;"
 cat >nginx/nginx.conf <<EOF
 $user_line
-worker_processes auto;
+worker_processes 2;
 pid $work/nginx/nginx.pid;
 error_log $work/nginx/logs/error.log warn;
 events { worker_connections 1024; }
@@ -115,41 +134,71 @@ done
 
 rss_kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }
 rss_before=$(rss_kb "$serve_pid" VmRSS)
+hwm_before=$(rss_kb "$serve_pid" VmHWM)
 
-# load PORT SIZE: sets load_mibps and load_rps for one run
+# wrk's own summary, exact: requests, bytes, seconds, errors and the 99th
+# percentile latency in microseconds, one line at the end of a run
+cat >report.lua <<'LUA'
+done = function(summary, latency, requests)
+	local e = summary.errors
+	io.write(string.format("requests=%d bytes=%d seconds=%.6f errors=%d p99=%d\n",
+		summary.requests, summary.bytes, summary.duration / 1e6,
+		e.connect + e.read + e.write + e.status + e.timeout,
+		latency:percentile(99)))
+end
+LUA
+
+# load PORT BLOB CONNECTIONS SECONDS: sets load_rps, load_mibps and
+# load_p99 (ms) for one run
 load() {
-	local out
-	out=$("$BENCH_HTTP_LOAD" "$1" "/blob/sha256/${hash[$2]}" "$clients" "$seconds")
+	local out threads=$wrk_threads
+	[ "$3" -lt "$threads" ] && threads=$3
+	# a request may take the whole run (1 GiB over 4 connections): wrk's
+	# default 2 s timeout would count it as an error and drop its bytes
+	out=$("$WRK" -t"$threads" -c"$3" -d"$4"s --timeout "$4"s --latency -s report.lua \
+		"http://127.0.0.1:$1/blob/sha256/${hash[$2]}" | tail -1)
 	load_errors=$(printf '%s\n' "$out" | sed -n 's/.*errors=\([0-9]*\).*/\1/p')
 	load_mibps=$(printf '%s\n' "$out" | awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		printf "%.1f", v["bytes"] / v["seconds"] / 1048576 }')
 	load_rps=$(printf '%s\n' "$out" | awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		printf "%.0f", v["requests"] / v["seconds"] }')
-	[ "$load_errors" = 0 ] || echo "bench-serve: $load_errors errors in a run on port $1 ($2)" >&2
+	load_p99=$(printf '%s\n' "$out" | awk '{for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%.2f", v["p99"] / 1000 }')
+	[ "${load_errors:-1}" = 0 ] || echo "bench-serve: ${load_errors:-?} errors in a run on port $1 ($2)" >&2
 }
 
-printf '\n%-10s %14s %14s %12s %12s %8s\n' "blob" "serve req/s" "nginx req/s" "serve MiB/s" "nginx MiB/s" "ratio"
+printf '\n%-10s %12s %12s %11s %11s %9s %9s %7s\n' "blob" "serve req/s" "nginx req/s" \
+	"serve MiB/s" "nginx MiB/s" "serve p99" "nginx p99" "ratio"
 for f in small medium big; do
-	s_rps="" n_rps="" s_mib="" n_mib=""
+	s_rps="" n_rps="" s_mib="" n_mib="" s_p99="" n_p99=""
+	conns=$clients secs=$seconds
+	[ "$f" = big ] && conns=$big_clients secs=$big_seconds
 	for _ in $(seq 1 "$runs"); do
-		load "$serve_port" "$f"
-		s_rps+=" $load_rps" s_mib+=" $load_mibps"
-		load "$nginx_port" "$f"
-		n_rps+=" $load_rps" n_mib+=" $load_mibps"
+		load "$serve_port" "$f" "$conns" "$secs"
+		s_rps+=" $load_rps" s_mib+=" $load_mibps" s_p99+=" $load_p99"
+		load "$nginx_port" "$f" "$conns" "$secs"
+		n_rps+=" $load_rps" n_mib+=" $load_mibps" n_p99+=" $load_p99"
 	done
 	# shellcheck disable=SC2086 # lists of figures, split on purpose
-	{ s_rps=$(median $s_rps); n_rps=$(median $n_rps); s_mib=$(median $s_mib); n_mib=$(median $n_mib); }
+	{
+		s_rps=$(median $s_rps) n_rps=$(median $n_rps) s_mib=$(median $s_mib)
+		n_mib=$(median $n_mib) s_p99=$(median $s_p99) n_p99=$(median $n_p99)
+	}
 	case $f in
 	small) label="4 KiB" ;;
 	medium) label="1 MiB" ;;
-	big) label="$big_mb MiB" ;;
+	big) label="$big_mb MiB" s_rps="-" n_rps="-" s_p99="-" n_p99="-" ;;
 	esac
-	printf '%-10s %14s %14s %12s %12s %8s\n' "$label" "$s_rps" "$n_rps" "$s_mib" "$n_mib" \
-		"$(quotient '%.2f' "$s_mib" "$n_mib")"
+	[ "$s_p99" = - ] || s_p99="$s_p99 ms" n_p99="$n_p99 ms"
+	printf '%-10s %12s %12s %11s %11s %9s %9s %7s\n' "$label" "$s_rps" "$n_rps" "$s_mib" "$n_mib" \
+		"$s_p99" "$n_p99" "$(quotient '%.2f' "$s_mib" "$n_mib")"
 done
 
 rss_after=$(rss_kb "$serve_pid" VmRSS)
 rss_peak=$(rss_kb "$serve_pid" VmHWM)
 echo
 echo "ratio = serve / nginx throughput (goal >= 1.00)"
-echo "serve RSS: $(mib "$rss_before") MiB before, $(mib "$rss_after") MiB after, peak $(mib "$rss_peak") MiB"
+echo "serve RSS: $(mib "$rss_before") MiB before, $(mib "$rss_after") MiB after;" \
+	"peak $(mib "$hwm_before") MiB before the runs, $(mib "$rss_peak") MiB after" \
+	"(+$(mib $((rss_peak - hwm_before))) MiB; goal <= +16)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
