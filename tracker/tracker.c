@@ -1882,7 +1882,9 @@ enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const ch
 
 /* ------------------------------------------------------------- commits */
 
-/* Regressions a commit's Link:/Closes: trailers or a fix directive name. */
+/* Regressions a commit's Link:/Closes: trailers (a mail of the thread,
+ * the bug, the report on another tracker or a duplicate report, as
+ * regzbot's tree scan finds them by URL) or a fix directive name. */
 static size_t regressions_of_commit(struct tracker *t, const struct gitscan_commit *c,
 				    long long *ids, size_t max)
 {
@@ -1907,6 +1909,15 @@ static size_t regressions_of_commit(struct tracker *t, const struct gitscan_comm
 				;
 			if (k == n)
 				ids[n++] = id;
+		} else {
+			char url[REG_LINK_URL_MAX + 1];
+			size_t len = strcspn(tr->value, " \t");
+
+			if (len && len <= REG_LINK_URL_MAX) {
+				memcpy(url, tr->value, len);
+				url[len] = '\0';
+				n = regressions_of_page(t, url, ids, n, max);
+			}
 		}
 	}
 	/* a fix directive named it by hash (8+ digits, a prefix) or subject */

@@ -224,4 +224,29 @@ is "the bug hears of its fix once" "$(curl -sf "$bz/rest/bug/301/comment?api_key
 is "nothing is counted twice" "$(reg "select activity_count from reg_regression where report_msgid = 'r1@example.net'")" "4"
 is "no fix event twice" "$(reg "select count(*) from reg_event e join reg_regression r on r.id = e.regression where r.report_msgid = 'r1@example.net' and e.kind = 'fixed'")" "1"
 
+# A regression reported on another Bugzilla (not the configured one) and
+# one with a duplicate report there: commits whose Closes:/Link: name those
+# pages (in another form: http, #c2) fix them, as regzbot's tree scan finds
+# a report by its URL
+printf '#regzbot introduced: v6.6..v6.7 https://bugzilla.kernel.org/show_bug.cgi?id=216999\n' |
+	listlab_send "Tracker <t@example.org>" r21@example.org "" "Fwd: Bug 216999 - audio crackles"
+printf 'Camera is dark.\n\n#regzbot introduced: v6.6..v6.7\n' |
+	listlab_send "Ines Reporter <ines@example.net>" r22@example.net "" "camera dark"
+printf '#regzbot dup: https://github.com/example/linux/issues/9\n' |
+	listlab_send "Tracker <t@example.org>" r22-d@example.org r22@example.net "Re: camera dark"
+check "sync after reports elsewhere" bb sync
+commit master "sound: fix crackles
+
+Closes: http://bugzilla.kernel.org/show_bug.cgi?id=216999#c2"
+commit master "media: fix dark camera
+
+Link: https://github.com/example/linux/issues/9/ # the second report"
+check "sync after the commits naming them" bb sync
+is "a commit closing the report on another Bugzilla fixes its regression" \
+	"$(reg "select state, fix_subject from reg_regression where report_url = 'https://bugzilla.kernel.org/show_bug.cgi?id=216999'")" \
+	"fixed|sound: fix crackles"
+is "a commit linking a duplicate report fixes the regression" \
+	"$(reg "select state, fix_subject from reg_regression where report_msgid = 'r22@example.net'")" \
+	"fixed|media: fix dark camera"
+
 done_testing
