@@ -241,10 +241,8 @@ grep -q 'event=frontdoor.storing_failed' bb.log && ok "the details are in the lo
 	not_ok "the details are in the log"
 
 # --- in a real browser ---------------------------------------------------------------------------------
-CHROMIUM=""
-for c in chromium chromium-browser google-chrome; do
-	if command -v "$c" >/dev/null 2>&1; then CHROMIUM=$c; break; fi
-done
+. "$top_srcdir/tests/lib/browser.sh"
+browser_find
 if [ -z "$CHROMIUM" ]; then
 	diag "chromium is not installed; browser checks skipped"
 	for n in 1 2 3 4; do skip "chromium is not installed"; done

@@ -268,57 +268,18 @@ is "a page written again: the old ETag is not current" \
 cp "$WORK/atom.orig" "$R/changes.atom"
 
 # --- in a real browser -------------------------------------------------------------
-CHROMIUM=""
-for c in chromium chromium-browser google-chrome; do
-	if command -v "$c" >/dev/null 2>&1; then CHROMIUM=$c; break; fi
-done
-
-# dump URL: the DOM after the page loaded, as Chromium built it.  The
-# hostile title would change the page's title and the body's attributes if
-# any of it ran, and an alert() that fired would hold --dump-dom until the
-# timeout and leave an empty DOM: dom_check fails on all three.
-dump() {
-	timeout 60 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--no-first-run --no-default-browser-check --disable-extensions \
-		--user-data-dir="$WORK/chromium" --dump-dom "$1" 2>>"$WORK/chromium.log"
-}
-
-# dom_check FILE WANT_TEXT: what the DOM holds; "fine" if nothing came from input
-dom_check() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-from html.parser import HTMLParser
-class P(HTMLParser):
-    def __init__(self):
-        super().__init__(); self.tags = []; self.attrs = []; self.text = []; self.title = ""; self.in_title = False
-    def handle_starttag(self, tag, attrs):
-        self.tags.append(tag); self.attrs += [(tag, k, v or "") for k, v in attrs]; self.in_title = tag == "title"
-    def handle_endtag(self, tag): self.in_title = False
-    def handle_data(self, data):
-        self.text.append(data)
-        if self.in_title: self.title += data
-dom = open(sys.argv[1], encoding="utf-8").read()
-p = P(); p.feed(dom)
-problems = []
-if not dom.strip(): problems.append("empty DOM")
-if "script" in p.tags: problems.append("a script element")
-if "img" in p.tags: problems.append("an img element")
-if "iframe" in p.tags or "object" in p.tags: problems.append("an embedding element")
-for tag, k, v in p.attrs:
-    if k.startswith("on"): problems.append("handler %s on %s" % (k, tag))
-    if k in ("href", "src") and v.strip().lower().startswith("javascript:"): problems.append("javascript: " + k)
-    if k == "data-pwned": problems.append("a handler ran")
-if p.title.strip() == "PWNED": problems.append("a script ran")
-if sys.argv[2] not in "".join(p.text): problems.append("text missing")
-print(" ".join(problems) or "fine")
-PY
-}
+. "$top_srcdir/tests/lib/browser.sh"
+browser_find
+# The hostile title would change the page's title and the body's
+# attributes if any of it ran, and an alert() that fired would hold
+# --dump-dom until the timeout and leave an empty DOM: dom_check fails on
+# all three.
 
 if [ -z "$CHROMIUM" ]; then
 	diag "chromium is not installed (Debian: apt-get install chromium); browser checks skipped"
 	for n in 1 2 3 4 5; do skip "chromium is not installed"; done
 else
-	dump "$BASE/regressions/regression/1.html" >"$WORK/dom1.html"
+	browser_dump "$BASE/regressions/regression/1.html" >"$WORK/dom1.html"
 	is "Chromium: the hostile title is text, nothing of it runs (served)" \
 		"$(dom_check "$WORK/dom1.html" "$HOSTILE")" "fine"
 	grep -q 'alert(4)' "$WORK/dom1.html" && ok "Chromium: the hostile history is shown as text" ||
@@ -326,13 +287,13 @@ else
 	# the same page from disk without its Content-Security-Policy: only the
 	# escaping stands between the title and the browser
 	sed '/Content-Security-Policy/d' "$R/regression/1.html" >"$R/regression/nocsp.html"
-	dump "file://$R/regression/nocsp.html" >"$WORK/dom-nocsp.html"
+	browser_dump "file://$R/regression/nocsp.html" >"$WORK/dom-nocsp.html"
 	is "Chromium: escaped even without the Content-Security-Policy" \
 		"$(dom_check "$WORK/dom-nocsp.html" "$HOSTILE")" "fine"
-	dump "$BASE/regressions/" >"$WORK/dom-index.html"
+	browser_dump "$BASE/regressions/" >"$WORK/dom-index.html"
 	is "Chromium: the index shows the unhandled directive as text" \
 		"$(dom_check "$WORK/dom-index.html" "#regzbot frobnicate <script>alert(6)</script>")" "fine"
-	dump "$BASE/regressions/trees/mainline.html" >"$WORK/dom-tree.html"
+	browser_dump "$BASE/regressions/trees/mainline.html" >"$WORK/dom-tree.html"
 	is "Chromium: the tree page lists the hostile title as text" \
 		"$(dom_check "$WORK/dom-tree.html" "$HOSTILE")" "fine"
 fi
