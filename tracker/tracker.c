@@ -1127,9 +1127,36 @@ static enum bb_status apply_dup_of(struct tracker *t, const struct inmail *m,
 	return s;
 }
 
+static enum bb_status earlier_mails(struct tracker *t, long long id, const char *report,
+				    const char *self, struct bb_error *err);
+
+/* Regression id monitors the thread of msgid (monitor, ^backmonitor):
+ * the mail is its mail of kind "monitor", and the mails of that thread
+ * read so far count as its activity, as regzbot reads a monitored thread
+ * whole -- the first time only (self: the directive's mail, counted or
+ * not by its own thread). */
+static enum bb_status monitor_thread(struct tracker *t, long long id, const char *msgid,
+				     const char *self, struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int known = 0;
+	enum bb_status s;
+
+	if ((s = store_cached(t->db, &st, "SELECT 1 FROM reg_mail WHERE regression = ? AND"
+			      " message_id = ?", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, msgid, -1, SQLITE_STATIC);
+	known = sqlite3_step(st) == SQLITE_ROW;
+	store_cached_done(t->db, st);
+	if ((s = add_mail(t, id, msgid, "monitor", err)) || known)
+		return s;
+	return earlier_mails(t, id, msgid, self, err);
+}
+
 /* "^backmonitor: <url>", read wherever it is: the regression url names
- * monitors the thread of this mail's parent (the mail itself is no
- * activity, see no_activity()). */
+ * monitors the thread of this mail's parent, whose mails read so far count
+ * as its activity (the mail itself is no activity, see no_activity()). */
 static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *m,
 					const struct reg_directive *d, time_t when,
 					struct bb_error *err)
@@ -1146,7 +1173,7 @@ static enum bb_status apply_backmonitor(struct tracker *t, const struct inmail *
 	if (!(link = report_link(t, parent)))
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	if (!(s = put_link(t, other, link, "", "monitor", err)) &&
-	    !(s = add_mail(t, other, parent, "monitor", err)))
+	    !(s = monitor_thread(t, other, parent, m->message_id, err)))
 		s = add_event(t, other, when, reg_verb_str(d->verb), link, m->message_id, err);
 	free(link);
 	return s;
@@ -1270,9 +1297,11 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 	return s;
 }
 
-/* A regression just made for the report mail report: the mails of its
- * thread that came before count as activity, as regzbot reads the whole
- * thread when a regression is added.  They are the mails of the report's
+/* A regression just made for the report mail report, or a thread it
+ * monitors from now on (monitor, ^backmonitor: report is the mail named):
+ * the mails of that thread that came before count as activity, as
+ * regzbot reads the whole thread when a regression is added or a thread
+ * monitored.  They are the mails of the report's
  * thread the tracker read (list_thread: a mail whose References start
  * where the report's do, or with the report) and, for a mirrored bug's
  * list thread, the mails matched to the bug (in_mail) -- the report
@@ -1295,11 +1324,14 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 			       " AND state NOT IN ('ignored', 'rejected')"
 			       " UNION ALL SELECT message_id, from_who, date FROM list_thread"
 			       " WHERE root IN (?1, (SELECT root FROM list_thread WHERE message_id = ?1)))"
-			       " WHERE message_id != ?2 GROUP BY message_id"
+			       " WHERE message_id != ?2 AND message_id NOT IN (SELECT message_id FROM"
+			       " reg_mail WHERE regression = ?3 AND kind IN ('thread', 'patch'))"
+			       " GROUP BY message_id"
 			       " ORDER BY min(date), message_id", err)))
 		return s;
 	sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, self ? self : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, id);
 	while (!s && sqlite3_step(st) == SQLITE_ROW) {
 		const char *msgid = (const char *)sqlite3_column_text(st, 0);
 		const char *from = (const char *)sqlite3_column_text(st, 1);
@@ -1492,8 +1524,10 @@ static enum bb_status apply_one(struct tracker *t, const struct inmail *m,
 			      " ON CONFLICT (regression, url) DO UPDATE SET title = excluded.title,"
 			      " kind = excluded.kind", "ittt", id, url, rest,
 			      d->verb == REG_MONITOR ? "monitor" : "link");
+		/* the monitored thread's mails read so far count, as regzbot
+		 * reads it whole */
 		if (!s && d->verb == REG_MONITOR && (msgid = reg_link_message_id(url))) {
-			s = add_mail(t, id, msgid, "monitor", err);
+			s = monitor_thread(t, id, msgid, mid, err);
 			free(msgid);
 		}
 		break;

@@ -93,11 +93,13 @@ check "one sync reads them all, in order" bb sync
 r1=$(id_of r1@example.net) r3=$(id_of r3@example.net) r4=$(id_of r4@example.net)
 r5=$(id_of r5@example.net)
 # r1's activity: the report r1 (it carries the directive; regzbot's export
-# counts it), r1-a, r1-b and fix-a (the monitored thread's reply); not the
-# ignore-activity, poke, #forregzbot and ^backmonitor mails, not r5's
+# counts it), r1-a, r1-b, and the monitored thread's patch fix (read before
+# it was monitored: regzbot reads a monitored thread whole) and its reply
+# fix-a; not the ignore-activity, poke, #forregzbot and ^backmonitor mails,
+# not r5's
 is "ignore-activity, poke, #forregzbot, ^backmonitor: only those mails are no activity" \
 	"$(show "$r1" 'd["activity_count"], d["last_activity_message_id"], d["title"]')" \
-	"(4, 'fix-a@example.org', 'iwlwifi: dies after resume')"
+	"(5, 'fix-a@example.org', 'iwlwifi: dies after resume')"
 r6=$(id_of r6@example.net)
 is "a regression added from a thread counts its report and earlier replies, no other thread's" \
 	"$(show "$r6" 'd["activity_count"], d["last_activity_message_id"]')" "(3, 'r6-b@example.net')"

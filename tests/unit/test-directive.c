@@ -1175,19 +1175,35 @@ static void test_tracker(void)
 	feed("u7b@x", "u7@x", "u7@x", 160, "Re: wifi broken", "Any fix?\n");
 	is_str(ACTIVITY("r1@x"), "8|9600|u7b@x", "and its replies count for that regression");
 
-	/* ^backmonitor: the parent's thread is monitored, this mail no activity */
+	/* ^backmonitor: the parent's thread is monitored (its mails read so far
+	 * count, as regzbot reads a monitored thread whole), this mail is no
+	 * activity */
 	feed("p8@x", NULL, NULL, 170, "[PATCH] wifi: fix resume", "A fix.\n");
 	feed("p8a@x", "p8@x", "p8@x", 171, "Re: [PATCH] wifi: fix resume",
 	     "Please add a Link: next time.\n\n#regzbot ^backmonitor: https://lore.kernel.org/r/r1@x/\n");
 	is_str(q("SELECT kind FROM reg_mail WHERE message_id = 'p8@x' AND regression = " REG("r1@x")),
 	       "monitor", "^backmonitor: the parent mail is monitored");
-	is_str(ACTIVITY("r1@x"), "8|9600|u7b@x", "^backmonitor: that mail is no activity");
+	is_str(ACTIVITY("r1@x"), "9|10200|p8@x", "^backmonitor: the parent counts, that mail is no"
+	       " activity");
 	feed("p8b@x", "p8@x", "p8@x", 180, "Re: [PATCH] wifi: fix resume", "Applied.\n");
-	is_str(ACTIVITY("r1@x"), "9|10800|p8b@x", "a reply in the monitored thread counts");
+	is_str(ACTIVITY("r1@x"), "10|10800|p8b@x", "a reply in the monitored thread counts");
 	feed("p8c@x", "p8@x", "p8@x", 181, "Re: [PATCH] wifi: fix resume",
 	     "#regzbot ^backmonitor: https://lore.kernel.org/r/nowhere@x/\n");
 	is_str(q("SELECT reason FROM reg_unhandled WHERE message_id = 'p8c@x'"),
 	       "names no tracked regression", "^backmonitor of no regression: not acted on");
+
+	/* monitor: the thread's mails read so far count (regzbot reads a
+	 * monitored thread whole), once however often it is named */
+	feed("m9@x", NULL, NULL, 190, "wifi: resume hangs on another laptop", "Also here.\n");
+	feed("m9a@x", "m9@x", "m9@x", 191, "Re: wifi: resume hangs on another laptop", "Same.\n");
+	feed("r1m@x", "r1@x", "r1@x", 192, "Re: [REGRESSION] wifi dies",
+	     "#regzbot monitor: https://lore.kernel.org/r/m9@x/\n");
+	is_str(ACTIVITY("r1@x"), "13|11520|r1m@x", "monitor: the thread's two mails and this one count");
+	feed("r1n@x", "r1@x", "r1@x", 193, "Re: [REGRESSION] wifi dies",
+	     "#regzbot monitor: https://lore.kernel.org/r/m9@x/ the other laptop\n");
+	is_str(ACTIVITY("r1@x"), "14|11580|r1n@x", "monitor again: that thread is not counted twice");
+	feed("m9b@x", "m9a@x", "m9@x m9a@x", 194, "Re: wifi: resume hangs on another laptop", "Fixed?\n");
+	is_str(ACTIVITY("r1@x"), "15|11640|m9b@x", "a later reply there counts");
 
 	/* a regression added from a thread: the thread's earlier mails the
 	 * store holds (a bug's list thread, in_mail) count as activity */
