@@ -1155,11 +1155,29 @@ static enum bb_status json_bug(struct store *db, struct blob_store *bs,
 	if (json_shows_addresses(opt)) {
 		json_object_object_add(o, "flags", json_parsed(eb->flags_json, json_type_array));
 	} else {
-		/* setters and requestees by name */
-		char *flags = text_hide_addresses(eb->flags_json ? eb->flags_json : "[]");
+		/* setters and requestees by name, as everywhere; any other
+		 * address in a flag hidden */
+		struct json_object *flags = json_parsed(eb->flags_json, json_type_array);
 
-		json_object_object_add(o, "flags", json_parsed(flags, json_type_array));
-		free(flags);
+		for (size_t i = 0; i < json_object_array_length(flags); i++) {
+			struct json_object *f = json_object_array_get_idx(flags, i), *v;
+			static const char *const who[] = { "setter", "requestee" };
+
+			for (size_t k = 0; k < 2 && json_object_is_type(f, json_type_object); k++)
+				if (json_object_object_get_ex(f, who[k], &v) &&
+				    json_object_is_type(v, json_type_string))
+					json_object_object_add(f, who[k],
+							       json_login(pp, json_object_get_string(v)));
+		}
+		{
+			char *hidden = text_hide_addresses(json_object_to_json_string_ext(
+				flags, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+			json_object_put(flags);
+			flags = json_parsed(hidden, json_type_array);
+			free(hidden);
+		}
+		json_object_object_add(o, "flags", flags);
 	}
 	json_object_object_add(o, "fields", json_parsed(eb->fields_json, json_type_object));
 	json_object_object_add(o, "source", json_object_new_string(eb->source));

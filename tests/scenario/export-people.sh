@@ -3,7 +3,8 @@
 # bugbridge export json names one person one way, wherever they appear: a
 # comment's author (whether or not the import learned their name on that
 # comment), the reporter, the assignee, the QA contact, an attachment's
-# creator, who made a change and a person a change names.  Where addresses
+# creator, who made a change and a person a change names, a flag's setter
+# and requestee.  Where addresses
 # are shown (--include-private, [mail] show_addresses) the login is the
 # key, with the one real name beside it in person objects; in the public
 # export a person is that name (else the login's local part), never an
@@ -34,7 +35,9 @@ db.execute("INSERT INTO imp_bug (id, source, summary, product, component, status
            " last_change_time, keywords, cc, groups, flags, fields, complete, imported)"
            " VALUES (301, ?, 'usb: hub resets', 'Drivers', 'USB', 'ASSIGNED', 'normal', '6.6',"
            " 'ines@example.net', 'Ines Reporter', 'dev@example.org', 'qa.person@example.net',"
-           " ?, ?, '[]', '[]', '[]', '[]', '{}', 1, ?)", (src, t0, t0 + 3600, t0))
+           " ?, ?, '[]', '[]', '[]', ?, '{}', 1, ?)", (src, t0, t0 + 3600,
+           '[{"name": "needinfo", "status": "?", "setter": "dev@example.org",'
+           ' "requestee": "wendy@example.org"}]', t0))
 def comment(id, count, author, name, text):
     db.execute("INSERT INTO imp_comment (id, bug_id, count, author, author_name, time, text)"
                " VALUES (?, 301, ?, ?, ?, ?, ?)", (id, count, author, name, t0 + 60 * count, text))
@@ -71,6 +74,8 @@ assert b["attachments"][0]["creator"] == "Dev Eloper", b["attachments"][0]["crea
 h = [(x["who"], x["removed"], x["added"]) for x in b["history"]]
 assert h == [("Wendy Maintainer", "Wendy Maintainer", "Dev Eloper"),
              ("Dev Eloper", "NEW", "ASSIGNED")], h
+f = b["flags"][0]
+assert (f["setter"], f["requestee"]) == ("Dev Eloper", "Wendy Maintainer"), f
 assert "@" not in re.sub(r"[^\s\"/]*@bugbridge\.test", "", text), "an address in the public export"
 EOF2
 check "with addresses: the login is the key, the one name beside it" python3 - private.json <<'EOF2'
@@ -84,6 +89,8 @@ assert authors == [{"login": "ines@example.net", "name": "Ines Reporter"},
 assert b["reporter"] == {"login": "ines@example.net", "name": "Ines Reporter"}, b["reporter"]
 assert b["assigned_to"] == "dev@example.org" and b["qa_contact"] == "qa.person@example.net"
 assert b["attachments"][0]["creator"] == "dev@example.org"
+f = b["flags"][0]
+assert (f["setter"], f["requestee"]) == ("dev@example.org", "wendy@example.org"), f
 h = [(x["who"], x["removed"], x["added"]) for x in b["history"]]
 assert h == [("wendy@example.org", "wendy@example.org", "dev@example.org"),
              ("dev@example.org", "NEW", "ASSIGNED")], h
