@@ -1670,8 +1670,49 @@ static int leaf_without_content(struct decode *d, GMimeContentType *ct)
  * body or the attachments: its type ct, its disposition (NULL: none), its
  * file name (NULL: none) and its content with the transfer encoding undone
  * (bytes, which this frees). */
+/* add_body_text() of text (tlen bytes, g_malloc'd, which is malloc) into
+ * an empty out, in place: the cleaning only drops or replaces bytes, so
+ * text becomes out's memory instead of a second copy of a body that may
+ * be 50 MB. */
+static void adopt_body_text(struct buf *out, char *text, size_t tlen)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < tlen; i++) {
+		unsigned char c;
+
+		while (i + 8 <= tlen) {
+			size_t k = first_control8(text + i);
+
+			if (w != i)
+				memmove(text + w, text + i, k);
+			w += k;
+			i += k;
+			if (k < 8)
+				break;
+		}
+		if (i >= tlen)
+			break;
+		c = (unsigned char)text[i];
+		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
+			text[w++] = (char)c;
+		else if (c == '\r' && !(i + 1 < tlen && text[i + 1] == '\n'))
+			text[w++] = '\n';
+	}
+	text[w] = '\0';
+	if (out->alloc)
+		free(out->data);
+	out->data = text;
+	out->len = w;
+	out->alloc = tlen + 1;
+}
+
+/* A leaf's content (len bytes at data) as body text, HTML or an
+ * attachment; own, when not NULL, holds data and is freed here, as soon as
+ * the text made of it is all that is needed (NULL: data is the caller's,
+ * a single part's bytes in the mail itself). */
 static void leaf_content(struct decode *d, GMimeContentType *ct, const char *disposition,
-			 const char *filename, GByteArray *bytes)
+			 const char *filename, const guint8 *data, size_t len, GByteArray *own)
 {
 	int attached = disposition && !g_ascii_strcasecmp(disposition, "attachment");
 
@@ -1679,7 +1720,7 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
 	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
 		const char *charset = g_mime_content_type_get_parameter(ct, "charset");
-		char *text = to_utf8((const char *)bytes->data, bytes->len, charset);
+		char *text = to_utf8((const char *)data, len, charset);
 		size_t tlen = strlen(text);
 		int html = type_is(ct, "text", "html");
 		int body = (html && !filename) ||
@@ -1689,8 +1730,10 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 		if (body || !tlen) {
 			/* only the text is needed from here: a large part is held
 			 * twice at most (text and what is made of it), not three times */
-			g_byte_array_free(bytes, TRUE);
-			bytes = NULL;
+			if (own)
+				g_byte_array_free(own, TRUE);
+			own = NULL;
+			data = NULL;
 		}
 		if (html && !filename) {
 			struct buf *out = &d->html;
@@ -1704,7 +1747,13 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 
 			/* pieces end with a line end (MIME gives the last one to
 			 * the boundary) and are a blank line apart */
-			if ((out->len && buf_addch(out, '\n') != BB_OK) ||
+			if (!out->len) {
+				adopt_body_text(out, text, tlen);
+				text = NULL;
+				if (out->len && out->data[out->len - 1] != '\n' &&
+				    buf_addch(out, '\n') != BB_OK)
+					decode_fail(d, BB_ERR_NOMEM, "text");
+			} else if ((out->len && buf_addch(out, '\n') != BB_OK) ||
 			    add_body_text(out, text, tlen) != BB_OK ||
 			    (out->len && out->data[out->len - 1] != '\n' && buf_addch(out, '\n') != BB_OK))
 				decode_fail(d, BB_ERR_NOMEM, "text");
@@ -1712,14 +1761,14 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 			if (html && d->named_html.len == 0 &&
 			    inmail_html_to_text(&d->named_html, text, tlen) != BB_OK)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
-			add_attachment(d, ct, filename, bytes->data, bytes->len);
+			add_attachment(d, ct, filename, data, len);
 		}
 		g_free(text);
 	} else {
-		add_attachment(d, ct, filename, bytes->data, bytes->len);
+		add_attachment(d, ct, filename, data, len);
 	}
-	if (bytes)
-		g_byte_array_free(bytes, TRUE);
+	if (own)
+		g_byte_array_free(own, TRUE);
 }
 
 static void decode_leaf(struct decode *d, GMimePart *part)
@@ -1727,9 +1776,12 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 	GMimeObject *obj = GMIME_OBJECT(part);
 	GMimeContentType *ct = g_mime_object_get_content_type(obj);
 
-	if (!leaf_without_content(d, ct))
+	if (!leaf_without_content(d, ct)) {
+		GByteArray *bytes = part_bytes(part);
+
 		leaf_content(d, ct, g_mime_object_get_disposition(obj), g_mime_part_get_filename(part),
-			     part_bytes(part));
+			     bytes->data, bytes->len, bytes);
+	}
 }
 
 static void decode_message_part(struct decode *d, GMimeMessagePart *mp)
@@ -2068,7 +2120,7 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	GMimeContentEncoding enc = GMIME_CONTENT_ENCODING_DEFAULT;
 	GMimeStream *in;
 	GMimeDataWrapper *wrapper;
-	GByteArray *array, *bytes;
+	GByteArray *array, *bytes = NULL;
 	const char *filename;
 
 	memset(&f, 0, sizeof(f));
@@ -2107,12 +2159,11 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 		bytes = wrapper_bytes(wrapper, (gint64)(len - body));
 		g_object_unref(wrapper);
 		stream_done(in, array);
-	} else {
-		bytes = g_byte_array_sized_new((guint)(len - body + 1));
-		g_byte_array_append(bytes, (const guint8 *)raw + body, (guint)(len - body));
 	}
+	/* (content as it stands is read where it is: not copied first) */
 	leaf_content(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename,
-		     bytes);
+		     bytes ? bytes->data : (const guint8 *)raw + body,
+		     bytes ? bytes->len : len - body, bytes);
 	if (cd)
 		g_object_unref(cd);
 	g_object_unref(ct);

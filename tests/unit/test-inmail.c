@@ -1071,6 +1071,23 @@ static void test_decode_text(void)
 		       "latin1 label, cp1252 quotes, soft line break, CRLF");
 		inmail_body_release(&b);
 	}
+	/* a one-part mail's text is cleaned where it was converted (not
+	 * copied again): CRLF and a lone CR are LF, other controls and DEL
+	 * go, in runs longer and shorter than 8 bytes; two text parts are
+	 * cleaned alike, a blank line apart */
+	if (decode("From: a@b\nContent-Type: text/plain; charset=utf-8\n\n"
+		   "a longer first line\r\nshort\rx\x01y\x7fz\tand the rest of it\r\n"
+		   "\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f end\r", &b) == BB_OK) {
+		is_str(b.text, "a longer first line\nshort\nxyz\tand the rest of it\n end\n",
+		       "one part: CRLF, lone CR, controls and DEL cleaned in place");
+		inmail_body_release(&b);
+	}
+	if (decode("From: a@b\nContent-Type: multipart/mixed; boundary=B\n\n--B\n"
+		   "Content-Type: text/plain\n\none\rtwo\x01\n--B\n"
+		   "Content-Type: text/plain\n\nthree\r\nfour\x7f\n--B--\n", &b) == BB_OK) {
+		is_str(b.text, "one\ntwo\n\nthree\nfour\n", "two parts: both cleaned");
+		inmail_body_release(&b);
+	}
 	/* the top part is parsed as a part; a header section GMime's part
 	 * parser does not take (a second "From " line) goes through its
 	 * message parser, as before */
