@@ -63,6 +63,11 @@ int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
 int cmd_export(struct cli_context *ctx, int argc, char **argv);
 int cmd_import(struct cli_context *ctx, int argc, char **argv);
 int cmd_triage(struct cli_context *ctx, int argc, char **argv);
+int cmd_triage_index(struct cli_context *ctx, int argc, char **argv);
+/* cmd_triage_index.c: the kernel index's path: given, else TRI_INDEX_FILE in
+ * the data folder of the configuration (loaded if need be); NULL when there is
+ * none (said unless quiet_missing).  malloc'd. */
+char *cli_triage_index_path(struct cli_context *ctx, const char *given, int quiet_missing);
 int cmd_check(struct cli_context *ctx, int argc, char **argv);
 
 /* cmd_blob.c: rehashes every blob of the store (or the nhashes named),
@@ -129,6 +134,7 @@ struct cli_bridge {
 	struct mnt_file *maintainers;
 	struct tri_matcher *matcher;     /* sc.matcher */
 	struct locate *locator;          /* sc.locator's; NULL without trees */
+	struct tri_index *index;         /* sc.locator's without trees; NULL without one */
 	struct router *router;
 	struct bz_client *bz;
 	struct archive_source *archive; /* NULL: no inbound bridge */

@@ -24,6 +24,7 @@
 #include "core/log.h"
 #include "tracker/locate.h"
 #include "tracker/report.h"
+#include "triage/index.h"
 
 static const char usage_sync[] =
 	"usage: bugbridge sync [--once] [--dry-run] [--since DATE] [--from-start] [--yes]\n"
@@ -184,6 +185,17 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 			b->locator = locate_new(ctx->cfg, dir);
 			b->sc.locator = locate_triage(b->locator);
 			free(dir);
+		} else {
+			/* no tree: the kernel index of bugbridge triage-index build */
+			char *path = config_data_path(ctx->cfg, TRI_INDEX_FILE);
+			struct bb_error ierr = BB_ERROR_INIT;
+
+			if (tri_index_open(&b->index, path, &ierr) == BB_OK)
+				b->sc.locator = tri_index_locator(b->index);
+			else if (ierr.code != BB_ERR_NOT_FOUND)
+				log_event(LOG_LEVEL_WARN, "triage.index_failed", LF_STR("path", path),
+					  LF_STR("error", ierr.message));
+			free(path);
 		}
 	}
 	b->sc.blobs = ctx->blobs;
@@ -208,6 +220,7 @@ void cli_bridge_close(struct cli_bridge *b)
 	router_free(b->router);
 	tri_matcher_free(b->matcher);
 	locate_free(b->locator);
+	tri_index_free(b->index);
 	mnt_free(b->maintainers);
 	memset(b, 0, sizeof(*b));
 }

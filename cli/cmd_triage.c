@@ -17,12 +17,13 @@
 #include "core/log.h"
 #include "mail/maintainers.h"
 #include "tracker/locate.h"
+#include "triage/index.h"
 #include "triage/match.h"
 #include "triage/reader.h"
 
 static const char usage[] =
 	"usage: bugbridge triage [--json] [--maintainers PATH] [--max N] [--no-tree]\n"
-	"                        FILE|-|--bug N\n"
+	"                        [--index PATH] FILE|-|--bug N\n"
 	"\n"
 	"Reads a bug report (a kernel log, a description, an attachment; - for\n"
 	"standard input) and prints what it says: the kernel version and whether\n"
@@ -35,17 +36,21 @@ static const char usage[] =
 	"printed.  When the configuration watches git trees ([tree NAME]), the\n"
 	"first one whose `git grep` works tells where the report's symbols are\n"
 	"defined and where its modules are built (Kbuild's obj-... += name.o),\n"
-	"and those files count as paths.  Nothing is sent or stored.\n"
+	"and those files count as paths.  Without a tree, the kernel index of\n"
+	"`bugbridge triage-index build` (--index, else " TRI_INDEX_FILE " in the\n"
+	"data folder) tells the same.  Nothing is sent or stored.\n"
 	"\n"
 	"  --bug N          read bug N from [bugzilla] url with the configured key:\n"
 	"                   its description, every comment and text attachment\n"
 	"                   the key may see, private ones included (for the admin's\n"
 	"                   eyes: nothing is sent or posted)\n"
+	"  --index PATH     locate symbols and modules with this kernel index\n"
+	"                   (bugbridge triage-index build), even with a tree\n"
 	"  --json           one JSON object (\"version\": 1)\n"
 	"  --maintainers P  the MAINTAINERS file to rank sections from\n"
 	"  --max N          at most N sections (default 5)\n"
-	"  --no-tree        do not ask the watched git trees: symbols and modules\n"
-	"                   are matched by their names only\n";
+	"  --no-tree        ask neither the watched git trees nor the kernel index:\n"
+	"                   symbols and modules are matched by their names only\n";
 
 static int read_input(const char *name, char **text, size_t *len)
 {
@@ -367,12 +372,13 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		{ "max", required_argument, NULL, 'n' },
 		{ "bug", required_argument, NULL, 'b' },
 		{ "no-tree", no_argument, NULL, 't' },
+		{ "index", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int json = 0, no_tree = 0, opt, rc;
 	long max = 5;
-	const char *given = NULL, *bug = NULL;
+	const char *given = NULL, *bug = NULL, *index_given = NULL;
 	size_t privates = 0;
 	char *text = NULL, *mpath = NULL, *end;
 	size_t len = 0;
@@ -382,6 +388,8 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 	struct bb_config *owned_cfg = NULL;
 	const struct bb_config *cfg;
 	struct locate *loc = NULL;
+	struct tri_index *ix = NULL;
+	const struct tri_locator *locator = NULL;
 	struct tri_ranking *rk = NULL;
 	struct bb_error err = BB_ERROR_INIT;
 
@@ -391,6 +399,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 		case 'm': given = optarg; break;
 		case 'b': bug = optarg; break;
 		case 't': no_tree = 1; break;
+		case 'i': index_given = optarg; break;
 		case 'n':
 			errno = 0;
 			max = strtol(optarg, &end, 10);
@@ -420,16 +429,31 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 			goto out;
 		}
 		m = tri_matcher_new(mf);
-		if (cfg && cfg->ntrees && !no_tree) {
+		if (cfg && cfg->ntrees && !no_tree && !index_given) {
 			char *dir = config_data_path(cfg, "trees");
 
 			loc = locate_new(cfg, dir);
+			locator = locate_triage(loc);
 			free(dir);
 			/* a tree that cannot be searched says why (locate.tree_failed) */
 			if (!ctx->quiet)
 				log_setup(stderr, ctx->verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, NULL);
+		} else if (!no_tree && (index_given || cfg)) {
+			/* no tree: the kernel index, the data folder's if there is one */
+			char *ipath = index_given ? strdup(index_given)
+						  : config_data_path(cfg, TRI_INDEX_FILE);
+
+			if (tri_index_open(&ix, ipath, &err) == BB_OK) {
+				locator = tri_index_locator(ix);
+			} else if (index_given || err.code != BB_ERR_NOT_FOUND) {
+				free(ipath);
+				rc = cli_fail(&err);
+				goto out;
+			}
+			bb_error_clear(&err);
+			free(ipath);
 		}
-		rk = tri_match_located(m, r, text, len, (size_t)max, locate_triage(loc));
+		rk = tri_match_located(m, r, text, len, (size_t)max, locator);
 	} else if (!json) {
 		cli_warn("no MAINTAINERS file (--maintainers or [routing] maintainers_file): "
 			 "sections not ranked");
@@ -483,6 +507,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 out:
 	tri_ranking_free(rk);
 	locate_free(loc);
+	tri_index_free(ix);
 	config_free(owned_cfg);
 	tri_matcher_free(m);
 	mnt_free(mf);

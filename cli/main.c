@@ -56,6 +56,8 @@ static const struct cli_command commands[] = {
 	  "show the configuration in effect (secrets hidden)" },
 	{ "triage", cmd_triage, 0,
 	  "what a report's logs say and which MAINTAINERS sections it points at" },
+	{ "triage-index", cmd_triage_index, 0,
+	  "build the kernel index triage locates symbols and modules with" },
 	{ "version", cmd_version, 0, "print the version" },
 	{ "help", cmd_help, 0, "show help for bugbridge or a command" },
 };

@@ -12,6 +12,14 @@
 # layouts).  Skipped (exit 0, with a message) when there are no clones or
 # $BUGBRIDGE_SHARED has no MAINTAINERS.  BENCH_VERBOSE=1 prints each miss
 # with the first three sections and their reasons.
+#
+# BENCH_TRIAGE_INDEX=PATH runs the set a second time with that kernel index
+# (bugbridge triage-index build; what triage does with an index and no
+# tree), the index lookups in the time per report.  When PATH does not
+# exist it is built first, timed, from BENCH_TRIAGE_SOURCE (default
+# /usr/src/linux-source-6.1.tar.xz, Debian's linux-source-6.1: apt-get
+# install linux-source-6.1; not in .ci/install-deps); without either the
+# run with the index is skipped, saying so.
 set -eu
 : "${BENCH_TRIAGE:?run through make bench-triage-real}"
 : "${top_srcdir:?}"
@@ -38,4 +46,22 @@ if [ "$rc" = 77 ]; then
 fi
 [ "$rc" = 0 ] || exit "$rc"
 echo "== bench-triage-real: $(grep -c -v '^#' "$work/labels.tsv") real reports"
+index=${BENCH_TRIAGE_INDEX:-}
+if [ -n "$index" ] && ! [ -f "$index" ]; then
+	source=${BENCH_TRIAGE_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+	if [ -e "$source" ]; then
+		echo "== kernel index: building $index from $source"
+		"${BUGBRIDGE:?}" triage-index build --output "$index" "$source"
+	else
+		echo "bench-triage-real: with the index: skipped, no $index and no $source"
+		echo "  (apt-get install linux-source-6.1, or set BENCH_TRIAGE_SOURCE)"
+		index=
+	fi
+fi
+echo "== without tree or index"
 "$BENCH_TRIAGE" ${BENCH_VERBOSE:+-v} -l "$maintainers" "$work/labels.tsv" "$work"
+if [ -n "$index" ]; then
+	echo "== with the kernel index $index ($(du -k "$index" | cut -f1) KiB)"
+	"$BENCH_TRIAGE" ${BENCH_VERBOSE:+-v} -l -i "$index" "$maintainers" "$work/labels.tsv" \
+		"$work"
+fi
