@@ -38,7 +38,10 @@ static const char usage[] =
 	"defined and where its modules are built (Kbuild's obj-... += name.o),\n"
 	"and those files count as paths.  Without a tree, the kernel index of\n"
 	"`bugbridge triage-index build` (--index, else " TRI_INDEX_FILE " in the\n"
-	"data folder) tells the same.  Nothing is sent or stored.\n"
+	"data folder) tells the same.  Each section says why it was chosen (why:,\n"
+	"then the other clues that counted, and:): which report line named which\n"
+	"file, function or module, where that is defined or built, and the\n"
+	"pattern that matched.  Nothing is sent or stored.\n"
 	"\n"
 	"  --bug N          read bug N from [bugzilla] url with the configured key:\n"
 	"                   its description, every comment and text attachment\n"
@@ -469,11 +472,21 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 			sections = json_object_new_array();
 			for (size_t i = 0; i < rk->n; i++) {
 				const struct tri_match *x = &rk->matches[i];
-				struct json_object *o = json_object_new_object(), *lists;
+				struct json_object *o = json_object_new_object(), *lists, *ev;
 
 				json_object_object_add(o, "section", json_object_new_string(x->section->name));
 				json_object_object_add(o, "score", json_object_new_double(x->score));
 				json_object_object_add(o, "reason", jstr(x->reason));
+				ev = json_object_new_array();
+				for (size_t e = 0; e < x->nevidence; e++) {
+					struct json_object *je = json_object_new_object();
+
+					json_object_object_add(je, "text", jstr(x->evidence[e]));
+					json_object_object_add(je, "score",
+							       json_object_new_double(x->evidence_score[e]));
+					json_object_array_add(ev, je);
+				}
+				json_object_object_add(o, "evidence", ev);
 				lists = json_object_new_array();
 				for (size_t l = 0; x->section->lists[l]; l++)
 					json_object_array_add(lists, json_object_new_string(x->section->lists[l]));
@@ -500,6 +513,8 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 					printf("     list: %s\n", x->section->lists[l]);
 				if (x->reason)
 					printf("     why: %s\n", x->reason);
+				for (size_t e = 1; e < x->nevidence; e++)
+					printf("     and: %s\n", x->evidence[e]);
 			}
 		}
 	}

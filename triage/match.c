@@ -632,6 +632,7 @@ struct scoring {
 	double *score;
 	double *best;         /* the best single contribution, whose reason is kept */
 	char **reason;
+	GArray **evidence;    /* per section, NULL until touched: struct evidence */
 	/* this clue's best per section */
 	guint *stamp;
 	double *clue_score;
@@ -652,6 +653,54 @@ struct scoring {
 	const char *how;      /* the locator's, for reasons */
 	GStringChunk *bases;  /* symbols without their compiler suffixes */
 };
+
+/* A clue as a section's evidence. */
+struct evidence {
+	double score;
+	char *text;
+};
+
+static char *clue_words(const struct scoring *sc, guint s)
+{
+	if (sc->line)
+		return g_strdup_printf("line %zu: %s: %s %s", sc->line, sc->desc, sc->clue_how[s],
+				       sc->clue_pattern[s]);
+	return g_strdup_printf("%s: %s %s", sc->desc, sc->clue_how[s], sc->clue_pattern[s]);
+}
+
+/* Keeps the clue's words among the section's strongest few. */
+static void keep_evidence(struct scoring *sc, guint s, double c)
+{
+	GArray *a = sc->evidence[s];
+	struct evidence e;
+	guint at;
+
+	if (!a)
+		a = sc->evidence[s] = g_array_new(FALSE, FALSE, sizeof(struct evidence));
+	if (a->len >= TRI_MATCH_MAX_EVIDENCE &&
+	    c <= g_array_index(a, struct evidence, a->len - 1).score)
+		return;
+	e.score = c;
+	e.text = clue_words(sc, s);
+	for (guint i = 0; i < a->len; i++)
+		if (!strcmp(g_array_index(a, struct evidence, i).text, e.text)) {
+			/* the same words again (a name twice): one line, the stronger */
+			if (c <= g_array_index(a, struct evidence, i).score) {
+				g_free(e.text);
+				return;
+			}
+			g_free(g_array_index(a, struct evidence, i).text);
+			g_array_remove_index(a, i);
+			break;
+		}
+	for (at = 0; at < a->len && g_array_index(a, struct evidence, at).score >= c; at++)
+		;
+	g_array_insert_val(a, at, e);
+	if (a->len > TRI_MATCH_MAX_EVIDENCE) {
+		g_free(g_array_index(a, struct evidence, a->len - 1).text);
+		g_array_set_size(a, a->len - 1);
+	}
+}
 
 static void hit(struct scoring *sc, guint section, double contribution, const char *how,
 		const char *pattern)
@@ -689,13 +738,10 @@ static void clue_end(struct scoring *sc)
 		if (c > sc->best[s]) {
 			sc->best[s] = c;
 			g_free(sc->reason[s]);
-			if (sc->line)
-				sc->reason[s] = g_strdup_printf("line %zu: %s: %s %s", sc->line, sc->desc,
-								sc->clue_how[s], sc->clue_pattern[s]);
-			else
-				sc->reason[s] = g_strdup_printf("%s: %s %s", sc->desc, sc->clue_how[s],
-								sc->clue_pattern[s]);
+			sc->reason[s] = clue_words(sc, s);
 		}
+		if (c > 0)
+			keep_evidence(sc, s, c);
 	}
 }
 
@@ -1734,6 +1780,22 @@ struct tri_ranking *tri_match(const struct tri_matcher *m, const struct tri_repo
 	return tri_match_located(m, r, text, len, max, NULL);
 }
 
+/* The section's evidence into x (the texts move; a is left empty). */
+static void take_evidence(struct tri_match *x, GArray *a)
+{
+	size_t n = a ? a->len : 0;
+
+	x->evidence = g_new0(char *, n + 1);
+	x->evidence_score = g_new0(double, n ? n : 1);
+	for (size_t i = 0; i < n; i++) {
+		x->evidence[i] = g_array_index(a, struct evidence, i).text;
+		x->evidence_score[i] = g_array_index(a, struct evidence, i).score;
+	}
+	x->nevidence = n;
+	if (a)
+		g_array_set_size(a, 0);
+}
+
 struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct tri_report *r,
 				      const char *text, size_t len, size_t max,
 				      const struct tri_locator *loc)
@@ -1752,6 +1814,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	sc.score = g_new0(double, n);
 	sc.best = g_new0(double, n);
 	sc.reason = g_new0(char *, n);
+	sc.evidence = g_new0(GArray *, n);
 	sc.stamp = g_new0(guint, n);
 	sc.clue_score = g_new0(double, n);
 	sc.clue_pattern = g_new0(const char *, n);
@@ -1820,11 +1883,19 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		rk->matches[i].score = x->score;
 		rk->matches[i].reason = sc.reason[x->section];
 		sc.reason[x->section] = NULL;
+		take_evidence(&rk->matches[i], sc.evidence[x->section]);
 	}
 	g_array_free(ranked, TRUE);
-	for (size_t s = 0; s < n; s++)
+	for (size_t s = 0; s < n; s++) {
 		g_free(sc.reason[s]);
+		if (sc.evidence[s]) {
+			for (guint i = 0; i < sc.evidence[s]->len; i++)
+				g_free(g_array_index(sc.evidence[s], struct evidence, i).text);
+			g_array_free(sc.evidence[s], TRUE);
+		}
+	}
 	g_free(sc.reason);
+	g_free(sc.evidence);
 	g_free(sc.score);
 	g_free(sc.best);
 	g_free(sc.stamp);
@@ -1846,8 +1917,11 @@ void tri_ranking_free(struct tri_ranking *rk)
 {
 	if (!rk)
 		return;
-	for (size_t i = 0; i < rk->n; i++)
+	for (size_t i = 0; i < rk->n; i++) {
 		g_free(rk->matches[i].reason);
+		g_strfreev(rk->matches[i].evidence);
+		g_free(rk->matches[i].evidence_score);
+	}
 	g_free(rk->matches);
 	g_free(rk);
 }

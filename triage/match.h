@@ -85,11 +85,20 @@ void tri_matcher_free(struct tri_matcher *m);
 /* The MAINTAINERS file the matcher was made of. */
 const struct mnt_file *tri_matcher_file(const struct tri_matcher *m);
 
+#define TRI_MATCH_MAX_EVIDENCE 4         /* clues kept as a section's evidence */
+
 struct tri_match {
 	const struct mnt_section *section;  /* borrowed from the mnt_file */
 	double score;
 	char *reason;   /* "line 9: RIP iwl_mvm_rx_tx_cmd [iwlmvm]: module iwlmvm matched
 			 * F: drivers/net/wireless/intel/iwlwifi/" */
+	/* The clues that counted for the section, in words as reason, the
+	 * strongest first (evidence[0] is reason's text), each with what it
+	 * added to score (of the same words said twice, the stronger); at
+	 * most TRI_MATCH_MAX_EVIDENCE, evidence NULL-terminated. */
+	char **evidence;
+	double *evidence_score;
+	size_t nevidence;
 };
 
 struct tri_ranking {

@@ -1285,6 +1285,32 @@ static void test_locator(void)
 			   "pc zz_widget_probe [zzmod]: defined in drivers/hid/zz-widget.c (fake grep): "
 			   "matched F: drivers/hid/"),
 	   "locate: the reason says how it was found: %s", rk->n ? show(rk->matches[0].reason) : "");
+	/* the evidence: every clue that counted, strongest first, in words */
+	ok(rk->n && rk->matches[0].nevidence >= 2 &&
+	   rk->matches[0].nevidence <= TRI_MATCH_MAX_EVIDENCE &&
+	   !rk->matches[0].evidence[rk->matches[0].nevidence] &&
+	   !strcmp(show(rk->matches[0].evidence[0]), show(rk->matches[0].reason)),
+	   "evidence: the reason first, then the other clues (%zu)",
+	   rk->n ? rk->matches[0].nevidence : 0);
+	ok(rk->n && rk->matches[0].nevidence >= 2 &&
+	   strstr(show(rk->matches[0].evidence[1]), "frame zz_widget_probe.isra.0 [zzmod]: "
+		  "defined in drivers/hid/zz-widget.c (fake grep): matched F: drivers/hid/"),
+	   "evidence: the frame under the pc says so too: %s",
+	   rk->n && rk->matches[0].nevidence >= 2 ? show(rk->matches[0].evidence[1]) : "");
+	{
+		int sorted = rk->n > 0;
+		double sum = 0;
+
+		for (size_t i = 0; sorted && i < rk->matches[0].nevidence; i++) {
+			sorted = rk->matches[0].evidence_score[i] > 0 &&
+				 (!i || rk->matches[0].evidence_score[i] <=
+					rk->matches[0].evidence_score[i - 1]);
+			sum += rk->matches[0].evidence_score[i];
+		}
+		ok(sorted && sum <= rk->matches[0].score + 1e-9,
+		   "evidence: strongest first, no more than the score (%.2f of %.2f)", sum,
+		   rk->n ? rk->matches[0].score : 0.0);
+	}
 	ok(score_of(rk, "INTEL ETHERNET DRIVERS") > 0,
 	   "locate: the module's folder counts for its section");
 	is_int(f.calls, 2, "locate: one call for the symbols, one for the modules");
