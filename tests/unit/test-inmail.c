@@ -1737,9 +1737,84 @@ static void test_field_names(void)
 	}
 }
 
+/* The raw scan finds line ends 64 bytes at a time (nl_finder in
+ * inmail_scan.c): a keyword line is found wherever it falls around those
+ * 64 bytes, after lines of every length around 64 (CRLF too), and a '#'
+ * that does not start its line is still no keyword; the header pass finds
+ * a field after a folded one and the body after the blank line in the same
+ * layouts. */
+static void test_line_ends(void)
+{
+	static const size_t lens[] = { 0, 1, 2, 15, 16, 17, 62, 63, 64, 65, 66, 127, 128, 129, 200 };
+	size_t nlens = sizeof(lens) / sizeof(lens[0]);
+	struct buf b = BUF_INIT;
+	int bad_scan = 0, bad_head = 0, cases = 0;
+
+	for (size_t i = 0; i < nlens; i++) {
+		for (size_t j = 0; j < nlens; j++) {
+			for (int crlf = 0; crlf < 2; crlf++) {
+				const char *eol = crlf ? "\r\n" : "\n";
+				struct inmail m;
+				unsigned flags;
+
+				/* header: a field of lens[i] bytes and a next line of
+				 * lens[j]; body: a line of lens[i] 'a's, one of lens[j]
+				 * + 1 'b's then "#regzbot", then a keyword line */
+				buf_reset(&b);
+				buf_addf(&b, "Subject: s%sX-Pad: ", eol);
+				for (size_t k = 0; k < lens[i]; k++)
+					buf_addch(&b, 'h');
+				buf_addf(&b, "%s\t", eol);
+				for (size_t k = 0; k < lens[j]; k++)
+					buf_addch(&b, 'v');
+				buf_addf(&b, "%sMessage-ID: <m%zu.%zu@x>%s%s", eol, i, j, eol, eol);
+				for (size_t k = 0; k < lens[i]; k++)
+					buf_addch(&b, 'a');
+				buf_addf(&b, "%s", eol);
+				for (size_t k = 0; k <= lens[j]; k++)
+					buf_addch(&b, 'b');
+				buf_addf(&b, "#regzbot not a line start%s#bugbridge close%s", eol, eol);
+				cases++;
+				flags = inmail_raw_scan(b.data, b.len);
+				if ((flags & INMAIL_SCAN_REGZBOT) || !(flags & INMAIL_SCAN_COMMAND)) {
+					if (!bad_scan++)
+						diag("raw scan of %zu, %zu (%s): %#x", lens[i], lens[j],
+						     crlf ? "CRLF" : "LF", flags);
+				}
+				if (parse(b.data, NULL, &m) != BB_OK) {
+					bad_head++;
+					continue;
+				}
+				{
+					char want[64];
+
+					snprintf(want, sizeof(want), "m%zu.%zu@x", i, j);
+					if (!m.message_id || strcmp(m.message_id, want) || strcmp(m.subject, "s") ||
+					    b.data[m.body_offset] != (lens[i] ? 'a' : crlf ? '\r' : '\n')) {
+						if (!bad_head++)
+							diag("header of %zu, %zu (%s): id %s, body at %zu",
+							     lens[i], lens[j], crlf ? "CRLF" : "LF",
+							     m.message_id ? m.message_id : "(none)", m.body_offset);
+					}
+					/* the body's flags with the header's */
+					flags = inmail_scan(&m, b.data, b.len);
+					if ((flags & INMAIL_SCAN_REGZBOT) || !(flags & INMAIL_SCAN_COMMAND))
+						bad_scan++;
+				}
+				inmail_release(&m);
+			}
+		}
+	}
+	is_int(bad_scan, 0, "line ends: the keyword line found and the other not, in %d layouts",
+	       cases);
+	is_int(bad_head, 0, "line ends: header fields and the body found, in %d layouts", cases);
+	buf_release(&b);
+}
+
 int main(void)
 {
 	tap_shared_dir(shared, sizeof(shared));
+	test_line_ends();
 	test_corpus();
 	test_header_injection();
 	test_references_loop();
