@@ -258,6 +258,28 @@ static const char *const shared_symbol_prefixes[] = {
 	"warn_",
 };
 
+/* The driver core, sysfs, kernfs and debugfs: frameworks that drivers
+ * call, whose WARNINGs ("duplicate filename", "Device ... does not have a
+ * release() function") are the caller's.  Shared, as mm/ is, only when a
+ * frame is outside them. */
+static const char *const infrastructure_paths[] = {
+	"drivers/base/core.c", "drivers/base/dd.c", "drivers/base/bus.c",
+	"drivers/base/driver.c", "drivers/base/devres.c", "fs/sysfs/", "fs/kernfs/",
+	"fs/debugfs/",
+};
+static const char *const infrastructure_symbols[] = {
+	"device_", "__device_", "driver_", "__driver_", "really_probe", "call_driver_probe",
+	"bus_", "sysfs_", "kernfs_", "kobject_", "devres_", "devm_", "debugfs_",
+};
+
+static int infrastructure_path(const char *path)
+{
+	for (size_t i = 0; path && i < G_N_ELEMENTS(infrastructure_paths); i++)
+		if (g_str_has_prefix(path, infrastructure_paths[i]))
+			return 1;
+	return 0;
+}
+
 int tri_path_is_shared(const char *path, int mm)
 {
 	size_t n;
@@ -265,6 +287,8 @@ int tri_path_is_shared(const char *path, int mm)
 	if (!path)
 		return 0;
 	if (mm && g_str_has_prefix(path, "mm/"))
+		return 1;
+	if (mm && infrastructure_path(path))
 		return 1;
 	n = strlen(path);
 	/* syzbot's ".*\.h": a header's inline function inlined into its caller */
@@ -293,11 +317,15 @@ int tri_symbol_is_shared(const char *symbol)
 	return 0;
 }
 
-/* Whether a frame is in shared code (its path if printed, else its name). */
+/* Whether a frame is in shared code (its path if printed, else its name;
+ * the driver core's and sysfs's functions too when mm). */
 static int frame_shared(const struct tri_frame *f, int mm)
 {
 	if (f->path)
 		return tri_path_is_shared(f->path, mm);
+	for (size_t i = 0; mm && f->symbol && i < G_N_ELEMENTS(infrastructure_symbols); i++)
+		if (g_str_has_prefix(f->symbol, infrastructure_symbols[i]))
+			return 1;
 	return tri_symbol_is_shared(f->symbol);
 }
 
@@ -1352,6 +1380,136 @@ static void locate_names(struct scoring *sc, const struct tri_report *r,
 	g_hash_table_destroy(mod.seen);
 }
 
+/* A git tree's URL as "pub/scm"'s path or host/path, without scheme,
+ * user, ".git" or a trailing '/': "linux/kernel/git/broonie/spi" for
+ * https://git.kernel.org/pub/scm/linux/kernel/git/broonie/spi.git and
+ * git://git.kernel.org/pub/scm/linux/kernel/git/broonie/spi.git alike.
+ * NULL for no URL. */
+static char *tree_key(const char *url, size_t n)
+{
+	const char *p = url, *end = url + n, *scm, *at;
+	char *k;
+	size_t kn;
+
+	for (const char *q = url; q + 3 <= end; q++)
+		if (!strncmp(q, "://", 3)) {
+			p = q + 3;
+			break;
+		}
+	if (p == url)
+		return NULL;
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at && !memchr(p, '/', (size_t)(at - p)))
+		p = at + 1;
+	scm = g_strstr_len(p, end - p, "/pub/scm/");
+	if (scm)
+		p = scm + strlen("/pub/scm/");
+	kn = (size_t)(end - p);
+	while (kn && p[kn - 1] == '/')
+		kn--;
+	if (kn > 4 && !strncmp(p + kn - 4, ".git", 4))
+		kn -= 4;
+	if (!kn)
+		return NULL;
+	k = g_ascii_strdown(p, (gssize)kn);
+	return k;
+}
+
+/* The owner's folder of a kernel.org tree key ("linux/kernel/git/broonie/"),
+ * its length; 0 for another host's. */
+static size_t tree_owner(const char *key)
+{
+	static const char prefix[] = "linux/kernel/git/";
+	const char *slash;
+
+	if (!g_str_has_prefix(key, prefix))
+		return 0;
+	slash = strchr(key + strlen(prefix), '/');
+	return slash ? (size_t)(slash - key) + 1 : 0;
+}
+
+/* The kernel test robot names the tree it built ("tree:   https://git.
+ * kernel.org/pub/scm/linux/kernel/git/broonie/spi.git for-next") and
+ * mails its report to that tree's people: the sections whose T: is that
+ * tree count (split among them), those of another tree of its owner less. */
+static void apply_tree(struct scoring *sc, const char *text, size_t len)
+{
+	const struct tri_matcher *m = sc->m;
+	const char *p = text, *end = text + MIN(len, (size_t)8192);
+	size_t line = 1;
+
+	for (; p && p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end, *u;
+		char *key = NULL, *desc = NULL;
+		size_t un, owner, exact = 0, same_owner = 0;
+
+		if (le - p < 6 || strncmp(p, "tree:", 5) || (p[5] != ' ' && p[5] != '\t')) {
+			p = nl ? nl + 1 : NULL;
+			continue;
+		}
+		for (u = p + 5; u < le && (*u == ' ' || *u == '\t'); u++)
+			;
+		for (un = 0; u + un < le && u[un] != ' ' && u[un] != '\t' && u[un] != '\r'; un++)
+			;
+		key = tree_key(u, un);
+		if (!key)
+			break;
+		owner = tree_owner(key);
+		/* two passes: count, then score */
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass) {
+				desc = g_strdup_printf("tree %.*s", (int)MIN(un, (size_t)120), u);
+				clue_begin(sc, desc, line);
+			}
+			for (guint s = 0; s < m->nsections; s++) {
+				const struct mnt_section *sec = mnt_section_at(m->mf, s);
+				int how = 0;
+				const char *which = NULL;
+
+				for (size_t t = 0; sec->trees && sec->trees[t] && how < 2; t++) {
+					const char *v = sec->trees[t], *tok;
+					size_t vn;
+					char *k;
+
+					/* "git git://...", the URL's word */
+					for (k = NULL; *v && !k; v = tok + vn) {
+						while (*v == ' ' || *v == '\t')
+							v++;
+						for (tok = v, vn = 0; tok[vn] && tok[vn] != ' ' &&
+						     tok[vn] != '\t'; vn++)
+							;
+						k = vn ? tree_key(tok, vn) : NULL;
+						if (!vn)
+							break;
+					}
+					if (k && !strcmp(k, key)) {
+						how = 2;
+						which = sec->trees[t];
+					} else if (k && owner && !strncmp(k, key, owner) && !how) {
+						how = 1;
+						which = sec->trees[t];
+					}
+					g_free(k);
+				}
+				if (!pass) {
+					exact += how == 2;
+					same_owner += how == 1;
+				} else if (how == 2) {
+					hit(sc, s, 16.0 / (1 + 0.25 * (double)(exact - 1)), "matched T:",
+					    which);
+				} else if (how == 1 && !exact) {
+					hit(sc, s, 3.0 / (1 + 0.25 * (double)(same_owner - 1)),
+					    "same owner as T:", which);
+				}
+			}
+		}
+		clue_end(sc);
+		g_free(desc);
+		g_free(key);
+		break;
+	}
+}
+
 static void apply_k(struct scoring *sc, const char *text, size_t len)
 {
 	const struct tri_matcher *m = sc->m;
@@ -1664,6 +1822,38 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
  * against F: components that end a pattern in at most four sections.  Each
  * word counts once, at its first place; words of log lines are left to
  * the reader's clues. */
+/* The subsystem tags that start a title, as patches' subjects have them
+ * ("usb: dwc3: gadget: crash on unbind", "[BUG] i2c: designware: ..."):
+ * the bytes they take, 0 if none.  They name the code the writer blames. */
+static size_t title_tag(const char *l, size_t n)
+{
+	size_t i = 0, tag = 0;
+
+	for (;;) {
+		while (i < n && l[i] == ' ')
+			i++;
+		if (i < n && l[i] == '[') {
+			const char *close = memchr(l + i, ']', n - i);
+
+			if (!close)
+				return tag;
+			i = (size_t)(close - l) + 1;
+			continue;
+		}
+		break;
+	}
+	for (;;) {
+		size_t k = 0;
+
+		while (i + k < n && l[i + k] != ' ' && l[i + k] != ':')
+			k++;
+		if (!k || i + k + 1 >= n || l[i + k] != ':' || l[i + k + 1] != ' ' || k > 40)
+			return tag;
+		i += k + 2;
+		tag = i;
+	}
+}
+
 static void apply_prose(struct scoring *sc, const char *text, size_t len)
 {
 	GHashTable *done;
@@ -1679,6 +1869,8 @@ static void apply_prose(struct scoring *sc, const char *text, size_t len)
 	while (p < end && words < TRI_MATCH_MAX_PROSE_WORDS && sc->nclues < TRI_MATCH_MAX_CLUES) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		size_t tag = line == 1 ? title_tag(p, n) : 0;
 
 		if (!prose_skip_line(p, n)) {
 			for (size_t i = 0; i < n;) {
@@ -1700,7 +1892,8 @@ static void apply_prose(struct scoring *sc, const char *text, size_t len)
 					if (strlen(w) >= 3 && !prose_stopword(w) &&
 					    vendor_index(w, strlen(w)) < 0 &&
 					    !g_hash_table_contains(done, w)) {
-						prose_name(sc, w, line == 1 ? 2.5 : 0.6, line);
+						prose_name(sc, w, i < tag ? 6.0 : line == 1 ? 2.5 : 0.6,
+							   line);
 						g_hash_table_add(done, w);
 						words++;
 					} else {
@@ -1839,7 +2032,8 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		desc = g_strdup_printf("path %s", p->path);
 		/* a trace's shared code names no owner (syzbot's frames carry paths) */
 		apply_path(&sc, p->path, 4 * power(0.8, used) *
-			   (r->noopses && tri_path_is_shared(p->path, 0) ? 0.25 : 1.0), desc, p->line);
+			   (r->noopses && (tri_path_is_shared(p->path, 0) ||
+					   infrastructure_path(p->path)) ? 0.25 : 1.0), desc, p->line);
 		g_free(desc);
 		used++;
 	}
@@ -1864,6 +2058,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		g_free(name);
 	}
 	apply_prose(&sc, text, len);
+	apply_tree(&sc, text, len);
 	apply_k(&sc, text, len);
 
 	ranked = g_array_new(FALSE, FALSE, sizeof(struct ranked));

@@ -45,6 +45,13 @@
  *     failing those the end of a file's name ("cadence-quadspi" of
  *     spi-cadence-quadspi.c), failing that the name without its last part
  *     ("tpm_tis": tpm/); headers, arch/ and device trees count less;
+ *     the subsystem tags that start a title ("usb: dwc3: gadget: ...",
+ *     as patches' subjects have them) weigh more than the title's other
+ *     words;
+ *   - the tree a kernel test robot report names on a "tree:" line (its
+ *     URL, scheme and ".git" aside) against T:: it mails that tree's
+ *     people, so its sections weigh most (shared among them), the
+ *     sections of the same kernel.org owner's other trees less;
  *   - K: regexes against the text (the first TRI_MATCH_MAX_K_TEXT bytes).
  *
  * A locator (struct tri_locator, the caller's: triage runs no processes;
@@ -155,7 +162,10 @@ int tri_locate_name_ok(const char *name, int module);
  * kernel/irq/, kernel/entry/, kernel/dma/, net/core/{dev,sock,skbuff}.c,
  * fs/proc/generic.c, drivers/usb/core/urb.c, and arch/ARCH/'s traps,
  * unwinders, fault handling, entry code, lib/ and include/; with mm, all
- * of mm/ too.  Without a path, a function by its name: locking
+ * of mm/ too, and the frameworks drivers call: the driver core
+ * (drivers/base/{core,dd,bus,driver,devres}.c), sysfs, kernfs and debugfs
+ * (pathless frames: device_*, driver_*, really_probe, bus_*, sysfs_*,
+ * kernfs_*, kobject_*, devres_*, devm_*, debugfs_*).  Without a path, a function by its name: locking
  * (spin_*, _raw_*, mutex_*, down_*, rwsem_*, lock_acquire, lockdep_*),
  * allocators (kmalloc*, kmem_cache_*, kfree, kvmalloc, vmalloc, alloc_pages,
  * slab_*, mempool_*), string and printk helpers (mem*, str*, *printf,

@@ -1385,6 +1385,140 @@ static void test_locator(void)
 	mnt_free(mf);
 }
 
+/* Rules tuned on the real set (issue 34): the kernel test robot's tree,
+ * a title's subsystem tags, the driver core and sysfs as shared code. */
+static const char tuning_maintainers[] =
+	"THE REST\n"
+	"L:\tlinux-kernel@vger.kernel.org\n"
+	"F:\t*\n"
+	"F:\t*/\n"
+	"\n"
+	"HARDWARE MONITORING\n"
+	"L:\tlinux-hwmon@vger.kernel.org\n"
+	"T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/groeck/linux-staging.git\n"
+	"F:\tdrivers/hwmon/\n"
+	"\n"
+	"WATCHDOG DEVICE DRIVERS\n"
+	"L:\tlinux-watchdog@vger.kernel.org\n"
+	"T:\tgit git://www.linux-watchdog.org/linux-watchdog.git\n"
+	"F:\tdrivers/watchdog/\n"
+	"\n"
+	"SPI SUBSYSTEM\n"
+	"L:\tlinux-spi@vger.kernel.org\n"
+	"T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/broonie/spi.git\n"
+	"F:\tdrivers/spi/\n"
+	"\n"
+	"SOUND - SOC LAYER\n"
+	"L:\tlinux-sound@vger.kernel.org\n"
+	"T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/broonie/sound.git\n"
+	"F:\tsound/soc/\n"
+	"\n"
+	"DESIGNWARE USB3 DRD IP DRIVER\n"
+	"L:\tlinux-usb@vger.kernel.org\n"
+	"F:\tdrivers/usb/dwc3/\n"
+	"\n"
+	"GADGET DRIVERS\n"
+	"L:\tlinux-usb@vger.kernel.org\n"
+	"F:\tdrivers/usb/gadget/\n"
+	"\n"
+	"THUNDERBOLT DRIVER\n"
+	"L:\tlinux-usb@vger.kernel.org\n"
+	"F:\tdrivers/thunderbolt/\n"
+	"\n"
+	"DRIVER CORE, KOBJECTS, DEBUGFS AND SYSFS\n"
+	"L:\tdriver-core@lists.test\n"
+	"F:\tdrivers/base/\n"
+	"F:\tfs/sysfs/\n"
+	"\n"
+	"ZZ WIDGET DRIVER\n"
+	"L:\tzz@lists.test\n"
+	"F:\tdrivers/zz/\n";
+
+static void test_tuning(void)
+{
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	if (!ok(mnt_parse(&mf, tuning_maintainers, strlen(tuning_maintainers), &err) == BB_OK,
+		"tuning: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+
+	/* the robot built groeck's staging tree: hwmon's, not the watchdog's */
+	first = rank_first(m,
+		"[groeck-staging:watchdog-next 35/38] drivers/watchdog/bcm47xx_wdt.c:205:47: "
+		"error: too few arguments to function call\n"
+		"\n"
+		"tree:   https://git.kernel.org/pub/scm/linux/kernel/git/groeck/linux-staging.git "
+		"watchdog-next\n"
+		"head:   faaf9f98d1032c901d8e859e3b6883c7e67614b6\n"
+		"\n"
+		">> drivers/watchdog/bcm47xx_wdt.c:205:47: error: too few arguments\n", &rk);
+	is_str(first, "HARDWARE MONITORING", "tree: the robot's tree names its section");
+	ok(rk->n && strstr(show(rk->matches[0].reason),
+			   "line 3: tree https://git.kernel.org/pub/scm/linux/kernel/git/groeck/"
+			   "linux-staging.git: matched T: git git://git.kernel.org/pub/scm/linux/kernel/"
+			   "git/groeck/linux-staging.git"),
+	   "tree: the reason says so: %s", rk->n ? show(rk->matches[0].reason) : "");
+	ok(score_of(rk, "WATCHDOG DEVICE DRIVERS") > 0, "tree: the path still counts");
+	tri_ranking_free(rk);
+	/* another tree of the same owner: its sections, less; a syzbot "git tree:
+	 * upstream" names none */
+	first = rank_first(m,
+		"[broonie-misc:for-next 1/2] drivers/zz/zz.c:1:1: warning: unused variable\n"
+		"tree:   https://git.kernel.org/pub/scm/linux/kernel/git/broonie/misc.git for-next\n",
+		&rk);
+	ok(score_of(rk, "SPI SUBSYSTEM") > 0 && score_of(rk, "SOUND - SOC LAYER") > 0 &&
+	   score_of(rk, "SPI SUBSYSTEM") < score_of(rk, "ZZ WIDGET DRIVER"),
+	   "tree: the owner's other trees count, less than the path (%.2f, %.2f)",
+	   score_of(rk, "SPI SUBSYSTEM"), score_of(rk, "ZZ WIDGET DRIVER"));
+	tri_ranking_free(rk);
+	first = rank_first(m, "KASAN: use-after-free in zz_probe\n\ngit tree:       upstream\n"
+			   "tree: no url here\n", &rk);
+	ok(score_of(rk, "HARDWARE MONITORING") == 0 && score_of(rk, "SPI SUBSYSTEM") == 0,
+	   "tree: no URL, no tree");
+	tri_ranking_free(rk);
+
+	/* a title's subsystem tags outweigh a word of the rest of the title */
+	first = rank_first(m, "usb: dwc3: gadget: system hangs after thunderbolt dock unplug\n"
+			   "\nSee above.\n", &rk);
+	is_str(first, "DESIGNWARE USB3 DRD IP DRIVER", "title tag: dwc3 of \"usb: dwc3:\" first");
+	ok(score_of(rk, "DESIGNWARE USB3 DRD IP DRIVER") > 1.5 * score_of(rk, "THUNDERBOLT DRIVER"),
+	   "title tag: more than a word after the tags (%.2f, %.2f)",
+	   score_of(rk, "DESIGNWARE USB3 DRD IP DRIVER"), score_of(rk, "THUNDERBOLT DRIVER"));
+	tri_ranking_free(rk);
+
+	/* a WARNING in the driver core, the driver under it guilty */
+	first = rank_first(m,
+		"------------[ cut here ]------------\n"
+		"sysfs: cannot create duplicate filename '/devices/platform/zz.0/mode'\n"
+		"WARNING: CPU: 0 PID: 1 at fs/sysfs/dir.c:32 sysfs_warn_dup+0x5c/0x70\n"
+		"RIP: 0010:sysfs_warn_dup+0x5c/0x70\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" sysfs_create_file_ns+0x7a/0x90\n"
+		" device_create_file+0x42/0x80\n"
+		" zz_widget_probe+0x120/0x300 [zz]\n"
+		" platform_probe+0x41/0x90\n"
+		" really_probe+0x1b5/0x3b0\n"
+		" __driver_probe_device+0x78/0x160\n"
+		" </TASK>\n", &rk);
+	ok(score_of(rk, "DRIVER CORE, KOBJECTS, DEBUGFS AND SYSFS") <
+	   score_of(rk, "ZZ WIDGET DRIVER") || !strcmp(first, "ZZ WIDGET DRIVER") ||
+	   !rk->n, "infrastructure: the driver core does not outrank the driver (%s)", first);
+	tri_ranking_free(rk);
+	ok(tri_path_is_shared("drivers/base/core.c", 1) && tri_path_is_shared("fs/sysfs/dir.c", 1) &&
+	   !tri_path_is_shared("drivers/base/core.c", 0) &&
+	   !tri_path_is_shared("drivers/base/regmap/regmap.c", 1),
+	   "infrastructure: the driver core and sysfs are shared when a frame is outside them");
+
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -1403,5 +1537,6 @@ int main(void)
 	test_prose();
 	test_guilty();
 	test_locator();
+	test_tuning();
 	return done_testing();
 }
