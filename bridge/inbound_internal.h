@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What bridge/inbound.c and bridge/inbound_track.c share: the helpers of
- * the inbound side (defined in inbound.c, documented there) that the
- * "#bugbridge track" command builds on, and that command's entry points
- * (defined in inbound_track.c).  Private to bridge/inbound*.c: include it
- * from nowhere else; the contract is in inbound.h. */
+/* What bridge/inbound.c, inbound_comment.c and inbound_track.c share: the
+ * helpers of the inbound side (defined in inbound*.c, documented there)
+ * that the "#bugbridge track" command builds on, and that command's entry
+ * points (defined in inbound_track.c).  Private to bridge/inbound*.c:
+ * include it from nowhere else; the contract is in inbound.h. */
 #ifndef BB_INBOUND_INTERNAL_H
 #define BB_INBOUND_INTERNAL_H
 
@@ -53,21 +53,29 @@ enum bb_status inbound_feed_tracker(struct sync_context *sc, const struct inboun
 				    const char *body, long scan, const struct auth_verdict *verdict,
 				    struct bb_error *err);
 
-/* --- inbound.c: the comment ----------------------------------------------- */
+/* --- inbound.c: the comment's words --------------------------------------- */
 
-/* "<inbox URL>/<msgid>/" (free()); NULL when no archive URL is set. */
-char *inbound_archive_link(const struct inbound_options *opt, const char *message_id);
 /* The text without its command lines (free()). */
 char *inbound_strip_commands(const char *body);
 /* Whether text has a line of the writer's own. */
 int inbound_has_own_text(const char *text);
+
+/* --- inbound_comment.c: the comment ---------------------------------------- */
+
+/* "<inbox URL>/<msgid>/" (free()); NULL when no archive URL is set. */
+char *inbound_archive_link(const struct inbound_options *opt, const char *message_id);
 /* Stores the mail's attachments and lists them for the comment. */
 void inbound_add_parts(struct sync_context *sc, const struct inmail *m,
 		       const struct inmail_body *body, struct buf *text);
-/* The comment made of a list mail (free()). */
+/* The comment made of a list mail, cut to what Bugzilla takes (free();
+ * NULL when out of memory). */
 char *inbound_compose_comment(struct sync_context *sc, const struct inbound_options *opt,
 			      const struct inmail *m, const struct inmail_body *body,
 			      const char *words, int count);
+/* A comment Bugzilla refused as too long all the same, cut counting bytes
+ * (free(); NULL when out of memory). */
+char *inbound_shorten_comment(struct sync_context *sc, const char *text,
+			      const char *message_id);
 
 /* --- inbound.c: commands and who sent them -------------------------------- */
 
