@@ -1339,8 +1339,49 @@ static GHashTable *locate_answers(struct asked *a, const char *arch,
 
 /* The names worth asking the locator: the pc/lr symbols and modules, the
  * first reliable non-generic frames, the drivers that printed lines. */
+static int prose_stopword(const char *w);
+
+/* The words of a report's title that may name a module ("rt2x00",
+ * "tpm_tis", "i2c-hid-acpi"): as apply_prose() reads them, with a digit,
+ * '_' or '-' (plain words, "usb", "serial", "button", are also the names
+ * of objects all over the tree), at most max, into a (copies in
+ * sc->bases). */
+static void ask_title_words(struct scoring *sc, struct asked *a, const char *text, size_t len,
+			    size_t max)
+{
+	size_t n = text ? strcspn(text, "\n") : 0, asked = 0;
+
+	if (n > len)
+		n = len;
+	if (n > 512)
+		n = 512;
+	for (size_t i = 0; i < n && asked < max;) {
+		size_t k = 0;
+		int letter = 0;
+
+		while (i + k < n && (g_ascii_isalnum(text[i + k]) || text[i + k] == '_' ||
+				     text[i + k] == '-'))
+			letter |= g_ascii_isalpha(text[i + k++]);
+		if (k >= 3 && k <= 40 && letter && (i == 0 || (text[i - 1] != '/' &&
+		    text[i - 1] != '.' && text[i - 1] != '@')) &&
+		    (i + k == n || (text[i + k] != '/' && text[i + k] != '@' && text[i + k] != '.'))) {
+			char *w = g_ascii_strdown(text + i, (gssize)k);
+
+			while (*w && strchr("-_", w[strlen(w) - 1]))
+				w[strlen(w) - 1] = '\0';
+			if (strlen(w) >= 3 && strpbrk(w, "0123456789_-") && !prose_stopword(w) &&
+			    vendor_index(w, strlen(w)) < 0 && !g_hash_table_contains(a->seen, w)) {
+				ask(a, g_string_chunk_insert_const(sc->bases, w), 1);
+				asked++;
+			}
+			g_free(w);
+		}
+		i += k ? k : 1;
+	}
+}
+
 static void locate_names(struct scoring *sc, const struct tri_report *r,
-			 const struct tri_locator *loc)
+			 const struct tri_locator *loc, const char *text, size_t len)
 {
 	struct asked sym = { { NULL }, 0, g_hash_table_new(g_str_hash, g_str_equal) };
 	struct asked mod = { { NULL }, 0, g_hash_table_new(g_str_hash, g_str_equal) };
@@ -1373,6 +1414,8 @@ static void locate_names(struct scoring *sc, const struct tri_report *r,
 	for (size_t i = 0; i < r->ndrivers; i++)
 		if (strcmp(r->drivers[i].name, "usb") && strcmp(r->drivers[i].name, "pci"))
 			ask(&mod, r->drivers[i].name, 1);
+	/* the title's names, in the room left */
+	ask_title_words(sc, &mod, text, len, 8);
 	sc->symbol_at = locate_answers(&sym, sc->arch, loc->symbols, loc->ctx);
 	sc->module_at = locate_answers(&mod, sc->arch, loc->modules, loc->ctx);
 	sc->how = loc->how;
@@ -1788,6 +1831,8 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 	char *w = g_strdup(word), *desc;
 	size_t n = strlen(w);
 	int any = 0;
+	double full = weight;
+	const char *at = line == 1 && sc->module_at ? located(sc->module_at, word) : NULL;
 
 	desc = g_strdup_printf("%s \"%s\"", line == 1 ? "title word" : "word", word);
 	clue_begin(sc, desc, line);
@@ -1810,6 +1855,13 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 		weight *= 0.7;
 	}
 	clue_end(sc);
+	/* a module of that name: where the tree builds it */
+	if (at) {
+		char *what = g_strdup_printf("module %s built in", word);
+
+		apply_located(sc, at, full, desc, what, line);
+		g_free(what);
+	}
 	g_free(desc);
 	g_free(w);
 }
@@ -2015,7 +2067,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	sc.touched = g_array_new(FALSE, FALSE, sizeof(guint));
 	sc.folders_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (loc)
-		locate_names(&sc, r, loc);
+		locate_names(&sc, r, loc, text, len);
 
 	for (size_t i = 0; i < r->noopses && i < 4; i++)
 		apply_oops(&sc, &r->oopses[i], power(0.5, i));

@@ -1194,6 +1194,8 @@ static const char *const fake_places[][2] = {
 	{ "zz_widget_probe", "drivers/hid/zz-widget.c" },
 	{ "zz_widget_helper", "drivers/hid/zz-widget.c" },
 	{ "zzmod", "drivers/net/ethernet/intel/zz/" },
+	{ "zz_wdg2", "drivers/hid/zz-widget.c" },
+	{ "usb", "drivers/soc/fsl/qe/usb.c" },
 };
 
 static void fake_answer(struct fake_locator *f, char **asked, size_t *nasked,
@@ -1354,6 +1356,26 @@ static void test_locator(void)
 	tri_report_free(r);
 
 	/* at most TRI_LOCATE_MAX names of each kind, none too long */
+	/* a title's module names (with a digit, '_' or '-') are located too;
+	 * plain words ("usb") are not asked: objects of that name are everywhere */
+	{
+		static const char title[] = "zz_wdg2 stops after resume on usb dock\n\n"
+					    "Nothing in dmesg.\n";
+
+		fake_reset(&f);
+		r = read_str(title);
+		rk = tri_match_located(m, r, title, strlen(title), 10, &loc);
+		ok(fake_asked(f.modules, f.nmodules, "zz_wdg2") &&
+		   !fake_asked(f.modules, f.nmodules, "usb") && !fake_asked(f.modules, f.nmodules, "dock"),
+		   "locate: the title's module name is asked, its plain words are not");
+		is_str(rk->n ? rk->matches[0].section->name : "(none)", "HID CORE LAYER",
+		       "locate: a module the title names ranks where it is built");
+		ok(rk->n && strstr(show(rk->matches[0].reason), "title word \"zz_wdg2\": module zz_wdg2 "
+				   "built in drivers/hid/zz-widget.c (fake grep): matched F: drivers/hid/"),
+		   "locate: saying so: %s", rk->n ? show(rk->matches[0].reason) : "");
+		tri_ranking_free(rk);
+		tri_report_free(r);
+	}
 	for (int i = 0; i < 70; i++)
 		g_string_append_c(longname, 'z');
 	g_string_append_printf(many, "BUG: long\nRIP: 0010:%s+0x1/0x2 [%s]\n", longname->str,
