@@ -1773,9 +1773,62 @@ static int prose_components(struct scoring *sc, GArray *list, double weight)
 	return 1;
 }
 
+/* A word of prose against the F: file globs whose literal start it
+ * begins with ("asus-wmi": drivers/platform/x86/asus*.c), as a file
+ * (word.c) or a folder, in at most four sections; whether any matched. */
+static int prose_globs(struct scoring *sc, const char *word, double weight)
+{
+	size_t n = strlen(word);
+	char *file = g_strconcat(word, ".c", NULL);
+	guint seen[5], sections = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (size_t l = n - 1; l >= 3; l--) {
+			char *prefix = g_strndup(word, l);
+			GArray *list = g_hash_table_lookup(sc->m->by_name, prefix);
+
+			g_free(prefix);
+			for (guint i = 0; list && i < list->len; i++) {
+				const struct comp_entry *e = &g_array_index(list, struct comp_entry, i);
+				const struct mnt_section *sec = mnt_section_at(sc->m->mf, e->section);
+				const char *pat = sec->files[e->file], *last;
+				size_t pn = strlen(pat);
+				char *comp;
+				guint j = 0;
+				int match;
+
+				if (!e->is_last || !e->star)
+					continue;
+				while (pn && pat[pn - 1] == '/')
+					pn--;
+				for (last = pat + pn; last > pat && last[-1] != '/'; last--)
+					;
+				comp = g_strndup(last, (size_t)(pat + pn - last));
+				match = g_pattern_match_simple(comp, file) || g_pattern_match_simple(comp, word);
+				g_free(comp);
+				if (!match)
+					continue;
+				while (j < sections && seen[j] != e->section)
+					j++;
+				if (!pass && j == sections && sections < G_N_ELEMENTS(seen))
+					seen[sections++] = e->section;
+				if (pass)
+					hit(sc, e->section, weight * 0.8 / sections * prose_place(pat),
+					    "matched F:", pat);
+			}
+		}
+		if (!sections || sections > 4)
+			break;
+	}
+	g_free(file);
+	return pass == 2;
+}
+
 /* One word of prose against the titles and the F: components it is spelt
  * as (failing those, the files whose name ends in it: "cadence-quadspi"
- * for spi-cadence-quadspi.c); whether anything matched. */
+ * for spi-cadence-quadspi.c; failing those, the file globs it fits:
+ * "asus-wmi" for asus*.c); whether anything matched. */
 static int prose_word(struct scoring *sc, const char *word, double weight)
 {
 	const struct tri_matcher *m = sc->m;
@@ -1802,6 +1855,8 @@ static int prose_word(struct scoring *sc, const char *word, double weight)
 	}
 	if (prose_components(sc, comps, weight) ||
 	    (!comps && prose_components(sc, g_hash_table_lookup(m->by_rest, word), weight * 0.8)))
+		found++;
+	if (!found && (strchr(word, '-') || strchr(word, '_')) && prose_globs(sc, word, weight))
 		found++;
 	return found > 0;
 }
@@ -1875,8 +1930,10 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
  * word counts once, at its first place; words of log lines are left to
  * the reader's clues. */
 /* The subsystem tags that start a title, as patches' subjects have them
- * ("usb: dwc3: gadget: crash on unbind", "[BUG] i2c: designware: ..."):
- * the bytes they take, 0 if none.  They name the code the writer blames. */
+ * ("usb: dwc3: gadget: crash on unbind", "[BUG] i2c: designware: ...")
+ * and the bracketed words before them (syzbot's "[syzbot] [input?] [usb?]"
+ * guesses; "BUG" and the like are stop words): the bytes they take, 0 if
+ * none.  They name the code the writer blames. */
 static size_t title_tag(const char *l, size_t n)
 {
 	size_t i = 0, tag = 0;
@@ -1889,18 +1946,28 @@ static size_t title_tag(const char *l, size_t n)
 
 			if (!close)
 				return tag;
+			/* syzbot's guesses, "[syzbot] [input?] [usb?] ...", are tags too */
 			i = (size_t)(close - l) + 1;
+			tag = i;
 			continue;
 		}
 		break;
 	}
 	for (;;) {
+		/* a crash's kind ("BUG: KASAN: ...") is no subsystem */
+		static const char *const kinds[] = {
+			"bug", "kasan", "kmsan", "kcsan", "ubsan", "kfence", "warning", "info",
+			"oops", "panic", "error", "regression", "question", "re", "fwd", "next",
+		};
 		size_t k = 0;
 
 		while (i + k < n && l[i + k] != ' ' && l[i + k] != ':')
 			k++;
 		if (!k || i + k + 1 >= n || l[i + k] != ':' || l[i + k + 1] != ' ' || k > 40)
 			return tag;
+		for (size_t j = 0; j < G_N_ELEMENTS(kinds); j++)
+			if (strlen(kinds[j]) == k && !g_ascii_strncasecmp(l + i, kinds[j], k))
+				return tag;
 		i += k + 2;
 		tag = i;
 	}
@@ -1923,6 +1990,8 @@ static void apply_prose(struct scoring *sc, const char *text, size_t len)
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 		size_t tag = line == 1 ? title_tag(p, n) : 0;
+		/* syzbot's subsystems are those it mailed the report to */
+		double tag_weight = n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8) ? 20.0 : 6.0;
 
 		if (!prose_skip_line(p, n)) {
 			for (size_t i = 0; i < n;) {
@@ -1944,7 +2013,7 @@ static void apply_prose(struct scoring *sc, const char *text, size_t len)
 					if (strlen(w) >= 3 && !prose_stopword(w) &&
 					    vendor_index(w, strlen(w)) < 0 &&
 					    !g_hash_table_contains(done, w)) {
-						prose_name(sc, w, i < tag ? 6.0 : line == 1 ? 2.5 : 0.6,
+						prose_name(sc, w, i < tag ? tag_weight : line == 1 ? 2.5 : 0.6,
 							   line);
 						g_hash_table_add(done, w);
 						words++;

@@ -45,9 +45,13 @@
  *     failing those the end of a file's name ("cadence-quadspi" of
  *     spi-cadence-quadspi.c), failing that the name without its last part
  *     ("tpm_tis": tpm/); headers, arch/ and device trees count less;
+ *     failing all those, F: file globs the word fits as a file or folder
+ *     ("asus-wmi": asus*.c) in at most four sections;
  *     the subsystem tags that start a title ("usb: dwc3: gadget: ...",
- *     as patches' subjects have them) weigh more than the title's other
- *     words;
+ *     as patches' subjects have them, not a crash's kind: "BUG: KASAN:")
+ *     and the bracketed words before them weigh more than the title's
+ *     other words, syzbot's ("[syzbot] [input?] ...", the subsystems it
+ *     mailed) most;
  *   - the tree a kernel test robot report names on a "tree:" line (its
  *     URL, scheme and ".git" aside) against T:: it mails that tree's
  *     people, so its sections weigh most (shared among them), the

@@ -1454,7 +1454,27 @@ static const char tuning_maintainers[] =
 	"\n"
 	"ZZ WIDGET DRIVER\n"
 	"L:\tzz@lists.test\n"
-	"F:\tdrivers/zz/\n";
+	"F:\tdrivers/zz/\n"
+	"\n"
+	"ASUS NOTEBOOKS AND EEEPC ACPI/WMI EXTRAS DRIVERS\n"
+	"L:\tplatform-driver-x86@vger.kernel.org\n"
+	"F:\tdrivers/platform/x86/asus*.c\n"
+	"\n"
+	"BACKLIGHT CLASS/SUBSYSTEM\n"
+	"L:\tdri-devel@lists.test\n"
+	"F:\tdrivers/video/backlight/\n"
+	"\n"
+	"INPUT (KEYBOARD, MOUSE, JOYSTICK, TOUCHSCREEN) DRIVERS\n"
+	"L:\tlinux-input@vger.kernel.org\n"
+	"F:\tdrivers/input/\n"
+	"\n"
+	"KASAN\n"
+	"L:\tkasan-dev@lists.test\n"
+	"F:\tmm/kasan/\n"
+	"\n"
+	"TTY LAYER AND SERIAL DRIVERS\n"
+	"L:\tlinux-serial@vger.kernel.org\n"
+	"F:\tdrivers/tty/\n";
 
 static void test_tuning(void)
 {
@@ -1511,6 +1531,35 @@ static void test_tuning(void)
 	ok(score_of(rk, "DESIGNWARE USB3 DRD IP DRIVER") > 1.5 * score_of(rk, "THUNDERBOLT DRIVER"),
 	   "title tag: more than a word after the tags (%.2f, %.2f)",
 	   score_of(rk, "DESIGNWARE USB3 DRD IP DRIVER"), score_of(rk, "THUNDERBOLT DRIVER"));
+	tri_ranking_free(rk);
+
+	/* a name in prose that only a file glob of a section fits */
+	first = rank_first(m, "platform/x86: asus-wmi: Keyboard backlight brightness does not work\n"
+			   "\nHello.\n", &rk);
+	is_str(first, "ASUS NOTEBOOKS AND EEEPC ACPI/WMI EXTRAS DRIVERS",
+	       "prose glob: asus-wmi is asus*.c's, over backlight");
+	ok(rk->n && strstr(show(rk->matches[0].reason),
+			   "title word \"asus-wmi\": matched F: drivers/platform/x86/asus*.c"),
+	   "prose glob: saying so: %s", rk->n ? show(rk->matches[0].reason) : "");
+	tri_ranking_free(rk);
+	/* syzbot's bracketed subsystems, over its guilty frame's; a crash's
+	 * kind is no tag */
+	first = rank_first(m,
+		"[syzbot] [input?] INFO: rcu detected stall in zz_poll\n"
+		"\n"
+		"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" serial8250_console_write+0x10/0x20 drivers/tty/serial/8250/8250_port.c:3300\n"
+		" zz_poll+0x1/0x2 drivers/zz/zz.c:10\n"
+		" </TASK>\n", &rk);
+	is_str(first, "INPUT (KEYBOARD, MOUSE, JOYSTICK, TOUCHSCREEN) DRIVERS",
+	       "syzbot tags: the subsystem syzbot mailed first");
+	tri_ranking_free(rk);
+	first = rank_first(m, "BUG: KASAN: use-after-free in zz_release\n\nSee the log.\n", &rk);
+	ok(score_of(rk, "KASAN") < 2.5 + 1e-9,
+	   "title tag: BUG: KASAN: is a crash's kind, no subsystem tag (%.2f)",
+	   score_of(rk, "KASAN"));
 	tri_ranking_free(rk);
 
 	/* a WARNING in the driver core, the driver under it guilty */
