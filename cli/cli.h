@@ -127,6 +127,7 @@ enum bb_status cli_private_blobs_open(const struct bb_config *cfg, struct blob_s
 /* What sync, daemon and demo share (cli/cmd_sync.c): the store, MAINTAINERS,
  * the router, the Bugzilla client (if configured) and a sync context. */
 #include "bridge/inbound.h"
+#include "bridge/submit.h"
 #include "bridge/sync.h"
 #include "tracker/locate.h"
 #include "tracker/tracker.h"
@@ -138,6 +139,8 @@ struct cli_bridge {
 	struct router *router;
 	struct bz_client *bz;
 	struct archive_source *archive; /* NULL: no inbound bridge */
+	struct archive_source *submit;  /* the submit box; NULL: none */
+	struct submit_stats submit_stats; /* its last round's */
 	struct tracker *tracker;
 	struct inbound_options inbound;
 	char *archive_state;

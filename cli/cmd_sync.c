@@ -17,6 +17,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "bridge/submit.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_fields.h"
 #include "cli/cli.h"
@@ -159,6 +160,13 @@ int cli_bridge_open(struct cli_context *ctx, struct cli_bridge *b)
 		b->inbound.track = ctx->cfg->inbound_track;
 	}
 	{
+		struct archive_options so;
+
+		if (submit_archive_options(ctx->cfg, &so) &&
+		    archive_source_new(&b->submit, &so, &err))
+			goto fail;
+	}
+	{
 		struct tracker_options to;
 
 		memset(&to, 0, sizeof(to));
@@ -215,6 +223,7 @@ void cli_bridge_close(struct cli_bridge *b)
 	tracker_free(b->tracker);
 	blob_private_close(b->private_blobs, b->private_db);
 	archive_source_free(b->archive);
+	archive_source_free(b->submit);
 	free(b->archive_state);
 	bz_client_free(b->bz);
 	router_free(b->router);
@@ -336,7 +345,7 @@ static void inbound_stats_add(struct inbound_stats *in, const struct inbound_sta
 static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 				   struct inbound_stats *in, struct bb_error *err)
 {
-	struct bb_error archive_err = BB_ERROR_INIT;
+	struct bb_error archive_err = BB_ERROR_INIT, submit_err = BB_ERROR_INIT;
 	struct inbound_stats recovered;
 	enum bb_status s, archive = BB_OK;
 
@@ -364,6 +373,19 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 		}
 		log_event(LOG_LEVEL_WARN, "sync.archive_failed", LF_STR("error", archive_err.message),
 			  LF_STR("reason", "Bugzilla's changes are mailed all the same"));
+	}
+	/* the submit box before the outbound pass: its new bugs go out now */
+	if (b->submit && (s = submit_round(&b->sc, b->submit, &b->submit_stats, &submit_err))) {
+		if (s == BB_ERR_NOMEM || s == BB_ERR_DATABASE) {
+			*err = submit_err;
+			return s;
+		}
+		log_event(LOG_LEVEL_WARN, "sync.submit_failed", LF_STR("error", submit_err.message),
+			  LF_STR("reason", "the box is read again next round"));
+		if (!archive) {
+			archive = s;
+			archive_err = submit_err;
+		}
 	}
 	if ((s = sync_round(&b->sc, st, err)))
 		return s;
@@ -403,6 +425,12 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 static void report_inbound(struct cli_context *ctx, const struct cli_bridge *b,
 			   const struct inbound_stats *in)
 {
+	const struct submit_stats *su = &b->submit_stats;
+
+	if (!ctx->quiet && b->submit)
+		fprintf(stderr, "bugbridge: submit box: %lu mail%s read, %lu bug%s filed, %lu refused, "
+			"%lu from senders not authenticated\n", su->mails, su->mails == 1 ? "" : "s",
+			su->filed, su->filed == 1 ? "" : "s", su->refused, su->unauthenticated);
 	if (ctx->quiet || !b->archive)
 		return;
 	fprintf(stderr,

@@ -174,6 +174,14 @@ struct bb_config {
 	char *frontdoor_product;      /* product/component when the filer is not sure */
 	char *frontdoor_component;
 
+	/* [submit] (bugs filed by mail: bridge/submit.h) */
+	char *submit_kind;            /* maildir, mbox */
+	char *submit_path;            /* NULL: no submit box */
+	char *submit_address;         /* the address people write to */
+	unsigned long long submit_max_mail_size;
+	unsigned long long submit_bugzilla_attachment_max; /* also uploaded up to this */
+	char *submit_trusted_authserv_id; /* NULL: [inbound] trusted_authserv_id */
+
 	/* [route NAME] sections, in file order */
 	struct config_route *routes;
 	size_t nroutes;

@@ -43,8 +43,11 @@
 
 /* Largest header section inmail_parse_headers() reads (BB_ERR_TOO_LARGE). */
 #define INMAIL_HEADER_MAX (1024 * 1024)
-/* Largest mail inmail_decode() reads (BB_ERR_TOO_LARGE). */
-#define INMAIL_RAW_MAX (64 * 1024 * 1024)
+/* Largest mail inmail_decode() reads (BB_ERR_TOO_LARGE): the default of
+ * [submit] max_mail_size, where a 50 MiB attachment comes as about 68 MiB
+ * of base64 (a list archive's mails stop at [archive] max_mail_size, 64M,
+ * before they reach it). */
+#define INMAIL_RAW_MAX (128 * 1024 * 1024)
 /* Most MIME leaf parts inmail_decode() reads (BB_ERR_TOO_LARGE beyond). */
 #define INMAIL_PARTS_MAX 128
 /* Deepest MIME nesting inmail_decode() follows; deeper parts are skipped. */
