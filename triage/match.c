@@ -1416,6 +1416,8 @@ static void locate_names(struct scoring *sc, const struct tri_report *r,
 			ask(&mod, r->drivers[i].name, 1);
 	/* the title's names, in the room left */
 	ask_title_words(sc, &mod, text, len, 8);
+	/* and as functions ("use-after-free in blk_mq_sched_tags_teardown") */
+	ask_title_words(sc, &sym, text, len, 8);
 	sc->symbol_at = locate_answers(&sym, sc->arch, loc->symbols, loc->ctx);
 	sc->module_at = locate_answers(&mod, sc->arch, loc->modules, loc->ctx);
 	sc->how = loc->how;
@@ -1888,6 +1890,7 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 	int any = 0;
 	double full = weight;
 	const char *at = line == 1 && sc->module_at ? located(sc->module_at, word) : NULL;
+	const char *def = line == 1 && !at && sc->symbol_at ? located(sc->symbol_at, word) : NULL;
 
 	desc = g_strdup_printf("%s \"%s\"", line == 1 ? "title word" : "word", word);
 	clue_begin(sc, desc, line);
@@ -1910,12 +1913,15 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 		weight *= 0.7;
 	}
 	clue_end(sc);
-	/* a module of that name: where the tree builds it */
+	/* a module of that name: where the tree builds it; else a function:
+	 * where it is defined */
 	if (at) {
 		char *what = g_strdup_printf("module %s built in", word);
 
 		apply_located(sc, at, full, desc, what, line);
 		g_free(what);
+	} else if (def) {
+		apply_located(sc, def, full, desc, "defined in", line);
 	}
 	g_free(desc);
 	g_free(w);

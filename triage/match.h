@@ -62,9 +62,9 @@
  * tracker/locate.h asks a watched git tree with `git grep`) maps names to
  * files first: the RIP/pc symbol and module, the first non-generic frames'
  * symbols and modules, the drivers that printed lines and the title's
- * words with a digit, '_' or '-' (as modules, at most 8; plain words are
- * the names of objects all over a tree) (at most TRI_LOCATE_MAX names of
- * each kind, each made only of [A-Za-z0-9_], '-'
+ * words with a digit, '_' or '-' (as modules and functions, at most 8
+ * each; plain words are the names of objects all over a tree) (at most
+ * TRI_LOCATE_MAX names of each kind, each made only of [A-Za-z0-9_], '-'
  * too for modules, at most TRI_LOCATE_NAME_MAX bytes: no other name is
  * asked).  A located symbol's file (where it is defined) or module's
  * folder (or single file) is matched as a path at the weight of the clue

@@ -940,6 +940,7 @@ struct fake_locator {
 	size_t nsymbols, nmodules, calls;
 	const char *arch;
 	int silent;         /* answers nothing */
+	int no_modules;     /* answers no module */
 };
 
 /* Names in prose: a report with no log names its driver, module or
@@ -1224,9 +1225,12 @@ static void fake_modules(void *ctx, const char *const *names, size_t n, const ch
 			 char **paths)
 {
 	struct fake_locator *f = ctx;
+	int silent = f->silent;
 
 	(void)arch;
+	f->silent |= f->no_modules;
 	fake_answer(f, f->modules, &f->nmodules, names, n, paths);
+	f->silent = silent;
 }
 
 static int fake_asked(char *const *asked, size_t n, const char *name)
@@ -1373,6 +1377,25 @@ static void test_locator(void)
 		ok(rk->n && strstr(show(rk->matches[0].reason), "title word \"zz_wdg2\": module zz_wdg2 "
 				   "built in drivers/hid/zz-widget.c (fake grep): matched F: drivers/hid/"),
 		   "locate: saying so: %s", rk->n ? show(rk->matches[0].reason) : "");
+		tri_ranking_free(rk);
+		tri_report_free(r);
+	}
+	/* and its functions: where they are defined */
+	{
+		static const char title[] = "use-after-free in zz_widget_helper on unplug\n\n"
+					    "No log kept.\n";
+
+		fake_reset(&f);
+		f.no_modules = 1;
+		r = read_str(title);
+		rk = tri_match_located(m, r, title, strlen(title), 10, &loc);
+		ok(fake_asked(f.symbols, f.nsymbols, "zz_widget_helper"),
+		   "locate: the title's function name is asked");
+		ok(rk->n && !strcmp(rk->matches[0].section->name, "HID CORE LAYER") &&
+		   strstr(show(rk->matches[0].reason), "title word \"zz_widget_helper\": defined in "
+			  "drivers/hid/zz-widget.c (fake grep)"),
+		   "locate: the file defining it ranks first: %s",
+		   rk->n ? show(rk->matches[0].reason) : "");
 		tri_ranking_free(rk);
 		tri_report_free(r);
 	}
