@@ -680,6 +680,7 @@ struct scoring {
 	GHashTable *symbol_at, *module_at;
 	const char *how;      /* the locator's, for reasons */
 	GStringChunk *bases;  /* symbols without their compiler suffixes */
+	char *title_frame;    /* the function a title names "... in FUNC", or NULL */
 };
 
 /* A clue as a section's evidence. */
@@ -1594,12 +1595,51 @@ static void apply_k(struct scoring *sc, const char *text, size_t len)
 
 /* ---- clues from the report ---------------------------------------------- */
 
+/* The function a report's title names as where it happened, "KIND in
+ * FUNC" as syzbot and KASAN write it ("possible deadlock in
+ * ipv6_sock_mc_close (2)"): an identifier with a '_' after the first " in ". */
+static char *title_function(const char *text, size_t len)
+{
+	size_t n = text ? strcspn(text, "\n") : 0;
+	const char *at, *p;
+	size_t k = 0;
+
+	if (n > len)
+		n = len;
+	at = n ? g_strstr_len(text, (gssize)n, " in ") : NULL;
+	if (!at)
+		return NULL;
+	p = at + 4;
+	while (p + k < text + n && (g_ascii_isalnum(p[k]) || p[k] == '_'))
+		k++;
+	if (k < 3 || k > TRI_LOCATE_NAME_MAX || !memchr(p, '_', k) ||
+	    (p + k < text + n && p[k] != ' ' && p[k] != '.' && p[k] != '('))
+		return NULL;
+	return g_strndup(p, k);
+}
+
 static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 {
 	char *desc;
 	size_t rank = 0;
 	int mm = 0;
 	ssize_t guilty = guilty_frame(o, &mm);
+
+	/* the title names the guilty frame, as syzbot titles its reports
+	 * ("KASAN: use-after-free Read in nbd_genl_connect"): that frame, if
+	 * the trace has it and it is no shared code */
+	for (size_t j = 0; sc->title_frame && j < o->nframes; j++) {
+		const struct tri_frame *f = &o->frames[j];
+		const char *dot = strchr(f->symbol, '.');
+		size_t n = dot ? (size_t)(dot - f->symbol) : strlen(f->symbol);
+
+		if (!f->unreliable && strlen(sc->title_frame) == n &&
+		    !strncmp(f->symbol, sc->title_frame, n) && !frame_shared(f, 1) &&
+		    !tri_symbol_is_generic(f->symbol)) {
+			guilty = (ssize_t)j;
+			break;
+		}
+	}
 	/* a fault in shared code with a guilty frame under it is the caller's */
 	int path_shared = o->path && guilty >= 0 && tri_path_is_shared(o->path, mm);
 	int pc_shared = o->pc_symbol && guilty >= 0 && tri_symbol_is_shared(o->pc_symbol);
@@ -1645,14 +1685,22 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
 				continue;
 			w = 0.3;
-		} else if (guilty >= 0 && (size_t)guilty != i && frame_shared(f, mm)) {
+		} else if (guilty >= 0 && ((size_t)guilty != i && frame_shared(f, mm))) {
 			/* shared code above or below the guilty frame */
+			w = 0.1;
+		} else if (guilty >= 0 && i < (size_t)guilty) {
+			/* above the frame the title names */
 			w = 0.1;
 		} else {
 			w = power(0.7, rank);
 			/* it stands for the fault when that is in shared code */
 			if ((size_t)guilty == i && (path_shared || pc_shared))
 				w *= 1.5;
+			/* the callers under the guilty frame are how it was reached:
+			 * together (a broad F: such as net/ takes their paths) they
+			 * must not outweigh it */
+			if (guilty >= 0 && i > (size_t)guilty && f->path)
+				w *= 0.5;
 			rank++;
 		}
 		w *= 4 * of;
@@ -2144,6 +2192,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	if (loc)
 		locate_names(&sc, r, loc, text, len);
 
+	sc.title_frame = title_function(text, len);
 	for (size_t i = 0; i < r->noopses && i < 4; i++)
 		apply_oops(&sc, &r->oopses[i], power(0.5, i));
 	for (size_t i = 0, used = 0; i < r->npaths && used < 8 &&
@@ -2232,6 +2281,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		g_hash_table_destroy(sc.module_at);
 	if (sc.bases)
 		g_string_chunk_free(sc.bases);
+	g_free(sc.title_frame);
 	return rk;
 }
 

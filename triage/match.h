@@ -183,7 +183,10 @@ int tri_locate_name_ok(const char *name, int module);
  * The guilty frame of an oops is, as syzbot picks it, the first reliable
  * frame from the top that is neither generic (tri_symbol_is_generic())
  * nor shared, mm/ counting as shared when some frame is outside it (a
- * report of mm keeps its mm frames); it weighs most.  Shared frames above
+ * report of mm keeps its mm frames), unless the report's title names
+ * another frame of the trace that is not shared ("... in FUNC", as syzbot
+ * titles its reports by its own guilty frame); it weighs most, frames
+ * above it little, and the callers under it with paths half.  Shared frames above
  * and below it, and a fault path, RIP/pc or LR in shared code above it,
  * weigh little; a trace all of shared code keeps its order. */
 int tri_path_is_shared(const char *path, int mm);

@@ -1497,7 +1497,15 @@ static const char tuning_maintainers[] =
 	"\n"
 	"TTY LAYER AND SERIAL DRIVERS\n"
 	"L:\tlinux-serial@vger.kernel.org\n"
-	"F:\tdrivers/tty/\n";
+	"F:\tdrivers/tty/\n"
+	"\n"
+	"NETWORKING [GENERAL]\n"
+	"L:\tnetdev@vger.kernel.org\n"
+	"F:\tnet/\n"
+	"\n"
+	"YY HELPER LIBRARY\n"
+	"L:\tyy@lists.test\n"
+	"F:\tdrivers/yy/\n";
 
 static void test_tuning(void)
 {
@@ -1583,6 +1591,39 @@ static void test_tuning(void)
 	ok(score_of(rk, "KASAN") < 2.5 + 1e-9,
 	   "title tag: BUG: KASAN: is a crash's kind, no subsystem tag (%.2f)",
 	   score_of(rk, "KASAN"));
+	tri_ranking_free(rk);
+
+	/* the callers under the guilty frame do not outweigh it together */
+	first = rank_first(m,
+		"[syzbot] KASAN: use-after-free Read in zz_connect\n"
+		"\n"
+		"BUG: KASAN: use-after-free in zz_connect+0x1/0x2 drivers/zz/zz.c:10\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" zz_connect+0x1/0x2 drivers/zz/zz.c:10\n"
+		" genl_family_rcv_msg_doit+0x1/0x2 net/netlink/genetlink.c:1\n"
+		" genl_rcv_msg+0x1/0x2 net/netlink/genetlink.c:2\n"
+		" netlink_rcv_skb+0x1/0x2 net/netlink/af_netlink.c:3\n"
+		" genl_rcv+0x1/0x2 net/netlink/genetlink.c:4\n"
+		" netlink_unicast+0x1/0x2 net/netlink/af_netlink.c:5\n"
+		" netlink_sendmsg+0x1/0x2 net/netlink/af_netlink.c:6\n"
+		" __sock_sendmsg+0x1/0x2 net/socket.c:7\n"
+		" </TASK>\n", &rk);
+	is_str(first, "ZZ WIDGET DRIVER", "guilty: its callers in net/ do not outweigh it");
+	tri_ranking_free(rk);
+	/* the title names the guilty frame, as syzbot titles a report */
+	first = rank_first(m,
+		"INFO: task hung in zz_probe\n"
+		"\n"
+		"INFO: task kworker/0:1:12 blocked for more than 143 seconds.\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" yy_helper+0x1/0x2 drivers/yy/yy.c:5\n"
+		" zz_probe+0x1/0x2 drivers/zz/zz.c:10\n"
+		" </TASK>\n", &rk);
+	is_str(first, "ZZ WIDGET DRIVER", "guilty: the frame the title names is the guilty one");
+	ok(rk->n && strstr(show(rk->matches[0].reason), "guilty frame zz_probe"),
+	   "guilty: said so: %s", rk->n ? show(rk->matches[0].reason) : "");
 	tri_ranking_free(rk);
 
 	/* a WARNING in the driver core, the driver under it guilty */
