@@ -776,6 +776,7 @@ static enum bb_status authserv_verdict(const char *raw, size_t len, const struct
 			 from_domain);
 		goto out;
 	}
+	v->dmarc_pass = pass_dmarc[0] != '\0';
 	if (!pass_dmarc[0] && !pass_dkim_d[0]) {
 		snprintf(v->reason, sizeof(v->reason), "%s reports no %s aligned with the From: domain %s",
 			 authserv_id, counted == METHOD_DMARC ? "dmarc=pass"
@@ -1146,6 +1147,7 @@ enum bb_status auth_check(const struct auth_policy *policy, const char *raw, siz
 	if (s)
 		return s;
 	v->ignored_results = serv_v.ignored_results;
+	v->dmarc_pass = serv_v.dmarc_pass;
 	if (dkim_v.authenticated || serv_v.authenticated) {
 		const struct auth_verdict *w = dkim_v.authenticated ? &dkim_v : &serv_v;
 

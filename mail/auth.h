@@ -146,6 +146,14 @@ struct auth_verdict {
 	 * answered with an error), so a later check may authenticate the
 	 * sender.  Never set with authenticated. */
 	int temporary;
+	/* The trusted server's own dmarc=pass for the From: domain, in its
+	 * block, neither contradicted (dmarc=fail) nor doubled, with dmarc
+	 * among the counted methods: the domain's DMARC check passed, by DKIM
+	 * or by aligned SPF.  Set whether or not the sender is authenticated
+	 * (a pass by SPF alone never is): it says that the From: address is
+	 * the domain's to use, so a mail to it (a confirmation link) goes to
+	 * whoever sent this one, not to a forged victim. */
+	int dmarc_pass;
 };
 
 /* Checks raw/len (one message as archived, LF or CRLF line ends) against

@@ -457,6 +457,26 @@ static void test_authserv(void)
 				     " header.from=example.org\n");
 	auth_check(&serv, lore, strlen(lore), &v, &err);
 	ok(!v.authenticated, "authserv: another authserv-id is not believed");
+	ok(!v.dmarc_pass, "authserv: nor is its dmarc=pass");
+	free(lore);
+
+	/* a DMARC pass by SPF alone: no command, but the From: is the
+	 * sender's (a confirmation link may go there) */
+	lore = archived(plain_mail, "Authentication-Results: smtp.subspace.kernel.org; dmarc=pass"
+				    " header.from=example.org; spf=pass smtp.mailfrom=example.org\n");
+	auth_check(&both, lore, strlen(lore), &v, &err);
+	ok(!v.authenticated && v.dmarc_pass,
+	   "dkim-or-authserv: a dmarc=pass without a signature authenticates nothing, and is told");
+	free(lore);
+	lore = archived(plain_mail, "Authentication-Results: smtp.subspace.kernel.org; dmarc=fail"
+				    " header.from=example.org\n");
+	auth_check(&both, lore, strlen(lore), &v, &err);
+	ok(!v.dmarc_pass, "dkim-or-authserv: dmarc=fail is no pass");
+	free(lore);
+	lore = archived(plain_mail, "Authentication-Results: smtp.subspace.kernel.org; dmarc=pass"
+				    " header.from=author.example\n");
+	auth_check(&both, lore, strlen(lore), &v, &err);
+	ok(!v.dmarc_pass, "dkim-or-authserv: a pass for another From: domain is no pass");
 	free(lore);
 
 	{
