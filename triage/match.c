@@ -2240,7 +2240,11 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	ranked = g_array_new(FALSE, FALSE, sizeof(struct ranked));
 	for (guint s = 0; s < n; s++)
 		if (sc.score[s] > 0) {
-			struct ranked x = { s, sc.score[s] };
+			const struct mnt_section *sec = mnt_section_at(m->mf, s);
+			/* a section without L: is no place to write to: its
+			 * files' other sections (with a list) go first */
+			struct ranked x = { s, sc.score[s] *
+					       (sec->lists && sec->lists[0] ? 1.0 : 0.3) };
 
 			g_array_append_val(ranked, x);
 		}

@@ -74,7 +74,9 @@
  * (tri_match()) no git tree is used.
  *
  * The result is a ranked list of sections with a score and, for each, the
- * strongest reason: which report line matched which pattern.
+ * strongest reason: which report line matched which pattern.  A section
+ * without L: ranks at 0.3 of its score: it is no place to write to, and
+ * the broader section of its files, with a list, goes first.
  */
 #ifndef BB_TRIAGE_MATCH_H
 #define BB_TRIAGE_MATCH_H

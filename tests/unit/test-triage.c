@@ -700,6 +700,7 @@ static const char small_maintainers[] =
 	"X:\tdrivers/hid/amd-sfh-hid/\n"
 	"\n"
 	"HID LOGITECH DRIVERS\n"
+	"L:\tlinux-input@vger.kernel.org\n"
 	"F:\tdrivers/hid/hid-logitech-*\n"
 	"\n"
 	"INTEL WIRELESS WIFI LINK (iwlwifi)\n"
@@ -1505,7 +1506,15 @@ static const char tuning_maintainers[] =
 	"\n"
 	"YY HELPER LIBRARY\n"
 	"L:\tyy@lists.test\n"
-	"F:\tdrivers/yy/\n";
+	"F:\tdrivers/yy/\n"
+	"\n"
+	"SPI SUBSYSTEM\n"
+	"L:\tlinux-spi@vger.kernel.org\n"
+	"F:\tdrivers/spi/\n"
+	"\n"
+	"PXA2xx SPI DRIVER (maintainers only)\n"
+	"M:\tA Maintainer <a@example.org>\n"
+	"F:\tdrivers/spi/spi-pxa2xx*\n";
 
 static void test_tuning(void)
 {
@@ -1610,6 +1619,14 @@ static void test_tuning(void)
 		" __sock_sendmsg+0x1/0x2 net/socket.c:7\n"
 		" </TASK>\n", &rk);
 	is_str(first, "ZZ WIDGET DRIVER", "guilty: its callers in net/ do not outweigh it");
+	tri_ranking_free(rk);
+	/* a section without L: is no place to write to: the list of the
+	 * broader section of its files goes first */
+	first = rank_first(m, "spi: pxa2xx: transfers time out after resume\n\n"
+			   "Since 6.1 every transfer in drivers/spi/spi-pxa2xx.c times out.\n", &rk);
+	is_str(first, "SPI SUBSYSTEM", "no list: the section with a list first");
+	ok(score_of(rk, "PXA2xx SPI DRIVER (maintainers only)") > 0,
+	   "no list: the maintainers' section is still named");
 	tri_ranking_free(rk);
 	/* the title names the guilty frame, as syzbot titles a report */
 	first = rank_first(m,
