@@ -1120,7 +1120,10 @@ static void apply_name(struct scoring *sc, const char *name, double weight, unsi
 	/* the first word alone names a folder more often than a file
 	 * ("hid" of hid_multitouch is drivers/hid/, not some hid.c) */
 	sc->file_factor = 0.5;
-	if (ntok >= 1 && strlen(tokens[0]) >= 3)
+	/* ... but a vendor's name alone ("intel" of intel_idle, "amd" of
+	 * amd_pmc) is in every kind of folder: no evidence */
+	if (ntok >= 1 && strlen(tokens[0]) >= 3 &&
+	    !(ntok >= 2 && vendor_index(tokens[0], strlen(tokens[0])) >= 0))
 		lookup_name(sc, tokens[0], weight * (symbol ? 0.5 : 0.7));
 	sc->file_factor = 1.0;
 	if ((kind & NAME_DRIVER) && !sc->touched->len)

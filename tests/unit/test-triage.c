@@ -1508,6 +1508,10 @@ static const char tuning_maintainers[] =
 	"L:\tyy@lists.test\n"
 	"F:\tdrivers/yy/\n"
 	"\n"
+	"INTEL ETHERNET DRIVERS\n"
+	"L:\tintel-wired-lan@lists.test\n"
+	"F:\tdrivers/net/ethernet/intel/\n"
+	"\n"
 	"SPI SUBSYSTEM\n"
 	"L:\tlinux-spi@vger.kernel.org\n"
 	"F:\tdrivers/spi/\n"
@@ -1619,6 +1623,13 @@ static void test_tuning(void)
 		" __sock_sendmsg+0x1/0x2 net/socket.c:7\n"
 		" </TASK>\n", &rk);
 	is_str(first, "ZZ WIDGET DRIVER", "guilty: its callers in net/ do not outweigh it");
+	tri_ranking_free(rk);
+	/* a vendor's name alone, the first part of a driver's, is no evidence */
+	first = rank_first(m, "[    1.000000] intel_zzidle: MWAIT substates: 0x11142120\n"
+			   "[    1.000001] intel_zzidle: v0.5.1 model 0x8C\n", &rk);
+	ok(score_of(rk, "INTEL ETHERNET DRIVERS") == 0,
+	   "vendor: intel_zzidle is not drivers/net/ethernet/intel/'s (%.2f)",
+	   score_of(rk, "INTEL ETHERNET DRIVERS"));
 	tri_ranking_free(rk);
 	/* a section without L: is no place to write to: the list of the
 	 * broader section of its files goes first */
