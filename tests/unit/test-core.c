@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/run.h"
@@ -514,8 +515,28 @@ static void test_run_feed(void)
 	run_args_clear(&true_args);
 }
 
+/* bb_now(): the system's time, or BUGBRIDGE_TEST_NOW when it is a number. */
+static void test_clock(void)
+{
+	time_t before = time(NULL), t;
+
+	unsetenv("BUGBRIDGE_TEST_NOW");
+	t = bb_now();
+	ok(t >= before && t <= time(NULL), "bb_now: the system's time");
+	setenv("BUGBRIDGE_TEST_NOW", "1796979600", 1);
+	ok(bb_now() == 1796979600, "bb_now: BUGBRIDGE_TEST_NOW when set");
+	setenv("BUGBRIDGE_TEST_NOW", "17969x", 1);
+	t = bb_now();
+	ok(t >= before && t <= time(NULL), "bb_now: a value that is no number is ignored");
+	setenv("BUGBRIDGE_TEST_NOW", "", 1);
+	t = bb_now();
+	ok(t >= before && t <= time(NULL), "bb_now: an empty value is ignored");
+	unsetenv("BUGBRIDGE_TEST_NOW");
+}
+
 int main(void)
 {
+	test_clock();
 	test_find_ci();
 	test_run_gather();
 	test_run_feed();
