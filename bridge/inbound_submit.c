@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include <glib.h>
+#include <openssl/rand.h>
 
+#include "attachments/quarantine.h"
 #include "bridge/inbound_internal.h"
 #include "bridge/route.h"
 #include "bridge/submit.h"
@@ -27,6 +29,9 @@
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
+
+/* Bytes of a confirmation token (the front door's: hex in the link). */
+#define SUBMIT_TOKEN_BYTES 16
 
 /* Longest pseudo-header line an answer quotes, in bytes. */
 #define SUBMIT_LINE_MAX 200
@@ -468,6 +473,214 @@ out:
 	return s;
 }
 
+char *submit_confirm_key(const char *email)
+{
+	const char *at = strrchr(email, '@');
+	const char *plus = memchr(email, '+', at ? (size_t)(at - email) : 0);
+	char *key, *lower;
+
+	if (plus && plus > email)
+		key = g_strdup_printf("mail:%.*s%s", (int)(plus - email), email, at);
+	else
+		key = g_strconcat("mail:", email, NULL);
+	lower = g_utf8_strdown(key, -1);
+	g_free(key);
+	return lower;
+}
+
+enum bb_status submit_confirm_reserve(struct store *db, unsigned long long limit, const char *key,
+				      time_t now, long long *wait, struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	enum bb_status st;
+
+	*wait = 0;
+	if (!limit)
+		return BB_OK;
+	if ((st = store_prepare(db, &q, "SELECT count(*), min(time) FROM fd_budget WHERE "
+				"client = ?1 AND time > ?2", err)))
+		goto out;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 86400);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		st = store_fail(db, err, "counting an address's confirmation mails");
+		goto out;
+	}
+	if ((unsigned long long)sqlite3_column_int64(q, 0) >= limit) {
+		long long left = sqlite3_column_int64(q, 1) + 86400 - (long long)now;
+
+		*wait = left > 0 ? left : 1;
+		goto out;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if ((st = store_prepare(db, &q, "INSERT INTO fd_budget (client, time, bytes) "
+				"VALUES (?1, ?2, 0)", err)))
+		goto out;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)now);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		st = store_fail(db, err, "counting a confirmation mail");
+out:
+	if (q)
+		sqlite3_finalize(q);
+	return st;
+}
+
+/* Stores the attachments of body in the quarantine as attachments 1.. of
+ * report id, with their fd_attachment rows (in the caller's transaction). */
+static enum bb_status quarantine_parts(struct submit_ctx *c, struct quarantine *q, long long id,
+				       const struct inmail_body *body)
+{
+	enum bb_status s = BB_OK;
+
+	for (size_t i = 0; i < body->nparts && !s; i++) {
+		const struct inmail_part *part = &body->parts[i];
+		struct quarantine_writer *w = NULL;
+		struct quarantine_file file;
+		sqlite3_stmt *st = NULL;
+
+		memset(&file, 0, sizeof(file));
+		if ((s = quarantine_writer_open(q, 0, &w, c->err)))
+			break;
+		if ((s = quarantine_writer_write(w, part->data, part->len, c->err))) {
+			quarantine_writer_abort(w);
+			break;
+		}
+		if ((s = quarantine_writer_finish(w, &file, c->err)))
+			break;
+		if ((s = quarantine_adopt(q, &file, id, (unsigned)i + 1, c->err))) {
+			quarantine_file_discard(&file);
+			break;
+		}
+		free(file.path);
+		if (!(s = store_prepare(c->sc->db, &st, "INSERT INTO fd_attachment (report, seq, "
+					"blob_hash, file_name) VALUES (?1, ?2, ?3, ?4)", c->err))) {
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
+			sqlite3_bind_text(st, 3, file.hash, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 4, part->filename && *part->filename ? part->filename
+							: "attachment", -1, SQLITE_STATIC);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				s = store_fail(c->sc->db, c->err, "storing an attachment of a report");
+			sqlite3_finalize(st);
+		}
+	}
+	return s;
+}
+
+/* A mail whose sender is not authenticated but whose From: domain passed
+ * DMARC: a front door report waiting for the link the sender is mailed
+ * (within [frontdoor] confirm_limit; past it, nothing is sent and nothing
+ * kept).  All in one transaction with the mail's row and the cursor; the
+ * quarantine's files of a transaction that fails are removed. */
+static enum bb_status submit_wait(struct submit_ctx *c, const char *raw, size_t len,
+				  const struct inmail *m, const char *position)
+{
+	struct sync_context *sc = c->sc;
+	const struct bb_config *cfg = sc->cfg;
+	const char *base = cfg->frontdoor_base_url ? cfg->frontdoor_base_url : cfg->blob_base_url;
+	struct quarantine *q = NULL;
+	struct inmail_body body;
+	struct pseudo p;
+	struct buf text = BUF_INIT;
+	struct bz_bug nobug;
+	unsigned char raw_token[SUBMIT_TOKEN_BYTES];
+	char token[2 * SUBMIT_TOKEN_BYTES + 1], *qpath = NULL, *key = NULL;
+	sqlite3_stmt *st = NULL;
+	long long id = 0, row = 0, wait = 0;
+	int in_tx = 0;
+	enum bb_status s;
+
+	memset(&body, 0, sizeof(body));
+	memset(&p, 0, sizeof(p));
+	memset(&nobug, 0, sizeof(nobug));
+	if ((s = inmail_decode(raw, len, &body, c->err)))
+		goto out;
+	pseudo_parse(&p, body.text ? body.text : "");
+	pseudo_check(&p, NULL, cfg);
+	if (RAND_bytes(raw_token, sizeof(raw_token)) != 1) {
+		s = bb_error_set(c->err, BB_ERR_INTERNAL, "no random token could be made");
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(raw_token); i++)
+		snprintf(token + 2 * i, 3, "%02x", raw_token[i]);
+	if (!(qpath = config_data_path(cfg, "quarantine")) || !(key = submit_confirm_key(m->from_addr))) {
+		s = bb_error_set(c->err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((s = quarantine_open(&q, qpath, c->err)) || (s = store_begin(sc->db, c->err)))
+		goto out;
+	in_tx = 1;
+	if ((s = submit_confirm_reserve(sc->db, cfg->frontdoor_confirm_limit, key, time(NULL), &wait,
+					c->err)))
+		goto out;
+	if (wait) {
+		/* no mail past the limit: the sender is told nothing, as any
+		 * other sender the bridge cannot vouch for */
+		store_rollback(sc->db);
+		in_tx = 0;
+		log_event(LOG_LEVEL_WARN, "submit.confirm_limited", LF_STR("message_id", m->message_id));
+		s = finish(c, m, position, "rejected", "submit: sender not authenticated; "
+			   "[frontdoor] confirm_limit reached for the address", NULL, NULL);
+		goto out;
+	}
+	if ((s = store_prepare(sc->db, &st, "INSERT INTO fd_report (token, email, name, title, "
+			       "description, product, component, client, created) VALUES "
+			       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'mail', ?8)", c->err)))
+		goto out;
+	sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->from_addr, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->from_name ? m->from_name : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, *inmail_bare_subject(m->subject) ? inmail_bare_subject(m->subject)
+								   : "(no subject)", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, p.text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, p.use[PH_PRODUCT] ? p.use[PH_PRODUCT] : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, p.use[PH_COMPONENT] ? p.use[PH_COMPONENT] : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		s = store_fail(sc->db, c->err, "storing a report");
+		goto out;
+	}
+	id = sqlite3_last_insert_rowid(sc->db->db);
+	if ((s = quarantine_parts(c, q, id, &body)))
+		goto out;
+	if ((s = inbound_mail_record(sc, &c->opt, m, 0, NULL, "rejected", "submit: sender not "
+				     "authenticated; waits for the confirmation link", NULL, &row,
+				     c->err)))
+		goto out;
+	buf_addf(&text, "Someone, hopefully you, mailed a bug report to %s from your address.\n\n"
+		 "To confirm your address and send the report to the kernel developers (on public\n"
+		 "mailing lists), open this link and press its button:\n\n  %s/confirm/%s\n\n"
+		 "If it was not you, ignore this mail: nothing is sent without the link, and the\n"
+		 "report's attachments are deleted when the link expires.\n",
+		 cfg->submit_address ? cfg->submit_address : "bugbridge", base ? base : "", token);
+	if ((s = queue_answer(c, m, &nobug, row, text.data)) ||
+	    (position && (s = store_cursor_set(sc->db, c->cursor_name, position, c->err))))
+		goto out;
+	in_tx = 0;
+	if ((s = store_commit(sc->db, c->err)))
+		goto out;
+	id = 0;   /* the report's now: its files stay */
+	c->stats->confirming++;
+	log_event(LOG_LEVEL_INFO, "submit.confirming", LF_STR("message_id", m->message_id),
+		  LF_UINT("attachments", body.nparts));
+out:
+	if (st)
+		sqlite3_finalize(st);
+	if (in_tx)
+		store_rollback(sc->db);
+	if (id && q)
+		quarantine_remove_report(q, id, NULL);
+	quarantine_close(q);
+	free(qpath);
+	g_free(key);
+	buf_release(&text);
+	pseudo_release(&p);
+	inmail_body_release(&body);
+	return s;
+}
+
 static enum bb_status on_mail(void *ctx, const char *raw, size_t len, const char *position)
 {
 	struct submit_ctx *c = ctx;
@@ -501,8 +714,13 @@ static enum bb_status on_mail(void *ctx, const char *raw, size_t len, const char
 		goto out;
 	}
 	if (!v.authenticated) {
-		/* no answer: the From: may be anybody's */
 		c->stats->unauthenticated++;
+		if (v.dmarc_pass && c->sc->cfg->frontdoor_enabled) {
+			/* the From: is the sender's: a confirmation link may go there */
+			s = submit_wait(c, raw, len, &m, position);
+			goto out;
+		}
+		/* no answer: the From: may be anybody's */
 		snprintf(reason, sizeof(reason), "submit: sender not authenticated: %s", v.reason);
 		log_event(LOG_LEVEL_WARN, "submit.unauthenticated", LF_STR("message_id", m.message_id),
 			  LF_STR("reason", v.reason));

@@ -31,6 +31,18 @@
  * (the submit address is no backscatter source): it files nothing and is
  * recorded as such.
  *
+ * A mail whose sender is not authenticated but whose From: domain's DMARC
+ * check passed at the box's MTA (auth_verdict.dmarc_pass), with the front
+ * door on ([frontdoor] enabled), waits for its sender's confirmation as a
+ * report filed on the front door's form does: an fd_report row, its
+ * attachments in the quarantine (attachments/quarantine.h), one mail to
+ * the From: address with the one-time link <base_url>/confirm/<token>
+ * (answer-r<row>, within [frontdoor] confirm_limit, counted with the
+ * form's), and from then on it is the front door's: confirmed, the report
+ * goes to the lists (and Bugzilla with [frontdoor] create_bugs); not
+ * confirmed within confirm_window, it expires and its files are removed.
+ * Any other mail from a sender not authenticated is never answered.
+ *
  * Exactly once.  The bug's URL field is "mid:<Message-ID>" (RFC 2392) of
  * the submitted mail: before filing, Bugzilla is asked for a bug with that
  * URL, so a mail read again after a crash (before its row and the box's
@@ -44,8 +56,11 @@
 #ifndef BB_SUBMIT_H
 #define BB_SUBMIT_H
 
+#include <time.h>
+
 #include "bridge/sync.h"
 #include "core/status.h"
+#include "core/store.h"
 #include "mail/archive.h"
 
 struct submit_stats {
@@ -53,6 +68,7 @@ struct submit_stats {
 	unsigned long filed;      /* became bugs */
 	unsigned long refused;    /* answered refused or failed */
 	unsigned long unauthenticated; /* filed nothing, not answered */
+	unsigned long confirming;      /* of those, sent a confirmation link */
 	unsigned long ignored;    /* read before, the bridge's own, auto-replies */
 };
 
@@ -66,5 +82,17 @@ int submit_archive_options(const struct bb_config *cfg, struct archive_options *
  * now (the mail is read again next round). */
 enum bb_status submit_round(struct sync_context *sc, struct archive_source *src,
 			    struct submit_stats *stats, struct bb_error *err);
+
+/* Confirmation mails, the front door's and the submit box's, are counted
+ * per recipient in fd_budget under this key: "mail:" and the address in
+ * lower case, without a "+tag" in its local part (it reaches the same
+ * mailbox).  g_free() it. */
+char *submit_confirm_key(const char *email);
+/* Counts the confirmation mails sent to key in the last day and, when
+ * limit (0: none) allows one more, records this one, in the caller's
+ * transaction.  *wait gets the seconds until the oldest leaves the day
+ * when it refuses, else 0. */
+enum bb_status submit_confirm_reserve(struct store *db, unsigned long long limit, const char *key,
+				      time_t now, long long *wait, struct bb_error *err);
 
 #endif

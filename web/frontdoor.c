@@ -59,6 +59,8 @@
 #include <microhttpd.h>
 #include <openssl/rand.h>
 
+#include "attachments/quarantine.h"
+#include "bridge/submit.h"
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
@@ -74,7 +76,6 @@
 #include "web/frontdoor.h"
 #include "web/http_guard.h"
 #include "web/http_text.h"
-#include "web/quarantine.h"
 
 #define FD_POST_BUFFER 65536
 #define FD_DISCARD_MAX (8u * 1024 * 1024)
@@ -726,67 +727,6 @@ static void fd_budget_settle(struct fd_view *fd, struct fd_request *r)
 	r->budget_row = 0;
 }
 
-/* The key confirmation mails to email are counted under: "mail:" and the
- * address in lower case, without a "+tag" in its local part (it reaches
- * the same mailbox); g_free() it. */
-static char *fd_confirm_key(const char *email)
-{
-	const char *at = strrchr(email, '@');
-	const char *plus = memchr(email, '+', at ? (size_t)(at - email) : 0);
-	char *key, *lower;
-
-	if (plus && plus > email)
-		key = g_strdup_printf("mail:%.*s%s", (int)(plus - email), email, at);
-	else
-		key = g_strconcat("mail:", email, NULL);
-	lower = g_utf8_strdown(key, -1);
-	g_free(key);
-	return lower;
-}
-
-/* Counts the confirmation mails sent to key in the last day and, when
- * [frontdoor] confirm_limit allows one more, records this one (inside the
- * caller's transaction, fd->core->lock held).  *wait gets the seconds
- * until the oldest leaves the day when it refuses, else 0. */
-static enum bb_status fd_confirm_reserve(struct fd_view *fd, const char *key, time_t now,
-					 long long *wait, struct bb_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	long long count;
-	enum bb_status st;
-
-	*wait = 0;
-	if (!fd->cfg->frontdoor_confirm_limit)
-		return BB_OK;
-	if ((st = store_prepare(fd->core->db, &q, "SELECT count(*) FROM fd_budget WHERE "
-				"client = ?1 AND time > ?2", err)))
-		goto out;
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, (sqlite3_int64)now - 86400);
-	if (sqlite3_step(q) != SQLITE_ROW) {
-		st = store_fail(fd->core->db, err, "counting an address's confirmation mails");
-		goto out;
-	}
-	count = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	q = NULL;
-	if ((unsigned long long)count >= fd->cfg->frontdoor_confirm_limit) {
-		*wait = fd_budget_wait(fd, key, now, 86400);
-		goto out;
-	}
-	if ((st = store_prepare(fd->core->db, &q, "INSERT INTO fd_budget (client, time, bytes) "
-				"VALUES (?1, ?2, 0)", err)))
-		goto out;
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, (sqlite3_int64)now);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		st = store_fail(fd->core->db, err, "counting a confirmation mail");
-out:
-	if (q)
-		sqlite3_finalize(q);
-	return st;
-}
-
 /* First call of POST /report: the origin, the budgets and the form's
  * type, before a byte of the body is read. */
 static enum MHD_Result fd_submit_begin(struct fd_view *fd, struct MHD_Connection *conn,
@@ -1071,8 +1011,10 @@ static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connectio
 	if ((st = store_begin(fd->core->db, &err)))
 		goto db_fail;
 	in_tx = 1;
-	confirm_key = fd_confirm_key(email);
-	if ((st = fd_confirm_reserve(fd, confirm_key, time(NULL), &wait, &err)))
+	/* counted with the submit box's confirmation mails (bridge/submit.h) */
+	confirm_key = submit_confirm_key(email);
+	if ((st = submit_confirm_reserve(fd->core->db, fd->cfg->frontdoor_confirm_limit, confirm_key,
+					 time(NULL), &wait, &err)))
 		goto db_fail;
 	if (wait) {
 		char retry[32];

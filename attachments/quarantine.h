@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The front door's quarantine: where the attachments of a report wait
- * until the filer confirms it.
+/* The quarantine: where the attachments of a report wait until the filer
+ * confirms it (the front door's form, web/frontdoor.h, and the submit box's
+ * mails from senders not authenticated, bridge/submit.h).
  *
  *   <data_dir>/quarantine/tmp/upload-XXXXXX   a file being received
  *   <data_dir>/quarantine/<report>/<seq>      an attachment of a stored,

@@ -25,7 +25,7 @@
 
 #include "core/buf.h"
 #include "core/fsutil.h"
-#include "web/quarantine.h"
+#include "attachments/quarantine.h"
 
 struct quarantine {
 	char *root;
