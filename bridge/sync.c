@@ -17,6 +17,7 @@
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "tracker/culprit.h"
+#include "tracker/samecrash.h"
 #include "triage/block.h"
 #include "tracker/tracker.h"
 
@@ -1073,6 +1074,8 @@ static int triage_of(struct sync_context *sc, const struct bz_bug *bug, int desc
 	*report = tri_read(text, strlen(text));
 	*rank = *report ? tri_match_located(sc->matcher, *report, text, strlen(text), 3,
 						   sc->locator) : NULL;
+	if (*report && !description_only && !sc->dry_run) /* same crash, same bug */
+		samecrash_record(sc->db, bug->id, *report, text, strlen(text), NULL);
 	free(text);
 	return *report != NULL;
 }
@@ -1174,6 +1177,7 @@ static char *report_note(struct bug_run *br, struct bb_error *err, enum bb_statu
 	field = bz_bug_field(br->bug, sc->cfg->bz_kernel_field ? sc->cfg->bz_kernel_field
 								 : "cf_kernel_version");
 	block = tri_block(report, rank, field, 3);
+	samecrash_note(sc->db, br->bug->id, &block);
 	tri_ranking_free(rank);
 	tri_report_free(report);
 	if (block && sc->tracker && !sc->dry_run)

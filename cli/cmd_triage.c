@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -17,6 +18,7 @@
 #include "core/log.h"
 #include "mail/maintainers.h"
 #include "tracker/locate.h"
+#include "tracker/samecrash.h"
 #include "triage/index.h"
 #include "triage/match.h"
 #include "triage/reader.h"
@@ -41,7 +43,10 @@ static const char usage[] =
 	"data folder) tells the same.  Each section says why it was chosen (why:,\n"
 	"then the other clues that counted, and:): which report line named which\n"
 	"file, function or module, where that is defined or built, and the\n"
-	"pattern that matched.  Nothing is sent or stored.\n"
+	"pattern that matched.  Each crash gets a signature (its kind and guilty\n"
+	"frame, as syzbot titles it); with a configuration whose database has\n"
+	"them, the open bugs and tracked regressions of the same crash are named.\n"
+	"Nothing is sent or stored.\n"
 	"\n"
 	"  --bug N          read bug N from [bugzilla] url with the configured key:\n"
 	"                   its description, every comment and text attachment\n"
@@ -346,6 +351,66 @@ out:
 
 /* The configuration if one loads (its absence is no error: the findings
  * are still worth printing); *owned is the caller's to free. */
+/* Same crash, same bug: r's crash signatures and the open bugs and
+ * tracked regressions of the data folder's database (read-only, when
+ * cfg has one) with the same; bug self (0: none) aside.  Into top's new
+ * keys "signatures" and "same_crash" (null without a database), or
+ * printed when top is NULL. */
+static void same_crash(const struct bb_config *cfg, const struct tri_report *r, const char *text,
+		       size_t len, long long self, struct json_object *top)
+{
+	struct tri_signature *sigs;
+	struct samecrash_hit *hits = NULL;
+	size_t n = tri_signatures(r, text, len, &sigs), nh = 0;
+	char *path = n && cfg ? config_data_path(cfg, "bugbridge.db") : NULL;
+	struct store *db = NULL;
+	struct json_object *js = json_object_new_array(), *jh = NULL;
+
+	if (path && !access(path, R_OK) && !store_open(&db, path, STORE_READ_ONLY, NULL) &&
+	    !samecrash_find(db, sigs, n, self, &hits, &nh, NULL))
+		jh = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "title", json_object_new_string(sigs[i].title));
+		json_object_object_add(o, "key", json_object_new_string(sigs[i].key));
+		json_object_object_add(o, "frame", json_object_new_string(sigs[i].frame));
+		json_object_object_add(o, "module", sigs[i].module ? json_object_new_string(
+						    sigs[i].module) : NULL);
+		json_object_object_add(o, "line", json_object_new_int64((int64_t)sigs[i].line));
+		json_object_array_add(js, o);
+		if (!top)
+			printf("crash: %s\n", sigs[i].title);
+		for (size_t k = 0; k < nh; k++) {
+			char *what = hits[k].title == sigs[i].title ? samecrash_hit_text(&hits[k]) : NULL;
+
+			if (what && !top)
+				printf("  same crash as %s\n", what);
+			free(what);
+		}
+	}
+	for (size_t k = 0; k < nh; k++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "bug", json_object_new_int64(hits[k].bug));
+		json_object_object_add(o, "regression", hits[k].regression
+				       ? json_object_new_int64(hits[k].regression) : NULL);
+		json_object_object_add(o, "signature", json_object_new_string(hits[k].title));
+		json_object_array_add(jh, o);
+	}
+	if (top) {
+		json_object_object_add(top, "signatures", js);
+		json_object_object_add(top, "same_crash", jh);
+	} else {
+		json_object_put(js);
+		json_object_put(jh);
+	}
+	store_close(db);
+	free(path);
+	free(hits);
+	tri_signatures_free(sigs, n);
+}
+
 static const struct bb_config *optional_config(struct cli_context *ctx, struct bb_config **owned)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -495,6 +560,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 			}
 		}
 		json_object_object_add(top, "sections", sections);
+		same_crash(cfg, r, text, len, bug ? strtoll(bug, NULL, 10) : 0, top);
 		cli_print_json(top);
 		json_object_put(top);
 	} else {
@@ -517,6 +583,7 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 					printf("     and: %s\n", x->evidence[e]);
 			}
 		}
+		same_crash(cfg, r, text, len, bug ? strtoll(bug, NULL, 10) : 0, NULL);
 	}
 	rc = EX_OK;
 out:

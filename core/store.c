@@ -479,6 +479,17 @@ static const char *const migrations[] = {
 	"  checks INTEGER NOT NULL,"    /* how many there were */
 	"  reason TEXT NOT NULL"        /* what the last one said */
 	");",
+	/* 19 -> 20: the crash signatures (triage/signature.h) of a bug's
+	 * oopses, read when its report mail's triage block is made, so that
+	 * a later report of the same crash names the bug (tracker/samecrash.h) */
+	("CREATE TABLE bug_signature ("
+	 "  bug_id INTEGER NOT NULL,"
+	 "  key TEXT NOT NULL,"          /* "KASAN: use-after-free Read in hiddev_release" */
+	 "  title TEXT NOT NULL,"        /* as syzbot would title it, module too */
+	 "  added INTEGER NOT NULL,"
+	 "  PRIMARY KEY (bug_id, key)"
+	 ");"
+	 "CREATE INDEX bug_signature_key ON bug_signature (key);"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
