@@ -20,6 +20,7 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "mail/maintainers.h"
+#include "triage/match.h"
 #include "tracker/report.h"
 #include "web/blob_http.h"
 #include "web/frontdoor.h"
@@ -112,6 +113,7 @@ struct serve_gen {
 	struct bb_config *cfg;
 	int owns_cfg;
 	struct mnt_file *maintainers;
+	struct tri_matcher *matcher;   /* /triage's, of maintainers */
 	struct router *router;
 	struct bz_client *bz;
 };
@@ -124,6 +126,7 @@ static void serve_gen_free(void *owner)
 		return;
 	bz_client_free(g->bz);
 	router_free(g->router);
+	tri_matcher_free(g->matcher);
 	mnt_free(g->maintainers);
 	if (g->owns_cfg)
 		config_free(g->cfg);
@@ -147,6 +150,8 @@ static enum bb_status serve_gen_new(struct serve_gen **out, struct bb_config *cf
 		goto out;
 	if ((st = router_new(&g->router, cfg, g->maintainers, err)))
 		goto out;
+	if (g->maintainers)
+		g->matcher = tri_matcher_new(g->maintainers);
 	if (cfg->frontdoor_create_bugs && cfg->bz_url) {
 		struct bz_client_options o;
 
@@ -170,6 +175,7 @@ static void serve_frontdoor_options(struct cli_context *ctx, struct serve_gen *g
 	fo->blobs = ctx->blobs;
 	fo->router = g->router;
 	fo->bz = g->bz;
+	fo->matcher = g->matcher;
 	fo->max_upload_size = g->cfg->max_upload_size;
 	fo->release = serve_gen_free;
 	fo->owner = g;

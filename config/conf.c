@@ -322,6 +322,10 @@ static const struct key_spec keys[] = {
 	    "Bugzilla product of a report whose filer picked no [route] (default: [inbound] track_product)" }, KEY_STRING, OFF(frontdoor_product) },
 	{ { "frontdoor", "component", NULL, 0,
 	    "Bugzilla component of a report whose filer picked no [route] (default: [inbound] track_component)" }, KEY_STRING, OFF(frontdoor_component) },
+	{ { "frontdoor", "triage_max_size", "256K", 0,
+	    "largest text the /triage page (where to report a pasted oops; served with [routing] maintainers_file) reads" }, KEY_SIZE, OFF(frontdoor_triage_max_size) },
+	{ { "frontdoor", "triage_rate_limit", "60", 0,
+	    "texts one client may ask /triage about per hour (a budget of its own, apart from rate_limit)" }, KEY_COUNT, OFF(frontdoor_triage_rate_limit) },
 
 	{ { "submit", "kind", "maildir", 0,
 	    "how the submit box is read: maildir or mbox" }, KEY_CHOICE, CHOICES(submit_kind, "maildir|mbox") },

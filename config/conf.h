@@ -173,6 +173,8 @@ struct bb_config {
 	int frontdoor_create_bugs;    /* also file the Bugzilla bug */
 	char *frontdoor_product;      /* product/component when the filer is not sure */
 	char *frontdoor_component;
+	unsigned long long frontdoor_triage_max_size;   /* bytes of text /triage reads */
+	unsigned long long frontdoor_triage_rate_limit; /* /triage texts per client per hour */
 
 	/* [submit] (bugs filed by mail: bridge/submit.h) */
 	char *submit_kind;            /* maildir, mbox */

@@ -76,6 +76,7 @@
 #include "web/frontdoor.h"
 #include "web/http_guard.h"
 #include "web/http_text.h"
+#include "web/triage_page.h"
 
 #define FD_POST_BUFFER 65536
 #define FD_DISCARD_MAX (8u * 1024 * 1024)
@@ -126,6 +127,7 @@ struct fd_view {
 	const struct router *router;
 	struct bz_client *bz;
 	uint64_t max_upload;
+	const struct tri_matcher *matcher; /* NULL: no /triage */
 	char *base_url;             /* no trailing slash */
 	char *origin;               /* scheme://host[:port] of base_url */
 	void (*release)(void *owner);
@@ -217,9 +219,9 @@ static int fd_header(struct MHD_Response *r, const char *name, const char *value
 }
 
 /* Queues body (taken over; malloc'd) as the answer. */
-static enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, unsigned *logged,
-				const char *type, struct buf *body, const char *extra_name,
-				const char *extra_value)
+enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, unsigned *logged,
+			 const char *type, struct buf *body, const char *extra_name,
+			 const char *extra_value)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret = MHD_NO;
@@ -250,7 +252,7 @@ static enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, un
 	return ret;
 }
 
-static void fd_page_start(struct buf *b, const char *title)
+void fd_page_start(struct buf *b, const char *title)
 {
 	buf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		      "<meta name=\"viewport\" content=\"width=device-width\"><title>");
@@ -262,15 +264,15 @@ static void fd_page_start(struct buf *b, const char *title)
 	buf_addstr(b, "</h1>\n");
 }
 
-static void fd_page_end(struct buf *b)
+void fd_page_end(struct buf *b)
 {
 	buf_addstr(b, "</main>\n</body></html>\n");
 }
 
 /* A page with one paragraph of text (escaped). */
-static enum MHD_Result fd_message_page(struct MHD_Connection *conn, unsigned status,
-				       unsigned *logged, const char *title, const char *text,
-				       const char *extra_name, const char *extra_value)
+enum MHD_Result fd_message_page(struct MHD_Connection *conn, unsigned status,
+				unsigned *logged, const char *title, const char *text,
+				const char *extra_name, const char *extra_value)
 {
 	struct buf b = BUF_INIT;
 
@@ -2011,6 +2013,7 @@ static enum bb_status fd_view_new(struct fd_view **out, struct frontdoor *core,
 	v->router = opt->router;
 	v->bz = opt->bz;
 	v->max_upload = opt->max_upload_size;
+	v->matcher = opt->matcher;
 	v->release = opt->release;
 	v->owner = opt->owner;
 	*out = v;
@@ -2041,7 +2044,7 @@ static int fd_claims(void *cls, const char *path, const char *method)
 	(void)method;
 	return !strcmp(path, "/") || !strcmp(path, "/report") || !strcmp(path, "/bugs") ||
 	       !strncmp(path, "/bug/", 5) || !strncmp(path, "/confirm/", 9) ||
-	       !strcmp(path, "/frontdoor.css");
+	       !strcmp(path, "/frontdoor.css") || !strcmp(path, "/triage");
 }
 
 struct fd_state {
@@ -2049,6 +2052,7 @@ struct fd_state {
 	struct fd_request req;
 	struct fd_iter_ctx ctx;
 	int answered;
+	struct triage_request *triage; /* /triage (web/triage_page.h) */
 };
 
 static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
@@ -2058,6 +2062,7 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 	struct frontdoor *core = cls;
 	struct fd_state *s = *state;
 	struct fd_view *fd = s ? s->view : NULL;
+	int first = !s;
 	int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	int post = !strcmp(method, MHD_HTTP_METHOD_POST);
 	struct buf b = BUF_INIT;
@@ -2074,6 +2079,15 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 			buf_init_capped(&s->req.fields[i], fd_fields[i].cap);
 		s->ctx.fd = fd;
 		s->ctx.r = &s->req;
+	}
+	if (!strcmp(path, "/triage")) {
+		struct triage_page_env env = { fd->cfg, fd->matcher, core->db, &core->lock,
+					       fd->origin, s->req.budget_key, s->req.client };
+
+		return triage_page_handle(&env, conn, method, upload_data, upload_data_size,
+					  &s->triage, status);
+	}
+	if (first) {
 		if (!strcmp(path, "/report") && post) {
 			s->req.kind = FD_REQ_SUBMIT;
 			if (fd_submit_begin(fd, conn, &s->req, &s->ctx, status) != MHD_YES)
@@ -2152,6 +2166,7 @@ static void fd_completed(void *cls, void *state)
 	if (s->req.writer)
 		quarantine_writer_abort(s->req.writer);
 	fd_budget_settle(fd, &s->req);
+	triage_request_free(s->triage);
 	for (size_t i = 0; i < FD_NFIELDS; i++)
 		buf_release(&s->req.fields[i]);
 	for (size_t i = 0; i < s->req.nuploads; i++) {

@@ -66,6 +66,7 @@
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/status.h"
+#include "triage/match.h"
 #include "web/blob_http.h"
 
 struct frontdoor_options {
@@ -74,6 +75,9 @@ struct frontdoor_options {
 	const struct router *router;  /* not owned */
 	struct bz_client *bz;         /* not owned; NULL: no bugs are filed */
 	uint64_t max_upload_size;     /* per attachment; 0: none */
+	/* MAINTAINERS' sections for /triage (web/triage_page.h), kept by the
+	 * caller like cfg; NULL: that page is not served */
+	const struct tri_matcher *matcher;
 	/* Called (in whichever thread lets go last, so it must not block)
 	 * once nothing uses cfg, router and bz any more: after the last
 	 * request that began with them, once frontdoor_update() replaced them

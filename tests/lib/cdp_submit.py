@@ -9,7 +9,8 @@ Loads URL, sets each field (by id) to its value, puts FILE_TO_ATTACH into the
 file input #attachment (DOM.setFileInputFiles, as a user choosing the file;
 "-" for none, e.g. to press a page's only button),
 clicks #submit, waits for the next page and prints its title, a tab, and
-its text.  Exit status 0 on success, 1 on any failure (with the reason on
+its text (with CDP_DOM=FILE in the environment, that page's DOM goes to
+FILE too).  Exit status 0 on success, 1 on any failure (with the reason on
 standard error).
 """
 import base64
@@ -151,6 +152,9 @@ def main():
         page.wait_event("Page.loadEventFired", timeout=120)
         title = page.evaluate("document.title")
         text = page.evaluate("document.body.innerText")
+        if os.environ.get("CDP_DOM"):  # the next page's DOM, for dom_check.py
+            with open(os.environ["CDP_DOM"], "w", encoding="utf-8") as f:
+                f.write(page.evaluate("document.documentElement.outerHTML"))
         print("%s\t%s" % (title, text.replace("\n", " ")))
         return 0
     except Exception as e:  # the test prints why
