@@ -1512,6 +1512,10 @@ static const char tuning_maintainers[] =
 	"L:\tintel-wired-lan@lists.test\n"
 	"F:\tdrivers/net/ethernet/intel/\n"
 	"\n"
+	"X86 ARCHITECTURE (32-BIT AND 64-BIT)\n"
+	"L:\tlinux-kernel@vger.kernel.org\n"
+	"F:\tarch/x86/\n"
+	"\n"
 	"SPI SUBSYSTEM\n"
 	"L:\tlinux-spi@vger.kernel.org\n"
 	"F:\tdrivers/spi/\n"
@@ -1624,6 +1628,31 @@ static void test_tuning(void)
 		" </TASK>\n", &rk);
 	is_str(first, "ZZ WIDGET DRIVER", "guilty: its callers in net/ do not outweigh it");
 	tri_ranking_free(rk);
+	/* the WARN trap's frames of older x86 kernels are no evidence */
+	first = rank_first(m,
+		"WARNING: refcount bug in zz_put\n"
+		"\n"
+		"refcount_t: underflow; use-after-free.\n"
+		"WARNING: CPU: 1 PID: 1 at lib/refcount.c:28 refcount_warn_saturate+0x1d1/0x1e0\n"
+		"Kernel panic - not syncing: panic_on_warn set ...\n"
+		"Call Trace:\n"
+		" __dump_stack lib/dump_stack.c:77 [inline]\n"
+		" dump_stack+0x188/0x20d lib/dump_stack.c:118\n"
+		" panic+0x2e3/0x75c kernel/panic.c:221\n"
+		" __warn.cold+0x2f/0x35 kernel/panic.c:582\n"
+		" report_bug+0x27b/0x2f0 lib/bug.c:195\n"
+		" fixup_bug arch/x86/kernel/traps.c:175 [inline]\n"
+		" do_error_trap+0x12b/0x220 arch/x86/kernel/traps.c:267\n"
+		" do_invalid_op+0x32/0x40 arch/x86/kernel/traps.c:286\n"
+		" invalid_op+0x23/0x30 arch/x86/entry/entry_64.S:1027\n"
+		"RIP: 0010:refcount_warn_saturate+0x1d1/0x1e0 lib/refcount.c:28\n"
+		" zz_put+0x2a1/0x310 drivers/zz/zz.c:566\n"
+		" zz_release+0x1/0x2 drivers/zz/zz.c:600\n", &rk);
+	is_str(first, "ZZ WIDGET DRIVER", "generic: the x86 WARN trap's frames do not outrank zz");
+	tri_ranking_free(rk);
+	ok(tri_symbol_is_generic("fixup_bug") && tri_symbol_is_generic("do_invalid_op") &&
+	   tri_symbol_is_generic("invalid_op") && tri_symbol_is_generic("do_error_trap"),
+	   "generic: fixup_bug, do_error_trap, do_invalid_op, invalid_op");
 	/* a vendor's name alone, the first part of a driver's, is no evidence */
 	first = rank_first(m, "[    1.000000] intel_zzidle: MWAIT substates: 0x11142120\n"
 			   "[    1.000001] intel_zzidle: v0.5.1 model 0x8C\n", &rk);
