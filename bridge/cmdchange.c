@@ -76,6 +76,12 @@ char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char 
 	case MAILCMD_SEVERITY:
 		json_object_object_add(o, "severity", json_object_new_string(c->arg));
 		break;
+	case MAILCMD_NEEDINFO:
+		/* no field of Bugzilla's: bridge/needinfo.c does it */
+		json_object_object_add(o, "needinfo", json_object_new_string(c->arg));
+		json_object_object_add(o, "to", json_object_new_string(c->to));
+		json_object_object_add(o, "by", json_object_new_string(sender ? sender : ""));
+		break;
 	default:
 		json_object_put(o);
 		return NULL;

@@ -10,7 +10,9 @@
 #include "bugzilla/bz_fields.h"
 
 /* The Bugzilla change a command asks for, as a JSON object (a string to
- * keep); NULL for commands that change nothing there (stop).  *note gets
+ * keep); NULL for commands that change nothing there (stop).  needinfo's
+ * is {"needinfo": question, "to": "reporter" or the address, "by": the
+ * sender}, which bridge/needinfo.c does (needinfo_command()).  *note gets
  * why a command cannot be done.  Values are as written: cmdchange_legal()
  * checks them against the server's when the command is done; a reopen
  * without [inbound] reopen_status asks for status "", the status the

@@ -15,6 +15,7 @@
 #include "bridge/inbound.h"
 #include "bridge/inbound_internal.h"
 #include "bridge/mailcmd.h"
+#include "bridge/needinfo.h"
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
@@ -1111,6 +1112,10 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	int nomem;
 	enum bb_status s = BB_OK;
 
+	if (needinfo_is_change(change)) {
+		json_object_put(o);
+		return needinfo_command(sc, row, seq, bug_id, change, stats, err);
+	}
 	if (!change) {
 		/* stop: bugbridge mirrors the bug no more */
 		sqlite3_stmt *st = NULL;
@@ -1639,7 +1644,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	memset(&verdict, 0, sizeof(verdict));
 	if (pre)
 		verdict = *pre;
-	else if (ncmds && (s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err)))
+	else if ((ncmds || needinfo_wants_sender(sc, bug_id, m->from_addr)) &&
+		 (s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err)))
 		goto out;
 	/* a mail of nothing but commands makes no comment (the text is
 	 * copied only when it has command lines: it may be 50 MB) */
@@ -1661,6 +1667,9 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	if (!s && ncmds)
 		s = record_commands(sc, m, &verdict, inbound_from_history(opt, m), parent != NULL,
 				    bug_id, row, cmds, ncmds, stats, err);
+	if (!s)   /* an answer to #bugbridge needinfo (bridge/needinfo.h) */
+		s = needinfo_mail_read(sc, m, bug_id, inbound_from_history(opt, m), &verdict,
+				       sender_allowed, err);
 	if (!s)
 		s = inbound_feed_tracker(sc, opt, m, raw, len, body->text ? body->text : "", -1,
 					 ncmds || pre ? &verdict : NULL, err);

@@ -28,6 +28,7 @@ static const struct {
 	{ "severity", MAILCMD_SEVERITY },
 	{ "stop", MAILCMD_STOP },
 	{ "track", MAILCMD_TRACK },
+	{ "needinfo", MAILCMD_NEEDINFO },
 };
 
 const char *mailcmd_verb_str(enum mailcmd_verb verb)
@@ -146,6 +147,48 @@ static char *assign_address(const char *arg, size_t len, const char **why)
 	return out;
 }
 
+/* "needinfo [reporter|<address>] <question>": whom to ask (the reporter
+ * when the first word is neither "reporter" nor an address) and the
+ * question, the rest of the line.  Returns 0 when out of memory. */
+static int parse_needinfo(const char *p, const char *end, struct mailcmd *c, const char **why)
+{
+	const char *w, *rest = p;
+	size_t wl = next_word(&rest, end, &w);
+
+	if (wl == 8 && !g_ascii_strncasecmp(w, "reporter", 8)) {
+		c->to = strdup("reporter");
+	} else if (wl && memchr(w, '@', wl)) {
+		size_t al = wl;
+
+		if (al > 2 && w[0] == '<' && w[al - 1] == '>') {
+			w++;
+			al -= 2;
+		}
+		c->to = assign_address(w, al, why);
+		if (!c->to) {
+			if (*why && strcmp(*why, "out of memory"))
+				*why = "\"needinfo\" takes \"reporter\" or one e-mail address, then the question";
+			return *why && strcmp(*why, "out of memory");
+		}
+	} else {
+		c->to = strdup("reporter");
+		rest = p;
+	}
+	if (!c->to)
+		return 0;
+	while (rest < end && is_blank(*rest))
+		rest++;
+	if (rest_is_empty(rest, end)) {
+		*why = "\"needinfo\" needs the question";
+		return 1;
+	}
+	if (!(c->arg = clean(rest, (size_t)(end - rest), MAILCMD_LINE_MAX)))
+		return 0;
+	if (!*c->arg)
+		*why = "\"needinfo\" needs the question";
+	return 1;
+}
+
 /* Parses the command on one line (after the keyword); fills c or sets
  * *why.  Returns 0 when out of memory. */
 static int parse_command(const char *p, const char *end, struct mailcmd *c, const char **why)
@@ -244,6 +287,8 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, cons
 			*why = c->verb == MAILCMD_TITLE ? "\"title\" needs the new title"
 				: "\"reassign\" needs a component or a MAINTAINERS section";
 		return 1;
+	case MAILCMD_NEEDINFO:
+		return parse_needinfo(p, end, c, why);
 	case MAILCMD_ASSIGN:
 		wl = (size_t)(end - p);
 		while (wl && is_blank(p[wl - 1]))
@@ -263,6 +308,7 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, cons
 static void mailcmd_release_one(struct mailcmd *c)
 {
 	free(c->arg);
+	free(c->to);
 	free(c->text);
 	free(c->error);
 	memset(c, 0, sizeof(*c));
@@ -332,6 +378,8 @@ enum bb_status mailcmd_parse(const char *body, struct mailcmd **cmds, size_t *n,
 			goto nomem;
 		if (why) {
 			free(c->arg);
+			free(c->to);
+			c->to = NULL;
 			c->arg = NULL;
 			c->dup_of = 0;
 			c->verb = MAILCMD_INVALID;
@@ -371,7 +419,8 @@ char *mailcmd_error_reply(const struct mailcmd *cmds, size_t n)
 		"  #bugbridge reopen               #bugbridge reassign <component or section>\n"
 		"  #bugbridge assign <address|me>  #bugbridge title <text>\n"
 		"  #bugbridge priority <value>     #bugbridge severity <value>\n"
-		"  #bugbridge stop                 #bugbridge track\n") == BB_OK;
+		"  #bugbridge stop                 #bugbridge track\n"
+		"  #bugbridge needinfo [reporter|<address>] <question>\n") == BB_OK;
 	if (!ok) {
 		buf_release(&b);
 		return NULL;

@@ -21,6 +21,9 @@
  *   severity <value>            one word
  *   stop                        stop mirroring this bug
  *   track                       mirror this bug
+ *   needinfo [reporter|<address>] <question>
+ *                               ask the reporter (the default) or an address;
+ *                               the question is the rest of the line
  *
  * Which resolutions, priorities and severities exist is Bugzilla's to say;
  * only the form is checked here.  An unknown verb or a malformed argument
@@ -51,14 +54,16 @@ enum mailcmd_verb {
 	MAILCMD_SEVERITY,
 	MAILCMD_STOP,
 	MAILCMD_TRACK,
+	MAILCMD_NEEDINFO,
 };
 
 struct mailcmd {
 	enum mailcmd_verb verb;
 	/* close: the resolution or NULL; reassign: component or section;
 	 * assign: the address, or "me"; title; priority; severity.  NULL for
-	 * verbs without one.  UTF-8, no controls. */
+	 * verbs without one; needinfo: the question.  UTF-8, no controls. */
 	char *arg;
+	char *to;          /* needinfo: "reporter" or the address asked; else NULL */
 	long long dup_of;  /* close DUPLICATE <bug>, else 0 */
 	unsigned line;     /* 1-based line number in the body */
 	char *text;        /* the line as written (trimmed, cleaned), for replies */

@@ -1777,8 +1777,13 @@ enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct
 	for (size_t i = 0; i < n; i++) {
 		char *fixed = bz_text_repair(ch[i].value, strlen(ch[i].value));
 
-		if (!fixed || json_object_object_add(body, ch[i].field,
-						     json_object_new_string(fixed))) {
+		/* "comment" goes as Bugzilla wants it: {"body": text} */
+		json_object *v = !fixed ? NULL : strcmp(ch[i].field, "comment")
+				 ? json_object_new_string(fixed) : json_object_new_object();
+
+		if (v && !strcmp(ch[i].field, "comment"))
+			json_object_object_add(v, "body", json_object_new_string(fixed));
+		if (!v || json_object_object_add(body, ch[i].field, v)) {
 			free(fixed);
 			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 			goto out;

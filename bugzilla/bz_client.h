@@ -202,7 +202,8 @@ struct bz_change {
 	const char *value;
 };
 
-/* PUT /rest/bug/<id> with the n fields.  Not retried (see bz_add_comment);
+/* PUT /rest/bug/<id> with the n fields ("comment": a comment made with the
+ * change, sent as {"body": text}).  Not retried (see bz_add_comment);
  * Bugzilla's refusal (an invalid resolution, a component that does not
  * exist, no permission) comes back as its folded status with its message. */
 enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct bz_change *ch,

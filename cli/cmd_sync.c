@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bridge/submit.h"
+#include "bridge/needinfo.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_fields.h"
 #include "cli/cli.h"
@@ -385,6 +386,19 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 		if (!archive) {
 			archive = s;
 			archive_err = submit_err;
+		}
+	}
+	/* needinfo questions whose time came (bridge/needinfo.h): reminders
+	 * queued, bugs closed or reopened, before the sync mails and delivers */
+	if (b->sc.bz && !b->sc.dry_run) {
+		struct needinfo_stats ns;
+
+		if ((s = needinfo_round(&b->sc, &ns, err))) {
+			if (s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
+				return s;
+			log_event(LOG_LEVEL_WARN, "needinfo.round_failed", LF_STR("error", err->message),
+				  LF_STR("reason", "the rest waits for the next round"));
+			bb_error_clear(err);
 		}
 	}
 	if ((s = sync_round(&b->sc, st, err)))

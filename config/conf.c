@@ -281,6 +281,13 @@ static const struct key_spec keys[] = {
 	{ { "inbound", "track_platform", "All", 0,
 	    "platform of bugs created by #bugbridge track" }, KEY_STRING, OFF(inbound_track_platform) },
 
+	{ { "aging", "needinfo_remind", "14d", 0,
+	    "a #bugbridge needinfo question unanswered this long gets one reminder on the bug's thread" }, KEY_DURATION, OFF(aging_needinfo_remind) },
+	{ { "aging", "needinfo_close", "30d", 0,
+	    "unanswered this long after the reminder, the bug is closed (a reply from the person asked reopens it)" }, KEY_DURATION, OFF(aging_needinfo_close) },
+	{ { "aging", "close_resolution", NULL, 0,
+	    "resolution of a bug closed for want of an answer; unset: the first of INSUFFICIENT_DATA, INVALID the Bugzilla has" }, KEY_STRING, OFF(aging_close_resolution) },
+
 	{ { "tracker", "regression_field", "cf_regression", 0,
 	    "Bugzilla field whose value Yes flags a bug as a regression" }, KEY_STRING, OFF(tracker_regression_field) },
 	{ { "tracker", "regression_keyword", "regression", 0,

@@ -150,6 +150,11 @@ struct bb_config {
 	long long retry_min;     /* first backoff after a temporary failure */
 	long long retry_max;
 
+	/* [aging]: #bugbridge needinfo (bridge/needinfo.h) */
+	long long aging_needinfo_remind;  /* unanswered this long: one reminder */
+	long long aging_needinfo_close;   /* and this long after it: closed */
+	char *aging_close_resolution;     /* NULL: INSUFFICIENT_DATA, else INVALID */
+
 	/* [tracker] */
 	char *tracker_regression_field;
 	char *tracker_regression_keyword;

@@ -490,6 +490,26 @@ static const char *const migrations[] = {
 	 "  PRIMARY KEY (bug_id, key)"
 	 ");"
 	 "CREATE INDEX bug_signature_key ON bug_signature (key);"),
+	/* the #bugbridge needinfo questions (bridge/needinfo.h): who was
+	 * asked what, and how far the question got (waiting, reminded,
+	 * closing, closed, reopening, reopened, answered, ended); each step
+	 * is recorded with the mail it queues, in one transaction */
+	("CREATE TABLE needinfo ("
+	 "  id INTEGER PRIMARY KEY,"     /* numbers its mails' Message-IDs */
+	 "  bug_id INTEGER NOT NULL,"
+	 "  asked TEXT NOT NULL,"        /* the address asked */
+	 "  reporter INTEGER NOT NULL,"  /* asked as the reporter: kept off the headers */
+	 "  question TEXT NOT NULL,"
+	 "  asked_by TEXT NOT NULL,"
+	 "  mail TEXT NOT NULL UNIQUE,"  /* Message-ID of the mail that asked */
+	 "  state TEXT NOT NULL,"
+	 "  asked_at INTEGER NOT NULL,"
+	 "  reminded_at INTEGER,"
+	 "  closed_at INTEGER,"
+	 "  answer TEXT,"                /* the reply that answered, or reopened */
+	 "  updated INTEGER NOT NULL"
+	 ");"
+	 "CREATE INDEX needinfo_bug ON needinfo (bug_id);"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -157,6 +157,56 @@ static void test_where(void)
 		     "#bugbridge priority P2\n"), 2, "quoted one ignored, own two read");
 }
 
+/* "needinfo [reporter|<address>] <question>": whom it asks, and the
+ * question; an address in angle brackets or as "Name <addr>" is read as
+ * the address alone. */
+static void needinfo(const char *body, const char *to, const char *question, const char *name)
+{
+	struct mailcmd *c = NULL;
+	size_t n = 0;
+	struct bb_error err = BB_ERROR_INIT;
+
+	if (!ok(mailcmd_parse(body, &c, &n, &err) == BB_OK && n == 1, "%s: one command", name)) {
+		mailcmd_free(c, n);
+		return;
+	}
+	if (!ok(c[0].verb == MAILCMD_NEEDINFO && c[0].to && !strcmp(c[0].to, to) && c[0].arg &&
+		!strcmp(c[0].arg, question), "%s: needinfo %s: %s", name, to, question))
+		diag("got %s to=%s arg=%s error=%s", mailcmd_verb_str(c[0].verb),
+		     c[0].to ? c[0].to : "(null)", c[0].arg ? c[0].arg : "(null)",
+		     c[0].error ? c[0].error : "(none)");
+	mailcmd_free(c, n);
+}
+
+static void test_needinfo(void)
+{
+	needinfo("#bugbridge needinfo reporter Which firmware?\n", "reporter", "Which firmware?",
+		 "the reporter");
+	needinfo("#bugbridge NeedInfo: Reporter  does   6.8 fix it?\n", "reporter", "does 6.8 fix it?",
+		 "any case, a colon, blanks collapsed");
+	needinfo("#bugbridge needinfo Which laptop?\n", "reporter", "Which laptop?",
+		 "no one named: the reporter");
+	needinfo("#bugbridge needinfo olaf@example.net Does 6.8 crash?\n", "olaf@example.net",
+		 "Does 6.8 crash?", "an address");
+	needinfo("#bugbridge needinfo <olaf@example.net> Does 6.8 crash?\n", "olaf@example.net",
+		 "Does 6.8 crash?", "an address in angle brackets");
+	invalid("#bugbridge needinfo\n", "needs the question", "needinfo without a question");
+	invalid("#bugbridge needinfo reporter\n", "needs the question", "needinfo of no question");
+	invalid("#bugbridge needinfo olaf@ Why?\n", "e-mail address", "needinfo of a broken address");
+	{
+		struct mailcmd *c = NULL;
+		size_t n = 0;
+		char *reply;
+
+		mailcmd_parse("#bugbridge needinfo\n", &c, &n, NULL);
+		reply = mailcmd_error_reply(c, n);
+		ok(reply && strstr(reply, "#bugbridge needinfo [reporter|<address>] <question>"),
+		   "the reply to a command not understood lists needinfo");
+		free(reply);
+		mailcmd_free(c, n);
+	}
+}
+
 static void test_invalid(void)
 {
 	invalid("#bugbridge\n", "missing", "keyword alone");
@@ -416,6 +466,7 @@ int main(void)
 	test_verbs();
 	test_where();
 	test_invalid();
+	test_needinfo();
 	test_many_and_reply();
 	test_hostile();
 	test_corpus();

@@ -430,6 +430,7 @@ int main(void)
 		store_exec(st, "DROP TABLE bug_content_route", NULL);
 		store_exec(st, "DROP INDEX reg_by_report_url", NULL);
 		store_exec(st, "DROP TABLE in_wait", NULL);
+		store_exec(st, "DROP TABLE needinfo", NULL);
 		store_exec(st, "DROP TABLE bug_signature", NULL);
 		ok(store_exec(st, "INSERT INTO imp_bug (id, source, imported) VALUES (1, 'x', 1);"
 			      "INSERT INTO cursor VALUES ('import:https://bz.example', "

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* "#bugbridge needinfo": a bug that waits for an answer, and what becomes
+ * of it when none comes (issue 38, item 1).
+ *
+ * An allowed, authenticated sender writes
+ *     #bugbridge needinfo [reporter|<address>] <question>
+ * in the bug's thread.  The question is recorded (table needinfo) and
+ * mailed on the thread, to the bug's lists and to the person asked (the
+ * reporter only in the envelope: a reporter's address never reaches a
+ * list's headers), in one transaction with the command's outcome.  A
+ * stock Bugzilla 5.2 has no NEEDINFO status, no needinfo flag and no
+ * needinfo keyword, so the waiting is the bridge's own state.
+ *
+ * Then, with the time read from bb_now():
+ *   - a reply from the person asked (its From:, no authentication needed)
+ *     answers it: nothing more happens;
+ *   - unanswered [aging] needinfo_remind after it was asked, one reminder
+ *     goes out on the thread (again to the person asked);
+ *   - unanswered [aging] needinfo_close after the reminder, the bug is
+ *     closed with [aging] close_resolution (by default the first of
+ *     INSUFFICIENT_DATA, INVALID the server has, GET /rest/field/bug) and,
+ *     in the same PUT, a comment saying that a reply reopens it; the sync
+ *     mails that comment and the status on the thread as any other;
+ *   - a reply to a bug closed so, from the person asked or from an
+ *     authenticated sender allowed to give commands for the bug, reopens
+ *     it (the first open status the workflow allows, or [inbound]
+ *     reopen_status) with a comment saying who answered.
+ * A bug that is not mirrored (private, restricted to groups) gets no
+ * reminder and is not closed while it is so.
+ *
+ * Exactly once across a crash at any point: a mail is queued in the
+ * transaction that records the step (deterministic Message-IDs,
+ * bug-<id>-r<NEEDINFO_SEQ_BASE + 10 * question + step>@domain); a change
+ * to Bugzilla is recorded as intended (closing, reopening) before it is
+ * made, and done again only when the bug, as Bugzilla has it then, does
+ * not have it yet.
+ */
+#ifndef BB_NEEDINFO_H
+#define BB_NEEDINFO_H
+
+#include "bridge/inbound.h"
+#include "bridge/sync.h"
+#include "core/status.h"
+#include "mail/auth.h"
+#include "mail/inmail.h"
+
+/* The notices of question n are numbered NEEDINFO_SEQ_BASE + 10 * n +
+ * step (1 the question, 2 the reminder), far above the in_mail rows that
+ * number the answers to commands. */
+#define NEEDINFO_SEQ_BASE 1000000000000LL
+
+/* Whether a recorded command's change (cmdchange_of()) is a needinfo. */
+int needinfo_is_change(const char *change);
+
+/* Does the needinfo command seq of recorded mail row (intent, change from
+ * cmdchange_of()) for bug_id: records the question, queues its mail and
+ * marks the command done (in_command), in one transaction of its own; an
+ * earlier question on the bug that still waits ends.  Counts
+ * stats->commands_done (or _failed when the bug is not in the state). */
+enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
+				long long bug_id, const char *change,
+				struct inbound_stats *stats, struct bb_error *err);
+
+/* Whether a reply from from_addr to bug_id needs its sender checked: the
+ * bug was closed for want of an answer (or is being closed) and from_addr
+ * is not the person asked, whose reply reopens it unchecked. */
+int needinfo_wants_sender(struct sync_context *sc, long long bug_id, const char *from_addr);
+
+/* A list mail read for bug_id (in the caller's transaction, with the
+ * mail's row): from the person asked, it answers the bug's waiting
+ * question; to a bug closed for want of an answer, from the person asked
+ * or an authenticated sender (v) allowed to act on the bug (allowed(), the
+ * inbound side's rule for commands), it asks for
+ * the bug to be reopened (needinfo_round() does it).  A mail of the
+ * archive's history (history) does neither. */
+typedef int needinfo_allowed_fn(struct sync_context *sc, const struct bz_bug *bug,
+				const char *addr);
+enum bb_status needinfo_mail_read(struct sync_context *sc, const struct inmail *m,
+				  long long bug_id, int history, const struct auth_verdict *v,
+				  needinfo_allowed_fn *allowed, struct bb_error *err);
+
+struct needinfo_stats {
+	unsigned long reminded, closed, reopened, skipped;
+};
+
+/* The questions whose time came (bb_now()): reminders queued, bugs
+ * closed, bugs reopened; then what a crash left half done.  Nothing in a
+ * dry run.  A Bugzilla that fails for now leaves the rest for the next
+ * round (its error is returned). */
+enum bb_status needinfo_round(struct sync_context *sc, struct needinfo_stats *stats,
+			      struct bb_error *err);
+
+#endif
