@@ -2031,6 +2031,19 @@ static size_t title_tag(const char *l, size_t n)
 	}
 }
 
+/* A Bugzilla mail's "Component: USB" line (bugzilla.kernel.org's new-bug
+ * mails list Product, Component, Hardware ... at the top): its component
+ * names the subsystem, so the whole line counts as tags (the bytes it
+ * takes; 0 for another line). */
+static size_t bugzilla_component(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	return n - i > 11 && !strncmp(l + i, "Component: ", 11) ? n : 0;
+}
+
 static void apply_prose(struct scoring *sc, const char *text, size_t len)
 {
 	GHashTable *done;
@@ -2047,7 +2060,7 @@ static void apply_prose(struct scoring *sc, const char *text, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		size_t tag = line == 1 ? title_tag(p, n) : 0;
+		size_t tag = line == 1 ? title_tag(p, n) : line <= 40 ? bugzilla_component(p, n) : 0;
 		/* syzbot's subsystems are those it mailed the report to */
 		double tag_weight = n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8) ? 20.0 : 6.0;
 

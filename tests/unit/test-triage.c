@@ -1628,6 +1628,30 @@ static void test_tuning(void)
 		" </TASK>\n", &rk);
 	is_str(first, "ZZ WIDGET DRIVER", "guilty: its callers in net/ do not outweigh it");
 	tri_ranking_free(rk);
+	/* a Bugzilla mail's component names the subsystem */
+	first = rank_first(m,
+		"[Bug 219422] New: Hard crash when the dock is unplugged during sleep\n"
+		"\n"
+		"https://bugzilla.kernel.org/show_bug.cgi?id=219422\n"
+		"\n"
+		"            Bug ID: 219422\n"
+		"           Summary: Hard crash when the dock is unplugged during sleep\n"
+		"           Product: Drivers\n"
+		"           Version: 2.5\n"
+		"          Hardware: All\n"
+		"                OS: Linux\n"
+		"            Status: NEW\n"
+		"          Severity: normal\n"
+		"          Priority: P3\n"
+		"         Component: Input Devices\n"
+		"          Assignee: drivers_input-devices@kernel-bugs.osdl.org\n"
+		"\n"
+		"The machine hangs when the thunderbolt dock is pulled.\n", &rk);
+	is_str(first, "INPUT (KEYBOARD, MOUSE, JOYSTICK, TOUCHSCREEN) DRIVERS",
+	       "bugzilla: the component's subsystem first");
+	ok(rk->n && strstr(show(rk->matches[0].reason), "word \"input\""),
+	   "bugzilla: said so: %s", rk->n ? show(rk->matches[0].reason) : "");
+	tri_ranking_free(rk);
 	/* the WARN trap's frames of older x86 kernels are no evidence */
 	first = rank_first(m,
 		"WARNING: refcount bug in zz_put\n"
