@@ -2031,6 +2031,33 @@ static size_t title_tag(const char *l, size_t n)
 	}
 }
 
+/* A title's tags that are paths, as subjects write them for drivers
+ * ("platform/x86/intel/pmc:", "drm/amd/display:"): the folder, as it is
+ * or under drivers/. */
+static void apply_tag_paths(struct scoring *sc, const char *l, size_t tag, double weight)
+{
+	for (size_t i = 0; i < tag;) {
+		size_t k = 0;
+
+		while (i + k < tag && (g_ascii_isalnum(l[i + k]) || strchr("_-./", l[i + k])))
+			k++;
+		if (k > 2 && k < 100 && memchr(l + i, '/', k) && l[i] != '/') {
+			char *desc = g_strdup_printf("title tag %.*s", (int)k, l + i);
+			char *a = g_strdup_printf("%.*s/-", (int)k, l + i);
+			char *b = g_strdup_printf("drivers/%.*s/-", (int)k, l + i);
+
+			clue_begin(sc, desc, 1);
+			path_hits(sc, a, weight, 0);
+			path_hits(sc, b, weight, 0);
+			clue_end(sc);
+			g_free(a);
+			g_free(b);
+			g_free(desc);
+		}
+		i += k ? k : 1;
+	}
+}
+
 /* A Bugzilla mail's "Component: USB" line (bugzilla.kernel.org's new-bug
  * mails list Product, Component, Hardware ... at the top): its component
  * names the subsystem, so the whole line counts as tags (the bytes it
@@ -2061,6 +2088,9 @@ static void apply_prose(struct scoring *sc, const char *text, size_t len)
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 		size_t tag = line == 1 ? title_tag(p, n) : line <= 40 ? bugzilla_component(p, n) : 0;
+
+		if (line == 1 && tag)
+			apply_tag_paths(sc, p, tag, 6.0);
 		/* syzbot's subsystems are those it mailed the report to */
 		double tag_weight = n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8) ? 20.0 : 6.0;
 

@@ -52,7 +52,9 @@
  *     and the bracketed words before them weigh more than the title's
  *     other words, syzbot's ("[syzbot] [input?] ...", the subsystems it
  *     mailed) most; so do the words of a Bugzilla mail's "Component:"
- *     line in its first 40 lines ("Component: USB");
+ *     line in its first 40 lines ("Component: USB"); a tag that is a
+ *     path ("platform/x86/intel/pmc:") is that folder, as written or
+ *     under drivers/;
  *   - the tree a kernel test robot report names on a "tree:" line (its
  *     URL, scheme and ".git" aside) against T:: it mails that tree's
  *     people, so its sections weigh most (shared among them), the

@@ -1516,6 +1516,10 @@ static const char tuning_maintainers[] =
 	"L:\tlinux-kernel@vger.kernel.org\n"
 	"F:\tarch/x86/\n"
 	"\n"
+	"INTEL ZZ CORE DRIVER\n"
+	"L:\tplatform-driver-x86@vger.kernel.org\n"
+	"F:\tdrivers/platform/x86/intel/zzc/\n"
+	"\n"
 	"SPI SUBSYSTEM\n"
 	"L:\tlinux-spi@vger.kernel.org\n"
 	"F:\tdrivers/spi/\n"
@@ -1627,6 +1631,14 @@ static void test_tuning(void)
 		" __sock_sendmsg+0x1/0x2 net/socket.c:7\n"
 		" </TASK>\n", &rk);
 	is_str(first, "ZZ WIDGET DRIVER", "guilty: its callers in net/ do not outweigh it");
+	tri_ranking_free(rk);
+	/* a title's tag that is a driver's path */
+	first = rank_first(m, "platform/x86/intel/zzc: regression found in commit 8049512\n"
+			   "\nThe backlight no longer dims.\n", &rk);
+	is_str(first, "INTEL ZZ CORE DRIVER", "title tag: platform/x86/intel/zzc is that folder");
+	ok(rk->n && strstr(show(rk->matches[0].reason), "title tag platform/x86/intel/zzc: "
+			   "matched F: drivers/platform/x86/intel/zzc/"),
+	   "title tag: said so: %s", rk->n ? show(rk->matches[0].reason) : "");
 	tri_ranking_free(rk);
 	/* a Bugzilla mail's component names the subsystem */
 	first = rank_first(m,
