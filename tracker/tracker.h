@@ -280,6 +280,14 @@ struct gitscan_commit;
 enum bb_status tracker_commit(struct tracker *t, const char *tree,
 			      int (*upstream_of)(void *ctx, const char *tree, const char *branch),
 			      void *ctx, const struct gitscan_commit *c, struct bb_error *err);
+/* tracker_commit() with the tree's close_on_fix given (close): for a
+ * reader of trees that has its own configuration (tracker/trees.c). */
+enum bb_status tracker_commit_in(struct tracker *t, const char *tree, int close,
+				 int (*upstream_of)(void *ctx, const char *tree, const char *branch),
+				 void *ctx, const struct gitscan_commit *c, struct bb_error *err);
+/* The store the tracker writes to, and its default branch (NULL: mainline). */
+struct store *tracker_store(const struct tracker *t);
+const char *tracker_default_branch(const struct tracker *t);
 
 /* Posts the notes fixed regressions and ordinary bugs left for their
  * Bugzilla bugs, each once (a note posted before a crash is found by its
