@@ -1346,6 +1346,16 @@ static GHashTable *locate_answers(struct asked *a, const char *arch,
  * first reliable non-generic frames, the drivers that printed lines. */
 static int prose_stopword(const char *w);
 
+
+/* The length of text's first line, within len (text need not end in a
+ * NUL: a report's body is len bytes). */
+static size_t first_line_len(const char *text, size_t len)
+{
+	const char *nl = text ? memchr(text, '\n', len) : NULL;
+
+	return text ? (nl ? (size_t)(nl - text) : len) : 0;
+}
+
 /* The words of a report's title that may name a module ("rt2x00",
  * "tpm_tis", "i2c-hid-acpi"): as apply_prose() reads them, with a digit,
  * '_' or '-' (plain words, "usb", "serial", "button", are also the names
@@ -1354,10 +1364,8 @@ static int prose_stopword(const char *w);
 static void ask_title_words(struct scoring *sc, struct asked *a, const char *text, size_t len,
 			    size_t max)
 {
-	size_t n = text ? strcspn(text, "\n") : 0, asked = 0;
+	size_t n = first_line_len(text, len), asked = 0;
 
-	if (n > len)
-		n = len;
 	if (n > 512)
 		n = 512;
 	for (size_t i = 0; i < n && asked < max;) {
@@ -1604,12 +1612,10 @@ static void apply_k(struct scoring *sc, const char *text, size_t len)
  * ipv6_sock_mc_close (2)"): an identifier with a '_' after the first " in ". */
 static char *title_function(const char *text, size_t len)
 {
-	size_t n = text ? strcspn(text, "\n") : 0;
+	size_t n = first_line_len(text, len);
 	const char *at, *p;
 	size_t k = 0;
 
-	if (n > len)
-		n = len;
 	at = n ? g_strstr_len(text, (gssize)n, " in ") : NULL;
 	if (!at)
 		return NULL;

@@ -119,11 +119,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 b = [b for b in d["bugs"] if b["id"] == 401][0]
 assert b["reporter"] == {"name": "Ines Reporter"}, b["reporter"]
-# REST gives comment authors by login only: the local part stands for the name
-assert [c["author"]["name"] for c in b["comments"]] == ["Ines Reporter", "dev.hidden"], b["comments"]
+# REST gives comment authors by login only: one name per person, the real
+# name the bug gives that login elsewhere (dev.hidden is Dev Eloper in cc)
+assert [c["author"]["name"] for c in b["comments"]] == ["Ines Reporter", "Dev Eloper"], b["comments"]
 assert all("login" not in c["author"] for c in b["comments"])
-assert b["history"][0]["who"] == "dev.hidden", b["history"]
-assert b["flags"][0]["setter"] == "dev.hidden", b["flags"]
+assert b["history"][0]["who"] == "Dev Eloper", b["history"]
+assert b["flags"][0]["setter"] == "Dev Eloper", b["flags"]
+assert b["flags"][0]["requestee"] == "Ines Reporter", b["flags"]
+assert "dev.hidden" not in json.dumps(b), "a login's local part where the name is known"
 n = [b for b in d["bugs"] if b["id"] == 402][0]
 assert n["reporter"] == {"name": "noname.login"}, n["reporter"]
 EOF2
