@@ -11,6 +11,8 @@
 # requests/s, bytes/s and the 99th percentile latency.  The big blob: 4
 # connections (BENCH_BIG_CLIENTS), runs of BENCH_BIG_SECONDS, bytes/s only.
 # wrk does the whole job; the project has no load generator of its own.
+# Beside them, bench-mhd-floor (BENCH_MHD_FLOOR): a libmicrohttpd server
+# with serve's threading and nothing else, the floor the library sets.
 #
 #   BENCH_SECONDS     length of each small/medium run (default 10)
 #   BENCH_CLIENTS     concurrent keep-alive connections (default 64)
@@ -42,10 +44,11 @@ big_seconds=${BENCH_BIG_SECONDS:-30}
 big_clients=${BENCH_BIG_CLIENTS:-4}
 runs=${BENCH_RUNS:-3}
 wrk_threads=${BENCH_THREADS:-2}
-serve_pid="" nginx_pid=""
+serve_pid="" nginx_pid="" floor_pid=""
 cleanup() {
 	stop "$serve_pid"
 	stop "$nginx_pid"
+	stop "$floor_pid"
 	rm -rf "$work"
 }
 make_work bugbridge-bench-serve
@@ -120,9 +123,19 @@ for _ in $(seq 1 100); do
 	sleep 0.05
 done
 
-# both must serve the same bytes before anything is measured
+floor_port=""
+if [ -n "${BENCH_MHD_FLOOR:-}" ] && [ -x "$BENCH_MHD_FLOOR" ]; then
+	"$BENCH_MHD_FLOOR" "$work/data/blobs/sha256" floor.port &
+	floor_pid=$!
+	wait_for_file floor.port || exit 1
+	floor_port=$(cat floor.port)
+else
+	echo "bench-serve: no libmicrohttpd floor (BENCH_MHD_FLOOR unset; make bench-serve builds it)"
+fi
+
+# all must serve the same bytes before anything is measured
 for f in small medium; do
-	for port in "$serve_port" "$nginx_port"; do
+	for port in "$serve_port" "$nginx_port" $floor_port; do
 		got=$(curl -s "http://127.0.0.1:$port/blob/sha256/${hash[$f]}" | sha256sum | cut -c1-64)
 		if [ "$got" != "${hash[$f]}" ]; then
 			echo "bench-serve: port $port does not serve $f correctly" >&2
@@ -167,37 +180,54 @@ load() {
 	[ "${load_errors:-1}" = 0 ] || echo "bench-serve: ${load_errors:-?} errors in a run on port $1 ($2)" >&2
 }
 
-printf '\n%-10s %12s %12s %11s %11s %9s %9s %7s\n' "blob" "serve req/s" "nginx req/s" \
-	"serve MiB/s" "nginx MiB/s" "serve p99" "nginx p99" "ratio"
+# the contenders, in the order each run takes them: bugbridge serve,
+# nginx, and, when built (make bench-serve builds it), the libmicrohttpd
+# floor: the least an MHD server with serve's flags does (no guard, no
+# log, no database), which shows what part of a gap is the library's
+names=(serve nginx) ports=("$serve_port" "$nginx_port")
+[ -n "$floor_port" ] && names+=(floor) ports+=("$floor_port")
+row() {
+	local label=$1 what=$2 n
+	printf '%-10s %-6s' "$label" "$what"
+	shift 2
+	for n in "$@"; do printf ' %10s' "$n"; done
+	printf '\n'
+}
+echo
+row "blob" "" "${names[@]}" "serve/nginx" "${names[2]:+serve/floor}"
 for f in small medium big; do
-	s_rps="" n_rps="" s_mib="" n_mib="" s_p99="" n_p99=""
 	conns=$clients secs=$seconds
 	[ "$f" = big ] && conns=$big_clients secs=$big_seconds
+	declare -A rps=() mib=() p99=()
 	for _ in $(seq 1 "$runs"); do
-		load "$serve_port" "$f" "$conns" "$secs"
-		s_rps+=" $load_rps" s_mib+=" $load_mibps" s_p99+=" $load_p99"
-		load "$nginx_port" "$f" "$conns" "$secs"
-		n_rps+=" $load_rps" n_mib+=" $load_mibps" n_p99+=" $load_p99"
+		for k in "${!names[@]}"; do
+			load "${ports[$k]}" "$f" "$conns" "$secs"
+			rps[$k]+=" $load_rps" mib[$k]+=" $load_mibps" p99[$k]+=" $load_p99"
+		done
 	done
-	# shellcheck disable=SC2086 # lists of figures, split on purpose
-	{
-		s_rps=$(median $s_rps) n_rps=$(median $n_rps) s_mib=$(median $s_mib)
-		n_mib=$(median $n_mib) s_p99=$(median $s_p99) n_p99=$(median $n_p99)
-	}
 	case $f in
 	small) label="4 KiB" ;;
 	medium) label="1 MiB" ;;
-	big) label="$big_mb MiB" s_rps="-" n_rps="-" s_p99="-" n_p99="-" ;;
+	big) label="$big_mb MiB" ;;
 	esac
-	[ "$s_p99" = - ] || s_p99="$s_p99 ms" n_p99="$n_p99 ms"
-	printf '%-10s %12s %12s %11s %11s %9s %9s %7s\n' "$label" "$s_rps" "$n_rps" "$s_mib" "$n_mib" \
-		"$s_p99" "$n_p99" "$(quotient '%.2f' "$s_mib" "$n_mib")"
+	r_rps=() r_mib=() r_p99=()
+	for k in "${!names[@]}"; do
+		# shellcheck disable=SC2086 # lists of figures, split on purpose
+		{ r_rps[k]=$(median ${rps[$k]}) r_mib[k]=$(median ${mib[$k]}) r_p99[k]=$(median ${p99[$k]}); }
+	done
+	ratios=("$(quotient '%.2f' "${r_mib[0]}" "${r_mib[1]}")")
+	[ -n "$floor_port" ] && ratios+=("$(quotient '%.2f' "${r_mib[0]}" "${r_mib[2]}")")
+	[ "$f" = big ] || row "$label" "req/s" "${r_rps[@]}"
+	row "$label" "MiB/s" "${r_mib[@]}" "${ratios[@]}"
+	[ "$f" = big ] || row "$label" "p99 ms" "${r_p99[@]}"
+	unset rps mib p99
 done
 
 rss_after=$(rss_kb "$serve_pid" VmRSS)
 rss_peak=$(rss_kb "$serve_pid" VmHWM)
 echo
-echo "ratio = serve / nginx throughput (goal >= 1.00)"
+echo "serve/nginx: bugbridge's throughput over nginx's (goal >= 1.00); serve/floor: over the"
+echo "libmicrohttpd floor's (bench-mhd-floor: the same library and flags, nothing else)"
 echo "serve RSS: $(mib "$rss_before") MiB before, $(mib "$rss_after") MiB after;" \
 	"peak $(mib "$hwm_before") MiB before the runs, $(mib "$rss_peak") MiB after" \
 	"(+$(mib $((rss_peak - hwm_before))) MiB; goal <= +16)"
