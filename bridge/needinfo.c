@@ -32,7 +32,9 @@ enum { STEP_QUESTION = 1, STEP_REMINDER = 2 };
 struct question {
 	long long id, bug_id;
 	char *asked, *question, *asked_by, *mail, *state, *answer;
-	int reporter;
+	char *mark;         /* "flag", "status", "keyword" or "bridge" (needinfo.h) */
+	char *prev_status;  /* the status before NEEDINFO ("status") */
+	int reporter, marked;
 	time_t asked_at, reminded_at;
 };
 
@@ -44,11 +46,13 @@ static void question_release(struct question *q)
 	free(q->mail);
 	free(q->state);
 	free(q->answer);
+	free(q->mark);
+	free(q->prev_status);
 	memset(q, 0, sizeof(*q));
 }
 
 #define QUESTION_COLUMNS "id, bug_id, asked, question, asked_by, mail, state, answer, reporter," \
-			 " asked_at, coalesce(reminded_at, 0)"
+			 " asked_at, coalesce(reminded_at, 0), mark, prev_status, marked"
 
 static void question_read(sqlite3_stmt *st, struct question *q)
 {
@@ -63,6 +67,9 @@ static void question_read(sqlite3_stmt *st, struct question *q)
 	q->reporter = sqlite3_column_int(st, 8);
 	q->asked_at = (time_t)sqlite3_column_int64(st, 9);
 	q->reminded_at = (time_t)sqlite3_column_int64(st, 10);
+	q->mark = store_column_dup(st, 11);
+	q->prev_status = store_column_dup(st, 12);
+	q->marked = sqlite3_column_int(st, 13);
 }
 
 /* The bug's latest question still in one of the states (an SQL list such
@@ -247,9 +254,21 @@ static enum bb_status question_insert(struct sync_context *sc, struct question *
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
-	if ((s = store_prepare(sc->db, &st, "UPDATE needinfo SET state = 'ended', updated = ?"
-				      " WHERE bug_id = ? AND state IN ('waiting', 'reminded',"
-				      " 'closed')", err)))
+	/* the new question takes over the NEEDINFO status an earlier one
+	 * set, and the status to go back to */
+	if ((s = store_prepare(sc->db, &st, "SELECT prev_status FROM needinfo WHERE bug_id = ?"
+				      " AND marked AND mark = 'status' ORDER BY id DESC LIMIT 1", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, q->bug_id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		free(q->prev_status);
+		q->prev_status = store_column_dup(st, 0);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((s = store_prepare(sc->db, &st, "UPDATE needinfo SET state = 'ended', updated = ?,"
+				      " marked = 0 WHERE bug_id = ? AND state IN ('waiting', 'reminded',"
+				      " 'closed', 'answered')", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)q->asked_at);
 	sqlite3_bind_int64(st, 2, q->bug_id);
@@ -259,8 +278,8 @@ static enum bb_status question_insert(struct sync_context *sc, struct question *
 	st = NULL;
 	if (s || (s = store_prepare(sc->db, &st,
 				    "INSERT INTO needinfo (bug_id, asked, reporter, question, asked_by,"
-				    " mail, state, asked_at, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-				    " 'waiting', ?7, ?7)", err)))
+				    " mail, state, asked_at, updated, mark, prev_status) VALUES (?1, ?2,"
+				    " ?3, ?4, ?5, ?6, 'waiting', ?7, ?7, ?8, ?9)", err)))
 		return s;
 	sqlite3_bind_int64(st, 1, q->bug_id);
 	sqlite3_bind_text(st, 2, q->asked, -1, SQLITE_STATIC);
@@ -269,12 +288,83 @@ static enum bb_status question_insert(struct sync_context *sc, struct question *
 	sqlite3_bind_text(st, 5, q->asked_by, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, q->mail, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 7, (sqlite3_int64)q->asked_at);
+	sqlite3_bind_text(st, 8, q->mark ? q->mark : "bridge", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, q->prev_status, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(sc->db, err, "recording a needinfo question");
 	else
 		q->id = sqlite3_last_insert_rowid(sc->db->db);
 	sqlite3_finalize(st);
 	return s;
+}
+
+/* The server's NEEDINFO status when it has one (an open status) that the
+ * workflow lets a bug in status from go to, else NULL.  Stock 5.2 has
+ * none: the waiting is then the bridge's own. */
+static const char *needinfo_status(struct sync_context *sc, const char *from)
+{
+	const struct bz_fields *f = NULL;
+	const struct bz_field_value *v;
+
+	if (!sc->bz || (bz_fields_get(sc->bz, &f, NULL) != BB_OK && !f))
+		return NULL;
+	v = bz_field_value_find(bz_fields_find(f, "bug_status"), "NEEDINFO");
+	if (!v || !v->name || v->is_open != 1)
+		return NULL;
+	if (from && !strcmp(from, v->name))
+		return v->name;   /* waiting already: a new question takes it over */
+	if (bz_fields_status_can_change(f, from, v->name) == 0)
+		return NULL;
+	return v->name;
+}
+
+#define NEEDINFO_NAME "needinfo"   /* the flag's and the keyword's name */
+
+/* Whether the server has a needinfo flag type for the bug's product and
+ * component (*requesteeble: whether it takes a requestee); a server that
+ * cannot say has none. */
+static int has_flag_type(struct sync_context *sc, const struct bz_bug *bug, int *requesteeble)
+{
+	struct bb_error ferr = BB_ERROR_INIT;
+	int found = 0;
+
+	*requesteeble = 0;
+	if (!sc->bz || !bug->product || !bug->component)
+		return 0;
+	if (bz_flag_type_find(sc->bz, bug->product, bug->component, NEEDINFO_NAME, requesteeble,
+			      &found, &ferr)) {
+		log_event(LOG_LEVEL_DEBUG, "needinfo.flag_types_unknown", LF_INT("bug", bug->id),
+			  LF_STR("error", ferr.message));
+		bb_error_clear(&ferr);
+		return 0;
+	}
+	return found;
+}
+
+/* The server's needinfo keyword (its spelling), or NULL. */
+static const char *needinfo_keyword(struct sync_context *sc)
+{
+	const struct bz_fields *f = NULL;
+	const char *canon = NULL;
+
+	if (!sc->bz || (bz_fields_get(sc->bz, &f, NULL) != BB_OK && !f))
+		return NULL;
+	return bz_fields_legal_value(f, "keywords", NEEDINFO_NAME, &canon) == 1 ? canon : NULL;
+}
+
+/* How Bugzilla is to show that the bug waits: its needinfo flag, else its
+ * NEEDINFO status, else its needinfo keyword, else nothing ("bridge"). */
+static const char *choose_mark(struct sync_context *sc, const struct bz_bug *bug)
+{
+	int requesteeble;
+
+	if (has_flag_type(sc, bug, &requesteeble))
+		return "flag";
+	if (needinfo_status(sc, bug->status))
+		return "status";
+	if (needinfo_keyword(sc))
+		return "keyword";
+	return "bridge";
 }
 
 /* The Message-ID of recorded mail row (malloc'd), or NULL. */
@@ -344,6 +434,12 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	if (found) {
 		stats->commands_done++;
 		s = command_end(sc, row, seq, "done", "already: this mail asked a question", err);
+		goto out;
+	}
+	q.mark = strdup(choose_mark(sc, &bug));
+	q.prev_status = strdup(bug.status ? bug.status : "");
+	if (!q.mark || !q.prev_status) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	if ((s = question_insert(sc, &q, err)))
@@ -504,6 +600,86 @@ static const char *close_resolution(struct sync_context *sc, const struct bz_fie
 	return "INVALID";
 }
 
+/* Whether the bug (as bug_now() read it) has a needinfo flag asked ("?"). */
+static int bug_has_flag(const struct bz_bug *bug)
+{
+	json_object *list = bug->flags ? json_tokener_parse(bug->flags) : NULL;
+	int has = 0;
+
+	for (size_t i = 0; list && json_object_is_type(list, json_type_array) &&
+			   i < json_object_array_length(list) && !has; i++) {
+		json_object *f = json_object_array_get_idx(list, i);
+		const char *name = json_text(f, "name"), *status = json_text(f, "status");
+
+		has = name && status && !strcasecmp(name, NEEDINFO_NAME) && !strcmp(status, "?");
+	}
+	json_object_put(list);
+	return has;
+}
+
+static int bug_has_keyword(const struct bz_bug *bug)
+{
+	for (size_t i = 0; bug->keywords && bug->keywords[i]; i++)
+		if (!strcasecmp(bug->keywords[i], NEEDINFO_NAME))
+			return 1;
+	return 0;
+}
+
+/* The change that puts q's mark on the bug (set) or takes it off, as
+ * Bugzilla has the bug now (NULL field: nothing to do): the flag asked of
+ * the person asked (a requestee when the flag type takes one) or cleared;
+ * the keyword added or removed; the NEEDINFO status set (only on a bug
+ * still in the status it had when asked) or taken back to that status.
+ * *owned (free it) holds the value when it is made. */
+static struct bz_change mark_change(struct sync_context *sc, const struct question *q,
+				    const struct bz_bug *bug, int set, char **owned)
+{
+	struct bz_change none = { NULL, NULL };
+
+	*owned = NULL;
+	if (!strcmp(q->mark, "flag")) {
+		int requesteeble = 0;
+
+		if (set == bug_has_flag(bug))
+			return none;
+		if (!set)
+			*owned = strdup("[{\"name\": \"" NEEDINFO_NAME "\", \"status\": \"X\"}]");
+		else if (has_flag_type(sc, bug, &requesteeble) && requesteeble) {
+			json_object *a = json_object_new_array(), *f = json_object_new_object();
+
+			json_object_object_add(f, "name", json_object_new_string(NEEDINFO_NAME));
+			json_object_object_add(f, "status", json_object_new_string("?"));
+			json_object_object_add(f, "requestee", json_object_new_string(q->asked));
+			json_object_array_add(a, f);
+			*owned = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+			json_object_put(a);
+		} else {
+			*owned = strdup("[{\"name\": \"" NEEDINFO_NAME "\", \"status\": \"?\"}]");
+		}
+		return (struct bz_change){ "flags", *owned };
+	}
+	if (!strcmp(q->mark, "keyword")) {
+		const char *kw = needinfo_keyword(sc);
+
+		if (set == bug_has_keyword(bug) || (set && !kw))
+			return none;
+		*owned = str_printf("{\"%s\": [\"%s\"]}", set ? "add" : "remove",
+				    kw ? kw : NEEDINFO_NAME);
+		return (struct bz_change){ "keywords", *owned };
+	}
+	if (!strcmp(q->mark, "status")) {
+		const char *need = needinfo_status(sc, NULL);
+
+		if (!need || !bug->status || !q->prev_status || !*q->prev_status)
+			return none;
+		if (set && strcmp(bug->status, need) && !strcmp(bug->status, q->prev_status))
+			return (struct bz_change){ "status", need };
+		if (!set && !strcmp(bug->status, need))
+			return (struct bz_change){ "status", q->prev_status };
+	}
+	return none;
+}
+
 /* Closes q's bug (state closing), once: a bug Bugzilla has closed already
  * is not changed again. */
 static enum bb_status do_close(struct sync_context *sc, struct question *q,
@@ -513,7 +689,7 @@ static enum bb_status do_close(struct sync_context *sc, struct question *q,
 	struct bz_bug bug;
 	char asked[16], reminded[16];
 	char *comment = NULL;
-	int have = 0;
+	int have = 0, unmarked = 0;
 	const char *resolution;
 	enum bb_status s;
 
@@ -531,7 +707,9 @@ static enum bb_status do_close(struct sync_context *sc, struct question *q,
 		return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	}
 	if (is_open(f, &bug)) {
-		struct bz_change ch[3];
+		struct bz_change ch[4];
+		char *owned = NULL;
+		size_t n = 3;
 
 		resolution = close_resolution(sc, f);
 		day_text(q->asked_at, asked, sizeof(asked));
@@ -547,7 +725,15 @@ static enum bb_status do_close(struct sync_context *sc, struct question *q,
 		ch[0] = (struct bz_change){ "status", "RESOLVED" };
 		ch[1] = (struct bz_change){ "resolution", resolution };
 		ch[2] = (struct bz_change){ "comment", comment };
-		s = bz_update_bug(sc->bz, q->bug_id, ch, 3, err);
+		/* the flag or keyword goes with the closing (a status, the
+		 * closing replaces) */
+		if (q->marked && strcmp(q->mark, "status")) {
+			ch[3] = mark_change(sc, q, &bug, 0, &owned);
+			n += ch[3].field && ch[3].value;
+		}
+		s = bz_update_bug(sc->bz, q->bug_id, ch, n, err);
+		unmarked = !s && n == 4;
+		free(owned);
 		free(comment);
 		if (s) {
 			bz_bug_release(&bug);
@@ -573,6 +759,12 @@ static enum bb_status do_close(struct sync_context *sc, struct question *q,
 	if ((s = store_begin(sc->db, err)))
 		return s;
 	s = question_move(sc, q->id, "closing", "closed", "closed_at", NULL, NULL, err);
+	if (!s && unmarked) {   /* the mark went with the closing PUT */
+		char sql[96];
+
+		snprintf(sql, sizeof(sql), "UPDATE needinfo SET marked = 0 WHERE id = %lld", q->id);
+		s = store_exec(sc->db, sql, err);
+	}
 	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 }
 
@@ -628,6 +820,98 @@ static enum bb_status do_reopen(struct sync_context *sc, struct question *q,
 		return s;
 	s = question_move(sc, q->id, "reopening", have ? "reopened" : "ended", NULL, NULL, NULL, err);
 	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+}
+
+/* Puts q's mark on its bug (set) or takes it off (mark_change()), then
+ * records it (marked); once: a bug that has it so already is not
+ * changed.  A bug that cannot be seen now keeps its question unmarked, to
+ * be marked once it can. */
+static enum bb_status set_mark(struct sync_context *sc, struct question *q, int set,
+			       struct needinfo_stats *stats, struct bb_error *err)
+{
+	struct bz_bug bug;
+	sqlite3_stmt *st = NULL;
+	int have = 0;
+	enum bb_status s;
+
+	if ((s = bug_now(sc, q->bug_id, &bug, &have, err)))
+		return s;
+	if (!have && set)
+		return BB_OK;
+	if (have) {
+		char *owned = NULL;
+		struct bz_change ch = mark_change(sc, q, &bug, set, &owned);
+
+		if (ch.field && !ch.value)
+			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		else if (ch.field)
+			s = bz_update_bug(sc->bz, q->bug_id, &ch, 1, err);
+		if (s && (s == BB_ERR_NOMEM || status_retry_class(s) != BB_RETRY_GIVE_UP ||
+			  s == BB_ERR_AUTH || s == BB_ERR_CONFIG)) {
+			free(owned);
+			bz_bug_release(&bug);
+			return s;
+		}
+		if (s) {
+			log_event(LOG_LEVEL_WARN, "needinfo.mark_refused", LF_INT("bug", q->bug_id),
+				  LF_STR("mark", q->mark), LF_STR("error", err->message));
+			bb_error_clear(err);
+			s = BB_OK;
+		} else if (ch.field) {
+			test_hook("needinfo.mark_put");
+			stats->marked++;
+			log_event(LOG_LEVEL_INFO, set ? "needinfo.marked" : "needinfo.unmarked",
+				  LF_INT("bug", q->bug_id), LF_STR("mark", q->mark),
+				  LF_STR("change", ch.value));
+		}
+		free(owned);
+		bz_bug_release(&bug);
+	}
+	if ((s = store_prepare(sc->db, &st, "UPDATE needinfo SET marked = ? WHERE id = ?", err)))
+		return s;
+	sqlite3_bind_int(st, 1, set);
+	sqlite3_bind_int64(st, 2, q->id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a needinfo question");
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* The marks to put on (a question waiting) or take off (one answered,
+ * ended, or closed by a PUT that could not take it off), before anything
+ * else of the round. */
+static enum bb_status marks(struct sync_context *sc, struct needinfo_stats *stats,
+			    struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct question q;
+	long long after = 0;
+	enum bb_status s = BB_OK;
+
+	for (;;) {
+		int found = 0;
+
+		if ((s = store_prepare(sc->db, &st, "SELECT " QUESTION_COLUMNS " FROM needinfo"
+					      " WHERE mark != 'bridge' AND id > ? AND"
+					      " ((NOT marked AND state IN ('waiting', 'reminded')) OR"
+					      " (marked AND state IN ('answered', 'ended', 'closed',"
+					      " 'reopened')))"
+					      " ORDER BY id LIMIT 1", err)))
+			return s;
+		sqlite3_bind_int64(st, 1, after);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			question_read(st, &q);
+			found = 1;
+		}
+		sqlite3_finalize(st);
+		if (!found)
+			return BB_OK;
+		after = q.id;
+		s = set_mark(sc, &q, !q.marked, stats, err);
+		question_release(&q);
+		if (s)
+			return s;
+	}
 }
 
 /* One reminder for q (waiting), with its state, in one transaction. */
@@ -698,6 +982,8 @@ enum bb_status needinfo_round(struct sync_context *sc, struct needinfo_stats *st
 	memset(stats, 0, sizeof(*stats));
 	if (sc->dry_run || !sc->bz)
 		return BB_OK;
+	if ((s = marks(sc, stats, err)))
+		return s;
 	if ((s = store_prepare(sc->db, &st, "SELECT " QUESTION_COLUMNS " FROM needinfo"
 				      " WHERE state IN ('waiting', 'reminded', 'closing', 'reopening')"
 				      " ORDER BY id", err)))

@@ -7,9 +7,17 @@
  * in the bug's thread.  The question is recorded (table needinfo) and
  * mailed on the thread, to the bug's lists and to the person asked (the
  * reporter only in the envelope: a reporter's address never reaches a
- * list's headers), in one transaction with the command's outcome.  A
- * stock Bugzilla 5.2 has no NEEDINFO status, no needinfo flag and no
- * needinfo keyword, so the waiting is the bridge's own state.
+ * list's headers), in one transaction with the command's outcome.
+ * Bugzilla shows the waiting where it can, chosen when the question is
+ * asked (needinfo.mark): a needinfo flag type for the bug's product and
+ * component (GET /rest/flag_type) gets "needinfo?" (requestee: the person
+ * asked, when the type takes one); else an open NEEDINFO status in GET
+ * /rest/field/bug that the workflow allows from the bug's status; else a
+ * needinfo keyword the keywords field lists; else nothing ("bridge").
+ * The round puts the mark on, and takes it off (the status back to the
+ * one before) once the question is answered or ended; the closing PUT
+ * takes a flag or keyword off with it.  A stock Bugzilla 5.2 has none of
+ * the three: the waiting is then the bridge's own state only.
  *
  * Then, with the time read from bb_now():
  *   - a reply from the person asked (its From:, no authentication needed)
@@ -80,7 +88,7 @@ enum bb_status needinfo_mail_read(struct sync_context *sc, const struct inmail *
 				  needinfo_allowed_fn *allowed, struct bb_error *err);
 
 struct needinfo_stats {
-	unsigned long reminded, closed, reopened, skipped;
+	unsigned long marked, reminded, closed, reopened, skipped;
 };
 
 /* The questions whose time came (bb_now()): reminders queued, bugs

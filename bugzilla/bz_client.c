@@ -1777,8 +1777,11 @@ enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct
 	for (size_t i = 0; i < n; i++) {
 		char *fixed = bz_text_repair(ch[i].value, strlen(ch[i].value));
 
-		/* "comment" goes as Bugzilla wants it: {"body": text} */
-		json_object *v = !fixed ? NULL : strcmp(ch[i].field, "comment")
+		/* "comment" goes as Bugzilla wants it: {"body": text}; "flags"
+		 * and "keywords" are JSON (bz_client.h) */
+		int is_json = !strcmp(ch[i].field, "flags") || !strcmp(ch[i].field, "keywords");
+		json_object *v = !fixed ? NULL : is_json ? json_tokener_parse(fixed)
+				 : strcmp(ch[i].field, "comment")
 				 ? json_object_new_string(fixed) : json_object_new_object();
 
 		if (v && !strcmp(ch[i].field, "comment"))

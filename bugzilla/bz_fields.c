@@ -19,6 +19,7 @@
 
 #include "bugzilla/bz_fields.h"
 #include "bugzilla/bz_internal.h"
+#include "core/buf.h"
 #include "core/log.h"
 
 #define BZ_FIELDS_MAX_AGE 86400   /* a daemon asks again after a day */
@@ -471,4 +472,42 @@ int bz_bug_in_gate(const struct bz_bug *bug, const char *keyword, char *const *f
 	}
 	json_object_put(list);
 	return hit;
+}
+
+enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const char *component,
+				 const char *name, int *requesteeble, int *found,
+				 struct bb_error *err)
+{
+	char *p = curl_easy_escape(c->curl, product ? product : "", 0);
+	char *k = curl_easy_escape(c->curl, component ? component : "", 0);
+	char *path = p && k ? str_printf("/rest/flag_type/%s/%s", p, k) : NULL;
+	json_object *root = NULL, *list;
+	enum bb_status st;
+
+	*found = 0;
+	if (requesteeble)
+		*requesteeble = 0;
+	curl_free(p);
+	curl_free(k);
+	if (!path)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	st = bz_get_meta_json(c, path, &root, err);
+	free(path);
+	list = st ? NULL : bz_jget(root, "bug");
+	for (size_t i = 0; list && json_object_is_type(list, json_type_array) &&
+			   i < json_object_array_length(list); i++) {
+		json_object *t = json_object_array_get_idx(list, i), *v;
+
+		if (!(v = bz_jget(t, "name")) || !json_object_is_type(v, json_type_string) ||
+		    strcasecmp(json_object_get_string(v), name) ||
+		    ((v = bz_jget(t, "is_active")) && !json_object_get_boolean(v)) ||
+		    ((v = bz_jget(t, "is_requestable")) && !json_object_get_boolean(v)))
+			continue;
+		*found = 1;
+		if (requesteeble)
+			*requesteeble = (v = bz_jget(t, "is_requesteeble")) && json_object_get_boolean(v);
+		break;
+	}
+	json_object_put(root);
+	return st;
 }

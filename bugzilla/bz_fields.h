@@ -94,6 +94,15 @@ char *bz_field_values_text(const struct bz_field_info *fi);
  * of no open status: the caller's fallback (REOPENED). */
 const char *bz_fields_reopen_status(const struct bz_fields *f, const char *from);
 
+/* Whether the server has an active, requestable bug flag type called name
+ * (any case) for bugs of product and component (GET
+ * /rest/flag_type/<product>/<component>, Bugzilla 5.0's FlagType.get):
+ * *found 1 or 0, and *requesteeble (may be NULL) whether it takes a
+ * requestee.  A stock 5.2 has none.  Not counted in bz_client_requests(). */
+enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const char *component,
+				 const char *name, int *requesteeble, int *found,
+				 struct bb_error *err);
+
 /* A configured field name and the key that names it, for the startup check. */
 struct bz_field_want {
 	const char *key;          /* "[tracker] bisect_field" */

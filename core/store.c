@@ -510,6 +510,14 @@ static const char *const migrations[] = {
 	 "  updated INTEGER NOT NULL"
 	 ");"
 	 "CREATE INDEX needinfo_bug ON needinfo (bug_id);"),
+	/* 21 -> 22: how Bugzilla shows that a needinfo question waits (bridge/needinfo.h):
+	 * mark is 'flag' (the server's needinfo flag), 'status' (its NEEDINFO
+	 * status; prev_status the one to go back to), 'keyword' (its needinfo
+	 * keyword) or 'bridge' (nothing: the bridge's own state); marked,
+	 * whether the bug has it now */
+	("ALTER TABLE needinfo ADD COLUMN mark TEXT NOT NULL DEFAULT 'bridge';"
+	 "ALTER TABLE needinfo ADD COLUMN prev_status TEXT;"
+	 "ALTER TABLE needinfo ADD COLUMN marked INTEGER NOT NULL DEFAULT 0;"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -45,6 +45,11 @@ State file (JSON; every key optional)
                "max_keepalive_requests": 100,
                "xml_missing_error": "InvalidBugId"},
     "workflow": "5.2",                # or "kernel.org": the old workflow (below)
+    "transitions": {"CONFIRMED": ["NEEDINFO"]},   # more than the workflow's (an admin's)
+    "keywords": ["needinfo"],         # the keywords defined (default: none, as stock 5.2;
+                                      # then any keyword goes unchecked)
+    "flag_types": [{"name": "needinfo", "is_requesteeble": true}],  # bug flag types of
+                                      # every component (default: none, as stock 5.2)
     "statuses": {"open": ["UNCONFIRMED", "CONFIRMED", "IN_PROGRESS"],
                  "closed": ["RESOLVED", "VERIFIED"]},
     "resolutions": ["FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"],
@@ -738,6 +743,20 @@ class Model:
         self.workflow = str(state.get("workflow") or "5.2")
         if self.workflow not in WORKFLOWS:
             raise StateError("workflow must be one of %s" % ", ".join(WORKFLOWS))
+        self.transitions = {str(k): [str(t) for t in v]
+                            for k, v in (state.get("transitions") or {}).items()}
+        self.keywords = ([str(k) for k in state["keywords"]]
+                         if state.get("keywords") is not None else None)
+        self.flag_types = []
+        for i, spec in enumerate(state.get("flag_types") or []):
+            spec = spec if isinstance(spec, dict) else {"name": str(spec)}
+            self.flag_types.append({
+                "id": int(spec.get("id") or i + 1), "name": str(spec["name"]),
+                "description": str(spec.get("description") or spec["name"]),
+                "type": "bug", "is_active": as_bool(spec.get("is_active", True)),
+                "is_requestable": as_bool(spec.get("is_requestable", True)),
+                "is_requesteeble": as_bool(spec.get("is_requesteeble", True)),
+                "is_multiplicable": as_bool(spec.get("is_multiplicable", False))})
         old = self.workflow == "kernel.org"
         statuses = state.get("statuses") or {}
         self.open_statuses = list(statuses.get("open") or (
@@ -1228,7 +1247,8 @@ class Model:
         return {
             "version": self.version, "urlbase": self.urlbase, "maintainer": self.maintainer,
             "clock": self.clock.describe(), "params": self.params, "quirks": self.quirks,
-            "workflow": self.workflow,
+            "workflow": self.workflow, "transitions": self.transitions,
+            "keywords": self.keywords, "flag_types": self.flag_types,
             "statuses": {"open": self.open_statuses, "closed": self.closed_statuses},
             "resolutions": self.resolutions,
             "groups": list(self.groups.values()),
@@ -1622,6 +1642,54 @@ class Bugzilla:
             new = [int(x) if is_integer_text(x) else x for x in new]
         return new
 
+    def _flags_update(self, old, specs, user, now):
+        """A bug's flags after Bug.update's "flags" list: each item names an
+        existing flag (id, or its type's name when the bug has one such
+        flag) or a type for a new one; status "X" clears it."""
+        model = self.model
+        flags = copy.deepcopy(old)
+        for spec in as_list(specs):
+            if not isinstance(spec, dict) or not spec.get("status"):
+                raise BugzillaError(32000, "Flag updates need a status.")
+            status = str(spec["status"])
+            if status not in ("?", "+", "-", "X"):
+                raise BugzillaError(32000, "The flag status '%s' is not valid." % status)
+            ftype = next((t for t in model.flag_types
+                          if t["name"] == spec.get("name")
+                          or t["id"] == spec.get("type_id")), None)
+            same = [f for f in flags if spec.get("id") is not None and f.get("id") == spec["id"]
+                    or spec.get("id") is None and not as_bool(spec.get("new", False))
+                    and ftype is not None and f.get("name") == ftype["name"]]
+            if spec.get("id") is None and len(same) > 1:
+                raise BugzillaError(32000, "You must specify the id of the %s flag to change."
+                                    % ftype["name"])
+            if same:
+                flag = same[0]
+                if status == "X":
+                    flags.remove(flag)
+                    continue
+            elif status == "X":
+                continue
+            elif ftype is None or not ftype["is_active"]:
+                raise BugzillaError(1, "There is no flag type named '%s'."
+                                    % (spec.get("name") or spec.get("type_id")))
+            else:
+                flag = {"id": max([f.get("id") or 0 for b in model.bugs.values()
+                                   for f in b["flags"]] + [0]) + 1,
+                        "name": ftype["name"], "type_id": ftype["id"],
+                        "creation_date": format_time(now)}
+                flags.append(flag)
+            requestee = spec.get("requestee") or ""
+            if requestee:
+                if ftype is not None and not ftype["is_requesteeble"]:
+                    raise BugzillaError(1, "The %s flag does not take a requestee."
+                                        % ftype["name"])
+                if requestee not in model.users:
+                    raise no_such_user(requestee)
+            flag.update({"status": status, "setter": user["login"], "requestee": requestee,
+                         "modification_date": format_time(now)})
+        return flags
+
     def plan_update(self, bug, p, user, now):
         """Validates an update of one bug (Bug.update parameters p) and
         returns the plan commit_update() carries out; raises before anything
@@ -1731,6 +1799,18 @@ class Bugzilla:
                 changes[name] = {"removed": change_text(removed), "added": change_text(added)}
                 list_changes[name] = (added, removed)
                 new[name] = new_list
+        if model.keywords is not None and "keywords" in p:
+            for keyword in new["keywords"]:
+                if keyword not in model.keywords:
+                    raise BugzillaError(51, "There is no keyword named '%s'." % keyword)
+        if "flags" in p:
+            flags = self._flags_update(new["flags"], p["flags"], user, now)
+            if flags != new["flags"]:
+                old_text = ", ".join(f["name"] + f["status"] for f in new["flags"])
+                changes["flagtypes.name"] = {
+                    "removed": old_text,
+                    "added": ", ".join(f["name"] + f["status"] for f in flags)}
+                new["flags"] = flags
         for name in ("is_cc_accessible", "is_creator_accessible"):
             if name in p:
                 set_field(name, as_bool(p[name]))
@@ -2342,7 +2422,7 @@ def rest_user(app, req, who=None):
 
 # --- products and fields ----------------------------------------------------
 
-def product_json(product):
+def product_json(product, flag_types=()):
     return {
         "id": product["id"], "name": product["name"], "description": product["description"],
         "classification": product["classification"], "is_active": product["is_active"],
@@ -2351,7 +2431,8 @@ def product_json(product):
                         "default_assigned_to": c["default_assigned_to"],
                         "default_qa_contact": c["default_qa_contact"], "sort_key": 0,
                         "is_active": c["is_active"],
-                        "flag_types": {"bug": [], "attachment": []}}
+                        "flag_types": {"bug": [flag_type_json(t) for t in flag_types],
+                                       "attachment": []}}
                        for c in product["components"].values()],
         "versions": [{"id": i + 1, "name": v, "sort_key": 0, "is_active": True}
                      for i, v in enumerate(product["versions"])],
@@ -2370,8 +2451,30 @@ def rest_product(app, req, which=None):
     wanted = [p for p in products.values()
               if p["name"] in names or str(p["id"]) in ids]
     include, exclude = req.fields_filter()
-    return 200, {"products": [filter_fields(product_json(p), include, exclude)
+    return 200, {"products": [filter_fields(product_json(p, app.model.flag_types), include, exclude)
                               for p in wanted]}
+
+
+def flag_type_json(ftype):
+    return {"id": ftype["id"], "name": ftype["name"], "description": ftype["description"],
+            "type": "bug", "cc_list": [], "sort_key": 0, "is_active": ftype["is_active"],
+            "is_requestable": ftype["is_requestable"],
+            "is_requesteeble": ftype["is_requesteeble"],
+            "is_multiplicable": ftype["is_multiplicable"], "grant_group": None,
+            "request_group": None, "inclusions": {"0:0": "__Any__:__Any__"}, "exclusions": {}}
+
+
+@route(r"/flag_type/([^/]+)", "GET")
+@route(r"/flag_type/([^/]+)/([^/]+)", "GET")
+def rest_flag_types(app, req, product_name, component=None):
+    """FlagType.get (Bugzilla 5.0): the flag types of a product's
+    component; here every component has the state's flag_types."""
+    product = app.model.products.get(product_name)
+    if product is None or component is not None and component not in product["components"]:
+        raise BugzillaError(106, "Sorry, either the product %s does not exist or you aren't "
+                                 "authorized to enter a bug into it." % product_name)
+    return 200, {"bug": [flag_type_json(t) for t in app.model.flag_types if t["is_active"]],
+                 "attachment": []}
 
 
 @route(r"/product_accessible", "GET")
@@ -2494,6 +2597,11 @@ def field_json(app, name):
                                "visibility_values": []} for i, v in enumerate(values or [])],
                              custom=True, entry=True)
     for other, field_id, display, type_ in OTHER_FIELDS:
+        if other == name and name == "keywords" and model.keywords is not None:
+            return _field_object(field_id, name, display, type_,
+                                 [{"name": k, "description": k, "sort_key": 0,
+                                   "sortkey": 0, "visibility_values": []}
+                                  for k in model.keywords])
         if other == name:
             return _field_object(field_id, name, display, type_,
                                  _other_field_values(model, name)
@@ -2512,6 +2620,7 @@ def field_json(app, name):
                                                     for t in all_statuses):
                 targets = [t for t in all_statuses if t != s and t in all_statuses
                            and (s is not None or model.is_open_status(t))]
+            targets = targets + [t for t in model.transitions.get(s, []) if t not in targets]
             targets = [t for t in targets if t in all_statuses]
             value = {"name": s, "can_change_to": [{"name": t, "comment_required": False}
                                                   for t in targets]}

@@ -9,8 +9,13 @@
 # allowed sender) reopens it, to an open status the 5.2 workflow allows
 # (CONFIRMED); a reply from anyone else is only a comment.  A reply from
 # the person asked in time ends it; a bug restricted meanwhile gets no
-# reminder and is not closed.  Every step is first killed (SIGKILL through
-# BUGBRIDGE_CRASH_AT) where it has recorded, or done, half of its work,
+# reminder and is not closed.  Bugzilla shows the waiting where it can
+# (the stock 5.2 cannot): a needinfo flag asked of the person asked, when
+# the server has such a flag type; else a NEEDINFO status the workflow
+# allows; else a needinfo keyword; each is taken off once answered (the
+# flag with the closing PUT when none came).  Every step is first killed
+# (SIGKILL through BUGBRIDGE_CRASH_AT) where it has recorded, or done, half
+# of its work,
 # then run again: each mail goes out once, each change is made once.
 #
 # The archive is static files (kind atom) as in inbound-crash.sh; senders
@@ -236,5 +241,77 @@ is "reopens bug 402" "$(field 402 status)" "CONFIRMED"
 check "another round" bb --quiet sync
 is "each bug was changed twice, no more" "$(puts 401) $(puts 402)" "2 2"
 is "no mail went out twice" "$(cat data/mail/new/* | grep -i "^Message-ID:" | sort | uniq -d | wc -l)" "0"
+
+# --- a Bugzilla with a NEEDINFO status (an admin added it): the waiting
+# shows there, and is taken back to the status before once answered
+curl -sf "$bz/__admin/state" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d["statuses"]["open"].append("NEEDINFO")
+d["transitions"] = {"CONFIRMED": ["NEEDINFO"]}
+print(json.dumps(d))' >state2.json
+check "the fake Bugzilla gets a NEEDINFO status" curl -sf -X POST --data-binary @state2.json "$bz/__admin/state"
+at 60
+before=$(puts 404)
+mail "Lead <lead@example.org>" ask2-404@example.org bug-404@bugbridge.test \
+	"$(printf '#bugbridge needinfo reporter Does 6.9 fix it?\n')"
+crash needinfo.mark_put
+is "bug 404 is NEEDINFO" "$(field 404 status)" "NEEDINFO"
+is "set by one PUT" "$(( $(puts 404) - before ))" "1"
+mail "Ines Reporter <ines@example.net>" answer2-404@example.org bug-404@bugbridge.test "It does."
+check "the answer is read" bb --quiet sync
+check "and the status taken back" bb --quiet sync
+is "bug 404 is CONFIRMED again" "$(field 404 status)" "CONFIRMED"
+is "two PUTs in all" "$(( $(puts 404) - before ))" "2"
+
+# --- a Bugzilla with a needinfo flag type too: the flag wins, asked of the
+# person asked; unanswered, the closing PUT clears it
+# flags BUG: the bug's flags, "name status requestee" each
+flags() {
+	curl -sf "$bz/rest/bug/$1?api_key=bridgekey0123" |
+		python3 -c 'import json,sys; print(";".join("%s %s %s" % (f["name"], f["status"], f.get("requestee", "")) for f in json.load(sys.stdin)["bugs"][0]["flags"]))'
+}
+# shape KEY JSON: one key of the fake Bugzilla's state set to JSON
+shape() {
+	curl -sf "$bz/__admin/state" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); d[sys.argv[1]]=json.loads(sys.argv[2]); print(json.dumps(d))' "$1" "$2" >shape.json &&
+		curl -sf -X POST --data-binary @shape.json "$bz/__admin/state" >/dev/null
+}
+check "the fake Bugzilla gets a needinfo flag type" shape flag_types '[{"name": "needinfo", "is_requesteeble": true}]'
+at 61
+before=$(puts 401)
+mail "Lead <lead@example.org>" ask3-401@example.org bug-401@bugbridge.test \
+	"$(printf '#bugbridge needinfo reporter Which kernel did you try last?\n')"
+crash needinfo.mark_put
+is "bug 401 has the needinfo flag asked of its reporter" "$(flags 401)" "needinfo ? ines@example.net"
+is "the flag, not the status" "$(field 401 status)" "CONFIRMED"
+is "set by one PUT" "$(( $(puts 401) - before ))" "1"
+at 76
+check "the reminder" bb --quiet sync
+at 107
+crash needinfo.close_put
+is "bug 401 closed" "$(field 401 status) $(field 401 resolution)" "RESOLVED INVALID"
+is "the closing PUT took the flag off" "$(flags 401)" ""
+is "two PUTs in all" "$(( $(puts 401) - before ))" "2"
+check "another round" bb --quiet sync
+is "still two" "$(( $(puts 401) - before ))" "2"
+
+# --- a Bugzilla with a needinfo keyword only (no flag type, no NEEDINFO
+# status): the keyword is added, and removed once answered
+check "the fake Bugzilla: no flag type" shape flag_types '[]'
+check "no NEEDINFO status" shape statuses '{"open": ["UNCONFIRMED", "CONFIRMED", "IN_PROGRESS"], "closed": ["RESOLVED", "VERIFIED"]}'
+check "a needinfo keyword" shape keywords '["needinfo", "regression"]'
+at 108
+before=$(puts 402)
+mail "Lead <lead@example.org>" ask4-402@example.org bug-402@bugbridge.test \
+	"$(printf '#bugbridge needinfo <olaf@example.net> Is the firmware current?\n')"
+crash needinfo.mark_put
+is "bug 402 has the keyword" "$(field 402 keywords)" "['needinfo']"
+is "added by one PUT" "$(( $(puts 402) - before ))" "1"
+mail "Olaf Owner <olaf@example.net>" answer4-402@example.org bug-402@bugbridge.test "It is."
+crash needinfo.mark_put
+is "the answer took it off" "$(field 402 keywords)" "[]"
+is "two PUTs in all" "$(( $(puts 402) - before ))" "2"
+is "no mail went out twice, in all" "$(cat data/mail/new/* | grep -i "^Message-ID:" | sort | uniq -d | wc -l)" "0"
 
 done_testing
