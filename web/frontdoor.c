@@ -1967,6 +1967,7 @@ enum bb_status frontdoor_check(const struct frontdoor_options *opt, struct bb_er
 {
 	const char *base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
 						       : opt->cfg->blob_base_url;
+	char *origin;
 
 	if (!opt->cfg->frontdoor_enabled)
 		return BB_OK;
@@ -1974,9 +1975,9 @@ enum bb_status frontdoor_check(const struct frontdoor_options *opt, struct bb_er
 		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] create_bugs needs [bugzilla] url");
 	if (!base || !*base)
 		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url is not set");
-	if (!strstr(base, "://"))
-		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url \"%s\" is not a URL",
-				    base);
+	if (!(origin = http_url_origin(base)))
+		return bb_error_set(err, BB_ERR_CONFIG, "[frontdoor] base_url \"%s\" is no http(s) URL", base);
+	free(origin);
 	return BB_OK;
 }
 
@@ -1992,13 +1993,12 @@ static enum bb_status fd_view_new(struct fd_view **out, struct frontdoor *core,
 	*out = NULL;
 	if ((st = frontdoor_check(opt, err)))
 		return st;
-	base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url
-					    : opt->cfg->blob_base_url;
+	base = opt->cfg->frontdoor_base_url ? opt->cfg->frontdoor_base_url : opt->cfg->blob_base_url;
 	if (!opt->cfg->frontdoor_enabled && !base)
 		base = ""; /* a view only the delivery thread uses */
 	v = calloc(1, sizeof(*v));
 	if (!v || !(v->base_url = strdup(base)) ||
-	    !(v->origin = *base ? http_url_origin(base) : strdup(""))) {
+	    !(v->origin = opt->cfg->frontdoor_enabled ? http_url_origin(base) : strdup(""))) {
 		if (v) {
 			free(v->base_url);
 			free(v);

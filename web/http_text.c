@@ -427,17 +427,41 @@ char *http_file_name(const char *filename)
 
 char *http_url_origin(const char *url)
 {
-	const char *host = strstr(url, "://");
-	size_t len;
-	char *origin;
+	GUri *uri = url ? g_uri_parse(url, G_URI_FLAGS_NONE, NULL) : NULL;
+	const char *scheme, *host;
+	char *lower = NULL, *text = NULL, *origin = NULL;
+	char port_text[8];
+	int port, https, ipv6;
 
-	if (!host)
+	if (!uri)
 		return NULL;
-	host += 3;
-	len = (size_t)(host - url) + strcspn(host, "/?#");
-	origin = strndup(url, len);
-	for (char *p = origin; p && *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
+	scheme = g_uri_get_scheme(uri);
+	host = g_uri_get_host(uri);
+	port = g_uri_get_port(uri);
+	https = !strcmp(scheme, "https");
+	if ((!https && strcmp(scheme, "http")) || !host || !*host)
+		goto out;
+	/* a name (GLib gives a non-ASCII one as its xn-- form) or an address
+	 * without a zone ("%eth0": no browser sends one) */
+	if (strchr(host, '%'))
+		goto out;
+	if (!g_hostname_is_ip_address(host))
+		for (const char *p = host; *p; p++)
+			if (!g_ascii_isalnum(*p) && *p != '-' && *p != '.' && *p != '_')
+				goto out;
+	if (port == (https ? 443 : 80))
+		port = -1; /* a browser leaves the scheme's own port out */
+	lower = g_ascii_strdown(host, -1);
+	ipv6 = strchr(lower, ':') != NULL; /* GLib gives it without its brackets */
+	port_text[0] = '\0';
+	if (port >= 0)
+		g_snprintf(port_text, sizeof(port_text), ":%d", port);
+	text = g_strdup_printf("%s://%s%s%s%s", scheme, ipv6 ? "[" : "", lower, ipv6 ? "]" : "",
+			       port_text);
+	origin = strdup(text);
+out:
+	g_free(text);
+	g_free(lower);
+	g_uri_unref(uri);
 	return origin;
 }

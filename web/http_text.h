@@ -108,8 +108,12 @@ int http_email_ok(const char *e);
  * malloc'd; NULL when out of memory. */
 char *http_file_name(const char *filename);
 
-/* The scheme, host and port of url ("https://h:8443/x" gives
- * "https://h:8443"), lower case; malloc'd, NULL without "://". */
+/* The origin a browser sends for pages under url (RFC 6454): its scheme,
+ * host and port ("https://h:8443/x" gives "https://h:8443"), lower case,
+ * read by GLib's g_uri_parse(): without a user name ("http://u@h" gives
+ * "http://h"), without the scheme's own port ("https://h:443" gives
+ * "https://h"), a non-ASCII name in its xn-- form.  malloc'd; NULL unless
+ * url is an http or https URL with a host. */
 char *http_url_origin(const char *url);
 
 #endif

@@ -238,10 +238,15 @@ static void check_form(const char *s)
 			expect(*p > ' ' && *p < 0x7f && !strchr("<>()[],;:\\\"", *p));
 	}
 	if ((v = http_url_origin(s))) {
-		expect(strstr(v, "://") && !g_ascii_strncasecmp(v, s, strlen(v)));
+		/* scheme://host[:port], lower case, its own origin */
+		char *again = http_url_origin(v);
+
+		expect(again && !strcmp(again, v));
+		expect(!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8));
 		for (const char *p = v; *p; p++)
 			expect(!(*p >= 'A' && *p <= 'Z'));
-		expect(!strpbrk(v + (strstr(v, "://") - v) + 3, "/?#"));
+		expect(!strpbrk(v + (strstr(v, "://") - v) + 3, "/?#@%"));
+		free(again);
 		free(v);
 	}
 }

@@ -10,6 +10,8 @@
 #include <glib.h>
 
 #include "tests/unit/tap.h"
+#include "config/conf.h"
+#include "web/frontdoor.h"
 #include "web/http_text.h"
 
 static void test_paths(void)
@@ -253,6 +255,55 @@ static void test_file_names(void)
 	ok(!http_url_origin("no-scheme"), "no origin without ://");
 }
 
+/* The origin a browser sends, as GLib reads the URL: the old reader took
+ * the text up to the first '/', user name and default port included, and
+ * any scheme or none of a host. */
+static void test_origins(void)
+{
+	static const struct { const char *url, *origin; } cases[] = {
+		{ "https://bugs.example:443/report", "https://bugs.example" },
+		{ "http://bugs.example:80", "http://bugs.example" },
+		{ "http://bugs.example:443/", "http://bugs.example:443" },
+		{ "http://user:secret@Bugs.Example/", "http://bugs.example" },
+		{ "http://localhost@evil.example/", "http://evil.example" },
+		{ "http://[::1]:8080/fd/", "http://[::1]:8080" },
+		{ "https://b\xc3\xbc" "cher.example/", "https://xn--bcher-kva.example" },
+		{ "http:///report", NULL },
+		{ "ftp://bugs.example/", NULL },
+		{ "javascript://bugs.example/", NULL },
+		{ "http://bugs example/", NULL },
+		{ "http://bugs.example:99999/", NULL },
+		{ "http://[fe80::1%25eth0]/", NULL },
+	};
+	struct bb_config cfg;
+	struct frontdoor_options opt;
+	struct bb_error err = BB_ERROR_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *v = http_url_origin(cases[i].url);
+
+		if (cases[i].origin)
+			is_str(v, cases[i].origin, "origin of %s", cases[i].url);
+		else
+			ok(!v, "no origin for %s", cases[i].url);
+		free(v);
+	}
+
+	/* the front door refuses a base URL that has no origin */
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&opt, 0, sizeof(opt));
+	opt.cfg = &cfg;
+	cfg.frontdoor_enabled = 1;
+	cfg.frontdoor_base_url = (char *)"https://bugs.example:443/fd/";
+	is_int(frontdoor_check(&opt, &err), BB_OK, "base_url https://bugs.example:443/fd/");
+	cfg.frontdoor_base_url = (char *)"file:///srv/fd";
+	is_int(frontdoor_check(&opt, &err), BB_ERR_CONFIG, "base_url file:///srv/fd refused");
+	bb_error_clear(&err);
+	cfg.frontdoor_base_url = (char *)"http:///fd";
+	is_int(frontdoor_check(&opt, &err), BB_ERR_CONFIG, "base_url without a host refused");
+	bb_error_clear(&err);
+}
+
 int main(void)
 {
 	test_paths();
@@ -262,5 +313,6 @@ int main(void)
 	test_etags();
 	test_form_text();
 	test_file_names();
+	test_origins();
 	return done_testing();
 }
