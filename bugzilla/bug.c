@@ -138,7 +138,12 @@ const char *bz_bug_field(const struct bz_bug *bug, const char *name)
 	return NULL;
 }
 
-/* Zone abbreviations old Bugzilla exports use, as offsets in minutes. */
+/* The zone abbreviations Bugzilla wrote after a time ("2003-07-03 12:26
+ * EDT": the server's zone, as strftime's %Z names it), in minutes east of
+ * UTC, for bz_parse_time() and the XML reader alike.  Some names stand for
+ * several zones; each means the one listed: IST is Irish Standard Time
+ * (Ireland's summer time, +01:00), not India's (+05:30) or Israel's
+ * (+02:00); CST is the US Central zone, not China's; KST is Korea's. */
 static const struct {
 	const char *name;
 	int minutes;
@@ -154,59 +159,82 @@ static const struct {
 	{ "NZST", 720 }, { "NZDT", 780 },
 };
 
-time_t bz_parse_time(const char *text)
+/* "2003-07-03T12:26" without seconds: GLib's reader wants them. */
+static int lacks_seconds(const char *iso)
 {
-	struct tm tm;
-	const char *end;
-	int minutes = 0;
-	time_t t;
+	const char *t = strpbrk(iso, "Tt");
+
+	return t && g_ascii_isdigit(t[1]) && g_ascii_isdigit(t[2]) && t[3] == ':' &&
+	       g_ascii_isdigit(t[4]) && g_ascii_isdigit(t[5]) && t[6] != ':';
+}
+
+time_t bz_parse_time_as(const char *text, unsigned flags)
+{
+	char **words = NULL;
+	const char *date = NULL, *clock = NULL, *zone = NULL;
+	GString *iso = NULL;
+	GTimeZone *utc = NULL;
+	GDateTime *dt = NULL;
+	time_t t = (time_t)-1;
+	size_t n = 0;
 
 	if (!text)
-		return (time_t)-1;
-	while (*text == ' ' || *text == '\t' || *text == '\n')
-		text++;
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(text, "%Y-%m-%dT%H:%M", &tm);
-	if (!end)
-		end = strptime(text, "%Y-%m-%d %H:%M", &tm);
-	if (!end)
-		return (time_t)-1;
-	if (*end == ':') {
-		const char *sec = strptime(end, ":%S", &tm);
-
-		if (!sec)
-			return (time_t)-1;
-		end = sec;
+		return t;
+	/* the date, the clock time (or both joined by 'T'), a zone: words
+	 * apart, any white space around them */
+	words = g_strsplit_set(text, " \t\r\n", -1);
+	for (char **w = words; *w; w++) {
+		if (!**w)
+			continue;
+		if (n == 0)
+			date = *w;
+		else if (n == 1 && !strpbrk(date, "Tt"))
+			clock = *w;
+		else if (!zone)
+			zone = *w;
+		else if (!(flags & BZ_TIME_UNKNOWN_ZONE_UTC))
+			goto out;
+		n++;
 	}
-	while (*end == ' ')
-		end++;
-	if (*end == '+' || *end == '-') {
-		int sign = *end == '-' ? -1 : 1, hh = 0, mm = 0;
-		const char *p = end + 1;
-
-		if (strlen(p) == 4 && sscanf(p, "%2d%2d", &hh, &mm) == 2)
-			;
-		else if (sscanf(p, "%2d:%2d", &hh, &mm) == 2)
-			;
-		else if (strlen(p) == 2 && sscanf(p, "%2d", &hh) == 1)
-			;
-		else
-			return (time_t)-1;
-		minutes = sign * (hh * 60 + mm);
-	} else if (*end) {
-		size_t i, len = strcspn(end, " \t\n");
+	if (!date)
+		goto out;
+	iso = g_string_new(date);
+	if (clock)
+		g_string_append_printf(iso, "T%s", clock);
+	if (lacks_seconds(iso->str))
+		g_string_insert(iso, (gssize)(strpbrk(iso->str, "Tt") - iso->str) + 6, ":00");
+	if (zone && (*zone == '+' || *zone == '-')) {
+		g_string_append(iso, zone); /* GLib reads +hh, +hhmm and +hh:mm */
+	} else if (zone) {
+		size_t i;
 
 		for (i = 0; i < sizeof(zones) / sizeof(zones[0]); i++)
-			if (strlen(zones[i].name) == len && !strncmp(end, zones[i].name, len))
+			if (!g_ascii_strcasecmp(zone, zones[i].name))
 				break;
-		if (i == sizeof(zones) / sizeof(zones[0]))
-			return (time_t)-1;
-		minutes = zones[i].minutes;
+		if (i < sizeof(zones) / sizeof(zones[0]))
+			g_string_append_printf(iso, "%c%02d:%02d", zones[i].minutes < 0 ? '-' : '+',
+					       abs(zones[i].minutes) / 60, abs(zones[i].minutes) % 60);
+		else if (!(flags & BZ_TIME_UNKNOWN_ZONE_UTC))
+			goto out;
 	}
-	t = timegm(&tm);
-	if (t == (time_t)-1)
-		return t;
-	return t - (time_t)minutes * 60;
+	utc = g_time_zone_new_utc();
+	dt = g_date_time_new_from_iso8601(iso->str, utc);
+	if (dt)
+		t = (time_t)g_date_time_to_unix(dt);
+out:
+	if (dt)
+		g_date_time_unref(dt);
+	if (utc)
+		g_time_zone_unref(utc);
+	if (iso)
+		g_string_free(iso, TRUE);
+	g_strfreev(words);
+	return t;
+}
+
+time_t bz_parse_time(const char *text)
+{
+	return bz_parse_time_as(text, 0);
 }
 
 void bz_format_time(time_t t, char *out, size_t len)

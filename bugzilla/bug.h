@@ -120,9 +120,17 @@ void bz_bug_ids_tidy(long long *ids, size_t *n);
 const char *bz_bug_field(const struct bz_bug *bug, const char *name);
 /* Parses Bugzilla's "2026-12-03T08:01:55Z", and what XML exports write:
  * "2026-12-03 08:01:55 +0000", "2008-10-08 14:11 EDT" (seconds optional,
- * numeric offsets or common zone abbreviations, no zone meaning UTC).
+ * numeric offsets or common zone abbreviations in any case, no zone
+ * meaning UTC).  The date and time are read by GLib's ISO 8601 reader
+ * (g_date_time_new_from_iso8601()); a zone word after them through one
+ * table of abbreviations (bug.c says which zone an ambiguous one means).
  * Returns (time_t)-1 if it cannot. */
 time_t bz_parse_time(const char *text);
+/* bz_parse_time() with flags: BZ_TIME_UNKNOWN_ZONE_UTC reads a zone word
+ * that is not in the table, and anything after it, as UTC (old exports
+ * name their server's zone as its operating system did). */
+#define BZ_TIME_UNKNOWN_ZONE_UTC 1u
+time_t bz_parse_time_as(const char *text, unsigned flags);
 /* Length of the well-formed UTF-8 sequence at s (n bytes available), as
  * GLib's validator sees it; 0 if there is none (bad lead byte, overlong
  * form, surrogate, beyond U+10FFFF, cut short). */

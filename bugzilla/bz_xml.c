@@ -22,8 +22,9 @@
  *    and reads every other byte as Windows-1252, byte by byte, so a file
  *    that mixes both decodes right; one declared UTF-8 gets U+FFFD for bad
  *    bytes instead.  Other declared encodings are left to libxml2.
- *  - Times: bz_parse_time(), then the older forms "2003-07-03 12:26 EDT"
- *    (no seconds, zone abbreviations) that Bugzilla 3 wrote.
+ *  - Times: bz_parse_time(), which reads the older forms Bugzilla 3 wrote
+ *    too ("2003-07-03 12:26 EDT": no seconds, a zone abbreviation); here a
+ *    zone it does not know reads as UTC.
  *  - Comments without <comment_count> (Bugzilla < 4) are numbered in the
  *    order they come; without <commentid> their id is 0.
  *  - A <bug> without a usable <bug_id> and without an error attribute is
@@ -237,71 +238,12 @@ static enum repair_mode detect_mode(const unsigned char *p, size_t len)
 
 /* ---- times ------------------------------------------------------------- */
 
-static const struct { const char *name; int minutes; } zones[] = {
-	{ "UTC", 0 }, { "GMT", 0 }, { "UT", 0 }, { "Z", 0 }, { "WET", 0 },
-	{ "WEST", 60 }, { "BST", 60 }, { "CET", 60 }, { "MET", 60 }, { "CEST", 120 },
-	{ "MEST", 120 }, { "EET", 120 }, { "EEST", 180 }, { "MSK", 180 }, { "JST", 540 },
-	{ "AEST", 600 }, { "AEDT", 660 }, { "NZST", 720 }, { "NZDT", 780 },
-	{ "EST", -300 }, { "EDT", -240 }, { "CST", -360 }, { "CDT", -300 },
-	{ "MST", -420 }, { "MDT", -360 }, { "PST", -480 }, { "PDT", -420 },
-	{ "AKST", -540 }, { "AKDT", -480 }, { "HST", -600 },
-};
-
 /* Bugzilla's time in any form its exports used; 0 if unreadable. */
 static time_t xml_time(const char *text)
 {
-	struct tm tm;
-	int year, month, day, hour, minute, second = 0, used = 0, minutes = 0;
-	const char *p;
-	time_t t = bz_parse_time(text);
+	time_t t = bz_parse_time_as(text, BZ_TIME_UNKNOWN_ZONE_UTC);
 
-	if (t != (time_t)-1)
-		return t;
-	while (*text == ' ' || *text == '\n' || *text == '\t')
-		text++;
-	if (sscanf(text, "%4d-%2d-%2d %2d:%2d%n", &year, &month, &day, &hour, &minute,
-		   &used) < 5 || !used)
-		return 0;
-	p = text + used;
-	if (*p == ':') {
-		if (p[1] < '0' || p[1] > '9' || p[2] < '0' || p[2] > '9')
-			return 0;
-		second = (p[1] - '0') * 10 + (p[2] - '0');
-		p += 3;
-	}
-	while (*p == ' ')
-		p++;
-	if ((*p == '+' || *p == '-') && strlen(p) >= 5 && p[1] >= '0' && p[1] <= '9') {
-		int hh = (p[1] - '0') * 10 + (p[2] - '0');
-		int mm = (p[3] - '0') * 10 + (p[4] - '0');
-
-		if (p[3] < '0' || p[3] > '9' || p[4] < '0' || p[4] > '9')
-			return 0;
-		minutes = (*p == '-' ? -1 : 1) * (hh * 60 + mm);
-	} else if (*p) {
-		size_t i;
-		size_t len = strcspn(p, " \r\n\t");
-
-		for (i = 0; i < sizeof(zones) / sizeof(zones[0]); i++)
-			if (strlen(zones[i].name) == len && !strncasecmp(p, zones[i].name, len))
-				break;
-		if (i < sizeof(zones) / sizeof(zones[0]))
-			minutes = zones[i].minutes;   /* unknown zones read as UTC */
-	}
-	if (year < 1970 || year > 9999 || month < 1 || month > 12 || day < 1 || day > 31 ||
-	    hour > 23 || minute > 59 || second > 60 || hour < 0 || minute < 0)
-		return 0;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = year - 1900;
-	tm.tm_mon = month - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = minute;
-	tm.tm_sec = second;
-	t = timegm(&tm);
-	if (t == (time_t)-1)
-		return 0;
-	return t - (time_t)minutes * 60;
+	return t == (time_t)-1 ? 0 : t;
 }
 
 /* ---- the reader -------------------------------------------------------- */

@@ -937,6 +937,64 @@ static void test_broken_input(void)
 	ok(st == BB_ERR_NOT_FOUND, "missing file: not found");
 }
 
+/* ---- times ------------------------------------------------------------- */
+
+/* Every form Bugzilla wrote, through the one reader (GLib's ISO 8601 reader
+ * and one zone table).  The XML reader kept a second table without IST and
+ * KST that was asked only for what bz_parse_time() refused, so a zone in
+ * small letters ("12:26 ist") read as UTC there. */
+static void test_times(void)
+{
+	static const struct { const char *text; long long t; } cases[] = {
+		{ "2026-12-03T08:01:55Z", 1796284915 },
+		{ " 2026-12-03T08:01:55Z\n", 1796284915 },
+		{ "2026-12-03 08:01:55", 1796284915 },
+		{ "2026-12-03 08:01:55 +0000", 1796284915 },
+		{ "2026-12-03 04:01:55 -0400", 1796284915 },
+		{ "2026-12-03 04:01:55 -04:00", 1796284915 },
+		{ "2026-12-03 10:01:55 +02", 1796284915 },
+		{ "2026-12-03T03:01:55-05:00", 1796284915 },
+		{ "2026-12-03 08:01 UTC", 1796284860 },
+		{ "2026-12-03T08:01Z", 1796284860 },
+		{ "2003-07-03 12:26 EDT", 1057249560 },
+		{ "2003-07-03 12:26:00 edt", 1057249560 },
+		{ "2003-07-03 17:26 IST", 1057249560 },      /* Irish Standard Time */
+		{ "2003-07-04 01:26 KST", 1057249560 },
+		{ "2003-07-03 17:26 BST", 1057249560 },
+		{ "2003-07-03 12:26 XYZ", -1 },
+		{ "2003-07-03 12:26 EDT EDT", -1 },
+		{ "2003-07-03", -1 },
+		{ "2003-13-03 12:26", -1 },
+		{ "2003-07-03 25:26", -1 },
+		{ "yesterday", -1 },
+		{ "", -1 },
+	};
+	struct bb_error err = BB_ERROR_INIT;
+	struct seen s;
+	static const char xml[] =
+		"<bugzilla version=\"3.0\"><bug><bug_id>7</bug_id>"
+		"<creation_ts>2003-07-03 17:26 ist</creation_ts>"
+		"<delta_ts>2003-07-04 01:26 kst</delta_ts>"
+		"<long_desc><who name=\"W\">w</who><bug_when>2003-07-03 12:26 XYZ</bug_when>"
+		"<thetext>t</thetext></long_desc></bug></bugzilla>";
+	enum bb_status st;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_int((long long)bz_parse_time(cases[i].text), cases[i].t, "time \"%s\"",
+		       cases[i].text);
+	is_int((long long)bz_parse_time(NULL), -1, "no time");
+
+	st = read_str(xml, sizeof(xml) - 1, &s, &err);
+	ok(st == BB_OK && s.kept, "an export with zones in small letters read");
+	if (s.kept) {
+		is_int((long long)s.kept->creation_time, 1057249560, "\"17:26 ist\" is Irish time");
+		is_int((long long)s.kept->last_change_time, 1057249560, "\"01:26 kst\" is Korean time");
+		ok(s.kept->ncomments == 1 && s.kept->comments[0].time == 1057235160,
+		   "an unknown zone reads as UTC in an export");
+	}
+	seen_release(&s);
+}
+
 int main(void)
 {
 	struct stat sb;
@@ -956,5 +1014,6 @@ int main(void)
 	test_structure();
 	test_entities();
 	test_broken_input();
+	test_times();
 	return done_testing();
 }
