@@ -539,8 +539,8 @@ out:
 
 /* The bug as Bugzilla has it now (*have: whether it could be seen, and
  * is public). */
-static enum bb_status bug_now(struct sync_context *sc, long long bug_id, struct bz_bug *bug,
-			      int *have, struct bb_error *err)
+enum bb_status needinfo_bug_now(struct sync_context *sc, long long bug_id, struct bz_bug *bug,
+				int *have, struct bb_error *err)
 {
 	struct bz_bug *bugs = NULL;
 	size_t n = 0;
@@ -566,7 +566,7 @@ static enum bb_status bug_now(struct sync_context *sc, long long bug_id, struct 
 
 /* Whether the bug is open: its status's is_open as the server says, else
  * it has no resolution. */
-static int is_open(const struct bz_fields *f, const struct bz_bug *bug)
+int needinfo_bug_is_open(const struct bz_fields *f, const struct bz_bug *bug)
 {
 	const struct bz_field_value *v =
 		bz_field_value_find(bz_fields_find(f, "bug_status"), bug->status ? bug->status : "");
@@ -680,92 +680,148 @@ static struct bz_change mark_change(struct sync_context *sc, const struct questi
 	return none;
 }
 
+enum bb_status needinfo_close_bug(struct sync_context *sc, long long bug_id, const char *comment,
+				  needinfo_extra_fn *extra, void *ctx, const char *who,
+				  enum needinfo_close_outcome *outcome, struct bb_error *err)
+{
+	const struct bz_fields *f = NULL;
+	struct bz_bug bug;
+	struct bz_change ch[4];
+	char *owned = NULL, name[64];
+	int have = 0;
+	size_t n = 3;
+	const char *resolution;
+	enum bb_status s;
+
+	*outcome = NEEDINFO_CLOSE_HIDDEN;
+	bz_fields_get(sc->bz, &f, NULL);
+	if ((s = needinfo_bug_now(sc, bug_id, &bug, &have, err)) || !have)
+		return s;   /* restricted or gone since: nothing is said on a list */
+	*outcome = NEEDINFO_CLOSE_NOT_OPEN;
+	if (!needinfo_bug_is_open(f, &bug)) {
+		bz_bug_release(&bug);
+		return BB_OK;
+	}
+	resolution = close_resolution(sc, f);
+	ch[0] = (struct bz_change){ "status", "RESOLVED" };
+	ch[1] = (struct bz_change){ "resolution", resolution };
+	ch[2] = (struct bz_change){ "comment", comment };
+	if (extra) {
+		ch[3] = extra(ctx, &bug, &owned);
+		n += ch[3].field && ch[3].value;
+	}
+	s = bz_update_bug(sc->bz, bug_id, ch, n, err);
+	free(owned);
+	bz_bug_release(&bug);
+	if (s) {
+		if (status_retry_class(s) != BB_RETRY_GIVE_UP || s == BB_ERR_NOMEM ||
+		    s == BB_ERR_AUTH || s == BB_ERR_CONFIG)
+			return s;
+		/* refused (a workflow that does not allow it): logged */
+		snprintf(name, sizeof(name), "%s.close_refused", who);
+		log_event(LOG_LEVEL_WARN, name, LF_INT("bug", bug_id), LF_STR("error", err->message));
+		bb_error_clear(err);
+		*outcome = NEEDINFO_CLOSE_REFUSED;
+		return BB_OK;
+	}
+	snprintf(name, sizeof(name), "%s.close_put", who);
+	test_hook(name);
+	*outcome = n == 4 ? NEEDINFO_CLOSE_DONE_EXTRA : NEEDINFO_CLOSE_DONE;
+	snprintf(name, sizeof(name), "%s.closed", who);
+	log_event(LOG_LEVEL_INFO, name, LF_INT("bug", bug_id), LF_STR("resolution", resolution));
+	return BB_OK;
+}
+
+/* The flag or keyword of a question goes with the closing (a status, the
+ * closing replaces). */
+struct close_extra {
+	struct sync_context *sc;
+	const struct question *q;
+};
+
+static struct bz_change close_unmark(void *ctx, const struct bz_bug *live, char **owned)
+{
+	struct close_extra *x = ctx;
+	struct bz_change none = { NULL, NULL };
+
+	*owned = NULL;
+	if (!x->q->marked || !strcmp(x->q->mark, "status"))
+		return none;
+	return mark_change(x->sc, x->q, live, 0, owned);
+}
+
 /* Closes q's bug (state closing), once: a bug Bugzilla has closed already
  * is not changed again. */
 static enum bb_status do_close(struct sync_context *sc, struct question *q,
 			       struct needinfo_stats *stats, struct bb_error *err)
 {
-	const struct bz_fields *f = NULL;
-	struct bz_bug bug;
+	struct close_extra x = { sc, q };
+	enum needinfo_close_outcome outcome;
 	char asked[16], reminded[16];
-	char *comment = NULL;
-	int have = 0, unmarked = 0;
-	const char *resolution;
+	char *comment;
+	const char *to = "closed";
 	enum bb_status s;
 
-	bz_fields_get(sc->bz, &f, NULL);
-	if ((s = bug_now(sc, q->bug_id, &bug, &have, err)))
+	day_text(q->asked_at, asked, sizeof(asked));
+	day_text(q->reminded_at, reminded, sizeof(reminded));
+	comment = str_printf("Closed for want of an answer: %s was asked on %s and reminded on "
+			     "%s, and did not answer:\n\n  %s\n\nA reply from %s on the bug's "
+			     "mail thread reopens it.", asked_text(q), asked, reminded,
+			     q->question, asked_text(q));
+	if (!comment)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	s = needinfo_close_bug(sc, q->bug_id, comment, close_unmark, &x, "needinfo", &outcome, err);
+	free(comment);
+	if (s)
 		return s;
-	if (!have) {
-		/* restricted or gone since: nothing is said on a list */
+	if (outcome == NEEDINFO_CLOSE_HIDDEN) {
 		stats->skipped++;
 		log_event(LOG_LEVEL_INFO, "needinfo.ended", LF_INT("bug", q->bug_id),
 			  LF_STR("reason", "the bug is no longer public"));
-		if ((s = store_begin(sc->db, err)))
-			return s;
-		s = question_move(sc, q->id, "closing", "ended", NULL, NULL, NULL, err);
-		return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
-	}
-	if (is_open(f, &bug)) {
-		struct bz_change ch[4];
-		char *owned = NULL;
-		size_t n = 3;
-
-		resolution = close_resolution(sc, f);
-		day_text(q->asked_at, asked, sizeof(asked));
-		day_text(q->reminded_at, reminded, sizeof(reminded));
-		comment = str_printf("Closed for want of an answer: %s was asked on %s and reminded on "
-				     "%s, and did not answer:\n\n  %s\n\nA reply from %s on the bug's "
-				     "mail thread reopens it.", asked_text(q), asked, reminded,
-				     q->question, asked_text(q));
-		if (!comment) {
-			bz_bug_release(&bug);
-			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		}
-		ch[0] = (struct bz_change){ "status", "RESOLVED" };
-		ch[1] = (struct bz_change){ "resolution", resolution };
-		ch[2] = (struct bz_change){ "comment", comment };
-		/* the flag or keyword goes with the closing (a status, the
-		 * closing replaces) */
-		if (q->marked && strcmp(q->mark, "status")) {
-			ch[3] = mark_change(sc, q, &bug, 0, &owned);
-			n += ch[3].field && ch[3].value;
-		}
-		s = bz_update_bug(sc->bz, q->bug_id, ch, n, err);
-		unmarked = !s && n == 4;
-		free(owned);
-		free(comment);
-		if (s) {
-			bz_bug_release(&bug);
-			if (status_retry_class(s) != BB_RETRY_GIVE_UP || s == BB_ERR_NOMEM ||
-			    s == BB_ERR_AUTH || s == BB_ERR_CONFIG)
-				return s;
-			/* refused (a workflow that does not allow it): logged,
-			 * and the question ends */
-			log_event(LOG_LEVEL_WARN, "needinfo.close_refused", LF_INT("bug", q->bug_id),
-				  LF_STR("error", err->message));
-			bb_error_clear(err);
-			if ((s = store_begin(sc->db, err)))
-				return s;
-			s = question_move(sc, q->id, "closing", "ended", NULL, NULL, NULL, err);
-			return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
-		}
-		test_hook("needinfo.close_put");
+		to = "ended";
+	} else if (outcome == NEEDINFO_CLOSE_REFUSED) {
+		to = "ended";   /* the question ends */
+	} else if (outcome != NEEDINFO_CLOSE_NOT_OPEN) {
 		stats->closed++;
-		log_event(LOG_LEVEL_INFO, "needinfo.closed", LF_INT("bug", q->bug_id),
-			  LF_INT("question", q->id), LF_STR("resolution", resolution));
 	}
-	bz_bug_release(&bug);
 	if ((s = store_begin(sc->db, err)))
 		return s;
-	s = question_move(sc, q->id, "closing", "closed", "closed_at", NULL, NULL, err);
-	if (!s && unmarked) {   /* the mark went with the closing PUT */
+	s = question_move(sc, q->id, "closing", to, !strcmp(to, "closed") ? "closed_at" : NULL,
+			  NULL, NULL, err);
+	if (!s && outcome == NEEDINFO_CLOSE_DONE_EXTRA) {   /* the mark went with the PUT */
 		char sql[96];
 
 		snprintf(sql, sizeof(sql), "UPDATE needinfo SET marked = 0 WHERE id = %lld", q->id);
 		s = store_exec(sc->db, sql, err);
 	}
 	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+}
+
+enum bb_status needinfo_record_closed(struct sync_context *sc, long long bug_id,
+				      const char *reporter, const char *question,
+				      const char *mail, time_t asked_at, const char *asked_by,
+				      struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	time_t now = bb_now();
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "INSERT OR IGNORE INTO needinfo (bug_id, asked, reporter,"
+				      " question, asked_by, mail, state, asked_at, reminded_at,"
+				      " closed_at, updated) VALUES (?1, ?2, 1, ?3, ?4, ?5, 'closed', ?6,"
+				      " ?6, ?7, ?7)", err)))
+		return s;
+	sqlite3_bind_int64(st, 1, bug_id);
+	sqlite3_bind_text(st, 2, reporter, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, question, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, asked_by, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, mail, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)asked_at);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a needinfo question");
+	sqlite3_finalize(st);
+	return s;
 }
 
 /* Reopens q's bug (state reopening), once: a bug Bugzilla has open is not
@@ -779,9 +835,9 @@ static enum bb_status do_reopen(struct sync_context *sc, struct question *q,
 	enum bb_status s;
 
 	bz_fields_get(sc->bz, &f, NULL);
-	if ((s = bug_now(sc, q->bug_id, &bug, &have, err)))
+	if ((s = needinfo_bug_now(sc, q->bug_id, &bug, &have, err)))
 		return s;
-	if (have && !is_open(f, &bug)) {
+	if (have && !needinfo_bug_is_open(f, &bug)) {
 		const char *to = sc->cfg->inbound_reopen_status;
 		char *comment;
 		struct bz_change ch[2];
@@ -834,7 +890,7 @@ static enum bb_status set_mark(struct sync_context *sc, struct question *q, int 
 	int have = 0;
 	enum bb_status s;
 
-	if ((s = bug_now(sc, q->bug_id, &bug, &have, err)))
+	if ((s = needinfo_bug_now(sc, q->bug_id, &bug, &have, err)))
 		return s;
 	if (!have && set)
 		return BB_OK;
@@ -931,7 +987,7 @@ static enum bb_status remind(struct sync_context *sc, struct question *q,
 		struct bz_bug live;
 		int have = 0;
 
-		if ((s = bug_now(sc, q->bug_id, &live, &have, err)))
+		if ((s = needinfo_bug_now(sc, q->bug_id, &live, &have, err)))
 			return s;
 		if (!have) {
 			stats->skipped++;

@@ -48,6 +48,8 @@
 
 #include "bridge/inbound.h"
 #include "bridge/sync.h"
+#include "bugzilla/bz_client.h"
+#include "bugzilla/bz_fields.h"
 #include "core/status.h"
 #include "mail/auth.h"
 #include "mail/inmail.h"
@@ -90,6 +92,44 @@ enum bb_status needinfo_mail_read(struct sync_context *sc, const struct inmail *
 struct needinfo_stats {
 	unsigned long marked, reminded, closed, reopened, skipped;
 };
+
+/* --- shared with bridge/aging.h: closing a bug for want of an answer --- */
+
+/* The bug as Bugzilla has it now (*have: whether it could be seen and is
+ * public; then release *bug). */
+enum bb_status needinfo_bug_now(struct sync_context *sc, long long bug_id, struct bz_bug *bug,
+				int *have, struct bb_error *err);
+/* Whether the bug is open: its status's is_open as the server says
+ * (f may be NULL), else it has no resolution. */
+int needinfo_bug_is_open(const struct bz_fields *f, const struct bz_bug *bug);
+
+enum needinfo_close_outcome {
+	NEEDINFO_CLOSE_DONE,        /* this PUT closed it */
+	NEEDINFO_CLOSE_DONE_EXTRA,  /* and made the extra change with it */
+	NEEDINFO_CLOSE_NOT_OPEN,    /* Bugzilla has it closed already: nothing done */
+	NEEDINFO_CLOSE_HIDDEN,      /* not public now (or gone): nothing done */
+	NEEDINFO_CLOSE_REFUSED,     /* Bugzilla refused (logged as <who>.close_refused) */
+};
+/* One more change for the closing PUT, made from the bug as Bugzilla has
+ * it (field NULL: none; *owned, freed after, may hold the value). */
+typedef struct bz_change needinfo_extra_fn(void *ctx, const struct bz_bug *live, char **owned);
+/* Closes bug_id for want of an answer, once: RESOLVED with [aging]
+ * close_resolution (by default the first of INSUFFICIENT_DATA, INVALID the
+ * server has) and the comment, in one PUT, only when Bugzilla has the bug
+ * open and public now; test hook and log event "<who>.close_put" and
+ * "<who>.closed" after the PUT.  A failure worth trying again (the
+ * network, the server) is returned; a refusal is an outcome. */
+enum bb_status needinfo_close_bug(struct sync_context *sc, long long bug_id, const char *comment,
+				  needinfo_extra_fn *extra, void *ctx, const char *who,
+				  enum needinfo_close_outcome *outcome, struct bb_error *err);
+/* Records (in the caller's transaction) that bug_id was closed after
+ * asking its reporter question in mail (a Message-ID) at asked_at, so that
+ * a reply from the reporter, or an allowed sender, reopens it as it does a
+ * bug closed for want of an answer to a needinfo.  Once per mail. */
+enum bb_status needinfo_record_closed(struct sync_context *sc, long long bug_id,
+				      const char *reporter, const char *question,
+				      const char *mail, time_t asked_at, const char *asked_by,
+				      struct bb_error *err);
 
 /* The questions whose time came (bb_now()): reminders queued, bugs
  * closed, bugs reopened; then what a crash left half done.  Nothing in a

@@ -1060,6 +1060,11 @@ static char *triage_text(struct sync_context *sc, const struct bz_bug *bug, int 
 	return buf_detach(&b, NULL);
 }
 
+char *sync_triage_text(struct sync_context *sc, const struct bz_bug *bug)
+{
+	return triage_text(sc, bug, 0);
+}
+
 /* The bug's triage: the reader's report and the ranked sections (NULL
  * when [routing] by_content is off); each freed by the caller. */
 static int triage_of(struct sync_context *sc, const struct bz_bug *bug, int description_only,

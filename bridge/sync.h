@@ -182,6 +182,11 @@ void sync_attachment_view_release(struct attachment_view *v);
 enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 			     struct bz_bug *bug, struct bb_error *err);
 
+/* What the report reader (triage/reader.h) reads of a bug: its
+ * description, public comments and public text attachments the blob store
+ * holds, as the triage block does.  malloc'd, NULL when out of memory. */
+char *sync_triage_text(struct sync_context *sc, const struct bz_bug *bug);
+
 /* The comment a Bugzilla comment answers, from its "(In reply to comment #3)"
  * or "(In reply to Name from comment #3)" opening, or -1.  The bridge and the
  * export thread a comment's mail under that one with this function, so their

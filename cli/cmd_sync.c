@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bridge/submit.h"
+#include "bridge/aging.h"
 #include "bridge/needinfo.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_fields.h"
@@ -392,11 +393,19 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 	 * queued, bugs closed or reopened, before the sync mails and delivers */
 	if (b->sc.bz && !b->sc.dry_run) {
 		struct needinfo_stats ns;
+		struct aging_stats as;
 
 		if ((s = needinfo_round(&b->sc, &ns, err))) {
 			if (s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
 				return s;
 			log_event(LOG_LEVEL_WARN, "needinfo.round_failed", LF_STR("error", err->message),
+				  LF_STR("reason", "the rest waits for the next round"));
+			bb_error_clear(err);
+		}
+		if ((s = aging_round(&b->sc, &as, err))) {   /* bridge/aging.h */
+			if (s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
+				return s;
+			log_event(LOG_LEVEL_WARN, "aging.round_failed", LF_STR("error", err->message),
 				  LF_STR("reason", "the rest waits for the next round"));
 			bb_error_clear(err);
 		}

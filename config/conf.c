@@ -287,6 +287,12 @@ static const struct key_spec keys[] = {
 	    "unanswered this long after the reminder, the bug is closed (a reply from the person asked reopens it)" }, KEY_DURATION, OFF(aging_needinfo_close) },
 	{ { "aging", "close_resolution", NULL, 0,
 	    "resolution of a bug closed for want of an answer; unset: the first of INSUFFICIENT_DATA, INVALID the Bugzilla has" }, KEY_STRING, OFF(aging_close_resolution) },
+	{ { "aging", "ping_after", "180d", 0,
+	    "an open bug without activity this long, reported on a kernel older than the newest release of a watched [tree], is asked once per release on its thread whether it still happens (0: never)" }, KEY_DURATION, OFF(aging_ping_after) },
+	{ { "aging", "ping_close", "60d", 0,
+	    "without an answer this long after that question, the bug is closed (a reply from its reporter reopens it)" }, KEY_DURATION, OFF(aging_ping_close) },
+	{ { "aging", "daily_limit", "10", 0,
+	    "at most this many of those questions per list and day (UTC), the bugs quiet longest first" }, KEY_COUNT, OFF(aging_daily_limit) },
 
 	{ { "tracker", "regression_field", "cf_regression", 0,
 	    "Bugzilla field whose value Yes flags a bug as a regression" }, KEY_STRING, OFF(tracker_regression_field) },

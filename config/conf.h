@@ -154,6 +154,10 @@ struct bb_config {
 	long long aging_needinfo_remind;  /* unanswered this long: one reminder */
 	long long aging_needinfo_close;   /* and this long after it: closed */
 	char *aging_close_resolution;     /* NULL: INSUFFICIENT_DATA, else INVALID */
+	/* [aging]: "still happening?" (bridge/aging.h) */
+	long long aging_ping_after;       /* no activity this long: asked (0: never) */
+	long long aging_ping_close;       /* no answer this long after: closed */
+	unsigned long long aging_daily_limit;  /* pings per list a day */
 
 	/* [tracker] */
 	char *tracker_regression_field;

@@ -518,6 +518,31 @@ static const char *const migrations[] = {
 	("ALTER TABLE needinfo ADD COLUMN mark TEXT NOT NULL DEFAULT 'bridge';"
 	 "ALTER TABLE needinfo ADD COLUMN prev_status TEXT;"
 	 "ALTER TABLE needinfo ADD COLUMN marked INTEGER NOT NULL DEFAULT 0;"),
+	/* 22 -> 23: "still happening?" (bridge/aging.h): the newest release
+	 * each watched tree showed (tracker/release.h), and per bug and
+	 * release the one ping, or why there was none (state skipped: judged
+	 * at the bug's last_change_time seen_change); each step is recorded
+	 * with the mail it queues, in one transaction */
+	("CREATE TABLE tree_release ("
+	 "  tree TEXT PRIMARY KEY,"
+	 "  tag TEXT NOT NULL,"          /* "v6.9" */
+	 "  commit_id TEXT NOT NULL"
+	 ");"
+	 "CREATE TABLE aging_ping ("
+	 "  id INTEGER PRIMARY KEY,"     /* numbers its mail's Message-ID */
+	 "  bug_id INTEGER NOT NULL,"
+	 "  release TEXT NOT NULL,"      /* the release asked about */
+	 "  state TEXT NOT NULL,"        /* skipped, pinged, answered, closing, closed, ended */
+	 "  reason TEXT NOT NULL DEFAULT '',"
+	 "  kernel TEXT NOT NULL DEFAULT '',"   /* the bug's kernel, as read */
+	 "  lists TEXT NOT NULL DEFAULT '',"    /* the lists mailed, one a line */
+	 "  seen_change INTEGER NOT NULL DEFAULT 0,"
+	 "  pinged_at INTEGER,"
+	 "  closed_at INTEGER,"
+	 "  updated INTEGER NOT NULL,"
+	 "  UNIQUE (bug_id, release)"
+	 ");"
+	 "CREATE INDEX aging_ping_state ON aging_ping (state, pinged_at);"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "tracker/culprit.h"
 #include "tracker/gitscan.h"
+#include "tracker/release.h"
 #include "tracker/tracker.h"
 
 /* Whether name is one of the comma-separated list (config_list()'s items). */
@@ -105,6 +106,8 @@ static enum bb_status on_commit(void *ctx, const struct gitscan_commit *c)
 	struct tree_scan *ts = ctx;
 
 	ts->commits++;
+	if (release_seen(tracker_store(ts->t), ts->tree, c->subject, c->hash, ts->err))
+		return ts->err->code;   /* a release commit: the tree's newest (release.h) */
 	return tracker_commit_in(ts->t, ts->tree, ts->close, upstream_of_cfg, (void *)ts->cfg, c,
 				 ts->err);
 }
