@@ -320,31 +320,34 @@ const char *http_bearer_token(const char *header, size_t *len)
 
 char *http_query_value(const char *raw, size_t max)
 {
-	GString *s = g_string_new("");
-	char *value;
-	size_t i;
+	char *spaced = g_strdup(raw ? raw : "");
+	GBytes *bytes;
+	const char *data = NULL;
+	char *text, *value;
+	gsize len = 0;
 
-	for (i = 0; raw && raw[i] && s->len < max; i++) {
-		if (raw[i] == '+') {
-			g_string_append_c(s, ' ');
-		} else if (raw[i] == '%' && g_ascii_xdigit_value(raw[i + 1]) >= 0 &&
-			   g_ascii_xdigit_value(raw[i + 2]) >= 0) {
-			g_string_append_c(s, (char)(g_ascii_xdigit_value(raw[i + 1]) * 16 +
-						    g_ascii_xdigit_value(raw[i + 2])));
-			i += 2;
-		} else if (raw[i] == '%') {
-			g_string_truncate(s, 0);
-			break;
-		} else {
-			g_string_append_c(s, raw[i]);
-		}
-	}
+	/* '+' is a space in a form, and %2B a '+': the pluses go first, then
+	 * GLib decodes the escapes.  g_uri_parse_params(G_URI_PARAMS_WWW_FORM)
+	 * does both but refuses a value that is not UTF-8 or holds a NUL, which
+	 * a search box should rather show repaired. */
+	g_strdelimit(spaced, "+", ' ');
+	bytes = g_uri_unescape_bytes(spaced, -1, NULL, NULL);
+	if (bytes)
+		data = g_bytes_get_data(bytes, &len);
+	len = len < max ? len : max;
+	text = g_malloc(len + 1);
+	if (len)
+		memcpy(text, data, len);
+	text[len] = '\0';
 	/* an escaped NUL is a space, as the other C0 controls are below */
-	for (i = 0; i < s->len; i++)
-		if (!s->str[i])
-			s->str[i] = ' ';
-	value = http_one_line(s->str);
-	g_string_free(s, TRUE);
+	for (gsize i = 0; i < len; i++)
+		if (!text[i])
+			text[i] = ' ';
+	value = http_one_line(text);
+	g_free(text);
+	if (bytes)
+		g_bytes_unref(bytes);
+	g_free(spaced);
 	return value;
 }
 

@@ -84,9 +84,10 @@ int http_etag_equal(const char *value, const char *etag);
  * NULL for another scheme, no token or a NULL header. */
 const char *http_bearer_token(const char *header, size_t *len);
 
-/* A query value as sent ('+' and %XX escapes kept) decoded, at most max
- * bytes of it, then made one line (http_one_line()); "" for NULL or a bad
- * escape.  g_free() it. */
+/* A query value as sent ('+' and %XX escapes kept) decoded as a form's
+ * ('+' a space, the escapes by GLib's g_uri_unescape_bytes()), at most
+ * max bytes of it, then made one line (http_one_line()); "" for NULL or a
+ * bad escape anywhere in it.  g_free() it. */
 char *http_query_value(const char *raw, size_t max);
 
 /* Text for a header, a name or a one-line field: valid UTF-8, control

@@ -186,6 +186,8 @@ static void test_form_text(void)
 		{ "a%00b%0D%0Ac", "a b  c", "escaped NUL and line breaks become spaces" },
 		{ "%E2%80%AEtxt.exe%C2%85", "txt.exe", "a bidi override dropped, a C1 control trimmed" },
 		{ "%FFx", "\xef\xbf\xbdx", "invalid UTF-8 replaced" },
+		{ "1%2B1+%3D+2", "1+1 = 2", "%2B is a plus, + a space" },
+		{ "a%2", "", "an escape cut short empties it" },
 	};
 	char *v;
 	char big[601];
@@ -199,6 +201,10 @@ static void test_form_text(void)
 	big[sizeof(big) - 1] = '\0';
 	v = http_query_value(big, 500);
 	is_int(strlen(v), 500, "at most max bytes are decoded");
+	g_free(v);
+	memcpy(big + 550, "%zz", 3);
+	v = http_query_value(big, 500);
+	is_str(v, "", "a bad escape past max bytes empties it too");
 	g_free(v);
 	v = http_query_value(NULL, 500);
 	is_str(v, "", "no value is \"\"");
