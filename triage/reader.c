@@ -762,6 +762,16 @@ static int oops_header(const char *s)
 	return -1;
 }
 
+/* kmemleak's trace of where a leaked object was allocated: "  backtrace:"
+ * or, since 6.7, "  backtrace (crc 3c8ba6a5):" (not "stack backtrace:",
+ * which lockdep prints before its own "Call Trace:"). */
+static int kmemleak_trace(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return starts(s, "backtrace:") || starts(s, "backtrace (crc ");
+}
+
 static void read_oops_line(struct state *st, const char *s, size_t line)
 {
 	int kind = oops_header(s);
@@ -816,6 +826,10 @@ static void read_oops_line(struct state *st, const char *s, size_t line)
 					set_symbol(&o->pc_symbol, &o->pc_module, p + 4, &o->pc_line, line);
 			}
 		}
+		/* KMSAN prints its trace right under its header lines, with
+		 * no "Call Trace:" */
+		if (strstr(s, "KMSAN: "))
+			st->in_trace = 1;
 		return;
 	}
 
@@ -844,7 +858,7 @@ static void read_oops_line(struct state *st, const char *s, size_t line)
 		close_oops(st, line);
 		return;
 	}
-	if (starts(s, "Call Trace:") || starts(s, "Call trace:")) {
+	if (starts(s, "Call Trace:") || starts(s, "Call trace:") || kmemleak_trace(s)) {
 		st->in_trace = 1;
 		return;
 	}

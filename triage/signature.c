@@ -40,17 +40,55 @@ static int frame_shared(const struct tri_frame *f, int mm)
 		       : symbol_shared(f->symbol);
 }
 
+/* Functions syzbot never titles a crash by, wherever their file is: the
+ * user-copy helpers a KMSAN infoleak is caught in (lib/usercopy.c is no
+ * shared path to the matcher), the coverage and sanitizer callbacks its
+ * kernels are built with, refcount's and kref's checks.  For a memory
+ * leak, also whatever allocates (kmemleak's trace starts in the
+ * allocator, and syzbot names the first caller whose name is no
+ * allocation: "memory leak in es58x_open", not es58x_alloc_urb). */
+static int symbol_skipped(const char *sym, int leak)
+{
+	static const char *const anywhere[] = { "copy_to_user", "copy_from_user", "copy_to_iter",
+						"copy_from_iter", "__sanitizer_", "kmsan_",
+						"instrument_copy" };
+	static const char *const leaking[] = { "kmemleak", "mmap", "kmem", "slab", "alloc",
+					       "create_object", "idr_get", "list_lru_init",
+					       "kasprintf", "kvasprintf", "pcpu_create", "strdup",
+					       "strndup", "memdup" };
+
+	if (!sym)
+		return 0;
+	if (g_str_has_prefix(sym, "refcount_") || g_str_has_prefix(sym, "kref_"))
+		return 1;
+	for (size_t i = 0; i < G_N_ELEMENTS(anywhere); i++)
+		if (strstr(sym, anywhere[i]))
+			return 1;
+	for (size_t i = 0; leak && i < G_N_ELEMENTS(leaking); i++)
+		if (strstr(sym, leaking[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether the oops is kmemleak's ("BUG: memory leak"). */
+static int oops_is_leak(const struct tri_oops *o)
+{
+	return o->first_line && strstr(o->first_line, "memory leak");
+}
+
 /* The guilty frame as triage/match.c chooses it: the first reliable frame
  * that is neither generic nor shared, mm/ shared when a frame is outside
  * it; -1 if none. */
 static ssize_t guilty_frame(const struct tri_oops *o)
 {
+	int leak = oops_is_leak(o);
+
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < o->nframes; i++) {
 			const struct tri_frame *f = &o->frames[i];
 
 			if (f->symbol && !f->unreliable && !tri_symbol_is_generic(f->symbol) &&
-			    !frame_shared(f, pass))
+			    !frame_shared(f, pass) && !symbol_skipped(f->symbol, leak))
 				return (ssize_t)i;
 		}
 	return -1;
@@ -196,6 +234,17 @@ static void oops_kind(const struct tri_oops *o, const char *text, size_t len, ch
 		const char *acc = !strcmp(*san, "KASAN: ") ? kasan_access(text, len, o->line) : NULL;
 		const char *norm = g_str_has_prefix(type, "slab-use-after-free") ? type + 5 : type;
 
+		/* KASAN's "double-free" and "double-free or invalid-free" are
+		 * syzbot's "invalid-free", with no access word */
+		if (!strcmp(*san, "KASAN: ") && (!strcmp(type, "double-free") ||
+						 !strcmp(type, "invalid-free"))) {
+			*title = g_strdup_printf("%.5s: %s", *san, type);
+			*key = g_strdup("KASAN: invalid-free");
+			g_free(type);
+			g_free(before);
+			return;
+		}
+
 		*title = g_strdup_printf("%.5s: %s%s%s", *san, type, acc ? " " : "", acc ? acc : "");
 		*key = g_strdup_printf("%.5s: %s%s%s", *san, norm, acc ? " " : "", acc ? acc : "");
 		g_free(type);
@@ -208,8 +257,17 @@ static void oops_kind(const struct tri_oops *o, const char *text, size_t len, ch
 	} else if (!strcmp(h, "WARNING") || (g_str_has_prefix(h, "WARNING: ") &&
 		   (g_str_has_prefix(h + 9, "CPU:") || strchr(h + 9, '/') || strstr(h, ".c:")))) {
 		/* "WARNING: CPU: 0 PID: 1 at path:line" and the newer "WARNING:
-		 * path:line at sym, CPU#0: comm/pid" */
-		*title = g_strdup(odebug ? "WARNING: ODEBUG bug" : "WARNING");
+		 * path:line at sym, CPU#0: comm/pid"; refcount's own warning
+		 * ("refcount_t: underflow; use-after-free.") is syzbot's
+		 * "WARNING: refcount bug" */
+		*title = g_strdup(odebug ? "WARNING: ODEBUG bug"
+				  : o->path && g_str_has_prefix(o->path, "lib/refcount.c")
+				  ? "WARNING: refcount bug" : "WARNING");
+	} else if (g_str_has_prefix(h, "memory leak")) {
+		*title = g_strdup("memory leak");
+	} else if (strstr(h, "bad unlock balance detected")) {
+		/* lockdep's "WARNING: bad unlock balance detected!" */
+		*title = g_strdup("WARNING: bad unlock balance");
 	} else if (g_str_has_prefix(h, "kernel BUG")) {
 		*title = g_strdup("kernel BUG");
 	} else if (strstr(h, "general protection fault")) {
@@ -273,7 +331,7 @@ int tri_signature_of(const struct tri_oops *o, const char *text, size_t len,
 		pc_shared = o->frames[i].path && !strcmp(o->frames[i].symbol, o->pc_symbol) &&
 			    frame_shared(&o->frames[i], 0);
 	if (o->pc_symbol && !pc_shared && !symbol_shared(o->pc_symbol) &&
-	    !tri_symbol_is_generic(o->pc_symbol) &&
+	    !tri_symbol_is_generic(o->pc_symbol) && !symbol_skipped(o->pc_symbol, oops_is_leak(o)) &&
 	    !(o->path && (tri_path_is_shared(o->path, 0) || reporter_path(o->path))) &&
 	    o->kind != TRI_OOPS_HUNG && o->kind != TRI_OOPS_STALL) {
 		sym = o->pc_symbol;

@@ -134,6 +134,82 @@ static const char kcsan[] =
 	" vga_arb_write+0x9a3/0xb30 drivers/pci/vgaarb.c:1234\n"
 	" vfs_write+0x1c3/0x6e0 fs/read_write.c:677\n";
 
+/* kmemleak, as syzbot mails it: the trace under "backtrace (crc 0):" starts
+ * in the allocator; syzbot names the first caller that allocates nothing */
+static const char leak[] =
+	"BUG: memory leak\n"
+	"unreferenced object 0xffff88812623e000 (size 512):\n"
+	"  comm \"dhcpcd\", pid 5478, jiffies 4294946142\n"
+	"  hex dump (first 32 bytes):\n"
+	"    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n"
+	"  backtrace (crc 0):\n"
+	"    kmemleak_alloc_recursive include/linux/kmemleak.h:44 [inline]\n"
+	"    slab_post_alloc_hook mm/slub.c:4958 [inline]\n"
+	"    __kmalloc_noprof+0x3e0/0x660 mm/slub.c:5669\n"
+	"    hcd_buffer_alloc+0x151/0x190 drivers/usb/core/buffer.c:134\n"
+	"    usb_alloc_coherent+0x44/0x70 drivers/usb/core/usb.c:1010\n"
+	"    es58x_alloc_urb+0x4c/0xc0 drivers/net/can/usb/etas_es58x/es58x_core.c:1553\n"
+	"    es58x_open+0x1b3/0x470 drivers/net/can/usb/etas_es58x/es58x_core.c:1785\n"
+	"    __dev_open+0x1be/0x3c0 net/core/dev.c:1683\n"
+	"\n";
+
+/* kmemleak before 6.7, as syzbot mailed it: "backtrace:", addresses */
+static const char leak_old[] =
+	"BUG: memory leak\n"
+	"unreferenced object 0xffff8881013c2e00 (size 512):\n"
+	"  comm \"ip\", pid 812, jiffies 4294946142 (age 13.280s)\n"
+	"  backtrace:\n"
+	"    [<ffffffff8153c4b6>] kmalloc_trace+0x26/0x90\n"
+	"    [<ffffffff84002e9b>] es58x_open+0x1b3/0x470 [etas_es58x]\n";
+
+/* KMSAN catches an infoleak in the user-copy helper; syzbot names the
+ * caller that copied (KMSAN's trace has no "Call Trace:" line) */
+static const char infoleak[] =
+	"BUG: KMSAN: kernel-infoleak in instrument_copy_to_user include/linux/instrumented.h:114 [inline]\n"
+	"BUG: KMSAN: kernel-infoleak in _inline_copy_to_user include/linux/uaccess.h:196 [inline]\n"
+	"BUG: KMSAN: kernel-infoleak in _copy_to_user+0xbc/0x110 lib/usercopy.c:40\n"
+	" instrument_copy_to_user include/linux/instrumented.h:114 [inline]\n"
+	" _inline_copy_to_user include/linux/uaccess.h:196 [inline]\n"
+	" _copy_to_user+0xbc/0x110 lib/usercopy.c:40\n"
+	" copy_to_user include/linux/uaccess.h:191 [inline]\n"
+	" i2cdev_ioctl_smbus+0x5c1/0x8a0 drivers/i2c/i2c-dev.c:386\n"
+	" i2cdev_ioctl+0x3f1/0xe10 drivers/i2c/i2c-dev.c:478\n";
+
+/* KASAN's double-free is syzbot's invalid-free */
+static const char double_free[] =
+	"BUG: KASAN: double-free in dev_free+0x4fa/0x750 drivers/usb/gadget/legacy/raw_gadget.c:225\n"
+	"Free of addr ffff888112b4d000 by task syz-executor/1234\n"
+	"Call Trace:\n"
+	" kasan_report_invalid_free+0x5f/0xd0 mm/kasan/report.c:543\n"
+	" dev_free+0x4fa/0x750 drivers/usb/gadget/legacy/raw_gadget.c:225\n";
+
+/* refcount's own WARNING: the function that dropped the count */
+static const char refcount_warning[] =
+	"refcount_t: underflow; use-after-free.\n"
+	"WARNING: CPU: 0 PID: 9 at lib/refcount.c:28 refcount_warn_saturate+0x14a/0x210 lib/refcount.c:28\n"
+	"RIP: 0010:refcount_warn_saturate+0x14a/0x210 lib/refcount.c:28\n"
+	"Call Trace:\n"
+	" <TASK>\n"
+	" __refcount_sub_and_test include/linux/refcount.h:275 [inline]\n"
+	" kref_put include/linux/kref.h:65 [inline]\n"
+	" rsi_91x_deinit+0x2d1/0x2f0 drivers/net/wireless/rsi/rsi_91x_main.c:400\n"
+	" </TASK>\n";
+
+/* lockdep's unbalanced unlock */
+static const char unlock_balance[] =
+	"=====================================\n"
+	"WARNING: bad unlock balance detected!\n"
+	"6.13.0-syzkaller #0 Not tainted\n"
+	"-------------------------------------\n"
+	"kworker/0:2/1234 is trying to release lock (&q->limits_lock) at:\n"
+	"Call Trace:\n"
+	" <TASK>\n"
+	" __dump_stack lib/dump_stack.c:94 [inline]\n"
+	" print_unlock_imbalance_bug+0x25b/0x2d0 kernel/locking/lockdep.c:5289\n"
+	" __mutex_unlock_slowpath+0x1b1/0x7c0 kernel/locking/mutex.c:919\n"
+	" sd_revalidate_disk+0x7f2/0xbc0 drivers/scsi/sd.c:3830\n"
+	" </TASK>\n";
+
 static size_t sigs_of(const char *text, struct tri_signature **out)
 {
 	struct tri_report *r = tri_read(text, strlen(text));
@@ -192,6 +268,33 @@ static void test_signatures(void)
 		is_str(key0(s, n), "KCSAN: data-race in vga_arb_write / vga_arb_write",
 		       "KCSAN: both sides of the race");
 		tri_signatures_free(s, n);
+	}
+	/* kinds titled as syzbot titles them, on excerpts of its reports */
+	{
+		static const struct {
+			const char *text, *key, *what;
+		} kinds[] = {
+			{ leak, "memory leak in es58x_open",
+			  "kmemleak: its backtrace read, the allocating callers skipped" },
+			{ leak_old, "memory leak in es58x_open",
+			  "an older kmemleak (\"backtrace:\", addresses before the frames)" },
+			{ infoleak, "KMSAN: kernel-infoleak in i2cdev_ioctl_smbus",
+			  "KMSAN infoleak: the copy helpers skipped" },
+			{ double_free, "KASAN: invalid-free in dev_free",
+			  "KASAN's double-free is syzbot's invalid-free" },
+			{ refcount_warning, "WARNING: refcount bug in rsi_91x_deinit",
+			  "refcount's WARNING: the refcount bug in the caller of kref_put" },
+			{ unlock_balance, "WARNING: bad unlock balance in sd_revalidate_disk",
+			  "lockdep's bad unlock balance, without \"detected!\"" },
+		};
+
+		for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+			struct tri_signature *s;
+			size_t n = sigs_of(kinds[i].text, &s);
+
+			is_str(key0(s, n), kinds[i].key, "%s", kinds[i].what);
+			tri_signatures_free(s, n);
+		}
 	}
 	/* two crashes in one paste, the second twice: two signatures */
 	{
