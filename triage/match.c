@@ -1360,9 +1360,9 @@ static size_t first_line_len(const char *text, size_t len)
  * "tpm_tis", "i2c-hid-acpi"): as apply_prose() reads them, with a digit,
  * '_' or '-' (plain words, "usb", "serial", "button", are also the names
  * of objects all over the tree), at most max, into a (copies in
- * sc->bases). */
-static void ask_title_words(struct scoring *sc, struct asked *a, const char *text, size_t len,
-			    size_t max)
+ * sc->bases): as modules, '-' allowed, or as symbols (module 0), not. */
+static void ask_title_words(struct scoring *sc, struct asked *a, int module, const char *text,
+			    size_t len, size_t max)
 {
 	size_t n = first_line_len(text, len), asked = 0;
 
@@ -1384,7 +1384,7 @@ static void ask_title_words(struct scoring *sc, struct asked *a, const char *tex
 				w[strlen(w) - 1] = '\0';
 			if (strlen(w) >= 3 && strpbrk(w, "0123456789_-") && !prose_stopword(w) &&
 			    vendor_index(w, strlen(w)) < 0 && !g_hash_table_contains(a->seen, w)) {
-				ask(a, g_string_chunk_insert_const(sc->bases, w), 1);
+				ask(a, g_string_chunk_insert_const(sc->bases, w), module);
 				asked++;
 			}
 			g_free(w);
@@ -1428,9 +1428,9 @@ static void locate_names(struct scoring *sc, const struct tri_report *r,
 		if (strcmp(r->drivers[i].name, "usb") && strcmp(r->drivers[i].name, "pci"))
 			ask(&mod, r->drivers[i].name, 1);
 	/* the title's names, in the room left */
-	ask_title_words(sc, &mod, text, len, 8);
+	ask_title_words(sc, &mod, 1, text, len, 8);
 	/* and as functions ("use-after-free in blk_mq_sched_tags_teardown") */
-	ask_title_words(sc, &sym, text, len, 8);
+	ask_title_words(sc, &sym, 0, text, len, 8);
 	sc->symbol_at = locate_answers(&sym, sc->arch, loc->symbols, loc->ctx);
 	sc->module_at = locate_answers(&mod, sc->arch, loc->modules, loc->ctx);
 	sc->how = loc->how;
