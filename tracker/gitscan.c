@@ -1465,6 +1465,30 @@ out:
 	return st;
 }
 
+enum bb_status gitscan_find_grep(struct gitscan_tree *t, const char *pattern, unsigned max,
+				 gitscan_commit_fn fn, void *ctx, struct bb_error *err)
+{
+	struct run_args a = RUN_ARGS_INIT;
+	struct log_sink sink = { fn, ctx, NULL, 0 };
+	char tip[GITSCAN_OID_MAX + 1];
+	enum bb_status st;
+
+	if (!pattern || !*pattern || strchr(pattern, '\n') || !max)
+		return bb_error_set(err, BB_ERR_INVALID, "tree %s: no pattern to look for", t->name);
+	if ((st = check_repository(t, err)) || (st = rev_parse(t, t->scan_ref, "ref", tip, err)))
+		return st;
+	if (log_args(t, &a) || run_args_push(&a, "--extended-regexp") ||
+	    run_args_push_owned(&a, str_printf("--grep=%s", pattern)) ||
+	    run_args_push_owned(&a, str_printf("--max-count=%u", max)) || run_args_push(&a, tip)) {
+		st = nomem(err);
+		goto out;
+	}
+	st = stream_log(t, &a, &sink, err);
+out:
+	run_args_clear(&a);
+	return st;
+}
+
 enum bb_status gitscan_find_commit(struct gitscan_tree *t, const char *commit,
 				   gitscan_commit_fn fn, void *ctx, struct bb_error *err)
 {

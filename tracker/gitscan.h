@@ -195,6 +195,14 @@ enum bb_status gitscan_find_subject(struct gitscan_tree *tree, const char *subje
 				    const char *start, gitscan_commit_fn fn, void *ctx,
 				    struct bb_error *err);
 
+/* Hands the newest commits (at most max) in the history of the tree's ref
+ * with a message line that matches the extended regular expression pattern
+ * (git log -E --grep) to fn, newest first.  For the release commits a tree
+ * had before its first scan (tracker/release.h).  Costs one `git log
+ * --grep` that stops at the max-th match. */
+enum bb_status gitscan_find_grep(struct gitscan_tree *tree, const char *pattern, unsigned max,
+				 gitscan_commit_fn fn, void *ctx, struct bb_error *err);
+
 /* Hands commit (hex, abbreviated or full) to fn if it is in the history of
  * the tree's ref; nothing if it is not.  For `fix` directives that name a
  * commit the tree had before the directive came.  BB_ERR_NOT_FOUND if the

@@ -9,7 +9,10 @@
 
 #include <sqlite3.h>
 
+#include "core/buf.h"
+#include "core/log.h"
 #include "core/store.h"
+#include "tracker/gitscan.h"
 #include "tracker/release.h"
 
 /* A number of at most 4 digits at *p, moved past it; -1 if none. */
@@ -121,6 +124,63 @@ enum bb_status release_seen(struct store *db, const char *tree, const char *subj
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(db, err, "recording a tree's release");
 	sqlite3_finalize(st);
+	return s;
+}
+
+struct look_back {
+	struct store *db;
+	const char *tree;
+	struct bb_error *err;
+};
+
+static enum bb_status on_release(void *ctx, const struct gitscan_commit *c)
+{
+	struct look_back *lb = ctx;
+
+	if (release_seen(lb->db, lb->tree, c->subject, c->hash, lb->err))
+		return lb->err->code;
+	return BB_OK;
+}
+
+enum bb_status release_look_back(struct store *db, struct gitscan_tree *tree, const char *name,
+				 struct bb_error *err)
+{
+	struct look_back lb = { db, name, err };
+	struct bb_error gerr = BB_ERROR_INIT;
+	sqlite3_stmt *st = NULL;
+	char *cursor = str_printf("release:%s", name), *done = NULL;
+	int have = 0;
+	enum bb_status s, g;
+
+	if (!cursor)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	store_cursor_get(db, cursor, &done, NULL, NULL);
+	if (done) {   /* looked back before */
+		free(done);
+		free(cursor);
+		return BB_OK;
+	}
+	if ((s = store_prepare(db, &st, "SELECT 1 FROM tree_release WHERE tree = ?", err))) {
+		free(cursor);
+		return s;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	have = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	/* the subjects are checked by release_subject(): a body line that
+	 * matches, or a candidate, is no release */
+	g = have ? BB_OK : gitscan_find_grep(tree, "^Linux [0-9]+\\.[0-9]+(\\.[0-9]+)?$", 20,
+					     on_release, &lb, &gerr);
+	if (g && err->code != BB_OK) {
+		s = g;   /* the state failed, not git */
+	} else if (g) {
+		log_event(LOG_LEVEL_WARN, "tracker.release_lookup_failed", LF_STR("tree", name),
+			  LF_STR("error", gerr.message));
+		s = BB_OK;
+	} else {
+		s = store_cursor_set(db, cursor, "looked back", err);
+	}
+	free(cursor);
 	return s;
 }
 

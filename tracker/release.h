@@ -8,8 +8,9 @@
  * 6.6.30" (the Makefile's version bump), so the trees bugbridge mirrors
  * without their tags still show them; a release candidate ("Linux
  * 6.10-rc3") is not a release.  Each tree keeps the newest it saw (table
- * tree_release), so a tree whose last release is further back than its
- * first scan reads (10,000 commits) has none until the next one.
+ * tree_release); a tree whose last release is further back than its
+ * first scan reads (10,000 commits) has it looked up once in its history
+ * (release_look_back()).
  *
  * Versions are compared as major.minor.patch, a release candidate before
  * its release: 6.8-rc3 < 6.8 < 6.8.1 < 6.9-rc1.
@@ -43,6 +44,15 @@ int release_subject(const char *subject, struct release_version *v);
  * commit newer than the tree's recorded release becomes it. */
 enum bb_status release_seen(struct store *db, const char *tree, const char *subject,
 			    const char *commit, struct bb_error *err);
+
+/* Once per tree (recorded as the cursor "release:<tree>"), when its scan
+ * recorded no release: its newest release commits looked up in its whole
+ * history (git log --grep), so that a tree whose last release is further
+ * back than a first scan reads has one.  A git failure is logged and
+ * tried again next round.  In the caller's transaction. */
+struct gitscan_tree;
+enum bb_status release_look_back(struct store *db, struct gitscan_tree *tree, const char *name,
+				 struct bb_error *err);
 
 /* The newest release of the trees named (NULL-terminated; NULL: every
  * tree recorded): *tag ("v6.9", malloc'd) and *tree (malloc'd, may be

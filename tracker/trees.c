@@ -291,6 +291,8 @@ enum bb_status tracker_scan_trees(struct tracker *t, const struct bb_config *cfg
 
 				s = look_back(t, tree, &back, err);
 			}
+			if (!s)   /* a release before what the first scan read */
+				s = release_look_back(db, tree, ct->name, err);
 			s = s ? (store_rollback(db), s) : store_commit(db, err);
 		}
 		if (!s) {

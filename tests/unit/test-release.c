@@ -3,13 +3,64 @@
  * told from the rest, and the newest release of the watched trees kept. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/store.h"
+#include "tracker/gitscan.h"
 #include "tracker/release.h"
 #include "tap.h"
+
+__attribute__((format(printf, 1, 2)))
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* A tree whose history has no release a scan read: release_look_back()
+ * finds its newest one in the whole history, once. */
+static void look_back(struct store *st, const char *dir)
+{
+	struct gitscan_options o = { 0 };
+	struct gitscan_tree *t = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char *newest = NULL;
+	char old[] = "old", *only[] = { old, NULL };
+
+	ok(sh("cd '%s' && git init -q -b master old && cd old &&"
+	      " git -c user.name=D -c user.email=d@e commit -q --allow-empty -m 'Linux 6.4' &&"
+	      " git -c user.name=D -c user.email=d@e commit -q --allow-empty -m 'Linux 6.5' &&"
+	      " git -c user.name=D -c user.email=d@e commit -q --allow-empty -m 'Linux 6.6-rc1' &&"
+	      " git -c user.name=D -c user.email=d@e commit -q --allow-empty"
+	      " -m 'Merge tag x' -m 'Linux 6.7'", dir) == 0, "a tree: 6.5, then a candidate and"
+	   " a body line that only look like releases");
+	o.name = "old";
+	o.path = str_printf("%s/old", dir);
+	o.ref = "master";
+	ok(gitscan_tree_new(&t, &o, &err) == BB_OK, "its gitscan tree");
+	ok(release_look_back(st, t, "old", &err) == BB_OK, "looked back");
+	ok(release_newest(st, only, &newest, NULL, &err) == BB_OK, "its newest");
+	is_str(newest ? newest : "(null)", "v6.5", "the newest release commit of its history");
+	free(newest);
+	newest = NULL;
+	ok(sh("cd '%s/old' && git -c user.name=D -c user.email=d@e commit -q --allow-empty"
+	      " -m 'Linux 6.8'", dir) == 0, "a release after it");
+	ok(release_look_back(st, t, "old", &err) == BB_OK, "looked back again");
+	ok(release_newest(st, only, &newest, NULL, &err) == BB_OK && newest &&
+	   !strcmp(newest, "v6.5"), "not again: the releases after it come from the scans");
+	free(newest);
+	gitscan_tree_free(t);
+	sh("rm -rf '%s/old'", dir);
+	free((char *)o.path);
+}
 
 static const char *tag_of(const char *text, char *out, size_t size)
 {
@@ -83,6 +134,7 @@ int main(void)
 	ok(release_newest(st, only, &newest, NULL, &err) == BB_OK, "of the stable tree only");
 	is_str(newest ? newest : "(null)", "v6.6.30", "its own");
 	free(newest);
+	look_back(st, dir);
 	store_close(st);
 	for (const char *const *suffix = (const char *const[]){ "", "-wal", "-shm", NULL };
 	     *suffix; suffix++) {
