@@ -229,7 +229,7 @@ int inbound_has_own_text(const char *text)
  * route's people). */
 static int sender_allowed(struct sync_context *sc, const struct bz_bug *bug, const char *addr)
 {
-	char **allow = config_list(sc->cfg->inbound_allow, NULL);
+	char **allow = config_address_list(sc->cfg->inbound_allow, NULL);
 	struct route_result route = { NULL, NULL, NULL };
 	int yes = inbound_address_in(addr, allow);
 

@@ -379,7 +379,7 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 				    struct bb_error *err)
 {
 	struct thread t = { NULL, 0, 0 };
-	char **allow = config_list(sc->cfg->inbound_allow, NULL);
+	char **allow = config_address_list(sc->cfg->inbound_allow, NULL);
 	struct auth_verdict verdict;
 	char note[sizeof(verdict.reason) + 64], why[sizeof(note) + 32];
 	int history = inbound_from_history(opt, m), allowed, answer;

@@ -208,6 +208,13 @@ static enum bb_status split_list(char ***out, const char *text, struct bb_error 
 	return *out ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 }
 
+/* The same for an address list (config_address_list()). */
+static enum bb_status split_addresses(char ***out, const char *text, struct bb_error *err)
+{
+	*out = config_address_list(text, NULL);
+	return *out ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+}
+
 /* Every item of list must hold an address. */
 static enum bb_status check_addresses(char *const *list, const char *where, const char *key,
 				      struct bb_error *err)
@@ -246,9 +253,9 @@ static enum bb_status rule_init(struct router_rule *rule, const struct config_ro
 
 	snprintf(where, sizeof(where), "[route %s]", conf->name ? conf->name : "");
 	rule->conf = conf;
-	st = split_list(&rule->lists, conf->lists, err);
+	st = split_addresses(&rule->lists, conf->lists, err);
 	if (st == BB_OK)
-		st = split_list(&rule->people, conf->people, err);
+		st = split_addresses(&rule->people, conf->people, err);
 	if (st == BB_OK)
 		st = check_addresses(rule->lists, where, "lists", err);
 	if (st == BB_OK)
@@ -308,9 +315,9 @@ enum bb_status router_new(struct router **out, const struct bb_config *cfg,
 	if (st == BB_OK)
 		st = split_list(&r->flags, cfg->bz_flag, err);
 	if (st == BB_OK)
-		st = split_list(&r->default_lists, cfg->default_lists, err);
+		st = split_addresses(&r->default_lists, cfg->default_lists, err);
 	if (st == BB_OK)
-		st = split_list(&r->default_people, cfg->default_people, err);
+		st = split_addresses(&r->default_people, cfg->default_people, err);
 	if (st == BB_OK)
 		st = check_addresses(r->default_lists, "[routing]", "default_lists", err);
 	if (st == BB_OK)

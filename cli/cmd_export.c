@@ -185,7 +185,7 @@ int cmd_export(struct cli_context *ctx, int argc, char **argv)
 		eo.archive_url = ctx->cfg->archive_link_url ? ctx->cfg->archive_link_url
 							    : ctx->cfg->archive_url;
 	if (!to && ctx->cfg->default_lists) {
-		defaults = config_list(ctx->cfg->default_lists, NULL);
+		defaults = config_address_list(ctx->cfg->default_lists, NULL);
 		eo.to = defaults;
 	} else {
 		eo.to = to;

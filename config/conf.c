@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include <curl/curl.h>
 #include <glib.h>
+#include <gmime/gmime.h>
 
 #include "config/conf.h"
 #include "core/buf.h"
@@ -791,6 +793,65 @@ char **config_list(const char *text, size_t *count)
 	}
 	if (count)
 		*count = n;
+	return out;
+}
+
+/* GMime's parser needs the library set up.  mail_init() may come later or
+ * not at all (config is below mail); g_mime_init() counts its callers, so
+ * this one stays for the life of the process. */
+static pthread_once_t gmime_once = PTHREAD_ONCE_INIT;
+
+static void gmime_init_once(void)
+{
+	g_mime_init();
+}
+
+/* Appends the mailboxes of ia (a group's members) to out as text. */
+static int address_texts(GPtrArray *out, InternetAddress *ia)
+{
+	char *text;
+
+	if (INTERNET_ADDRESS_IS_GROUP(ia)) {
+		InternetAddressList *members =
+			internet_address_group_get_members(INTERNET_ADDRESS_GROUP(ia));
+
+		for (int i = 0; i < internet_address_list_length(members); i++)
+			if (address_texts(out, internet_address_list_get_address(members, i)))
+				return -1;
+		return 0;
+	}
+	text = internet_address_to_string(ia, NULL, FALSE);
+	if (!text)
+		return -1;
+	g_ptr_array_add(out, text);
+	return 0;
+}
+
+char **config_address_list(const char *text, size_t *count)
+{
+	InternetAddressList *list = NULL;
+	GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+	char **out = NULL;
+	int failed = 0;
+
+	pthread_once(&gmime_once, gmime_init_once);
+	if (text)
+		list = internet_address_list_parse(NULL, text);
+	for (int i = 0; list && !failed && i < internet_address_list_length(list); i++)
+		failed = address_texts(texts, internet_address_list_get_address(list, i));
+	if (!failed)
+		out = calloc(texts->len + 1, sizeof(*out));
+	for (guint i = 0; out && i < texts->len; i++) {
+		if (!(out[i] = strdup(g_ptr_array_index(texts, i)))) {
+			config_list_free(out);
+			out = NULL;
+		}
+	}
+	if (out && count)
+		*count = texts->len;
+	if (list)
+		g_object_unref(list);
+	g_ptr_array_free(texts, TRUE);
 	return out;
 }
 

@@ -224,6 +224,12 @@ struct config_route {
  * Returns a NULL-terminated array (never NULL unless out of memory), freed
  * with config_list_free(); *count (if not NULL) gets the number of items. */
 char **config_list(const char *text, size_t *count);
+/* Splits an address list setting ("\"Doe, John\" <j@x>, b@y") into its
+ * mailboxes, as GMime's internet_address_list_parse() reads it (a comma
+ * in a quoted name stays in the name, a group gives its members, what is
+ * no address at all is skipped), each as GMime writes it back ("\"Doe,
+ * John\" <j@x>", "b@y").  Returns and frees as config_list(). */
+char **config_address_list(const char *text, size_t *count);
 void config_list_free(char **list);
 
 /* Loads the configuration.  explicit_path is the --config value or NULL.

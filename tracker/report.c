@@ -1823,7 +1823,7 @@ enum bb_status reg_report_weekly_mail(struct store *db, const struct bb_config *
 	memset(&pc, 0, sizeof(pc));
 	if (message_id)
 		*message_id = NULL;
-	lists = config_list(cfg->tracker_report_lists, &nlists);
+	lists = config_address_list(cfg->tracker_report_lists, &nlists);
 	if (!lists) {
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;

@@ -310,6 +310,50 @@ static void test_new_errors(void)
 			 "default_lists", "oops");
 }
 
+/* Address settings are address lists: a comma inside a quoted name is
+ * part of the name (config_list() split there, and "\"Doe" held no
+ * address). */
+static void test_address_lists(void)
+{
+	static const char conf[] =
+		"[routing]\n"
+		"default_lists = bugs@example.org\n"
+		"default_people = \"Team, Triage\" <triage@example.org>\n"
+		"[route drivers]\n"
+		"product = Drivers\n"
+		"lists = \"Drivers, all\" <drivers@example.org>\n"
+		"people = \"Doe, John\" <john@example.org>, helper@example.org\n";
+	struct bb_config *cfg = load_config("names.conf", conf);
+	struct router *r = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	char **v;
+	size_t n = 0;
+
+	if (!ok(cfg && router_new(&r, cfg, NULL, &err) == BB_OK,
+		"a quoted name with a comma is one person: %s", err.message)) {
+		config_free(cfg);
+		return;
+	}
+	expect_route(r, "quoted names", "Drivers", "x", NULL, "drivers",
+		     "drivers@example.org; "
+		     "Cc: \"Doe, John\" <john@example.org>, helper@example.org");
+	expect_route(r, "quoted default", "Other", "x", NULL, "default",
+		     "bugs@example.org; Cc: \"Team, Triage\" <triage@example.org>");
+	router_free(r);
+	config_free(cfg);
+
+	v = config_address_list(" a@example.org,, Doe, John <j@example.org> , team: b@example.org,"
+				" c@example.org;", &n);
+	ok(v && n == 4 && !strcmp(v[0], "a@example.org") &&
+	   !strcmp(v[1], "\"Doe, John\" <j@example.org>") && !strcmp(v[2], "b@example.org") &&
+	   !strcmp(v[3], "c@example.org") && !v[4],
+	   "an address list: empty items skipped, a name's words joined, a group's members");
+	config_list_free(v);
+	v = config_address_list(NULL, &n);
+	ok(v && !v[0] && n == 0, "no setting: an empty list");
+	config_list_free(v);
+}
+
 static void expect_wants(const struct router *r, const char *label, int want,
 			 const char *why, const struct bz_bug *bug, time_t now)
 {
@@ -495,6 +539,7 @@ int main(void)
 	test_route();
 	test_not_found();
 	test_new_errors();
+	test_address_lists();
 	test_wants();
 	test_describe();
 	cmd = str_printf("rm -rf %s", dir);
