@@ -18,6 +18,7 @@
 
 #include "attachments/inspect.h"
 #include "core/buf.h"
+#include "core/digest.h"
 
 /* Bytes asked of libarchive (and of the file) at a time; one such buffer is
  * held per open level, so memory does not grow with the archive's size. */
@@ -428,18 +429,6 @@ static void copy_error(char *dst, size_t size, struct archive *a, const char *fa
 	snprintf(dst, size, "%s", msg && *msg ? msg : fallback);
 }
 
-static void to_hex(const unsigned char *md, unsigned len, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	unsigned i;
-
-	for (i = 0; i < len; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[2 * len] = '\0';
-}
-
 /* --- reading one member's bytes --------------------------------------------- */
 
 /* The bytes of one file member, pulled from the archive it is stored in.
@@ -840,7 +829,7 @@ static enum level_outcome read_file_member(struct inspector *in, struct archive 
 			stop_failed(in, BB_ERR_INTERNAL);
 			complete = 0;
 		} else {
-			to_hex(md, md_len, hex);
+			hex_encode(md, md_len, hex);
 			m.hash = hex;
 		}
 	}

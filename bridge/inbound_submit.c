@@ -23,6 +23,7 @@
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "mail/inmail.h"
@@ -603,8 +604,7 @@ static enum bb_status submit_wait(struct submit_ctx *c, const char *raw, size_t 
 		s = bb_error_set(c->err, BB_ERR_INTERNAL, "no random token could be made");
 		goto out;
 	}
-	for (size_t i = 0; i < sizeof(raw_token); i++)
-		snprintf(token + 2 * i, 3, "%02x", raw_token[i]);
+	hex_encode(raw_token, sizeof(raw_token), token);
 	if (!(qpath = config_data_path(cfg, "quarantine")) || !(key = submit_confirm_key(m->from_addr))) {
 		s = bb_error_set(c->err, BB_ERR_NOMEM, "out of memory");
 		goto out;

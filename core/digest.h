@@ -27,7 +27,11 @@ void sha256_release(struct sha256 *h);
 /* SHA-256 of a buffer in one call. */
 enum bb_status sha256_hex(const void *data, size_t len, char out[SHA256_HEX_LEN + 1]);
 
-/* Writes 2 * n lowercase hex digits and a NUL to out. */
+/* Writes 2 * n lowercase hex digits and a NUL to out: the one hex writer
+ * (digests, tokens, marks, secrets).  GLib writes hex only for a digest
+ * it computes itself (g_checksum_get_string()), and its SHA-256 is plain
+ * C where OpenSSL's uses the processor's SHA instructions; random tokens
+ * and HMACs it cannot write at all. */
 void hex_encode(const unsigned char *bytes, size_t n, char *out);
 
 #endif

@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/store.h"
@@ -1480,8 +1481,7 @@ enum bb_status store_secret(struct store *db, const char *name, int make,
 		s = bb_error_set(err, BB_ERR_IO, "no random bytes for a secret: %s", strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < STORE_SECRET_LEN; i++)
-		snprintf(hex + 2 * i, 3, "%02x", fresh[i]);
+	hex_encode(fresh, STORE_SECRET_LEN, hex);
 	/* another process may have made it first: its own is kept */
 	if ((s = store_prepare(db, &st, "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", err)))
 		goto out;

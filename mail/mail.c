@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/text.h"
 #include "mail/mail.h"
@@ -67,8 +68,7 @@ int mail_mark(const unsigned char *key, const char *message_id,
 	if (!HMAC(EVP_sha256(), key, MAIL_MARK_KEY_LEN, (const unsigned char *)message_id,
 		  strlen(message_id), mac, &len) || len < MAIL_MARK_HEX_LEN / 2)
 		return -1;
-	for (size_t i = 0; i < MAIL_MARK_HEX_LEN / 2; i++)
-		snprintf(out + 2 * i, 3, "%02x", mac[i]);
+	hex_encode(mac, MAIL_MARK_HEX_LEN / 2, out);
 	return 0;
 }
 

@@ -602,13 +602,8 @@ static enum MHD_Result blob_server_get(struct blob_request *req, struct MHD_Conn
 		goto out;
 	}
 	p = path + sizeof(prefix) - 1;
-	for (i = 0; i < BLOB_HEX_LEN; i++) {
-		int v = g_ascii_xdigit_value(p[i]);
-
-		if (v < 0)
-			break;
-		hex[i] = "0123456789abcdef"[v];
-	}
+	for (i = 0; i < BLOB_HEX_LEN && g_ascii_isxdigit(p[i]); i++)
+		hex[i] = g_ascii_tolower(p[i]);
 	hex[i] = '\0';
 	if (i != BLOB_HEX_LEN || (p[i] != '\0' && p[i] != '/')) {
 		ret = blob_server_send_error(req, conn, MHD_HTTP_BAD_REQUEST, BB_ERR_INVALID, NULL,

@@ -1005,8 +1005,7 @@ static enum MHD_Result fd_submit_finish(struct fd_view *fd, struct MHD_Connectio
 				      "No random token could be made.", NULL, NULL);
 		goto out;
 	}
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(token + 2 * i, 3, "%02x", raw[i]);
+	hex_encode(raw, sizeof(raw), token);
 
 	pthread_mutex_lock(&fd->core->lock);
 	locked = 1;

@@ -15,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/run.h"
@@ -534,8 +535,26 @@ static void test_clock(void)
 	unsetenv("BUGBRIDGE_TEST_NOW");
 }
 
+/* The one hex writer agrees with GLib's for a digest both can make. */
+static void test_hex(void)
+{
+	static const unsigned char bytes[] = { 0x00, 0x0f, 0xa5, 0xff, 0x10 };
+	char out[2 * sizeof(bytes) + 1], ours[SHA256_HEX_LEN + 1];
+	gchar *glib = g_compute_checksum_for_string(G_CHECKSUM_SHA256, "abc", 3);
+
+	memset(out, 'x', sizeof(out));
+	hex_encode(bytes, sizeof(bytes), out);
+	is_str(out, "000fa5ff10", "hex_encode: lower case, two digits a byte, NUL-terminated");
+	hex_encode(bytes, 0, out);
+	is_str(out, "", "hex_encode: no bytes, no digits");
+	ok(sha256_hex("abc", 3, ours) == BB_OK && !strcmp(ours, glib),
+	   "sha256_hex(\"abc\") is GLib's g_checksum hex (%s)", ours);
+	g_free(glib);
+}
+
 int main(void)
 {
+	test_hex();
 	test_clock();
 	test_find_ci();
 	test_run_gather();
