@@ -1145,8 +1145,6 @@ static char *store_immutable_uri(const char *path)
 {
 	char *wal = str_printf("%s-wal", path), *dir = strdup(path), *slash;
 	int immutable;
-	struct buf uri = BUF_INIT;
-	enum bb_status s;
 
 	slash = dir ? strrchr(dir, '/') : NULL;
 	if (slash)
@@ -1157,15 +1155,18 @@ static char *store_immutable_uri(const char *path)
 	free(dir);
 	if (!immutable)
 		return NULL;
-	s = buf_addstr(&uri, path[0] == '/' ? "file://" : "file:");
-	for (const char *p = path; *p && !s; p++)
-		s = *p == '%' || *p == '?' || *p == '#' ? buf_addf(&uri, "%%%02X", (unsigned char)*p)
-							: buf_addch(&uri, *p);
-	if (s || buf_addstr(&uri, "?immutable=1")) {
-		buf_release(&uri);
-		return NULL;
-	}
-	return buf_detach(&uri, NULL);
+	return store_file_uri(path, "immutable=1");
+}
+
+char *store_file_uri(const char *path, const char *query)
+{
+	char *absolute = g_canonicalize_filename(path, NULL);
+	char *uri = g_filename_to_uri(absolute, NULL, NULL);
+	char *out = uri ? str_printf("%s%s%s", uri, query ? "?" : "", query ? query : "") : NULL;
+
+	g_free(uri);
+	g_free(absolute);
+	return out;
 }
 
 /* Read-only: the file as it is, or, when there is none, an empty database

@@ -129,6 +129,12 @@ enum bb_status store_prepare(struct store *st, sqlite3_stmt **stmt,
 /* A copy of column i of the row stmt is on (free()); NULL when it is NULL
  * or memory runs out. */
 char *store_column_dup(sqlite3_stmt *stmt, int i);
+/* The file: URI of path (made absolute against the working folder) for
+ * sqlite3_open_v2(SQLITE_OPEN_URI), as GLib's g_filename_to_uri() writes
+ * it (every byte a URI may not hold as it is escaped), with "?" and query
+ * after it unless query is NULL.  malloc'd; NULL when out of memory or
+ * path cannot be a URI. */
+char *store_file_uri(const char *path, const char *query);
 
 /* Whether the column which names may hold key: 0 when it surely does not
  * (a lookup would find nothing and can be skipped), 1 when it may (look).

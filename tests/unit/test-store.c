@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib.h>
+#include <sqlite3.h>
+
 #include "core/buf.h"
 #include "core/store.h"
 #include "tests/unit/tap.h"
@@ -114,6 +117,48 @@ static void test_secret(const char *dir)
 	free(path);
 	free(copy);
 	free(sql);
+}
+
+/* The file: URI a read-only store opens when it cannot have a -wal file
+ * names the file whatever its folder is called, relative or not. */
+static void test_file_uri(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL;
+	char *odd = str_printf("%s/a b%%25?#\xc3\xa9", dir), *path = str_printf("%s/state.db", odd);
+	char *uri = store_file_uri("/srv/a b%?#\xc3\xa9/state.db", "immutable=1"), *cwd;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *stmt = NULL;
+
+	is_str(uri, "file:///srv/a%20b%25%3F%23%C3%A9/state.db?immutable=1",
+	       "file URI: every byte a URI may not hold escaped");
+	free(uri);
+	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK &&
+	   store_exec(st, "INSERT INTO meta (key, value) VALUES ('uri.test', 'here')", &err) == BB_OK,
+	   "file URI: a store in an oddly named folder");
+	store_close(st);
+	cwd = g_get_current_dir();
+	for (int relative = 0; relative < 2; relative++) {
+		if (relative && chdir(odd))
+			break;
+		uri = store_file_uri(relative ? "state.db" : path, "immutable=1");
+		ok(uri && sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
+		   SQLITE_OK && sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'uri.test'",
+						  -1, &stmt, NULL) == SQLITE_OK &&
+		   sqlite3_step(stmt) == SQLITE_ROW &&
+		   !strcmp((const char *)sqlite3_column_text(stmt, 0), "here"),
+		   "file URI: SQLite opens the store by it (%s path: %s)",
+		   relative ? "relative" : "absolute", uri);
+		sqlite3_finalize(stmt);
+		stmt = NULL;
+		sqlite3_close(db);
+		db = NULL;
+		free(uri);
+	}
+	ok(chdir(cwd) == 0, "file URI: back in the working folder");
+	g_free(cwd);
+	free(path);
+	free(odd);
 }
 
 /* A reg_mail row (and the regression it names) written as the tracker
@@ -467,7 +512,8 @@ int main(void)
 		ok(strstr(err.message, junk) != NULL, "message names the file");
 		free(junk);
 	}
-	cmd = str_printf("rm -rf %s", dir);
+	test_file_uri(dir);
+	cmd = str_printf("rm -rf '%s'", dir);
 	ok(system(cmd) == 0, "cleanup");
 	free(cmd);
 	free(path);
