@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -248,6 +249,9 @@ static time_t xml_time(const char *text)
 
 /* ---- the reader -------------------------------------------------------- */
 
+/* The bug's lists of strings, grown in GPtrArrays while it is read. */
+enum xml_list { LIST_KEYWORDS, LIST_GROUPS, LIST_CC, LIST_ALIAS, LIST_COUNT };
+
 struct xml_reader {
 	const struct bz_xml_callbacks *cb;
 	xmlParserCtxtPtr ctxt;
@@ -257,6 +261,7 @@ struct xml_reader {
 	int seen_root;
 	/* the bug being read */
 	struct bz_bug *bug;
+	GPtrArray *lists[LIST_COUNT]; /* its lists, malloc'd items; bug_end() moves them */
 	char *bug_error;              /* its error="" attribute */
 	size_t comments_alloc, attachments_alloc;
 	int in_comment, in_attachment;
@@ -368,25 +373,45 @@ static long long parse_id(const char *text)
 }
 
 /* Appends item to a NULL-terminated list. */
-static void list_append(struct xml_reader *r, char ***list, const char *item, size_t len)
+static void list_append(struct xml_reader *r, enum xml_list which, const char *item, size_t len)
 {
-	size_t n = 0;
-	char **grown, *copy;
+	char *copy = strndup(item, len);
 
-	while (*list && (*list)[n])
-		n++;
-	copy = malloc(len + 1);
-	grown = copy ? realloc(*list, (n + 2) * sizeof(char *)) : NULL;
-	if (!grown) {
-		free(copy);
+	if (!copy) {
 		reader_fail(r, BB_ERR_NOMEM);
 		return;
 	}
-	memcpy(copy, item, len);
-	copy[len] = '\0';
-	grown[n] = copy;
-	grown[n + 1] = NULL;
-	*list = grown;
+	g_ptr_array_add(r->lists[which], copy);
+}
+
+/* Frees the items of the bug's lists and empties them. */
+static void lists_clear(struct xml_reader *r)
+{
+	for (size_t i = 0; i < LIST_COUNT; i++) {
+		for (guint k = 0; r->lists[i] && k < r->lists[i]->len; k++)
+			free(g_ptr_array_index(r->lists[i], k));
+		if (r->lists[i])
+			g_ptr_array_set_size(r->lists[i], 0);
+	}
+}
+
+/* Moves the lists into b as NULL-terminated malloc'd arrays. */
+static void lists_move(struct xml_reader *r, struct bz_bug *b)
+{
+	char ***to[LIST_COUNT] = { &b->keywords, &b->groups, &b->cc, &b->alias };
+
+	for (size_t i = 0; i < LIST_COUNT; i++) {
+		GPtrArray *a = r->lists[i];
+
+		if (!(*to[i] = calloc(a->len + 1, sizeof(char *)))) {
+			reader_fail(r, BB_ERR_NOMEM);
+			break;
+		}
+		if (a->len)
+			memcpy(*to[i], a->pdata, a->len * sizeof(char *));
+		g_ptr_array_set_size(a, 0);
+	}
+	lists_clear(r); /* what could not be moved */
 }
 
 /* "a, b,c" -> a, b, c */
@@ -403,7 +428,7 @@ static void keywords_append(struct xml_reader *r, const char *text)
 		while (len && (p[len - 1] == ' ' || p[len - 1] == '\n' || p[len - 1] == '\t'))
 			len--;
 		if (len)
-			list_append(r, &r->bug->keywords, p, len);
+			list_append(r, LIST_KEYWORDS, p, len);
 		p += strcspn(p, ",");
 	}
 }
@@ -421,7 +446,7 @@ static void alias_append(struct xml_reader *r, const char *text)
 		       text[len - 1] == '\r'))
 		len--;
 	if (len)
-		list_append(r, &r->bug->alias, text, len);
+		list_append(r, LIST_ALIAS, text, len);
 }
 
 /* One <dependson> or <blocked> per bug id. */
@@ -514,9 +539,9 @@ static void bug_field_end(struct xml_reader *r, const char *name, const char *te
 	else if (!strcmp(name, "keywords"))
 		keywords_append(r, text);
 	else if (!strcmp(name, "group"))
-		list_append(r, &b->groups, text, strlen(text));
+		list_append(r, LIST_GROUPS, text, strlen(text));
 	else if (!strcmp(name, "cc"))
-		list_append(r, &b->cc, text, strlen(text));
+		list_append(r, LIST_CC, text, strlen(text));
 	else if (!strcmp(name, "dup_id"))
 		b->dupe_of = parse_id(text);
 	else if (!strncmp(name, "cf_", 3))
@@ -691,6 +716,7 @@ static void bug_end(struct xml_reader *r)
 	enum bb_status st = BB_OK;
 
 	r->bug = NULL;
+	lists_move(r, b);
 	for (size_t i = 0; i < b->ncomments; i++)
 		b->comments[i].bug_id = b->id;
 	for (size_t i = 0; i < b->nattachments; i++)
@@ -1034,6 +1060,10 @@ static void reader_release(struct xml_reader *r)
 {
 	if (r->bug)
 		bz_bug_free(r->bug);
+	lists_clear(r);
+	for (size_t i = 0; i < LIST_COUNT; i++)
+		if (r->lists[i])
+			g_ptr_array_free(r->lists[i], TRUE);
 	comment_release(&r->comment);
 	attachment_release(&r->attachment);
 	free(r->bug_error);
@@ -1104,13 +1134,15 @@ static enum bb_status read_export(struct xml_source *src, const struct bz_xml_ca
 	enum bb_status st = BB_OK;
 	int eof = 0, first = 1, handlers_set = 0;
 	size_t used;
-	xmlGenericErrorFunc saved_generic;
-	void *saved_generic_ctx;
-	xmlStructuredErrorFunc saved_structured;
-	void *saved_structured_ctx;
+	xmlGenericErrorFunc saved_generic = NULL;
+	void *saved_generic_ctx = NULL;
+	xmlStructuredErrorFunc saved_structured = NULL;
+	void *saved_structured_ctx = NULL;
 
 	memset(&r, 0, sizeof(r));
 	r.cb = cb;
+	for (size_t i = 0; i < LIST_COUNT; i++)
+		r.lists[i] = g_ptr_array_new();
 	buf_init_capped(&r.text, XML_TEXT_MAX);
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;

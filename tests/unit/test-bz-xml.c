@@ -995,6 +995,38 @@ static void test_times(void)
 	seen_release(&s);
 }
 
+/* A bug's lists are its own, in order, however long (the reader used to
+ * count a list again on every item it added). */
+static void test_lists(void)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct buf xml = BUF_INIT;
+	struct seen s;
+	size_t want = 20000, in_order = 1;
+	char name[64];
+
+	buf_addstr(&xml, "<bugzilla version=\"5.2\"><bug error=\"NotPermitted\"><bug_id>7</bug_id>"
+		   "<cc>hidden@example.org</cc><keywords>secret</keywords></bug><bug><bug_id>8</bug_id>"
+		   "<keywords>k1, k2</keywords><group>g</group>");
+	for (size_t i = 0; i < want; i++)
+		buf_addf(&xml, "<cc>p%zu@example.org</cc>", i);
+	buf_addstr(&xml, "</bug></bugzilla>");
+	ok(read_str(xml.data, xml.len, &s, &err) == BB_OK && s.kept && s.kept->id == 8,
+	   "a bug after a refused one, with %zu cc", want);
+	if (s.kept) {
+		for (size_t i = 0; i < want && in_order; i++) {
+			snprintf(name, sizeof(name), "p%zu@example.org", i);
+			in_order = s.kept->cc[i] && !strcmp(s.kept->cc[i], name);
+		}
+		ok(list_len(s.kept->cc) == want && in_order, "every cc, in order, none of bug 7's");
+		ok(list_len(s.kept->keywords) == 2 && !strcmp(s.kept->keywords[0], "k1") &&
+		   list_len(s.kept->groups) == 1 && list_len(s.kept->alias) == 0,
+		   "its keywords and group, no alias");
+	}
+	seen_release(&s);
+	buf_release(&xml);
+}
+
 int main(void)
 {
 	struct stat sb;
@@ -1015,5 +1047,6 @@ int main(void)
 	test_entities();
 	test_broken_input();
 	test_times();
+	test_lists();
 	return done_testing();
 }
