@@ -327,12 +327,18 @@ int tri_signature_of(const struct tri_oops *o, const char *text, size_t len,
 	ssize_t g;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; o->pc_symbol && i < o->nframes && !pc_shared; i++)
+	/* KMSAN's header names the function that used the value wherever it
+	 * is (syzbot titles "uninit-value in sw842_compress", in lib/842/):
+	 * only the helpers symbol_skipped() names send it down the trace */
+	int kmsan = o->first_line && strstr(o->first_line, "KMSAN: ");
+
+	for (size_t i = 0; o->pc_symbol && !kmsan && i < o->nframes && !pc_shared; i++)
 		pc_shared = o->frames[i].path && !strcmp(o->frames[i].symbol, o->pc_symbol) &&
 			    frame_shared(&o->frames[i], 0);
-	if (o->pc_symbol && !pc_shared && !symbol_shared(o->pc_symbol) &&
-	    !tri_symbol_is_generic(o->pc_symbol) && !symbol_skipped(o->pc_symbol, oops_is_leak(o)) &&
-	    !(o->path && (tri_path_is_shared(o->path, 0) || reporter_path(o->path))) &&
+	if (o->pc_symbol && !pc_shared && !tri_symbol_is_generic(o->pc_symbol) &&
+	    !symbol_skipped(o->pc_symbol, oops_is_leak(o)) &&
+	    (kmsan || (!symbol_shared(o->pc_symbol) &&
+		       !(o->path && (tri_path_is_shared(o->path, 0) || reporter_path(o->path))))) &&
 	    o->kind != TRI_OOPS_HUNG && o->kind != TRI_OOPS_STALL) {
 		sym = o->pc_symbol;
 		module = o->pc_module;

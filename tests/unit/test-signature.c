@@ -175,6 +175,14 @@ static const char infoleak[] =
 	" i2cdev_ioctl_smbus+0x5c1/0x8a0 drivers/i2c/i2c-dev.c:386\n"
 	" i2cdev_ioctl+0x3f1/0xe10 drivers/i2c/i2c-dev.c:478\n";
 
+/* KMSAN's uninit-value in a library function: syzbot names it, lib/ or
+ * not */
+static const char uninit_lib[] =
+	"BUG: KMSAN: uninit-value in sw842_compress+0x1f0f/0x2e10 lib/842/842_compress.c:506\n"
+	" sw842_compress+0x1f0f/0x2e10 lib/842/842_compress.c:506\n"
+	" crypto842_scompress+0x4e/0xa0 crypto/842.c:60\n"
+	" scomp_acomp_comp_decomp+0x7cb/0xc60 crypto/scompress.c:187\n";
+
 /* KASAN's double-free is syzbot's invalid-free */
 static const char double_free[] =
 	"BUG: KASAN: double-free in dev_free+0x4fa/0x750 drivers/usb/gadget/legacy/raw_gadget.c:225\n"
@@ -280,6 +288,8 @@ static void test_signatures(void)
 			  "an older kmemleak (\"backtrace:\", addresses before the frames)" },
 			{ infoleak, "KMSAN: kernel-infoleak in i2cdev_ioctl_smbus",
 			  "KMSAN infoleak: the copy helpers skipped" },
+			{ uninit_lib, "KMSAN: uninit-value in sw842_compress",
+			  "KMSAN uninit-value: the header's function, in lib/ as it is" },
 			{ double_free, "KASAN: invalid-free in dev_free",
 			  "KASAN's double-free is syzbot's invalid-free" },
 			{ refcount_warning, "WARNING: refcount bug in rsi_91x_deinit",
