@@ -812,21 +812,25 @@ static enum bb_status record_culprit(struct tracker *t, long long bug, const cha
 }
 
 /* Records the commits the Fixes: lines of text name (unquoted lines, which
- * may be indented, as a patch pasted into a comment is) as bug's
- * culprits. */
+ * may be indented, as a patch pasted into a comment is; a top-post's quote
+ * of another mail is quoted too) as bug's culprits. */
 static enum bb_status record_fixes_lines(struct tracker *t, long long bug, const char *text,
 					 const char *source, struct bb_error *err)
 {
 	enum bb_status s = BB_OK;
+	struct inmail_lines it;
+	enum inmail_line_kind kind;
+	const char *p;
+	size_t len;
 
-	for (const char *p = text; p && *p && !s;) {
-		size_t len = strcspn(p, "\n");
-		const char *q = p + strspn(p, " \t");
+	for (inmail_lines_init(&it, text ? text : "", text ? strlen(text) : 0);
+	     !s && inmail_lines_next(&it, &p, &len, &kind);) {
+		size_t blank = strspn(p, " \t");
 		char hash[41];
 
-		if (q < p + len && !g_ascii_strncasecmp(q, "Fixes:", 6) && fixes_hash(q + 6, hash))
+		if (kind != INMAIL_LINE_QUOTE && blank + 6 <= len &&
+		    !g_ascii_strncasecmp(p + blank, "Fixes:", 6) && fixes_hash(p + blank + 6, hash))
 			s = record_culprit(t, bug, hash, source, err);
-		p += len + (p[len] == '\n');
 	}
 	return s;
 }
@@ -923,18 +927,20 @@ static const char *thread_root(const struct inmail *m)
 }
 
 /* Collects into ids (at most max, distinct) the bugs whose URLs stand in
- * the unquoted lines of text; returns how many, max + 1 when there are
- * more. */
+ * the unquoted lines of text (a top-post's quote of another mail is
+ * quoted too); returns how many, max + 1 when there are more. */
 static size_t bugs_cited(struct tracker *t, const char *text, long long *ids, size_t max)
 {
-	size_t n = 0;
+	struct inmail_lines it;
+	enum inmail_line_kind kind;
+	const char *p;
+	size_t n = 0, len;
 
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
+	for (inmail_lines_init(&it, text, strlen(text)); inmail_lines_next(&it, &p, &len, &kind);) {
 		const char *end = p + len;
 
 		/* quoted text cites for the mail it came from */
-		if (*p != '>') {
+		if (kind != INMAIL_LINE_QUOTE && *p != '>') {
 			for (const char *q = p; q < end && n <= max;) {
 				char url[REG_LINK_URL_MAX + 1];
 				size_t ulen = 0;
@@ -961,7 +967,6 @@ static size_t bugs_cited(struct tracker *t, const char *text, long long *ids, si
 				n += bug != 0;
 			}
 		}
-		p = *end ? end + 1 : end;
 	}
 	return n;
 }
@@ -1624,23 +1629,23 @@ static enum bb_status patch_fixes_culprit(struct tracker *t, const struct inmail
 {
 	enum bb_status s = BB_OK;
 	char *link = NULL;
+	struct inmail_lines it;
+	enum inmail_line_kind kind;
+	const char *p;
+	size_t len;
 
-	for (const char *p = body; *p && !s;) {
-		size_t len = strcspn(p, "\n");
+	for (inmail_lines_init(&it, body, strlen(body)); !s && inmail_lines_next(&it, &p, &len, &kind);) {
 		sqlite3_stmt *st = NULL;
 		char culprit[41], value[128];
 		long long hit[16];
 		size_t nhit = 0, vlen;
 
-		if (g_ascii_strncasecmp(p, "Fixes:", 6) || !fixes_hash(p + 6, culprit)) {
-			p += len + (p[len] == '\n');
+		if (len < 6 || g_ascii_strncasecmp(p, "Fixes:", 6) || !fixes_hash(p + 6, culprit))
 			continue;
-		}
 		vlen = len - 6 < sizeof(value) - 1 ? len - 6 : sizeof(value) - 1;
 		memcpy(value, p + 6, vlen);
 		value[vlen] = '\0';
 		g_strstrip(value);
-		p += len + (p[len] == '\n');
 		if ((s = store_cached(t->db, &st, "SELECT id FROM reg_regression r WHERE culprit != ''"
 				      " AND (substr(culprit, 1, length(?1)) = ?1 OR"
 				      " substr(?1, 1, length(culprit)) = culprit) AND NOT EXISTS"
@@ -1680,14 +1685,15 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 				   time_t when, int counts, const char *who,
 				   const long long *thread, size_t nthread, struct bb_error *err)
 {
-	const char *p = body;
+	struct inmail_lines it;
+	enum inmail_line_kind kind;
+	const char *p;
 	enum bb_status s = BB_OK;
 	long long counted[16];
-	size_t ncounted = 0;
+	size_t ncounted = 0, len;
 	int reply = is_reply(m);
 
-	while (*p && !s) {
-		size_t len = strcspn(p, "\n");
+	for (inmail_lines_init(&it, body, strlen(body)); !s && inmail_lines_next(&it, &p, &len, &kind);) {
 		char line[1024];
 		long long ids[16], bug = 0;
 		size_t n = 0;
@@ -1738,7 +1744,6 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 				s = activity_note(t, ids[i], when, who ? who : "", m->message_id, err);
 			}
 		}
-		p += len + (p[len] == '\n');
 	}
 	if (!s && !reply)
 		s = patch_fixes_culprit(t, m, body, when, err);

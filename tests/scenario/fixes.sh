@@ -176,12 +176,17 @@ printf 'Open bugs: %s/401 %s/402 %s/404 %s/405\n' "$bz" "$bz" "$bz" "$bz" |
 	listlab_send "Lister <lister@example.org>" mention-3@example.org "" "weekly digest"
 printf 'Anyone seen %s/show_bug.cgi?id=402 ?\n' "$bz" |
 	listlab_send "User <user@example.org>" mention-4@example.org "" "usb secret question"
+# a top-post quoting the other mail without '>' (Outlook's "-----Original
+# Message-----") cites for that mail too
+printf 'Adding the team.\n\n-----Original Message-----\nFrom: User <user@example.org>\nSent: Monday\nSubject: hub\n\nSee %s/401 for the logs.\n' "$bz" |
+	listlab_send "Boss <boss@example.org>" mention-5@example.org "" "FW: usb hub logs"
 check "sync after the mentions" bb sync
 is "each cited bug hears of the thread once, with the mail's link" \
 	"$(comments 405 "Mentioned on the list: usb hubs flapping on 6.8 http://127.0.0.1:$LISTLAB_HTTP_PORT/r/mention-1@example.org/")/$(comments 401 "Mentioned on the list: usb hubs flapping on 6.8")" "1/1"
 is "not of the reply in the same thread, nor of quoted or listed bugs" \
 	"$(comments 405 "Mentioned on the list")/$(comments 404 "Mentioned")/$(comments 401 "weekly digest")" "1/0/0"
 is "the restricted bug hears nothing" "$(comments 402 "Mentioned")" "0"
+is "nor of a bug cited in the original a top-post quotes" "$(comments 401 "usb hub logs")" "0"
 
 check "a last sync" bb sync
 is "nothing twice" "$(comments 401 "Fixed by commit")/$(comments 404 "saw the fix land")/$(comments 405 "A patch was posted")" "2/1/1"
