@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <glib.h>
 #include <magic.h>
 
 #include "attachments/blob.h"
@@ -1932,45 +1933,24 @@ static enum bb_status copy_names(struct blob_store *bs, struct blob_store *dest,
 }
 
 /* Member blobs that only the archive hex kept in the store. */
-static enum bb_status member_hashes(struct blob_store *bs, const char *hex, char ***out,
+static enum bb_status member_hashes(struct blob_store *bs, const char *hex, GPtrArray **out,
 				    struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	char **v = NULL;
-	size_t n = 0;
 	enum bb_status s;
 	int rc;
 
-	*out = NULL;
+	*out = g_ptr_array_new_with_free_func(g_free);
 	if ((s = store_prepare(bs->db, &st, "SELECT hash FROM blob_ref WHERE kind = 'member-of'"
 				" AND ref = ?", err)))
 		return s;
 	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-	while (!s && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char **nv = realloc(v, (n + 2) * sizeof(*v));
-
-		if (!nv || !(nv[n] = strdup(col_text(st, 0)))) {
-			v = nv ? nv : v;
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			break;
-		}
-		v = nv;
-		v[++n] = NULL;
-	}
-	if (!s && rc != SQLITE_DONE)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		g_ptr_array_add(*out, g_strdup(col_text(st, 0)));
+	if (rc != SQLITE_DONE)
 		s = db_fail(bs, err, "reading an archive's members");
 	sqlite3_finalize(st);
-	if (v)
-		v[n] = NULL;
-	*out = v;
 	return s;
-}
-
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
 }
 
 enum bb_status blob_unpublish(struct blob_store *bs, struct blob_store *dest, const char *hex,
@@ -1979,7 +1959,8 @@ enum bb_status blob_unpublish(struct blob_store *bs, struct blob_store *dest, co
 	struct blob_info info;
 	struct blob_origin none = { "", "", "bugzilla-attachment", "" };
 	sqlite3_stmt *unref = NULL, *del = NULL;
-	char **members = NULL, *path = NULL;
+	GPtrArray *members = NULL;
+	char *path = NULL;
 	long long refs;
 	int fd = -1;
 	enum bb_status s;
@@ -2026,17 +2007,18 @@ enum bb_status blob_unpublish(struct blob_store *bs, struct blob_store *dest, co
 	*moved = 1;
 	log_event(LOG_LEVEL_INFO, "blob.unpublished", LF_STR("hash", hex),
 		  LF_STR("to", dest ? "private store" : "nowhere"));
-	for (size_t i = 0; members && members[i] && !s; i++) {
+	for (guint i = 0; members && i < members->len && !s; i++) {
 		int gone;
 
-		s = blob_unpublish(bs, dest, members[i], &gone, err);
+		s = blob_unpublish(bs, dest, g_ptr_array_index(members, i), &gone, err);
 	}
 out:
 	if (fd >= 0)
 		close(fd);
 	sqlite3_finalize(unref);
 	sqlite3_finalize(del);
-	strv_free(members);
+	if (members)
+		g_ptr_array_unref(members);
 	free(path);
 	pthread_mutex_unlock(&bs->lock);
 	return s;

@@ -7,8 +7,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <glib.h>
 #include <json-c/json.h>
 
+#include "bridge/follow.h"
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
@@ -613,7 +615,7 @@ struct bug_run {
 	/* Cc'd on the bug's next mail only (once per bug: bug_cc) */
 	struct extra_cc {
 		int loaded, used, composed;  /* composed: the mail at hand has them */
-		char **entries, **reasons;   /* "Name <addr>" and why, NULL-terminated */
+		GPtrArray *entries, *reasons; /* "Name <addr>" and why; NULL: none yet */
 		char **cc, **rcpt;           /* route.cc and the envelope with them */
 	} extra;
 };
@@ -626,8 +628,10 @@ static void bug_run_release(struct bug_run *br)
 	free(br->route_note);
 	free(br->sender);
 	strv_free(br->rcpt);
-	strv_free(br->extra.entries);
-	strv_free(br->extra.reasons);
+	if (br->extra.entries) {
+		g_ptr_array_unref(br->extra.entries);
+		g_ptr_array_unref(br->extra.reasons);
+	}
 	free(br->extra.cc);          /* its strings are route.cc's and entries' */
 	strv_free(br->extra.rcpt);
 }
@@ -687,38 +691,27 @@ static int cc_known(struct bug_run *br, const char *address, const char *reason)
 	return known;
 }
 
+static int same_address(const char *entry, const char *address)
+{
+	char *a = mnt_address(entry);
+	int same = a && !strcasecmp(a, address);
+
+	free(a);
+	return same;
+}
+
 /* Whether address is among the route's recipients or the extras already. */
 static int cc_routed(struct bug_run *br, const char *address)
 {
-	char *const *lists[] = { br->route.to, br->route.cc, br->extra.entries };
+	char *const *lists[] = { br->route.to, br->route.cc };
 
-	for (size_t l = 0; l < 3; l++) {
-		for (size_t i = 0; lists[l] && lists[l][i]; i++) {
-			char *a = mnt_address(lists[l][i]);
-			int same = a && !strcasecmp(a, address);
-
-			free(a);
-			if (same)
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && lists[l][i]; i++)
+			if (same_address(lists[l][i], address))
 				return 1;
-		}
-	}
-	return 0;
-}
-
-static int strv_push(char ***v, const char *s)
-{
-	size_t n = 0;
-	char **grown, *copy = strdup(s);
-
-	while (*v && (*v)[n])
-		n++;
-	if (!copy || !(grown = realloc(*v, (n + 2) * sizeof(**v)))) {
-		free(copy);
-		return -1;
-	}
-	grown[n] = copy;
-	grown[n + 1] = NULL;
-	*v = grown;
+	for (guint i = 0; br->extra.entries && i < br->extra.entries->len; i++)
+		if (same_address(g_ptr_array_index(br->extra.entries, i), address))
+			return 1;
 	return 0;
 }
 
@@ -733,8 +726,14 @@ static int extra_add(struct bug_run *br, const char *entry, const char *reason)
 		return -1;
 	ascii_lower(address);
 	if (*address && strchr(address, '@') && !cc_known(br, address, NULL) &&
-	    !cc_routed(br, address))
-		r = strv_push(&br->extra.entries, entry) || strv_push(&br->extra.reasons, reason) ? -1 : 0;
+	    !cc_routed(br, address) && !follow_left(br->sc, br->bug->id, address)) {
+		if (!br->extra.entries) {
+			br->extra.entries = g_ptr_array_new_with_free_func(g_free);
+			br->extra.reasons = g_ptr_array_new_with_free_func(g_free);
+		}
+		g_ptr_array_add(br->extra.entries, g_strdup(entry));
+		g_ptr_array_add(br->extra.reasons, g_strdup(reason));
+	}
 	free(address);
 	return r;
 }
@@ -805,12 +804,11 @@ static enum bb_status extra_cc_load(struct bug_run *br, struct bb_error *err)
 	/* route.cc with the extras, and the envelope of both */
 	while (br->route.cc && br->route.cc[n])
 		n++;
-	while (br->extra.entries[k])
-		k++;
+	k = br->extra.entries->len;
 	if (!(br->extra.cc = calloc(n + k + 1, sizeof(char *))))
 		goto nomem;
 	memcpy(br->extra.cc, br->route.cc, n * sizeof(char *));
-	memcpy(br->extra.cc + n, br->extra.entries, k * sizeof(char *));
+	memcpy(br->extra.cc + n, br->extra.entries->pdata, k * sizeof(char *));
 	with = br->route;
 	with.cc = br->extra.cc;
 	if (!(br->extra.rcpt = envelope(&with)))
@@ -843,12 +841,15 @@ static enum bb_status extra_cc_done(struct bug_run *br, const char *message_id,
 	br->extra.used = 1;
 	if (br->sc->dry_run)
 		return BB_OK;
-	for (size_t i = 0; !s && br->extra.entries[i]; i++) {
-		s = cc_row(br, br->extra.entries[i], br->extra.reasons[i], message_id, err);
+	for (guint i = 0; !s && i < br->extra.entries->len; i++) {
+		const char *entry = g_ptr_array_index(br->extra.entries, i);
+		const char *reason = g_ptr_array_index(br->extra.reasons, i);
+
+		s = cc_row(br, entry, reason, message_id, err);
 		if (!s)
 			log_event(LOG_LEVEL_INFO, "sync.cc", LF_INT("bug", br->bug->id),
-				  LF_STR("message_id", message_id), LF_STR("cc", br->extra.entries[i]),
-				  LF_STR("reason", br->extra.reasons[i]));
+				  LF_STR("message_id", message_id), LF_STR("cc", entry),
+				  LF_STR("reason", reason));
 	}
 	return s;
 }
@@ -1295,24 +1296,6 @@ static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment *
 	return s;
 }
 
-/* The reporter joins Cc only when the site asks for it. */
-static void add_reporter(struct sync_context *sc, struct route_result *route, const char *login)
-{
-	size_t n = 0;
-	char **cc;
-
-	if (!sc->cfg->mail_cc_reporter || !login || !*login)
-		return;
-	while (route->cc && route->cc[n])
-		n++;
-	cc = realloc(route->cc, (n + 2) * sizeof(*cc));
-	if (cc) {
-		cc[n] = strdup(login);
-		cc[n + 1] = NULL;
-		route->cc = cc;
-	}
-}
-
 /* The private store (sc->private_blobs), opened here the first time when
  * sc->open_private says how; *out is NULL only when there is none (the
  * blobs are dropped). */
@@ -1517,9 +1500,10 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		goto out;
 	}
 	route_by_content(sc, bug, &br.route);
-	add_reporter(sc, &br.route, bug->creator.login);
 	stats->bugs_mirrored++;
-	br.recipients = describe_recipients(&br.route);
+	br.recipients = describe_recipients(&br.route);   /* the lists and route's people */
+	if ((s = follow_route(sc, bug, &br.route, !br.known.exists, err)))  /* bridge/follow.h */
+		goto out;
 	br.rcpt = envelope(&br.route);
 	br.sender = mnt_address(sc->cfg->mail_from);
 	if (!br.recipients || !br.rcpt || !br.sender) {
@@ -1820,7 +1804,8 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 		}
 		goto out;
 	}
-	add_reporter(sc, &route, bug.creator.login);
+	if ((s = follow_route(sc, &bug, &route, 0, err)))
+		goto out;
 	att_describe(sc, a, &state, &ma);
 	sync_mail_options(sc->cfg, &mopt);
 	mopt.mark_key = sync_mark_key(sc);

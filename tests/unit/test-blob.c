@@ -473,6 +473,21 @@ static void test_archive_members(void)
 		is_int(blob_lookup(bs, fw_hash, NULL, NULL), BB_ERR_NOT_FOUND,
 		       "members of a removed archive are removed too");
 	}
+	/* unpublished: the archive goes, and the members only it kept */
+	{
+		int moved = 0;
+		char *sql = str_printf("SELECT count(*) FROM blob WHERE hash = '%s'", fw_hash);
+
+		fd = open(tgz, O_RDONLY);
+		ok(blob_put_fd(bs, fd, NULL, NULL, NULL, &info, &err) == BB_OK &&
+		   blob_lookup(bs, fw_hash, NULL, NULL) == BB_OK, "the archive again, with its members");
+		close(fd);
+		ok(blob_unpublish(bs, NULL, info.hash, &moved, &err) == BB_OK && moved,
+		   "the archive unpublished: %s", err.message);
+		is_int(blob_lookup(bs, info.hash, NULL, NULL), BB_ERR_NOT_FOUND, "the archive is gone");
+		is_int(count_rows(sql), 0, "and so is its firmware member");
+		free(sql);
+	}
 	buf_release(&list);
 	free(tgz);
 }
