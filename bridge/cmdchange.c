@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "bridge/cmdchange.h"
+#include "bridge/follow.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
@@ -82,6 +83,13 @@ char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char 
 		json_object_object_add(o, "to", json_object_new_string(c->to));
 		json_object_object_add(o, "by", json_object_new_string(sender ? sender : ""));
 		break;
+	case MAILCMD_SUBSCRIBE:
+	case MAILCMD_UNSUBSCRIBE:
+		/* the sender's own Cc: bridge/follow.c does it */
+		json_object_put(o);
+		if (!(out = follow_change(c, sender)))
+			*note = "out of memory";
+		return out;
 	default:
 		json_object_put(o);
 		return NULL;

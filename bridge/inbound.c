@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "bridge/cmdchange.h"
+#include "bridge/follow.h"
 #include "bridge/inbound.h"
 #include "bridge/inbound_internal.h"
 #include "bridge/mailcmd.h"
@@ -767,12 +768,14 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 						   already, err);
 			continue;
 		}
-		if (!allowed || !in_thread) {
+		if (!(allowed || (follow_verb(c->verb) && have_bug && verdict->authenticated &&
+				  !history)) || !in_thread) {
 			/* the signature covers the threading headers, not the
-			 * subject: only a mail in the bug's thread may act on it */
+			 * subject: only a mail in the bug's thread may act on it;
+			 * anyone authenticated may follow or leave it */
 			stats->commands_refused++;
 			note = !verdict->authenticated || history ? unauthenticated
-			       : !allowed ? "the sender may not act on this bug"
+			       : !allowed && !follow_verb(c->verb) ? "the sender may not act on this bug"
 			       : "the mail is not in the bug's thread (only its subject names the bug)";
 			log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
 				  LF_STR("from", m->from_addr), LF_STR("command", c->text),
@@ -1112,9 +1115,11 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	int nomem;
 	enum bb_status s = BB_OK;
 
-	if (needinfo_is_change(change)) {
+	if (needinfo_is_change(change) || follow_is_change(change)) {
 		json_object_put(o);
-		return needinfo_command(sc, row, seq, bug_id, change, stats, err);
+		return needinfo_is_change(change)
+			? needinfo_command(sc, row, seq, bug_id, change, stats, err)
+			: follow_command(sc, row, seq, bug_id, change, stats, err);
 	}
 	if (!change) {
 		/* stop: bugbridge mirrors the bug no more */

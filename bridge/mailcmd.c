@@ -29,6 +29,9 @@ static const struct {
 	{ "stop", MAILCMD_STOP },
 	{ "track", MAILCMD_TRACK },
 	{ "needinfo", MAILCMD_NEEDINFO },
+	{ "subscribe", MAILCMD_SUBSCRIBE },
+	{ "unsubscribe", MAILCMD_UNSUBSCRIBE },
+	{ "uncc", MAILCMD_UNSUBSCRIBE },   /* syzbot's word */
 };
 
 const char *mailcmd_verb_str(enum mailcmd_verb verb)
@@ -221,6 +224,8 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, cons
 	case MAILCMD_REOPEN:
 	case MAILCMD_STOP:
 	case MAILCMD_TRACK:
+	case MAILCMD_SUBSCRIBE:
+	case MAILCMD_UNSUBSCRIBE:
 		if (!rest_is_empty(p, end))
 			*why = "this command takes no argument";
 		return 1;
@@ -420,7 +425,8 @@ char *mailcmd_error_reply(const struct mailcmd *cmds, size_t n)
 		"  #bugbridge assign <address|me>  #bugbridge title <text>\n"
 		"  #bugbridge priority <value>     #bugbridge severity <value>\n"
 		"  #bugbridge stop                 #bugbridge track\n"
-		"  #bugbridge needinfo [reporter|<address>] <question>\n") == BB_OK;
+		"  #bugbridge needinfo [reporter|<address>] <question>\n"
+		"  #bugbridge subscribe            #bugbridge unsubscribe (or uncc)\n") == BB_OK;
 	if (!ok) {
 		buf_release(&b);
 		return NULL;

@@ -24,6 +24,8 @@
  *   needinfo [reporter|<address>] <question>
  *                               ask the reporter (the default) or an address;
  *                               the question is the rest of the line
+ *   subscribe                   Cc the sender on the bug's mails
+ *   unsubscribe (or uncc)       Cc the sender on them no more
  *
  * Which resolutions, priorities and severities exist is Bugzilla's to say;
  * only the form is checked here.  An unknown verb or a malformed argument
@@ -55,6 +57,8 @@ enum mailcmd_verb {
 	MAILCMD_STOP,
 	MAILCMD_TRACK,
 	MAILCMD_NEEDINFO,
+	MAILCMD_SUBSCRIBE,
+	MAILCMD_UNSUBSCRIBE,
 };
 
 struct mailcmd {

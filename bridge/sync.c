@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <json-c/json.h>
 
+#include "bridge/follow.h"
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
@@ -725,7 +726,7 @@ static int extra_add(struct bug_run *br, const char *entry, const char *reason)
 		return -1;
 	ascii_lower(address);
 	if (*address && strchr(address, '@') && !cc_known(br, address, NULL) &&
-	    !cc_routed(br, address)) {
+	    !cc_routed(br, address) && !follow_left(br->sc, br->bug->id, address)) {
 		if (!br->extra.entries) {
 			br->extra.entries = g_ptr_array_new_with_free_func(g_free);
 			br->extra.reasons = g_ptr_array_new_with_free_func(g_free);
@@ -1295,24 +1296,6 @@ static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment *
 	return s;
 }
 
-/* The reporter joins Cc only when the site asks for it. */
-static void add_reporter(struct sync_context *sc, struct route_result *route, const char *login)
-{
-	size_t n = 0;
-	char **cc;
-
-	if (!sc->cfg->mail_cc_reporter || !login || !*login)
-		return;
-	while (route->cc && route->cc[n])
-		n++;
-	cc = realloc(route->cc, (n + 2) * sizeof(*cc));
-	if (cc) {
-		cc[n] = strdup(login);
-		cc[n + 1] = NULL;
-		route->cc = cc;
-	}
-}
-
 /* The private store (sc->private_blobs), opened here the first time when
  * sc->open_private says how; *out is NULL only when there is none (the
  * blobs are dropped). */
@@ -1517,9 +1500,10 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		goto out;
 	}
 	route_by_content(sc, bug, &br.route);
-	add_reporter(sc, &br.route, bug->creator.login);
 	stats->bugs_mirrored++;
-	br.recipients = describe_recipients(&br.route);
+	br.recipients = describe_recipients(&br.route);   /* the lists and route's people */
+	if ((s = follow_route(sc, bug, &br.route, !br.known.exists, err)))  /* bridge/follow.h */
+		goto out;
 	br.rcpt = envelope(&br.route);
 	br.sender = mnt_address(sc->cfg->mail_from);
 	if (!br.recipients || !br.rcpt || !br.sender) {
@@ -1820,7 +1804,8 @@ static enum bb_status mail_stored_attachment(struct sync_context *sc, const stru
 		}
 		goto out;
 	}
-	add_reporter(sc, &route, bug.creator.login);
+	if ((s = follow_route(sc, &bug, &route, 0, err)))
+		goto out;
 	att_describe(sc, a, &state, &ma);
 	sync_mail_options(sc->cfg, &mopt);
 	mopt.mark_key = sync_mark_key(sc);

@@ -1779,7 +1779,8 @@ enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct
 
 		/* "comment" goes as Bugzilla wants it: {"body": text}; "flags"
 		 * and "keywords" are JSON (bz_client.h) */
-		int is_json = !strcmp(ch[i].field, "flags") || !strcmp(ch[i].field, "keywords");
+		int is_json = !strcmp(ch[i].field, "flags") || !strcmp(ch[i].field, "keywords") ||
+			      !strcmp(ch[i].field, "cc");
 		json_object *v = !fixed ? NULL : is_json ? json_tokener_parse(fixed)
 				 : strcmp(ch[i].field, "comment")
 				 ? json_object_new_string(fixed) : json_object_new_object();

@@ -203,9 +203,9 @@ struct bz_change {
 };
 
 /* PUT /rest/bug/<id> with the n fields ("comment": a comment made with the
- * change, sent as {"body": text}; "flags" and "keywords" take JSON text, as
- * [{"name": "needinfo", "status": "?"}] and {"add": ["needinfo"]}, sent as
- * that JSON).  Not retried (see bz_add_comment);
+ * change, sent as {"body": text}; "flags", "keywords" and "cc" take JSON
+ * text, as [{"name": "needinfo", "status": "?"}] and {"add": ["needinfo"]},
+ * sent as that JSON).  Not retried (see bz_add_comment);
  * Bugzilla's refusal (an invalid resolution, a component that does not
  * exist, no permission) comes back as its folded status with its message. */
 enum bb_status bz_update_bug(struct bz_client *c, long long bug_id, const struct bz_change *ch,

@@ -190,7 +190,7 @@ static const struct key_spec keys[] = {
 	    "show people's addresses, not only their names, in mail, reports and exports" },
 	  KEY_BOOL, OFF(mail_show_addresses) },
 	{ { "mail", "cc_reporter", "false", 0,
-	    "put the reporter in Cc:" }, KEY_BOOL, OFF(mail_cc_reporter) },
+	    "ask a bug's reporter once, in a mail of their own, to be Cc'd (a reply \"#bugbridge subscribe\" on the list); never Cc'd without" }, KEY_BOOL, OFF(mail_cc_reporter) },
 	{ { "mail", "inline_text_limit", "4K", 0,
 	    "text attachments up to this size are quoted in the mail; 0: never" }, KEY_SIZE, OFF(mail_inline_limit) },
 	{ { "mail", "footer", NULL, 0,

@@ -544,6 +544,21 @@ static const char *const migrations[] = {
 	 "  UNIQUE (bug_id, release)"
 	 ");"
 	 "CREATE INDEX aging_ping_state ON aging_ping (state, pinged_at);"),
+	/* 23 -> 24: who follows a bug by mail (bridge/follow.h), per bug and
+	 * address (bare, lower case): state 'in' (Cc'd on the bug's mails, by
+	 * "#bugbridge subscribe"), 'out' (never Cc'd on them, not even as the
+	 * bridge's own culprit or reporter Cc, by "#bugbridge unsubscribe"),
+	 * or 'asked' (the reporter was asked once, [mail] cc_reporter, and
+	 * has not answered); mail is the in_mail row of the command */
+	("CREATE TABLE follow ("
+	 "  bug_id INTEGER NOT NULL,"
+	 "  address TEXT NOT NULL,"
+	 "  entry TEXT NOT NULL,"        /* as Cc'd: the address as written */
+	 "  state TEXT NOT NULL,"
+	 "  mail INTEGER,"
+	 "  updated INTEGER NOT NULL,"
+	 "  PRIMARY KEY (bug_id, address)"
+	 ");"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

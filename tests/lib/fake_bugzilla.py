@@ -38,7 +38,9 @@ State file (JSON; every key optional)
            | {"offset": -3600},                     # real time + offset
     "params": {"insidergroup": "insiders",          # Bugzilla parameters
                "timetrackinggroup": "editbugs",
-               "defaultopsys": "", "defaultplatform": ""},
+               "defaultopsys": "", "defaultplatform": "",
+               "strict_isolation": false},          # a CC must be able to edit the
+                                                    # bug's product (canedit_groups)
     "quirks": {"reset_every": 0,                    # see Quirks below
                "reset_style": "next_request",
                "keepalive_timeout": 5,
@@ -63,6 +65,8 @@ State file (JSON; every key optional)
     "products": [{"name": "Drivers", "id": 2, "description": "...",
                   "classification": "Unclassified",
                   "versions": ["unspecified"], "milestones": ["---"],
+                  "canedit_groups": ["drivers-devs"],  # CANEDIT group controls: only
+                                                    # members of each edit its bugs
                   "components": ["Network",          # a name, or an object:
                                  {"name": "USB", "description": "...",
                                   "default_assigned_to": "bob@example.com",
@@ -888,6 +892,8 @@ class Model:
                        "is_active": bool(spec.get("is_active", True)),
                        "versions": [], "milestones": [], "components": {}}
             self.products[name] = product
+        product["canedit_groups"] = list(spec.get("canedit_groups")
+                                         or product.get("canedit_groups") or [])
         for version in spec.get("versions") or ["unspecified"]:
             if version not in product["versions"]:
                 product["versions"].append(version)
@@ -1793,6 +1799,32 @@ class Bugzilla:
                 for login in new_list:
                     if login not in model.users:
                         raise no_such_user(login)
+                # Bug::remove_cc (5.2): each name removed is a user
+                # (User->check), and only a user who can edit the bug
+                # (editbugs, its assignee or QA contact; not its reporter)
+                # takes another person off, even one not on the list:
+                # cc_remove_denied, which has no code of its own
+                removing = as_list(p[name].get("remove")) if isinstance(p[name], dict) else []
+                for login in removing:
+                    if login not in model.users:
+                        raise no_such_user(login)
+                # Bug::add_cc -> _check_strict_isolation_for_user: with
+                # strict_isolation, a user added must be able to edit the
+                # product (User::can_edit_product: in each CANEDIT group)
+                product = model.products.get(new["product"]) or {}
+                for login in new_list:
+                    if login not in old_list and model.params.get("strict_isolation") and \
+                            not all(model.in_group(model.users[login], g)
+                                    for g in product.get("canedit_groups") or []):
+                        raise BugzillaError(
+                            504, "User '%s' is not able to edit the '%s' Product, and so "
+                                 "cannot be involved with bug %d." % (login, new["product"],
+                                                                      bug["id"]))
+                canedit = model.can_edit_bugs(user) or user["login"] in (
+                    bug["assigned_to"], bug["qa_contact"])
+                if not canedit and any(login != user["login"] for login in removing):
+                    raise BugzillaError(32000, "You do not have permission to remove other "
+                                               "people from the CC list.")
             added = [x for x in new_list if x not in old_list]
             removed = [x for x in old_list if x not in new_list]
             if added or removed:

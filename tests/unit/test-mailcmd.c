@@ -100,6 +100,12 @@ static void test_verbs(void)
 	one("#bugbridge severity high\n", MAILCMD_SEVERITY, "high", 0, "severity");
 	one("#bugbridge stop\n", MAILCMD_STOP, NULL, 0, "stop");
 	one("#bugbridge track\n", MAILCMD_TRACK, NULL, 0, "track");
+	one("#bugbridge subscribe\n", MAILCMD_SUBSCRIBE, NULL, 0, "subscribe");
+	one("#bugbridge Unsubscribe\n", MAILCMD_UNSUBSCRIBE, NULL, 0, "unsubscribe");
+	one("#bugbridge uncc\n", MAILCMD_UNSUBSCRIBE, NULL, 0, "uncc is unsubscribe");
+	invalid("#bugbridge subscribe jane@example.org\n", "this command takes no argument",
+		"subscribe is for the sender only");
+	invalid("#bugbridge uncc me\n", "this command takes no argument", "uncc takes nothing");
 	one("  #BugBridge   CLOSE   fixed\r\n", MAILCMD_CLOSE, "FIXED", 0, "indented, any case, CRLF");
 	one("#bugbridge: reopen\n", MAILCMD_REOPEN, NULL, 0, "keyword with a colon");
 }

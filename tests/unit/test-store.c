@@ -479,6 +479,7 @@ int main(void)
 		store_exec(st, "DROP TABLE bug_signature", NULL);
 		store_exec(st, "DROP TABLE tree_release", NULL);
 		store_exec(st, "DROP TABLE aging_ping", NULL);
+		store_exec(st, "DROP TABLE follow", NULL);
 		ok(store_exec(st, "INSERT INTO imp_bug (id, source, imported) VALUES (1, 'x', 1);"
 			      "INSERT INTO cursor VALUES ('import:https://bz.example', "
 			      "'since=5 pass=0 after=0', 1);"

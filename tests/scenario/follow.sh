@@ -1,0 +1,201 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Following and leaving one bug by mail (issue 37, item 2): "#bugbridge
+# subscribe" from an authenticated sender on a bug's thread Cc's the
+# sender on the bug's next mails and puts the address on Bugzilla's CC
+# list; "#bugbridge unsubscribe" (or "uncc") takes it off both, also when
+# the bridge Cc'd it itself (the route's person, a culprit's author, the
+# reporter) and keeps it off.  An unauthenticated sender's command is
+# refused and never answered.  Bugzilla's refusal (strict_isolation: the
+# person cannot edit the product) and an address without an account are
+# said in the answer.  [mail] cc_reporter asks the reporter once, in a
+# mail of their own; the reporter is Cc'd only after answering with
+# subscribe.  A run killed after Bugzilla's change, before its record,
+# acts once.
+. "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/listlab.sh"
+
+command -v git >/dev/null 2>&1 || skip_all "git is not installed"
+listlab_dkim_key "$WORK/dkim" example.org example.net example.com || skip_all "openssl cannot make a key"
+LISTLAB_DKIM_DIR="$WORK/dkim"
+export LISTLAB_DKIM_DIR
+listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys"
+
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
+	GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.org
+git init -q -b master linux
+g() { git -C "$WORK/linux" "$@"; }
+g commit -q --allow-empty -m "Linux 6.7"
+GIT_AUTHOR_NAME="Carl Culprit" GIT_AUTHOR_EMAIL=carl@example.org \
+g commit -q --allow-empty -m "wifi: iwlwifi: load the new firmware first
+
+Signed-off-by: Carl Culprit <carl@example.org>
+Reviewed-by: Rita Reviewer <rita@example.org>"
+culprit=$(g rev-parse --short=12 HEAD)
+g commit -q --allow-empty -m "Linux 6.8"
+
+cat >state.json <<'EOF2'
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "params": {"strict_isolation": true},
+  "groups": [{"name": "drivers-devs", "description": "may edit Drivers"}],
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs", "drivers-devs"]},
+            {"login": "ines@example.net", "real_name": "Ines Reporter", "groups": ["drivers-devs"]},
+            {"login": "lead@example.org", "real_name": "Lead", "groups": ["drivers-devs"]},
+            {"login": "fan@example.com", "real_name": "Fan", "groups": ["drivers-devs"]},
+            {"login": "outsider@example.com", "real_name": "Outsider"},
+            {"login": "eve@unsigned.test", "real_name": "Eve", "groups": ["drivers-devs"]}],
+  "products": [{"name": "Drivers", "components": ["Wireless"], "canedit_groups": ["drivers-devs"]}],
+  "bugs": [
+    {"id": 701, "summary": "iwlwifi: firmware crash after resume", "product": "Drivers",
+     "component": "Wireless", "status": "CONFIRMED", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:00:00Z", "description": "Wi-Fi dies after resume."},
+    {"id": 702, "summary": "iwlwifi: scan fails", "product": "Drivers",
+     "component": "Wireless", "status": "CONFIRMED", "creator": "ines@example.net",
+     "creation_time": "2026-12-03T08:00:00Z", "description": "No networks found."}
+  ]
+}
+EOF2
+fakebz_start state.json
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+# bz_cc BUG: Bugzilla's CC list of the bug, sorted, space-separated
+bz_cc() {
+	curl -sf "$bz/rest/bug/$1?api_key=bridgekey0123" |
+		python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["bugs"][0]["cc"])))'
+}
+# last_cc BUG: the Cc: header of the bug's newest comment mail (lower case,
+# one space between entries) and, after " // ", its envelope recipients
+last_cc() {
+	/usr/bin/python3 - "$WORK/data/bugbridge.db" "$1" <<'EOF2'
+import email, sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute(
+    "select message, recipients from outbox where bug_id = ? and comment_id is not null"
+    " order by id desc limit 1", (int(sys.argv[2]),)).fetchone()
+m = email.message_from_bytes(bytes(r[0]))
+print(" ".join((m["Cc"] or "").split()).lower(), "//", r[1])
+EOF2
+}
+# answer MSGID: the bridge's answer to that mail (its file); flat: on one line
+answer() { grep -l "In-Reply-To: <$1>" "$WORK"/listlab/received/*.eml 2>/dev/null | xargs -r grep -l "X-Bugbridge-Loop"; }
+flat() { tr -d '\r' <"$1" | tr '\n' '~'; }
+# say FROM BUG MSGID [PARENT] <BODY: FROM's mail on the bug's thread
+say() {
+	listlab_send "$1" "$3" "${4:-bug-$2@bugbridge.test}" "Re: [Bug $2] iwlwifi"
+}
+# comment BUG TEXT: a new comment in Bugzilla, ten minutes on
+comment() {
+	admin clock '{"advance": 600}'
+	admin comment "{\"bug_id\": $1, \"creator\": \"lead@example.org\", \"text\": \"$2\"}"
+}
+
+write_config <<EOF2
+$(listlab_bridge_config | sed '/^\[mail\]/a cc_reporter = true')
+[route wireless]
+component = Wireless
+lists = $LISTLAB_LIST
+people = Max Maintainer <max@example.org>
+[archive]
+url = $LISTLAB_URL
+[inbound]
+trusted_authserv_id = lists.lab
+dkim_key_file = $WORK/dkim/keys
+allow = Lead <lead@example.org>
+[tree mainline]
+path = $WORK/linux
+ref = master
+EOF2
+
+check "first sync: the bugs go to the list" bb sync
+ask=bug-701-r3000000000000@bugbridge.test
+is "the reporter is asked once, in a mail to the reporter alone" \
+	"$(reg "select recipients from outbox where message_id = '$ask'")" "ines@example.net"
+like "it says how to be Cc'd" "$(reg "select cast(message as text) from outbox where message_id = '$ask'" | tr '\n' '~')" \
+	"reply to the thread, sending your reply to $LISTLAB_LIST~from this address \\(ines@example.net\\), with this line of its own:~~  #bugbridge subscribe~"
+like "it answers the bug's thread" "$(reg "select cast(message as text) from outbox where message_id = '$ask'")" \
+	"In-Reply-To: <bug-701@bugbridge.test>"
+is "the report mails do not reach the reporter" \
+	"$(reg "select count(*) from outbox where bug_id in (701, 702) and message_id not like '%-r3000000000000@%' and recipients like '%ines@%'")" "0"
+is "the reporter is recorded as asked" "$(reg "select state from follow where bug_id = 701 and address = 'ines@example.net'")" "asked"
+
+comment 701 "Any logs?"
+check "sync after a comment" bb sync
+like "the comment's mail is Cc'd to the route's person" "$(last_cc 701)" "max maintainer <max@example.org>"
+unlike "not to the reporter, who has not answered" "$(last_cc 701)" "ines@"
+is "and the reporter is not asked again" "$(reg "select count(*) from outbox where recipients = 'ines@example.net'")" "2"
+
+# the commands: the reporter consents in reply to the question; others
+# follow or leave
+printf 'Yes please.\n\n#bugbridge subscribe\n' | say "Ines Reporter <ines@example.net>" 701 ines-1@example.net "$ask"
+printf '#bugbridge subscribe\n' | say "Fan <fan@example.com>" 701 fan-1@example.com
+printf '#bugbridge subscribe\n' | say "Outsider <outsider@example.com>" 701 out-1@example.com
+printf '#bugbridge subscribe\n' | say "No Account <noacct@example.com>" 701 noacct-1@example.com
+printf '#bugbridge subscribe\n' | say "Eve <eve@unsigned.test>" 701 eve-1@unsigned.test
+printf 'Not mine.\n#bugbridge uncc\n' | say "Max Maintainer <max@example.org>" 701 max-1@example.org
+printf '#bugbridge unsubscribe\n' | say "Carl Culprit <carl@example.org>" 702 carl-1@example.org
+check "a sync reads the commands" bb sync
+
+a=$(answer ines-1@example.net)
+is "the reporter's subscribe is answered once" "$(echo "$a" | grep -c .)" "1"
+like "done: Cc'd, and on Bugzilla's CC list" "$(flat "$a")" \
+	"#bugbridge subscribe~ +Cc'd on this bug's mails from now on, ines@example.net; and on Bugzilla's CC list~"
+like "the answer is Cc'd to the sender" "$(cat "$a")" "^Cc: .*ines@example.net"
+a=$(answer fan-1@example.com)
+like "anyone authenticated may follow a bug" "$(flat "$a")" \
+	"#bugbridge subscribe~ +Cc'd on this bug's mails from now on, fan@example.com; and on Bugzilla's CC list~"
+a=$(answer out-1@example.com)
+like "Bugzilla's refusal of the CC add is said" "$(flat "$a")" \
+	"#bugbridge subscribe~ +Cc'd on this bug's mails from now on, outsider@example.com; Bugzilla refused to add this address to its CC list: Bugzilla error 504 \\(HTTP 401\\): User 'outsider@example.com' is not able to edit the 'Drivers' Product, and so cannot be involved with bug 701\\."
+a=$(answer noacct-1@example.com)
+like "an address without an account: the mails only" "$(flat "$a")" \
+	"#bugbridge subscribe~ +Cc'd on this bug's mails from now on, noacct@example.com; no Bugzilla account has this address, so Bugzilla's CC list is as it was~"
+a=$(answer max-1@example.org)
+like "uncc is unsubscribe" "$(flat "$a")" \
+	"#bugbridge uncc~ +off this bug's mails from now on, max@example.org; no Bugzilla account has this address, so Bugzilla's CC list is as it was~"
+a=$(answer carl-1@example.org)
+like "leaving a bug nobody Cc'd you on yet" "$(flat "$a")" "#bugbridge unsubscribe~ +off this bug's mails from now on, carl@example.org"
+is "the unauthenticated subscribe is refused" \
+	"$(reg "select c.state from in_command c join in_mail m on m.id = c.mail where m.message_id = 'eve-1@unsigned.test'")" "refused"
+is "and never answered" "$(answer eve-1@unsigned.test | grep -c .)" "0"
+is "nothing ever goes to that sender" "$(reg "select count(*) from outbox where recipients like '%eve@%'")" "0"
+is "Bugzilla's CC list: the two it took" "$(bz_cc 701)" "fan@example.com ines@example.net"
+
+comment 701 "Try this patch."
+admin bug "{\"id\": 702, \"merge\": true, \"cf_bisect_commit\": \"$culprit\"}"
+comment 702 "Bisected."
+check "sync after new comments" bb sync
+cc=$(last_cc 701)
+for who in ines@example.net fan@example.com outsider@example.com noacct@example.com; do
+	like "the next mail is Cc'd to $who" "${cc%% //*}" "(^|, )$who(,|\$)"
+	like "and sent to $who" "${cc##*// }" "(^|, )$who(,|\$)"
+done
+unlike "not to the one who left the route's Cc" "$cc" "max@"
+unlike "not to the unauthenticated sender" "$cc" "eve@"
+cc=$(last_cc 702)
+like "the culprit's reviewer is Cc'd on the bisected bug" "$cc" "rita@example.org"
+unlike "its author, who left the bug, is not" "$cc" "carl@"
+
+# leaving: the subscribers, the reporter among them; a crash between
+# Bugzilla's change and its record acts once
+printf '#bugbridge uncc\n' | say "Fan <fan@example.com>" 701 fan-2@example.com
+printf '#bugbridge unsubscribe\n' | say "Ines Reporter <ines@example.net>" 701 ines-2@example.net
+BUGBRIDGE_CRASH_AT=follow.bugzilla "$BUGBRIDGE" --quiet sync >crash.log 2>&1
+is "a sync killed after Bugzilla's CC change" "$?" "137"
+is "the command is not recorded done" \
+	"$(reg "select c.state from in_command c join in_mail m on m.id = c.mail where m.message_id = 'fan-2@example.com'")" "intent"
+check "the next sync finishes it" bb sync
+is "Bugzilla's CC list is empty again" "$(bz_cc 701)" ""
+is "each leaving is recorded once" "$(reg "select group_concat(address || '=' || state, ' ') from (select * from follow where bug_id = 701 order by address)")" \
+	"fan@example.com=out ines@example.net=out max@example.org=out noacct@example.com=in outsider@example.com=in"
+is "and answered once" "$(answer fan-2@example.com | grep -c .)/$(answer ines-2@example.net | grep -c .)" "1/1"
+like "the reporter left" "$(flat "$(answer ines-2@example.net)")" \
+	"#bugbridge unsubscribe~ +off this bug's mails from now on, ines@example.net; and off Bugzilla's CC list~"
+comment 701 "Fixed in next."
+check "sync after another comment" bb sync
+cc=$(last_cc 701)
+unlike "the next mail is not Cc'd to the one who left" "$cc" "fan@"
+unlike "nor to the reporter" "$cc" "ines@"
+like "the others still are" "$cc" "noacct@example.com"
+is "the reporter was asked once in all" "$(reg "select count(*) from outbox where message_id like 'bug-701-r3000000000000@%'")" "1"
+
+done_testing
