@@ -73,6 +73,7 @@
 #include "mail/mail.h"
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
+#include "web/bugpages.h"
 #include "web/frontdoor.h"
 #include "web/http_guard.h"
 #include "web/http_text.h"
@@ -85,7 +86,6 @@
 #define FD_SWEEP_INTERVAL 300     /* seconds between the delivery thread's rounds */
 #define FD_TITLE_IN_MAIL 80       /* characters of the title the confirmation mail quotes */
 #define FD_REF_HEX 12             /* hex digits of a report's public reference */
-#define FD_LIST_MAX 200
 
 static const char fd_csp[] = "default-src 'self'; script-src 'none'; object-src 'none'; "
 			     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -193,22 +193,6 @@ enum bb_status frontdoor_escape(struct buf *out, const char *text)
 	g_free(escaped);
 	g_free(valid);
 	return st;
-}
-
-/* Appends a query value percent-encoded (then safe in an attribute). */
-static enum bb_status fd_add_uri_value(struct buf *out, const char *text)
-{
-	char *e = g_uri_escape_string(text ? text : "", NULL, FALSE);
-	enum bb_status st = frontdoor_escape(out, e);
-
-	g_free(e);
-	return st;
-}
-
-/* A query value of the list page, decoded (http_query_value()); g_free() it. */
-static char *fd_query_value(struct MHD_Connection *conn, const char *key)
-{
-	return http_query_value(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key), 500);
 }
 
 /* ------------------------------------------------------------ responses */
@@ -1626,304 +1610,6 @@ out:
 	return ret;
 }
 
-/* ------------------------------------------------------------ browsing */
-
-static const char fd_list_sql[] =
-	"SELECT id, summary, product, component, status, resolution, regression, src FROM ("
-	"  SELECT b.id, b.summary, b.product, b.component, b.status, b.resolution,"
-	"    (EXISTS (SELECT 1 FROM json_each(b.keywords) WHERE lower(value) = lower(?5))"
-	"     OR coalesce(json_extract(b.fields, '$.' || ?6) = 'Yes', 0)"
-	"     OR EXISTS (SELECT 1 FROM reg_regression r WHERE r.bug_id = b.id)) AS regression,"
-	"    b.last_change_time AS changed, 'imported' AS src"
-	"  FROM imp_bug b WHERE " BZ_IMP_BUG_PUBLIC_SQL_AS("b.")
-	"  UNION ALL"
-	"  SELECT m.id, m.summary, m.product, m.component, m.status, m.resolution,"
-	"    EXISTS (SELECT 1 FROM reg_regression r WHERE r.bug_id = m.id),"
-	"    m.last_change_time, 'mirrored'"
-	"  FROM bz_bug m WHERE " BZ_BUG_PUBLIC_SQL_AS("m.") " AND m.id NOT IN (SELECT id FROM imp_bug)"
-	") WHERE (?1 = '' OR status = ?1 COLLATE NOCASE)"
-	"  AND (?2 = '' OR component = ?2 COLLATE NOCASE)"
-	"  AND (?3 = 0 OR (?3 = 1 AND regression) OR (?3 = 2 AND NOT regression))"
-	"  AND (?4 = '' OR summary LIKE ?4 ESCAPE '\\' OR id IN (SELECT bug_id FROM imp_comment"
-	"       WHERE is_private = 0 AND text LIKE ?4 ESCAPE '\\'))"
-	" ORDER BY changed DESC, id DESC LIMIT ?7";
-
-/* A <select> of the distinct values of a column (imported and mirrored,
- * public bugs only). */
-static void fd_select(struct fd_view *fd, struct buf *b, const char *column,
-		      const char *label, const char *current)
-{
-	sqlite3_stmt *q = NULL;
-	char *sql = str_printf("SELECT DISTINCT %s FROM (SELECT %s FROM imp_bug WHERE "
-			       BZ_IMP_BUG_PUBLIC_SQL_AS("imp_bug.") " UNION SELECT %s FROM bz_bug WHERE "
-			       BZ_BUG_PUBLIC_SQL ") WHERE %s <> '' ORDER BY 1 LIMIT 500",
-			       column, column, column, column);
-
-	buf_addf(b, "<label for=\"%s\">%s</label><select id=\"%s\" name=\"%s\">"
-		    "<option value=\"\">any</option>", column, label, column, column);
-	if (sql && store_prepare(fd->core->db, &q, sql, NULL) == BB_OK) {
-		while (sqlite3_step(q) == SQLITE_ROW) {
-			const char *v = (const char *)sqlite3_column_text(q, 0);
-
-			buf_addstr(b, "<option value=\"");
-			frontdoor_escape(b, v);
-			buf_addstr(b, !strcmp(v, current) ? "\" selected>" : "\">");
-			frontdoor_escape(b, v);
-			buf_addstr(b, "</option>");
-		}
-		sqlite3_finalize(q);
-	}
-	free(sql);
-	buf_addstr(b, "</select>\n");
-}
-
-static enum MHD_Result fd_send_list(struct fd_view *fd, struct MHD_Connection *conn,
-				    unsigned *logged)
-{
-	char *status = fd_query_value(conn, "status");
-	char *component = fd_query_value(conn, "component");
-	char *regression = fd_query_value(conn, "regression");
-	char *text = fd_query_value(conn, "q");
-	struct buf b = BUF_INIT, like = BUF_INIT;
-	sqlite3_stmt *q = NULL;
-	int reg = !strcasecmp(regression, "yes") ? 1 : !strcasecmp(regression, "no") ? 2 : 0;
-	unsigned long rows = 0;
-	enum MHD_Result ret;
-
-	if (*text) {
-		buf_addch(&like, '%');
-		for (const char *p = text; *p; p++) {
-			if (*p == '%' || *p == '_' || *p == '\\')
-				buf_addch(&like, '\\');
-			buf_addch(&like, *p);
-		}
-		buf_addch(&like, '%');
-	}
-	fd_page_start(&b, "Bugs");
-	buf_addstr(&b, "<form method=\"get\" action=\"/bugs\" id=\"filter\">\n");
-	pthread_mutex_lock(&fd->core->lock);
-	fd_select(fd, &b, "status", "Status", status);
-	fd_select(fd, &b, "component", "Component", component);
-	buf_addf(&b, "<label for=\"regression\">Regression</label><select id=\"regression\" "
-		     "name=\"regression\"><option value=\"\">any</option><option value=\"yes\"%s>"
-		     "yes</option><option value=\"no\"%s>no</option></select>\n"
-		     "<label for=\"q\">Text</label><input type=\"text\" id=\"q\" name=\"q\" "
-		     "value=\"", reg == 1 ? " selected" : "", reg == 2 ? " selected" : "");
-	frontdoor_escape(&b, text);
-	buf_addstr(&b, "\">\n<p><button type=\"submit\">Show</button></p>\n</form>\n");
-	buf_addstr(&b, "<table id=\"bugs\"><thead><tr><th>Bug</th><th>Summary</th><th>Product"
-		       "</th><th>Component</th><th>Status</th><th>Regression</th></tr></thead>"
-		       "<tbody>\n");
-	if (store_prepare(fd->core->db, &q, fd_list_sql, NULL) == BB_OK) {
-		sqlite3_bind_text(q, 1, status, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, component, -1, SQLITE_STATIC);
-		sqlite3_bind_int(q, 3, reg);
-		sqlite3_bind_text(q, 4, like.data, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 5, fd->cfg->tracker_regression_keyword
-					? fd->cfg->tracker_regression_keyword : "regression", -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_text(q, 6, fd->cfg->tracker_regression_field
-					? fd->cfg->tracker_regression_field : "cf_regression", -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int(q, 7, FD_LIST_MAX);
-		while (sqlite3_step(q) == SQLITE_ROW) {
-			long long id = sqlite3_column_int64(q, 0);
-
-			rows++;
-			buf_addf(&b, "<tr class=\"bug\"><td><a href=\"/bug/%lld\">%lld</a></td><td>",
-				 id, id);
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 1));
-			buf_addstr(&b, "</td><td>");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 2));
-			buf_addstr(&b, "</td><td>");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 3));
-			buf_addstr(&b, "</td><td>");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 4));
-			buf_addstr(&b, " ");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 5));
-			buf_addf(&b, "</td><td>%s</td></tr>\n",
-				 sqlite3_column_int(q, 6) ? "yes" : "");
-		}
-		sqlite3_finalize(q);
-	}
-	pthread_mutex_unlock(&fd->core->lock);
-	buf_addf(&b, "</tbody></table>\n<p id=\"count\">%lu bug%s%s.</p>\n", rows,
-		 rows == 1 ? "" : "s", rows == FD_LIST_MAX ? " (the most recent; narrow the search)"
-							  : "");
-	if (rows == 0) {
-		buf_addstr(&b, "<p>Nothing matches; <a href=\"/bugs?q=");
-		fd_add_uri_value(&b, text);
-		buf_addstr(&b, "\">search all statuses</a>.</p>\n");
-	}
-	fd_page_end(&b);
-	ret = fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL, NULL);
-	buf_release(&like);
-	g_free(status);
-	g_free(component);
-	g_free(regression);
-	g_free(text);
-	return ret;
-}
-
-/* One attachment link: name, size, type, sha256 and its blob URL. */
-static void fd_attachment_item(struct fd_view *fd, struct buf *b, const char *hash,
-			       const char *file, const char *summary, long long size)
-{
-	char *url = blob_url(fd->core->blobs, hash, file);
-
-	buf_addstr(b, "<li class=\"attachment\"><a href=\"");
-	frontdoor_escape(b, url ? url : "");
-	buf_addstr(b, "\">");
-	frontdoor_escape(b, file);
-	buf_addstr(b, "</a>");
-	if (summary && *summary && strcmp(summary, file)) {
-		buf_addstr(b, " — ");
-		frontdoor_escape(b, summary);
-	}
-	buf_addf(b, " (%lld bytes) <code class=\"sha256\">sha256:", size);
-	frontdoor_escape(b, hash);
-	buf_addstr(b, "</code></li>\n");
-	free(url);
-}
-
-static enum MHD_Result fd_send_bug(struct fd_view *fd, struct MHD_Connection *conn,
-				   const char *id_text, unsigned *logged)
-{
-	struct buf b = BUF_INIT;
-	sqlite3_stmt *q = NULL;
-	long long id;
-	char *end, *title = NULL;
-	int found = 0, imported = 0;
-	enum MHD_Result ret;
-
-	id = strtoll(id_text, &end, 10);
-	if (!*id_text || *end || id <= 0 || strspn(id_text, "0123456789") != strlen(id_text))
-		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such bug",
-				       "There is no such bug here.", NULL, NULL);
-	pthread_mutex_lock(&fd->core->lock);
-	/* a mirrored bug is shown when the bridge's one rule says so */
-	if (store_prepare(fd->core->db, &q, "SELECT summary, product, component, status, resolution, "
-			  "version, reporter_name, creation_time, 1 FROM imp_bug WHERE id = ?1 AND "
-			  BZ_IMP_BUG_PUBLIC_SQL_AS("imp_bug.") " UNION ALL SELECT summary, product, "
-			  "component, status, resolution, '', '', creation_time, 0 FROM bz_bug "
-			  "WHERE id = ?1 AND ?2 AND id NOT IN (SELECT id FROM imp_bug) "
-			  "LIMIT 1", NULL) == BB_OK) {
-		sqlite3_bind_int64(q, 1, id);
-		sqlite3_bind_int(q, 2, sync_bug_eligibility(fd->core->db, NULL, NULL, id, 0, NULL) ==
-					       SYNC_ELIGIBLE);
-		if (sqlite3_step(q) == SQLITE_ROW) {
-			found = 1;
-			imported = sqlite3_column_int(q, 8);
-			title = str_printf("Bug %lld — %s", id,
-					   (const char *)sqlite3_column_text(q, 0));
-			fd_page_start(&b, title ? title : "Bug");
-			buf_addstr(&b, "<table id=\"fields\">\n<tr><th>Product</th><td>");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 1));
-			buf_addstr(&b, "</td></tr>\n<tr><th>Component</th><td>");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 2));
-			buf_addstr(&b, "</td></tr>\n<tr><th>Status</th><td>");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 3));
-			buf_addstr(&b, " ");
-			frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 4));
-			if (*(const char *)sqlite3_column_text(q, 5)) {
-				buf_addstr(&b, "</td></tr>\n<tr><th>Version</th><td>");
-				frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 5));
-			}
-			if (*(const char *)sqlite3_column_text(q, 6)) {
-				buf_addstr(&b, "</td></tr>\n<tr><th>Reporter</th><td>");
-				frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 6));
-			}
-			buf_addstr(&b, "</td></tr>\n");
-			if (fd->cfg->bz_url) {
-				buf_addstr(&b, "<tr><th>Bugzilla</th><td><a href=\"");
-				frontdoor_escape(&b, fd->cfg->bz_url);
-				buf_addf(&b, "/show_bug.cgi?id=%lld\">", id);
-				frontdoor_escape(&b, fd->cfg->bz_url);
-				buf_addf(&b, "/show_bug.cgi?id=%lld</a></td></tr>\n", id);
-			}
-			{
-				char *mid = mail_message_id(fd->cfg->mail_domain, id, 0);
-
-				buf_addstr(&b, "<tr><th>Thread</th><td><code>");
-				frontdoor_escape(&b, mid ? mid : "");
-				buf_addstr(&b, "</code></td></tr>\n</table>\n");
-				free(mid);
-			}
-		}
-		sqlite3_finalize(q);
-		q = NULL;
-	}
-	if (found) {
-		/* attachments: stored, public */
-		buf_addstr(&b, "<h2>Attachments</h2>\n<ul id=\"attachments\">\n");
-		if (store_prepare(fd->core->db, &q, imported
-				  ? "SELECT blob_hash, file_name, summary, size FROM imp_attachment "
-				    "WHERE bug_id = ?1 AND is_private = 0 AND blob_hash IS NOT NULL "
-				    "ORDER BY id"
-				  : "SELECT blob_hash, file_name, '', size FROM bz_attachment WHERE "
-				    "bug_id = ?1 AND is_private = 0 AND blob_hash IS NOT NULL ORDER BY id",
-				  NULL) == BB_OK) {
-			sqlite3_bind_int64(q, 1, id);
-			while (sqlite3_step(q) == SQLITE_ROW)
-				fd_attachment_item(fd, &b, (const char *)sqlite3_column_text(q, 0),
-						   (const char *)sqlite3_column_text(q, 1),
-						   (const char *)sqlite3_column_text(q, 2),
-						   sqlite3_column_int64(q, 3));
-			sqlite3_finalize(q);
-			q = NULL;
-		}
-		buf_addstr(&b, "</ul>\n<h2>Comments</h2>\n");
-		if (imported &&
-		    store_prepare(fd->core->db, &q, "SELECT count, author_name, author, time, text FROM "
-				  "imp_comment WHERE bug_id = ?1 AND is_private = 0 ORDER BY count",
-				  NULL) == BB_OK) {
-			sqlite3_bind_int64(q, 1, id);
-			while (sqlite3_step(q) == SQLITE_ROW) {
-				const char *who = (const char *)sqlite3_column_text(q, 1);
-				const char *login = (const char *)sqlite3_column_text(q, 2);
-				time_t when = (time_t)sqlite3_column_int64(q, 3);
-				char stamp[32] = "";
-				struct tm tm;
-				char *local = NULL;
-
-				if (!*who) {
-					/* no addresses on the page: the name part of the login */
-					local = strndup(login, strcspn(login, "@"));
-					who = local ? local : "";
-				}
-				if (gmtime_r(&when, &tm))
-					strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
-				buf_addf(&b, "<div class=\"comment\" id=\"c%d\"><h3>",
-					 sqlite3_column_int(q, 0));
-				buf_addf(&b, "%s #%d ", sqlite3_column_int(q, 0) ? "Comment"
-										: "Description",
-					 sqlite3_column_int(q, 0));
-				frontdoor_escape(&b, who);
-				buf_addf(&b, " %s</h3><pre>", stamp);
-				frontdoor_escape(&b, (const char *)sqlite3_column_text(q, 4));
-				buf_addstr(&b, "</pre></div>\n");
-				free(local);
-			}
-			sqlite3_finalize(q);
-			q = NULL;
-		} else if (!imported) {
-			buf_addstr(&b, "<p>This bug is mirrored to the mailing lists; its comments "
-				       "are in the list archive's thread.</p>\n");
-		}
-		fd_page_end(&b);
-	}
-	pthread_mutex_unlock(&fd->core->lock);
-	if (found)
-		ret = fd_queue(conn, MHD_HTTP_OK, logged, "text/html; charset=utf-8", &b, NULL,
-			       NULL);
-	else
-		ret = fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such bug",
-				      "There is no such bug here.", NULL, NULL);
-	buf_release(&b);
-	free(title);
-	return ret;
-}
-
 /* ------------------------------------------------------------ settings */
 
 static void fd_view_free(struct fd_view *v)
@@ -2136,10 +1822,12 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		return fd_submit_finish(fd, conn, &s->req, status);
 	if (!strcmp(path, "/") || !strcmp(path, "/report"))
 		return fd_send_form(fd, conn, status);
-	if (!strcmp(path, "/bugs"))
-		return fd_send_list(fd, conn, status);
-	if (!strncmp(path, "/bug/", 5))
-		return fd_send_bug(fd, conn, path + 5, status);
+	if (!strcmp(path, "/bugs") || !strncmp(path, "/bug/", 5)) {
+		struct bugpages_env env = { fd->cfg, core->db, &core->lock, core->blobs };
+
+		return path[4] == 's' ? bugpages_list(&env, conn, status)
+				      : bugpages_bug(&env, conn, path + 5, status);
+	}
 	if (!strncmp(path, "/confirm/", 9) && post)
 		return fd_confirm(fd, conn, path + 9, status);
 	if (!strncmp(path, "/confirm/", 9) && strcmp(method, MHD_HTTP_METHOD_GET))

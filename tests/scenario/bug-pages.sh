@@ -1,0 +1,207 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The front door's pages of mirrored bugs (issue 38, item 4): a bug's page
+# links its thread in the list archive (its root, the report mail), shows
+# its public comments as the bridge mailed them (never a private one) and the triage block the
+# bridge made for its report; the bug list shows each bug's age and
+# whether a #bugbridge needinfo question waits on it.  Hostile text in a
+# comment stays text (Chromium's DOM, when Chromium is installed).
+. "$top_srcdir/tests/lib/common.sh"
+
+command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
+
+skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # SKIP $*"; }
+HOSTILE='<img src=x onerror=alert(1)><script>alert(2)</script> "q" & co'
+DAY=86400
+# the archive reads mails dated after its reading began, on the real clock
+START=$(date +%s)
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+day() { date -u -d "@$1" +%Y-%m-%d; }
+BUGBRIDGE_TEST_NOW=$START
+export BUGBRIDGE_TEST_NOW
+
+cat >MAINTAINERS <<'EOF2'
+List of maintainers
+-------------------
+
+INTEL WIRELESS WIFI LINK (iwlwifi)
+M:	Wifi Keeper <wifi@example.org>
+L:	linux-wireless@vger.kernel.org
+S:	Supported
+F:	drivers/net/wireless/intel/iwlwifi/
+
+THE REST
+L:	linux-kernel@vger.kernel.org
+S:	Buried alive in reporters
+F:	*
+F:	*/
+EOF2
+
+cat >state.py <<'PY'
+import json, sys, time
+start = int(sys.argv[2])
+iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+log = """Wi-Fi dies after resume on 6.8, worked in 6.7.
+
+[  812.551] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[  812.551] Oops: 0000 [#1] PREEMPT SMP NOPTI
+[  812.551] RIP: 0010:iwl_mvm_rx_tx_cmd+0x1a/0x3c0 [iwlmvm]
+[  812.551] Call Trace:
+[  812.551]  <TASK>
+[  812.551]  iwl_mvm_rx_common+0x9c/0x2a0 [iwlmvm]
+[  812.551]  iwl_pcie_rx_handle+0x3b0/0x9a0 [iwlwifi]
+[  812.551]  </TASK>
+"""
+state = {
+  "clock": {"now": iso(start)},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs"]},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"},
+            {"login": "dev@example.org", "real_name": "Dev", "insider": True},
+            {"login": "lead@example.org", "real_name": "Lead"}],
+  "products": [{"name": "Drivers", "components": ["Wireless", "USB"]}],
+  "bugs": [
+    {"id": 701, "summary": "wifi dies after resume", "product": "Drivers",
+     "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": iso(start - 3600),
+     "comments": [{"creator": "ines@example.net", "creation_time": iso(start - 3600),
+                   "text": log},
+                  {"creator": "dev@example.org", "creation_time": iso(start - 3000),
+                   "text": "SECRET vendor notes, not for the list", "is_private": True},
+                  {"creator": "ines@example.net", "creation_time": iso(start - 2400),
+                   "text": "Collected with iwlwifi.debug=0x1: " + sys.argv[1]}]},
+    {"id": 702, "summary": "usb hub resets", "product": "Drivers", "component": "USB",
+     "status": "CONFIRMED", "creator": "ines@example.net",
+     "creation_time": iso(start - 550 * 86400), "description": "The hub resets."}
+  ]
+}
+json.dump(state, open("state.json", "w"))
+PY
+python3 state.py "$HOSTILE" "$START"
+fakebz_start state.json
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+
+# a public-inbox-like archive the needinfo question is read from
+mkdir -p arch/list
+cat >archive_server.py <<'PY'
+import functools, http.server, os, sys
+root, port_file = sys.argv[1:3]
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(port_file + ".tmp", port_file)
+srv.serve_forever()
+PY
+# addmail.py ROOT URL FROM MSGID PARENT BODY: one more mail in the archive
+cat >addmail.py <<'PY'
+import email.utils, os, sys
+from email.message import EmailMessage
+root, url, frm, mid, parent, body = sys.argv[1:7]
+m = EmailMessage()
+m["From"], m["To"] = frm, "list@lists.test"
+m["Subject"] = "Re: [Bug 702] usb hub resets"
+m["Date"] = email.utils.formatdate(int(os.environ["BUGBRIDGE_TEST_NOW"]) + 5)
+m["Message-ID"] = "<%s>" % mid
+m["In-Reply-To"] = m["References"] = "<%s>" % parent
+m.set_content(body)
+os.makedirs(os.path.join(root, mid))
+with open(os.path.join(root, mid, "raw"), "wb") as f:
+    f.write(m.as_bytes())
+with open(os.path.join(root, "new.atom.tmp"), "w") as f:
+    f.write('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
+            '<title>list</title><entry><id>urn:msg:%s</id><link href="%s/%s/"/></entry></feed>\n'
+            % (mid, url, mid))
+os.rename(os.path.join(root, "new.atom.tmp"), os.path.join(root, "new.atom"))
+PY
+printf '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>list</title></feed>\n' \
+	>arch/list/new.atom
+/usr/bin/python3 archive_server.py "$WORK/arch" "$WORK/arch.port" >arch.out 2>&1 &
+arch_pid=$!
+CLEANUP_PIDS="$CLEANUP_PIDS $arch_pid"
+wait_for_port "$WORK/arch.port" "$arch_pid" || { cat arch.out; skip_all "the archive server did not start"; }
+arch="http://127.0.0.1:$(cat "$WORK/arch.port")/list"
+
+PORT=$(free_port)
+BASE="http://127.0.0.1:$PORT"
+write_config <<EOF
+$(serve_config_head)
+$(fakebz_bridge_config)
+[smtp]
+maildir = $WORK/data/mail
+[routing]
+maintainers_file = $WORK/MAINTAINERS
+default_lists = list@lists.test
+[archive]
+kind = atom
+url = $arch
+[inbound]
+authenticate = none
+allow = Lead <lead@example.org>
+[frontdoor]
+enabled = true
+base_url = $BASE/
+EOF
+
+check "a sync mirrors the bugs" bb --quiet sync
+/usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Lead <lead@example.org>" ask-702@example.org \
+	bug-702@bugbridge.test "$(printf '#bugbridge needinfo reporter Which hub is it?\n')"
+check "a sync reads the needinfo question" bb --quiet sync
+is "the question waits" "$(reg "SELECT state FROM needinfo WHERE bug_id = 702")" "waiting"
+
+# a week later, as the pages see it
+BUGBRIDGE_TEST_NOW=$((START + 7 * DAY))
+"$BUGBRIDGE" serve --port-file "$WORK/port" --pid-file "$WORK/pid" >/dev/null 2>"$WORK/serve.log" &
+server=$!
+CLEANUP_PIDS="$CLEANUP_PIDS $server"
+wait_for_port "$WORK/port" "$server" || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+
+# --- a bug's page
+curl -s -o bug.html "$BASE/bug/701"
+like "the page links the bug's thread in the archive (its root, the report mail)" \
+	"$(cat bug.html)" "<a id=\"thread\" href=\"$arch/bug-701@bugbridge.test/\">"
+unlike "it no longer only names the thread" "$(cat bug.html)" "are in the list archive's thread"
+like "it shows the description as mailed" "$(tr '\n' '~' <bug.html)" \
+	'<div class="comment" id="c0"><h3>Description #0 ines [0-9-]+ [0-9:]+ UTC</h3><pre>[^<]*Wi-Fi dies after resume'
+like "and the public comment" "$(tr '\n' '~' <bug.html)" \
+	'<div class="comment" id="c2"><h3>Comment #2 ines [0-9-]+ [0-9:]+ UTC</h3><pre>[^<]*Collected with iwlwifi.debug=0x1'
+unlike "never the private comment" "$(cat bug.html)" "SECRET|vendor notes|id=\"c1\""
+unlike "nor the mail's footer" "$(cat bug.html)" "You are receiving this mail"
+unlike "no addresses on the page" "$(cat bug.html)" "ines@example.net|dev@example.org"
+like "the triage block the bridge made" "$(tr '\n' '~' <bug.html)" \
+	'<h2>Triage</h2>~<pre id="triage">Triage \(read from the report by bugbridge; it may be wrong\):'
+like "with its sections" "$(cat bug.html)" "Sections: +1. INTEL WIRELESS WIFI LINK"
+grep -qF '&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;' bug.html &&
+	ok "hostile text in a comment is escaped" || not_ok "hostile text in a comment is escaped"
+# --- in a real browser
+. "$top_srcdir/tests/lib/browser.sh"
+browser_find
+if [ -z "$CHROMIUM" ]; then
+	diag "chromium is not installed; browser checks skipped"
+	skip "chromium is not installed"
+else
+	browser_dump "$BASE/bug/701" >dom-bug.html
+	is "Chromium: the bug page shows the hostile comment as text only" \
+		"$(dom_check dom-bug.html "$HOSTILE" b)" "fine"
+fi
+
+curl -s -o bug702.html "$BASE/bug/702"
+like "a question waiting shows on the bug's page" "$(cat bug702.html)" \
+	"<tr><th>Needinfo</th><td>waiting since $(day "$START")</td></tr>"
+unlike "a bug without triage has no block" "$(cat bug702.html)" 'id="triage"'
+
+# --- the bug list
+curl -s -o list.html "$BASE/bugs"
+like "the list has an age and a needinfo column" "$(cat list.html)" "<th>Age</th><th>Needinfo</th>"
+like "a bug a week old" "$(cat list.html)" \
+	"<a href=\"/bug/701\">701</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 3600)))\">7 days</time></td><td class=\"needinfo\"></td>"
+like "a bug a year and a half old, waiting on its reporter" "$(cat list.html)" \
+	"<a href=\"/bug/702\">702</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 550 * DAY)))\">18 months</time></td><td class=\"needinfo\">waiting since $(day "$START")</td>"
+
+kill -TERM "$server"
+wait "$server"
+is "the server stops cleanly" "$?" "0"
+CLEANUP_PIDS=$(printf '%s\n' $CLEANUP_PIDS | grep -vx "$server" | tr '\n' ' ')
+done_testing
