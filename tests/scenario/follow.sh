@@ -101,6 +101,7 @@ url = $LISTLAB_URL
 trusted_authserv_id = lists.lab
 dkim_key_file = $WORK/dkim/keys
 allow = Lead <lead@example.org>
+answer_limit = 100
 [tree mainline]
 path = $WORK/linux
 ref = master
@@ -197,5 +198,25 @@ unlike "the next mail is not Cc'd to the one who left" "$cc" "fan@"
 unlike "nor to the reporter" "$cc" "ines@"
 like "the others still are" "$cc" "noacct@example.com"
 is "the reporter was asked once in all" "$(reg "select count(*) from outbox where message_id like 'bug-701-r3000000000000@%'")" "1"
+
+# the answers' other outcomes: a subscribe that only its subject puts on
+# the bug is refused, and said; a bridge account that may not edit the bug
+# cannot take another person off Bugzilla's CC list (stock 5.2's
+# cc_remove_denied): the mails stop, the answer says Bugzilla refused
+printf '#bugbridge subscribe\n' |
+	listlab_send "Fan <fan@example.com>" fan-3@example.com "" "Re: [Bug 701] iwlwifi"
+admin user '{"login": "gus@example.com", "real_name": "Gus", "groups": ["drivers-devs"]}'
+printf '#bugbridge subscribe\n' | say "Gus <gus@example.com>" 701 gus-1@example.com
+check "sync after a subject-only subscribe and Gus's" bb sync
+like "the subject-only subscribe is refused on the thread" "$(flat "$(answer fan-3@example.com)")" \
+	"#bugbridge subscribe~ +refused: the mail is not in the bug's thread"
+is "Gus is on Bugzilla's CC list" "$(bz_cc 701)" "gus@example.com"
+admin user '{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123", "groups": ["drivers-devs"]}'
+printf '#bugbridge unsubscribe\n' | say "Gus <gus@example.com>" 701 gus-2@example.com
+check "sync after Gus leaves, the bridge without editbugs" bb sync
+like "Bugzilla's refusal to take him off is said" "$(flat "$(answer gus-2@example.com)")" \
+	"#bugbridge unsubscribe~ +off this bug's mails from now on, gus@example.com; Bugzilla refused to take this address off its CC list: .*You do not have permission to remove other people from the CC list\\."
+is "Bugzilla's CC list still has him" "$(bz_cc 701)" "gus@example.com"
+is "the mails do not" "$(reg "select state from follow where bug_id = 701 and address = 'gus@example.com'")" "out"
 
 done_testing
