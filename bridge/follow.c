@@ -110,7 +110,8 @@ static enum bb_status follow_set(struct sync_context *sc, long long bug_id, cons
 	if (!(s = store_prepare(sc->db, &st, "INSERT INTO follow (bug_id, address, entry, state,"
 				       " mail, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
 				       " ON CONFLICT (bug_id, address) DO UPDATE SET entry = ?3,"
-				       " state = ?4, mail = ?5, updated = ?6", err))) {
+				       " state = ?4, mail = ?5, updated = ?6"
+				       " WHERE ?4 <> 'asked'", err))) {   /* asking answers nothing */
 		sqlite3_bind_int64(st, 1, bug_id);
 		sqlite3_bind_text(st, 2, low, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, entry, -1, SQLITE_STATIC);
