@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* HTML to text, for mail without a text/plain part (inmail_internal.h).
+/* HTML to text, for mail without a text/plain part (inmail_html.h).
  *
  * libxml2's HTML parser is run with SAX callbacks and no tree: a document
  * tree costs many times the size of the HTML (a 50 MB HTML mail peaked at
@@ -9,11 +9,12 @@
 
 #include <string.h>
 
+#include <glib.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
 
 #include "core/buf.h"
-#include "mail/inmail_internal.h"
+#include "mail/inmail_html.h"
 
 /* Elements nested deeper than this are left out, with what they hold. */
 #define HTML_DEPTH_MAX 64

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The lines of a decoded list mail (see inmail.h): what each is (text,
+/* The lines of a decoded list mail (see inmail_lines.h): what each is (text,
  * quote, patch, signature), and the reply text without what it quotes. */
 #include "config.h"
 
@@ -9,8 +9,8 @@
 #include <glib.h>
 
 #include "core/buf.h"
-#include "mail/inmail.h"
-#include "mail/inmail_internal.h"
+#include "mail/inmail_lines.h"
+#include "mail/inmail_text.h"
 
 /* --- line classification ------------------------------------------------- */
 

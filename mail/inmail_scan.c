@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The raw scan of list mail (see inmail.h): what a mail's bytes say
+/* The raw scan of list mail (see inmail_scan.h): what a mail's bytes say
  * before any decode -- a line that may be a command, a directive or a
  * trailer, content only a decode can read (base64, HTML, charsets in which
  * ASCII is not itself), multipart -- so that the full decode runs only for
@@ -17,7 +17,8 @@
 
 #include "core/text.h"
 #include "mail/inmail.h"
-#include "mail/inmail_internal.h"
+#include "mail/inmail_scan.h"
+#include "mail/inmail_text.h"
 
 /* --- raw scan ------------------------------------------------------------ */
 
