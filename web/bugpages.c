@@ -303,27 +303,39 @@ static void bp_comment(struct buf *b, int count, const char *who, time_t when, c
 }
 
 /* The thread's root Message-ID of bug (malloc'd). */
-static char *bp_thread_root(const struct bugpages_env *env, long long id)
+static char *bp_thread_root(const struct bb_config *cfg, struct store *db, long long id)
 {
 	sqlite3_stmt *q = NULL;
 	char *mid = NULL;
 
-	if (store_prepare(env->db, &q, "SELECT message_id FROM bz_comment WHERE bug_id = ?1 AND "
+	if (store_prepare(db, &q, "SELECT message_id FROM bz_comment WHERE bug_id = ?1 AND "
 			  "count = 0 AND message_id IS NOT NULL", NULL) == BB_OK) {
 		sqlite3_bind_int64(q, 1, id);
 		if (sqlite3_step(q) == SQLITE_ROW)
 			mid = strdup((const char *)sqlite3_column_text(q, 0));
 		sqlite3_finalize(q);
 	}
-	return mid ? mid : mail_message_id(env->cfg->mail_domain, id, 0);
+	return mid ? mid : mail_message_id(cfg->mail_domain, id, 0);
+}
+
+char *bugpages_thread_link(const struct bb_config *cfg, struct store *db, long long id,
+			   char **root)
+{
+	const char *inbox = cfg->archive_link_url ? cfg->archive_link_url : cfg->archive_url;
+	char *mid = bp_thread_root(cfg, db, id);
+	char *link = mid && inbox && *inbox ? archive_mail_link(inbox, mid) : NULL;
+
+	if (root)
+		*root = mid;
+	else
+		free(mid);
+	return link;
 }
 
 static void bp_thread_row(const struct bugpages_env *env, struct buf *b, long long id)
 {
-	const char *inbox = env->cfg->archive_link_url ? env->cfg->archive_link_url
-						       : env->cfg->archive_url;
-	char *mid = bp_thread_root(env, id);
-	char *link = mid && inbox && *inbox ? archive_mail_link(inbox, mid) : NULL;
+	char *mid = NULL;
+	char *link = bugpages_thread_link(env->cfg, env->db, id, &mid);
 
 	buf_addstr(b, "<tr><th>Thread</th><td>");
 	if (link) {

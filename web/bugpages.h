@@ -58,4 +58,12 @@ void bugpages_age(char *out, size_t size, long long seconds);
  * was left unanswered; into out.  The caller serializes db. */
 void bugpages_needinfo(struct store *db, long long bug, char *out, size_t size);
 
+/* Where the list archive ([archive] link_url, else url) shows bug's
+ * thread: its root, the Message-ID of the description's mail, else the
+ * bridge's report Message-ID (mail_message_id()); NULL without an
+ * archive.  *root (when root is not NULL) gets that Message-ID; both
+ * malloc'd.  The caller serializes db. */
+char *bugpages_thread_link(const struct bb_config *cfg, struct store *db, long long id,
+			   char **root);
+
 #endif

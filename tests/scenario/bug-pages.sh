@@ -63,7 +63,7 @@ state = {
   "bugs": [
     {"id": 701, "summary": "wifi dies after resume", "product": "Drivers",
      "component": "Wireless", "status": "NEW", "creator": "ines@example.net",
-     "creation_time": iso(start - 3600),
+     "creation_time": iso(start - 3600), "cf_regression": "Yes",
      "comments": [{"creator": "ines@example.net", "creation_time": iso(start - 3600),
                    "text": log},
                   {"creator": "dev@example.org", "creation_time": iso(start - 3000),
@@ -72,7 +72,10 @@ state = {
                    "text": "Collected with iwlwifi.debug=0x1: " + sys.argv[1]}]},
     {"id": 702, "summary": "usb hub resets", "product": "Drivers", "component": "USB",
      "status": "CONFIRMED", "creator": "ines@example.net",
-     "creation_time": iso(start - 550 * 86400), "description": "The hub resets."}
+     "creation_time": iso(start - 550 * 86400), "description": "The hub resets."},
+    {"id": 703, "summary": "closed after the first round", "product": "Drivers", "component": "USB",
+     "status": "NEW", "creator": "ines@example.net",
+     "creation_time": iso(start - 90 * 86400), "description": "Old."}
   ]
 }
 json.dump(state, open("state.json", "w"))
@@ -146,6 +149,7 @@ base_url = $BASE/
 EOF
 
 check "a sync mirrors the bugs" bb --quiet sync
+admin bug '{"id": 703, "merge": true, "status": "RESOLVED", "resolution": "FIXED"}'
 /usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Lead <lead@example.org>" ask-702@example.org \
 	bug-702@bugbridge.test "$(printf '#bugbridge needinfo reporter Which hub is it?\n')"
 check "a sync reads the needinfo question" bb --quiet sync
@@ -199,6 +203,40 @@ like "a bug a week old" "$(cat list.html)" \
 	"<a href=\"/bug/701\">701</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 3600)))\">7 days</time></td><td class=\"needinfo\"></td>"
 like "a bug a year and a half old, waiting on its reporter" "$(cat list.html)" \
 	"<a href=\"/bug/702\">702</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 550 * DAY)))\">18 months</time></td><td class=\"needinfo\">waiting since $(day "$START")</td>"
+
+# --- bugbridge bugs
+bb bugs --json >bugs.json 2>bugs.err
+cat >bugs_check.py <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bz, arch, base = sys.argv[2:5]
+assert d["version"] == 1, d
+bugs = {b["id"]: b for b in d["bugs"]}
+out = []
+out.append(" ".join(str(b["id"]) for b in d["bugs"]))
+b = bugs[701]
+out.append("%s|%s|%s|%s|%s|%d|%d" % (b["summary"], b["product"], b["component"], b["status"],
+                                      b["regression"], b["regression_id"] > 0, b["age_days"]))
+out.append("%s|%s|%s|%s" % (b["url"] == bz + "/show_bug.cgi?id=701",
+                            b["thread"] == arch + "/bug-701@bugbridge.test/",
+                            b["thread_message_id"], b["page"] == base + "/bug/701"))
+out.append("%s|%s" % (b["needinfo"], b["last_activity"] is not None))
+b = bugs[702]
+out.append("%s|%s|%s|%d" % (b["needinfo"]["state"], b["needinfo"]["reporter_asked"],
+                             b["regression"], b["age_days"]))
+print("\n".join(out))
+PYEOF
+is "bugs --json: the open mirrored bugs, most recent activity first, and their fields" \
+	"$(python3 bugs_check.py bugs.json "$bz" "$arch" "$BASE")" "$(printf '%s\n' \
+	"701 702" "wifi dies after resume|Drivers|Wireless|NEW|True|1|7" \
+	"True|True|bug-701@bugbridge.test|True" "None|True" "waiting|True|False|557")"
+unlike "bugs --json names no one's address" "$(cat bugs.json)" "@example\\.(net|org)"
+like "bugs --all --json: the closed one too" "$(bb bugs --all --json)" '"id": ?703'
+bb bugs >bugs.txt
+like "bugs: a table" "$(head -1 bugs.txt)" "^ +ID +STATUS +AGE +IDLE +NEEDINFO +REG +PRODUCT/COMPONENT: SUMMARY"
+like "with the needinfo state" "$(cat bugs.txt)" "702 +CONFIRMED +557d +[0-9]+d +waiting since $(day "$START") +- +Drivers/USB: usb hub resets"
+like "and the regression flag" "$(cat bugs.txt)" "701 +NEW +7d +[0-9]+d +- +yes +Drivers/Wireless: wifi dies after resume"
+unlike "not the closed one" "$(cat bugs.txt)" "703"
 
 kill -TERM "$server"
 wait "$server"
