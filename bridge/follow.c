@@ -344,12 +344,35 @@ out:
 	return s;
 }
 
+/* Whom to ask as the bug's reporter (malloc'd; NULL: nobody): for a bug
+ * the front door filed, the address its form gave (the Bugzilla creator is
+ * the bridge's own account); none for one filed by mail at the submit box
+ * (its URL field "mid:...": the sender was answered there, and the creator
+ * is the bridge's account too); else the bug's creator. */
+static char *reporter_of(struct sync_context *sc, const struct bz_bug *bug)
+{
+	sqlite3_stmt *st = NULL;
+	char *email = NULL;
+
+	if (!store_prepare(sc->db, &st, "SELECT email FROM fd_report WHERE bug_id = ?"
+			   " AND bug_id <> 0 ORDER BY id LIMIT 1", NULL)) {
+		sqlite3_bind_int64(st, 1, bug->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			email = store_column_dup(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (email)
+		return email;
+	if (bug->url && !strncmp(bug->url, "mid:", 4))
+		return NULL;
+	return bug->creator.login ? strdup(bug->creator.login) : NULL;
+}
+
 enum bb_status follow_route(struct sync_context *sc, const struct bz_bug *bug,
 			    struct route_result *route, int ask, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	const char *reporter = bug->creator.login;
-	char *state = NULL;
+	char *reporter = NULL, *state = NULL;
 	size_t k = 0;
 	enum bb_status s;
 	int rc;
@@ -386,12 +409,12 @@ enum bb_status follow_route(struct sync_context *sc, const struct bz_bug *bug,
 	if (rc != SQLITE_DONE)
 		return store_fail(sc->db, err, "reading who follows a bug");
 	/* the reporter, asked once */
-	if (!ask || sc->dry_run || !sc->cfg->mail_cc_reporter || !reporter ||
-	    !strchr(reporter, '@') || listed(route->to, reporter) || listed(route->cc, reporter))
+	if (!ask || sc->dry_run || !sc->cfg->mail_cc_reporter || !(reporter = reporter_of(sc, bug)))
 		return BB_OK;
-	if ((state = follow_state(sc, bug->id, reporter))) {
-		free(state);
-		return BB_OK;
-	}
-	return ask_reporter(sc, bug, route, reporter, err);
+	if (strchr(reporter, '@') && !listed(route->to, reporter) && !listed(route->cc, reporter) &&
+	    !(state = follow_state(sc, bug->id, reporter)))
+		s = ask_reporter(sc, bug, route, reporter, err);
+	free(state);
+	free(reporter);
+	return s;
 }

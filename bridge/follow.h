@@ -15,7 +15,9 @@
  * says so.
  *
  * [mail] cc_reporter asks once: the reporter of a bug (its creator in
- * Bugzilla) is never Cc'd without consent; when the bug is first mirrored
+ * Bugzilla; for a bug the front door filed, the address its form gave;
+ * nobody for one filed at the submit box, whose sender was answered
+ * there) is never Cc'd without consent; when the bug is first mirrored
  * the reporter gets one mail of their own (not on the list) saying where
  * the bug is discussed and that a reply "#bugbridge subscribe" on the
  * list thread, from the reporter's address, Cc's them.
