@@ -776,8 +776,7 @@ static void json_file(struct page *p, const struct page_ctx *pc)
 
 /* ------------------------------------------------------------ Atom */
 
-/* Writes a text element with cleaned content; returns < 0 on failure. */
-static int atom_element(xmlTextWriterPtr w, const char *name, const char *text)
+int reg_atom_element(xmlTextWriterPtr w, const char *name, const char *text)
 {
 	char *clean = reg_report_clean_dup(text);
 	int rc = xmlTextWriterWriteElement(w, BAD_CAST name, BAD_CAST clean);
@@ -786,7 +785,7 @@ static int atom_element(xmlTextWriterPtr w, const char *name, const char *text)
 	return rc;
 }
 
-static int atom_link(xmlTextWriterPtr w, const char *rel, const char *type, const char *href)
+int reg_atom_link(xmlTextWriterPtr w, const char *rel, const char *type, const char *href)
 {
 	char *clean = reg_report_clean_dup(href);
 	int rc = xmlTextWriterStartElement(w, BAD_CAST "link");
@@ -803,6 +802,39 @@ static int atom_link(xmlTextWriterPtr w, const char *rel, const char *type, cons
 	return rc;
 }
 
+int reg_atom_feed_start(xmlTextWriterPtr w, const char *self, const char *title, time_t updated,
+			const char *alternate)
+{
+	char iso[40];
+	int rc;
+
+	xmlTextWriterSetIndent(w, 1);
+	rc = xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
+	if (rc >= 0)
+		rc = xmlTextWriterStartElementNS(w, NULL, BAD_CAST "feed",
+						 BAD_CAST "http://www.w3.org/2005/Atom");
+	if (rc >= 0)
+		rc = reg_atom_element(w, "id", self);
+	if (rc >= 0)
+		rc = reg_atom_element(w, "title", title);
+	format_iso(iso, sizeof(iso), updated);
+	if (rc >= 0)
+		rc = reg_atom_element(w, "updated", iso);
+	if (rc >= 0)
+		rc = reg_atom_link(w, "self", "application/atom+xml", self);
+	if (rc >= 0 && alternate)
+		rc = reg_atom_link(w, "alternate", "text/html", alternate);
+	if (rc >= 0)
+		rc = xmlTextWriterStartElement(w, BAD_CAST "author");
+	if (rc >= 0)
+		rc = reg_atom_element(w, "name", "bugbridge");
+	if (rc >= 0)
+		rc = xmlTextWriterEndElement(w);
+	if (rc >= 0)
+		rc = reg_atom_element(w, "generator", "bugbridge");
+	return rc;
+}
+
 /* The feed of the events since now - REG_REPORT_FEED_DAYS, newest first. */
 static enum bb_status atom_file(struct store *db, struct page *p, const struct page_ctx *pc,
 				struct bb_error *err)
@@ -812,7 +844,7 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 	size_t n = 0;
 	xmlBufferPtr xbuf = NULL;
 	xmlTextWriterPtr w = NULL;
-	char iso[40], *s = NULL;
+	char iso[40], *s = NULL, *alternate = NULL;
 	enum bb_status st;
 	int rc = 0;
 
@@ -828,35 +860,14 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	xmlTextWriterSetIndent(w, 1);
-	rc = xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
-	if (rc >= 0)
-		rc = xmlTextWriterStartElementNS(w, NULL, BAD_CAST "feed",
-						 BAD_CAST "http://www.w3.org/2005/Atom");
 	s = str_printf("%s/changes.atom", pc->base_url);
-	if (rc >= 0 && s)
-		rc = atom_element(w, "id", s);
-	if (rc >= 0)
-		rc = atom_element(w, "title", "Regression tracker: changes");
-	format_iso(iso, sizeof(iso), n ? events[0].time : pc->now);
-	if (rc >= 0)
-		rc = atom_element(w, "updated", iso);
-	if (rc >= 0 && s)
-		rc = atom_link(w, "self", "application/atom+xml", s);
+	alternate = str_printf("%s/index.html", pc->base_url);
+	rc = s && alternate ? reg_atom_feed_start(w, s, "Regression tracker: changes",
+						  n ? events[0].time : pc->now, alternate)
+			    : -1;
 	free(s);
-	s = str_printf("%s/index.html", pc->base_url);
-	if (rc >= 0 && s)
-		rc = atom_link(w, "alternate", "text/html", s);
-	free(s);
+	free(alternate);
 	s = NULL;
-	if (rc >= 0)
-		rc = xmlTextWriterStartElement(w, BAD_CAST "author");
-	if (rc >= 0)
-		rc = atom_element(w, "name", "bugbridge");
-	if (rc >= 0)
-		rc = xmlTextWriterEndElement(w);
-	if (rc >= 0)
-		rc = atom_element(w, "generator", "bugbridge");
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		const struct reg_event *e = &events[i];
 		const struct reg_report_item *it = item_by_id(pc->d, ids[i]);
@@ -879,7 +890,7 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 		rc = xmlTextWriterStartElement(w, BAD_CAST "entry");
 		s = str_printf("%s/regression/%lld.html#event-%.20s", pc->base_url, ids[i], hex);
 		if (rc >= 0 && s)
-			rc = atom_element(w, "id", s);
+			rc = reg_atom_element(w, "id", s);
 		free(s);
 		if (buf_addf(&title, "#%lld %s: ", ids[i], e->kind) ||
 		    reg_text_line(&title, it ? it->r->title : "", 200)) {
@@ -888,25 +899,25 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 			goto out;
 		}
 		if (rc >= 0)
-			rc = atom_element(w, "title", title.data);
+			rc = reg_atom_element(w, "title", title.data);
 		buf_release(&title);
 		format_iso(iso, sizeof(iso), e->time);
 		if (rc >= 0)
-			rc = atom_element(w, "updated", iso);
+			rc = reg_atom_element(w, "updated", iso);
 		s = str_printf("%s/regression/%lld.html", pc->base_url, ids[i]);
 		if (rc >= 0 && s)
-			rc = atom_link(w, "alternate", "text/html", s);
+			rc = reg_atom_link(w, "alternate", "text/html", s);
 		free(s);
 		s = NULL;
 		if (rc >= 0 && e->message_id && *e->message_id) {
 			s = reg_report_mail_link(pc->mail_url, e->message_id);
 			if (s)
-				rc = atom_link(w, "related", NULL, s);
+				rc = reg_atom_link(w, "related", NULL, s);
 			free(s);
 			s = NULL;
 		}
 		if (rc >= 0)
-			rc = atom_element(w, "summary", *e->text ? e->text : e->kind);
+			rc = reg_atom_element(w, "summary", *e->text ? e->text : e->kind);
 		if (rc >= 0)
 			rc = xmlTextWriterEndElement(w);
 	}

@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include <libxml/xmlwriter.h>
+
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/status.h"
@@ -174,6 +176,17 @@ char *reg_report_dir(const struct bb_config *cfg);
 /* Public URL of the reports: [tracker] report_url, else
  * <[blob] base_url>/regressions.  No trailing '/'; malloc'd. */
 char *reg_report_base_url(const struct bb_config *cfg);
+/* Atom 1.0 with libxml2's writer, for changes.atom and the front door's
+ * feeds (web/bugpages.h); each returns < 0 on failure.  A text element,
+ * its text cleaned as the pages' (reg_report_clean_dup()): */
+int reg_atom_element(xmlTextWriterPtr w, const char *name, const char *text);
+/* a <link> (rel and type left out when NULL): */
+int reg_atom_link(xmlTextWriterPtr w, const char *rel, const char *type, const char *href);
+/* the document, the <feed> (left open for the entries and
+ * xmlTextWriterEndDocument()), its id and self link (self), title,
+ * updated, alternate link (none when NULL), author and generator: */
+int reg_atom_feed_start(xmlTextWriterPtr w, const char *self, const char *title, time_t updated,
+			const char *alternate);
 /* The inbox whose host's /r/<msgid>/ links to mail (tracker/links.h,
  * reg_link_mail()): [archive] link_url, else [archive] url, else
  * https://lore.kernel.org.  Not malloc'd. */

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include <glib.h>
+#include <libxml/xmlwriter.h>
 
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
@@ -31,6 +32,7 @@
 #include "mail/archive.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
+#include "tracker/report.h"
 #include "tracker/tracker.h"
 #include "web/bugpages.h"
 #include "web/frontdoor.h"
@@ -38,6 +40,7 @@
 #include "web/triage_page.h"
 
 #define BP_LIST_MAX 200
+#define BP_FEED_MAX 100
 
 /* A query value of the list page, decoded (http_query_value()); g_free() it. */
 static char *bp_query_value(struct MHD_Connection *conn, const char *key)
@@ -52,6 +55,14 @@ static void bp_add_uri_value(struct buf *out, const char *text)
 
 	frontdoor_escape(out, e);
 	g_free(e);
+}
+
+static GPtrArray *bp_lists(const struct bugpages_env *env);
+static int bp_list_name_ok(const char *name, size_t len);
+
+static gint bp_compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static void bp_day(char *out, size_t size, time_t when)
@@ -241,6 +252,26 @@ enum MHD_Result bugpages_list(const struct bugpages_env *env, struct MHD_Connect
 	buf_addf(&b, "</tbody></table>\n<p id=\"count\">%lu bug%s%s.</p>\n", rows,
 		 rows == 1 ? "" : "s", rows == BP_LIST_MAX ? " (the most recent; narrow the search)"
 							  : "");
+	pthread_mutex_lock(env->db_lock);
+	{
+		GPtrArray *lists = bp_lists(env);
+
+		if (lists->len) {
+			buf_addstr(&b, "<p id=\"feeds\">Atom feeds:");
+			for (guint i = 0; i < lists->len; i++) {
+				const char *l = g_ptr_array_index(lists, i);
+
+				buf_addstr(&b, i ? ", <a href=\"/bugs/" : " <a href=\"/bugs/");
+				frontdoor_escape(&b, l);
+				buf_addstr(&b, ".atom\">");
+				frontdoor_escape(&b, l);
+				buf_addstr(&b, "</a>");
+			}
+			buf_addstr(&b, "</p>\n");
+		}
+		g_ptr_array_unref(lists);
+	}
+	pthread_mutex_unlock(env->db_lock);
 	if (rows == 0) {
 		buf_addstr(&b, "<p>Nothing matches; <a href=\"/bugs?q=");
 		bp_add_uri_value(&b, text);
@@ -516,4 +547,191 @@ enum MHD_Result bugpages_bug(const struct bugpages_env *env, struct MHD_Connecti
 	buf_release(&b);
 	free(title);
 	return ret;
+}
+
+/* ------------------------------------------------------------ /bugs/<list>.atom */
+
+/* SQL: whether the lists part of bz_bug.recipients ("a@x, b@y; Cc: ...")
+ * names ?1 (case-insensitively). */
+#define BP_ON_LIST_SQL                                                                   \
+	"instr(', ' || lower(CASE WHEN instr(recipients, '; Cc: ') > 0 THEN "             \
+	"substr(recipients, 1, instr(recipients, '; Cc: ') - 1) ELSE recipients END) || ',', " \
+	"', ' || lower(?1) || ',') > 0"
+
+/* The lists the public mirrored bugs went to, sorted, each once (g_free
+ * the array: g_ptr_array_unref()). */
+static GPtrArray *bp_lists(const struct bugpages_env *env)
+{
+	GPtrArray *lists = g_ptr_array_new_with_free_func(g_free);
+	sqlite3_stmt *q = NULL;
+
+	if (store_prepare(env->db, &q, "SELECT DISTINCT recipients FROM bz_bug WHERE "
+			  BZ_BUG_PUBLIC_SQL " AND recipients <> ''", NULL) != BB_OK)
+		return lists;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		char *r = g_strdup((const char *)sqlite3_column_text(q, 0));
+		char *cc = strstr(r, "; Cc: ");
+		gchar **names;
+
+		if (cc)
+			*cc = '\0';
+		names = g_strsplit(r, ",", -1);
+		for (size_t i = 0; names[i]; i++) {
+			char *name = g_ascii_strdown(g_strstrip(names[i]), -1);
+			int seen = !bp_list_name_ok(name, strlen(name));
+
+			for (guint j = 0; j < lists->len && !seen; j++)
+				seen = !strcmp(g_ptr_array_index(lists, j), name);
+			if (seen)
+				g_free(name);
+			else
+				g_ptr_array_add(lists, name);
+		}
+		g_strfreev(names);
+		g_free(r);
+	}
+	sqlite3_finalize(q);
+	g_ptr_array_sort(lists, bp_compare_names);
+	return lists;
+}
+
+/* Whether name can be a list's address (what a feed's path may name). */
+static int bp_list_name_ok(const char *name, size_t len)
+{
+	const char *at = memchr(name, '@', len);
+
+	if (!len || len > 254 || !at || at == name || at == name + len - 1)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!g_ascii_isalnum(name[i]) && !strchr("._+-@", name[i]))
+			return 0;
+	return memchr(at + 1, '@', len - (size_t)(at + 1 - name)) == NULL;
+}
+
+/* One bug's entry in a list's feed; < 0 on failure. */
+static int bp_feed_entry(const struct bugpages_env *env, xmlTextWriterPtr w, sqlite3_stmt *q,
+			 time_t now)
+{
+	long long id = sqlite3_column_int64(q, 0);
+	time_t created = (time_t)sqlite3_column_int64(q, 6);
+	time_t changed = (time_t)sqlite3_column_int64(q, 7);
+	char *page = str_printf("%s/bug/%lld", env->base_url, id);
+	char *title = str_printf("[Bug %lld] %s", id, (const char *)sqlite3_column_text(q, 1));
+	char *thread = bugpages_thread_link(env->cfg, env->db, id, NULL);
+	char age[32], needinfo[64], iso[32];
+	struct buf summary = BUF_INIT;
+	struct tm tm;
+	int rc;
+
+	bugpages_age(age, sizeof(age), (long long)(now - created));
+	bugpages_needinfo(env->db, id, needinfo, sizeof(needinfo));
+	buf_addf(&summary, "%s%s%s, %s/%s, filed %s%s; %s%s",
+		 (const char *)sqlite3_column_text(q, 4),
+		 *(const char *)sqlite3_column_text(q, 5) ? " " : "",
+		 (const char *)sqlite3_column_text(q, 5), (const char *)sqlite3_column_text(q, 2),
+		 (const char *)sqlite3_column_text(q, 3), age, strcmp(age, "today") ? " ago" : "",
+		 *needinfo ? "needinfo: " : "no question waits", needinfo);
+	*iso = '\0';
+	if (gmtime_r(&changed, &tm))
+		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rc = page && title && summary.data ? xmlTextWriterStartElement(w, BAD_CAST "entry") : -1;
+	if (rc >= 0)
+		rc = reg_atom_element(w, "id", page);
+	if (rc >= 0)
+		rc = reg_atom_element(w, "title", title);
+	if (rc >= 0)
+		rc = reg_atom_element(w, "updated", iso);
+	if (rc >= 0)
+		rc = reg_atom_link(w, "alternate", "text/html", page);
+	if (rc >= 0 && thread)
+		rc = reg_atom_link(w, "related", NULL, thread);
+	if (rc >= 0)
+		rc = reg_atom_element(w, "summary", summary.data);
+	if (rc >= 0)
+		rc = xmlTextWriterEndElement(w);
+	buf_release(&summary);
+	free(thread);
+	free(title);
+	free(page);
+	return rc;
+}
+
+static enum MHD_Result bp_feed(const struct bugpages_env *env, struct MHD_Connection *conn,
+			       const char *name, unsigned *logged)
+{
+	size_t len = strlen(name);
+	char *list = NULL, *self = NULL, *alternate = NULL, *feed_title = NULL;
+	sqlite3_stmt *q = NULL;
+	xmlBufferPtr xbuf = NULL;
+	xmlTextWriterPtr w = NULL;
+	time_t now = bb_now(), updated = 0;
+	struct buf b = BUF_INIT;
+	int rc = -1, known = 0;
+	enum MHD_Result ret;
+
+	if (len <= 5 || strcmp(name + len - 5, ".atom") || !bp_list_name_ok(name, len - 5))
+		return fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such feed",
+				       "There is no such feed here.", NULL, NULL);
+	list = g_ascii_strdown(name, (gssize)(len - 5));
+	self = str_printf("%s/bugs/%s.atom", env->base_url, list);
+	alternate = str_printf("%s/bugs", env->base_url);
+	feed_title = str_printf("Bugs on %s", list);
+	pthread_mutex_lock(env->db_lock);
+	if (store_prepare(env->db, &q, "SELECT max(last_change_time), count(*) FROM bz_bug WHERE "
+			  BZ_BUG_PUBLIC_SQL " AND " BP_ON_LIST_SQL, NULL) == BB_OK) {
+		sqlite3_bind_text(q, 1, list, -1, SQLITE_STATIC);
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			updated = (time_t)sqlite3_column_int64(q, 0);
+			known = sqlite3_column_int(q, 1) > 0;
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+	}
+	if (known && self && alternate && feed_title && (xbuf = xmlBufferCreate()) &&
+	    (w = xmlNewTextWriterMemory(xbuf, 0)) &&
+	    store_prepare(env->db, &q, "SELECT id, summary, product, component, status, resolution,"
+			  " creation_time, last_change_time FROM bz_bug WHERE " BZ_BUG_PUBLIC_SQL
+			  " AND " BP_ON_LIST_SQL " ORDER BY last_change_time DESC, id DESC LIMIT ?2",
+			  NULL) == BB_OK) {
+		sqlite3_bind_text(q, 1, list, -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 2, BP_FEED_MAX);
+		rc = reg_atom_feed_start(w, self, feed_title, updated ? updated : now, alternate);
+		while (rc >= 0 && sqlite3_step(q) == SQLITE_ROW)
+			rc = bp_feed_entry(env, w, q, now);
+		if (rc >= 0)
+			rc = xmlTextWriterEndDocument(w);
+		sqlite3_finalize(q);
+	}
+	pthread_mutex_unlock(env->db_lock);
+	if (w)
+		xmlFreeTextWriter(w); /* flushes into xbuf */
+	if (rc >= 0)
+		buf_addstr(&b, (const char *)xmlBufferContent(xbuf));
+	if (xbuf)
+		xmlBufferFree(xbuf);
+	if (!known)
+		ret = fd_message_page(conn, MHD_HTTP_NOT_FOUND, logged, "No such feed",
+				      "No bug went to this list.", NULL, NULL);
+	else if (rc < 0)
+		ret = fd_message_page(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, logged, "Sorry",
+				      "The feed could not be made right now.", NULL, NULL);
+	else
+		ret = fd_queue(conn, MHD_HTTP_OK, logged, "application/atom+xml; charset=utf-8", &b,
+			       NULL, NULL);
+	buf_release(&b);
+	g_free(list);
+	free(self);
+	free(alternate);
+	free(feed_title);
+	return ret;
+}
+
+enum MHD_Result bugpages_handle(const struct bugpages_env *env, struct MHD_Connection *conn,
+				const char *path, unsigned *status)
+{
+	if (!strcmp(path, "/bugs"))
+		return bugpages_list(env, conn, status);
+	if (!strncmp(path, "/bugs/", 6))
+		return bp_feed(env, conn, path + 6, status);
+	return bugpages_bug(env, conn, path + 5, status);
 }

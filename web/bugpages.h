@@ -8,6 +8,15 @@
  *                   #bugbridge needinfo question waits on them (table
  *                   needinfo, bridge/needinfo.h); q searches summaries and
  *                   public comments
+ *   GET  /bugs/<list>.atom
+ *                   an Atom 1.0 feed of the public mirrored bugs whose
+ *                   mails go to the list <list> (an address, as in
+ *                   [route] lists; the lists of bz_bug.recipients), the
+ *                   most recent activity first (at most 100): each
+ *                   entry links the bug's page and its thread, its
+ *                   summary says status, product/component, age and
+ *                   needinfo state; 404 for a list no such bug went to.
+ *                   The list page links each list's feed.
  *   GET  /bug/<id>  one bug: its fields, a link to its thread in the list
  *                   archive ([archive] link_url, else url: the thread's
  *                   root, the bug's report mail), its public attachments,
@@ -40,7 +49,13 @@ struct bugpages_env {
 	struct store *db;                   /* the front door's request connection */
 	pthread_mutex_t *db_lock;           /* guards db */
 	struct blob_store *blobs;           /* attachment links */
+	const char *base_url;               /* the front door's, no trailing slash */
 };
+
+/* The pages' dispatcher: path is "/bugs", "/bugs/<list>.atom" or
+ * "/bug/<id>" (GET and HEAD). */
+enum MHD_Result bugpages_handle(const struct bugpages_env *env, struct MHD_Connection *conn,
+				const char *path, unsigned *status);
 
 enum MHD_Result bugpages_list(const struct bugpages_env *env, struct MHD_Connection *conn,
 			      unsigned *status);

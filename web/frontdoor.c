@@ -1728,8 +1728,9 @@ static int fd_claims(void *cls, const char *path, const char *method)
 	(void)cls;
 	(void)method;
 	return !strcmp(path, "/") || !strcmp(path, "/report") || !strcmp(path, "/bugs") ||
-	       !strncmp(path, "/bug/", 5) || !strncmp(path, "/confirm/", 9) ||
-	       !strcmp(path, "/frontdoor.css") || !strcmp(path, "/triage");
+	       !strncmp(path, "/bugs/", 6) || !strncmp(path, "/bug/", 5) ||
+	       !strncmp(path, "/confirm/", 9) || !strcmp(path, "/frontdoor.css") ||
+	       !strcmp(path, "/triage");
 }
 
 struct fd_state {
@@ -1822,11 +1823,11 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 		return fd_submit_finish(fd, conn, &s->req, status);
 	if (!strcmp(path, "/") || !strcmp(path, "/report"))
 		return fd_send_form(fd, conn, status);
-	if (!strcmp(path, "/bugs") || !strncmp(path, "/bug/", 5)) {
-		struct bugpages_env env = { fd->cfg, core->db, &core->lock, core->blobs };
+	if (!strcmp(path, "/bugs") || !strncmp(path, "/bugs/", 6) || !strncmp(path, "/bug/", 5)) {
+		struct bugpages_env env = { fd->cfg, core->db, &core->lock, core->blobs,
+					    fd->base_url };
 
-		return path[4] == 's' ? bugpages_list(&env, conn, status)
-				      : bugpages_bug(&env, conn, path + 5, status);
+		return bugpages_handle(&env, conn, path, status);
 	}
 	if (!strncmp(path, "/confirm/", 9) && post)
 		return fd_confirm(fd, conn, path + 9, status);

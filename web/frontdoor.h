@@ -37,8 +37,10 @@
  *   GET  /bugs?status=&component=&regression=yes|no&q=
  *                             imported (imp_bug) and mirrored (bz_bug) bugs;
  *                             q searches summaries and public comments
+ *   GET  /bugs/<list>.atom    a list's bugs as an Atom feed
  *   GET  /bug/<id>            one bug, its public comments and attachment
  *                             links; restricted bugs are not found
+ *                             (these three: web/bugpages.h)
  *   GET  /frontdoor.css       the style sheet
  *
  * Every text from users or Bugzilla goes through g_markup_escape_text()

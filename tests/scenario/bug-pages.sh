@@ -5,7 +5,9 @@
 # its public comments as the bridge mailed them (never a private one) and the triage block the
 # bridge made for its report; the bug list shows each bug's age and
 # whether a #bugbridge needinfo question waits on it.  Hostile text in a
-# comment stays text (Chromium's DOM, when Chromium is installed).
+# comment stays text (Chromium's DOM, when Chromium is installed).  Each
+# list has an Atom feed of its bugs; `bugbridge bugs [--json]` lists them.
+# A bug restricted after it was mirrored is on no page, feed or list.
 . "$top_srcdir/tests/lib/common.sh"
 
 command -v curl >/dev/null 2>&1 || skip_all "curl is not installed"
@@ -55,10 +57,11 @@ log = """Wi-Fi dies after resume on 6.8, worked in 6.7.
 state = {
   "clock": {"now": iso(start)},
   "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
-             "groups": ["editbugs"]},
+             "groups": ["editbugs", "vendor"]},
             {"login": "ines@example.net", "real_name": "Ines Reporter"},
             {"login": "dev@example.org", "real_name": "Dev", "insider": True},
             {"login": "lead@example.org", "real_name": "Lead"}],
+  "groups": [{"name": "vendor", "description": "the bridge sees it, so it sees the bug go"}],
   "products": [{"name": "Drivers", "components": ["Wireless", "USB"]}],
   "bugs": [
     {"id": 701, "summary": "wifi dies after resume", "product": "Drivers",
@@ -75,7 +78,10 @@ state = {
      "creation_time": iso(start - 550 * 86400), "description": "The hub resets."},
     {"id": 703, "summary": "closed after the first round", "product": "Drivers", "component": "USB",
      "status": "NEW", "creator": "ines@example.net",
-     "creation_time": iso(start - 90 * 86400), "description": "Old."}
+     "creation_time": iso(start - 90 * 86400), "description": "Old."},
+    {"id": 704, "summary": "restricted after the first round", "product": "Drivers",
+     "component": "USB", "status": "NEW", "creator": "ines@example.net",
+     "creation_time": iso(start - 80 * 86400), "description": "Vendor."}
   ]
 }
 json.dump(state, open("state.json", "w"))
@@ -150,6 +156,7 @@ EOF
 
 check "a sync mirrors the bugs" bb --quiet sync
 admin bug '{"id": 703, "merge": true, "status": "RESOLVED", "resolution": "FIXED"}'
+admin bug '{"id": 704, "merge": true, "groups": ["vendor"]}'
 /usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Lead <lead@example.org>" ask-702@example.org \
 	bug-702@bugbridge.test "$(printf '#bugbridge needinfo reporter Which hub is it?\n')"
 check "a sync reads the needinfo question" bb --quiet sync
@@ -204,6 +211,38 @@ like "a bug a week old" "$(cat list.html)" \
 like "a bug a year and a half old, waiting on its reporter" "$(cat list.html)" \
 	"<a href=\"/bug/702\">702</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 550 * DAY)))\">18 months</time></td><td class=\"needinfo\">waiting since $(day "$START")</td>"
 
+# --- a feed per list
+like "the list page links each list's feed" "$(cat list.html)" \
+	'<p id="feeds">Atom feeds: <a href="/bugs/list@lists.test.atom">list@lists.test</a></p>'
+code=$(curl -s -o feed.xml -w '%{http_code} %{content_type}' "$BASE/bugs/list@lists.test.atom")
+is "the list's feed is served as Atom" "$code" "200 application/atom+xml; charset=utf-8"
+cat >feed_check.py <<'PYEOF'
+import sys
+import xml.etree.ElementTree as ET
+A = "{http://www.w3.org/2005/Atom}"
+base, arch = sys.argv[2:4]
+feed = ET.parse(sys.argv[1]).getroot()
+out = [feed.find(A + "title").text, feed.find(A + "id").text == base + "/bugs/list@lists.test.atom"]
+entries = feed.findall(A + "entry")
+out.append(" ".join(e.find(A + "id").text.rsplit("/", 1)[1] for e in entries))
+for e in entries:
+    if e.find(A + "id").text.endswith("/702"):
+        links = {l.get("rel"): l.get("href") for l in e.findall(A + "link")}
+        out += [e.find(A + "title").text, links["alternate"] == base + "/bug/702",
+                links["related"] == arch + "/bug-702@bugbridge.test/", e.find(A + "summary").text,
+                e.find(A + "updated").text is not None]
+print("\n".join(str(x) for x in out))
+PYEOF
+is "its entries: the public bugs on the list, newest activity first, each with its page, thread, state and needinfo" \
+	"$(python3 feed_check.py feed.xml "$BASE" "$arch" 2>&1)" "$(printf '%s\n' "Bugs on list@lists.test" True \
+	"703 701 702" "[Bug 702] usb hub resets" True True \
+	"CONFIRMED, Drivers/USB, filed 18 months ago; needinfo: waiting since $(day "$START")" True)"
+unlike "a bug made restricted is in no feed" "$(cat feed.xml)" "/bug/704"
+unlike "nor on the list" "$(cat list.html)" 'href="/bug/704"'
+is "a list no bug went to: 404" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/bugs/other@lists.test.atom")" "404"
+is "a name that is no list: 404" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/bugs/no-address.atom")" "404"
+is "not a feed: 404" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/bugs/list@lists.test")" "404"
+
 # --- bugbridge bugs
 bb bugs --json >bugs.json 2>bugs.err
 cat >bugs_check.py <<'PYEOF'
@@ -237,6 +276,7 @@ like "bugs: a table" "$(head -1 bugs.txt)" "^ +ID +STATUS +AGE +IDLE +NEEDINFO +
 like "with the needinfo state" "$(cat bugs.txt)" "702 +CONFIRMED +557d +[0-9]+d +waiting since $(day "$START") +- +Drivers/USB: usb hub resets"
 like "and the regression flag" "$(cat bugs.txt)" "701 +NEW +7d +[0-9]+d +- +yes +Drivers/Wireless: wifi dies after resume"
 unlike "not the closed one" "$(cat bugs.txt)" "703"
+unlike "nor the restricted one, even with --all" "$(bb bugs --all)" "704"
 
 kill -TERM "$server"
 wait "$server"
