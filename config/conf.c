@@ -855,6 +855,70 @@ char **config_address_list(const char *text, size_t *count)
 	return out;
 }
 
+/* The '@' signs of an address list's text outside quoted strings and
+ * comments: one a mailbox, as the text was meant. */
+static size_t text_ats(const char *text)
+{
+	size_t n = 0;
+	int quoted = 0, depth = 0;
+
+	for (const char *p = text; p && *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '"' && !depth)
+			quoted = !quoted;
+		else if (*p == '(' && !quoted)
+			depth++;
+		else if (*p == ')' && !quoted && depth)
+			depth--;
+		else if (*p == '@' && !quoted && !depth)
+			n++;
+	}
+	return n;
+}
+
+/* The '@' signs of the addresses GMime read from it. */
+static size_t parsed_ats(InternetAddressList *list)
+{
+	size_t n = 0;
+
+	for (int i = 0; list && i < internet_address_list_length(list); i++) {
+		InternetAddress *ia = internet_address_list_get_address(list, i);
+
+		if (INTERNET_ADDRESS_IS_GROUP(ia)) {
+			n += parsed_ats(internet_address_group_get_members(INTERNET_ADDRESS_GROUP(ia)));
+		} else {
+			const char *addr = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia));
+
+			for (const char *p = addr; p && *p; p++)
+				n += *p == '@';
+		}
+	}
+	return n;
+}
+
+enum bb_status config_address_list_check(const char *text, const char *where,
+					 struct bb_error *err)
+{
+	InternetAddressList *list;
+	size_t want = text_ats(text), got;
+
+	if (!want)
+		return BB_OK;
+	pthread_once(&gmime_once, gmime_init_once);
+	list = internet_address_list_parse(NULL, text);
+	got = parsed_ats(list);
+	if (list)
+		g_object_unref(list);
+	if (got < want)
+		return bb_error_set(err, BB_ERR_CONFIG,
+				    "%s: \"%s\" is not a comma-separated list of addresses: %zu of its"
+				    " %zu addresses could be read (separate them with commas, put a"
+				    " name with a comma in double quotes, an address in <>)",
+				    where, text, got, want);
+	return BB_OK;
+}
+
 void config_list_free(char **list)
 {
 	if (!list)
@@ -1127,6 +1191,41 @@ char **config_secret_warnings(const struct bb_config *cfg)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
+/* The address settings are read as address lists (config_address_list());
+ * a list GMime reads fewer addresses from than its text holds ("a@x;
+ * b@y", "Doe John j@x") would lose people in silence: refused here, naming
+ * the key. */
+static enum bb_status settle_addresses(const struct bb_config *cfg, const char *path,
+				       struct bb_error *err)
+{
+	const struct {
+		const char *where, *text;
+	} settings[] = {
+		{ "[routing] default_lists", cfg->default_lists },
+		{ "[routing] default_people", cfg->default_people },
+		{ "[inbound] allow", cfg->inbound_allow },
+		{ "[tracker] report_lists", cfg->tracker_report_lists },
+	};
+	enum bb_status s = BB_OK;
+	char where[256];
+
+	for (size_t i = 0; i < G_N_ELEMENTS(settings) && !s; i++) {
+		snprintf(where, sizeof(where), "config %s: %s", path, settings[i].where);
+		s = config_address_list_check(settings[i].text, where, err);
+	}
+	for (size_t i = 0; i < cfg->nroutes && !s; i++) {
+		snprintf(where, sizeof(where), "config %s: [route %s] lists", path,
+			 cfg->routes[i].name ? cfg->routes[i].name : "");
+		s = config_address_list_check(cfg->routes[i].lists, where, err);
+		if (!s) {
+			snprintf(where, sizeof(where), "config %s: [route %s] people", path,
+				 cfg->routes[i].name ? cfg->routes[i].name : "");
+			s = config_address_list_check(cfg->routes[i].people, where, err);
+		}
+	}
+	return s;
+}
+
 /* [bugzilla] first_sync: now, all or a date, into bz_first_since. */
 static enum bb_status settle_first_sync(struct bb_config *cfg, const char *path,
 					struct bb_error *err)
@@ -1382,6 +1481,8 @@ out:
 		s = settle_starttls(cfg, path, err);
 	if (!s)
 		s = settle_first_sync(cfg, path, err);
+	if (!s)
+		s = settle_addresses(cfg, path, err);
 	if (!s && !cfg->smtp_maildir && !cfg->smtp_mbox)
 		cfg->smtp_maildir = config_data_path(cfg, "mail");
 	g_strfreev(groups);

@@ -230,6 +230,13 @@ char **config_list(const char *text, size_t *count);
  * no address at all is skipped), each as GMime writes it back ("\"Doe,
  * John\" <j@x>", "b@y").  Returns and frees as config_list(). */
 char **config_address_list(const char *text, size_t *count);
+/* BB_ERR_CONFIG (the message starting with where) when GMime reads fewer
+ * addresses from text than the '@' signs outside its quotes and comments
+ * say it holds ("a@x; b@y", "Doe John j@x"): config_address_list() would
+ * drop them without a word.  Config loading checks every address setting
+ * with it. */
+enum bb_status config_address_list_check(const char *text, const char *where,
+					 struct bb_error *err);
 void config_list_free(char **list);
 
 /* Loads the configuration.  explicit_path is the --config value or NULL.

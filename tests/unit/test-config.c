@@ -161,6 +161,26 @@ static void test_errors(void)
 		     "[sync] interval: must be at least 1s");
 	expect_error("timeout-zero.conf", "[smtp]\ntimeout = 0s\n", 0600, BB_ERR_CONFIG,
 		     "[smtp] timeout: must be at least 1s");
+	/* an address list that would lose people in silence */
+	expect_error("semicolons.conf", "[routing]\ndefault_lists = a@example.org; b@example.org\n",
+		     0600, BB_ERR_CONFIG, "[routing] default_lists: \"a@example.org; b@example.org\" is"
+		     " not a comma-separated list of addresses: 1 of its 2");
+	expect_error("no-brackets.conf", "[route usb]\ncomponent = USB\npeople = Doe John j@example.org\n",
+		     0600, BB_ERR_CONFIG, "[route usb] people: \"Doe John j@example.org\"");
+	expect_error("allow-junk.conf", "[inbound]\nallow = a@example.org, @@\n", 0600, BB_ERR_CONFIG,
+		     "[inbound] allow");
+	{
+		char *path = write_file("names.conf", 0600,
+					"[routing]\ndefault_lists = \"Doe, John\" <j@example.org>,"
+					" Team (a@b in a comment) <t@example.org>, \"a@b\" <x@example.org>\n"
+					"[tracker]\nreport_lists = list: a@example.org, b@example.org;\n");
+
+		ok(config_load_file(&cfg, path, &err) == BB_OK, "quoted names, comments and a group"
+		   " with '@' in them load: %s", err.message);
+		config_free(cfg);
+		cfg = NULL;
+		free(path);
+	}
 	/* a URL as libcurl will read it */
 	expect_error("url-no-host.conf", "[bugzilla]\nurl = https://\n", 0600, BB_ERR_CONFIG,
 		     "\"https://\" is not an http:// or https:// URL with a host");
