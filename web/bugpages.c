@@ -304,7 +304,14 @@ static void bp_attachment_item(const struct bugpages_env *env, struct buf *b, co
 		buf_addstr(b, " — ");
 		frontdoor_escape(b, summary);
 	}
-	buf_addf(b, " (%lld bytes) <code class=\"sha256\">sha256:", size);
+	{
+		/* as people read sizes: "2.9 KiB", "2.0 GiB" */
+		gchar *human = g_format_size_full(size > 0 ? (guint64)size : 0,
+						  G_FORMAT_SIZE_IEC_UNITS);
+
+		buf_addf(b, " (%s) <code class=\"sha256\">sha256:", human);
+		g_free(human);
+	}
 	frontdoor_escape(b, hash);
 	buf_addstr(b, "</code></li>\n");
 	free(url);

@@ -351,8 +351,11 @@ static enum MHD_Result fd_send_form(struct fd_view *fd, struct MHD_Connection *c
 		       "<label for=\"attachment\">Attachments (logs, dumps, firmware images; "
 		       "any size");
 	if (fd->max_upload) {
-		snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)fd->max_upload);
-		buf_addf(&b, " up to %s bytes each", tmp);
+		/* as people read sizes: "2.0 GiB", not "2147483648 bytes" */
+		gchar *size = g_format_size_full(fd->max_upload, G_FORMAT_SIZE_IEC_UNITS);
+
+		buf_addf(&b, " up to %s each", size);
+		g_free(size);
 	}
 	buf_addstr(&b, ")</label><input type=\"file\" id=\"attachment\" name=\"attachment\" "
 		       "multiple>\n"

@@ -72,7 +72,10 @@ state = {
                   {"creator": "dev@example.org", "creation_time": iso(start - 3000),
                    "text": "SECRET vendor notes, not for the list", "is_private": True},
                   {"creator": "ines@example.net", "creation_time": iso(start - 2400),
-                   "text": "Collected with iwlwifi.debug=0x1: " + sys.argv[1]}]},
+                   "text": "Collected with iwlwifi.debug=0x1: " + sys.argv[1]}],
+     "attachments": [{"file_name": "trace.txt", "summary": "trace", "content_type": "text/plain",
+                      "creator": "ines@example.net", "creation_time": iso(start - 3600),
+                      "text": "t" * 3000}]},
     {"id": 702, "summary": "usb hub resets", "product": "Drivers", "component": "USB",
      "status": "CONFIRMED", "creator": "ines@example.net",
      "creation_time": iso(start - 550 * 86400), "description": "The hub resets."},
@@ -137,6 +140,7 @@ PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
 write_config <<EOF
 $(serve_config_head)
+max_upload_size = 2G
 $(fakebz_bridge_config)
 [smtp]
 maildir = $WORK/data/mail
@@ -202,6 +206,12 @@ curl -s -o bug702.html "$BASE/bug/702"
 like "a question waiting shows on the bug's page" "$(cat bug702.html)" \
 	"<tr><th>Needinfo</th><td>waiting since $(day "$START")</td></tr>"
 unlike "a bug without triage has no block" "$(cat bug702.html)" 'id="triage"'
+
+# --- sizes as people read them
+like "the form gives the upload limit in binary units" "$(curl -s "$BASE/")" "any size up to 2\.0.GiB each\)"
+unlike "not in bytes" "$(curl -s "$BASE/")" "2147483648"
+like "an attachment's size on its bug's page too" "$(cat bug.html)" \
+	'<a href="[^"]*/trace.txt">trace.txt</a> \(2\.9.KiB\) <code class="sha256">'
 
 # --- the bug list
 curl -s -o list.html "$BASE/bugs"
