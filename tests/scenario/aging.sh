@@ -83,54 +83,10 @@ g commit -q --allow-empty -m "wifi: a fix"
 g commit -q --allow-empty -m "Linux 6.9"
 g commit -q --allow-empty -m "Linux 6.10-rc1"
 
-mkdir -p arch/list
-cat >archive_server.py <<'PY'
-import functools, http.server, os, sys
-root, port_file = sys.argv[1:3]
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(srv.server_address[1]))
-os.rename(port_file + ".tmp", port_file)
-srv.serve_forever()
-PY
-# addmail.py ROOT URL FROM MSGID PARENT BODY: one more mail in the archive
-cat >addmail.py <<'PY'
-import email.utils, os, re, sys, time
-from email.message import EmailMessage
-root, url, frm, mid, parent, body = sys.argv[1:7]
-m = EmailMessage()
-m["From"], m["To"] = frm, "list@lists.test"
-bug = re.search(r"bug-([0-9]+)", parent).group(1)
-m["Subject"] = "Re: [Bug %s] bug %s" % (bug, bug)
-m["Date"] = email.utils.formatdate(time.time() + 5)
-m["Message-ID"] = "<%s>" % mid
-m["In-Reply-To"] = m["References"] = "<%s>" % parent
-m.set_content(body)
-os.makedirs(os.path.join(root, mid))
-with open(os.path.join(root, mid, "raw"), "wb") as f:
-    f.write(m.as_bytes())
-ids = open(os.path.join(root, "order")).read().split() if os.path.exists(os.path.join(root, "order")) else []
-ids.append(mid)
-open(os.path.join(root, "order"), "w").write("\n".join(ids))
-entries = "".join('<entry><id>urn:msg:%s</id><link href="%s/%s/"/></entry>' % (i, url, i)
-                  for i in reversed(ids))
-with open(os.path.join(root, "new.atom.tmp"), "w") as f:
-    f.write('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
-            "<title>list</title>%s</feed>\n" % entries)
-os.rename(os.path.join(root, "new.atom.tmp"), os.path.join(root, "new.atom"))
-PY
-printf '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>list</title></feed>\n' \
-	>arch/list/new.atom
-/usr/bin/python3 archive_server.py "$WORK/arch" "$WORK/arch.port" >arch.out 2>&1 &
-arch_pid=$!
-CLEANUP_PIDS="$CLEANUP_PIDS $arch_pid"
-wait_for_port "$WORK/arch.port" "$arch_pid" || { cat arch.out; skip_all "the archive server did not start"; }
-arch="http://127.0.0.1:$(cat "$WORK/arch.port")/list"
+. "$top_srcdir/tests/lib/atom_archive.sh"
+atom_archive_start
 # mail FROM MSGID PARENT BODY
-mail() { /usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "$@"; }
+mail() { atom_reply "$@"; }
 
 write_config <<EOF
 [bugzilla]

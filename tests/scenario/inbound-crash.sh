@@ -61,29 +61,9 @@ cat >state.json <<EOF
 EOF
 fakebz_start state.json
 
-# The archive: static files under arch/list, served by a threaded server
-# that writes its port to a file.
-mkdir -p arch/list
-printf '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>list</title></feed>\n' \
-	>arch/list/new.atom
-cat >archive_server.py <<'EOF'
-import functools, http.server, os, sys
-root, port_file = sys.argv[1:3]
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                      functools.partial(Quiet, directory=root))
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(srv.server_address[1]))
-os.rename(port_file + ".tmp", port_file)
-srv.serve_forever()
-EOF
-/usr/bin/python3 archive_server.py "$WORK/arch" "$WORK/arch.port" >arch.out 2>&1 &
-arch_pid=$!
-CLEANUP_PIDS="$CLEANUP_PIDS $arch_pid"
-wait_for_port "$WORK/arch.port" "$arch_pid" || { cat arch.out; skip_all "the archive server did not start"; }
-arch="http://127.0.0.1:$(cat "$WORK/arch.port")/list"
+# The archive: static files under arch/list, served over HTTP
+. "$top_srcdir/tests/lib/atom_archive.sh"
+atom_archive_start
 
 write_config <<EOF
 [bugzilla]
