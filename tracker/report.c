@@ -43,6 +43,7 @@
 #include "core/log.h"
 #include "core/text.h"
 #include "mail/outbox.h"
+#include "tracker/backlog.h"
 #include "tracker/links.h"
 #include "tracker/report.h"
 #include "tracker/report_internal.h"
@@ -1731,6 +1732,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	struct page_ctx pc;
 	struct page p = { .b = BUF_INIT, .st = BB_OK };
 	struct reg_weekly_options wo;
+	struct buf chart = BUF_INIT;
 	const char **trees = NULL;
 	size_t ntrees = 0;
 	char rel[160];
@@ -1799,7 +1801,18 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	}
 	if ((st = write_page(dirfd, dir, "weekly.txt", &p, err)))
 		goto out;
-	/* the entry point last */
+	/* the entry point last, with the backlog's chart */
+	{
+		struct backlog bl;
+
+		if ((st = backlog_count(db, pc.now, &bl, err)))
+			goto out;
+		if ((st = backlog_svg(&bl, &chart))) {
+			st = bb_error_set(err, st, "out of memory");
+			goto out;
+		}
+		pc.backlog_svg = chart.data;
+	}
 	reg_report_index_page(&p, &pc, trees, ntrees);
 	if ((st = write_page(dirfd, dir, "index.html", &p, err)))
 		goto out;
@@ -1811,6 +1824,7 @@ out:
 	if (dirfd >= 0)
 		close(dirfd);
 	buf_release(&p.b);
+	buf_release(&chart);
 	free(trees);
 	free(pc.base_url);
 	if (loaded)

@@ -581,6 +581,8 @@ void reg_report_index_page(struct page *p, const struct page_ctx *pc, const char
 			 total[SEC_FIX_INCOMING], total[SEC_BACKBURNER], total[SEC_STALE],
 			 (pc->cfg->tracker_stale_after > 0 ? pc->cfg->tracker_stale_after : 90 * DAY) / DAY,
 			 total[SEC_FIXED], total[SEC_CLOSED]);
+	if (pc->backlog_svg)
+		reg_report_p_raw(p, pc->backlog_svg);
 	reg_report_p_raw(p, "<h2>Trees</h2>\n<table class=\"trees\">\n<tr><th>Tree</th>");
 	for (int s = 0; s < SEC_COUNT; s++) {
 		reg_report_p_raw(p, "<th>");

@@ -62,6 +62,7 @@ struct page_ctx {
 	const char *bugzilla_url;
 	char *base_url;
 	const struct report_data *d;
+	const char *backlog_svg;   /* the index's chart (tracker/backlog.h), or NULL */
 };
 
 /* ------------------------------------------------------------ report.c */

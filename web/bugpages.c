@@ -32,6 +32,7 @@
 #include "mail/archive.h"
 #include "mail/inmail.h"
 #include "mail/mail.h"
+#include "tracker/backlog.h"
 #include "tracker/report.h"
 #include "tracker/tracker.h"
 #include "web/bugpages.h"
@@ -196,8 +197,15 @@ enum MHD_Result bugpages_list(const struct bugpages_env *env, struct MHD_Connect
 		buf_addch(&like, '%');
 	}
 	fd_page_start(&b, "Bugs");
-	buf_addstr(&b, "<form method=\"get\" action=\"/bugs\" id=\"filter\">\n");
 	pthread_mutex_lock(env->db_lock);
+	{
+		struct backlog bl;
+
+		/* whether the backlog grows, at a glance */
+		if (backlog_count(env->db, now, &bl, NULL) == BB_OK)
+			backlog_svg(&bl, &b);
+	}
+	buf_addstr(&b, "<form method=\"get\" action=\"/bugs\" id=\"filter\">\n");
 	bp_select(env, &b, "status", "Status", status);
 	bp_select(env, &b, "component", "Component", component);
 	buf_addf(&b, "<label for=\"regression\">Regression</label><select id=\"regression\" "

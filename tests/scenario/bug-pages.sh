@@ -81,7 +81,7 @@ state = {
      "creation_time": iso(start - 550 * 86400), "description": "The hub resets."},
     {"id": 703, "summary": "closed after the first round", "product": "Drivers", "component": "USB",
      "status": "NEW", "creator": "ines@example.net",
-     "creation_time": iso(start - 90 * 86400), "description": "Old."},
+     "creation_time": iso(start - 95 * 86400), "description": "Old."},
     {"id": 704, "summary": "restricted after the first round", "product": "Drivers",
      "component": "USB", "status": "NEW", "creator": "ines@example.net",
      "creation_time": iso(start - 80 * 86400), "description": "Vendor."}
@@ -167,7 +167,7 @@ check "a sync reads the needinfo question" bb --quiet sync
 is "the question waits" "$(reg "SELECT state FROM needinfo WHERE bug_id = 702")" "waiting"
 
 # a week later, as the pages see it
-BUGBRIDGE_TEST_NOW=$((START + 7 * DAY))
+BUGBRIDGE_TEST_NOW=$((START + 7 * DAY + 3 * 3600))
 "$BUGBRIDGE" serve --port-file "$WORK/port" --pid-file "$WORK/pid" >/dev/null 2>"$WORK/serve.log" &
 server=$!
 CLEANUP_PIDS="$CLEANUP_PIDS $server"
@@ -196,10 +196,14 @@ browser_find
 if [ -z "$CHROMIUM" ]; then
 	diag "chromium is not installed; browser checks skipped"
 	skip "chromium is not installed"
+	skip "chromium is not installed"
 else
 	browser_dump "$BASE/bug/701" >dom-bug.html
 	is "Chromium: the bug page shows the hostile comment as text only" \
 		"$(dom_check dom-bug.html "$HOSTILE" b)" "fine"
+	browser_dump "$BASE/bugs" >dom-list.html
+	like "Chromium: the list's chart is an SVG image in the page" "$(tr '\n' '~' <dom-list.html)" \
+		'<svg [^>]*role="img".*<polyline class="bugs"'
 fi
 
 curl -s -o bug702.html "$BASE/bug/702"
@@ -220,6 +224,24 @@ like "a bug a week old" "$(cat list.html)" \
 	"<a href=\"/bug/701\">701</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 3600)))\">7 days</time></td><td class=\"needinfo\"></td>"
 like "a bug a year and a half old, waiting on its reporter" "$(cat list.html)" \
 	"<a href=\"/bug/702\">702</a>.*<td class=\"age\"><time datetime=\"$(day $((START - 550 * DAY)))\">18 months</time></td><td class=\"needinfo\">waiting since $(day "$START")</td>"
+
+# --- the backlog's chart: open bugs and open regressions per week for a year
+# weeks end with the UTC day of now: 703 (filed 95 days ago, closed a week
+# ago) is open in the last 15 of them, 701 (filed a week ago) replaces it
+# in the last two, 702 is open in all; 701's regression is in the last two
+counts() { python3 -c 'import re,sys; print(re.search(r"<polyline class=\"%s\"[^>]* data-counts=\"([^\"]*)\"" % sys.argv[1], sys.stdin.read()).group(1))' "$1"; }
+rep() { python3 -c 'import sys; print(" ".join([sys.argv[1]] * int(sys.argv[2]) + [sys.argv[3]] * int(sys.argv[4])))' "$@"; }
+like "the bug list has the chart, made by the server" "$(cat list.html)" '<figure id="backlog">'
+like "an inline SVG image" "$(cat list.html)" '<svg xmlns="http://www.w3.org/2000/svg" role="img"'
+is "open bugs per week" "$(counts bugs <list.html)" "$(rep 1 37 2 15)"
+is "open regressions per week" "$(counts regressions <list.html)" "$(rep 0 50 1 2)"
+like "the caption says it in words" "$(cat list.html)" \
+	"<figcaption>Open bugs and open regressions per week over the last year: 2 and 1 now, 1 and 0 a year ago.</figcaption>"
+unlike "no script on the page" "$(cat list.html)" "<script"
+check "regressions report writes the index" bb regressions report --now "$BUGBRIDGE_TEST_NOW"
+curl -s -o regindex.html "$BASE/regressions/index.html"
+is "the regressions index has the same chart: bugs" "$(counts bugs <regindex.html)" "$(rep 1 37 2 15)"
+is "and regressions" "$(counts regressions <regindex.html)" "$(rep 0 50 1 2)"
 
 # --- a feed per list
 like "the list page links each list's feed" "$(cat list.html)" \

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Open bugs and open regressions per week, and their chart (backlog.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bugzilla/bug.h"
+#include "tracker/backlog.h"
+
+#define DAY 86400
+#define WEEK (7 * DAY)
+
+/* The chart's frame, in SVG user units. */
+#define SVG_W 640
+#define SVG_H 200
+#define PLOT_LEFT 48
+#define PLOT_RIGHT 630
+#define PLOT_TOP 28
+#define PLOT_BOTTOM 168
+
+static const char backlog_sql[] =
+	"WITH RECURSIVE w(k, t) AS (SELECT 0, ?1 UNION ALL SELECT k + 1, t - ?2 FROM w WHERE k < ?3),"
+	" bugs(created, closed) AS ("
+	"  SELECT b.creation_time, CASE WHEN b.resolution = '' THEN NULL ELSE b.last_change_time END"
+	"  FROM imp_bug b WHERE " BZ_IMP_BUG_PUBLIC_SQL_AS("b.")
+	"  UNION ALL"
+	"  SELECT m.creation_time, CASE WHEN m.resolution = '' THEN NULL ELSE m.last_change_time END"
+	"  FROM bz_bug m WHERE " BZ_BUG_PUBLIC_SQL_AS("m.") " AND m.id NOT IN (SELECT id FROM imp_bug)),"
+	" regs(created, closed) AS ("
+	"  SELECT created, CASE WHEN state IN ('open', 'fix-incoming') THEN NULL ELSE updated END"
+	"  FROM reg_regression)"
+	" SELECT k, t,"
+	"  (SELECT count(*) FROM bugs WHERE created <= t AND (closed IS NULL OR closed > t)),"
+	"  (SELECT count(*) FROM regs WHERE created <= t AND (closed IS NULL OR closed > t))"
+	" FROM w";
+
+enum bb_status backlog_count(struct store *db, time_t now, struct backlog *out,
+			     struct bb_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	time_t end = (now / DAY + 1) * DAY; /* the end of now's UTC day */
+	enum bb_status st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((st = store_prepare(db, &q, backlog_sql, err)))
+		return st;
+	sqlite3_bind_int64(q, 1, (sqlite3_int64)end);
+	sqlite3_bind_int64(q, 2, WEEK);
+	sqlite3_bind_int(q, 3, BACKLOG_WEEKS - 1);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int k = sqlite3_column_int(q, 0), i = BACKLOG_WEEKS - 1 - k;
+
+		if (i < 0 || i >= BACKLOG_WEEKS)
+			continue;
+		out->end[i] = (time_t)sqlite3_column_int64(q, 1);
+		out->bugs[i] = sqlite3_column_int64(q, 2);
+		out->regressions[i] = sqlite3_column_int64(q, 3);
+	}
+	if (rc != SQLITE_DONE)
+		st = store_fail(db, err, "counting the backlog");
+	sqlite3_finalize(q);
+	return st;
+}
+
+static void day_of(char *out, size_t size, time_t t)
+{
+	struct tm tm;
+
+	*out = '\0';
+	if (gmtime_r(&t, &tm))
+		strftime(out, size, "%Y-%m-%d", &tm);
+}
+
+static void series(struct buf *out, const char *cls, const char *color, const long long *v,
+		   long long max)
+{
+	buf_addf(out, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+		      "data-counts=\"", cls, color);
+	for (int i = 0; i < BACKLOG_WEEKS; i++)
+		buf_addf(out, "%s%lld", i ? " " : "", v[i]);
+	buf_addstr(out, "\" points=\"");
+	for (int i = 0; i < BACKLOG_WEEKS; i++) {
+		double x = PLOT_LEFT + (double)(PLOT_RIGHT - PLOT_LEFT) * i / (BACKLOG_WEEKS - 1);
+		double y = PLOT_BOTTOM - (double)(PLOT_BOTTOM - PLOT_TOP) * (double)v[i] / (double)max;
+
+		buf_addf(out, "%s%.1f,%.1f", i ? " " : "", x, y);
+	}
+	buf_addstr(out, "\"/>\n");
+}
+
+enum bb_status backlog_svg(const struct backlog *b, struct buf *out)
+{
+	long long max = 1;
+	char first[16], last[16];
+	const int n = BACKLOG_WEEKS - 1;
+
+	for (int i = 0; i < BACKLOG_WEEKS; i++) {
+		if (b->bugs[i] > max)
+			max = b->bugs[i];
+		if (b->regressions[i] > max)
+			max = b->regressions[i];
+	}
+	day_of(first, sizeof(first), b->end[0]);
+	day_of(last, sizeof(last), b->end[n]);
+	buf_addf(out, "<figure id=\"backlog\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		      "role=\"img\" aria-labelledby=\"backlog-title\" width=\"%d\" height=\"%d\" "
+		      "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
+		      "<title id=\"backlog-title\">Open bugs and open regressions per week, weeks "
+		      "ending %s to %s</title>\n", SVG_W, SVG_H, SVG_W, SVG_H, first, last);
+	/* axes, the top value and the dates */
+	buf_addf(out, "<path d=\"M%d %d V%d H%d\" fill=\"none\" stroke=\"#888\"/>\n"
+		      "<path d=\"M%d %d H%d\" fill=\"none\" stroke=\"#ddd\"/>\n",
+		 PLOT_LEFT, PLOT_TOP, PLOT_BOTTOM, PLOT_RIGHT, PLOT_LEFT, PLOT_TOP, PLOT_RIGHT);
+	buf_addf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%lld</text>\n"
+		      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n"
+		      "<text x=\"%d\" y=\"%d\">%s</text>\n"
+		      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
+		 PLOT_LEFT - 6, PLOT_TOP + 4, max, PLOT_LEFT - 6, PLOT_BOTTOM + 4, PLOT_LEFT,
+		 PLOT_BOTTOM + 18, first, PLOT_RIGHT, PLOT_BOTTOM + 18, last);
+	series(out, "bugs", "#1f5fa8", b->bugs, max);
+	series(out, "regressions", "#c0392b", b->regressions, max);
+	/* the legend */
+	buf_addf(out, "<rect x=\"%d\" y=\"8\" width=\"12\" height=\"3\" fill=\"#1f5fa8\"/>"
+		      "<text x=\"%d\" y=\"13\">open bugs</text>\n"
+		      "<rect x=\"%d\" y=\"8\" width=\"12\" height=\"3\" fill=\"#c0392b\"/>"
+		      "<text x=\"%d\" y=\"13\">open regressions</text>\n</svg>\n",
+		 PLOT_LEFT, PLOT_LEFT + 16, PLOT_LEFT + 110, PLOT_LEFT + 126);
+	return buf_addf(out, "<figcaption>Open bugs and open regressions per week over the last "
+			     "year: %lld and %lld now, %lld and %lld a year ago.</figcaption>\n"
+			     "</figure>\n", b->bugs[n], b->regressions[n], b->bugs[0],
+			b->regressions[0]);
+}
