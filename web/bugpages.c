@@ -6,9 +6,11 @@
  *    who, when and the mail made of it): the page shows the mails the
  *    bridge made of them, from the outbox, decoded by the mail layer
  *    (inmail_decode()) and cut at the footer's "-- " line.  A mail is
- *    shown only while every comment it carried is public and the bug is
- *    mirrored and not restricted (sync_bug_eligibility()), so a comment
- *    made private later drops off the page on the next sync.
+ *    shown only if every comment it carried was public when the bridge
+ *    read it, and the bug is mirrored and not restricted
+ *    (sync_bug_eligibility()).  A comment the bridge posted from a list
+ *    mail is shown as it posted it (in_mail.comment), under the name
+ *    part of the sender's address.
  *  - The thread's root is the Message-ID the description's mail had
  *    (bz_comment.message_id), else the one the bridge gives a bug's
  *    report (mail_message_id()); its link is the archive's
@@ -400,17 +402,24 @@ static void bp_thread_row(const struct bugpages_env *env, struct buf *b, long lo
 	free(mid);
 }
 
-/* A mirrored bug's public comments, as the bridge mailed them; how many. */
+/* A mirrored bug's public comments: as the bridge mailed them, and those
+ * it posted from list mail as it posted them (in_mail.comment); how many. */
 static unsigned bp_mailed_comments(const struct bugpages_env *env, struct buf *b, long long id)
 {
 	sqlite3_stmt *q = NULL;
 	unsigned n = 0;
 
 	if (store_prepare(env->db, &q,
-			  "SELECT min(c.count), min(c.author), min(c.time), o.message FROM bz_comment c"
+			  "SELECT min(c.count), min(c.author), min(c.time), o.message, NULL"
+			  " FROM bz_comment c"
 			  " JOIN outbox o ON o.message_id = c.message_id AND o.bug_id = c.bug_id"
 			  " WHERE c.bug_id = ?1 GROUP BY o.id HAVING max(c.is_private) = 0"
-			  " ORDER BY min(c.count)", NULL) != BB_OK)
+			  " UNION ALL"
+			  " SELECT c.count, i.from_addr, c.time, NULL, i.comment FROM bz_comment c"
+			  " JOIN in_mail i ON i.message_id = c.message_id AND i.bug_id = c.bug_id"
+			  " WHERE c.bug_id = ?1 AND c.is_private = 0 AND i.comment IS NOT NULL"
+			  " AND c.message_id NOT IN (SELECT message_id FROM outbox)"
+			  " ORDER BY 1", NULL) != BB_OK)
 		return 0;
 	sqlite3_bind_int64(q, 1, id);
 	while (sqlite3_step(q) == SQLITE_ROW) {
@@ -420,7 +429,18 @@ static unsigned bp_mailed_comments(const struct bugpages_env *env, struct buf *b
 		size_t len = (size_t)sqlite3_column_bytes(q, 3);
 		char *footer;
 
-		if (!raw || inmail_decode(raw, len, &body, &err) != BB_OK)
+		if (!raw) {
+			/* a comment posted from a list mail */
+			if (sqlite3_column_type(q, 4) == SQLITE_TEXT) {
+				bp_comment(b, sqlite3_column_int(q, 0),
+					   (const char *)sqlite3_column_text(q, 1),
+					   (time_t)sqlite3_column_int64(q, 2),
+					   (const char *)sqlite3_column_text(q, 4));
+				n++;
+			}
+			continue;
+		}
+		if (inmail_decode(raw, len, &body, &err) != BB_OK)
 			continue;
 		/* the footer is the bridge's, not the comment's */
 		if (!strncmp(body.text, "-- \n", 4))

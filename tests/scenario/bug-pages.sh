@@ -109,12 +109,12 @@ srv.serve_forever()
 PY
 # addmail.py ROOT URL FROM MSGID PARENT BODY: one more mail in the archive
 cat >addmail.py <<'PY'
-import email.utils, os, sys
+import email.utils, os, re, sys
 from email.message import EmailMessage
 root, url, frm, mid, parent, body = sys.argv[1:7]
 m = EmailMessage()
 m["From"], m["To"] = frm, "list@lists.test"
-m["Subject"] = "Re: [Bug 702] usb hub resets"
+m["Subject"] = "Re: [Bug %s]" % re.search(r"bug-([0-9]+)", parent).group(1)
 m["Date"] = email.utils.formatdate(int(os.environ["BUGBRIDGE_TEST_NOW"]) + 5)
 m["Message-ID"] = "<%s>" % mid
 m["In-Reply-To"] = m["References"] = "<%s>" % parent
@@ -122,10 +122,15 @@ m.set_content(body)
 os.makedirs(os.path.join(root, mid))
 with open(os.path.join(root, mid, "raw"), "wb") as f:
     f.write(m.as_bytes())
+order = os.path.join(root, "order")
+ids = open(order).read().split() if os.path.exists(order) else []
+ids.append(mid)
+open(order, "w").write("\n".join(ids))
+entries = "".join('<entry><id>urn:msg:%s</id><link href="%s/%s/"/></entry>' % (i, url, i)
+                  for i in reversed(ids))
 with open(os.path.join(root, "new.atom.tmp"), "w") as f:
     f.write('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
-            '<title>list</title><entry><id>urn:msg:%s</id><link href="%s/%s/"/></entry></feed>\n'
-            % (mid, url, mid))
+            "<title>list</title>%s</feed>\n" % entries)
 os.rename(os.path.join(root, "new.atom.tmp"), os.path.join(root, "new.atom"))
 PY
 printf '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>list</title></feed>\n' \
@@ -163,7 +168,10 @@ admin bug '{"id": 703, "merge": true, "status": "RESOLVED", "resolution": "FIXED
 admin bug '{"id": 704, "merge": true, "groups": ["vendor"]}'
 /usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Lead <lead@example.org>" ask-702@example.org \
 	bug-702@bugbridge.test "$(printf '#bugbridge needinfo reporter Which hub is it?\n')"
-check "a sync reads the needinfo question" bb --quiet sync
+/usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Olaf Owner <olaf@example.net>" reply-701@example.org \
+	bug-701@bugbridge.test "$(printf 'Same here on a T14 with 6.8.1.\n')"
+check "a sync reads the needinfo question and a reply" bb --quiet sync
+check "a sync sees the reply's comment" bb --quiet sync
 is "the question waits" "$(reg "SELECT state FROM needinfo WHERE bug_id = 702")" "waiting"
 
 # a week later, as the pages see it
@@ -182,9 +190,11 @@ like "it shows the description as mailed" "$(tr '\n' '~' <bug.html)" \
 	'<div class="comment" id="c0"><h3>Description #0 ines [0-9-]+ [0-9:]+ UTC</h3><pre>[^<]*Wi-Fi dies after resume'
 like "and the public comment" "$(tr '\n' '~' <bug.html)" \
 	'<div class="comment" id="c2"><h3>Comment #2 ines [0-9-]+ [0-9:]+ UTC</h3><pre>[^<]*Collected with iwlwifi.debug=0x1'
+like "and a comment that came from the list" "$(tr '\n' '~' <bug.html)" \
+	'<div class="comment" id="c4"><h3>Comment #4 olaf [^<]*</h3><pre>[^<]*Same here on a T14 with 6.8.1.'
 unlike "never the private comment" "$(cat bug.html)" "SECRET|vendor notes|id=\"c1\""
 unlike "nor the mail's footer" "$(cat bug.html)" "You are receiving this mail"
-unlike "no addresses on the page" "$(cat bug.html)" "ines@example.net|dev@example.org"
+unlike "no addresses on the page" "$(cat bug.html)" "ines@example.net|dev@example.org|olaf@example.net"
 like "the triage block the bridge made" "$(tr '\n' '~' <bug.html)" \
 	'<h2>Triage</h2>~<pre id="triage">Triage \(read from the report by bugbridge; it may be wrong\):'
 like "with its sections" "$(cat bug.html)" "Sections: +1. INTEL WIRELESS WIFI LINK"
