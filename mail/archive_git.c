@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The list archive reader for public-inbox v2 inboxes: git epochs mirrored
- * with the real `git` program (child processes, clone, fetch, probing for
- * new epochs, the state folder's lock) and their commits walked oldest
- * first through one `git cat-file --batch`.  archive_poll() and
- * archive_tail() (archive.c) call it for sources of kind "public-inbox";
- * the contract is in archive.h, what it shares with archive.c in
- * archive_internal.h. */
+/* The list archive reader for public-inbox inboxes (archive_git.h): git
+ * epochs mirrored with the real `git` program (child processes, clone,
+ * fetch, probing for new epochs, the state folder's lock) and their commits
+ * walked oldest first through one `git cat-file --batch`.  archive_poll()
+ * and archive_tail() (archive.c) call it for sources of kind
+ * "public-inbox"; what it reads of the source and the calls it hands
+ * messages over with are in archive_source.h. */
 #include "config.h"
 
 #include <dirent.h>
@@ -27,7 +27,8 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "mail/archive.h"
-#include "mail/archive_internal.h"
+#include "mail/archive_git.h"
+#include "mail/archive_source.h"
 
 #define ARCHIVE_PROBE_CAP ((size_t)1 << 20)        /* info/refs of an epoch */
 #define ARCHIVE_GIT_OUTPUT_CAP ((size_t)1 << 20)   /* stdout of small git commands */
