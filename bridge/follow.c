@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "bridge/follow.h"
+#include "bridge/inbound.h"
 #include "bugzilla/bz_client.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
@@ -129,25 +130,6 @@ static enum bb_status follow_set(struct sync_context *sc, long long bug_id, cons
 	return s;
 }
 
-static enum bb_status command_end(struct sync_context *sc, long long row, int seq,
-				  const char *state, const char *note, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if ((s = store_prepare(sc->db, &st, "UPDATE in_command SET state = ?, note = ?"
-				      " WHERE mail = ? AND seq = ? AND state = 'intent'", err)))
-		return s;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, row);
-	sqlite3_bind_int(st, 4, seq);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		s = store_fail(sc->db, err, "recording a mail command");
-	sqlite3_finalize(st);
-	return s;
-}
-
 /* Bugzilla's CC list: who added or removed.  *said gets what became of
  * it for the answer (static text, or *why malloc'd with Bugzilla's
  * refusal).  Only a temporary failure is returned. */
@@ -213,7 +195,7 @@ enum bb_status follow_command(struct sync_context *sc, long long row, int seq, l
 
 	if (!verb || !who || !*who || !strchr(who, '@')) {
 		json_object_put(o);
-		return command_end(sc, row, seq, "failed", "unreadable change", err);
+		return inbound_command_end(sc, row, seq, 1, "failed", "unreadable change", err);
 	}
 	add = !strcmp(verb, "subscribe");
 	before = follow_state(sc, bug_id, who);
@@ -235,7 +217,7 @@ enum bb_status follow_command(struct sync_context *sc, long long row, int seq, l
 	if ((s = store_begin(sc->db, err)))
 		goto out;
 	if (!(s = follow_set(sc, bug_id, who, add ? "in" : "out", row, err)))
-		s = command_end(sc, row, seq, "done", note, err);
+		s = inbound_command_end(sc, row, seq, 1, "done", note, err);
 	s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 	if (!s) {
 		stats->commands_done++;

@@ -277,14 +277,18 @@ enum bb_status inbound_command_record(struct sync_context *sc, long long mail, i
 	return s;
 }
 
-static enum bb_status command_finish(struct sync_context *sc, long long mail, int seq,
-				     const char *state, const char *note, struct bb_error *err)
+enum bb_status inbound_command_end(struct sync_context *sc, long long mail, int seq,
+				   int only_intent, const char *state, const char *note,
+				   struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
-	if ((s = store_prepare(sc->db, &st, "UPDATE in_command SET state = ?, note = ?"
-				      " WHERE mail = ? AND seq = ?", err)))
+	if ((s = store_prepare(sc->db, &st, only_intent
+			       ? "UPDATE in_command SET state = ?, note = ?"
+				 " WHERE mail = ? AND seq = ? AND state = 'intent'"
+			       : "UPDATE in_command SET state = ?, note = ? WHERE mail = ? AND seq = ?",
+			       err)))
 		return s;
 	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC);
@@ -1135,14 +1139,15 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 		if (!s) {
 			/* a second stop in the mail finds it stopped */
 			stats->commands_done++;
-			s = command_finish(sc, row, seq, "done", sqlite3_changes(sc->db->db) ? NULL
-					   : "already: bugbridge mirrors the bug no more", err);
+			s = inbound_command_end(sc, row, seq, 0, "done",
+						sqlite3_changes(sc->db->db) ? NULL
+						: "already: bugbridge mirrors the bug no more", err);
 		}
 		return s;
 	}
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return command_finish(sc, row, seq, "failed", "unreadable change", err);
+		return inbound_command_end(sc, row, seq, 0, "failed", "unreadable change", err);
 	}
 	if ((why = cmdchange_legal(sc, bug_id, o, &nomem)) || nomem) {
 		json_object_put(o);
@@ -1170,7 +1175,7 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 		stats->commands_done++;
 		log_event(LOG_LEVEL_INFO, "inbound.command_already", LF_INT("bug", bug_id),
 			  LF_STR("command", line), LF_STR("note", why));
-		s = command_finish(sc, row, seq, "done", why, err);
+		s = inbound_command_end(sc, row, seq, 0, "done", why, err);
 		free(why);
 		return s;
 	}
@@ -1185,12 +1190,12 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 		stats->commands_done++;
 		log_event(LOG_LEVEL_INFO, "inbound.command", LF_INT("bug", bug_id),
 			  LF_STR("command", line));
-		s = command_finish(sc, row, seq, "done", NULL, err);
+		s = inbound_command_end(sc, row, seq, 0, "done", NULL, err);
 	} else if (status_retry_class(berr.code) == BB_RETRY_GIVE_UP) {
 		stats->commands_failed++;
 		log_event(LOG_LEVEL_WARN, "inbound.command_failed", LF_INT("bug", bug_id),
 			  LF_STR("command", line), LF_STR("error", berr.message));
-		s = command_finish(sc, row, seq, "failed", berr.message, err);
+		s = inbound_command_end(sc, row, seq, 0, "failed", berr.message, err);
 	} else {
 		s = bb_error_set(err, berr.code, "%s", berr.message);
 		err->retry_after = berr.retry_after;

@@ -105,6 +105,14 @@ enum bb_status inbound_round(struct sync_context *sc, struct archive_source *src
 			     const struct inbound_options *opt, struct inbound_stats *stats,
 			     struct bb_error *err);
 
+/* Ends mail command seq of in_command row mail in state ("done",
+ * "failed", ...) with note (NULL: none), in the caller's transaction; with
+ * only_intent, only a command still an intent (a command code that may run
+ * again after a crash ends it once). */
+enum bb_status inbound_command_end(struct sync_context *sc, long long mail, int seq,
+				   int only_intent, const char *state, const char *note,
+				   struct bb_error *err);
+
 /* The cursor name for the configured archive; free(). */
 char *inbound_cursor_name(const struct bb_config *cfg);
 

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "bridge/needinfo.h"
+#include "bridge/inbound.h"
 #include "bridge/route.h"
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
@@ -227,25 +228,6 @@ static const char *json_text(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-static enum bb_status command_end(struct sync_context *sc, long long row, int seq,
-				  const char *state, const char *note, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if ((s = store_prepare(sc->db, &st, "UPDATE in_command SET state = ?, note = ?"
-				      " WHERE mail = ? AND seq = ? AND state = 'intent'", err)))
-		return s;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, row);
-	sqlite3_bind_int(st, 4, seq);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		s = store_fail(sc->db, err, "recording a mail command");
-	sqlite3_finalize(st);
-	return s;
-}
-
 /* Records the question (its row gets *id) after ending the bug's earlier
  * ones, in the caller's transaction. */
 static enum bb_status question_insert(struct sync_context *sc, struct question *q,
@@ -400,7 +382,7 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	q.asked_at = bb_now();
 	if (!to || !json_text(o, "needinfo")) {
 		json_object_put(o);
-		return command_end(sc, row, seq, "failed", "unreadable change", err);
+		return inbound_command_end(sc, row, seq, 1, "failed", "unreadable change", err);
 	}
 	if ((s = store_begin(sc->db, err)))
 		goto out;
@@ -417,8 +399,9 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	}
 	if (!have_bug || !*q.asked) {
 		stats->commands_failed++;
-		s = command_end(sc, row, seq, "failed", !have_bug ? "the bug is not in bugbridge's state"
-				: "the bug's reporter is not known", err);
+		s = inbound_command_end(sc, row, seq, 1, "failed",
+					!have_bug ? "the bug is not in bugbridge's state"
+						  : "the bug's reporter is not known", err);
 		goto out;
 	}
 	/* one question per mail (the mail's Message-ID keys it) */
@@ -433,7 +416,7 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	}
 	if (found) {
 		stats->commands_done++;
-		s = command_end(sc, row, seq, "done", "already: this mail asked a question", err);
+		s = inbound_command_end(sc, row, seq, 1, "done", "already: this mail asked a question", err);
 		goto out;
 	}
 	q.mark = strdup(choose_mark(sc, &bug));
@@ -466,7 +449,7 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 		goto out;
 	}
 	stats->commands_done++;
-	s = command_end(sc, row, seq, "done", note, err);
+	s = inbound_command_end(sc, row, seq, 1, "done", note, err);
 out:
 	if (sc->db->depth > 0)
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
