@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The Atom reader of list archives (archive.h), for archive.c's dispatch: reads
- * an Atom source: <url>/new.atom, each new entry's message read from
+/* The Atom reader of list archives (archive.h), for archive.c's dispatch:
+ * reads an Atom source: <url>/new.atom, each new entry's message read from
  * <url>/<msgid>/raw; the cursor is the set of short hashes of the entries
  * handled that are still in the feed (archive.h).  The same file holds the
  * Atom parser, archive_gunzip() and archive_fetch_thread() (archive.h),

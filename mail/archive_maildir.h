@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The Maildir reader of list archives (archive.h), for archive.c's dispatch: reads
- * a local Maildir (new/ and cur/, never modified), messages in order of
- * (mtime, unique name) behind a horizon that trails the newest mtime by
- * ARCHIVE_MAILDIR_SLACK seconds (archive.h).
+/* The Maildir reader of list archives (archive.h), for archive.c's
+ * dispatch: reads a local Maildir (new/ and cur/, never modified), messages
+ * in order of (mtime, unique name) behind a horizon that trails the newest
+ * mtime by ARCHIVE_MAILDIR_SLACK seconds (archive.h).
  */
 #ifndef BB_ARCHIVE_MAILDIR_H
 #define BB_ARCHIVE_MAILDIR_H

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The mbox file reader of list archives (archive.h), for archive.c's dispatch: reads
- * a local mbox file (mboxrd, appended to by an MTA, never modified),
- * read from the cursor's byte offset once a hash of the bytes before it
- * still matches, else again from the start (archive.h).  The same file
- * holds the mbox splitter (archive_mbox_new() and the rest, archive.h).
+/* The mbox file reader of list archives (archive.h), for archive.c's
+ * dispatch: reads a local mbox file (mboxrd, appended to by an MTA, never
+ * modified), read from the cursor's byte offset once a hash of the bytes
+ * before it still matches, else again from the start (archive.h).  The same
+ * file holds the mbox splitter (archive_mbox_new() and the rest,
+ * archive.h).
  */
 #ifndef BB_ARCHIVE_MBOX_H
 #define BB_ARCHIVE_MBOX_H
