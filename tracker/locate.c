@@ -11,6 +11,7 @@
 #include "tracker/culprit.h"
 #include "tracker/gitscan.h"
 #include "tracker/locate.h"
+#include "triage/index.h"
 
 #define LOCATE_GREP_OUTPUT ((size_t)256 << 10)  /* bytes of one grep's output read */
 
@@ -26,37 +27,13 @@ struct locate {
 
 /* ---- choosing among several places --------------------------------------- */
 
-/* Lower is better: outside arch/ or under the report's arch, then code
- * that is not tools or samples, then a .c file. */
-static int place_rank(const char *path, const char *arch)
+/* Keeps the better of *best and path (path is borrowed; *best g_malloc'd),
+ * as the kernel index chooses (tri_place_better()). */
+static void consider(char **best, const char *path, const char *arch)
 {
-	static const char *const aside[] = { "tools/", "samples/", "scripts/", "Documentation/",
-					     "usr/" };
-	int rank = 0;
-
-	if (g_str_has_prefix(path, "arch/")) {
-		size_t n = arch ? strlen(arch) : 0;
-
-		if (!n || strncmp(path + 5, arch, n) || path[5 + n] != '/')
-			rank += 4;
-	}
-	for (size_t i = 0; i < G_N_ELEMENTS(aside); i++)
-		if (g_str_has_prefix(path, aside[i]))
-			rank += 8;
-	if (!g_str_has_suffix(path, ".c") && !g_str_has_suffix(path, "/"))
-		rank += 1;
-	return rank;
-}
-
-/* Keeps the better of *best and path (path is borrowed; *best g_malloc'd). */
-static void consider(char **best, int *best_rank, const char *path, const char *arch)
-{
-	int rank = place_rank(path, arch);
-
-	if (!*best || rank < *best_rank || (rank == *best_rank && strcmp(path, *best) < 0)) {
+	if (tri_place_better(path, *best, arch)) {
 		g_free(*best);
 		*best = g_strdup(path);
-		*best_rank = rank;
 	}
 }
 
@@ -150,7 +127,6 @@ struct symbol_search {
 	size_t n;
 	const char *arch;
 	char *best[TRI_LOCATE_MAX];
-	int rank[TRI_LOCATE_MAX];
 };
 
 static void symbol_restart(void *ctx)
@@ -191,7 +167,7 @@ static enum bb_status symbol_line(void *ctx, const char *path, unsigned long lin
 		for (size_t i = 0; i < s->n; i++)
 			if (strlen(s->names[i]) == (size_t)(p - start) &&
 			    !strncmp(s->names[i], start, (size_t)(p - start)))
-				consider(&s->best[i], &s->rank[i], path, s->arch);
+				consider(&s->best[i], path, s->arch);
 		break;
 	}
 	return BB_OK;
@@ -362,7 +338,6 @@ static void locate_modules(void *ctx, const char *const *names, size_t n, const 
 	if (!grep_trees(l, re->str, pathspecs, module_line, &s, module_restart))
 		for (size_t i = 0; i < s.n; i++) {
 			char *best = NULL;
-			int rank = 0;
 
 			for (guint k = 0; k < s.places->len; k++) {
 				const struct module_place *p =
@@ -374,7 +349,7 @@ static void locate_modules(void *ctx, const char *const *names, size_t n, const 
 					continue;
 				where = p->composite ? g_strdup_printf("%s/", p->dir)
 						     : g_strdup_printf("%s/%s.c", p->dir, p->spelling);
-				consider(&best, &rank, where, arch);
+				consider(&best, where, arch);
 				g_free(where);
 			}
 			remember(l, 'm', arch, s.names[i], best, &paths[at[i]]);

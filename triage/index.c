@@ -18,7 +18,7 @@
 
 #include "triage/index.h"
 
-/* ---- choosing among several places (as tracker/locate.c) ----------------- */
+/* ---- choosing among several places (tracker/locate.c too) ---------------- */
 
 /* Lower is better: outside arch/ or under the report's arch, then code
  * that is not tools or samples, then a .c file or a folder. */
@@ -42,8 +42,7 @@ static int place_rank(const char *path, const char *arch)
 	return rank;
 }
 
-/* Whether path is better than best (NULL: no best yet) for arch. */
-static int better(const char *path, const char *best, const char *arch)
+int tri_place_better(const char *path, const char *best, const char *arch)
 {
 	int a, b;
 
@@ -482,7 +481,7 @@ static int write_symbol(const struct build *b, sqlite3_stmt *ins, const char *na
 				g_hash_table_replace(arch_best, (gpointer)g_intern_string(arch),
 						     GUINT_TO_POINTER(id + 1));
 			g_free(arch);
-		} else if (better(p, plain, NULL)) {
+		} else if (tri_place_better(p, plain, NULL)) {
 			plain = p;
 			plain_id = id;
 		}
@@ -689,7 +688,7 @@ char *tri_index_symbol(struct tri_index *ix, const char *name, const char *arch)
 	while (sqlite3_step(ix->sym) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(ix->sym, 0);
 
-		if (p && better(p, best, arch)) {
+		if (p && tri_place_better(p, best, arch)) {
 			free(best);
 			best = strdup(p);
 		}
@@ -715,7 +714,7 @@ char *tri_index_module(struct tri_index *ix, const char *name, const char *arch)
 		/* Kconfig's name only where no obj- line builds the module */
 		if (!p || (kconfig && !best_kconfig))
 			continue;
-		if ((!kconfig && best_kconfig) || better(p, best, arch)) {
+		if ((!kconfig && best_kconfig) || tri_place_better(p, best, arch)) {
 			free(best);
 			best = strdup(p);
 			best_kconfig = kconfig;

@@ -60,6 +60,14 @@ struct tri_index_stats {
 enum bb_status tri_index_build(const char *source, const char *path, struct tri_index_stats *st,
 			       struct bb_error *err);
 
+/* Whether path is a better place than best (NULL: no best yet) for a
+ * name a report on arch ("x86", "arm64", NULL: not known) names: outside
+ * arch/ or under the report's own arch, then code that is not tools,
+ * samples, scripts or documentation, then a .c file or a folder, then the
+ * first by name.  The index and the tree lookups (tracker/locate.c) choose
+ * alike. */
+int tri_place_better(const char *path, const char *best, const char *arch);
+
 struct tri_index;
 /* Opens an index written by tri_index_build(); BB_ERR_NOT_FOUND when path
  * does not exist, BB_ERR_UNSUPPORTED when it is no index of this version. */
