@@ -19,21 +19,22 @@
 #define PLOT_TOP 28
 #define PLOT_BOTTOM 168
 
+/* Each public bug (kind 0) and each regression (kind 1) that was open at
+ * some time in [?1, ?2]: when it was filed and when it was closed (NULL:
+ * open).  One pass over the tables, whatever their size; the weeks are
+ * counted in C. */
 static const char backlog_sql[] =
-	"WITH RECURSIVE w(k, t) AS (SELECT 0, ?1 UNION ALL SELECT k + 1, t - ?2 FROM w WHERE k < ?3),"
-	" bugs(created, closed) AS ("
-	"  SELECT b.creation_time, CASE WHEN b.resolution = '' THEN NULL ELSE b.last_change_time END"
-	"  FROM imp_bug b WHERE " BZ_IMP_BUG_PUBLIC_SQL_AS("b.")
-	"  UNION ALL"
-	"  SELECT m.creation_time, CASE WHEN m.resolution = '' THEN NULL ELSE m.last_change_time END"
-	"  FROM bz_bug m WHERE " BZ_BUG_PUBLIC_SQL_AS("m.") " AND m.id NOT IN (SELECT id FROM imp_bug)),"
-	" regs(created, closed) AS ("
-	"  SELECT created, CASE WHEN state IN ('open', 'fix-incoming') THEN NULL ELSE updated END"
-	"  FROM reg_regression)"
-	" SELECT k, t,"
-	"  (SELECT count(*) FROM bugs WHERE created <= t AND (closed IS NULL OR closed > t)),"
-	"  (SELECT count(*) FROM regs WHERE created <= t AND (closed IS NULL OR closed > t))"
-	" FROM w";
+	"SELECT 0, b.creation_time, CASE WHEN b.resolution = '' THEN NULL ELSE b.last_change_time END"
+	" FROM imp_bug b WHERE " BZ_IMP_BUG_PUBLIC_SQL_AS("b.") " AND b.creation_time <= ?2"
+	" AND (b.resolution = '' OR b.last_change_time > ?1)"
+	" UNION ALL"
+	" SELECT 0, m.creation_time, CASE WHEN m.resolution = '' THEN NULL ELSE m.last_change_time END"
+	" FROM bz_bug m WHERE " BZ_BUG_PUBLIC_SQL_AS("m.") " AND m.id NOT IN (SELECT id FROM imp_bug)"
+	" AND m.creation_time <= ?2 AND (m.resolution = '' OR m.last_change_time > ?1)"
+	" UNION ALL"
+	" SELECT 1, created, CASE WHEN state IN ('open', 'fix-incoming') THEN NULL ELSE updated END"
+	" FROM reg_regression WHERE created <= ?2"
+	" AND (state IN ('open', 'fix-incoming') OR updated > ?1)";
 
 enum bb_status backlog_count(struct store *db, time_t now, struct backlog *out,
 			     struct bb_error *err)
@@ -44,19 +45,21 @@ enum bb_status backlog_count(struct store *db, time_t now, struct backlog *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < BACKLOG_WEEKS; i++)
+		out->end[i] = end - (time_t)(BACKLOG_WEEKS - 1 - i) * WEEK;
 	if ((st = store_prepare(db, &q, backlog_sql, err)))
 		return st;
-	sqlite3_bind_int64(q, 1, (sqlite3_int64)end);
-	sqlite3_bind_int64(q, 2, WEEK);
-	sqlite3_bind_int(q, 3, BACKLOG_WEEKS - 1);
+	sqlite3_bind_int64(q, 1, (sqlite3_int64)out->end[0]);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)end);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int k = sqlite3_column_int(q, 0), i = BACKLOG_WEEKS - 1 - k;
+		long long *count = sqlite3_column_int(q, 0) ? out->regressions : out->bugs;
+		time_t created = (time_t)sqlite3_column_int64(q, 1);
+		int open = sqlite3_column_type(q, 2) == SQLITE_NULL;
+		time_t closed = (time_t)sqlite3_column_int64(q, 2);
 
-		if (i < 0 || i >= BACKLOG_WEEKS)
-			continue;
-		out->end[i] = (time_t)sqlite3_column_int64(q, 1);
-		out->bugs[i] = sqlite3_column_int64(q, 2);
-		out->regressions[i] = sqlite3_column_int64(q, 3);
+		for (int i = 0; i < BACKLOG_WEEKS; i++)
+			if (created <= out->end[i] && (open || closed > out->end[i]))
+				count[i]++;
 	}
 	if (rc != SQLITE_DONE)
 		st = store_fail(db, err, "counting the backlog");
