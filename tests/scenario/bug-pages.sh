@@ -93,53 +93,11 @@ python3 state.py "$HOSTILE" "$START"
 fakebz_start state.json
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
 
-# a public-inbox-like archive the needinfo question is read from
-mkdir -p arch/list
-cat >archive_server.py <<'PY'
-import functools, http.server, os, sys
-root, port_file = sys.argv[1:3]
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(srv.server_address[1]))
-os.rename(port_file + ".tmp", port_file)
-srv.serve_forever()
-PY
-# addmail.py ROOT URL FROM MSGID PARENT BODY: one more mail in the archive
-cat >addmail.py <<'PY'
-import email.utils, os, re, sys
-from email.message import EmailMessage
-root, url, frm, mid, parent, body = sys.argv[1:7]
-m = EmailMessage()
-m["From"], m["To"] = frm, "list@lists.test"
-m["Subject"] = "Re: [Bug %s]" % re.search(r"bug-([0-9]+)", parent).group(1)
-m["Date"] = email.utils.formatdate(int(os.environ["BUGBRIDGE_TEST_NOW"]) + 5)
-m["Message-ID"] = "<%s>" % mid
-m["In-Reply-To"] = m["References"] = "<%s>" % parent
-m.set_content(body)
-os.makedirs(os.path.join(root, mid))
-with open(os.path.join(root, mid, "raw"), "wb") as f:
-    f.write(m.as_bytes())
-order = os.path.join(root, "order")
-ids = open(order).read().split() if os.path.exists(order) else []
-ids.append(mid)
-open(order, "w").write("\n".join(ids))
-entries = "".join('<entry><id>urn:msg:%s</id><link href="%s/%s/"/></entry>' % (i, url, i)
-                  for i in reversed(ids))
-with open(os.path.join(root, "new.atom.tmp"), "w") as f:
-    f.write('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
-            "<title>list</title>%s</feed>\n" % entries)
-os.rename(os.path.join(root, "new.atom.tmp"), os.path.join(root, "new.atom"))
-PY
-printf '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>list</title></feed>\n' \
-	>arch/list/new.atom
-/usr/bin/python3 archive_server.py "$WORK/arch" "$WORK/arch.port" >arch.out 2>&1 &
-arch_pid=$!
-CLEANUP_PIDS="$CLEANUP_PIDS $arch_pid"
-wait_for_port "$WORK/arch.port" "$arch_pid" || { cat arch.out; skip_all "the archive server did not start"; }
-arch="http://127.0.0.1:$(cat "$WORK/arch.port")/list"
+# a list archive the needinfo question and a reply are read from
+. "$top_srcdir/tests/lib/atom_archive.sh"
+ATOM_REPLY_SUBJECT='Re: [Bug {bug}]'
+export ATOM_REPLY_SUBJECT
+atom_archive_start
 
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
@@ -166,9 +124,9 @@ EOF
 check "a sync mirrors the bugs" bb --quiet sync
 admin bug '{"id": 703, "merge": true, "status": "RESOLVED", "resolution": "FIXED"}'
 admin bug '{"id": 704, "merge": true, "groups": ["vendor"]}'
-/usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Lead <lead@example.org>" ask-702@example.org \
+atom_reply "Lead <lead@example.org>" ask-702@example.org \
 	bug-702@bugbridge.test "$(printf '#bugbridge needinfo reporter Which hub is it?\n')"
-/usr/bin/python3 addmail.py "$WORK/arch/list" "$arch" "Olaf Owner <olaf@example.net>" reply-701@example.org \
+atom_reply "Olaf Owner <olaf@example.net>" reply-701@example.org \
 	bug-701@bugbridge.test "$(printf 'Same here on a T14 with 6.8.1.\n')"
 check "a sync reads the needinfo question and a reply" bb --quiet sync
 check "a sync sees the reply's comment" bb --quiet sync
