@@ -9,6 +9,12 @@
  * turns the report into weighted clues, lets each clue add to the sections
  * it matches (per clue, a section counts once, by its best pattern), and
  * sorts.
+ *
+ * What the clues are weighed by lives apart, each a pure reading of the
+ * report that needs none of the scoring here: which frames are generic,
+ * shared or guilty (guilty.c), the words of the title and prose and the
+ * vendors a report names (prose.c), the names a locator is asked and its
+ * answers (located.c).
  */
 #include "config.h"
 
@@ -17,7 +23,10 @@
 
 #include <glib.h>
 
+#include "triage/guilty.h"
+#include "triage/located.h"
 #include "triage/match.h"
+#include "triage/prose.h"
 
 /* ---- patterns ----------------------------------------------------------- */
 
@@ -131,226 +140,6 @@ static double power(double base, size_t exponent)
 	return r;
 }
 
-/* ---- generic frames ----------------------------------------------------- */
-
-static const char *const generic_symbols[] = {
-	"__common_interrupt", "__die", "__dump_stack", "__fput", "__handle_irq_event_percpu",
-	"__napi_poll", "__run_timers", "__schedule", "__secondary_switched", "__warn",
-	"____do_softirq", "__do_softirq", "__irq_exit_rcu", "__sysvec_apic_timer_interrupt",
-	"arch_call_rest_init", "arch_do_signal_or_restart", "arch_local_irq_enable",
-	"async_run_entry_fn", "bad_page_fault", "call_on_irq_stack", "call_timer_fn",
-	"common_interrupt", "cpu_startup_entry", "default_idle", "default_idle_call",
-	"dev_watchdog", "die", "do_el0_svc", "do_exit", "do_group_exit", "do_idle",
-	"do_init_module", "do_interrupt_handler", "do_one_initcall", "do_softirq_own_stack",
-	"do_error_trap", "do_invalid_op", "do_trap", "do_trap_ecall_u", "do_user_addr_fault",
-	"dump_stack", "dump_stack_lvl", "el0_svc", "fixup_bug", "invalid_op",
-	"el0_svc_common", "el0t_64_sync", "el0t_64_sync_handler", "el1_interrupt",
-	"el1h_64_irq", "el1h_64_irq_handler", "exc_invalid_op", "exc_page_fault",
-	"generic_handle_domain_irq", "get_signal", "gic_handle_irq", "handle_bug",
-	"handle_edge_irq", "handle_fasteoi_irq", "handle_irq_event", "handle_softirqs",
-	"invoke_syscall", "irq_exit_rcu", "irq_thread", "irq_thread_fn", "kasan_report",
-	"kernel_init", "kernel_init_freeable", "kernelmode_fixup_or_oops", "ksys_read",
-	"ksys_write", "kthread", "net_rx_action", "page_fault_oops", "panic",
-	"print_address_description", "print_report", "process_one_work", "report_bug",
-	"rest_init", "ret_from_exception", "ret_from_fork", "ret_from_fork_asm",
-	"run_ksoftirqd", "run_timer_softirq", "schedule", "schedule_timeout",
-	"secondary_start_kernel", "smpboot_thread_fn", "start_kernel", "start_kernel_thread",
-	"start_secondary", "syscall_exit_to_user_mode", "task_work_run",
-	"tasklet_action_common", "vfs_read", "vfs_write", "worker_thread",
-	"x86_64_start_kernel", "x86_64_start_reservations",
-};
-
-static const char *const generic_prefixes[] = {
-	"asm_", "entry_SYSCALL", "__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__se_sys_",
-	"__do_sys_", "do_syscall_", "secondary_startup", "sysvec_", "cpuidle_", "__kasan",
-	"kasan_", "__asan_", "mutex_lock", "_raw_spin", "rwsem_", "__mutex",
-};
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-int tri_symbol_is_generic(const char *symbol)
-{
-	static const char *sorted[G_N_ELEMENTS(generic_symbols)];
-	static gsize once;
-
-	if (g_once_init_enter(&once)) {
-		memcpy(sorted, generic_symbols, sizeof(sorted));
-		qsort(sorted, G_N_ELEMENTS(sorted), sizeof(sorted[0]), cmp_str);
-		g_once_init_leave(&once, 1);
-	}
-	if (!symbol || !*symbol)
-		return 1;
-	if (bsearch(&symbol, sorted, G_N_ELEMENTS(sorted), sizeof(sorted[0]), cmp_str))
-		return 1;
-	for (size_t i = 0; i < G_N_ELEMENTS(generic_prefixes); i++)
-		if (g_str_has_prefix(symbol, generic_prefixes[i]))
-			return 1;
-	return 0;
-}
-
-/* Files whose WARNINGs and reports blame someone else: the fault is in
- * the caller (a NETDEV WATCHDOG names the driver, KASAN the frame). */
-static int reporter_path(const char *path)
-{
-	static const char *const reporters[] = {
-		"net/sched/sch_generic.c", "lib/refcount.c", "lib/list_debug.c",
-		"lib/dump_stack.c", "mm/kasan/", "kernel/panic.c", "lib/bug.c",
-		"kernel/locking/lockdep.c", "lib/kobject.c", "fs/sysfs/dir.c",
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(reporters); i++)
-		if (g_str_has_prefix(path, reporters[i]))
-			return 1;
-	return 0;
-}
-
-/* ---- the guilty frame ---------------------------------------------------- */
-
-/* Shared code, as syzbot's guilty-file rules (syzkaller pkg/report/linux.go,
- * guiltyFileIgnores) see it, with the folders issue 34 adds (entry code,
- * the DMA mapping core, the sanitizers): a fault or frame here is most
- * often the caller's bug.  "mm/" as a whole is in only for a report that
- * has a frame outside shared code and mm/ (see tri_path_is_shared()). */
-static const char *const shared_paths[] = {
-	"lib/", "virt/lib/", "mm/kasan/", "mm/kmsan/", "mm/kfence/", "kernel/kcov.c",
-	"kernel/kcsan/", "mm/slab.c", "mm/slub.c", "mm/slab_common.c", "mm/filemap.c",
-	"mm/folio-compat.c", "mm/truncate.c", "mm/memory.c", "mm/percpu", "mm/vmalloc.c",
-	"mm/page_alloc.c", "mm/mempool.c", "mm/util.c", "kernel/rcu/", "kernel/locking/",
-	"kernel/panic.c", "kernel/printk/", "kernel/softirq.c", "kernel/kthread.c",
-	"kernel/sched/", "kernel/stacktrace.c", "kernel/time/timer.c", "kernel/workqueue.c",
-	"kernel/dma/", "kernel/irq/", "kernel/entry/", "net/core/dev.c", "net/core/sock.c",
-	"net/core/skbuff.c", "fs/proc/generic.c", "drivers/usb/core/urb.c", "include/",
-};
-
-/* arch/ARCH/ files of the same kind */
-static const char *const shared_arch_paths[] = {
-	"kernel/traps.c", "kernel/unwind", "mm/fault.c", "mm/physaddr.c",
-	"kernel/stacktrace.c", "kernel/apic/apic.c", "kernel/entry", "kernel/process.c",
-	"lib/", "entry/", "include/",
-};
-
-/* Functions of the same shared code, for traces without paths (most of
- * the ones people paste): locking, allocators, string and printk helpers,
- * the scheduler and workqueues, user copies, list and refcount checks, the
- * sanitizers, DMA mapping. */
-static const char *const shared_symbol_prefixes[] = {
-	"_copy_", "__copy_", "__might_", "___might_", "__bitmap", "__check_object_size",
-	"__dev_printk", "__dma_", "__down", "__dump", "__flush_work", "__fortify",
-	"__get_free_pages", "__kasan", "__kmalloc", "__kmem_cache", "__kvmalloc", "__list_",
-	"__lock_", "__memcpy", "__memmove", "__memset", "__msan", "__mutex", "__printk",
-	"__queue_work", "__raw_", "__rcu", "__schedule", "__slab", "___slab", "__tsan",
-	"__ubsan", "__vmalloc", "__wait_for_common", "__wake_up", "__warn",
-	"_dev_", "_find_", "_printk", "_raw_", "alloc_pages", "bitmap_", "check_object_size",
-	"context_switch", "copy_from_user", "copy_to_user", "dev_printk", "dma_alloc_attrs",
-	"dma_direct_", "dma_free_attrs", "dma_map_", "dma_unmap_", "do_raw_", "down_",
-	"dump_stack", "finish_task_switch", "flush_work", "fortify_", "get_page_from_freelist",
-	"kasan_", "kcalloc", "kcsan_", "kfree", "kmalloc", "kmem_cache_", "kmemdup", "kmsan_",
-	"krealloc", "kstrdup", "kvfree", "kvmalloc", "kvzalloc", "kzalloc", "list_add",
-	"list_del", "lock_acquire", "lock_release", "lockdep_", "mark_lock", "memchr",
-	"memcmp", "memcpy", "memmove", "mempool_", "memset", "might_", "mutex_",
-	"native_queued_", "print_", "printk", "queue_work", "queued_", "raw_spin_",
-	"refcount_", "rt_mutex", "rwsem_", "schedule", "scnprintf", "slab_", "snprintf",
-	"spin_", "sprintf", "strcmp", "strcpy", "strlen", "strncmp", "strncpy", "strnlen",
-	"strscpy", "swiotlb_", "try_to_wake_up", "ubsan_", "up_read", "up_write", "vfree",
-	"vmalloc", "vprintk", "vscnprintf", "vsnprintf", "wait_for_completion", "wake_up",
-	"warn_",
-};
-
-/* The driver core, sysfs, kernfs and debugfs: frameworks that drivers
- * call, whose WARNINGs ("duplicate filename", "Device ... does not have a
- * release() function") are the caller's.  Shared, as mm/ is, only when a
- * frame is outside them. */
-static const char *const infrastructure_paths[] = {
-	"drivers/base/core.c", "drivers/base/dd.c", "drivers/base/bus.c",
-	"drivers/base/driver.c", "drivers/base/devres.c", "fs/sysfs/", "fs/kernfs/",
-	"fs/debugfs/",
-};
-static const char *const infrastructure_symbols[] = {
-	"device_", "__device_", "driver_", "__driver_", "really_probe", "call_driver_probe",
-	"bus_", "sysfs_", "kernfs_", "kobject_", "devres_", "devm_", "debugfs_",
-};
-
-static int infrastructure_path(const char *path)
-{
-	for (size_t i = 0; path && i < G_N_ELEMENTS(infrastructure_paths); i++)
-		if (g_str_has_prefix(path, infrastructure_paths[i]))
-			return 1;
-	return 0;
-}
-
-int tri_path_is_shared(const char *path, int mm)
-{
-	size_t n;
-
-	if (!path)
-		return 0;
-	if (mm && g_str_has_prefix(path, "mm/"))
-		return 1;
-	if (mm && infrastructure_path(path))
-		return 1;
-	n = strlen(path);
-	/* syzbot's ".*\.h": a header's inline function inlined into its caller */
-	if (n > 2 && !strcmp(path + n - 2, ".h"))
-		return 1;
-	for (size_t i = 0; i < G_N_ELEMENTS(shared_paths); i++)
-		if (g_str_has_prefix(path, shared_paths[i]))
-			return 1;
-	if (g_str_has_prefix(path, "arch/")) {
-		const char *rest = strchr(path + 5, '/');
-
-		for (size_t i = 0; rest && i < G_N_ELEMENTS(shared_arch_paths); i++)
-			if (g_str_has_prefix(rest + 1, shared_arch_paths[i]))
-				return 1;
-	}
-	return 0;
-}
-
-int tri_symbol_is_shared(const char *symbol)
-{
-	if (!symbol)
-		return 0;
-	for (size_t i = 0; i < G_N_ELEMENTS(shared_symbol_prefixes); i++)
-		if (g_str_has_prefix(symbol, shared_symbol_prefixes[i]))
-			return 1;
-	return 0;
-}
-
-/* Whether a frame is in shared code (its path if printed, else its name;
- * the driver core's and sysfs's functions too when mm). */
-static int frame_shared(const struct tri_frame *f, int mm)
-{
-	if (f->path)
-		return tri_path_is_shared(f->path, mm);
-	for (size_t i = 0; mm && f->symbol && i < G_N_ELEMENTS(infrastructure_symbols); i++)
-		if (g_str_has_prefix(f->symbol, infrastructure_symbols[i]))
-			return 1;
-	return tri_symbol_is_shared(f->symbol);
-}
-
-/* The guilty frame of an oops, as syzbot chooses it: the first reliable
- * frame, from the top, that is neither generic nor in shared code, mm/
- * counting as shared when another frame is outside it; -1 if every frame
- * is shared (the first one then stands).  *mm says whether mm/ counted as
- * shared. */
-static ssize_t guilty_frame(const struct tri_oops *o, int *mm)
-{
-	for (int pass = 1; pass >= 0; pass--)
-		for (size_t i = 0; i < o->nframes; i++) {
-			const struct tri_frame *f = &o->frames[i];
-
-			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||
-			    (f->path && reporter_path(f->path)) || frame_shared(f, pass))
-				continue;
-			*mm = pass;
-			return (ssize_t)i;
-		}
-	*mm = 0;
-	return -1;
-}
-
 /* ---- the index ---------------------------------------------------------- */
 
 struct comp_entry {
@@ -402,38 +191,13 @@ struct vendor_glob {
 	guint section;
 	guint file;
 	guint prefix;       /* bytes of the pattern before the '*' */
-	guint vendor;       /* index into vendors[] */
+	guint vendor;       /* tri_vendor_index()'s */
 };
 
 static const char *const source_tops[] = {
 	"arch", "block", "certs", "crypto", "drivers", "fs", "include", "init", "io_uring",
 	"ipc", "kernel", "lib", "mm", "net", "rust", "security", "sound", "virt", NULL
 };
-
-/* Vendors, whose folders hold one subfolder per driver (F: "*\/" right
- * under drivers/net/ethernet/intel), with the PCI and USB vendor ids a
- * report's devices carry (0: none). */
-static const struct {
-	const char *name;
-	unsigned pci, pci2, usb;
-} vendors[] = {
-	{ "intel", 0x8086, 0, 0x8087 }, { "amd", 0x1002, 0x1022, 0 },
-	{ "nvidia", 0x10de, 0, 0x0955 }, { "broadcom", 0x14e4, 0, 0x0a5c },
-	{ "realtek", 0x10ec, 0, 0x0bda }, { "mediatek", 0x14c3, 0, 0x0e8d },
-	{ "mellanox", 0x15b3, 0, 0 }, { "qlogic", 0x1077, 0, 0 },
-	{ "marvell", 0x11ab, 0x1b4b, 0 }, { "huawei", 0x19e5, 0, 0x12d1 },
-	{ "qualcomm", 0x17cb, 0x168c, 0x0cf3 }, { "microchip", 0x1055, 0, 0x0424 },
-};
-
-G_STATIC_ASSERT(G_N_ELEMENTS(vendors) <= 32);
-
-static int vendor_index(const char *name, size_t n)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(vendors); i++)
-		if (strlen(vendors[i].name) == n && !g_ascii_strncasecmp(name, vendors[i].name, n))
-			return (int)i;
-	return -1;
-}
 
 static void index_add(struct tri_matcher *m, GHashTable *table, const char *key, size_t keylen,
 		      const struct comp_entry *e)
@@ -465,7 +229,7 @@ static void index_pattern(struct tri_matcher *m, guint section, guint file, cons
 	while (n && !*parts[n - 1])
 		n--;
 	if (top && dir && n >= 2 && !strcmp(parts[n - 1], "*")) {
-		int v = vendor_index(parts[n - 2], strlen(parts[n - 2]));
+		int v = tri_vendor_index(parts[n - 2], strlen(parts[n - 2]));
 
 		if (v >= 0) {
 			struct vendor_glob g = { section, file, (guint)(strlen(pattern) - 2), (guint)v };
@@ -563,6 +327,11 @@ static void index_title(struct tri_matcher *m, guint section, const char *title)
 				  TITLE_ALIAS : TITLE_WORD);
 		p += n ? n : 1;
 	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static void add_regex(GArray *list, const char *source, guint section)
@@ -675,12 +444,9 @@ struct scoring {
 	size_t line;
 	const char *arch;     /* "arm64", "x86", ... the report's oopses ran on; NULL unknown */
 	double file_factor;   /* for a file matched by a part of a name only */
-	guint32 vendors;      /* bit i: the report names vendors[i] (a device's id, the
+	guint32 vendors;      /* bit i: the report names vendor i (tri_report_vendors(): a
 			       * hardware name) */
-	/* what the locator found: name -> malloc'd path; NULL without one */
-	GHashTable *symbol_at, *module_at;
-	const char *how;      /* the locator's, for reasons */
-	GStringChunk *bases;  /* symbols without their compiler suffixes */
+	struct tri_located located;  /* what the locator found; empty without one */
 	char *title_frame;    /* the function a title names "... in FUNC", or NULL */
 };
 
@@ -1022,34 +788,6 @@ static void vendor_glob_hits(struct scoring *sc, const char *name, double weight
 	}
 }
 
-/* The vendors a report names: its devices' PCI and USB vendor ids, and
- * the words of its hardware name ("Intel(R) Client Systems NUC12..."). */
-static guint32 report_vendors(const struct tri_report *r)
-{
-	guint32 set = 0;
-
-	for (size_t i = 0; i < r->ndevices; i++)
-		for (size_t v = 0; v < G_N_ELEMENTS(vendors); v++) {
-			unsigned id = r->devices[i].vendor;
-
-			if (r->devices[i].bus == TRI_BUS_PCI ?
-			    id == vendors[v].pci || (vendors[v].pci2 && id == vendors[v].pci2) :
-			    vendors[v].usb && id == vendors[v].usb)
-				set |= 1u << v;
-		}
-	for (const char *h = r->hardware; h && *h;) {
-		size_t n = 0;
-		int v;
-
-		while (h[n] && g_ascii_isalnum(h[n]))
-			n++;
-		if (n && (v = vendor_index(h, n)) >= 0)
-			set |= 1u << v;
-		h += n ? n : 1;
-	}
-	return set;
-}
-
 enum {
 	NAME_SYMBOL = 1,        /* a function's name, not a module's */
 	NAME_DRIVER = 2,        /* a module or a device driver: may be a vendor's subfolder */
@@ -1124,7 +862,7 @@ static void apply_name(struct scoring *sc, const char *name, double weight, unsi
 	/* ... but a vendor's name alone ("intel" of intel_idle, "amd" of
 	 * amd_pmc) is in every kind of folder: no evidence */
 	if (ntok >= 1 && strlen(tokens[0]) >= 3 &&
-	    !(ntok >= 2 && vendor_index(tokens[0], strlen(tokens[0])) >= 0))
+	    !(ntok >= 2 && tri_vendor_index(tokens[0], strlen(tokens[0])) >= 0))
 		lookup_name(sc, tokens[0], weight * (symbol ? 0.5 : 0.7));
 	sc->file_factor = 1.0;
 	if ((kind & NAME_DRIVER) && !sc->touched->len)
@@ -1227,51 +965,13 @@ static void apply_module_symbol(struct scoring *sc, const char *module, const ch
 
 /* ---- names located by the caller's tree ---------------------------------- */
 
-int tri_locate_name_ok(const char *name, int module)
-{
-	size_t n = 0;
-
-	if (!name)
-		return 0;
-	for (; name[n]; n++)
-		if (n >= TRI_LOCATE_NAME_MAX ||
-		    !(g_ascii_isalnum(name[n]) || name[n] == '_' || (module && name[n] == '-')))
-			return 0;
-	return n > 0;
-}
-
-static const char *located(GHashTable *table, const char *name)
-{
-	return table && name ? g_hash_table_lookup(table, name) : NULL;
-}
-
-/* A symbol as its source names it: "foo" of the compiler's clones
- * "foo.isra.0", "foo.constprop.0", "foo.cold", "foo.part.1". */
-static const char *symbol_base(struct scoring *sc, const char *symbol)
-{
-	static const char *const suffixes[] = { ".isra", ".constprop", ".cold", ".part", ".llvm",
-						".lto_priv" };
-	const char *dot = strchr(symbol, '.');
-
-	if (!dot || !sc->bases)
-		return symbol;
-	for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++)
-		if (g_str_has_prefix(dot, suffixes[i]))
-			return g_string_chunk_insert_len(sc->bases, symbol, dot - symbol);
-	return symbol;
-}
-
-static const char *symbol_located(struct scoring *sc, const char *symbol)
-{
-	return sc->symbol_at ? located(sc->symbol_at, symbol_base(sc, symbol)) : NULL;
-}
-
 /* A located name: its path (a folder ends in '/') as a path clue. */
 static void apply_located(struct scoring *sc, const char *path, double weight,
 			  const char *desc, const char *what, size_t line)
 {
 	size_t n = strlen(path);
-	char *d = g_strdup_printf("%s: %s %s (%s)", desc, what, path, sc->how ? sc->how : "located");
+	char *d = g_strdup_printf("%s: %s %s (%s)", desc, what, path,
+				  sc->located.how ? sc->located.how : "located");
 	char *p = n && path[n - 1] == '/' ? g_strconcat(path, "-", NULL) : g_strdup(path);
 
 	apply_path(sc, p, weight, d, line);
@@ -1283,7 +983,7 @@ static void apply_located(struct scoring *sc, const char *path, double weight,
 static void apply_module(struct scoring *sc, const char *module, double weight, unsigned kind,
 			 const char *desc, size_t line)
 {
-	const char *at = located(sc->module_at, module);
+	const char *at = tri_located_module(&sc->located, module);
 
 	if (at) {
 		char *what = g_strdup_printf("module %s built in", module);
@@ -1300,142 +1000,12 @@ static void apply_module(struct scoring *sc, const char *module, double weight, 
 static void apply_symbol(struct scoring *sc, const char *symbol, double weight,
 			 double located_weight, const char *desc, size_t line)
 {
-	const char *at = symbol_located(sc, symbol);
+	const char *at = tri_located_symbol(&sc->located, symbol);
 
 	if (at)
 		apply_located(sc, at, located_weight, desc, "defined in", line);
 	else
 		apply_name(sc, symbol, weight, NAME_SYMBOL, desc, line);
-}
-
-struct asked {
-	const char *names[TRI_LOCATE_MAX];
-	size_t n;
-	GHashTable *seen;
-};
-
-static void ask(struct asked *a, const char *name, int module)
-{
-	if (!name)
-		return;
-	if (a->n < TRI_LOCATE_MAX && tri_locate_name_ok(name, module) &&
-	    !g_hash_table_contains(a->seen, name)) {
-		g_hash_table_add(a->seen, (gpointer)name);
-		a->names[a->n++] = name;
-	}
-}
-
-static GHashTable *locate_answers(struct asked *a, const char *arch,
-				  void (*fn)(void *, const char *const *, size_t, const char *, char **),
-				  void *ctx)
-{
-	GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free);
-	char *paths[TRI_LOCATE_MAX] = { NULL };
-
-	if (fn && a->n)
-		fn(ctx, a->names, a->n, arch, paths);
-	for (size_t i = 0; i < a->n; i++)
-		if (paths[i] && *paths[i])
-			g_hash_table_insert(t, (gpointer)a->names[i], paths[i]);
-		else
-			free(paths[i]);
-	return t;
-}
-
-/* The names worth asking the locator: the pc/lr symbols and modules, the
- * first reliable non-generic frames, the drivers that printed lines. */
-static int prose_stopword(const char *w);
-
-
-/* The length of text's first line, within len (text need not end in a
- * NUL: a report's body is len bytes). */
-static size_t first_line_len(const char *text, size_t len)
-{
-	const char *nl = text ? memchr(text, '\n', len) : NULL;
-
-	return text ? (nl ? (size_t)(nl - text) : len) : 0;
-}
-
-/* The words of a report's title that may name a module ("rt2x00",
- * "tpm_tis", "i2c-hid-acpi"): as apply_prose() reads them, with a digit,
- * '_' or '-' (plain words, "usb", "serial", "button", are also the names
- * of objects all over the tree), at most max, into a (copies in
- * sc->bases): as modules, '-' allowed, or as symbols (module 0), not. */
-static void ask_title_words(struct scoring *sc, struct asked *a, int module, const char *text,
-			    size_t len, size_t max)
-{
-	size_t n = first_line_len(text, len), asked = 0;
-
-	if (n > 512)
-		n = 512;
-	for (size_t i = 0; i < n && asked < max;) {
-		size_t k = 0;
-		int letter = 0;
-
-		while (i + k < n && (g_ascii_isalnum(text[i + k]) || text[i + k] == '_' ||
-				     text[i + k] == '-'))
-			letter |= g_ascii_isalpha(text[i + k++]);
-		if (k >= 3 && k <= 40 && letter && (i == 0 || (text[i - 1] != '/' &&
-		    text[i - 1] != '.' && text[i - 1] != '@')) &&
-		    (i + k == n || (text[i + k] != '/' && text[i + k] != '@' && text[i + k] != '.'))) {
-			char *w = g_ascii_strdown(text + i, (gssize)k);
-
-			while (*w && strchr("-_", w[strlen(w) - 1]))
-				w[strlen(w) - 1] = '\0';
-			if (strlen(w) >= 3 && strpbrk(w, "0123456789_-") && !prose_stopword(w) &&
-			    vendor_index(w, strlen(w)) < 0 && !g_hash_table_contains(a->seen, w)) {
-				ask(a, g_string_chunk_insert_const(sc->bases, w), module);
-				asked++;
-			}
-			g_free(w);
-		}
-		i += k ? k : 1;
-	}
-}
-
-static void locate_names(struct scoring *sc, const struct tri_report *r,
-			 const struct tri_locator *loc, const char *text, size_t len)
-{
-	struct asked sym = { { NULL }, 0, g_hash_table_new(g_str_hash, g_str_equal) };
-	struct asked mod = { { NULL }, 0, g_hash_table_new(g_str_hash, g_str_equal) };
-
-	sc->bases = g_string_chunk_new(256);
-
-	for (size_t i = 0; i < r->noopses && i < 4; i++) {
-		const struct tri_oops *o = &r->oopses[i];
-		size_t rank = 0;
-
-		if (o->pc_symbol && !tri_symbol_is_generic(o->pc_symbol)) {
-			ask(&sym, symbol_base(sc, o->pc_symbol), 0);
-			ask(&mod, o->pc_module, 1);
-		}
-		if (o->lr_symbol && !tri_symbol_is_generic(o->lr_symbol)) {
-			ask(&sym, symbol_base(sc, o->lr_symbol), 0);
-			ask(&mod, o->lr_module, 1);
-		}
-		for (size_t j = 0; j < o->nframes && rank < 6; j++) {
-			const struct tri_frame *f = &o->frames[j];
-
-			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||
-			    (f->path && reporter_path(f->path)))
-				continue;
-			ask(&sym, symbol_base(sc, f->symbol), 0);
-			ask(&mod, f->module, 1);
-			rank++;
-		}
-	}
-	for (size_t i = 0; i < r->ndrivers; i++)
-		if (strcmp(r->drivers[i].name, "usb") && strcmp(r->drivers[i].name, "pci"))
-			ask(&mod, r->drivers[i].name, 1);
-	/* the title's names, in the room left */
-	ask_title_words(sc, &mod, 1, text, len, 8);
-	/* and as functions ("use-after-free in blk_mq_sched_tags_teardown") */
-	ask_title_words(sc, &sym, 0, text, len, 8);
-	sc->symbol_at = locate_answers(&sym, sc->arch, loc->symbols, loc->ctx);
-	sc->module_at = locate_answers(&mod, sc->arch, loc->modules, loc->ctx);
-	sc->how = loc->how;
-	g_hash_table_destroy(sym.seen);
-	g_hash_table_destroy(mod.seen);
 }
 
 /* A git tree's URL as "pub/scm"'s path or host/path, without scheme,
@@ -1607,33 +1177,12 @@ static void apply_k(struct scoring *sc, const char *text, size_t len)
 
 /* ---- clues from the report ---------------------------------------------- */
 
-/* The function a report's title names as where it happened, "KIND in
- * FUNC" as syzbot and KASAN write it ("possible deadlock in
- * ipv6_sock_mc_close (2)"): an identifier with a '_' after the first " in ". */
-static char *title_function(const char *text, size_t len)
-{
-	size_t n = first_line_len(text, len);
-	const char *at, *p;
-	size_t k = 0;
-
-	at = n ? g_strstr_len(text, (gssize)n, " in ") : NULL;
-	if (!at)
-		return NULL;
-	p = at + 4;
-	while (p + k < text + n && (g_ascii_isalnum(p[k]) || p[k] == '_'))
-		k++;
-	if (k < 3 || k > TRI_LOCATE_NAME_MAX || !memchr(p, '_', k) ||
-	    (p + k < text + n && p[k] != ' ' && p[k] != '.' && p[k] != '('))
-		return NULL;
-	return g_strndup(p, k);
-}
-
 static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 {
 	char *desc;
 	size_t rank = 0;
 	int mm = 0;
-	ssize_t guilty = guilty_frame(o, &mm);
+	ssize_t guilty = tri_guilty_frame(o, &mm);
 
 	/* the title names the guilty frame, as syzbot titles its reports
 	 * ("KASAN: use-after-free Read in nbd_genl_connect"): that frame, if
@@ -1644,7 +1193,7 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		size_t n = dot ? (size_t)(dot - f->symbol) : strlen(f->symbol);
 
 		if (!f->unreliable && strlen(sc->title_frame) == n &&
-		    !strncmp(f->symbol, sc->title_frame, n) && !frame_shared(f, 1) &&
+		    !strncmp(f->symbol, sc->title_frame, n) && !tri_frame_is_shared(f, 1) &&
 		    !tri_symbol_is_generic(f->symbol)) {
 			guilty = (ssize_t)j;
 			break;
@@ -1653,9 +1202,9 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 	/* a fault in shared code with a guilty frame under it is the caller's */
 	int path_shared = o->path && guilty >= 0 && tri_path_is_shared(o->path, mm);
 	int pc_shared = o->pc_symbol && guilty >= 0 && tri_symbol_is_shared(o->pc_symbol);
-	int has_path = o->path && !reporter_path(o->path) && !path_shared;
+	int has_path = o->path && !tri_path_is_reporter(o->path) && !path_shared;
 
-	if (o->path && !reporter_path(o->path)) {
+	if (o->path && !tri_path_is_reporter(o->path)) {
 		desc = g_strdup_printf("%s at %s", tri_oops_kind_str(o->kind), o->path);
 		apply_path(sc, o->path, (path_shared ? 2 : 10) * of, desc, o->path_line);
 		g_free(desc);
@@ -1671,7 +1220,7 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 				     o->pc_line);
 		apply_symbol(sc, o->pc_symbol, (has_path ? 2 : 6) * pw, (has_path ? 3 : 8) * pw,
 			     desc, o->pc_line);
-		if (o->pc_module && !symbol_located(sc, o->pc_symbol))
+		if (o->pc_module && !tri_located_symbol(&sc->located, o->pc_symbol))
 			apply_module_symbol(sc, o->pc_module, o->pc_symbol, (has_path ? 3 : 8) * pw,
 					    desc, o->pc_line);
 		g_free(desc);
@@ -1689,13 +1238,13 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		const struct tri_frame *f = &o->frames[i];
 		double w;
 
-		if (tri_symbol_is_generic(f->symbol) || (f->path && reporter_path(f->path)))
+		if (tri_symbol_is_generic(f->symbol) || (f->path && tri_path_is_reporter(f->path)))
 			continue;
 		if (f->unreliable) {
 			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
 				continue;
 			w = 0.3;
-		} else if (guilty >= 0 && ((size_t)guilty != i && frame_shared(f, mm))) {
+		} else if (guilty >= 0 && ((size_t)guilty != i && tri_frame_is_shared(f, mm))) {
 			/* shared code above or below the guilty frame */
 			w = 0.1;
 		} else if (guilty >= 0 && i < (size_t)guilty) {
@@ -1724,69 +1273,13 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		if (f->module)
 			apply_module(sc, f->module, w, NAME_DRIVER, desc, f->line);
 		apply_symbol(sc, f->symbol, w * 0.7, w, desc, f->line);
-		if (f->module && !symbol_located(sc, f->symbol))
+		if (f->module && !tri_located_symbol(&sc->located, f->symbol))
 			apply_module_symbol(sc, f->module, f->symbol, w, desc, f->line);
 		g_free(desc);
 	}
 }
 
 /* ---- names in prose ------------------------------------------------------ */
-
-/* Words of reports that name no driver, though some F: component or title
- * word is spelt so. */
-static const char *const prose_stopwords[] = {
-	"about", "actions", "adapter", "after", "again", "against", "all", "also", "and",
-	"any", "are", "audio", "base", "battery", "because", "been", "before", "bitmap",
-	"board", "boot", "bridge", "buffer", "bug", "bugs", "build", "bus", "but", "cable",
-	"cache", "camera", "can", "cannot", "card", "chip", "client", "clock", "close",
-	"commit", "common", "compile", "component", "computer", "config", "controller",
-	"core", "counter", "cpu", "cpus", "crash", "data", "debug", "desktop", "device",
-	"devices", "disk", "display", "does", "drive", "driver", "drivers", "entry",
-	"error", "errors", "event", "events", "fail", "failed", "fails", "failure", "fan",
-	"fast", "file", "files", "find", "firmware", "fix", "for", "from", "generic",
-	"gpu", "hang", "hardware", "has", "have", "hello", "help", "high", "host", "how",
-	"hub", "hung", "idle", "include", "interrupt", "issue", "kernel", "key",
-	"keyboard", "laptop", "latest", "led", "leds", "line", "link", "linux", "list",
-	"load", "lock", "locks", "log", "low", "machine", "main", "memory", "mode",
-	"module", "modules", "most", "msi", "namespace", "network", "new", "next", "not",
-	"old", "one", "only", "open", "option", "options", "overflow", "page", "pages",
-	"panic", "patch", "please", "port", "ports", "power", "probe", "problem",
-	"process", "property", "queue", "random", "read", "regression", "release",
-	"remove", "report", "reports", "reset", "resume", "screen", "see", "sensor",
-	"server", "setting", "settings", "should", "sleep", "slow", "soc", "some", "space",
-	"stable", "start", "state", "stop", "support", "switch", "system", "table", "test",
-	"tests", "thanks", "that", "the", "then", "there", "this", "time", "timeout",
-	"timer", "tools", "touchpad", "two", "unload", "update", "upgrade", "use", "used",
-	"user", "users", "using", "value", "values", "version", "via", "video", "wake",
-	"warning", "was", "when", "which", "will", "with", "without", "work", "works",
-	"write",
-};
-
-/* A body line that is a log line, a quote or a trace: its names are read
- * by the reader (drivers, frames, paths), not as prose. */
-static int prose_skip_line(const char *l, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	if (i < n && l[i] == '>')
-		return 1;
-	/* "[ 12.345678]", "<4>[ 12.34]" */
-	if (i + 2 < n && l[i] == '<' && g_ascii_isdigit(l[i + 1]) && l[i + 2] == '>')
-		i += 3;
-	if (i < n && l[i] == '[') {
-		size_t j = i + 1;
-
-		while (j < n && l[j] == ' ')
-			j++;
-		while (j < n && g_ascii_isdigit(l[j]))
-			j++;
-		if (j < n && l[j] == '.' && j + 1 < n && g_ascii_isdigit(l[j + 1]))
-			return 1;
-	}
-	return g_strstr_len(l, (gssize)n, "+0x") != NULL;
-}
 
 /* One word of prose against the titles and the F: components it is spelt
  * as; whether anything matched. */
@@ -1921,24 +1414,6 @@ static int prose_word(struct scoring *sc, const char *word, double weight)
 	return found > 0;
 }
 
-static int prose_stopword(const char *w)
-{
-	size_t lo = 0, hi = G_N_ELEMENTS(prose_stopwords);
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(w, prose_stopwords[mid]);
-
-		if (!c)
-			return 1;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return 0;
-}
-
 /* A name as people write it, in its spellings: "i2c_hid_acpi",
  * "i2c-hid-acpi"; failing those, without its last part ("i2c-hid"). */
 static void prose_name(struct scoring *sc, const char *word, double weight, size_t line)
@@ -1947,8 +1422,8 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 	size_t n = strlen(w);
 	int any = 0;
 	double full = weight;
-	const char *at = line == 1 && sc->module_at ? located(sc->module_at, word) : NULL;
-	const char *def = line == 1 && !at && sc->symbol_at ? located(sc->symbol_at, word) : NULL;
+	const char *at = line == 1 ? tri_located_module(&sc->located, word) : NULL;
+	const char *def = line == 1 && !at ? tri_located_symbol(&sc->located, word) : NULL;
 
 	desc = g_strdup_printf("%s \"%s\"", line == 1 ? "title word" : "word", word);
 	clue_begin(sc, desc, line);
@@ -1965,7 +1440,7 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 			break;
 		while (n && w[n - 1] != '_' && w[n - 1] != '-')
 			n--;
-		if (n < 4 || vendor_index(w, n - 1) >= 0)
+		if (n < 4 || tri_vendor_index(w, n - 1) >= 0)
 			break;
 		w[--n] = '\0';
 		weight *= 0.7;
@@ -1985,156 +1460,44 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 	g_free(w);
 }
 
-/* Names of drivers, modules and subsystems written in the report's first
- * line (its title) and its prose: words of 3 to 40 letters, digits, '_'
- * and '-', at least one a letter, matched exactly (in either spelling of
- * '_' and '-') against the sections' titles (the subsystem a title names,
- * the names in its parentheses, a word no more than two titles have) and
- * against F: components that end a pattern in at most four sections.  Each
- * word counts once, at its first place; words of log lines are left to
- * the reader's clues. */
-/* The subsystem tags that start a title, as patches' subjects have them
- * ("usb: dwc3: gadget: crash on unbind", "[BUG] i2c: designware: ...")
- * and the bracketed words before them (syzbot's "[syzbot] [input?] [usb?]"
- * guesses; "BUG" and the like are stop words): the bytes they take, 0 if
- * none.  They name the code the writer blames. */
-static size_t title_tag(const char *l, size_t n)
+/* The report's prose and title as prose.h reads them: each word and
+ * each title tag that is a path is a clue. */
+static int prose_full(void *ctx)
 {
-	size_t i = 0, tag = 0;
+	const struct scoring *sc = ctx;
 
-	for (;;) {
-		while (i < n && l[i] == ' ')
-			i++;
-		if (i < n && l[i] == '[') {
-			const char *close = memchr(l + i, ']', n - i);
-
-			if (!close)
-				return tag;
-			/* syzbot's guesses, "[syzbot] [input?] [usb?] ...", are tags too */
-			i = (size_t)(close - l) + 1;
-			tag = i;
-			continue;
-		}
-		break;
-	}
-	for (;;) {
-		/* a crash's kind ("BUG: KASAN: ...") is no subsystem */
-		static const char *const kinds[] = {
-			"bug", "kasan", "kmsan", "kcsan", "ubsan", "kfence", "warning", "info",
-			"oops", "panic", "error", "regression", "question", "re", "fwd", "next",
-		};
-		size_t k = 0;
-
-		while (i + k < n && l[i + k] != ' ' && l[i + k] != ':')
-			k++;
-		if (!k || i + k + 1 >= n || l[i + k] != ':' || l[i + k + 1] != ' ' || k > 40)
-			return tag;
-		for (size_t j = 0; j < G_N_ELEMENTS(kinds); j++)
-			if (strlen(kinds[j]) == k && !g_ascii_strncasecmp(l + i, kinds[j], k))
-				return tag;
-		i += k + 2;
-		tag = i;
-	}
+	return sc->nclues >= TRI_MATCH_MAX_CLUES;
 }
 
-/* A title's tags that are paths, as subjects write them for drivers
+/* A title's tag that is a path, as subjects write them for drivers
  * ("platform/x86/intel/pmc:", "drm/amd/display:"): the folder, as it is
  * or under drivers/. */
-static void apply_tag_paths(struct scoring *sc, const char *l, size_t tag, double weight)
+static void prose_tag_path(void *ctx, const char *tag, size_t k, double weight)
 {
-	for (size_t i = 0; i < tag;) {
-		size_t k = 0;
+	struct scoring *sc = ctx;
+	char *desc = g_strdup_printf("title tag %.*s", (int)k, tag);
+	char *a = g_strdup_printf("%.*s/-", (int)k, tag);
+	char *b = g_strdup_printf("drivers/%.*s/-", (int)k, tag);
 
-		while (i + k < tag && (g_ascii_isalnum(l[i + k]) || strchr("_-./", l[i + k])))
-			k++;
-		if (k > 2 && k < 100 && memchr(l + i, '/', k) && l[i] != '/') {
-			char *desc = g_strdup_printf("title tag %.*s", (int)k, l + i);
-			char *a = g_strdup_printf("%.*s/-", (int)k, l + i);
-			char *b = g_strdup_printf("drivers/%.*s/-", (int)k, l + i);
-
-			clue_begin(sc, desc, 1);
-			path_hits(sc, a, weight, 0);
-			path_hits(sc, b, weight, 0);
-			clue_end(sc);
-			g_free(a);
-			g_free(b);
-			g_free(desc);
-		}
-		i += k ? k : 1;
-	}
+	clue_begin(sc, desc, 1);
+	path_hits(sc, a, weight, 0);
+	path_hits(sc, b, weight, 0);
+	clue_end(sc);
+	g_free(a);
+	g_free(b);
+	g_free(desc);
 }
 
-/* A Bugzilla mail's "Component: USB" line (bugzilla.kernel.org's new-bug
- * mails list Product, Component, Hardware ... at the top): its component
- * names the subsystem, so the whole line counts as tags (the bytes it
- * takes; 0 for another line). */
-static size_t bugzilla_component(const char *l, size_t n)
+static void prose_word_seen(void *ctx, const char *word, double weight, size_t line)
 {
-	size_t i = 0;
-
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	return n - i > 11 && !strncmp(l + i, "Component: ", 11) ? n : 0;
+	prose_name(ctx, word, weight, line);
 }
 
 static void apply_prose(struct scoring *sc, const char *text, size_t len)
 {
-	GHashTable *done;
-	size_t line = 1, words = 0;
-	const char *p = text, *end;
+	const struct tri_prose_sink sink = { prose_full, prose_tag_path, prose_word_seen, sc };
 
-	if (!text || !len)
-		return;
-	if (len > TRI_MATCH_MAX_PROSE)
-		len = TRI_MATCH_MAX_PROSE;
-	end = text + len;
-	done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	while (p < end && words < TRI_MATCH_MAX_PROSE_WORDS && sc->nclues < TRI_MATCH_MAX_CLUES) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		size_t tag = line == 1 ? title_tag(p, n) : line <= 40 ? bugzilla_component(p, n) : 0;
-
-		if (line == 1 && tag)
-			apply_tag_paths(sc, p, tag, 6.0);
-		/* syzbot's subsystems are those it mailed the report to */
-		double tag_weight = n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8) ? 20.0 : 6.0;
-
-		if (!prose_skip_line(p, n)) {
-			for (size_t i = 0; i < n;) {
-				size_t k = 0;
-				int letter = 0;
-
-				while (i + k < n && (g_ascii_isalnum(p[i + k]) || p[i + k] == '_' ||
-						     p[i + k] == '-'))
-					letter |= g_ascii_isalpha(p[i + k++]);
-				/* a word, not a part of a path, an address or a number */
-				if (k >= 3 && k <= 40 && letter && (i == 0 || (p[i - 1] != '/' &&
-				    p[i - 1] != '.' && p[i - 1] != '@')) &&
-				    (i + k == n || (p[i + k] != '/' && p[i + k] != '@' &&
-				     (p[i + k] != '.' || i + k + 1 == n || p[i + k + 1] == ' ')))) {
-					char *w = g_ascii_strdown(p + i, (gssize)k);
-
-					while (*w && strchr("-_", w[strlen(w) - 1]))
-						w[strlen(w) - 1] = '\0';
-					if (strlen(w) >= 3 && !prose_stopword(w) &&
-					    vendor_index(w, strlen(w)) < 0 &&
-					    !g_hash_table_contains(done, w)) {
-						prose_name(sc, w, i < tag ? tag_weight : line == 1 ? 2.5 : 0.6,
-							   line);
-						g_hash_table_add(done, w);
-						words++;
-					} else {
-						g_free(w);
-					}
-				}
-				i += k ? k : 1;
-			}
-		}
-		line++;
-		p += n + 1;
-	}
-	g_hash_table_destroy(done);
+	tri_prose_read(text, len, &sink);
 }
 
 /* A firmware file's driver name: "iwlwifi-so-a0-gf-a0-89.ucode" gives
@@ -2230,7 +1593,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		max = 10;
 	sc.m = m;
 	sc.arch = report_arch(text, len);
-	sc.vendors = report_vendors(r);
+	sc.vendors = tri_report_vendors(r);
 	sc.file_factor = 1.0;
 	sc.score = g_new0(double, n);
 	sc.best = g_new0(double, n);
@@ -2243,15 +1606,15 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	sc.touched = g_array_new(FALSE, FALSE, sizeof(guint));
 	sc.folders_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (loc)
-		locate_names(&sc, r, loc, text, len);
+		tri_located_ask(&sc.located, r, loc, text, len, sc.arch);
 
-	sc.title_frame = title_function(text, len);
+	sc.title_frame = tri_title_function(text, len);
 	for (size_t i = 0; i < r->noopses && i < 4; i++)
 		apply_oops(&sc, &r->oopses[i], power(0.5, i));
 	for (size_t i = 0, used = 0; i < r->npaths && used < 8 &&
 	     sc.nclues < TRI_MATCH_MAX_CLUES; i++) {
 		const struct tri_path *p = &r->paths[i];
-		int seen = reporter_path(p->path);
+		int seen = tri_path_is_reporter(p->path);
 		char *desc;
 
 		for (size_t j = 0; j < r->noopses && !seen; j++)
@@ -2262,7 +1625,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		/* a trace's shared code names no owner (syzbot's frames carry paths) */
 		apply_path(&sc, p->path, 4 * power(0.8, used) *
 			   (r->noopses && (tri_path_is_shared(p->path, 0) ||
-					   infrastructure_path(p->path)) ? 0.25 : 1.0), desc, p->line);
+					   tri_path_is_infrastructure(p->path)) ? 0.25 : 1.0), desc, p->line);
 		g_free(desc);
 		used++;
 	}
@@ -2332,12 +1695,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	g_free(sc.clue_how);
 	g_array_free(sc.touched, TRUE);
 	g_hash_table_destroy(sc.folders_seen);
-	if (sc.symbol_at)
-		g_hash_table_destroy(sc.symbol_at);
-	if (sc.module_at)
-		g_hash_table_destroy(sc.module_at);
-	if (sc.bases)
-		g_string_chunk_free(sc.bases);
+	tri_located_clear(&sc.located);
 	g_free(sc.title_frame);
 	return rk;
 }

@@ -87,6 +87,7 @@
 #include <stddef.h>
 
 #include "mail/maintainers.h"
+#include "triage/guilty.h"
 #include "triage/reader.h"
 
 #define TRI_MATCH_MAX_CLUES 96          /* clues taken from one report */
@@ -161,47 +162,12 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
  * module), 1 to TRI_LOCATE_NAME_MAX bytes. */
 int tri_locate_name_ok(const char *name, int module);
 
-/* Shared code, where a fault or a frame is most often its caller's bug:
- * syzbot's guilty-file rules (syzkaller pkg/report/linux.go), lib/,
- * headers (include/ and any .h), the allocators (mm/slab.c, mm/slub.c,
- * mm/slab_common.c, mm/page_alloc.c, mm/vmalloc.c, mm/mempool.c,
- * mm/percpu*, mm/util.c, mm/memory.c, mm/filemap.c, mm/truncate.c), the
- * sanitizers (mm/kasan/, mm/kmsan/, mm/kfence/, kernel/kcsan/,
- * kernel/kcov.c), kernel/locking/, kernel/rcu/, kernel/sched/,
- * kernel/printk/, kernel/panic.c, kernel/softirq.c, kernel/kthread.c,
- * kernel/stacktrace.c, kernel/time/timer.c, kernel/workqueue.c,
- * kernel/irq/, kernel/entry/, kernel/dma/, net/core/{dev,sock,skbuff}.c,
- * fs/proc/generic.c, drivers/usb/core/urb.c, and arch/ARCH/'s traps,
- * unwinders, fault handling, entry code, lib/ and include/; with mm, all
- * of mm/ too, and the frameworks drivers call: the driver core
- * (drivers/base/{core,dd,bus,driver,devres}.c), sysfs, kernfs and debugfs
- * (pathless frames: device_*, driver_*, really_probe, bus_*, sysfs_*,
- * kernfs_*, kobject_*, devres_*, devm_*, debugfs_*).  Without a path, a function by its name: locking
- * (spin_*, _raw_*, mutex_*, down_*, rwsem_*, lock_acquire, lockdep_*),
- * allocators (kmalloc*, kmem_cache_*, kfree, kvmalloc, vmalloc, alloc_pages,
- * slab_*, mempool_*), string and printk helpers (mem*, str*, *printf,
- * printk, dev_printk), user copies, list and refcount checks, scheduling
- * and workqueues (schedule*, wake_up*, wait_for_completion, queue_work,
- * flush_work), the sanitizers (kasan_*, kmsan_*, kcsan_*, ubsan_*), DMA
- * mapping (dma_map_*, dma_direct_*, swiotlb_*) and __might_*.
- *
- * The guilty frame of an oops is, as syzbot picks it, the first reliable
- * frame from the top that is neither generic (tri_symbol_is_generic())
- * nor shared, mm/ counting as shared when some frame is outside it (a
- * report of mm keeps its mm frames), unless the report's title names
- * another frame of the trace that is not shared ("... in FUNC", as syzbot
- * titles its reports by its own guilty frame); it weighs most, frames
- * above it little, and the callers under it with paths half.  Shared frames above
- * and below it, and a fault path, RIP/pc or LR in shared code above it,
- * weigh little; a trace all of shared code keeps its order. */
-int tri_path_is_shared(const char *path, int mm);
-int tri_symbol_is_shared(const char *symbol);
+/* Shared code, the generic frames and the guilty frame, which weigh a
+ * trace's clues here: tri_path_is_shared(), tri_symbol_is_shared(),
+ * tri_symbol_is_generic() in triage/guilty.h (included). */
 
 /* Whether path matches the F:/X: pattern as get_maintainer.pl reads it
  * (see above).  Exposed for the tests. */
 int tri_pattern_matches(const char *pattern, const char *path);
-/* Whether a call-trace symbol is one that shows up in every trace
- * (dump_stack_lvl, __warn, do_syscall_64, ...). */
-int tri_symbol_is_generic(const char *symbol);
 
 #endif
