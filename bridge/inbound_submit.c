@@ -626,8 +626,9 @@ static enum bb_status submit_wait(struct submit_ctx *c, const char *raw, size_t 
 		goto out;
 	}
 	if ((s = store_prepare(sc->db, &st, "INSERT INTO fd_report (token, email, name, title, "
-			       "description, product, component, client, created) VALUES "
-			       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'mail', ?8)", c->err)))
+			       "description, product, component, client, created, bz_version, "
+			       "severity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'mail', ?8, ?9, ?10)",
+			       c->err)))
 		goto out;
 	sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->from_addr, -1, SQLITE_STATIC);
@@ -638,6 +639,8 @@ static enum bb_status submit_wait(struct submit_ctx *c, const char *raw, size_t 
 	sqlite3_bind_text(st, 6, p.use[PH_PRODUCT] ? p.use[PH_PRODUCT] : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, p.use[PH_COMPONENT] ? p.use[PH_COMPONENT] : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, (sqlite3_int64)time(NULL));
+	sqlite3_bind_text(st, 9, p.use[PH_VERSION] ? p.use[PH_VERSION] : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, p.use[PH_SEVERITY] ? p.use[PH_SEVERITY] : "", -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		s = store_fail(sc->db, c->err, "storing a report");
 		goto out;

@@ -559,6 +559,11 @@ static const char *const migrations[] = {
 	 "  updated INTEGER NOT NULL,"
 	 "  PRIMARY KEY (bug_id, address)"
 	 ");"),
+	/* 24 -> 25: a report the submit box keeps for its sender's link keeps
+	 * the @version and @severity its mail gave too ('' when none), filed
+	 * with them once confirmed */
+	("ALTER TABLE fd_report ADD COLUMN bz_version TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE fd_report ADD COLUMN severity TEXT NOT NULL DEFAULT '';"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1289,11 +1289,11 @@ static char *fd_mail_link(const struct fd_view *fd, const char *message_id)
  * and is taken instead of filing another (Bugzilla has no idempotent
  * create). */
 static enum bb_status fd_file_bug(struct fd_view *fd, long long id, const char *product,
-				  const char *component, const char *title, const char *text,
-				  const char *link, long long *bug_id, const char **problem,
-				  struct bb_error *err)
+				  const char *component, const char *version, const char *severity,
+				  const char *title, const char *text, const char *link,
+				  long long *bug_id, const char **problem, struct bb_error *err)
 {
-	struct bz_change fields[7];
+	struct bz_change fields[8];
 	struct bb_error bzerr = BB_ERROR_INIT;
 	sqlite3_stmt *q = NULL;
 	size_t nf = 0;
@@ -1315,10 +1315,13 @@ static enum bb_status fd_file_bug(struct fd_view *fd, long long id, const char *
 	fields[nf++] = (struct bz_change){ "product", product };
 	fields[nf++] = (struct bz_change){ "component", component };
 	fields[nf++] = (struct bz_change){ "summary", title };
-	fields[nf++] = (struct bz_change){ "version", fd->cfg->inbound_track_version };
+	fields[nf++] = (struct bz_change){ "version", *version ? version
+								  : fd->cfg->inbound_track_version };
 	fields[nf++] = (struct bz_change){ "op_sys", fd->cfg->inbound_track_op_sys };
 	fields[nf++] = (struct bz_change){ "platform", fd->cfg->inbound_track_platform };
 	fields[nf++] = (struct bz_change){ "url", link };
+	if (*severity)
+		fields[nf++] = (struct bz_change){ "severity", severity };
 	if (bz_find_bug_by_url(fd->bz, link, bug_id, &bzerr) == BB_OK && *bug_id > 0) {
 		log_event(LOG_LEVEL_INFO, "frontdoor.bug_found", LF_INT("report", id),
 			  LF_INT("bug", *bug_id), LF_STR("url", link));
@@ -1377,6 +1380,7 @@ static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *con
 	sqlite3_stmt *q = NULL;
 	char *email = NULL, *name = NULL, *title = NULL, *description = NULL, *kernel = NULL;
 	char *regression = NULL, *product = NULL, *component = NULL, *state = NULL;
+	char *version = NULL, *severity = NULL;
 	char *mid = NULL, *subject = NULL, *cc_self = NULL, *lists = NULL;
 	char **recipients = NULL, **cc = NULL;
 	char empty[1] = "";
@@ -1395,7 +1399,8 @@ static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *con
 	locked = 1;
 	if ((st = store_prepare(fd->core->db, &q, "SELECT id, email, name, title, description, "
 				"kernel_version, regression, product, component, state, bug_id, "
-				"created FROM fd_report WHERE token = ?1", &err)))
+				"created, bz_version, severity FROM fd_report WHERE token = ?1",
+				&err)))
 		goto db_fail;
 	sqlite3_bind_text(q, 1, token, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) != SQLITE_ROW) {
@@ -1416,11 +1421,13 @@ static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *con
 	state = COL(9);
 	bug_id = sqlite3_column_int64(q, 10);
 	created = sqlite3_column_int64(q, 11);
+	version = COL(12);
+	severity = COL(13);
 #undef COL
 	sqlite3_finalize(q);
 	q = NULL;
 	if (!email || !name || !title || !description || !kernel || !regression || !product ||
-	    !component || !state) {
+	    !component || !state || !version || !severity) {
 		st = bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		goto db_fail;
 	}
@@ -1471,7 +1478,7 @@ static enum MHD_Result fd_confirm(struct fd_view *fd, struct MHD_Connection *con
 
 		fd_report_text(fd, &text, description, kernel, regression, name, email, atts,
 			       natts, 0);
-		st = link ? fd_file_bug(fd, id, product, component, title,
+		st = link ? fd_file_bug(fd, id, product, component, version, severity, title,
 					text.data ? text.data : "", link, &bug_id, &bz_problem, &err)
 			  : bb_error_set(&err, BB_ERR_NOMEM, "out of memory");
 		buf_release(&text);
@@ -1609,6 +1616,8 @@ out:
 	free(regression);
 	free(product);
 	free(component);
+	free(version);
+	free(severity);
 	free(state);
 	return ret;
 }

@@ -14,6 +14,8 @@
 
 listlab_start
 fakebz_minimal_state state.json
+# Drivers has a version besides "unspecified", for the mail's @version
+sed -i 's/"components": \["USB"\]}/"components": ["USB"], "versions": ["unspecified", "6.8"]}/' state.json
 fakebz_start state.json
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
@@ -32,7 +34,7 @@ msg["To"] = "bugs@bugbridge.test"
 msg["Subject"] = "usb: hub resets in a loop"
 msg["Date"] = email.utils.formatdate()
 msg["Message-ID"] = "<%s>" % msgid
-msg.set_content("@component USB\n\nThe hub resets every second.\n")
+msg.set_content("@component USB\n@version 6.8\n@severity major\n\nThe hub resets every second.\n")
 for path in sys.argv[5:]:
     msg.add_attachment(open(path, "rb").read(), maintype="application", subtype="octet-stream",
                        filename=os.path.basename(path))
@@ -95,8 +97,8 @@ is "one mail to the sender whose domain passed DMARC" "$(echo "$m" | grep -c .)"
 link=$(grep -o "$BASE/confirm/[0-9a-f]*" "$m" | head -1)
 like "it holds the front door's link" "$link" "/confirm/[0-9a-f]{32}\$"
 id=$(sql "SELECT id FROM fd_report WHERE email = 'sam@example.net'")
-is "a front door report waits" "$(sql "SELECT state, product, component FROM fd_report WHERE id = $id")" \
-	"unconfirmed|Drivers|USB"
+is "a front door report waits" "$(sql "SELECT state, product, component, bz_version, severity FROM fd_report WHERE id = $id")" \
+	"unconfirmed|Drivers|USB|6.8|major"
 is "its attachment is in the quarantine" "$(sha256_of "$WORK/data/quarantine/$id/1")" "$(sha256_of usb.bin)"
 check_exit "but not in the blob store" 66 bb blob show "$(sha256_of usb.bin)"
 
@@ -105,6 +107,10 @@ code=$(curl -s -H "Origin: $BASE" -o confirm.html -w '%{http_code}' -d confirm=1
 is "the link confirms the report" "$code" "200"
 is "the report is sent" "$(sql "SELECT state FROM fd_report WHERE id = $id")" "sent"
 is "its bug is filed" "$(bugs | cut -d' ' -f2-)" "usb: hub resets in a loop"
+is "with the mail's @version and @severity" \
+	"$(curl -sf "$bz/rest/bug?product=Drivers&include_fields=version,severity&api_key=bridgekey0123" |
+		python3 -c 'import json,sys; b = json.load(sys.stdin)["bugs"][0]; print(b["version"], b["severity"])')" \
+	"6.8 major"
 for _ in $(seq 1 100); do [ -n "$(to "$LISTLAB_LIST")" ] && break; sleep 0.1; done
 like "the report reached the list" "$(cat $(to "$LISTLAB_LIST"))" "The hub resets every second"
 is "the attachment left the quarantine for the blob store" \

@@ -480,6 +480,8 @@ int main(void)
 		store_exec(st, "DROP TABLE tree_release", NULL);
 		store_exec(st, "DROP TABLE aging_ping", NULL);
 		store_exec(st, "DROP TABLE follow", NULL);
+		store_exec(st, "ALTER TABLE fd_report DROP COLUMN bz_version", NULL);
+		store_exec(st, "ALTER TABLE fd_report DROP COLUMN severity", NULL);
 		ok(store_exec(st, "INSERT INTO imp_bug (id, source, imported) VALUES (1, 'x', 1);"
 			      "INSERT INTO cursor VALUES ('import:https://bz.example', "
 			      "'since=5 pass=0 after=0', 1);"
