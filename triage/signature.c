@@ -6,24 +6,8 @@
 
 #include <glib.h>
 
-#include "triage/match.h"
+#include "triage/guilty.h"
 #include "triage/signature.h"
-
-/* Files whose reports blame their caller, as triage/match.c skips them for
- * the guilty frame. */
-static int reporter_path(const char *path)
-{
-	static const char *const reporters[] = {
-		"net/sched/sch_generic.c", "lib/refcount.c", "lib/list_debug.c",
-		"lib/dump_stack.c", "mm/kasan/", "kernel/panic.c", "lib/bug.c",
-		"kernel/locking/lockdep.c", "lib/kobject.c", "fs/sysfs/dir.c",
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(reporters); i++)
-		if (g_str_has_prefix(path, reporters[i]))
-			return 1;
-	return 0;
-}
 
 /* Locking of PREEMPT_RT kernels, which syzbot also runs, besides
  * tri_symbol_is_shared()'s. */
@@ -36,7 +20,7 @@ static int symbol_shared(const char *symbol)
 
 static int frame_shared(const struct tri_frame *f, int mm)
 {
-	return f->path ? tri_path_is_shared(f->path, mm) || reporter_path(f->path)
+	return f->path ? tri_path_is_shared(f->path, mm) || tri_path_is_reporter(f->path)
 		       : symbol_shared(f->symbol);
 }
 
@@ -76,7 +60,7 @@ static int oops_is_leak(const struct tri_oops *o)
 	return o->first_line && strstr(o->first_line, "memory leak");
 }
 
-/* The guilty frame as triage/match.c chooses it: the first reliable frame
+/* The guilty frame as triage/guilty.c chooses it: the first reliable frame
  * that is neither generic nor shared, mm/ shared when a frame is outside
  * it; -1 if none. */
 static ssize_t guilty_frame(const struct tri_oops *o)
@@ -338,7 +322,7 @@ int tri_signature_of(const struct tri_oops *o, const char *text, size_t len,
 	if (o->pc_symbol && !pc_shared && !tri_symbol_is_generic(o->pc_symbol) &&
 	    !symbol_skipped(o->pc_symbol, oops_is_leak(o)) &&
 	    (kmsan || (!symbol_shared(o->pc_symbol) &&
-		       !(o->path && (tri_path_is_shared(o->path, 0) || reporter_path(o->path))))) &&
+		       !(o->path && (tri_path_is_shared(o->path, 0) || tri_path_is_reporter(o->path))))) &&
 	    o->kind != TRI_OOPS_HUNG && o->kind != TRI_OOPS_STALL) {
 		sym = o->pc_symbol;
 		module = o->pc_module;

@@ -18,7 +18,7 @@
  *     detected stall", and otherwise the line's words up to its first
  *     detail (a number, an address, ": ", " at ");
  *   - the frame: the RIP/pc function when it is not shared code, else the
- *     guilty frame of the call trace as triage/match.h chooses it (the
+ *     guilty frame of the call trace as triage/guilty.h chooses it (the
  *     first reliable frame from the top that is neither generic nor shared
  *     code, mm/ counting as shared when a frame is outside it), else the
  *     first reliable frame, else the function the first line names;
