@@ -12,9 +12,9 @@
 
 #include "bugzilla/bz_client.h"
 #include "core/buf.h"
-#include "core/fsutil.h"
 #include "core/log.h"
 #include "core/text.h"
+#include "tracker/bugnotes.h"
 #include "tracker/culprit.h"
 #include "tracker/directive.h"
 #include "tracker/gitscan.h"
@@ -50,6 +50,7 @@ struct tracker {
 	size_t nculprits;
 	int culprits_known;
 	unsigned long culprits_gen;
+	struct bug_notes notes;   /* the notes for ordinary bugs (bugnotes.h) */
 };
 
 static void culprits_forget(struct tracker *t)
@@ -125,6 +126,9 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 		tracker_free(t);
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
+	t->notes.db = db;
+	t->notes.bugzilla_url = t->bugzilla_url;
+	t->notes.archive_url = t->archive_url;
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
 	t->roots = g_hash_table_new_full(g_str_hash, g_str_equal, free, free);
@@ -255,7 +259,7 @@ int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_
 	    may_fix_culprit(t, raw + (m->body_offset < len ? m->body_offset : len),
 			    len - (m->body_offset < len ? m->body_offset : len)))
 		return 1;
-	/* a mail that may cite a bug's URL (bugs_mentioned) */
+	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
 	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
 	       text_find_ci(raw + (m->body_offset < len ? m->body_offset : len),
 			    len - (m->body_offset < len ? m->body_offset : len),
@@ -507,21 +511,6 @@ static size_t regressions_of(struct tracker *t, const char *msgid, long long *id
 	return n;
 }
 
-static long long regression_of_bug(struct tracker *t, long long bug_id)
-{
-	sqlite3_stmt *st = NULL;
-	long long id = 0;
-
-	if (bug_id <= 0 ||
-	    store_cached(t->db, &st, "SELECT id FROM reg_regression WHERE bug_id = ?", NULL))
-		return 0;
-	sqlite3_bind_int64(st, 1, bug_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	store_cached_done(t->db, st);
-	return id;
-}
-
 /* The regression whose report is the URL of another tracker (a GitHub
  * issue, another Bugzilla): introduced: named it. */
 static long long regression_of_report_url(struct tracker *t, const char *url)
@@ -582,7 +571,7 @@ static long long regression_of_url(struct tracker *t, const char *url)
 		free(msgid);
 		return n ? ids[0] : 0;
 	}
-	id = regression_of_bug(t, reg_link_bugzilla_id(url, t->bugzilla_url));
+	id = reg_regression_of_bug(t->db, reg_link_bugzilla_id(url, t->bugzilla_url));
 	return id ? id : regression_of_report_url(t, url);
 }
 
@@ -655,16 +644,8 @@ static enum bb_status create(struct tracker *t, time_t when, const char *title,
 	return s;
 }
 
-/* ------------------------------------------------------- ordinary bugs */
-
-/* A mirrored bug that is no regression follows its fixes too: a commit on
- * a watched tree whose Link:/Closes: names the bug's URL leaves a note
- * "Fixed by commit ... in TREE" (and, on a tree of [bugzilla] close_on_fix,
- * asks for the bug to be closed as FIXED), a [PATCH] mail naming it a note
- * linking the patch.  Notes go through reg_push like a regression's (its
- * regression 0), each keyed by a marker line it carries, so each is posted
- * once.  A bug that is a tracked regression hears only from the
- * regression path. */
+/* A mirrored bug that is no regression follows its fixes and mentions
+ * too: bugnotes.h. */
 
 /* Whether name is one of a comma-separated list. */
 static int listed(const char *list, const char *name)
@@ -688,233 +669,6 @@ static int listed(const char *list, const char *name)
 	return 0;
 }
 
-static int status_closed(const char *status)
-{
-	return status && (!strcmp(status, "RESOLVED") || !strcmp(status, "VERIFIED") ||
-			  !strcmp(status, "CLOSED"));
-}
-
-/* The bug of the configured Bugzilla a trailer's value names by its URL
- * (the first word), 0 if none. */
-static long long bug_of_value(struct tracker *t, const char *value)
-{
-	char url[REG_LINK_URL_MAX + 1];
-	size_t len;
-
-	if (!t->bugzilla_url || !value)
-		return 0;
-	value += strspn(value, " \t");
-	len = strcspn(value, " \t\r\n");
-	if (!len || len > REG_LINK_URL_MAX)
-		return 0;
-	memcpy(url, value, len);
-	url[len] = '\0';
-	return reg_link_bugzilla_id(url, t->bugzilla_url);
-}
-
-/* Whether bug is mirrored and public in the store (BZ_BUG_PUBLIC_SQL).
- * *closed: the store has it closed. */
-static int public_bug(struct tracker *t, long long bug, int *closed)
-{
-	sqlite3_stmt *st = NULL;
-	int found = 0;
-
-	*closed = 0;
-	if (bug <= 0 || store_cached(t->db, &st, "SELECT status FROM bz_bug WHERE id = ? AND "
-						 BZ_BUG_PUBLIC_SQL, NULL))
-		return 0;
-	sqlite3_bind_int64(st, 1, bug);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		found = 1;
-		*closed = status_closed((const char *)sqlite3_column_text(st, 0));
-	}
-	store_cached_done(t->db, st);
-	return found;
-}
-
-/* Whether bug is one a fix or mention note may go to: public_bug() and no
- * tracked regression (a regression hears from the tracker's own notes). */
-static int ordinary_bug(struct tracker *t, long long bug, int *closed)
-{
-	*closed = 0;
-	return bug > 0 && !regression_of_bug(t, bug) && public_bug(t, bug, closed);
-}
-
-/* Records a note for an ordinary bug (once: its marker is unique). */
-static enum bb_status queue_bug_note(struct tracker *t, long long bug, const char *marker,
-				     const char *text, int close, const char *what,
-				     struct bb_error *err)
-{
-	enum bb_status s;
-
-	if (!marker || !text)
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	s = exec_bind(t, err, "recording a note for Bugzilla",
-		      "INSERT OR IGNORE INTO reg_push (regression, bug_id, marker, text, created,"
-		      " close_fixed) VALUES (0, ?, ?, ?, ?, ?)", "ittii", bug, marker, text,
-		      (long long)time(NULL), (long long)(close != 0));
-	if (!s && sqlite3_changes(t->db->db) > 0)
-		log_event(LOG_LEVEL_INFO, "tracker.bug_note", LF_INT("bug", bug),
-			  LF_STR("kind", what), LF_INT("close", close != 0));
-	return s;
-}
-
-/* A commit on tree naming ordinary bugs in its Link:/Closes: trailers. */
-/* The commit a Fixes: value names: its leading hex digits (8 to 40, as
- * the kernel writes "Fixes: <12 hex> (\"subject\")"), lower case, in out;
- * 0 when it names none. */
-static size_t fixes_hash(const char *value, char out[41])
-{
-	size_t len = 0;
-
-	value += strspn(value, " \t");
-	while (len < 40 && g_ascii_isxdigit(value[len])) {
-		out[len] = g_ascii_tolower(value[len]);
-		len++;
-	}
-	if (len < 8 || g_ascii_isalnum(value[len]) || value[len] == '_')
-		return 0;
-	out[len] = '\0';
-	return len;
-}
-
-#define BUG_CULPRITS_MAX 4   /* Fixes: culprits kept for one bug */
-
-/* Records that a Fixes: line in source ("patch <msgid>", "commit <hash> in
- * <tree>", "comment <id>") names hash as a cause of bug: a culprit whose
- * people the bug's next mail Cc's (tracker_bug_culprits()). */
-static enum bb_status record_culprit(struct tracker *t, long long bug, const char *hash,
-				     const char *source, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	long long known = 0;
-	enum bb_status s;
-
-	if (bug <= 0)
-		return BB_OK;
-	if ((s = store_cached(t->db, &st, "SELECT count(*), sum(substr(commit_hash, 1, length(?2)) ="
-			      " ?2 OR substr(?2, 1, length(commit_hash)) = commit_hash)"
-			      " FROM bug_culprit WHERE bug_id = ?1", err)))
-		return s;
-	sqlite3_bind_int64(st, 1, bug);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		known = sqlite3_column_int64(st, 0) >= BUG_CULPRITS_MAX ||
-			sqlite3_column_int64(st, 1) > 0;
-	store_cached_done(t->db, st);
-	if (known)
-		return BB_OK;
-	log_event(LOG_LEVEL_INFO, "tracker.fixes_culprit", LF_INT("bug", bug), LF_STR("commit", hash),
-		  LF_STR("source", source));
-	return exec_bind(t, err, "recording a bug's culprit", "INSERT OR IGNORE INTO bug_culprit"
-			 " (bug_id, commit_hash, source, added) VALUES (?, ?, ?, ?)", "itti", bug,
-			 hash, source, (long long)time(NULL));
-}
-
-/* Records the commits the Fixes: lines of text name (unquoted lines, which
- * may be indented, as a patch pasted into a comment is; a top-post's quote
- * of another mail is quoted too) as bug's culprits. */
-static enum bb_status record_fixes_lines(struct tracker *t, long long bug, const char *text,
-					 const char *source, struct bb_error *err)
-{
-	enum bb_status s = BB_OK;
-	struct inmail_lines it;
-	enum inmail_line_kind kind;
-	const char *p;
-	size_t len;
-
-	for (inmail_lines_init(&it, text ? text : "", text ? strlen(text) : 0);
-	     !s && inmail_lines_next(&it, &p, &len, &kind);) {
-		size_t blank = strspn(p, " \t");
-		char hash[41];
-
-		if (kind != INMAIL_LINE_QUOTE && blank + 6 <= len &&
-		    !g_ascii_strncasecmp(p + blank, "Fixes:", 6) && fixes_hash(p + blank + 6, hash))
-			s = record_culprit(t, bug, hash, source, err);
-	}
-	return s;
-}
-
-static enum bb_status bugs_of_commit(struct tracker *t, const char *tree, int close,
-				     const struct gitscan_commit *c, struct bb_error *err)
-{
-	enum bb_status s = BB_OK;
-
-	for (size_t i = 0; i < c->n_trailers && !s; i++) {
-		const struct gitscan_trailer *tr = &c->trailers[i];
-		long long bug;
-		char *marker, *text;
-		int closed;
-
-		if (tr->kind != GITSCAN_TRAILER_LINK && tr->kind != GITSCAN_TRAILER_CLOSES)
-			continue;
-		bug = bug_of_value(t, tr->value);
-		/* its Fixes: name the bug's culprits, regression or not */
-		for (size_t k = 0; bug > 0 && k < c->n_trailers && !s; k++) {
-			char hash[41], *source;
-
-			if (c->trailers[k].kind != GITSCAN_TRAILER_FIXES ||
-			    !fixes_hash(c->trailers[k].value, hash))
-				continue;
-			source = str_printf("commit %.12s in %s", c->hash, tree);
-			s = source ? record_culprit(t, bug, hash, source, err)
-				   : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			free(source);
-		}
-		if (s || !ordinary_bug(t, bug, &closed))
-			continue;
-		marker = str_printf("[bugbridge bug %lld: fixed by %.12s in %s]", bug, c->hash, tree);
-		text = str_printf("Fixed by commit %.12s (\"%s\") in %s\n\n%s\n", c->hash,
-				  c->subject, tree, marker ? marker : "");
-		s = queue_bug_note(t, bug, marker, text, close && !closed, "fix", err);
-		free(marker);
-		free(text);
-	}
-	return s;
-}
-
-/* Whether the mail was read as one of bug's own thread (its text goes to
- * the bug as a comment anyway). */
-static int mail_of_bug(struct tracker *t, const char *msgid, long long bug)
-{
-	sqlite3_stmt *st = NULL;
-	int found = 0;
-
-	if (store_cached(t->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ? AND bug_id = ?",
-			 NULL))
-		return 0;
-	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, bug);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	store_cached_done(t->db, st);
-	return found;
-}
-
-/* A patch (not a reply to one) whose trailer names an ordinary bug. */
-static enum bb_status patch_for_bug(struct tracker *t, const struct inmail *m, long long bug,
-				    struct bb_error *err)
-{
-	const char *subject = m->subject ? m->subject : "";
-	char *marker, *link, *text;
-	enum bb_status s;
-	int closed;
-
-	subject += strspn(subject, " \t");
-	if (!m->message_id || !strncasecmp(subject, "Re:", 3) || !ordinary_bug(t, bug, &closed) ||
-	    mail_of_bug(t, m->message_id, bug))
-		return BB_OK;
-	marker = str_printf("[bugbridge bug %lld: patch <%s>]", bug, m->message_id);
-	link = report_link(t, m->message_id);
-	text = str_printf("A patch was posted: %s %s\n\n%s\n", inmail_bare_subject(m->subject),
-			  link ? link : "", marker ? marker : "");
-	s = link ? queue_bug_note(t, bug, marker, text, 0, "patch", err)
-		 : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	free(marker);
-	free(link);
-	free(text);
-	return s;
-}
-
 /* The first Message-ID of the thread m belongs to (its References' first,
  * else what it answers, else its own): one mention note per thread. */
 static const char *thread_root(const struct inmail *m)
@@ -924,90 +678,6 @@ static const char *thread_root(const struct inmail *m)
 	if (m->in_reply_to && *m->in_reply_to)
 		return m->in_reply_to;
 	return m->message_id;
-}
-
-/* Collects into ids (at most max, distinct) the bugs whose URLs stand in
- * the unquoted lines of text (a top-post's quote of another mail is
- * quoted too); returns how many, max + 1 when there are more. */
-static size_t bugs_cited(struct tracker *t, const char *text, long long *ids, size_t max)
-{
-	struct inmail_lines it;
-	enum inmail_line_kind kind;
-	const char *p;
-	size_t n = 0, len;
-
-	for (inmail_lines_init(&it, text, strlen(text)); inmail_lines_next(&it, &p, &len, &kind);) {
-		const char *end = p + len;
-
-		/* quoted text cites for the mail it came from */
-		if (kind != INMAIL_LINE_QUOTE && *p != '>') {
-			for (const char *q = p; q < end && n <= max;) {
-				char url[REG_LINK_URL_MAX + 1];
-				size_t ulen = 0;
-				long long bug;
-				const char *h = text_find_ci(q, (size_t)(end - q), "http");
-
-				if (!h)
-					break;
-				while (h + ulen < end && !strchr(" \t\r<>\"'()[]", h[ulen]))
-					ulen++;
-				q = h + (ulen ? ulen : 4);
-				while (ulen && strchr(".,;:!?", h[ulen - 1]))
-					ulen--;
-				if (!ulen || ulen > REG_LINK_URL_MAX)
-					continue;
-				memcpy(url, h, ulen);
-				url[ulen] = '\0';
-				if ((bug = reg_link_bugzilla_id(url, t->bugzilla_url)) <= 0)
-					continue;
-				for (size_t i = 0; i < n && bug; i++)
-					bug = ids[i] == bug ? 0 : bug;
-				if (bug && n < max)
-					ids[n] = bug;
-				n += bug != 0;
-			}
-		}
-	}
-	return n;
-}
-
-/* A list mail, neither a patch nor one of the bug's own thread, that cites
- * the URL of a mirrored public bug: one note on the bug per thread,
- * "Mentioned on the list: <subject> <link>".  A mail citing more than
- * MENTIONS_MAX bugs is a listing (a report, a digest), not a discussion of
- * them: it makes none. */
-#define MENTIONS_MAX 3
-static enum bb_status bugs_mentioned(struct tracker *t, const struct inmail *m, const char *body,
-				     struct bb_error *err)
-{
-	long long ids[MENTIONS_MAX];
-	enum bb_status s = BB_OK;
-	size_t n;
-	char *link;
-
-	if (!t->bugzilla_url || !m->message_id || m->from_bridge || m->auto_reply || is_patch(m))
-		return BB_OK;
-	n = bugs_cited(t, body, ids, MENTIONS_MAX);
-	if (!n || n > MENTIONS_MAX)
-		return BB_OK;
-	if (!(link = report_link(t, m->message_id)))
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < n && !s; i++) {
-		char *marker, *text;
-		int closed;
-
-		if (!ordinary_bug(t, ids[i], &closed) || mail_of_bug(t, m->message_id, ids[i]))
-			continue;
-		marker = str_printf("[bugbridge bug %lld: mentioned in the thread of <%s>]", ids[i],
-				    thread_root(m));
-		text = str_printf("Mentioned on the list: %s %s\n\n%s\n",
-				  inmail_bare_subject(m->subject), link, marker ? marker : "");
-		s = queue_bug_note(t, ids[i], marker, text, 0, "mention", err);
-		free(marker);
-		free(text);
-	}
-	free(link);
-	return s;
 }
 
 /* ---------------------------------------------------------------- mail */
@@ -1439,7 +1109,7 @@ static enum bb_status apply_introduced(struct tracker *t, const struct inmail *m
 		if (regressions_of(t, report, found, 0, 1))
 			id = found[0];
 	} else if (bug) {
-		id = regression_of_bug(t, bug);
+		id = reg_regression_of_bug(t->db, bug);
 	} else {
 		id = regression_of_report_url(t, elsewhere);
 	}
@@ -1614,7 +1284,7 @@ static enum bb_status patch_culprits(struct tracker *t, long long bug, const str
 		return BB_OK;
 	if (!(source = str_printf("patch <%s>", m->message_id)))
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	s = record_fixes_lines(t, bug, body, source, err);
+	s = bug_notes_fixes_lines(t->db, bug, body, source, err);
 	free(source);
 	return s;
 }
@@ -1640,7 +1310,7 @@ static enum bb_status patch_fixes_culprit(struct tracker *t, const struct inmail
 		long long hit[16];
 		size_t nhit = 0, vlen;
 
-		if (len < 6 || g_ascii_strncasecmp(p, "Fixes:", 6) || !fixes_hash(p + 6, culprit))
+		if (len < 6 || g_ascii_strncasecmp(p, "Fixes:", 6) || !reg_fixes_hash(p + 6, culprit))
 			continue;
 		vlen = len - 6 < sizeof(value) - 1 ? len - 6 : sizeof(value) - 1;
 		memcpy(value, p + 6, vlen);
@@ -1712,12 +1382,12 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 				n = regressions_of(t, msgid, ids, 0, 16);
 				free(msgid);
 			} else if ((bug = reg_link_bugzilla_id(line, t->bugzilla_url)) > 0 &&
-				   (id = regression_of_bug(t, bug))) {
+				   (id = reg_regression_of_bug(t->db, bug))) {
 				ids[n++] = id;
 			} else if ((n = regressions_of_page(t, line, ids, 0, 16)) > 0) {
 				bug = 0;
-			} else if ((bug = bug_of_value(t, line)) > 0) {
-				s = patch_for_bug(t, m, bug, err);
+			} else if ((bug = reg_bug_of_value(t->bugzilla_url, line)) > 0) {
+				s = bug_notes_patch(&t->notes, m, bug, err);
 			}
 			/* a patch's Fixes: names the cause of the bugs it is for */
 			for (size_t i = 0; i < n && !s && !reply; i++)
@@ -1807,7 +1477,7 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 		goto out;
 	if (is_patch(m) && (s = patch_posted(t, m, body, when, counts, who, ids, nthread, err)))
 		goto out;
-	if ((s = bugs_mentioned(t, m, body, err)))
+	if (!is_patch(m) && (s = bug_notes_mentions(&t->notes, m, thread_root(m), body, err)))
 		goto out;
 	/* what the directives do is marked with why their sender is not
 	 * authenticated (they stay open to anyone, as in regzbot) */
@@ -1866,7 +1536,7 @@ static int flagged(struct tracker *t, const struct bz_bug *bug)
 enum bb_status tracker_bug(struct tracker *t, const struct bz_bug *bug, const char *thread_msgid,
 			   struct bb_error *err)
 {
-	long long id = regression_of_bug(t, bug->id);
+	long long id = reg_regression_of_bug(t->db, bug->id);
 	const char *bisect = t->bisect_field ? bz_bug_field(bug, t->bisect_field) : NULL;
 	time_t when = bug->last_change_time > 0 ? bug->last_change_time : time(NULL);
 	int closed = !strcmp(bug->status, "RESOLVED") || !strcmp(bug->status, "VERIFIED") ||
@@ -1941,7 +1611,7 @@ static size_t regressions_of_commit(struct tracker *t, const struct gitscan_comm
 			n = regressions_of(t, msgid, ids, n, max);
 			free(msgid);
 		} else if ((bug = reg_link_bugzilla_id(tr->value, t->bugzilla_url)) > 0 &&
-			   (id = regression_of_bug(t, bug))) {
+			   (id = reg_regression_of_bug(t->db, bug))) {
 			size_t k;
 
 			for (k = 0; k < n && ids[k] != id; k++)
@@ -2064,7 +1734,7 @@ static enum bb_status commit_in_tree(struct tracker *t, const char *tree, int cl
 		long long hit[16];
 		size_t nhit = 0;
 
-		if (tr->kind != GITSCAN_TRAILER_FIXES || !fixes_hash(tr->value, culprit))
+		if (tr->kind != GITSCAN_TRAILER_FIXES || !reg_fixes_hash(tr->value, culprit))
 			continue;
 		if (store_prepare(t->db, &st, "SELECT id FROM reg_regression WHERE culprit != '' AND"
 					      " (substr(culprit, 1, length(?1)) = ?1 OR"
@@ -2083,7 +1753,7 @@ static enum bb_status commit_in_tree(struct tracker *t, const char *tree, int cl
 		}
 	}
 	if (!s)
-		s = bugs_of_commit(t, tree, close, c, err);
+		s = bug_notes_commit(&t->notes, tree, close, c, err);
 	return s;
 }
 
@@ -2111,146 +1781,9 @@ const char *tracker_default_branch(const struct tracker *t)
 	return t->default_branch;
 }
 
-/* -------------------------------------------------------- to Bugzilla */
-
-/* Before a note for an ordinary bug goes out: the bug must still be
- * mirrored, public and no regression in the store, and public on
- * Bugzilla (*skip otherwise); *open: Bugzilla has it open. */
-static enum bb_status ordinary_live(struct tracker *t, struct bz_client *bz, long long bug_id,
-				    int *open, int *skip, struct bb_error *err)
-{
-	struct bz_bug *bugs = NULL;
-	size_t n = 0;
-	enum bb_status s;
-	int closed;
-
-	*open = 0;
-	*skip = 1;
-	/* a note queued for an ordinary bug still goes when the bug has
-	 * become a regression since */
-	if (!public_bug(t, bug_id, &closed))
-		return BB_OK;
-	if ((s = bz_search_page(bz, bug_id - 1, 0, 1, &bugs, &n, err)))
-		return s;
-	if (n && bugs[0].id == bug_id && bz_bug_is_public(&bugs[0])) {
-		*skip = 0;
-		*open = !status_closed(bugs[0].status);
-	}
-	for (size_t i = 0; i < n; i++)
-		bz_bug_release(&bugs[i]);
-	free(bugs);
-	return BB_OK;
-}
-
-/* Sets an open bug RESOLVED FIXED.  A refusal (no permission, a workflow
- * that does not allow it) is logged and not asked again; trouble on the
- * way is returned, and the next round looks at the bug's status first. */
-static enum bb_status close_fixed(struct bz_client *bz, long long bug_id, struct bb_error *err)
-{
-	static const struct bz_change ch[] = { { "status", "RESOLVED" }, { "resolution", "FIXED" } };
-	struct bb_error uerr = BB_ERROR_INIT;
-	enum bb_status s = bz_update_bug(bz, bug_id, ch, 2, &uerr);
-
-	if (s == BB_ERR_TEMPORARY || s == BB_ERR_NOMEM || s == BB_ERR_IO) {
-		*err = uerr;
-		return s;
-	}
-	if (s)
-		log_event(LOG_LEVEL_WARN, "tracker.close_refused", LF_INT("bug", bug_id),
-			  LF_STR("error", uerr.message));
-	else
-		log_event(LOG_LEVEL_INFO, "tracker.bug_closed", LF_INT("bug", bug_id));
-	return BB_OK;
-}
-
-enum bb_status tracker_push(struct tracker *t, struct bz_client *bz, unsigned long *posted,
-			    struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s = BB_OK;
-
-	*posted = 0;
-	for (;;) {
-		long long row, bug_id, regression, comment_id = 0;
-		int close, open = 1, skip = 0;
-		char *marker, *text;
-		struct bz_bug bug;
-
-		if ((s = store_prepare(t->db, &st, "SELECT id, bug_id, marker, text, regression,"
-					      " close_fixed FROM reg_push WHERE state = 'intent'"
-					      " ORDER BY id LIMIT 1", err)))
-			return s;
-		if (sqlite3_step(st) != SQLITE_ROW) {
-			sqlite3_finalize(st);
-			return BB_OK;
-		}
-		row = sqlite3_column_int64(st, 0);
-		bug_id = sqlite3_column_int64(st, 1);
-		marker = strdup(sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2)
-							  : "");
-		text = strdup(sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3)
-							: "");
-		regression = sqlite3_column_int64(st, 4);
-		close = sqlite3_column_int(st, 5);
-		sqlite3_finalize(st);
-		/* posted before a crash?  The marker says so */
-		memset(&bug, 0, sizeof(bug));
-		bug.id = bug_id;
-		if (!marker || !text) {
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		} else if (!regression && (s = ordinary_live(t, bz, bug_id, &open, &skip, err))) {
-			;
-		} else if (!skip && !(s = bz_fetch_comments(bz, &bug, 1, 0, err))) {
-			for (size_t i = 0; i < bug.ncomments; i++)
-				if (bug.comments[i].text && strstr(bug.comments[i].text, marker))
-					comment_id = bug.comments[i].id;
-			if (!comment_id) {
-				test_hook("tracker.post");
-				if (!(s = bz_add_comment(bz, bug_id, text, 0, &comment_id, err))) {
-					(*posted)++;
-					test_hook("tracker.posted");
-				}
-			}
-			if (!s && close && open)
-				s = close_fixed(bz, bug_id, err);
-		}
-		if (!s && skip)
-			log_event(LOG_LEVEL_INFO, "tracker.note_skipped", LF_INT("bug", bug_id),
-				  LF_STR("reason", "not a mirrored public bug"));
-		bz_bug_release(&bug);
-		free(marker);
-		free(text);
-		if (!s)
-			s = exec_bind(t, err, "recording a note for Bugzilla", "UPDATE reg_push SET"
-				      " state = ?, comment_id = ? WHERE id = ?", "tii",
-				      skip ? "skipped" : "posted", comment_id, row);
-		if (s)
-			return s;
-	}
-}
-
 int tracker_bug_is_regression(struct tracker *t, const struct bz_bug *bug)
 {
-	return regression_of_bug(t, bug->id) != 0 || flagged(t, bug);
-}
-
-enum bb_status tracker_bug_fixes(struct tracker *t, const struct bz_bug *bug,
-				 struct bb_error *err)
-{
-	enum bb_status s = BB_OK;
-
-	for (size_t i = 0; i < bug->ncomments && !s; i++) {
-		const struct bz_comment *c = &bug->comments[i];
-		char *source;
-
-		if (c->is_private || !c->text || !strcasestr(c->text, "Fixes:"))
-			continue;
-		if (!(source = str_printf("comment %lld", c->id)))
-			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		s = record_fixes_lines(t, bug->id, c->text, source, err);
-		free(source);
-	}
-	return s;
+	return reg_regression_of_bug(t->db, bug->id) != 0 || flagged(t, bug);
 }
 
 /* Adds culprit to v (n of at most max) unless one there names the same
@@ -2273,7 +1806,7 @@ static void culprit_add(char **v, size_t *n, size_t max, const char *culprit)
 
 char **tracker_bug_culprits(struct tracker *t, const struct bz_bug *bug)
 {
-	long long id = regression_of_bug(t, bug->id);
+	long long id = reg_regression_of_bug(t->db, bug->id);
 	const char *bisect = t->bisect_field ? bz_bug_field(bug, t->bisect_field) : NULL;
 	const size_t max = BUG_CULPRITS_MAX + 2;
 	sqlite3_stmt *st = NULL;
@@ -2303,94 +1836,4 @@ char **tracker_bug_culprits(struct tracker *t, const struct bz_bug *bug)
 		return NULL;
 	}
 	return v;
-}
-
-/* The marker line of bug's triage note. */
-static char *triage_marker(long long bug)
-{
-	return str_printf("[bugbridge triage of bug %lld]", bug);
-}
-
-enum bb_status tracker_triage_note(struct tracker *t, long long bug, const char *block,
-				   struct bb_error *err)
-{
-	char *marker = triage_marker(bug);
-	char *text = marker ? str_printf("%s\n%s\n", block, marker) : NULL;
-	enum bb_status s = queue_bug_note(t, bug, marker, text, 0, "triage", err);
-
-	free(marker);
-	free(text);
-	return s;
-}
-
-/* Whether a and b are the same text but for white space at their ends. */
-static int same_trimmed(const char *a, const char *b)
-{
-	size_t la, lb;
-
-	a += strspn(a, " \t\r\n");
-	b += strspn(b, " \t\r\n");
-	la = strlen(a);
-	lb = strlen(b);
-	while (la && strchr(" \t\r\n", a[la - 1]))
-		la--;
-	while (lb && strchr(" \t\r\n", b[lb - 1]))
-		lb--;
-	return la == lb && !memcmp(a, b, la);
-}
-
-int tracker_is_triage_note(struct tracker *t, long long bug, long long comment_id,
-			   const char *text)
-{
-	char *marker = triage_marker(bug);
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (!marker || !text || !strstr(text, marker))
-		goto out;
-	/* the bridge recorded the note (nobody else can): the comment it
-	 * posted, or, before that was recorded (a crash), its very text */
-	if (store_cached(t->db, &st, "SELECT comment_id, text FROM reg_push WHERE bug_id = ? AND"
-				     " marker = ?", NULL))
-		goto out;
-	sqlite3_bind_int64(st, 1, bug);
-	sqlite3_bind_text(st, 2, marker, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		yes = sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_int64(st, 0) > 0
-			      ? sqlite3_column_int64(st, 0) == comment_id
-			      : same_trimmed((const char *)sqlite3_column_text(st, 1), text);
-	store_cached_done(t->db, st);
-out:
-	free(marker);
-	return yes;
-}
-
-char *reg_triage_block(struct store *db, long long bug)
-{
-	char *marker = bug > 0 ? triage_marker(bug) : NULL, *block = NULL;
-	sqlite3_stmt *st = NULL;
-
-	if (!marker)
-		return NULL;
-	if (!store_cached(db, &st, "SELECT text FROM reg_push WHERE bug_id = ? AND marker = ?",
-			  NULL)) {
-		sqlite3_bind_int64(st, 1, bug);
-		sqlite3_bind_text(st, 2, marker, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			const char *text = (const char *)sqlite3_column_text(st, 0);
-			const char *end = text ? strstr(text, marker) : NULL;
-
-			if (end)
-				block = strndup(text, (size_t)(end - text));
-		}
-		store_cached_done(db, st);
-	}
-	free(marker);
-	if (block) {
-		size_t n = strlen(block);
-
-		while (n && (block[n - 1] == '\n' || block[n - 1] == ' '))
-			block[--n] = '\0';
-	}
-	return block;
 }
