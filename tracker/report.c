@@ -14,8 +14,11 @@
  *    regression naming no version counts as current when it was reported
  *    within the last 10 weeks (one cycle), else as a previous one.
  *
- * The HTML pages (index.html, trees/, regression/, style.css) are made in
- * report_html.c; what the two files share is in report_internal.h.
+ * What a run reads (the regressions, links and history, loaded once) and
+ * the helpers every writer uses are the report model (report_model.h);
+ * the HTML pages (index.html, trees/, regression/, style.css) are made in
+ * report_html.c (report_html.h); this file writes the folder and makes
+ * the JSON, the Atom feed and the weekly text and mail.
  */
 #include "config.h"
 
@@ -46,7 +49,8 @@
 #include "tracker/backlog.h"
 #include "tracker/links.h"
 #include "tracker/report.h"
-#include "tracker/report_internal.h"
+#include "tracker/report_html.h"
+#include "tracker/report_model.h"
 
 /* A kernel development cycle, roughly (for regressions naming no version). */
 #define CYCLE_SECONDS (70 * DAY)
@@ -63,72 +67,7 @@
 #define TREE_FILE_MAX 100
 #define LORE_URL "https://lore.kernel.org"
 
-/* ------------------------------------------------------------ cleaning */
-
-/* 1 for the bytes a page or a file never carries: C0 controls but tab and
- * line feed, and DEL. */
-static int drop_byte(unsigned char c)
-{
-	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
-}
-
-/* 1 if text needs no cleaning: valid UTF-8 without C0/C1 controls (tab
- * and line feed allowed), format characters (core/text.h) and
- * U+FFFE/U+FFFF. */
-int reg_report_is_clean(const char *text)
-{
-	const unsigned char *r = (const unsigned char *)text;
-	int ascii = 1;
-
-	for (; *r; r++) {
-		if (*r < 0x80) {
-			if (drop_byte(*r))
-				return 0;
-			continue;
-		}
-		ascii = 0;
-		if ((r[0] == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) ||
-		    (r[0] == 0xef && r[1] == 0xbf && r[2] >= 0xbe))
-			return 0;
-	}
-	if (ascii)
-		return 1;
-	if (!g_utf8_validate(text, -1, NULL))
-		return 0;
-	for (const char *p = text; *p; p = g_utf8_next_char(p))
-		if ((unsigned char)*p >= 0xc2 && text_is_format_char(g_utf8_get_char(p)))
-			return 0;
-	return 1;
-}
-
-/* A clean copy of text (g_free() it): valid UTF-8 without C0/C1 controls
- * (tab and line feed kept), format characters (a bidi override would make
- * a title read other than it is) and U+FFFE/U+FFFF (not XML). */
-char *reg_report_clean_dup(const char *text)
-{
-	char *valid, *w;
-	const char *r;
-
-	if (!text)
-		return g_strdup("");
-	if (reg_report_is_clean(text))
-		return g_strdup(text);
-	valid = g_utf8_make_valid(text, -1);
-	w = valid;
-	for (r = valid; *r;) {
-		gunichar c = g_utf8_get_char(r);
-		const char *next = g_utf8_next_char(r);
-
-		if (!(c < 0x20 && c != '\t' && c != '\n') && !(c >= 0x7f && c <= 0x9f) &&
-		    c != 0xfffe && c != 0xffff && !text_is_format_char(c)) {
-			memmove(w, r, (size_t)(next - r));
-			w += next - r;
-		}
-		r = next;
-	}
-	*w = '\0';
-	return valid;
-}
+/* ------------------------------------------------------------ text lines */
 
 enum bb_status reg_text_line(struct buf *out, const char *text, size_t max_chars)
 {
@@ -394,144 +333,6 @@ static void format_iso(char *out, size_t len, time_t t)
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void reg_report_format_time(char *out, size_t len, time_t t)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, len, "%Y-%m-%d %H:%M UTC", &tm);
-}
-
-/* Whole days from then to now (0 for the future). */
-long long reg_report_days_between(time_t then, time_t now)
-{
-	return then && now > then ? (long long)(now - then) / DAY : 0;
-}
-
-const char *reg_report_plural(long long n)
-{
-	return n == 1 ? "" : "s";
-}
-
-/* ------------------------------------------------------------ loading */
-
-/* First index in sorted keys[0..n) holding a value >= key. */
-static size_t lower_bound(const long long *keys, size_t n, long long key)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (keys[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static int by_id_cmp(const void *a, const void *b)
-{
-	long long x = ((const struct id_index *)a)->id, y = ((const struct id_index *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The item of regression id, or NULL. */
-static const struct reg_report_item *item_by_id(const struct report_data *d, long long id)
-{
-	size_t lo = 0, hi = d->nregs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		long long v = d->by_id[mid].id;
-
-		if (v == id)
-			return &d->items[d->by_id[mid].index];
-		if (v < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static void report_data_release(struct report_data *d)
-{
-	for (size_t i = 0; i < d->nregs; i++)
-		reg_regression_release(&d->regs[i]);
-	free(d->regs);
-	free(d->items);
-	free(d->by_id);
-	reg_links_free(d->links, d->nlinks);
-	free(d->link_reg);
-	reg_events_free(d->events, d->nevents);
-	free(d->event_reg);
-	reg_unhandled_free(d->unhandled, d->nunhandled);
-	memset(d, 0, sizeof(*d));
-}
-
-static enum bb_status report_data_load(struct store *db, const struct bb_config *cfg, time_t now,
-				       struct report_data *d, struct bb_error *err)
-{
-	long long stale_after = cfg->tracker_stale_after > 0 ? cfg->tracker_stale_after : 90 * DAY;
-	enum bb_status st;
-
-	memset(d, 0, sizeof(*d));
-	if ((st = reg_load_all(db, now, stale_after, &d->regs, &d->nregs, err)) ||
-	    (st = reg_load_all_links(db, &d->links, &d->link_reg, &d->nlinks, err)) ||
-	    (st = reg_load_all_events(db, &d->events, &d->event_reg, &d->nevents, err)) ||
-	    (st = reg_load_unhandled(db, REG_REPORT_UNHANDLED_MAX, &d->unhandled, &d->nunhandled,
-				     err)) ||
-	    (st = reg_report_last_sent(db, cfg, now, &d->last_report, err)))
-		goto out;
-	/* what is published names people, not their addresses, unless
-	 * [mail] show_addresses says otherwise */
-	if (!cfg->mail_show_addresses) {
-		for (size_t i = 0; i < d->nregs; i++)
-			reg_regression_hide_addresses(&d->regs[i]);
-		for (size_t i = 0; i < d->nevents; i++)
-			reg_event_hide_addresses(&d->events[i]);
-		for (size_t i = 0; i < d->nunhandled; i++) {
-			/* "#regzbot from: Name <address>" that could not be acted on */
-			char *line = text_hide_addresses(d->unhandled[i].line);
-
-			if (line) {
-				free(d->unhandled[i].line);
-				d->unhandled[i].line = line;
-			}
-		}
-	}
-	d->items = calloc(d->nregs ? d->nregs : 1, sizeof(*d->items));
-	d->by_id = calloc(d->nregs ? d->nregs : 1, sizeof(*d->by_id));
-	if (!d->items || !d->by_id) {
-		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < d->nregs; i++) {
-		struct reg_report_item *it = &d->items[i];
-		long long id = d->regs[i].id;
-		size_t a = lower_bound(d->link_reg, d->nlinks, id);
-		size_t b = lower_bound(d->link_reg, d->nlinks, id + 1);
-
-		it->r = &d->regs[i];
-		it->links = d->links ? d->links + a : NULL;
-		it->nlinks = b - a;
-		a = lower_bound(d->event_reg, d->nevents, id);
-		b = lower_bound(d->event_reg, d->nevents, id + 1);
-		it->events = d->events ? d->events + a : NULL;
-		it->nevents = b - a;
-		d->by_id[i].id = id;
-		d->by_id[i].index = i;
-	}
-	qsort(d->by_id, d->nregs, sizeof(*d->by_id), by_id_cmp);
-out:
-	if (st)
-		report_data_release(d);
-	return st;
-}
-
 enum bb_status reg_report_last_sent(struct store *db, const struct bb_config *cfg, time_t now,
 				    time_t *when, struct bb_error *err)
 {
@@ -565,60 +366,6 @@ out:
 	free(today);
 	free(suffix);
 	return st;
-}
-
-/* ------------------------------------------------------------ links */
-
-/* The link to a mail (malloc'd), NULL when out of memory. */
-char *reg_report_mail_link(const char *mail_url, const char *message_id)
-{
-	return reg_link_mail(mail_url, message_id);
-}
-
-char *reg_report_bug_link(const char *bugzilla_url, long long bug_id)
-{
-	if (!bugzilla_url || !*bugzilla_url || bug_id <= 0)
-		return NULL;
-	return str_printf("%s/show_bug.cgi?id=%lld", bugzilla_url, bug_id);
-}
-
-/* Where a regression was reported: its report URL, else the link to its
- * report mail, else its bug; malloc'd or NULL. */
-char *reg_report_link(const struct reg_regression *r, const char *mail_url,
-		      const char *bugzilla_url)
-{
-	if (r->report_url && *r->report_url)
-		return strdup(r->report_url);
-	if (r->report_msgid && *r->report_msgid)
-		return reg_report_mail_link(mail_url, r->report_msgid);
-	return reg_report_bug_link(bugzilla_url, r->bug_id);
-}
-
-/* ------------------------------------------------------------ sections */
-
-int reg_report_is_active(const struct reg_regression *r)
-{
-	return r->state == REG_STATE_OPEN || r->state == REG_STATE_FIX_INCOMING;
-}
-
-/* ------------------------------------------------------------ pages */
-
-void reg_report_p_raw(struct page *p, const char *s)
-{
-	if (!p->st)
-		p->st = buf_addstr(&p->b, s);
-}
-
-__attribute__((format(printf, 2, 3)))
-void reg_report_p_fmt(struct page *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->st)
-		return;
-	va_start(ap, fmt);
-	p->st = buf_vaddf(&p->b, fmt, ap);
-	va_end(ap);
 }
 
 /* ------------------------------------------------------------ JSON */
@@ -871,7 +618,7 @@ static enum bb_status atom_file(struct store *db, struct page *p, const struct p
 	s = NULL;
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		const struct reg_event *e = &events[i];
-		const struct reg_report_item *it = item_by_id(pc->d, ids[i]);
+		const struct reg_report_item *it = reg_report_item_by_id(pc->d, ids[i]);
 		struct buf title = BUF_INIT;
 		struct sha256 h;
 		char hex[SHA256_HEX_LEN + 1], stamp[64];
@@ -1740,7 +1487,7 @@ enum bb_status reg_report_write(struct store *db, const struct bb_config *cfg, c
 	int dirfd = -1, loaded = 0, fresh = 0;
 
 	memset(&pc, 0, sizeof(pc));
-	if ((st = report_data_load(db, cfg, now, &d, err)))
+	if ((st = reg_report_data_load(db, cfg, now, &d, err)))
 		goto out;
 	loaded = 1;
 	page_ctx_init(&pc, cfg, now, &d);
@@ -1828,7 +1575,7 @@ out:
 	free(trees);
 	free(pc.base_url);
 	if (loaded)
-		report_data_release(&d);
+		reg_report_data_release(&d);
 	return st;
 }
 
@@ -1858,7 +1605,7 @@ enum bb_status reg_report_weekly_mail(struct store *db, const struct bb_config *
 				  "[tracker] report_lists");
 		goto out;
 	}
-	if ((st = report_data_load(db, cfg, now, &d, err)))
+	if ((st = reg_report_data_load(db, cfg, now, &d, err)))
 		goto out;
 	loaded = 1;
 	page_ctx_init(&pc, cfg, now, &d);
@@ -1897,6 +1644,6 @@ out:
 	config_list_free(lists);
 	free(pc.base_url);
 	if (loaded)
-		report_data_release(&d);
+		reg_report_data_release(&d);
 	return st;
 }

@@ -2,8 +2,9 @@
 /* The regression tracker's HTML pages (report.h): index.html,
  * trees/<name>.html, regression/<id>.html and style.css, with the escaping
  * only the pages use (reg_html_escape(), links only for http(s) URLs).
- * tracker/report.c loads the data, writes the folder and makes the JSON,
- * the Atom feed and the weekly text; report_internal.h is what they share.
+ * It reads the report model (report_model.h: the data, the page, the
+ * shared helpers); tracker/report.c writes the folder and makes the JSON,
+ * the Atom feed and the weekly text.
  */
 #include "config.h"
 
@@ -14,7 +15,8 @@
 #include <glib.h>
 
 #include "tracker/report.h"
-#include "tracker/report_internal.h"
+#include "tracker/report_html.h"
+#include "tracker/report_model.h"
 
 const char reg_report_css[] =
 	"body{font-family:system-ui,sans-serif;margin:0 auto;max-width:72em;padding:0 1em;"

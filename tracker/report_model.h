@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What tracker/report.c and tracker/report_html.c share, and nothing else
- * includes: the data a report run reads, the page under construction, the
- * options every page needs, and the helpers of one file the other calls.
- * report.c loads the data, writes the folder and makes the JSON, the Atom
- * feed and the weekly text; report_html.c makes the HTML pages and their
- * style sheet.
+/* The model a report run reads (report_model.c), and what each of its
+ * writers uses: the data loaded from the store once per run (struct
+ * report_data), the page or file under construction (struct page), the
+ * options every page needs (struct page_ctx), and the text, time and link
+ * helpers the pages share.  The writers read it and nothing else of each
+ * other: report.c writes the folder and makes the JSON, the Atom feed and
+ * the weekly text; report_html.c (report_html.h) makes the HTML pages.
  */
-#ifndef BB_TRACKER_REPORT_INTERNAL_H
-#define BB_TRACKER_REPORT_INTERNAL_H
+#ifndef BB_TRACKER_REPORT_MODEL_H
+#define BB_TRACKER_REPORT_MODEL_H
 
 #include <stddef.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "config/conf.h"
 #include "core/buf.h"
 #include "core/status.h"
+#include "core/store.h"
 #include "tracker/report.h"
 #include "tracker/tracker.h"
 
@@ -27,7 +29,11 @@ struct id_index {
 	size_t index;
 };
 
-/* What every report reads from the store. */
+/* What every report reads from the store: the regressions and their
+ * items, links, history and unhandled directives.  Read whole by
+ * reg_report_data_load() (the regressions as reg_load_all() has them, the
+ * links and events with one query each, ordered by regression), released
+ * by reg_report_data_release(). */
 struct report_data {
 	struct reg_regression *regs;
 	size_t nregs;
@@ -43,6 +49,13 @@ struct report_data {
 	size_t nunhandled;
 	time_t last_report;
 };
+
+enum bb_status reg_report_data_load(struct store *db, const struct bb_config *cfg, time_t now,
+				    struct report_data *d, struct bb_error *err);
+void reg_report_data_release(struct report_data *d);
+
+/* The item of regression id, or NULL. */
+const struct reg_report_item *reg_report_item_by_id(const struct report_data *d, long long id);
 
 /* ------------------------------------------------------------ pages */
 
@@ -65,7 +78,7 @@ struct page_ctx {
 	const char *backlog_svg;   /* the index's chart (tracker/backlog.h), or NULL */
 };
 
-/* ------------------------------------------------------------ report.c */
+/* ------------------------------------------------------------ helpers */
 
 /* 1 if text needs no cleaning; a clean copy of text (g_free() it). */
 int reg_report_is_clean(const char *text);
@@ -89,21 +102,5 @@ int reg_report_is_active(const struct reg_regression *r);
 void reg_report_p_raw(struct page *p, const char *s);
 __attribute__((format(printf, 2, 3)))
 void reg_report_p_fmt(struct page *p, const char *fmt, ...);
-
-/* ------------------------------------------------------------ report_html.c */
-
-/* The pages' style sheet, style.css. */
-extern const char reg_report_css[];
-
-/* regression/<id>.html, trees/<name>.html and index.html into p. */
-void reg_report_regression_page(struct page *p, const struct page_ctx *pc,
-				const struct reg_report_item *it);
-void reg_report_tree_page(struct page *p, const struct page_ctx *pc, const char *branch);
-void reg_report_index_page(struct page *p, const struct page_ctx *pc, const char **trees,
-			   size_t ntrees);
-
-/* The trees to show, mainline first (free() the array); NULL when out of
- * memory. */
-const char **reg_report_tree_names(const struct page_ctx *pc, size_t *count);
 
 #endif
