@@ -34,15 +34,6 @@ enum { STEP_PING = 1 };
 
 #define DAY 86400
 
-/* "2026-12-17" of t, UTC. */
-static void day_text(time_t t, char *out, size_t size)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, size, "%Y-%m-%d", &tm);
-}
-
 static char *ping_message_id(struct sync_context *sc, long long bug_id, long long ping)
 {
 	return mail_notice_message_id(sc->cfg->mail_domain, bug_id,
@@ -114,7 +105,7 @@ static enum bb_status close_one(struct sync_context *sc, struct ping *p,
 	const char *to;
 	enum bb_status s;
 
-	day_text(p->pinged_at, asked, sizeof(asked));
+	bb_day_text(p->pinged_at, asked, sizeof(asked));
 	comment = str_printf("Closed for want of an answer: on %s, after a long time without "
 			     "activity, this bug (on %s) was asked on its mail thread whether it "
 			     "still happens with %s, and nobody answered.\n\nA reply from the "
@@ -360,8 +351,8 @@ static enum bb_status ping(struct sync_context *sc, const struct bz_bug *bug,
 
 	while (route->to && route->to[n])
 		n++;
-	day_text(live->last_change_time, quiet, sizeof(quiet));
-	day_text(now + sc->cfg->aging_ping_close, close, sizeof(close));
+	bb_day_text(live->last_change_time, quiet, sizeof(quiet));
+	bb_day_text(now + sc->cfg->aging_ping_close, close, sizeof(close));
 	buf_addf(&text, "This bug has seen no activity since %s.  It was reported on Linux %s,\n"
 		 "and %s has been released since.\n\n"
 		 "Does it still happen with %s (or a later kernel)?  Please reply to this\n"

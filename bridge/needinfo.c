@@ -129,15 +129,6 @@ static enum bb_status question_move(struct sync_context *sc, long long id, const
 	return s;
 }
 
-/* "2026-12-17" of t, UTC. */
-static void day_text(time_t t, char *out, size_t size)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, size, "%Y-%m-%d", &tm);
-}
-
 /* Whom the question asks, as the thread may read it. */
 static const char *asked_text(const struct question *q)
 {
@@ -427,9 +418,9 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	}
 	if ((s = question_insert(sc, &q, err)))
 		goto out;
-	day_text(q.asked_at + sc->cfg->aging_needinfo_remind, remind, sizeof(remind));
-	day_text(q.asked_at + sc->cfg->aging_needinfo_remind + sc->cfg->aging_needinfo_close, close,
-		 sizeof(close));
+	bb_day_text(q.asked_at + sc->cfg->aging_needinfo_remind, remind, sizeof(remind));
+	bb_day_text(q.asked_at + sc->cfg->aging_needinfo_remind + sc->cfg->aging_needinfo_close,
+		    close, sizeof(close));
 	buf_addf(&text, "%s asks %s:\n\n", *q.asked_by ? q.asked_by : "A maintainer",
 		 asked_text(&q));
 	buf_addf(&text, "  %s\n\n", q.question);
@@ -745,8 +736,8 @@ static enum bb_status do_close(struct sync_context *sc, struct question *q,
 	const char *to = "closed";
 	enum bb_status s;
 
-	day_text(q->asked_at, asked, sizeof(asked));
-	day_text(q->reminded_at, reminded, sizeof(reminded));
+	bb_day_text(q->asked_at, asked, sizeof(asked));
+	bb_day_text(q->reminded_at, reminded, sizeof(reminded));
 	comment = str_printf("Closed for want of an answer: %s was asked on %s and reminded on "
 			     "%s, and did not answer:\n\n  %s\n\nA reply from %s on the bug's "
 			     "mail thread reopens it.", asked_text(q), asked, reminded,
@@ -986,8 +977,8 @@ static enum bb_status remind(struct sync_context *sc, struct question *q,
 		store_rollback(sc->db);
 		return s;
 	}
-	day_text(q->asked_at, asked, sizeof(asked));
-	day_text(now + sc->cfg->aging_needinfo_close, close, sizeof(close));
+	bb_day_text(q->asked_at, asked, sizeof(asked));
+	bb_day_text(now + sc->cfg->aging_needinfo_close, close, sizeof(close));
 	buf_addf(&text, "A reminder: this question to %s, asked on %s, has no answer yet:\n\n"
 		 "  %s\n\nWithout an answer, the bug is closed on %s; a reply from %s\n"
 		 "reopens it then.\n", asked_text(q), asked, q->question, close, asked_text(q));

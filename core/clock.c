@@ -21,3 +21,14 @@ time_t bb_now(void)
 	}
 	return time(NULL);
 }
+
+void bb_day_text(time_t t, char *out, size_t size)
+{
+	struct tm tm;
+
+	if (!size)
+		return;
+	*out = '\0';
+	if (gmtime_r(&t, &tm))
+		strftime(out, size, "%Y-%m-%d", &tm);
+}

@@ -11,10 +11,15 @@
 #ifndef BB_CLOCK_H
 #define BB_CLOCK_H
 
+#include <stddef.h>
 #include <time.h>
 
 /* The present, in Unix seconds: BUGBRIDGE_TEST_NOW when it is set to a
  * number, else time(NULL). */
 time_t bb_now(void);
+
+/* The day of t, UTC, as "2026-12-17" (size: 11 or more); "" if t cannot
+ * be read as a date. */
+void bb_day_text(time_t t, char *out, size_t size);
 
 #endif

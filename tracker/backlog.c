@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bugzilla/bug.h"
+#include "core/clock.h"
 #include "tracker/backlog.h"
 
 #define DAY 86400
@@ -67,15 +68,6 @@ enum bb_status backlog_count(struct store *db, time_t now, struct backlog *out,
 	return st;
 }
 
-static void day_of(char *out, size_t size, time_t t)
-{
-	struct tm tm;
-
-	*out = '\0';
-	if (gmtime_r(&t, &tm))
-		strftime(out, size, "%Y-%m-%d", &tm);
-}
-
 static void series(struct buf *out, const char *cls, const char *color, const long long *v,
 		   long long max)
 {
@@ -105,8 +97,8 @@ enum bb_status backlog_svg(const struct backlog *b, struct buf *out)
 		if (b->regressions[i] > max)
 			max = b->regressions[i];
 	}
-	day_of(first, sizeof(first), b->end[0]);
-	day_of(last, sizeof(last), b->end[n]);
+	bb_day_text(b->end[0], first, sizeof(first));
+	bb_day_text(b->end[n], last, sizeof(last));
 	buf_addf(out, "<figure id=\"backlog\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		      "role=\"img\" aria-labelledby=\"backlog-title\" width=\"%d\" height=\"%d\" "
 		      "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"

@@ -41,6 +41,7 @@
 #include <json-c/json.h>
 #include <libxml/xmlwriter.h>
 
+#include "core/clock.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -317,14 +318,6 @@ int reg_report_cycle(const char *introduced, int *major, int *minor)
 
 /* ------------------------------------------------------------ times */
 
-static void format_day(char *out, size_t len, time_t t)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, len, "%Y-%m-%d", &tm);
-}
-
 static void format_iso(char *out, size_t len, time_t t)
 {
 	struct tm tm;
@@ -341,7 +334,7 @@ enum bb_status reg_report_last_sent(struct store *db, const struct bb_config *cf
 	enum bb_status st;
 
 	*when = 0;
-	format_day(day, sizeof(day), now);
+	bb_day_text(now, day, sizeof(day));
 	today = str_printf("regressions-report-%s@%s", day, cfg->mail_domain);
 	suffix = str_printf("@%s", cfg->mail_domain);
 	if (!today || !suffix) {
@@ -807,8 +800,8 @@ static void t_block(struct page *p, const struct reg_weekly_options *opt,
 		t_line(p, r->reporter);
 		reg_report_p_raw(p, "; ");
 	}
-	reg_report_p_fmt(p, "%lld day%s ago; %lld activit%s", age, reg_report_plural(age), r->activity_count,
-			 r->activity_count == 1 ? "y" : "ies");
+	reg_report_p_fmt(p, "%lld day%s ago; %lld activit%s", age, reg_report_plural(age),
+			 r->activity_count, r->activity_count == 1 ? "y" : "ies");
 	if (r->last_activity) {
 		long long d = reg_report_days_between(r->last_activity, opt->now);
 
@@ -972,12 +965,12 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 		counts[where[i]]++;
 	}
 
-	format_day(day, sizeof(day), opt->now);
+	bb_day_text(opt->now, day, sizeof(day));
 	reg_report_p_raw(&p, "Hi, this is bugbridge, the regression tracker.  Below is the list of the\n"
 			     "regressions in mainline it knows about, as of ");
 	reg_report_p_raw(&p, day);
-	reg_report_p_raw(&p, ", with their age (in days)\nand their latest activity.  All of them, on every "
-			     "tree, with their history:\n");
+	reg_report_p_raw(&p, ", with their age (in days)\nand their latest activity.  All of them, "
+			     "on every tree, with their history:\n");
 	reg_report_p_raw(&p, opt->base_url);
 	reg_report_p_raw(&p, "/index.html\n\n");
 	{
@@ -989,7 +982,7 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 		reg_report_p_fmt(&p, "Currently %zu regression%s in mainline %s open: %zu active", open,
 				 reg_report_plural((long long)open), open == 1 ? "is" : "are", active);
 		if (opt->last_report) {
-			format_day(last, sizeof(last), opt->last_report);
+			bb_day_text(opt->last_report, last, sizeof(last));
 			reg_report_p_fmt(&p, " (%zu new since the last report of %s)", fresh, last);
 		} else {
 			reg_report_p_fmt(&p, " (%zu reported in the last 7 days)", fresh);
@@ -1073,7 +1066,7 @@ enum bb_status reg_report_weekly_text(struct buf *out, const struct reg_weekly_o
 			char *url = u->message_id && *u->message_id
 					    ? reg_report_mail_link(opt->mail_url, u->message_id) : NULL;
 
-			format_day(when, sizeof(when), u->time);
+			bb_day_text(u->time, when, sizeof(when));
 			reg_report_p_fmt(&p, "\n* %s, ", when);
 			t_line(&p, u->reason);
 			reg_report_p_raw(&p, "\n  ");
@@ -1178,7 +1171,7 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 		st = bb_error_set(err, BB_ERR_CONFIG, "[mail] domain is not a usable domain");
 		goto out;
 	}
-	format_day(day, sizeof(day), now);
+	bb_day_text(now, day, sizeof(day));
 	message_id = str_printf("regressions-report-%s@%s", day, cfg->mail_domain);
 	if (!message_id || strlen(message_id) > MESSAGE_ID_MAX) {
 		st = bb_error_set(err, message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
@@ -1455,7 +1448,7 @@ static void page_ctx_init(struct page_ctx *pc, const struct bb_config *cfg, time
 	pc->now = now;
 	pc->d = d;
 	reg_report_format_time(pc->generated, sizeof(pc->generated), now);
-	format_day(pc->generated_day, sizeof(pc->generated_day), now);
+	bb_day_text(now, pc->generated_day, sizeof(pc->generated_day));
 	pc->mail_url = reg_report_mail_url(cfg);
 	pc->bugzilla_url = cfg->bz_url;
 	pc->base_url = reg_report_base_url(cfg);

@@ -70,11 +70,9 @@ static gint bp_compare_names(gconstpointer a, gconstpointer b)
 
 static void bp_day(char *out, size_t size, time_t when)
 {
-	struct tm tm;
-
 	*out = '\0';
-	if (when > 0 && gmtime_r(&when, &tm))
-		strftime(out, size, "%Y-%m-%d", &tm);
+	if (when > 0)
+		bb_day_text(when, out, size);
 }
 
 void bugpages_age(char *out, size_t size, long long seconds)

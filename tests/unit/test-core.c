@@ -533,6 +533,14 @@ static void test_clock(void)
 	t = bb_now();
 	ok(t >= before && t <= time(NULL), "bb_now: an empty value is ignored");
 	unsetenv("BUGBRIDGE_TEST_NOW");
+	{
+		char day[11];
+
+		bb_day_text(1796979600, day, sizeof(day));
+		is_str(day, "2026-12-11", "bb_day_text: the day, UTC");
+		bb_day_text(1796979600 - 1796979600 % 86400 - 1, day, sizeof(day));
+		is_str(day, "2026-12-10", "bb_day_text: the second before midnight is the day before");
+	}
 }
 
 /* The one hex writer agrees with GLib's for a digest both can make. */
