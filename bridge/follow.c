@@ -233,20 +233,6 @@ out:
 	return s;
 }
 
-/* Whether entry's address is in list (NULL-terminated entries). */
-static int listed(char *const *list, const char *address)
-{
-	for (size_t i = 0; list && list[i]; i++) {
-		char *a = mnt_address(list[i]);
-		int same = a && !strcasecmp(a, address);
-
-		free(a);
-		if (same)
-			return 1;
-	}
-	return 0;
-}
-
 static int cc_push(struct route_result *route, const char *entry)
 {
 	size_t n = 0;
@@ -380,7 +366,7 @@ enum bb_status follow_route(struct sync_context *sc, const struct bz_bug *bug,
 		const char *entry = (const char *)sqlite3_column_text(st, 0);
 		const char *address = (const char *)sqlite3_column_text(st, 1);
 
-		if (listed(route->to, address) || listed(route->cc, address))
+		if (route_has_address(route->to, address) || route_has_address(route->cc, address))
 			continue;
 		if (cc_push(route, entry)) {
 			sqlite3_finalize(st);
@@ -393,7 +379,8 @@ enum bb_status follow_route(struct sync_context *sc, const struct bz_bug *bug,
 	/* the reporter, asked once */
 	if (!ask || sc->dry_run || !sc->cfg->mail_cc_reporter || !(reporter = reporter_of(sc, bug)))
 		return BB_OK;
-	if (strchr(reporter, '@') && !listed(route->to, reporter) && !listed(route->cc, reporter) &&
+	if (strchr(reporter, '@') && !route_has_address(route->to, reporter) &&
+	    !route_has_address(route->cc, reporter) &&
 	    !(state = follow_state(sc, bug->id, reporter)))
 		s = ask_reporter(sc, bug, route, reporter, err);
 	free(state);

@@ -110,7 +110,7 @@ static int in_list_nocase(char *const *list, const char *s)
 	return 0;
 }
 
-static int address_equal(const char *a, const char *b)
+int route_address_equal(const char *a, const char *b)
 {
 	size_t alen, blen;
 	const char *x = mnt_address_span(a, &alen), *y = mnt_address_span(b, &blen);
@@ -118,10 +118,10 @@ static int address_equal(const char *a, const char *b)
 	return span_equal_nocase(x, alen, y, blen);
 }
 
-static int strv_has_address(char *const *v, const char *entry)
+int route_has_address(char *const *v, const char *entry)
 {
 	for (; v && *v; v++)
-		if (address_equal(*v, entry))
+		if (route_address_equal(*v, entry))
 			return 1;
 	return 0;
 }
@@ -153,7 +153,7 @@ static enum bb_status strv_add_unique(struct route_strv *sv, const char *entry, 
 	const char *addr = mnt_address_span(entry, &len);
 	char *copy;
 
-	if (!len || strv_has_address(sv->v, entry) || strv_has_address(except, entry))
+	if (!len || route_has_address(sv->v, entry) || route_has_address(except, entry))
 		return BB_OK;
 	if (sv->n + 1 >= sv->alloc) {
 		size_t alloc = sv->alloc ? sv->alloc * 2 : 8;
@@ -493,10 +493,10 @@ void route_result_release(struct route_result *res)
 static int same_addresses(char *const *a, char *const *b)
 {
 	for (char *const *p = a; p && *p; p++)
-		if (!strv_has_address(b, *p))
+		if (!route_has_address(b, *p))
 			return 0;
 	for (char *const *p = b; p && *p; p++)
-		if (!strv_has_address(a, *p))
+		if (!route_has_address(a, *p))
 			return 0;
 	return 1;
 }

@@ -77,4 +77,10 @@ int router_same_recipients(const struct route_result *a, const struct route_resu
  * "(nobody)" for an empty result).  malloc'd; NULL when out of memory. */
 char *route_result_describe(const struct route_result *r);
 
+/* Whether the addresses of two entries ("Name <a@x>", "a@x") are the same,
+ * case aside (mnt_address_span()). */
+int route_address_equal(const char *a, const char *b);
+/* Whether the NULL-terminated list (may be NULL) holds entry's address. */
+int route_has_address(char *const *list, const char *entry);
+
 #endif

@@ -691,26 +691,16 @@ static int cc_known(struct bug_run *br, const char *address, const char *reason)
 	return known;
 }
 
-static int same_address(const char *entry, const char *address)
-{
-	char *a = mnt_address(entry);
-	int same = a && !strcasecmp(a, address);
-
-	free(a);
-	return same;
-}
-
 /* Whether address is among the route's recipients or the extras already. */
 static int cc_routed(struct bug_run *br, const char *address)
 {
 	char *const *lists[] = { br->route.to, br->route.cc };
 
 	for (size_t l = 0; l < 2; l++)
-		for (size_t i = 0; lists[l] && lists[l][i]; i++)
-			if (same_address(lists[l][i], address))
-				return 1;
+		if (route_has_address(lists[l], address))
+			return 1;
 	for (guint i = 0; br->extra.entries && i < br->extra.entries->len; i++)
-		if (same_address(g_ptr_array_index(br->extra.entries, i), address))
+		if (route_address_equal(g_ptr_array_index(br->extra.entries, i), address))
 			return 1;
 	return 0;
 }
