@@ -23,7 +23,7 @@ static const char *const generic_symbols[] = {
 	"dev_watchdog", "die", "do_el0_svc", "do_exit", "do_group_exit", "do_idle",
 	"do_init_module", "do_interrupt_handler", "do_one_initcall", "do_softirq_own_stack",
 	"do_error_trap", "do_invalid_op", "do_trap", "do_trap_ecall_u", "do_user_addr_fault",
-	"dump_stack", "dump_stack_lvl", "el0_svc", "fixup_bug", "invalid_op",
+	"dump_backtrace", "dump_stack", "dump_stack_lvl", "el0_svc", "fixup_bug", "invalid_op",
 	"el0_svc_common", "el0t_64_sync", "el0t_64_sync_handler", "el1_interrupt",
 	"el1h_64_irq", "el1h_64_irq_handler", "exc_invalid_op", "exc_page_fault",
 	"generic_handle_domain_irq", "get_signal", "gic_handle_irq", "handle_bug",
@@ -34,9 +34,9 @@ static const char *const generic_symbols[] = {
 	"print_address_description", "print_report", "process_one_work", "report_bug",
 	"rest_init", "ret_from_exception", "ret_from_fork", "ret_from_fork_asm",
 	"run_ksoftirqd", "run_timer_softirq", "schedule", "schedule_timeout",
-	"secondary_start_kernel", "smpboot_thread_fn", "start_kernel", "start_kernel_thread",
+	"secondary_start_kernel", "show_stack", "smpboot_thread_fn", "start_kernel", "start_kernel_thread",
 	"start_secondary", "syscall_exit_to_user_mode", "task_work_run",
-	"tasklet_action_common", "vfs_read", "vfs_write", "worker_thread",
+	"tasklet_action_common", "unwind_backtrace", "vfs_read", "vfs_write", "worker_thread",
 	"x86_64_start_kernel", "x86_64_start_reservations",
 };
 

@@ -238,6 +238,30 @@ static char *path_at(const char *s, const char **end)
 	return out;
 }
 
+/* The last source path of the words in s up to its ')' (decoded trace
+ * lines list a frame's inlined callees' files first, its own last); NULL
+ * if there is none. */
+static char *last_path_in(const char *s)
+{
+	char *last = NULL;
+	const char *p = s, *end;
+
+	while (*p && *p != ')' && p - s < 4 * TRI_MAX_STRING) {
+		char *path = path_at(p, &end);
+
+		if (path) {
+			g_free(last);
+			last = path;
+			p = end;
+		}
+		while (*p && *p != ' ' && *p != ')')
+			p++;
+		while (*p == ' ' || *p == '(')
+			p++;
+	}
+	return last;
+}
+
 /* ---- the compiled patterns ---------------------------------------------- */
 
 struct patterns {
@@ -658,8 +682,95 @@ static void read_taint(struct tri_oops *o, const char *s)
 	g_string_free(t, TRUE);
 }
 
+static void add_frame(struct state *st, struct tri_frame *f)
+{
+	if (st->frames->len < TRI_MAX_FRAMES) {
+		g_array_append_val(st->frames, *f);
+	} else {
+		g_free(f->symbol);
+		g_free(f->module);
+		g_free(f->path);
+	}
+}
+
+/* Whether s is one of the lines 32-bit ARM prints between the frames of
+ * its backtrace: the registers the unwinder saved ("r7:80647b48
+ * r6:00000009"), "Exception stack(0x.. to 0x..)" and its words
+ * ("9f60: 00000000 c0a3f000 ..."). */
+static int arm_trace_noise(const char *p)
+{
+	const char *q = p;
+
+	if (p[0] == 'r' && isdigit((unsigned char)p[1])) {
+		q = p + 1;
+		while (isdigit((unsigned char)*q))
+			q++;
+		return *q == ':' && isxdigit((unsigned char)q[1]);
+	}
+	if (starts(p, "Exception stack("))
+		return 1;
+	while (isxdigit((unsigned char)*q))
+		q++;
+	if (q - p < 3 || q[0] != ':' || q[1] != ' ')
+		return 0;
+	q++;
+	while (*q == ' ')
+		q++;
+	return isxdigit((unsigned char)*q);
+}
+
+/* A 32-bit ARM backtrace line, "callee from caller+0x20/0x24 [mod]" (since
+ * Linux 5.17) or "[<c0106b10>] (callee) from [<c010294c>] (caller+0x10/0x14)":
+ * the callee (when the trace has not just read it as the caller of the
+ * line above) and the caller are frames.  Returns 1 if s was one. */
+static int read_arm_frame(struct state *st, const char *p, size_t line)
+{
+	const char *from = strstr(p, " from "), *q = p, *c;
+	struct tri_frame callee = { 0 }, caller = { 0 };
+
+	if (!from)
+		return 0;
+	if (*q == '[') {                /* "[<c0106b10>] (" */
+		if (!(q = strchr(q, ']')))
+			return 0;
+		q++;
+		while (*q == ' ')
+			q++;
+	}
+	if (*q == '(')
+		q++;
+	c = q;
+	while (is_symbol_char(*c) && c - q < TRI_MAX_STRING)
+		c++;
+	if (c == q)
+		return 0;
+	callee.symbol = keep(q, (size_t)(c - q));
+	q = from + strlen(" from ");
+	if (*q == '[' && (q = strchr(q, ']'))) {
+		q++;
+		while (*q == ' ')
+			q++;
+	}
+	if (q && *q == '(')
+		q++;
+	if (!q || !parse_symbol(q, &caller.symbol, &caller.module, NULL)) {
+		g_free(callee.symbol);
+		return 0;
+	}
+	callee.line = caller.line = line;
+	if (st->frames->len &&
+	    !strcmp(g_array_index(st->frames, struct tri_frame, st->frames->len - 1).symbol,
+		    callee.symbol))
+		g_free(callee.symbol);
+	else
+		add_frame(st, &callee);
+	add_frame(st, &caller);
+	return 1;
+}
+
 /* One call trace line: "  ? sym+0x1/0x2 [mod]", "[<ffff>] sym+...",
- * "[c000..] [c008..] sym+... [xfs] (unreliable)", " sym path.c:12 [inline]".
+ * "[c000..] [c008..] sym+... [xfs] (unreliable)", " sym path.c:12 [inline]",
+ * 32-bit ARM's "sym from sym+0x1/0x2".
  * Returns 1 if it was a frame (added unless the oops has its fill), 0 if
  * the line ends the trace, -1 for a marker (<TASK>, <IRQ>) to skip. */
 static int read_frame(struct state *st, const char *s, size_t line)
@@ -673,6 +784,10 @@ static int read_frame(struct state *st, const char *s, size_t line)
 			  starts(p, "</IRQ>") || starts(p, "<NMI>") || starts(p, "</NMI>") ||
 			  starts(p, "<SOFTIRQ>") || starts(p, "</SOFTIRQ>")))
 		return -1;
+	if (arm_trace_noise(p))
+		return -1;
+	if (read_arm_frame(st, p, line))
+		return 1;
 	for (int i = 0; i < 2 && *p == '['; i++) {      /* addresses before the symbol */
 		const char *close = strchr(p, ']');
 
@@ -687,13 +802,21 @@ static int read_frame(struct state *st, const char *s, size_t line)
 		p += 2;
 	}
 	if (!parse_symbol(p, &f.symbol, &f.module, &end)) {
-		/* syzbot's inlined frames: "sym path/file.c:123 [inline]" */
+		/* syzbot's inlined frames: "sym path/file.c:123 [inline]";
+		 * decode_stacktrace.sh's (the kernel test robot's traces):
+		 * "sym (path/a.h:202 path/b.c:162)", inlined callees first */
 		const char *q = p;
 		char *path;
 
 		while (is_symbol_char(*q) && q - p < TRI_MAX_STRING)
 			q++;
-		if (q == p || *q != ' ' || !(path = path_at(q + 1, &end)))
+		if (q == p || *q != ' ')
+			return 0;
+		if (q[1] == '(')
+			path = last_path_in(q + 2);
+		else
+			path = path_at(q + 1, &end);
+		if (!path)
 			return 0;
 		f.symbol = keep(p, (size_t)(q - p));
 		f.path = keep_str(path);
@@ -713,13 +836,7 @@ static int read_frame(struct state *st, const char *s, size_t line)
 		}
 	}
 	f.line = line;
-	if (st->frames->len < TRI_MAX_FRAMES) {
-		g_array_append_val(st->frames, f);
-	} else {
-		g_free(f.symbol);
-		g_free(f.module);
-		g_free(f.path);
-	}
+	add_frame(st, &f);
 	return 1;
 }
 
@@ -858,7 +975,8 @@ static void read_oops_line(struct state *st, const char *s, size_t line)
 		close_oops(st, line);
 		return;
 	}
-	if (starts(s, "Call Trace:") || starts(s, "Call trace:") || kmemleak_trace(s)) {
+	if (starts(s, "Call Trace:") || starts(s, "Call trace:") || starts(s, "Backtrace:") ||
+	    kmemleak_trace(s)) {
 		st->in_trace = 1;
 		return;
 	}

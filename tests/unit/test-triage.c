@@ -222,6 +222,118 @@ static void test_ppc_riscv(void)
 	tri_report_free(r);
 }
 
+/* 32-bit ARM: "callee from caller+off" backtraces (since 5.17) with the
+ * saved registers between the frames, and the older "[<addr>] (callee)
+ * from [<addr>] (caller+off)" form; the frame under the WARNING's helpers
+ * is the guilty one. */
+static void test_arm32(void)
+{
+	struct tri_report *r = read_str(
+		"[    2.163418] WARNING: CPU: 0 PID: 140 at include/linux/dma-mapping.h:331 i2c_imx_dma_xfer+0x1b8/0x264\n"
+		"[    2.177622] Modules linked in:\n"
+		"[    2.179420] CPU: 0 PID: 140 Comm: kworker/0:3 Not tainted 6.1.0-rc2 #77\n"
+		"[    2.196379] Backtrace: \n"
+		"[    2.197553]  dump_backtrace from show_stack+0x20/0x24\n"
+		"[    2.201398]  r7:80647b48 r6:00000009 r5:60000013 r4:80a1ebe0\n"
+		"[    2.205785]  show_stack from dump_stack_lvl+0x2c/0x34\n"
+		"[    2.218949]  dump_stack_lvl from __warn+0xd4/0x120\n"
+		"[    2.222684]  __warn from warn_slowpath_fmt+0xa4/0xe4\n"
+		"[    2.227065]  warn_slowpath_fmt from i2c_imx_dma_xfer+0x1b8/0x264\n"
+		"[    2.231834]  r8:0000000e r7:81195810 r6:810ef440 r5:00000001 r4:8126e0c0\n"
+		"[    2.237264]  i2c_imx_dma_xfer from i2c_imx_xfer_common+0x8b8/0xb00 [i2c_imx]\n"
+		"[    2.248776]  r4:810ef440\n"
+		"[    2.250030]  i2c_imx_xfer_common from i2c_imx_xfer+0x50/0xb4\n"
+		"[    2.260000] Exception stack(0x9f5e9fb0 to 0x9f5e9ff8)\n"
+		"[    2.260001] 9fa0:                                     00000000 00000000 00000000 00000000\n"
+		"[    2.266445]  i2c_imx_xfer from __i2c_transfer+0x198/0x5f0\n"
+		"[    2.270000] ---[ end trace 0000000000000000 ]---\n");
+	static const char *const want[] = {
+		"dump_backtrace", "show_stack", "dump_stack_lvl", "__warn", "warn_slowpath_fmt",
+		"i2c_imx_dma_xfer", "i2c_imx_xfer_common", "i2c_imx_xfer", "__i2c_transfer",
+	};
+	int mm = 0;
+
+	if (ok(r->noopses == 1, "arm32: one oops")) {
+		const struct tri_oops *o = &r->oopses[0];
+		int same = o->nframes == G_N_ELEMENTS(want);
+
+		for (size_t i = 0; same && i < o->nframes; i++)
+			same = !strcmp(o->frames[i].symbol, want[i]);
+		if (!ok(same, "arm32: each callee and caller once, registers and stack words skipped"))
+			for (size_t i = 0; i < o->nframes; i++)
+				diag("frame %zu: %s", i, o->frames[i].symbol);
+		if (o->nframes > 6)
+			is_str(o->frames[6].module, "i2c_imx", "arm32: the caller's module");
+		is_int((int)tri_guilty_frame(o, &mm), 5, "arm32: i2c_imx_dma_xfer is guilty");
+	}
+	tri_report_free(r);
+
+	r = read_str(
+		"Internal error: Oops: 17 [#1] ARM\n"
+		"CPU: 0 PID: 1 Comm: swapper Not tainted 4.19.0 #1\n"
+		"PC is at omap_i2c_xfer+0x30/0x3c0\n"
+		"Backtrace:\n"
+		"[<c0456f10>] (omap_i2c_xfer) from [<c0451a2c>] (__i2c_transfer+0x15c/0x5a4)\n"
+		"[<c0451a2c>] (__i2c_transfer) from [<c0451f08>] (i2c_transfer+0x94/0xc8)\n"
+		"Code: e1a00004 (e5943000)\n");
+	if (ok(r->noopses == 1, "arm32, old form: one oops")) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		is_int(o->nframes, 3, "arm32, old form: three frames");
+		if (o->nframes == 3)
+			ok(!strcmp(o->frames[0].symbol, "omap_i2c_xfer") &&
+			   !strcmp(o->frames[2].symbol, "i2c_transfer"),
+			   "arm32, old form: callee and callers in order");
+	}
+	tri_report_free(r);
+}
+
+/* The kernel test robot's traces, run through decode_stacktrace.sh: each
+ * frame's own file is the last of its parenthesised paths, the inlined
+ * callees' files come first. */
+static void test_decoded_trace(void)
+{
+	struct tri_report *r = read_str(
+		"[ 6.016434][ T1] BUG: KASAN: use-after-free in string (lib/vsprintf.c:643 lib/vsprintf.c:725) \n"
+		"[    6.016440][    T1] Read of size 1 at addr ffff888139403800 by task swapper/0/1\n"
+		"[    6.016443][    T1] CPU: 3 PID: 1 Comm: swapper/0 Tainted: G          I       5.19.0-rc1 #1\n"
+		"[    6.016450][    T1] Call Trace:\n"
+		"[    6.016451][    T1]  <TASK>\n"
+		"[ 6.016456][ T1] dump_stack_lvl (lib/dump_stack.c:107 (discriminator 1)) \n"
+		"[ 6.016461][ T1] print_address_description+0x1f/0x200 \n"
+		"[ 6.016468][ T1] print_report.cold (mm/kasan/report.c:430) \n"
+		"[ 6.016476][ T1] ? _raw_spin_lock_irqsave (arch/x86/include/asm/atomic.h:202 include/asm-generic/qspinlock.h:111 kernel/locking/spinlock.c:162) \n"
+		"[ 6.016485][ T1] string (lib/vsprintf.c:643 lib/vsprintf.c:725) \n"
+		"[ 6.016513][ T1] devm_kvasprintf (drivers/base/devres.c:1004) \n"
+		"[ 6.016535][ T1] ? iTCO_wdt_probe (include/linux/device.h:209 drivers/watchdog/iTCO_wdt.c:472) \n"
+		"[ 6.016540][ T1] i801_probe (drivers/i2c/busses/i2c-i801.c:1750) \n"
+		"[    6.016560][    T1]  </TASK>\n");
+
+	if (ok(r->noopses == 1, "decoded trace: one oops")) {
+		const struct tri_oops *o = &r->oopses[0];
+		int mm = 0;
+		ssize_t g;
+
+		is_int(o->nframes, 8, "decoded trace: eight frames");
+		if (o->nframes == 8) {
+			is_str(o->frames[0].path, "lib/dump_stack.c",
+			       "decoded trace: \"(discriminator 1)\" is no path");
+			is_str(o->frames[3].path, "kernel/locking/spinlock.c",
+			       "decoded trace: the frame's own file is the last path");
+			ok(o->frames[3].unreliable && !o->frames[4].unreliable,
+			   "decoded trace: \"? \" read");
+			is_str(o->frames[7].path, "drivers/i2c/busses/i2c-i801.c",
+			       "decoded trace: the driver's frame has its file");
+		}
+		g = tri_guilty_frame(o, &mm);
+		if (!ok(g >= 0 && !strcmp(o->frames[g].symbol, "i801_probe") &&
+			tri_path_is_shared(o->path, mm),
+			"decoded trace: the guilty frame is the driver's under lib/ and the driver core"))
+			diag("guilty %zd (%s), mm %d", g, g >= 0 ? o->frames[g].symbol : "-", mm);
+	}
+	tri_report_free(r);
+}
+
 /* A WARN_ON splat whose path goes through "../"; two splats are two oopses. */
 static void test_warnings(void)
 {
@@ -1752,6 +1864,8 @@ int main(void)
 	test_x86_oops();
 	test_arm64_oops();
 	test_ppc_riscv();
+	test_arm32();
+	test_decoded_trace();
 	test_warnings();
 	test_taint();
 	test_versions();
