@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "bridge/aging.h"
+#include "bridge/follow.h"
 #include "bridge/needinfo.h"
 #include "bridge/route.h"
 #include "bridge/sync.h"
@@ -346,11 +347,8 @@ static enum bb_status ping(struct sync_context *sc, const struct bz_bug *bug,
 	char quiet[16], close[16], *root = NULL, *sender = NULL, **rcpt = NULL;
 	time_t now = bb_now();
 	long long id = 0;
-	size_t n = 0;
 	enum bb_status s;
 
-	while (route->to && route->to[n])
-		n++;
 	bb_day_text(live->last_change_time, quiet, sizeof(quiet));
 	bb_day_text(now + sc->cfg->aging_ping_close, close, sizeof(close));
 	buf_addf(&text, "This bug has seen no activity since %s.  It was reported on Linux %s,\n"
@@ -360,16 +358,13 @@ static enum bb_status ping(struct sync_context *sc, const struct bz_bug *bug,
 		 "from the reporter reopens it then.\n", quiet, kernel, release, release, close);
 	root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
 	sender = mnt_address(sc->cfg->mail_from);
-	rcpt = calloc(n + 2, sizeof(*rcpt));
+	/* the reporter: in the envelope only, never in a list's headers */
+	rcpt = route_envelope(route, live->creator.login && strchr(live->creator.login, '@')
+					     ? live->creator.login : NULL);
 	if (!text.data || !root || !sender || !rcpt) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		rcpt[i] = route->to[i];
-	/* the reporter: in the envelope only, never in a list's headers */
-	if (live->creator.login && strchr(live->creator.login, '@'))
-		rcpt[n] = live->creator.login;
 	if ((s = store_begin(sc->db, err)))
 		goto out;
 	if ((s = store_prepare(sc->db, &st, "INSERT INTO aging_ping (bug_id, release, state, kernel,"
@@ -407,7 +402,7 @@ static enum bb_status ping(struct sync_context *sc, const struct bz_bug *bug,
 	sync_mail_options(sc->cfg, &mopt);
 	mopt.mark_key = sync_mark_key(sc);
 	if ((s = mail_compose_notice(&mopt, bug, AGING_SEQ_BASE + 10 * id + STEP_PING, text.data, 0,
-				     route->to, NULL, root, &msg, err)))
+				     route->to, route->cc, root, &msg, err)))
 		goto out;
 	if (!outbox_has(sc->db, msg.message_id) &&
 	    (s = outbox_add(sc->db, msg.message_id, bug->id, 0, sender, rcpt, msg.text, msg.len,
@@ -427,7 +422,7 @@ out:
 	buf_release(&text);
 	free(root);
 	free(sender);
-	free(rcpt);
+	route_envelope_free(rcpt);
 	return s;
 }
 
@@ -461,6 +456,9 @@ static enum bb_status consider(struct sync_context *sc, long long id, time_t see
 		s = record_skip(sc, id, release, "no list to ask on", NULL, seen, stats, err);
 		goto out;
 	}
+	/* Cc'd as the bug's other mails are: its followers, not those who left */
+	if ((s = follow_route(sc, &bug, &route, 0, err)))
+		goto out;
 	for (size_t i = 0; route.to && route.to[i]; i++) {
 		char *low = g_ascii_strdown(route.to[i], -1);
 		long long today = pings_today(sc, low, now);

@@ -233,23 +233,6 @@ out:
 	return s;
 }
 
-static int cc_push(struct route_result *route, const char *entry)
-{
-	size_t n = 0;
-	char **cc, *copy = strdup(entry);
-
-	while (route->cc && route->cc[n])
-		n++;
-	if (!copy || !(cc = realloc(route->cc, (n + 2) * sizeof(*cc)))) {
-		free(copy);
-		return -1;
-	}
-	cc[n] = copy;
-	cc[n + 1] = NULL;
-	route->cc = cc;
-	return 0;
-}
-
 /* Queues the reporter's one question (in the caller's transaction) and
  * records it asked. */
 static enum bb_status ask_reporter(struct sync_context *sc, const struct bz_bug *bug,
@@ -368,7 +351,7 @@ enum bb_status follow_route(struct sync_context *sc, const struct bz_bug *bug,
 
 		if (route_has_address(route->to, address) || route_has_address(route->cc, address))
 			continue;
-		if (cc_push(route, entry)) {
+		if (route_cc_add(route, entry)) {
 			sqlite3_finalize(st);
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		}

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "bridge/needinfo.h"
+#include "bridge/follow.h"
 #include "bridge/inbound.h"
 #include "bridge/route.h"
 #include "bridge/sync.h"
@@ -146,8 +147,7 @@ static enum bb_status queue_notice(struct sync_context *sc, const struct bz_bug 
 	struct route_result route = { NULL, NULL, NULL };
 	struct mail_options mopt;
 	struct mail_message msg = { NULL, NULL, 0 };
-	char **rcpt = NULL, *sender = NULL, *cc[2] = { NULL, NULL };
-	size_t n = 0;
+	char **rcpt = NULL, *sender = NULL;
 	enum bb_status s;
 
 	if ((s = router_route(sc->router, bug, &route, err))) {
@@ -158,26 +158,25 @@ static enum bb_status queue_notice(struct sync_context *sc, const struct bz_bug 
 		}
 		goto out;
 	}
+	/* Cc'd as the bug's other mails are: its followers, not those who
+	 * left it; and the person asked (the reporter in the envelope only) */
+	if ((s = follow_route(sc, bug, &route, 0, err)))
+		goto out;
+	if (!q->reporter && !route_has_address(route.to, q->asked) &&
+	    !route_has_address(route.cc, q->asked) && route_cc_add(&route, q->asked)) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	sync_mail_options(sc->cfg, &mopt);
 	mopt.mark_key = sync_mark_key(sc);
-	while (route.to && route.to[n])
-		n++;
-	rcpt = calloc(n + 2, sizeof(*rcpt));
+	rcpt = route_envelope(&route, q->asked);
 	sender = mnt_address(sc->cfg->mail_from);
 	if (!rcpt || !sender) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		rcpt[i] = mnt_address(route.to[i]);
-	if (!(rcpt[n] = strdup(q->asked))) {
-		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (!q->reporter)
-		cc[0] = q->asked;
 	if ((s = mail_compose_notice(&mopt, bug, NEEDINFO_SEQ_BASE + 10 * q->id + step, text, 0,
-				     route.to, cc, in_reply_to, &msg, err)))
+				     route.to, route.cc, in_reply_to, &msg, err)))
 		goto out;
 	if (outbox_has(sc->db, msg.message_id)) {
 		log_event(LOG_LEVEL_INFO, "needinfo.sent_before", LF_INT("bug", bug->id),
@@ -191,9 +190,7 @@ static enum bb_status queue_notice(struct sync_context *sc, const struct bz_bug 
 			  LF_STR("message_id", msg.message_id));
 out:
 	mail_message_release(&msg);
-	for (size_t i = 0; rcpt && rcpt[i]; i++)
-		free(rcpt[i]);
-	free(rcpt);
+	route_envelope_free(rcpt);
 	free(sender);
 	route_result_release(&route);
 	return s;

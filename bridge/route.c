@@ -135,6 +135,64 @@ static size_t strv_len(char *const *v)
 	return n;
 }
 
+int route_cc_add(struct route_result *route, const char *entry)
+{
+	size_t n = strv_len(route->cc);
+	char **cc, *copy = strdup(entry);
+
+	if (!copy || !(cc = realloc(route->cc, (n + 2) * sizeof(*cc)))) {
+		free(copy);
+		return -1;
+	}
+	cc[n] = copy;
+	cc[n + 1] = NULL;
+	route->cc = cc;
+	return 0;
+}
+
+/* Adds entry's bare address to out (k entries so far) unless it is there
+ * or empty; 0, or -1 when out of memory. */
+static int envelope_add(char **out, size_t *k, const char *entry)
+{
+	char *a;
+
+	if (route_has_address(out, entry))
+		return 0;
+	if (!(a = mnt_address(entry)))
+		return -1;
+	if (*a)
+		out[(*k)++] = a;
+	else
+		free(a);
+	return 0;
+}
+
+char **route_envelope(const struct route_result *r, const char *extra)
+{
+	size_t n = strv_len(r->to) + strv_len(r->cc) + 1, k = 0;
+	char **out = calloc(n + 1, sizeof(*out));
+	int bad = !out;
+
+	for (size_t i = 0; !bad && r->to && r->to[i]; i++)
+		bad = envelope_add(out, &k, r->to[i]);
+	for (size_t i = 0; !bad && r->cc && r->cc[i]; i++)
+		bad = envelope_add(out, &k, r->cc[i]);
+	if (!bad && extra)
+		bad = envelope_add(out, &k, extra);
+	if (bad) {
+		route_envelope_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+void route_envelope_free(char **rcpt)
+{
+	for (size_t i = 0; rcpt && rcpt[i]; i++)
+		free(rcpt[i]);
+	free(rcpt);
+}
+
 static void strv_free(char **v)
 {
 	if (!v)

@@ -82,5 +82,14 @@ char *route_result_describe(const struct route_result *r);
 int route_address_equal(const char *a, const char *b);
 /* Whether the NULL-terminated list (may be NULL) holds entry's address. */
 int route_has_address(char *const *list, const char *entry);
+/* Adds a copy of entry at the end of route->cc; 0, or -1 when out of
+ * memory (route unchanged). */
+int route_cc_add(struct route_result *route, const char *entry);
+/* The SMTP envelope of a mail to r: the bare addresses of r->to, then of
+ * r->cc, then extra (NULL or an entry of its own, in the envelope only:
+ * a reporter, for instance), each once.  NULL-terminated, malloc'd, each
+ * entry too (route_envelope_free()); NULL when out of memory. */
+char **route_envelope(const struct route_result *r, const char *extra);
+void route_envelope_free(char **rcpt);
 
 #endif

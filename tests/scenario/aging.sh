@@ -107,6 +107,7 @@ default_lists = list@lists.test
 [route usb]
 component = USB
 lists = usb@lists.test
+people = Max Maintainer <max@example.org>
 [archive]
 kind = atom
 url = $arch
@@ -154,7 +155,10 @@ check "first round: the bugs are mirrored, the tree scanned" bb --quiet sync
 is "no ping before a release is known" "$(all_pings)" ""
 admin bug '{"id": 506, "merge": true, "groups": ["vendor"]}'
 
-# --- the pings: two a list today, oldest first
+# --- the pings: two a list today, oldest first; bug 512's mails have a
+# follower, and the route's person left them
+mail "Fan <fan@example.com>" fan-512@example.com bug-512@bugbridge.test "#bugbridge subscribe"
+mail "Max Maintainer <max@example.org>" max-512@example.org bug-512@bugbridge.test "#bugbridge uncc"
 crash aging.pinged
 is "pinged: on list@, 501 and 502; on usb@, the two quiet longest" "$(all_pings)" "501:1 502:1 511:1 512:1"
 p1=$(ping_file 501)
@@ -167,6 +171,14 @@ like "to its list" "$(sed '/^$/q' "$p1")" "To: list@lists.test"
 unlike "the reporter's address is in no header" "$(sed '/^$/q' "$p1")" "ines@example.net"
 like "bug 502's kernel is the report reader's" "$(flat "$(ping_file 502)")" "reported on Linux 6.6.1-arch1-1"
 like "bug 511 goes to its own list" "$(sed '/^$/q' "$(ping_file 511)")" "To: usb@lists.test"
+like "bug 512's ping is Cc'd to its follower" "$(sed '/^$/q' "$(ping_file 512)")" "Cc: .*fan@example.com"
+unlike "not to the route's person who left it" "$(sed '/^$/q' "$(ping_file 512)")" "max@example.org"
+# the envelope: RCPT TO as the outbox hands it to SMTP
+is "and sent to the list, the follower and (envelope only) the reporter" \
+	"$(reg "select recipients from outbox where message_id glob 'bug-512-r2????????????@*'")" "usb@lists.test, fan@example.com, ines@example.net"
+like "bug 511's ping is Cc'd to the route's person, who did not leave it" "$(sed '/^$/q' "$(ping_file 511)")" "Cc: .*max@example.org"
+is "and sent to the route's person" \
+	"$(reg "select recipients from outbox where message_id glob 'bug-511-r2????????????@*'")" "usb@lists.test, max@example.org, ines@example.net"
 check "another round today" bb --quiet sync
 is "nothing more today: each once, the limit reached" "$(all_pings)" "501:1 502:1 511:1 512:1"
 

@@ -237,4 +237,24 @@ like "Bugzilla's refusal to take him off is said" "$(flat "$(answer gus-2@exampl
 is "Bugzilla's CC list still has him" "$(bz_cc 701)" "gus@example.com"
 is "the mails do not" "$(reg "select state from follow where bug_id = 701 and address = 'gus@example.com'")" "out"
 
+# the needinfo question goes to the bug's followers as its other mails
+# do: Cc'd (and in the SMTP envelope) to those who follow, not to those
+# who left; the reporter asked is in the envelope only
+printf '#bugbridge needinfo reporter Does it still happen on 6.8?\n' | say "Lead <lead@example.org>" 701 lead-ni@example.org
+check "sync after a needinfo question" bb sync
+q=$(grep -liE "^Message-ID: <bug-701-r1[0-9]{12}@bugbridge.test>" "$WORK"/listlab/received/*.eml | head -1)
+is "the question is delivered once" "$(grep -liE "^Message-ID: <bug-701-r1[0-9]{12}@bugbridge.test>" "$WORK"/listlab/received/*.eml | wc -l)" "1"
+hdr=$(sed '/^\r*$/q' "$q" | tr -d '\r' | sed -n '/^Cc:/,/^[^ \t]/p' | tr '\n' ' ')
+rcpt=$(python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.argv[1]))["rcpt_tos"])))' "${q%.eml}.json")
+for who in noacct@example.com outsider@example.com; do
+	like "the question is Cc'd to $who, who follows the bug" "$hdr" "$who"
+	like "and sent to $who" " $rcpt " " $who "
+done
+for who in max@example.org fan@example.com gus@example.com; do
+	unlike "not Cc'd to $who, who left it" "$hdr" "$who"
+	unlike "nor sent to $who" "$rcpt" "$who"
+done
+like "the reporter asked is in the envelope" " $rcpt " " ines@example.net "
+unlike "not in the headers" "$hdr" "ines@"
+
 done_testing
