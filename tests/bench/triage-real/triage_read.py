@@ -13,9 +13,12 @@ the manifest's and either the raw mail's sha256 or that of the text the
 matcher sees is (another archive of the list stores other headers, never
 another Subject or body).  OUTDIR gets NNN.txt (Subject, a blank line, the
 plain body: no other header) for each mail found and labels.tsv
-(file, list address, bot).  Prints what it could not find; exits 0 if it
+(file, list address, bot, To and Cc).  Prints what it could not find; exits 0 if it
 found any, 77 (and says why) if none: no roots, no epoch, no mail.
+labels.tsv's fourth column lists the addresses of each mail's To and Cc
+(the lists it was cross-posted to, for the benchmark's second measure).
 """
+import email.utils
 import hashlib
 import os
 import subprocess
@@ -44,6 +47,18 @@ def by_message_id(git, wanted):
                 if len(out) == len(wanted):
                     break
     return out
+
+
+def sent_to(msg):
+    """The addresses of the mail's To and Cc, lower case, each once: the
+    other lists a report was posted to (the benchmark's second measure; the
+    matcher never sees them)."""
+    seen = []
+    for _, addr in email.utils.getaddresses(msg.get_all("To", []) + msg.get_all("Cc", [])):
+        addr = addr.strip().lower()
+        if "@" in addr and " " not in addr and "\t" not in addr and addr not in seen:
+            seen.append(addr)
+    return seen
 
 
 def main(argv):
@@ -98,10 +113,12 @@ def main(argv):
         name = f"{i + 1:03d}.txt"
         with open(os.path.join(argv[2], name), "w", encoding="utf-8") as f:
             f.write(text)
-        labels.append(f"{name}\t{inboxes.address(row[0])}\t{row[6] if len(row) > 6 else ''}")
+        labels.append(f"{name}\t{inboxes.address(row[0])}\t{row[6] if len(row) > 6 else ''}"
+                      f"\t{' '.join(sent_to(msg))}")
         found += 1
     with open(os.path.join(argv[2], "labels.tsv"), "w", encoding="utf-8") as f:
-        f.write("# report\tlist it was posted to\tbot\n" + "\n".join(labels) + "\n")
+        f.write("# report\tlist it was posted to\tbot\tevery address of its To and Cc\n" +
+                "\n".join(labels) + "\n")
     for m in missing:
         print(f"triage_read: {m}")
     if not found:
