@@ -535,6 +535,7 @@ static enum bb_status ping_new(struct sync_context *sc, const struct release_ver
 				      " NOT EXISTS (SELECT 1 FROM aging_ping p WHERE p.bug_id = b.id AND"
 				      " (p.state IN ('pinged', 'closing') OR (p.release = ?2 AND"
 				      " (p.state != 'skipped' OR p.seen_change = b.last_change_time))))"
+				      " AND NOT EXISTS (SELECT 1 FROM bug_mute m WHERE m.bug_id = b.id)"
 				      " AND NOT EXISTS (SELECT 1 FROM needinfo q WHERE q.bug_id = b.id AND"
 				      " q.state IN ('waiting', 'reminded', 'closing', 'reopening'))"
 				      " ORDER BY b.last_change_time, b.id", err)))

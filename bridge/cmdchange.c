@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "bridge/cmdchange.h"
+#include "bridge/digest.h"
 #include "bridge/follow.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
@@ -83,6 +84,12 @@ char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char 
 		json_object_object_add(o, "to", json_object_new_string(c->to));
 		json_object_object_add(o, "by", json_object_new_string(sender ? sender : ""));
 		break;
+	case MAILCMD_NO_REMINDERS:
+		/* the bridge's own: bridge/digest.c does it */
+		json_object_put(o);
+		if (!(out = digest_mute_change(sender)))
+			*note = "out of memory";
+		return out;
 	case MAILCMD_SUBSCRIBE:
 	case MAILCMD_UNSUBSCRIBE:
 		/* the sender's own Cc: bridge/follow.c does it */

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "bridge/cmdchange.h"
+#include "bridge/digest.h"
 #include "bridge/follow.h"
 #include "bridge/inbound.h"
 #include "bridge/inbound_internal.h"
@@ -1119,10 +1120,12 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	int nomem;
 	enum bb_status s = BB_OK;
 
-	if (needinfo_is_change(change) || follow_is_change(change)) {
+	if (needinfo_is_change(change) || follow_is_change(change) || digest_is_change(change)) {
 		json_object_put(o);
 		return needinfo_is_change(change)
 			? needinfo_command(sc, row, seq, bug_id, change, stats, err)
+			: digest_is_change(change)   /* no-reminders: bridge/digest.h */
+			? digest_mute_command(sc, row, seq, bug_id, change, stats, err)
 			: follow_command(sc, row, seq, bug_id, change, stats, err);
 	}
 	if (!change) {

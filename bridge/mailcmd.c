@@ -32,6 +32,7 @@ static const struct {
 	{ "subscribe", MAILCMD_SUBSCRIBE },
 	{ "unsubscribe", MAILCMD_UNSUBSCRIBE },
 	{ "uncc", MAILCMD_UNSUBSCRIBE },   /* syzbot's word */
+	{ "no-reminders", MAILCMD_NO_REMINDERS },
 };
 
 const char *mailcmd_verb_str(enum mailcmd_verb verb)
@@ -194,7 +195,8 @@ static int parse_needinfo(const char *p, const char *end, struct mailcmd *c, con
 
 /* Parses the command on one line (after the keyword); fills c or sets
  * *why.  Returns 0 when out of memory. */
-static int parse_command(const char *p, const char *end, struct mailcmd *c, const char **why)
+static int parse_command(const char *p, const char *end, struct mailcmd *c, int entries,
+			 const char **why)
 {
 	const char *verb, *w;
 	size_t verb_len, wl;
@@ -203,6 +205,11 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, cons
 	if (p < end && *p == ':')
 		p++;
 	verb_len = next_word(&p, end, &verb);
+	if (entries && verb_len && verb_len < 7 && strspn(verb, "0123456789") == verb_len) {
+		/* "#bugbridge 3 close": entry 3 of a digest (bridge/digest.h) */
+		c->entry = atoi(verb);
+		verb_len = next_word(&p, end, &verb);
+	}
 	if (verb_len && verb[verb_len - 1] == ':')
 		verb_len--;   /* "title: text" */
 	if (verb_len == 0) {
@@ -226,6 +233,7 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, cons
 	case MAILCMD_TRACK:
 	case MAILCMD_SUBSCRIBE:
 	case MAILCMD_UNSUBSCRIBE:
+	case MAILCMD_NO_REMINDERS:
 		if (!rest_is_empty(p, end))
 			*why = "this command takes no argument";
 		return 1;
@@ -342,7 +350,7 @@ static const char *keyword_end(const char *s, size_t len)
 	return s + i + k;
 }
 
-enum bb_status mailcmd_parse(const char *body, struct mailcmd **cmds, size_t *n,
+static enum bb_status parse_body(const char *body, struct mailcmd **cmds, size_t *n, int entries,
 			     struct bb_error *err)
 {
 	struct inmail_lines it;
@@ -379,7 +387,7 @@ enum bb_status mailcmd_parse(const char *body, struct mailcmd **cmds, size_t *n,
 			goto nomem;
 		if (len > MAILCMD_LINE_MAX)
 			why = "the command line is too long";
-		else if (!parse_command(after, line + len, c, &why))
+		else if (!parse_command(after, line + len, c, entries, &why))
 			goto nomem;
 		if (why) {
 			free(c->arg);
@@ -399,6 +407,18 @@ nomem:
 	mailcmd_free(list, count);
 	st = bb_error_set(err, BB_ERR_NOMEM, "out of memory reading mail commands");
 	return st;
+}
+
+enum bb_status mailcmd_parse(const char *body, struct mailcmd **cmds, size_t *n,
+			     struct bb_error *err)
+{
+	return parse_body(body, cmds, n, 0, err);
+}
+
+enum bb_status mailcmd_parse_entries(const char *body, struct mailcmd **cmds, size_t *n,
+				     struct bb_error *err)
+{
+	return parse_body(body, cmds, n, 1, err);
 }
 
 char *mailcmd_error_reply(const struct mailcmd *cmds, size_t n)
@@ -426,7 +446,9 @@ char *mailcmd_error_reply(const struct mailcmd *cmds, size_t n)
 		"  #bugbridge priority <value>     #bugbridge severity <value>\n"
 		"  #bugbridge stop                 #bugbridge track\n"
 		"  #bugbridge needinfo [reporter|<address>] <question>\n"
-		"  #bugbridge subscribe            #bugbridge unsubscribe (or uncc)\n") == BB_OK;
+		"  #bugbridge subscribe            #bugbridge unsubscribe (or uncc)\n"
+		"  #bugbridge no-reminders\n"
+		"In a reply to a digest: #bugbridge <entry> <command>\n") == BB_OK;
 	if (!ok) {
 		buf_release(&b);
 		return NULL;

@@ -26,6 +26,12 @@
  *                               the question is the rest of the line
  *   subscribe                   Cc the sender on the bug's mails
  *   unsubscribe (or uncc)       Cc the sender on them no more
+ *   no-reminders                no needinfo reminders, aging questions or
+ *                               digest entries for this bug (bridge/digest.h)
+ *
+ * In a reply to a digest, "#bugbridge <n> <verb> ..." names entry n of the
+ * digest (mailcmd_parse_entries(), mailcmd.entry); elsewhere a number there
+ * is not understood.
  *
  * Which resolutions, priorities and severities exist is Bugzilla's to say;
  * only the form is checked here.  An unknown verb or a malformed argument
@@ -59,6 +65,7 @@ enum mailcmd_verb {
 	MAILCMD_NEEDINFO,
 	MAILCMD_SUBSCRIBE,
 	MAILCMD_UNSUBSCRIBE,
+	MAILCMD_NO_REMINDERS,
 };
 
 struct mailcmd {
@@ -69,6 +76,7 @@ struct mailcmd {
 	char *arg;
 	char *to;          /* needinfo: "reporter" or the address asked; else NULL */
 	long long dup_of;  /* close DUPLICATE <bug>, else 0 */
+	int entry;         /* "#bugbridge <n> <verb>": n, else 0 */
 	unsigned line;     /* 1-based line number in the body */
 	char *text;        /* the line as written (trimmed, cleaned), for replies */
 	char *error;       /* MAILCMD_INVALID: what was not understood, else NULL */
@@ -79,6 +87,10 @@ struct mailcmd {
  * and 0 if none; mailcmd_free() it).  Only BB_ERR_NOMEM is an error. */
 enum bb_status mailcmd_parse(const char *body, struct mailcmd **cmds, size_t *n,
 			     struct bb_error *err);
+/* The same for a reply to a digest: "#bugbridge <n> <verb> ..." gives
+ * entry n (mailcmd.entry; 0 when no number is written). */
+enum bb_status mailcmd_parse_entries(const char *body, struct mailcmd **cmds, size_t *n,
+				     struct bb_error *err);
 void mailcmd_free(struct mailcmd *cmds, size_t n);
 /* "close", "reopen", ...; "invalid" for MAILCMD_INVALID. */
 const char *mailcmd_verb_str(enum mailcmd_verb verb);

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 
+#include "bridge/digest.h"
 #include "bridge/needinfo.h"
 #include "bridge/follow.h"
 #include "bridge/inbound.h"
@@ -1046,7 +1047,9 @@ enum bb_status needinfo_round(struct sync_context *sc, struct needinfo_stats *st
 			continue;
 		}
 		if (!strcmp(q->state, "waiting") && now >= q->asked_at + sc->cfg->aging_needinfo_remind) {
-			s = remind(sc, q, stats, err);
+			/* muted ("#bugbridge no-reminders", bridge/digest.h): it waits */
+			if (!digest_bug_muted(sc->db, q->bug_id))
+				s = remind(sc, q, stats, err);
 		} else if (!strcmp(q->state, "reminded") &&
 			   now >= q->reminded_at + sc->cfg->aging_needinfo_close) {
 			int moved = 0;
@@ -1068,4 +1071,30 @@ enum bb_status needinfo_round(struct sync_context *sc, struct needinfo_stats *st
 		question_release(&due[i]);
 	free(due);
 	return s;
+}
+
+void needinfo_state_text(struct store *db, long long bug, char *out, size_t size)
+{
+	sqlite3_stmt *q = NULL;
+	char day[16] = "";
+
+	*out = '\0';
+	if (store_prepare(db, &q, "SELECT state, asked_at, reminded_at FROM needinfo"
+			  " WHERE bug_id = ?1 ORDER BY id DESC LIMIT 1", NULL) != BB_OK)
+		return;
+	sqlite3_bind_int64(q, 1, bug);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(q, 0);
+		time_t when = (time_t)sqlite3_column_int64(q, !strcmp(state, "reminded") ? 2 : 1);
+
+		if (when > 0)
+			bb_day_text(when, day, sizeof(day));
+		if (!strcmp(state, "waiting"))
+			snprintf(out, size, "waiting since %s", day);
+		else if (!strcmp(state, "reminded"))
+			snprintf(out, size, "reminded %s", day);
+		else if (!strcmp(state, "closing") || !strcmp(state, "closed"))
+			snprintf(out, size, "closed unanswered");
+	}
+	sqlite3_finalize(q);
 }

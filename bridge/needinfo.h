@@ -93,6 +93,12 @@ struct needinfo_stats {
 	unsigned long marked, reminded, closed, reopened, skipped;
 };
 
+/* The needinfo state of bug in words, as the bug pages, `bugbridge bugs`
+ * and the digests show it: its latest question's ("waiting since
+ * 2026-12-01", "reminded 2026-12-15", "closed unanswered"), "" when none
+ * waits or was left unanswered; into out. */
+void needinfo_state_text(struct store *db, long long bug, char *out, size_t size);
+
 /* --- shared with bridge/aging.h: closing a bug for want of an answer --- */
 
 /* The bug as Bugzilla has it now (*have: whether it could be seen and is

@@ -61,6 +61,7 @@ int cmd_config(struct cli_context *ctx, int argc, char **argv);
 int cmd_demo(struct cli_context *ctx, int argc, char **argv);
 int cmd_regressions(struct cli_context *ctx, int argc, char **argv);
 int cmd_bugs(struct cli_context *ctx, int argc, char **argv);
+int cmd_digest(struct cli_context *ctx, int argc, char **argv);
 int cmd_export(struct cli_context *ctx, int argc, char **argv);
 int cmd_import(struct cli_context *ctx, int argc, char **argv);
 int cmd_triage(struct cli_context *ctx, int argc, char **argv);

@@ -19,6 +19,7 @@
 
 #include "bridge/submit.h"
 #include "bridge/aging.h"
+#include "bridge/digest.h"
 #include "bridge/needinfo.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_fields.h"
@@ -394,6 +395,7 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 	if (b->sc.bz && !b->sc.dry_run) {
 		struct needinfo_stats ns;
 		struct aging_stats as;
+		struct digest_stats ds;
 
 		if ((s = needinfo_round(&b->sc, &ns, err))) {
 			if (s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
@@ -407,6 +409,15 @@ static enum bb_status bridge_round(struct cli_bridge *b, struct sync_stats *st,
 				return s;
 			log_event(LOG_LEVEL_WARN, "aging.round_failed", LF_STR("error", err->message),
 				  LF_STR("reason", "the rest waits for the next round"));
+			bb_error_clear(err);
+		}
+		/* the digests, on [digest] schedule (bridge/digest.h): queued
+		 * here, delivered by this round */
+		if ((s = digest_round(&b->sc, &ds, err))) {
+			if (s == BB_ERR_NOMEM || s == BB_ERR_DATABASE)
+				return s;
+			log_event(LOG_LEVEL_WARN, "digest.round_failed", LF_STR("error", err->message),
+				  LF_STR("reason", "tried again next round"));
 			bb_error_clear(err);
 		}
 	}

@@ -46,6 +46,8 @@ static const struct cli_command commands[] = {
 	  "list and show tracked regressions; write and mail the reports" },
 	{ "bugs", cmd_bugs, CLI_NEEDS_CONFIG,
 	  "list the mirrored bugs: age, activity, needinfo, regression flag" },
+	{ "digest", cmd_digest, CLI_NEEDS_CONFIG | CLI_NEEDS_DB_WRITE,
+	  "mail each list the digest of its open bugs (once a period)" },
 	{ "import", cmd_import, CLI_NEEDS_CONFIG | CLI_NEEDS_DB_WRITE,
 	  "a whole Bugzilla (REST or XML exports) into the store, resumable" },
 	{ "export", cmd_export, CLI_NEEDS_CONFIG,

@@ -158,6 +158,11 @@ struct bb_config {
 	long long aging_ping_after;       /* no activity this long: asked (0: never) */
 	long long aging_ping_close;       /* no answer this long after: closed */
 	unsigned long long aging_daily_limit;  /* pings per list a day */
+	/* [digest]: the digest per list (bridge/digest.h) */
+	char *digest_schedule;            /* off, weekly, monthly */
+	unsigned long long digest_day;    /* weekly: 1 (Monday) to 7; monthly: 1 to 28 */
+	unsigned long long digest_hour;   /* 0 to 23, UTC */
+	char *digest_exclude_lists;       /* lists that get no digest; NULL: none */
 
 	/* [tracker] */
 	char *tracker_regression_field;

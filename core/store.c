@@ -564,6 +564,33 @@ static const char *const migrations[] = {
 	 * with them once confirmed */
 	("ALTER TABLE fd_report ADD COLUMN bz_version TEXT NOT NULL DEFAULT '';"
 	 "ALTER TABLE fd_report ADD COLUMN severity TEXT NOT NULL DEFAULT '';"),
+	/* 25 -> 26: the digest per list (bridge/digest.h): one row per list
+	 * and period, recorded with its mail in one transaction, and its
+	 * numbered entries, so that "#bugbridge <n> <command>" in a reply
+	 * names the same bug whenever it is read; bug_mute, the bugs a
+	 * maintainer muted with "#bugbridge no-reminders" (no needinfo
+	 * reminder, no aging ping, no digest entry) */
+	("CREATE TABLE digest ("
+	 "  id INTEGER PRIMARY KEY,"
+	 "  list TEXT NOT NULL,"         /* bare address, lower case */
+	 "  period TEXT NOT NULL,"       /* 2026-12, 2026-W51, or a day for a run by hand */
+	 "  message_id TEXT NOT NULL UNIQUE,"
+	 "  sent_at INTEGER NOT NULL,"
+	 "  UNIQUE (list, period)"
+	 ");"
+	 "CREATE TABLE digest_entry ("
+	 "  digest INTEGER NOT NULL,"
+	 "  n INTEGER NOT NULL,"         /* 1-based, oldest bug first */
+	 "  bug_id INTEGER NOT NULL,"
+	 "  is_new INTEGER NOT NULL DEFAULT 0,"
+	 "  PRIMARY KEY (digest, n)"
+	 ");"
+	 "CREATE TABLE bug_mute ("
+	 "  bug_id INTEGER PRIMARY KEY,"
+	 "  by_addr TEXT NOT NULL,"
+	 "  mail INTEGER,"               /* the in_mail row of the command */
+	 "  at INTEGER NOT NULL"
+	 ");"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

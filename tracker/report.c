@@ -1153,6 +1153,18 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 					 const char *text, time_t now,
 					 struct mail_message *out, struct bb_error *err)
 {
+	char day[16], subject[80], local[40];
+
+	bb_day_text(now, day, sizeof(day));
+	snprintf(local, sizeof(local), "regressions-report-%s", day);
+	snprintf(subject, sizeof(subject), "Linux regressions report for mainline [%s]", day);
+	return reg_report_compose_mail(cfg, lists, subject, local, text, now, out, err);
+}
+
+enum bb_status reg_report_compose_mail(const struct bb_config *cfg, char *const *lists,
+				       const char *subject, const char *local, const char *text,
+				       time_t now, struct mail_message *out, struct bb_error *err)
+{
 	GMimeMessage *msg = NULL;
 	InternetAddressList *from = NULL;
 	GMimeFormatOptions *format = NULL;
@@ -1161,7 +1173,7 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 	GMimeStream *stream = NULL;
 	GMimeDataWrapper *content = NULL;
 	struct buf from_clean = BUF_INIT, b = BUF_INIT;
-	char day[16], subject[80], *message_id = NULL, *mail = NULL, *body = NULL;
+	char *message_id = NULL, *mail = NULL, *body = NULL;
 	size_t recipients = 0, len, body_len;
 	enum bb_status st = BB_OK;
 
@@ -1171,14 +1183,12 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 		st = bb_error_set(err, BB_ERR_CONFIG, "[mail] domain is not a usable domain");
 		goto out;
 	}
-	bb_day_text(now, day, sizeof(day));
-	message_id = str_printf("regressions-report-%s@%s", day, cfg->mail_domain);
+	message_id = str_printf("%s@%s", local, cfg->mail_domain);
 	if (!message_id || strlen(message_id) > MESSAGE_ID_MAX) {
 		st = bb_error_set(err, message_id ? BB_ERR_CONFIG : BB_ERR_NOMEM,
 				  message_id ? "[mail] domain is too long" : "out of memory");
 		goto out;
 	}
-	snprintf(subject, sizeof(subject), "Linux regressions report for mainline [%s]", day);
 
 	msg = g_mime_message_new(TRUE);
 	if (reg_text_line(&from_clean, cfg->mail_from, 500)) {
@@ -1196,8 +1206,7 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 	if ((st = add_recipients(msg, lists, &recipients, err)))
 		goto out;
 	if (!recipients) {
-		st = bb_error_set(err, BB_ERR_CONFIG, "no recipients for the weekly report (set "
-				  "[tracker] report_lists)");
+		st = bb_error_set(err, BB_ERR_CONFIG, "no recipients for \"%s\"", subject);
 		goto out;
 	}
 	g_mime_message_set_subject(msg, subject, "utf-8");
@@ -1227,7 +1236,7 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 	mail = g_mime_object_to_string(GMIME_OBJECT(msg), format);
 	len = mail ? strlen(mail) : 0;
 	if (!len || !lines_fit(mail, len) || memchr(mail, '\r', len)) {
-		st = bb_error_set(err, BB_ERR_INTERNAL, "the weekly report mail is not fit to send");
+		st = bb_error_set(err, BB_ERR_INTERNAL, "the mail \"%s\" is not fit to send", subject);
 		goto out;
 	}
 	if (buf_add(&b, mail, len) || (mail[len - 1] != '\n' && buf_addch(&b, '\n'))) {

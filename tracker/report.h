@@ -90,6 +90,13 @@ enum bb_status reg_report_compose_weekly(const struct bb_config *cfg, char *cons
 					 const char *text, time_t now,
 					 struct mail_message *out, struct bb_error *err);
 
+/* A plain-text mail to lists as the weekly report is one (above), with
+ * its subject and the Message-ID <local@[mail] domain>: what the weekly
+ * report and the bridge's digests (bridge/digest.h) are mailed as. */
+enum bb_status reg_report_compose_mail(const struct bb_config *cfg, char *const *lists,
+				       const char *subject, const char *local, const char *text,
+				       time_t now, struct mail_message *out, struct bb_error *err);
+
 /* --- the pieces, public for the CLI and the tests ------------------------ */
 
 /* One regression with what the pages show of it (links and events may be

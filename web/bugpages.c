@@ -27,6 +27,7 @@
 #include <glib.h>
 #include <libxml/xmlwriter.h>
 
+#include "bridge/needinfo.h"
 #include "bridge/sync.h"
 #include "bugzilla/bug.h"
 #include "core/clock.h"
@@ -98,28 +99,7 @@ void bugpages_age(char *out, size_t size, long long seconds)
 
 void bugpages_needinfo(struct store *db, long long bug, char *out, size_t size)
 {
-	sqlite3_stmt *q = NULL;
-	char day[16];
-
-	*out = '\0';
-	if (store_prepare(db, &q, "SELECT state, asked_at, reminded_at, closed_at FROM needinfo "
-			  "WHERE bug_id = ?1 ORDER BY id DESC LIMIT 1", NULL) != BB_OK)
-		return;
-	sqlite3_bind_int64(q, 1, bug);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(q, 0);
-
-		if (!strcmp(state, "waiting")) {
-			bp_day(day, sizeof(day), (time_t)sqlite3_column_int64(q, 1));
-			snprintf(out, size, "waiting since %s", day);
-		} else if (!strcmp(state, "reminded")) {
-			bp_day(day, sizeof(day), (time_t)sqlite3_column_int64(q, 2));
-			snprintf(out, size, "reminded %s", day);
-		} else if (!strcmp(state, "closing") || !strcmp(state, "closed")) {
-			snprintf(out, size, "closed unanswered");
-		}
-	}
-	sqlite3_finalize(q);
+	needinfo_state_text(db, bug, out, size);   /* bridge/needinfo.h */
 }
 
 /* ------------------------------------------------------------ /bugs */

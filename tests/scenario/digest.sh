@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The digest per list (issue 38, item 3; bridge/digest.h): each list with
+# open bugs gets one mail a period, its bugs numbered oldest first with age,
+# last activity, needinfo state, regression flag and link, the bugs not in
+# its previous digest marked [new], the counts on top; a list in [digest]
+# exclude_lists gets none; a closed, a muted ("#bugbridge no-reminders") or
+# a private bug is in none.  The schedule mails the first digest a whole
+# period after it was turned on (time moved with BUGBRIDGE_TEST_NOW); a run
+# killed (SIGKILL) right after it queued mails each digest once all the
+# same.
+. "$top_srcdir/tests/lib/common.sh"
+command -v sqlite3 >/dev/null || skip_all "no sqlite3 program"
+
+DAY=86400
+cat >state.json <<EOF
+{
+  "clock": {"now": "2026-12-03T09:00:00Z"},
+  "users": [{"login": "bridge@example.org", "real_name": "Bridge", "api_key": "bridgekey0123",
+             "groups": ["editbugs", "editusers"]},
+            {"login": "ines@example.net", "real_name": "Ines Reporter"},
+            {"login": "lead@example.org", "real_name": "Lead"}],
+  "groups": [{"name": "vendor", "description": "a group the bridge is not in"}],
+  "products": [{"name": "Drivers", "components": ["Wireless", "USB", "Sound"]}],
+  "bugs": [
+$(n=0; for spec in 501:Wireless:CONFIRMED 502:Wireless:CONFIRMED 503:Wireless:CONFIRMED \
+	504:Wireless:RESOLVED 505:Wireless:CONFIRMED 506:USB:CONFIRMED 507:Sound:CONFIRMED; do
+	id=${spec%%:*}; rest=${spec#*:}; comp=${rest%%:*}; status=${rest#*:}; n=$((n + 1))
+	[ $n = 1 ] || printf ',\n'
+	res=''; [ "$status" = RESOLVED ] && res=', "resolution": "FIXED"'
+	reg=''; [ "$id" = 503 ] && reg=', "cf_regression": "Yes"'
+	printf '    {"id": %s, "summary": "%s trouble %s", "product": "Drivers", "component": "%s",
+     "status": "%s"%s%s, "creator": "ines@example.net", "creation_time": "2026-11-0%sT08:00:00Z",
+     "description": "It breaks (%s)."}' $id $comp $id $comp $status "$res" "$reg" $n $id
+done)
+  ]
+}
+EOF
+fakebz_start state.json
+
+. "$top_srcdir/tests/lib/atom_archive.sh"
+ATOM_REPLY_SUBJECT='Re: [Bug {bug}] trouble {bug}'
+export ATOM_REPLY_SUBJECT
+atom_archive_start
+
+write_config <<EOF
+[bugzilla]
+first_sync = all
+backfill_confirm = 100000
+url = $bz
+api_key = bridgekey0123
+api_key_in = param
+products = Drivers
+[mail]
+domain = bugbridge.test
+from = Bugzilla bridge <bridge@bugbridge.test>
+[smtp]
+maildir = $WORK/data/mail
+[routing]
+default_lists = other@lists.test
+[route wifi]
+component = Wireless
+lists = Wifi List <wifi@lists.test>
+[route usb]
+component = USB
+lists = usb@lists.test
+[route sound]
+component = Sound
+lists = sound@lists.test
+[archive]
+kind = atom
+url = $arch
+[inbound]
+authenticate = none
+allow = Lead <lead@example.org>
+[digest]
+exclude_lists = Sound <sound@lists.test>
+EOF
+admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
+field() {
+	curl -sf "$bz/rest/bug/$1?api_key=bridgekey0123" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["bugs"][0][sys.argv[1]])' "$2"
+}
+delivered() { cat data/mail/new/* 2>/dev/null | grep -ciE "^Message-ID: <($1)>"; }
+digest_of() { grep -il "^Message-ID: <$1>" data/mail/new/* | head -1; }
+# the entries of a digest mail: "n bug [new]" a line
+entries() { tr -d '\r' <"$1" | sed -n 's/^ *\([0-9]*\)\. \(\[new\] \)\{0,1\}Bug \([0-9]*\) .*/\1 \2\3/p'; }
+START=$(date -u -d 2026-12-03T09:00:00Z +%s)
+at() {
+	BUGBRIDGE_TEST_NOW=$(date -u -d "$1" +%s)
+	export BUGBRIDGE_TEST_NOW
+	admin clock "{\"now\": \"$1\"}"
+}
+at 2026-12-03T09:00:00Z
+reply() { atom_reply "$@"; }   # FROM MSGID PARENT BODY
+
+check "first round: the bugs are mirrored" bb --quiet sync
+reply "Lead <lead@example.org>" ask-502@example.org bug-502@bugbridge.test \
+	"$(printf '#bugbridge needinfo reporter Which card is it?\n')"
+check "a round: 502 waits for an answer" bb --quiet sync
+before=$(ls data/mail/new | wc -l)
+
+# --- a dry run prints and mails nothing
+check "digest --dry-run" bb digest --dry-run
+is "a dry run mails nothing" "$(ls data/mail/new | wc -l)" "$before"
+like "it prints the digest" "$(cat check.out)" "To: wifi@lists.test"
+is "nothing recorded" "$(sqlite3 data/bugbridge.db 'SELECT count(*) FROM digest')" "0"
+
+# --- the digests, killed right after the first was queued
+BUGBRIDGE_CRASH_AT=digest.queued "$BUGBRIDGE" --quiet digest >crash.log 2>&1
+is "a digest run killed once it queued" "$?" "137"
+bb --quiet digest --json >json.out
+is "digest --json" "$?" "0"
+D1="digest-2026-12-03-wifi-at-lists.test@bugbridge.test"
+is "the wifi list's digest mailed once" "$(delivered "$D1")" "1"
+is "the usb list's digest mailed once" "$(delivered "digest-2026-12-03-usb-at-lists.test@bugbridge.test")" "1"
+is "an excluded list gets none" "$(delivered "digest-2026-12-03-sound-at-lists.test@bugbridge.test")" "0"
+is "a list without open bugs gets none" "$(delivered "digest-.*-other-at-.*")" "0"
+d1=$(digest_of "$D1")
+is "oldest first, the closed bug left out" "$(entries "$d1" | tr '\n' ,)" "1 501,2 502,3 503,4 505,"
+like "the counts" "$(tr -d '\r' <"$d1")" "Open: 4; new since the last digest: 0; waiting for an answer: 1;
+regressions: 1."
+like "502: needinfo" "$(tr -d '\r' <"$d1" | grep -A1 'Bug 502 ')" "needinfo: waiting since 2026-12-03"
+like "503: a regression" "$(tr -d '\r' <"$d1" | grep -A1 'Bug 503 ')" "age 30 days, last activity 2026-11-03, regression"
+like "with its link" "$(tr -d '\r' <"$d1" | grep -A2 'Bug 501 ')" "$bz/show_bug.cgi.id=501"
+like "to the list" "$(sed '/^$/q' "$d1")" "To: wifi@lists.test"
+like "json: the entries" "$(python3 -c 'import json,sys; d=json.load(open("json.out"))["digests"]; print(" ".join("%s:%s" % (x["list"], ",".join(str(e["bug"]) for e in x["entries"])) for x in d))')" \
+	"wifi@lists.test:501,502,503,505 usb@lists.test:506"
+check "a second run in the same period" bb digest
+is "mails nothing more" "$(delivered "digest-2026-12-03-.*")" "2"
+
+# --- a week later: a new bug, one made private, one muted
+at 2026-12-10T09:00:00Z
+admin bug '{"id": 508, "summary": "Wireless trouble 508", "product": "Drivers", "component": "Wireless", "status": "CONFIRMED", "creator": "ines@example.net", "creation_time": "2026-12-09T08:00:00Z", "description": "Also (508)."}'
+admin bug '{"id": 503, "merge": true, "groups": ["vendor"]}'
+reply "Lead <lead@example.org>" mute-505@example.org bug-505@bugbridge.test \
+	"$(printf '#bugbridge no-reminders\n')"
+check "a round" bb --quiet sync
+check "the next digests" bb digest
+D2="digest-2026-12-10-wifi-at-lists.test@bugbridge.test"
+d2=$(digest_of "$D2")
+is "the private and the muted bug left out, the new one marked" "$(entries "$d2" | tr '\n' ,)" "1 501,2 502,3 [new] 508,"
+like "counted" "$(tr -d '\r' <"$d2")" "Open: 3; new since the last digest: 1;"
+
+# --- the schedule: the first digest a whole week after it is turned on
+cat >>"$BUGBRIDGE_CONFIG" <<EOF
+schedule = weekly
+day = 1
+hour = 8
+EOF
+at 2026-12-16T09:00:00Z   # a Wednesday: turned on
+check "a round turns the schedule on" bb --quiet sync
+at 2026-12-21T09:00:00Z   # Monday after: less than a week since
+check "a round on the first Monday" bb --quiet sync
+is "no digest yet" "$(delivered "digest-2026-W52-.*")" "0"
+at 2026-12-28T07:59:00Z
+check "a round before the hour" bb --quiet sync
+is "none before 08:00" "$(delivered "digest-2026-W53-.*|digest-2026-W52-.*")" "0"
+at 2026-12-28T08:30:00Z
+BUGBRIDGE_CRASH_AT=digest.queued "$BUGBRIDGE" --quiet sync >crash.log 2>&1
+is "a round killed once it queued a digest" "$?" "137"
+check "the next round" bb --quiet sync
+check "and one more" bb --quiet sync
+is "the week's digests mailed once each" "$(delivered "digest-2026-W53-wifi-at-lists.test@bugbridge.test")" "1"
+is "to each list" "$(delivered "digest-2026-W53-usb-at-lists.test@bugbridge.test")" "1"
+
+done_testing
