@@ -12,6 +12,7 @@
 
 #include "bridge/follow.h"
 #include "bridge/sync.h"
+#include "bridge/sync_attach.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
@@ -281,7 +282,7 @@ static enum bb_status comment_count_learn(struct store *db, const struct bz_comm
 
 /* Message-ID of an earlier mail of the bug's thread: comment count, or the
  * thread root (count 0); NULL if none was made. */
-static char *comment_message_id(struct store *db, long long bug_id, int count)
+char *sync_comment_message_id(struct store *db, long long bug_id, int count)
 {
 	sqlite3_stmt *st = NULL;
 	char *id = NULL;
@@ -310,246 +311,6 @@ int sync_replied_comment(const char *text)
 	return atoi(p + 9);
 }
 
-/* --------------------------------------------------------- attachments */
-
-struct att_sink {
-	struct blob_writer *w;
-};
-
-static enum bb_status att_sink_write(void *ctx, const void *data, size_t len)
-{
-	struct att_sink *as = ctx;
-
-	return blob_writer_write(as->w, data, len, NULL);
-}
-
-
-/* Where an attachment stands: stored (hash), or failed with a note. */
-static enum bb_status att_lookup(struct store *db, long long id, char *hash, int *attempts,
-				 char **last_error)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s = BB_ERR_NOT_FOUND;
-
-	hash[0] = '\0';
-	*attempts = 0;
-	*last_error = NULL;
-	if (store_prepare(db, &st, "SELECT blob_hash, attempts, last_error FROM bz_attachment"
-				   " WHERE id = ?", NULL))
-		return BB_ERR_DATABASE;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			snprintf(hash, BLOB_HEX_LEN + 1, "%s", sqlite3_column_text(st, 0));
-		*attempts = sqlite3_column_int(st, 1);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			*last_error = strdup((const char *)sqlite3_column_text(st, 2));
-		s = BB_OK;
-	}
-	sqlite3_finalize(st);
-	return s;
-}
-
-static enum bb_status att_record(struct store *db, const struct bz_attachment *a,
-				 const char *hash, const char *error, long long next_attempt,
-				 struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if ((s = store_prepare(db, &st,
-			       "INSERT INTO bz_attachment (id, bug_id, file_name, content_type, size,"
-			       " is_private, blob_hash, state, attempts, next_attempt, last_error)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-			       " ON CONFLICT (id) DO UPDATE SET blob_hash = coalesce(excluded.blob_hash,"
-			       " blob_hash), state = excluded.state, attempts = attempts + 1,"
-			       " next_attempt = excluded.next_attempt, last_error = excluded.last_error",
-			       err)))
-		return s;
-	sqlite3_bind_int64(st, 1, a->id);
-	sqlite3_bind_int64(st, 2, a->bug_id);
-	sqlite3_bind_text(st, 3, a->file_name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, a->content_type, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)a->size);
-	sqlite3_bind_int(st, 6, a->is_private);
-	if (hash && *hash)
-		sqlite3_bind_text(st, 7, hash, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 7);
-	sqlite3_bind_text(st, 8, hash && *hash ? "stored" : a->is_private ? "skipped" : "failed",
-			  -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 9, 1);
-	sqlite3_bind_int64(st, 10, next_attempt);
-	if (error)
-		sqlite3_bind_text(st, 11, error, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 11);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		s = store_fail(db, err, "recording an attachment");
-	sqlite3_finalize(st);
-	return s;
-}
-
-/* Downloads an attachment into the blob store (outside any transaction:
- * the store is content-addressed, so a repeat after a crash is harmless). */
-static enum bb_status att_download(struct sync_context *sc, const struct bz_attachment *a,
-				   char hash[BLOB_HEX_LEN + 1], struct bb_error *err)
-{
-	struct blob_writer *w = NULL;
-	struct blob_origin origin;
-	struct blob_info info;
-	struct att_sink sink;
-	char ref[64];
-	uint64_t size = 0;
-	enum bb_status s;
-
-	if (!sc->bz)
-		return bb_error_set(err, BB_ERR_UNSUPPORTED, "no Bugzilla to download from");
-	if (a->size > sc->cfg->bz_attachment_max_size)
-		return bb_error_set(err, BB_ERR_TOO_LARGE,
-				    "attachment %lld is larger than attachment_max_size", a->id);
-	if ((s = blob_writer_open(sc->blobs, sc->cfg->bz_attachment_max_size, &w, err)))
-		return s;
-	sink.w = w;
-	s = bz_download_attachment(sc->bz, a->id, sc->cfg->bz_attachment_max_size,
-				   att_sink_write, &sink, &size, err);
-	if (!s && a->size && size != a->size)
-		s = bb_error_set(err, BB_ERR_PROTOCOL,
-				 "attachment %lld: got %llu bytes, Bugzilla says %llu", a->id,
-				 (unsigned long long)size, (unsigned long long)a->size);
-	if (s) {
-		blob_writer_abort(w);
-		return s;
-	}
-	snprintf(ref, sizeof(ref), "%lld", a->id);
-	origin.name = a->file_name;
-	origin.declared_type = a->content_type;
-	origin.origin = "bugzilla-attachment";
-	origin.origin_ref = ref;
-	if ((s = blob_writer_commit(w, &origin, &info, err)))
-		return s;
-	snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", a->bug_id, a->id);
-	if ((s = blob_add_ref(sc->blobs, info.hash, "bug-attachment", ref, err)))
-		return s;
-	memcpy(hash, info.hash, BLOB_HEX_LEN + 1);
-	return BB_OK;
-}
-
-enum bb_status sync_store_attachment_data(struct sync_context *sc,
-					  const struct bz_attachment *a, const void *data,
-					  size_t len, struct bb_error *err)
-{
-	struct blob_origin origin;
-	struct blob_info info;
-	char ref[64];
-	enum bb_status s;
-
-	snprintf(ref, sizeof(ref), "%lld", a->id);
-	origin.name = a->file_name;
-	origin.declared_type = a->content_type;
-	origin.origin = "bugzilla-attachment";
-	origin.origin_ref = ref;
-	if ((s = blob_put_memory(sc->blobs, data, len, &origin, &info, err)))
-		return s;
-	snprintf(ref, sizeof(ref), "bug:%lld/attachment:%lld", a->bug_id, a->id);
-	if ((s = blob_add_ref(sc->blobs, info.hash, "bug-attachment", ref, err)))
-		return s;
-	return att_record(sc->db, a, info.hash, NULL, 0, err);
-}
-
-static enum bb_status summarise_member(void *ctx, const struct inspect_member *m)
-{
-	struct buf *b = ctx;
-
-	if (m->depth != 1 || strcmp(m->kind, "file"))
-		return BB_OK;
-	if (b->len > 200) {
-		if (!strstr(b->data, ", …"))
-			buf_addstr(b, ", …");
-		return BB_OK;
-	}
-	buf_addf(b, "%s%s", b->len ? ", " : "", m->path);
-	return BB_OK;
-}
-
-void sync_attachment_view(struct blob_store *bs, unsigned long long inline_limit,
-			  const struct bz_attachment *a, const char *hash, const char *note,
-			  struct attachment_view *v, struct mail_attachment *ma)
-{
-	struct blob_info info;
-
-	memset(v, 0, sizeof(*v));
-	memset(ma, 0, sizeof(*ma));
-	ma->att = a;
-	if (!hash || !*hash) {
-		v->note = strdup(note ? note : "not stored");
-		ma->note = v->note;
-		return;
-	}
-	snprintf(v->hash, sizeof(v->hash), "%s", hash);
-	if (blob_lookup(bs, v->hash, &info, NULL) == BB_OK) {
-		snprintf(v->detected, sizeof(v->detected), "%s", info.content_type);
-		if (info.archive_status != INSPECT_NOT_ARCHIVE) {
-			struct buf b = BUF_INIT;
-
-			blob_each_member(bs, v->hash, summarise_member, &b, NULL);
-			v->archive_summary = str_printf("%s archive%s%s%s%s", info.archive_format,
-							b.len ? ": " : "", b.len ? b.data : "",
-							info.archive_note[0] ? "; " : "",
-							info.archive_note);
-			buf_release(&b);
-		}
-		if (inline_limit && info.size <= inline_limit &&
-		    !strncmp(info.content_type, "text/", 5)) {
-			int fd;
-
-			if (blob_open(bs, v->hash, &fd, NULL, NULL) == BB_OK) {
-				char *text = calloc(1, (size_t)info.size + 1);
-
-				if (text && fs_read_full(fd, text, (size_t)info.size) ==
-						    (ssize_t)info.size && !memchr(text, 0, info.size))
-					v->inline_text = text;
-				else
-					free(text);
-				close(fd);
-			}
-		}
-	}
-	v->url = blob_url(bs, v->hash, a->file_name);
-	ma->hash = v->hash;
-	ma->url = v->url;
-	ma->detected_type = v->detected[0] ? v->detected : NULL;
-	ma->archive_summary = v->archive_summary;
-	ma->inline_text = v->inline_text;
-}
-
-void sync_attachment_view_release(struct attachment_view *v)
-{
-	free(v->url);
-	free(v->note);
-	free(v->archive_summary);
-	free(v->inline_text);
-	memset(v, 0, sizeof(*v));
-}
-
-/* Fills what a mail says of attachment a, as stored (or not yet). */
-static void att_describe(struct sync_context *sc, const struct bz_attachment *a,
-			 struct attachment_view *v, struct mail_attachment *ma)
-{
-	char hash[BLOB_HEX_LEN + 1], *last_error = NULL, *note = NULL;
-	int attempts = 0;
-
-	if (att_lookup(sc->db, a->id, hash, &attempts, &last_error) || !hash[0]) {
-		note = str_printf("not stored yet (%s); bugbridge retries and the "
-				  "attachment stays at Bugzilla",
-				  last_error ? last_error : sc->dry_run ? "dry run" : "pending");
-		hash[0] = '\0';
-	}
-	sync_attachment_view(sc->blobs, sc->cfg->mail_inline_limit, a, hash, note, v, ma);
-	free(note);
-	free(last_error);
-}
-
 /* ----------------------------------------------------------- one bug */
 
 static char *join_people(char *const *list, const char *sep)
@@ -568,26 +329,6 @@ static char *describe_recipients(const struct route_result *r)
 
 	free(to);
 	free(cc);
-	return out;
-}
-
-/* Envelope recipients: bare addresses of To and Cc. */
-static char **envelope(const struct route_result *r)
-{
-	size_t n = 0, i = 0;
-	char **out;
-
-	for (size_t k = 0; r->to && r->to[k]; k++)
-		n++;
-	for (size_t k = 0; r->cc && r->cc[k]; k++)
-		n++;
-	out = calloc(n + 1, sizeof(*out));
-	if (!out)
-		return NULL;
-	for (size_t k = 0; r->to && r->to[k]; k++)
-		out[i++] = mnt_address(r->to[k]);
-	for (size_t k = 0; r->cc && r->cc[k]; k++)
-		out[i++] = mnt_address(r->cc[k]);
 	return out;
 }
 
@@ -627,13 +368,13 @@ static void bug_run_release(struct bug_run *br)
 	free(br->recipients);
 	free(br->route_note);
 	free(br->sender);
-	strv_free(br->rcpt);
+	route_envelope_free(br->rcpt);
 	if (br->extra.entries) {
 		g_ptr_array_unref(br->extra.entries);
 		g_ptr_array_unref(br->extra.reasons);
 	}
 	free(br->extra.cc);          /* its strings are route.cc's and entries' */
-	strv_free(br->extra.rcpt);
+	route_envelope_free(br->extra.rcpt);
 }
 
 /* address in ASCII lower case, in place. */
@@ -801,7 +542,7 @@ static enum bb_status extra_cc_load(struct bug_run *br, struct bb_error *err)
 	memcpy(br->extra.cc + n, br->extra.entries->pdata, k * sizeof(char *));
 	with = br->route;
 	with.cc = br->extra.cc;
-	if (!(br->extra.rcpt = envelope(&with)))
+	if (!(br->extra.rcpt = route_envelope(&with, NULL)))
 		goto nomem;
 	return BB_OK;
 nomem:
@@ -1008,8 +749,8 @@ static void triage_attachment(struct sync_context *sc, const struct bz_attachmen
 	struct blob_info info;
 	int attempts = 0, fd;
 
-	if (a->is_private || att_lookup(sc->db, a->id, hash, &attempts, &last_error) || !hash[0] ||
-	    blob_lookup(sc->blobs, hash, &info, NULL) != BB_OK ||
+	if (a->is_private || sync_att_lookup(sc->db, a->id, hash, &attempts, &last_error) ||
+	    !hash[0] || blob_lookup(sc->blobs, hash, &info, NULL) != BB_OK ||
 	    strncmp(info.content_type, "text/", 5) || info.size > TRIAGE_ATTACHMENT_MAX ||
 	    b->len + info.size > TRI_MAX_INPUT || blob_open(sc->blobs, hash, &fd, NULL, NULL)) {
 		free(last_error);
@@ -1206,17 +947,17 @@ static enum bb_status mail_comment(struct bug_run *br, const struct bz_comment *
 		if (a->is_private || (c->attachment_id != a->id &&
 				      !(c->count == 0 && a->creation_time <= c->time)))
 			continue;
-		att_describe(sc, a, &states[natts], &atts[natts]);
+		sync_att_describe(sc, a, &states[natts], &atts[natts]);
 		natts++;
 	}
 	if (c->count > 0) {
 		int answered = sync_replied_comment(c->text);
 
-		root = comment_message_id(sc->db, br->bug->id, 0);
+		root = sync_comment_message_id(sc->db, br->bug->id, 0);
 		if (!root)
 			root = mail_message_id(sc->cfg->mail_domain, br->bug->id, 0);
 		if (answered > 0 && answered < c->count)
-			parent = comment_message_id(sc->db, br->bug->id, answered);
+			parent = sync_comment_message_id(sc->db, br->bug->id, answered);
 		refs[0] = root;
 		refs[1] = parent;
 	}
@@ -1250,7 +991,7 @@ static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment *
 	struct mail_attachment atts[16];
 	struct attachment_view states[16];
 	struct mail_message m = { NULL, NULL, 0 };
-	char *root = comment_message_id(sc->db, br->bug->id, 0);
+	char *root = sync_comment_message_id(sc->db, br->bug->id, 0);
 	char *const *cc = NULL;
 	size_t natts = 0;
 	enum bb_status s;
@@ -1266,7 +1007,7 @@ static enum bb_status mail_backlog(struct bug_run *br, const struct bz_comment *
 			announced = old[k]->attachment_id == a->id;
 		if (a->is_private || !announced)
 			continue;
-		att_describe(sc, a, &states[natts], &atts[natts]);
+		sync_att_describe(sc, a, &states[natts], &atts[natts]);
 		natts++;
 	}
 	if (!(s = next_cc(br, &cc, err)))
@@ -1494,7 +1235,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 	br.recipients = describe_recipients(&br.route);   /* the lists and route's people */
 	if ((s = follow_route(sc, bug, &br.route, !br.known.exists, err)))  /* bridge/follow.h */
 		goto out;
-	br.rcpt = envelope(&br.route);
+	br.rcpt = route_envelope(&br.route, NULL);
 	br.sender = mnt_address(sc->cfg->mail_from);
 	if (!br.recipients || !br.rcpt || !br.sender) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -1537,7 +1278,8 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 				goto out;
 			continue;
 		}
-		if (sc->tracker && !c->is_private && tracker_is_triage_note(sc->tracker, bug->id, c->id, c->text)) {
+		if (sc->tracker && !c->is_private &&
+		    tracker_is_triage_note(sc->tracker, bug->id, c->id, c->text)) {
 			/* the report mail carried it already */
 			if ((s = save_comment(&br, c, NULL, err)))
 				goto out;
@@ -1580,7 +1322,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 		goto out;
 	if (!mailed && br.nchanges > 0 && br.known.exists) {
 		struct mail_message m = { NULL, NULL, 0 };
-		char *root = comment_message_id(sc->db, bug->id, 0);
+		char *root = sync_comment_message_id(sc->db, bug->id, 0);
 
 		if (!root)
 			root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
@@ -1599,7 +1341,7 @@ static enum bb_status apply_bug(struct sync_context *sc, struct bz_bug *bug, tim
 	}
 	s = save_bug(&br, err);
 	if (!s && sc->tracker) {
-		char *root = comment_message_id(sc->db, bug->id, 0);
+		char *root = sync_comment_message_id(sc->db, bug->id, 0);
 
 		if (!root)
 			root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
@@ -1646,61 +1388,6 @@ enum bb_status sync_apply(struct sync_context *sc, struct bz_bug *bugs, size_t n
 }
 
 /* ------------------------------------------------------------- a round */
-
-/* When to try a failed download again after attempts earlier tries. */
-static long long att_next_attempt(struct sync_context *sc, time_t now, int attempts)
-{
-	long long wait = (long long)sc->cfg->retry_min << (attempts < 10 ? attempts : 10);
-
-	if (wait > (long long)sc->cfg->retry_max)
-		wait = (long long)sc->cfg->retry_max;
-	return (long long)now + wait;
-}
-
-static enum bb_status store_attachments(struct sync_context *sc, struct bz_bug *bugs, size_t n,
-					time_t now, struct sync_stats *stats,
-					struct bb_error *err)
-{
-	enum bb_status s = BB_OK;
-
-	if ((s = store_begin(sc->db, err)))
-		return s;
-	for (size_t i = 0; i < n && !s; i++) {
-		for (size_t k = 0; k < bugs[i].nattachments && !s; k++) {
-			const struct bz_attachment *a = &bugs[i].attachments[k];
-			char hash[BLOB_HEX_LEN + 1], *last_error = NULL;
-			struct bb_error derr = BB_ERROR_INIT;
-			int attempts = 0;
-			long long next;
-
-			/* stored, private, or failed before: a failed one is
-			 * the retry pass's, which mails it once stored */
-			if (att_lookup(sc->db, a->id, hash, &attempts, &last_error) == BB_OK) {
-				free(last_error);
-				continue;
-			}
-			if (a->is_private) {
-				s = att_record(sc->db, a, NULL, "private", 0, err);
-				continue;
-			}
-			if (att_download(sc, a, hash, &derr) == BB_OK) {
-				stats->attachments_stored++;
-				s = att_record(sc->db, a, hash, NULL, 0, err);
-				continue;
-			}
-			stats->attachments_failed++;
-			next = att_next_attempt(sc, now, attempts);
-			log_event(LOG_LEVEL_WARN, "sync.attachment_failed", LF_INT("bug", a->bug_id),
-				  LF_INT("attachment", a->id), LF_STR("error", derr.message));
-			s = att_record(sc->db, a, NULL, derr.message, next, err);
-		}
-	}
-	if (s) {
-		store_rollback(sc->db);
-		return s;
-	}
-	return store_commit(sc->db, err);
-}
 
 /* sqlite3_column_text() gives NULL when it runs out of memory, even for a
  * NOT NULL column: the copy is then NULL too (an out-of-memory error for
@@ -1762,146 +1449,6 @@ out:
 	sqlite3_finalize(st);
 	if (s)
 		bz_bug_release(bug);
-	return s;
-}
-
-/* Queues the mail saying that attachment a, whose first download failed,
- * is stored now, in the thread of its bug. */
-static enum bb_status mail_stored_attachment(struct sync_context *sc, const struct bz_attachment *a,
-					     struct sync_stats *stats, struct bb_error *err)
-{
-	struct bz_bug bug;
-	struct route_result route = { NULL, NULL, NULL };
-	struct attachment_view state;
-	struct mail_attachment ma;
-	struct mail_options mopt;
-	struct mail_message m = { NULL, NULL, 0 };
-	char *root = NULL, *sender = NULL, **rcpt = NULL;
-	enum bb_status s;
-
-	memset(&state, 0, sizeof(state));
-	if ((s = sync_load_bug(sc, a->bug_id, 1, &bug, err))) {
-		if (s == BB_ERR_NOT_FOUND) {
-			bb_error_clear(err);
-			return BB_OK; /* no longer mirrored: nobody to tell */
-		}
-		return s;
-	}
-	if ((s = router_route(sc->router, &bug, &route, err))) {
-		if (s == BB_ERR_NOT_FOUND) {
-			bb_error_clear(err);
-			s = BB_OK;
-		}
-		goto out;
-	}
-	if ((s = follow_route(sc, &bug, &route, 0, err)))
-		goto out;
-	att_describe(sc, a, &state, &ma);
-	sync_mail_options(sc->cfg, &mopt);
-	mopt.mark_key = sync_mark_key(sc);
-	root = comment_message_id(sc->db, bug.id, 0);
-	if (!root)
-		root = mail_message_id(sc->cfg->mail_domain, bug.id, 0);
-	rcpt = envelope(&route);
-	sender = mnt_address(sc->cfg->mail_from);
-	if (!root || !rcpt || !sender) {
-		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if ((s = mail_compose_attachment(&mopt, &bug, &ma, route.to, route.cc, root, &m, err)))
-		goto out;
-	if (!sc->dry_run &&
-	    (s = outbox_add(sc->db, m.message_id, bug.id, 0, sender, rcpt, m.text, m.len, err)))
-		goto out;
-	stats->mails_queued++;
-	if (sc->on_mail)
-		sc->on_mail(sc->on_mail_ctx, bug.id, m.message_id, bug.summary);
-out:
-	mail_message_release(&m);
-	sync_attachment_view_release(&state);
-	strv_free(rcpt);
-	free(sender);
-	free(root);
-	route_result_release(&route);
-	bz_bug_release(&bug);
-	return s;
-}
-
-/* Attachments whose download failed in an earlier round and whose time has
- * come: downloaded again (at most 100 a round), and each one stored now is
- * announced in its bug's thread.  One that fails again waits longer. */
-static enum bb_status retry_attachments(struct sync_context *sc, time_t now,
-					struct sync_stats *stats, struct bb_error *err)
-{
-	struct bz_attachment due[100];
-	int attempts[100];
-	size_t ndue = 0;
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if ((s = store_prepare(sc->db, &st,
-			       "SELECT a.id, a.bug_id, a.file_name, a.content_type, a.size, a.attempts"
-			       " FROM bz_attachment a JOIN bz_bug b ON b.id = a.bug_id"
-			       " WHERE a.state = 'failed' AND a.next_attempt <= ? AND a.is_private = 0"
-			       " AND " BZ_BUG_PUBLIC_SQL_AS("b.") " ORDER BY a.id LIMIT 100", err)))
-		return s;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)now);
-	while (ndue < 100 && sqlite3_step(st) == SQLITE_ROW) {
-		struct bz_attachment *a = &due[ndue];
-
-		memset(a, 0, sizeof(*a));
-		a->id = sqlite3_column_int64(st, 0);
-		a->bug_id = sqlite3_column_int64(st, 1);
-		a->file_name = strdup((const char *)sqlite3_column_text(st, 2));
-		a->content_type = strdup((const char *)sqlite3_column_text(st, 3));
-		a->size = (uint64_t)sqlite3_column_int64(st, 4);
-		a->summary = strdup("");
-		a->creator.login = strdup("");
-		a->creator.real_name = strdup("");
-		attempts[ndue] = sqlite3_column_int(st, 5);
-		ndue++;
-		if (!a->file_name || !a->content_type || !a->summary || !a->creator.login ||
-		    !a->creator.real_name) {
-			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	for (size_t i = 0; i < ndue && !s; i++) {
-		const struct bz_attachment *a = &due[i];
-		struct bb_error derr = BB_ERROR_INIT;
-		char hash[BLOB_HEX_LEN + 1];
-
-		if (att_download(sc, a, hash, &derr) == BB_OK) {
-			stats->attachments_stored++;
-			log_event(LOG_LEVEL_INFO, "sync.attachment_retried", LF_INT("bug", a->bug_id),
-				  LF_INT("attachment", a->id), LF_STR("sha256", hash));
-			if ((s = store_begin(sc->db, err)))
-				break;
-			if (!(s = att_record(sc->db, a, hash, NULL, 0, err)))
-				s = mail_stored_attachment(sc, a, stats, err);
-			if (s || sc->dry_run)
-				store_rollback(sc->db);
-			else
-				s = store_commit(sc->db, err);
-			test_hook("sync.attachment_retried");
-			continue;
-		}
-		stats->attachments_failed++;
-		log_event(LOG_LEVEL_WARN, "sync.attachment_failed", LF_INT("bug", a->bug_id),
-			  LF_INT("attachment", a->id), LF_INT("attempts", attempts[i] + 1),
-			  LF_STR("error", derr.message));
-		if (!sc->dry_run)
-			s = att_record(sc->db, a, NULL, derr.message,
-				       att_next_attempt(sc, now, attempts[i]), err);
-	}
-	for (size_t i = 0; i < ndue; i++) {
-		free(due[i].file_name);
-		free(due[i].content_type);
-		free(due[i].summary);
-		free(due[i].creator.login);
-		free(due[i].creator.real_name);
-	}
 	return s;
 }
 
@@ -2399,7 +1946,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		test_hook("sync.fetched");
 		if (history && !sc->dry_run && (s = backfill_check(sc, bugs, wanted, err)))
 			goto out;
-		if (!sc->dry_run && (s = store_attachments(sc, bugs, wanted, now, stats, err)))
+		if (!sc->dry_run && (s = sync_attachments_store(sc, bugs, wanted, now, stats, err)))
 			goto out;
 	}
 	bz_format_time(now, now_text, sizeof(now_text));
@@ -2407,7 +1954,7 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 	if ((s = sync_apply(sc, bugs, wanted, sc->nonly ? NULL : cursor_name,
 			    sc->nonly ? NULL : now_text, stats, err)))
 		goto out;
-	if (!sc->dry_run && (s = retry_attachments(sc, now, stats, err)))
+	if (!sc->dry_run && (s = sync_attachments_retry(sc, now, stats, err)))
 		goto out;
 	if ((s = check_visibility(sc, now, stats, err)))
 		goto out;

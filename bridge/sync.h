@@ -192,6 +192,10 @@ char *sync_triage_text(struct sync_context *sc, const struct bz_bug *bug);
  * export thread a comment's mail under that one with this function, so their
  * threads are the same. */
 int sync_replied_comment(const char *text);
+/* The Message-ID of an earlier mail of bug_id's thread: that of comment
+ * count, or of the thread's root (count 0: the last hand-over mail, else
+ * the report's); malloc'd, NULL if none was made (or out of memory). */
+char *sync_comment_message_id(struct store *db, long long bug_id, int count);
 
 /* Mail options (domain, From, subject format, ...) from the configuration. */
 struct mail_options;
