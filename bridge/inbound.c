@@ -16,6 +16,7 @@
 #include "bridge/follow.h"
 #include "bridge/inbound.h"
 #include "bridge/inbound_internal.h"
+#include "bridge/inbound_mail.h"
 #include "bridge/mailcmd.h"
 #include "bridge/needinfo.h"
 #include "bugzilla/bug.h"
@@ -1542,101 +1543,56 @@ enum bb_status inbound_finish_mail(struct sync_context *sc, long long row,
 
 /* ----------------------------------------------------- the tracker */
 
-/* Whether text has a line that starts with "#regzbot" (any case): a
- * directive, whose sender is then checked. */
-static int has_directive(const char *text)
-{
-	for (const char *p = text; p && *p;) {
-		if (!g_ascii_strncasecmp(p, "#regzbot", 8))
-			return 1;
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	return 0;
-}
-
 /* Hands a mail to the regression tracker (in the caller's transaction):
- * body is the decoded text when the caller has it; otherwise it is decoded
- * here only if the raw scan says a directive may be in it.  scan is the
- * mail's inmail_scan() when the caller has it, else -1.  A mail with a
- * #regzbot directive has its sender checked (verdict, when the caller
- * checked it already; from the archive's history, see
+ * with its decoded body when with_body, else only when the tracker wants
+ * it (tracker_wants_body(), from the raw scan).  A mail with a #regzbot
+ * directive has its sender checked (verdict, when the caller's handling
+ * of it asked already; from the archive's history, see
  * inbound_sender_verdict()): what an unauthenticated sender's directives
  * do is marked so. */
-static enum bb_status feed_tracker_decoded(struct sync_context *sc,
-					   const struct inbound_options *opt, const struct inmail *m,
-					   const char *raw, size_t len, const char *body,
-					   long scan, const char *decoded,
-					   const struct auth_verdict *verdict, struct bb_error *err);
-
 enum bb_status inbound_feed_tracker(struct sync_context *sc, const struct inbound_options *opt,
-				    const struct inmail *m, const char *raw, size_t len,
-				    const char *body, long scan, const struct auth_verdict *verdict,
-				    struct bb_error *err)
+				    struct prepared_mail *p, int with_body,
+				    const struct auth_verdict *verdict, struct bb_error *err)
 {
-	return feed_tracker_decoded(sc, opt, m, raw, len, body, scan, NULL, verdict, err);
-}
-
-/* inbound_feed_tracker(), where decoded (when not NULL) is the mail's
- * decoded text, which the caller made anyway: used instead of decoding it
- * again if the tracker wants the body. */
-static enum bb_status feed_tracker_decoded(struct sync_context *sc,
-					   const struct inbound_options *opt, const struct inmail *m,
-					   const char *raw, size_t len, const char *body,
-					   long scan, const char *decoded,
-					   const struct auth_verdict *verdict, struct bb_error *err)
-{
-	struct inmail_body b;
-	struct auth_verdict own;
+	const char *body = NULL;
 	enum bb_status s;
 
 	if (!sc->tracker)
 		return BB_OK;
-	memset(&b, 0, sizeof(b));
-	if (!body && scan < 0)
-		scan = (long)inmail_scan(m, raw, len);
-	if (!body && tracker_wants_body(sc->tracker, m, (unsigned)scan, raw, len)) {
-		if (decoded)
-			body = decoded;
-		else if (inmail_decode(raw, len, &b, NULL) == BB_OK)
-			body = b.text ? b.text : "";
+	if ((with_body || tracker_wants_body(sc->tracker, &p->m, p->scan, p->raw, p->len)) &&
+	    prepared_mail_body(p, NULL))
+		body = prepared_mail_text(p);
+	if (body && !verdict && prepared_mail_directive(p)) {
+		if ((s = prepared_mail_verdict(sc, opt, p, NULL, err)))
+			return s;
+		verdict = &p->verdict;
 	}
-	if (body && !verdict && has_directive(body)) {
-		if ((s = inbound_sender_verdict(sc, opt, m, raw, len, &own, err)))
-			goto out;
-		verdict = &own;
-	}
-	s = tracker_mail(sc->tracker, m, body,
-			 verdict && !verdict->authenticated ? verdict->reason : NULL, err);
-out:
-	inmail_body_release(&b);
-	return s;
+	return tracker_mail(sc->tracker, &p->m, body,
+			    verdict && !verdict->authenticated ? verdict->reason : NULL, err);
 }
 
 /* ------------------------------------------------------------- a mail */
 
-/* decoded: the mail's body when the caller decoded it (NULL: decoded
- * here); pre: its sender's verdict when the caller checked it (NULL:
- * checked here if it carries commands). */
+/* A mail of bug bug_id: its comment and commands recorded (the sender
+ * checked when it carries commands, unless the handling did before). */
 static enum bb_status handle_matched(struct sync_context *sc, const struct inbound_options *opt,
-				     const char *raw, size_t len, const struct inmail *m,
-				     long long bug_id, const char *parent, int count,
-				     const char *cursor_name, const char *cursor_value,
-				     const struct inmail_body *decoded, const struct auth_verdict *pre,
+				     struct prepared_mail *p, long long bug_id, const char *parent,
+				     int count, const char *cursor_name, const char *cursor_value,
 				     struct inbound_stats *stats, struct bb_error *err)
 {
-	struct inmail_body own;
-	const struct inmail_body *body = decoded ? decoded : &own;
-	struct mailcmd *cmds = NULL;
-	struct auth_verdict verdict;
+	const struct inmail *m = &p->m;
+	const struct inmail_body *body = prepared_mail_body(p, err);
+	const struct mailcmd *cmds = NULL;
+	struct auth_verdict none;
+	const struct auth_verdict *verdict = &none;
+	int pre = p->checked;
 	size_t ncmds = 0;
 	char *comment = NULL, *rest = NULL;
 	const char *words;
 	long long row = 0;
 	enum bb_status s;
 
-	memset(&own, 0, sizeof(own));
-	if (!decoded && inmail_decode(raw, len, &own, err) != BB_OK) {
+	if (!body) {
 		stats->rejected++;
 		log_event(LOG_LEVEL_WARN, "inbound.rejected", LF_STR("message_id", m->message_id),
 			  LF_STR("reason", err->message));
@@ -1653,13 +1609,13 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		return store_commit(sc->db, err);
 	}
 	if (sc->cfg->inbound_commands)
-		mailcmd_parse(body->text ? body->text : "", &cmds, &ncmds, NULL);
-	memset(&verdict, 0, sizeof(verdict));
-	if (pre)
-		verdict = *pre;
-	else if ((ncmds || needinfo_wants_sender(sc, bug_id, m->from_addr)) &&
-		 (s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err)))
+		ncmds = prepared_mail_commands(p, &cmds);
+	memset(&none, 0, sizeof(none));
+	if ((pre || ncmds || needinfo_wants_sender(sc, bug_id, m->from_addr)) &&
+	    (s = prepared_mail_verdict(sc, opt, p, NULL, err)))
 		goto out;
+	if (p->checked)
+		verdict = &p->verdict;
 	/* a mail of nothing but commands makes no comment (the text is
 	 * copied only when it has command lines: it may be 50 MB) */
 	words = body->text ? body->text : "";
@@ -1678,14 +1634,13 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 		goto out;
 	s = inbound_mail_record(sc, opt, m, bug_id, parent, "intent", NULL, comment, &row, err);
 	if (!s && ncmds)
-		s = record_commands(sc, m, &verdict, inbound_from_history(opt, m), parent != NULL,
+		s = record_commands(sc, m, verdict, inbound_from_history(opt, m), parent != NULL,
 				    bug_id, row, cmds, ncmds, stats, err);
 	if (!s)   /* an answer to #bugbridge needinfo (bridge/needinfo.h) */
-		s = needinfo_mail_read(sc, m, bug_id, inbound_from_history(opt, m), &verdict,
+		s = needinfo_mail_read(sc, m, bug_id, inbound_from_history(opt, m), verdict,
 				       sender_allowed, err);
 	if (!s)
-		s = inbound_feed_tracker(sc, opt, m, raw, len, body->text ? body->text : "", -1,
-					 ncmds || pre ? &verdict : NULL, err);
+		s = inbound_feed_tracker(sc, opt, p, 1, ncmds || pre ? verdict : NULL, err);
 	if (!s)
 		s = inbound_cursor_move(sc, cursor_name, cursor_value, err);
 	if (s) {
@@ -1701,10 +1656,8 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 	test_hook("inbound.recorded");
 	s = inbound_finish_mail(sc, row, stats, err);
 out:
-	mailcmd_free(cmds, ncmds);
 	free(rest);
 	free(comment);
-	inmail_body_release(&own);
 	return s;
 }
 
@@ -1725,10 +1678,8 @@ static enum bb_status batch_reopen(struct sync_context *sc, enum bb_status s,
  * recorded before must be on disk first, so a batch transaction the caller
  * holds is committed before and opened again after. */
 static enum bb_status handle_durably(struct sync_context *sc, const struct inbound_options *opt,
-				     const char *raw, size_t len, const struct inmail *m,
-				     long long bug_id, const char *parent, int count,
-				     const char *cursor_name, const char *cursor_value,
-				     const struct inmail_body *decoded, const struct auth_verdict *pre,
+				     struct prepared_mail *p, long long bug_id, const char *parent,
+				     int count, const char *cursor_name, const char *cursor_value,
 				     struct batch *later, struct inbound_stats *stats,
 				     struct bb_error *err, int track)
 {
@@ -1737,108 +1688,38 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 
 	if (batch && (s = batch_commit(sc, later, "a mail of a bug", err)))
 		return s;
-	s = track ? inbound_handle_track(sc, opt, raw, len, m, cursor_name, cursor_value, pre,
-					 stats, err)
-		  : handle_matched(sc, opt, raw, len, m, bug_id, parent, count, cursor_name,
-				   cursor_value, decoded, pre, stats, err);
+	s = track ? inbound_handle_track(sc, opt, p, cursor_name, cursor_value, stats, err)
+		  : handle_matched(sc, opt, p, bug_id, parent, count, cursor_name, cursor_value,
+				   stats, err);
 	return batch ? batch_reopen(sc, s, err) : s;
-}
-
-/* What handling a mail needs from its bytes alone: worked out before, and
- * on a pipeline beside, the part that reads and writes the state. */
-struct prepared_mail {
-	struct inmail m;
-	enum bb_status parsed;  /* of inmail_parse_headers() */
-	struct bb_error err;    /* why it failed */
-	unsigned scan;          /* inmail_scan() */
-	int track;              /* a #bugbridge track command (where looked for) */
-	struct inmail_body body; /* decoded for the command scan, kept for the
-				  * tracker (decoded: it was) */
-	int decoded;
-	time_t waited_since;    /* read again from in_wait: since when; 0: from the archive */
-};
-
-/* Whether the mail holds a "#bugbridge track" command (in its decoded
- * text, left in body; *decoded says whether it could be decoded). */
-static int has_track_command(const char *raw, size_t len, struct inmail_body *body,
-			     int *decoded)
-{
-	struct mailcmd *cmds = NULL;
-	size_t ncmds = 0;
-	int track = 0;
-
-	*decoded = inmail_decode(raw, len, body, NULL) == BB_OK;
-	if (*decoded) {
-		mailcmd_parse(body->text ? body->text : "", &cmds, &ncmds, NULL);
-		for (size_t i = 0; i < ncmds; i++)
-			track |= cmds[i].verb == MAILCMD_TRACK;
-	}
-	mailcmd_free(cmds, ncmds);
-	return track;
-}
-
-/* The header pass, and for a mail that could start a tracked thread the
- * command scan (whether it belongs to a bug is not known yet: that reads
- * the state; for the few that do, the scan is spent for nothing). */
-static void prepare_mail(const struct bb_config *cfg, const char *raw, size_t len,
-			 struct prepared_mail *p)
-{
-	const struct inmail_options iopt = { cfg->mail_domain };
-
-	memset(p, 0, sizeof(*p));
-	p->parsed = inmail_parse_headers(raw, len, &iopt, &p->m, &p->err);
-	if (p->parsed != BB_OK || !p->m.message_id)
-		return;
-	p->scan = inmail_scan(&p->m, raw, len);   /* for the track command and the tracker */
-	if (cfg->inbound_track && cfg->inbound_commands &&
-	    (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE)))
-		p->track = has_track_command(raw, len, &p->body, &p->decoded);
-}
-
-static void prepared_release(struct prepared_mail *p)
-{
-	inmail_release(&p->m);
-	inmail_body_release(&p->body);
 }
 
 /* Whether handling the mail will ask who sent it: for its #bugbridge
  * commands (a mail of a bug, or a track command) or for a #regzbot
  * directive the tracker reads.  When it takes the body to tell, the body
- * is decoded into p (p->decoded), where the handling finds it. */
-static int sender_check_needed(struct sync_context *sc, const char *raw, size_t len,
-			       struct prepared_mail *p, long long bug_id, const char *why)
+ * is decoded (p keeps it for the handling). */
+static int sender_check_needed(struct sync_context *sc, struct prepared_mail *p,
+			       long long bug_id, const char *why)
 {
 	const struct inmail *m = &p->m;
 	int commands = bug_id && !why && sc->cfg->inbound_commands &&
 		       (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_OPAQUE));
 	int directive = sc->tracker && (p->scan & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE));
-	const char *text;
-	int need = 0;
+	const struct mailcmd *cmds;
 
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply)
 		return 1;
-	/* as feed_tracker_decoded() decides to read the body */
+	/* as inbound_feed_tracker() decides to read the body */
 	if ((!bug_id || why) && directive &&
-	    !tracker_wants_body(sc->tracker, m, p->scan, raw, len))
+	    !tracker_wants_body(sc->tracker, m, p->scan, p->raw, p->len))
 		directive = 0;
 	if (!commands && !directive)
 		return 0;
-	if (!p->decoded && !p->track)   /* (with track, decoding was tried) */
-		p->decoded = inmail_decode(raw, len, &p->body, NULL) == BB_OK;
-	if (!p->decoded)
+	if (!prepared_mail_body(p, NULL))
 		return 0;   /* the handling finds it cannot be read */
-	text = p->body.text ? p->body.text : "";
-	if (directive && has_directive(text))
-		need = 1;
-	if (!need && commands) {
-		struct mailcmd *cmds = NULL;
-		size_t ncmds = 0;
-
-		mailcmd_parse(text, &cmds, &ncmds, NULL);
-		need = ncmds > 0;
-		mailcmd_free(cmds, ncmds);
-	}
-	return need;
+	if (directive && prepared_mail_directive(p))
+		return 1;
+	return commands && prepared_mail_commands(p, &cmds) > 0;
 }
 
 /* Checks who sent the mail with no transaction open: the check may wait
@@ -1848,16 +1729,15 @@ static int sender_check_needed(struct sync_context *sc, const char *raw, size_t 
  * again after. */
 static enum bb_status check_sender_unlocked(struct sync_context *sc,
 					    const struct inbound_options *opt,
-					    const char *raw, size_t len, const struct inmail *m,
-					    struct batch *later, struct inbound_stats *stats,
-					    struct auth_verdict *v, struct bb_error *err)
+					    struct prepared_mail *p, struct batch *later,
+					    struct inbound_stats *stats, struct bb_error *err)
 {
 	int batch = sc->db->depth > 0;
 	enum bb_status s;
 
 	if (batch && (s = batch_commit(sc, later, "a mail to authenticate", err)))
 		return s;
-	s = inbound_round_sender_verdict(sc, opt, m, raw, len, stats, v, err);
+	s = prepared_mail_verdict(sc, opt, p, stats, err);
 	return batch ? batch_reopen(sc, s, err) : s;
 }
 
@@ -1867,42 +1747,41 @@ static enum bb_status check_sender_unlocked(struct sync_context *sc,
  * commands and directives wait with it, all handled together once a check
  * is final, as a mail just read would be (exactly once: that handling's
  * transaction deletes the row). */
-static enum bb_status mail_wait(struct sync_context *sc, const char *raw, size_t len,
-				const struct prepared_mail *p, const char *cursor_name,
-				const char *cursor_value, struct batch *later,
-				const struct auth_verdict *v, struct inbound_stats *stats,
+static enum bb_status mail_wait(struct sync_context *sc, const struct prepared_mail *p,
+				const char *cursor_name, const char *cursor_value,
+				struct batch *later, struct inbound_stats *stats,
 				struct bb_error *err)
 {
+	const struct auth_verdict *v = &p->verdict;
 	enum bb_status s;
 
 	if (sc->dry_run)   /* (logged and counted only) */
-		return inbound_wait_record(sc, p->m.message_id, raw, len, p->waited_since, v, stats,
-					   err);
+		return inbound_wait_record(sc, p->m.message_id, p->raw, p->len, p->waited_since, v,
+					   stats, err);
 	if ((s = store_begin(sc->db, err)))
 		return s;
-	s = inbound_wait_record(sc, p->m.message_id, raw, len, p->waited_since, v, stats, err);
+	s = inbound_wait_record(sc, p->m.message_id, p->raw, p->len, p->waited_since, v, stats,
+				err);
 	if (!s && !p->waited_since)
 		s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 	return s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 }
 
 static enum bb_status handle_prepared(struct sync_context *sc, const struct inbound_options *opt,
-				     const char *raw, size_t len, const char *cursor_name,
-				     const char *cursor_value, struct prepared_mail *p,
-				     struct ref_memo *memo, struct batch *later,
-				     struct inbound_stats *stats, struct bb_error *err)
+				     const char *cursor_name, const char *cursor_value,
+				     struct prepared_mail *p, struct ref_memo *memo,
+				     struct batch *later, struct inbound_stats *stats,
+				     struct bb_error *err)
 {
 	const struct inmail *m = &p->m;
 	const char *parent = NULL, *why = NULL;
 	long long bug_id = 0;
 	int count = -1;
-	struct auth_verdict verdict;
-	const struct auth_verdict *pre = NULL;
 	enum bb_status s;
 
 	if (!p->waited_since) {
 		stats->mails++;
-		stats->bytes += len;
+		stats->bytes += p->len;
 	}
 	if (opt->progress && stats->mails % 256 == 0)
 		opt->progress(opt->progress_ctx, stats->mails, stats->bytes);
@@ -1928,7 +1807,7 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 		goto out;
 	}
 	ref_memo_check(sc, memo);
-	bug_id = match_mail(sc, memo, m, &parent, &count);
+	bug_id = p->bug_id = match_mail(sc, memo, m, &parent, &count);
 	if (bug_id) {
 		stats->matched++;
 		if (m->from_bridge || mail_message_id_parse(sc->cfg->mail_domain, m->message_id, NULL))
@@ -1943,21 +1822,19 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 	if ((p->track ||
 	     (p->scan & (INMAIL_SCAN_COMMAND | INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE))) &&
 	    inbound_sender_may_wait(sc, opt, m) &&
-	    sender_check_needed(sc, raw, len, p, bug_id, why)) {
-		if ((s = check_sender_unlocked(sc, opt, raw, len, m, later, stats, &verdict, err)))
+	    sender_check_needed(sc, p, bug_id, why)) {
+		if ((s = check_sender_unlocked(sc, opt, p, later, stats, err)))
 			goto out;
-		if (verdict.temporary && p->waited_since)
-			inbound_wait_over(&verdict, p->waited_since);
-		if (verdict.temporary) {
-			s = mail_wait(sc, raw, len, p, cursor_name, cursor_value, later, &verdict,
-				      stats, err);
+		if (p->verdict.temporary && p->waited_since)
+			inbound_wait_over(&p->verdict, p->waited_since);
+		if (p->verdict.temporary) {
+			s = mail_wait(sc, p, cursor_name, cursor_value, later, stats, err);
 			goto out;
 		}
-		pre = &verdict;
 	}
 	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
-		s = handle_durably(sc, opt, raw, len, m, 0, NULL, -1, cursor_name, cursor_value,
-				   NULL, pre, later, stats, err, 1);
+		s = handle_durably(sc, opt, p, 0, NULL, -1, cursor_name, cursor_value, later, stats,
+				   err, 1);
 		ref_memo_clear(memo);
 		goto out;
 	}
@@ -1976,18 +1853,16 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 			s = inbound_mail_record(sc, opt, m, bug_id, parent, "ignored", why, NULL,
 						NULL, err);
 		if (!s && m->mark)
-			s = inbound_own_mail_sent(sc, m, bug_id, raw, len, err);
+			s = inbound_own_mail_sent(sc, m, bug_id, p->raw, p->len, err);
 		if (!s)
-			s = feed_tracker_decoded(sc, opt, m, raw, len, NULL, p->scan,
-						 p->decoded ? (p->body.text ? p->body.text : "") : NULL,
-						 pre, err);
+			s = inbound_feed_tracker(sc, opt, p, 0, p->checked ? &p->verdict : NULL, err);
 		if (!s)
 			s = cursor_move_later(sc, later, cursor_name, cursor_value, err);
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
 		goto out;
 	}
-	s = handle_durably(sc, opt, raw, len, m, bug_id, parent, count, cursor_name, cursor_value,
-			   p->decoded ? &p->body : NULL, pre, later, stats, err, 0);
+	s = handle_durably(sc, opt, p, bug_id, parent, count, cursor_name, cursor_value, later,
+			   stats, err, 0);
 out:
 	if (bug_id)
 		ref_memo_clear(memo);
@@ -2003,10 +1878,9 @@ enum bb_status inbound_handle(struct sync_context *sc, const struct inbound_opti
 	enum bb_status s;
 
 	sync_mark_key(sc);
-	prepare_mail(sc->cfg, raw, len, &p);
-	s = handle_prepared(sc, opt, raw, len, cursor_name, cursor_value, &p, NULL, NULL, stats,
-			    err);
-	prepared_release(&p);
+	prepared_mail_read(&p, sc->cfg, raw, len);
+	s = handle_prepared(sc, opt, cursor_name, cursor_value, &p, NULL, NULL, stats, err);
+	prepared_mail_release(&p);
 	return s;
 }
 
@@ -2043,11 +1917,10 @@ static enum bb_status handle_waited(struct sync_context *sc, const struct inboun
 	struct prepared_mail p;
 	enum bb_status s;
 
-	prepare_mail(sc->cfg, raw, len, &p);
+	prepared_mail_read(&p, sc->cfg, raw, len);
 	p.waited_since = since;
-	s = handle_prepared(sc, opt, raw, len, INBOUND_WAIT_CURSOR, message_id, &p, NULL, NULL,
-			    stats, err);
-	prepared_release(&p);
+	s = handle_prepared(sc, opt, INBOUND_WAIT_CURSOR, message_id, &p, NULL, NULL, stats, err);
+	prepared_mail_release(&p);
 	return s;
 }
 
@@ -2106,10 +1979,10 @@ static enum bb_status on_message(void *ctx, const char *raw, size_t len, const c
 	{
 		struct prepared_mail p;
 
-		prepare_mail(r->sc->cfg, raw, len, &p);
-		s = handle_prepared(r->sc, r->opt, raw, len, r->cursor_name, position, &p, &r->memo,
+		prepared_mail_read(&p, r->sc->cfg, raw, len);
+		s = handle_prepared(r->sc, r->opt, r->cursor_name, position, &p, &r->memo,
 				    &r->later, r->stats, r->err);
-		prepared_release(&p);
+		prepared_mail_release(&p);
 	}
 	if (s) {
 		store_rollback(r->sc->db);

@@ -21,6 +21,7 @@
 #define ANSWER_HEADING "bugbridge's answer to the commands in the mail above:\n\n"
 
 struct ref_memo;
+struct prepared_mail;
 
 /* --- inbound.c: a mail and its row ---------------------------------------- */
 
@@ -47,11 +48,13 @@ enum bb_status inbound_cursor_move(struct sync_context *sc, const char *name, co
 /* Posts a recorded mail's comment and acts on its commands. */
 enum bb_status inbound_finish_mail(struct sync_context *sc, long long row,
 				   struct inbound_stats *stats, struct bb_error *err);
-/* Hands a mail to the regression tracker (in the caller's transaction). */
+/* Hands a mail to the regression tracker (in the caller's transaction):
+ * with its body when with_body, else when the tracker wants it; verdict:
+ * the sender's as the handling asked for it (NULL: asked here, when the
+ * body has a directive). */
 enum bb_status inbound_feed_tracker(struct sync_context *sc, const struct inbound_options *opt,
-				    const struct inmail *m, const char *raw, size_t len,
-				    const char *body, long scan, const struct auth_verdict *verdict,
-				    struct bb_error *err);
+				    struct prepared_mail *p, int with_body,
+				    const struct auth_verdict *verdict, struct bb_error *err);
 
 /* --- inbound.c: the comment's words --------------------------------------- */
 
@@ -160,12 +163,11 @@ enum bb_status inbound_check_waiting(struct sync_context *sc, const struct inbou
 /* --- inbound_track.c: "#bugbridge track" ---------------------------------- */
 
 /* A mail that belongs to no bug but says "#bugbridge track": recorded with
- * the cursor; when its sender may, the thread becomes a bug.  pre: its
- * sender's verdict when the caller checked it (NULL: checked here). */
+ * the cursor; when its sender may (its verdict: p's, checked here unless
+ * the caller did), the thread becomes a bug. */
 enum bb_status inbound_handle_track(struct sync_context *sc, const struct inbound_options *opt,
-				    const char *raw, size_t len, const struct inmail *m,
-				    const char *cursor_name, const char *cursor_value,
-				    const struct auth_verdict *pre, struct inbound_stats *stats,
+				    struct prepared_mail *p, const char *cursor_name,
+				    const char *cursor_value, struct inbound_stats *stats,
 				    struct bb_error *err);
 /* Threads whose bug was being created when a crash came. */
 enum bb_status inbound_resume_tracks(struct sync_context *sc, const struct inbound_options *opt,

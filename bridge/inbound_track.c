@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bridge/inbound_internal.h"
+#include "bridge/inbound_mail.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
@@ -56,11 +57,13 @@ static void thread_release(struct thread *t)
 }
 
 
-/* The whole thread of the mail that says "#bugbridge track", oldest first,
- * with that mail in it. */
-static enum bb_status track_thread(const struct inbound_options *opt, const char *raw, size_t len,
-				   const char *message_id, struct thread *t, struct bb_error *err)
+/* The whole thread of the mail self that says "#bugbridge track", oldest
+ * first, with that mail in it (as the archive gives it, else self's bytes
+ * added). */
+static enum bb_status track_thread(const struct inbound_options *opt, struct prepared_mail *self,
+				   struct thread *t, struct bb_error *err)
 {
+	const char *message_id = self->m.message_id;
 	enum bb_status s = BB_OK;
 	int has_self = 0;
 
@@ -71,12 +74,14 @@ static enum bb_status track_thread(const struct inbound_options *opt, const char
 		struct inmail m;
 
 		memset(&m, 0, sizeof(m));
-		if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, NULL, &m, NULL) == BB_OK &&
-		    m.message_id && !strcmp(m.message_id, message_id))
+		if (prepared_mail_is(self, t->raw[i].data, t->raw[i].len))
+			has_self = 1;
+		else if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, NULL, &m, NULL) ==
+				 BB_OK && m.message_id && !strcmp(m.message_id, message_id))
 			has_self = 1;
 		inmail_release(&m);
 	}
-	if (!has_self && (s = thread_add(t, raw, len)))
+	if (!has_self && (s = thread_add(t, self->raw, self->len)))
 		return bb_error_set(err, s, "out of memory");
 	return BB_OK;
 }
@@ -87,29 +92,41 @@ static enum bb_status track_thread(const struct inbound_options *opt, const char
  * as the description, the others as comments to post. */
 static enum bb_status track_create(struct sync_context *sc, const struct inbound_options *opt,
 				   const struct thread *t, const char *track_mid,
-				   struct inbound_stats *stats, struct bb_error *err)
+				   struct prepared_mail *self, struct inbound_stats *stats,
+				   struct bb_error *err)
 {
 	char *track_from = NULL;
 	const struct inmail_options iopt = { sc->cfg->mail_domain };
-	struct inmail root;
-	struct inmail_body body;
+	struct inmail own_root;
+	struct inmail_body own_body;
+	const struct inmail *root = &own_root;
+	const struct inmail_body *body = &own_body;
 	struct bz_bug created;
 	char *link = NULL, *description = NULL;
 	long long bug_id = 0;
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 
-	memset(&root, 0, sizeof(root));
-	memset(&body, 0, sizeof(body));
+	memset(&own_root, 0, sizeof(own_root));
+	memset(&own_body, 0, sizeof(own_body));
 	memset(&created, 0, sizeof(created));
-	if ((s = inmail_parse_headers(t->raw[0].data, t->raw[0].len, &iopt, &root, err)) ||
-	    (s = inmail_decode(t->raw[0].data, t->raw[0].len, &body, err)))
+	if (prepared_mail_is(self, t->raw[0].data, t->raw[0].len)) {
+		/* the track mail is the thread's root: read once */
+		root = &self->m;
+		if (!(body = prepared_mail_body(self, err))) {
+			s = err->code;
+			goto out;
+		}
+	} else if ((s = inmail_parse_headers(t->raw[0].data, t->raw[0].len, &iopt, &own_root,
+					     err)) ||
+		   (s = inmail_decode(t->raw[0].data, t->raw[0].len, &own_body, err))) {
 		goto out;
-	if (!root.message_id) {
+	}
+	if (!root->message_id) {
 		s = bb_error_set(err, BB_ERR_INVALID, "the thread's first mail has no Message-ID");
 		goto out;
 	}
-	link = inbound_archive_link(opt, root.message_id);
+	link = inbound_archive_link(opt, root->message_id);
 	if (!link) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
@@ -123,19 +140,19 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			{ "version", sc->cfg->inbound_track_version },
 			{ "op_sys", sc->cfg->inbound_track_op_sys },
 			{ "platform", sc->cfg->inbound_track_platform },
-			{ "summary", *inmail_bare_subject(root.subject) ? inmail_bare_subject(root.subject)
+			{ "summary", *inmail_bare_subject(root->subject) ? inmail_bare_subject(root->subject)
 								: "(no subject)" },
 			{ "url", link },
 		};
-		char *text = inbound_strip_commands(body.text ? body.text : "");
+		char *text = inbound_strip_commands(body->text ? body->text : "");
 		struct buf d = BUF_INIT;
 
-		buf_addf(&d, "%s%s%s%s reported on the list:\n\n", root.from_name ? root.from_name : "",
-			 root.from_name && *root.from_name ? " <" : "", root.from_addr ? root.from_addr : "",
-			 root.from_name && *root.from_name ? ">" : "");
+		buf_addf(&d, "%s%s%s%s reported on the list:\n\n", root->from_name ? root->from_name : "",
+			 root->from_name && *root->from_name ? " <" : "", root->from_addr ? root->from_addr : "",
+			 root->from_name && *root->from_name ? ">" : "");
 		buf_addstr(&d, text ? text : "");
-		inbound_add_parts(sc, &root, &body, &d);
-		buf_addf(&d, "\nArchived at %s\nMessage-ID: <%s>\n", link, root.message_id);
+		inbound_add_parts(sc, root, body, &d);
+		buf_addf(&d, "\nArchived at %s\nMessage-ID: <%s>\n", link, root->message_id);
 		free(text);
 		description = buf_detach(&d, NULL);
 		if (!sc->cfg->inbound_track_product || !sc->cfg->inbound_track_component) {
@@ -150,7 +167,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 		test_hook("inbound.created");
 		stats->bugs_created++;
 		log_event(LOG_LEVEL_INFO, "inbound.tracked", LF_INT("bug", bug_id),
-			  LF_STR("thread", root.message_id));
+			  LF_STR("thread", root->message_id));
 	}
 	/* the description's comment id, so it is never mailed back */
 	created.id = bug_id;
@@ -164,7 +181,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 			       " ON CONFLICT (id) DO NOTHING", err)))
 		goto rollback;
 	sqlite3_bind_int64(st, 1, bug_id);
-	sqlite3_bind_text(st, 2, inmail_bare_subject(root.subject), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, inmail_bare_subject(root->subject), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, sc->cfg->inbound_track_product, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, sc->cfg->inbound_track_component, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
@@ -182,78 +199,86 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 		sqlite3_bind_int64(st, 1, created.comments[0].id);
 		sqlite3_bind_int64(st, 2, bug_id);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)created.comments[0].time);
-		sqlite3_bind_text(st, 4, root.message_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, root->message_id, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			s = store_fail(sc->db, err, "recording a tracked bug");
 			goto rollback;
 		}
-		store_keys_add(sc->db, STORE_KEYS_MAIL, root.message_id);
+		store_keys_add(sc->db, STORE_KEYS_MAIL, root->message_id);
 		sqlite3_finalize(st);
 		st = NULL;
 	}
 	/* the other mails of the thread become comments (the root and the
 	 * track mail itself are recorded too) */
 	for (size_t i = 0; i < t->n && !s; i++) {
-		struct inmail m;
+		struct inmail own;
 		struct inmail_body b;
+		const struct inmail_body *body_i = &b;
+		int is_self = prepared_mail_is(self, t->raw[i].data, t->raw[i].len);
+		const struct inmail *mp = is_self ? &self->m : &own;
 		char *comment = NULL, *rest = NULL;
 		const char *parent = NULL;
 		int count = -1;
 
-		memset(&m, 0, sizeof(m));
+		memset(&own, 0, sizeof(own));
 		memset(&b, 0, sizeof(b));
-		if (inmail_parse_headers(t->raw[i].data, t->raw[i].len, &iopt, &m, NULL) != BB_OK ||
-		    !m.message_id) {
-			inmail_release(&m);
+		if ((!is_self &&
+		     inmail_parse_headers(t->raw[i].data, t->raw[i].len, &iopt, &own, NULL) != BB_OK) ||
+		    !mp->message_id) {
+			inmail_release(&own);
 			continue;
 		}
-		if (!track_from && !strcmp(m.message_id, track_mid) && m.from_addr)
-			track_from = strdup(m.from_addr);
-		if (i > 0 && (m.from_bridge || m.auto_reply)) {
+		if (!track_from && !strcmp(mp->message_id, track_mid) && mp->from_addr)
+			track_from = strdup(mp->from_addr);
+		if (i > 0 && (mp->from_bridge || mp->auto_reply)) {
 			/* never a comment, as when read on their own: the
 			 * bridge's answers in the thread (one read again, when
 			 * the state was put back from an older backup), an
 			 * auto-reply */
-			if (inbound_mail_seen(sc, m.message_id))
-				s = inbound_mail_forget(sc, m.message_id, err);
+			if (inbound_mail_seen(sc, mp->message_id))
+				s = inbound_mail_forget(sc, mp->message_id, err);
 			if (!s)
-				s = inbound_mail_record(sc, opt, &m, bug_id, m.in_reply_to, "ignored",
-							m.from_bridge ? "sent by bugbridge"
+				s = inbound_mail_record(sc, opt, mp, bug_id, mp->in_reply_to, "ignored",
+							mp->from_bridge ? "sent by bugbridge"
 								      : "an automatic reply",
 							NULL, NULL, err);
-			if (!s && m.mark)
-				s = inbound_own_mail_sent(sc, &m, bug_id, t->raw[i].data,
+			if (!s && mp->mark)
+				s = inbound_own_mail_sent(sc, mp, bug_id, t->raw[i].data,
 							  t->raw[i].len, err);
 		} else if (i == 0) {
 			/* the description: nothing to post; a root seen before
 			 * (the track mail itself) now belongs to the bug */
-			if (inbound_mail_seen(sc, m.message_id))
-				s = inbound_mail_forget(sc, m.message_id, err);
+			if (inbound_mail_seen(sc, mp->message_id))
+				s = inbound_mail_forget(sc, mp->message_id, err);
 			if (!s)
-				s = inbound_mail_record(sc, opt, &m, bug_id, NULL, "posted",
+				s = inbound_mail_record(sc, opt, mp, bug_id, NULL, "posted",
 							"thread root", NULL, NULL, err);
 		} else {
 			/* a comment, in thread order; the track mail, recorded
 			 * when it was read, takes its place among them */
-			if (inbound_mail_seen(sc, m.message_id))
-				s = inbound_mail_forget(sc, m.message_id, err);
-			inbound_known_message(sc, NULL, m.in_reply_to, &count);
-			parent = m.in_reply_to;
-			if (!s && inmail_decode(t->raw[i].data, t->raw[i].len, &b, NULL) == BB_OK) {
-				rest = inbound_strip_commands(b.text ? b.text : "");
-				if ((rest && inbound_has_own_text(rest)) || b.nparts)
-					comment = inbound_compose_comment(sc, opt, &m, &b, rest,
+			if (inbound_mail_seen(sc, mp->message_id))
+				s = inbound_mail_forget(sc, mp->message_id, err);
+			inbound_known_message(sc, NULL, mp->in_reply_to, &count);
+			parent = mp->in_reply_to;
+			if (is_self)
+				body_i = prepared_mail_body(self, NULL);
+			else if (s || inmail_decode(t->raw[i].data, t->raw[i].len, &b, NULL) != BB_OK)
+				body_i = NULL;
+			if (!s && body_i) {
+				rest = inbound_strip_commands(body_i->text ? body_i->text : "");
+				if ((rest && inbound_has_own_text(rest)) || body_i->nparts)
+					comment = inbound_compose_comment(sc, opt, mp, body_i, rest,
 									  count);
 			}
 			if (!s)
-				s = inbound_mail_record(sc, opt, &m, bug_id, parent,
+				s = inbound_mail_record(sc, opt, mp, bug_id, parent,
 						comment ? "intent" : "no-comment", NULL, comment, NULL,
 						err);
 		}
 		free(rest);
 		free(comment);
 		inmail_body_release(&b);
-		inmail_release(&m);
+		inmail_release(&own);
 	}
 	if (!s) {
 		/* the answer, in the same transaction: queued once the bug is
@@ -265,7 +290,7 @@ static enum bb_status track_create(struct sync_context *sc, const struct inbound
 
 		memset(&bug, 0, sizeof(bug));
 		bug.id = bug_id;
-		bug.summary = (char *)inmail_bare_subject(root.subject);
+		bug.summary = (char *)inmail_bare_subject(root->subject);
 		bug.product = sc->cfg->inbound_track_product;
 		bug.component = sc->cfg->inbound_track_component;
 		bug.status = (char *)"NEW";
@@ -286,8 +311,8 @@ out:
 	bz_bug_release(&created);
 	free(link);
 	free(description);
-	inmail_body_release(&body);
-	inmail_release(&root);
+	inmail_body_release(&own_body);
+	inmail_release(&own_root);
 	return s;
 }
 
@@ -373,11 +398,11 @@ static int thread_answers_exhausted(struct sync_context *sc, const struct inmail
 
 /* A mail that belongs to no bug but says "#bugbridge track". */
 enum bb_status inbound_handle_track(struct sync_context *sc, const struct inbound_options *opt,
-				    const char *raw, size_t len, const struct inmail *m,
-				    const char *cursor_name, const char *cursor_value,
-				    const struct auth_verdict *pre, struct inbound_stats *stats,
+				    struct prepared_mail *p, const char *cursor_name,
+				    const char *cursor_value, struct inbound_stats *stats,
 				    struct bb_error *err)
 {
+	const struct inmail *m = &p->m;
 	struct thread t = { NULL, 0, 0 };
 	char **allow = config_address_list(sc->cfg->inbound_allow, NULL);
 	struct auth_verdict verdict;
@@ -386,12 +411,11 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 	long long row = 0;
 	enum bb_status s;
 
-	if (pre) {
-		verdict = *pre;
-	} else if ((s = inbound_sender_verdict(sc, opt, m, raw, len, &verdict, err))) {
+	if ((s = prepared_mail_verdict(sc, opt, p, NULL, err))) {
 		config_list_free(allow);
 		return s;
 	}
+	verdict = p->verdict;
 	allowed = verdict.authenticated && !history && inbound_address_in(m->from_addr, allow);
 	config_list_free(allow);
 	if (history)
@@ -433,7 +457,7 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 		free(text);
 	}
 	if (!s)
-		s = inbound_feed_tracker(sc, opt, m, raw, len, NULL, -1, &verdict, err);
+		s = inbound_feed_tracker(sc, opt, p, 0, &verdict, err);
 	if (!s)
 		s = inbound_cursor_move(sc, cursor_name, cursor_value, err);
 	if (s || sc->dry_run) {
@@ -448,8 +472,8 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 			  LF_STR("command", "#bugbridge track"), LF_STR("reason", note));
 		return BB_OK;
 	}
-	if (!(s = track_thread(opt, raw, len, m->message_id, &t, err)))
-		s = track_create(sc, opt, &t, m->message_id, stats, err);
+	if (!(s = track_thread(opt, p, &t, err)))
+		s = track_create(sc, opt, &t, m->message_id, p, stats, err);
 	thread_release(&t);
 	if (s)
 		s = track_give_up(sc, m->message_id, s, err);
@@ -494,7 +518,7 @@ enum bb_status inbound_resume_tracks(struct sync_context *sc, const struct inbou
 		if (!s && !t.n)
 			s = bb_error_set(err, BB_ERR_NOT_FOUND, "the archive has no thread for %s", mid);
 		if (!s)
-			s = track_create(sc, opt, &t, mid, stats, err);
+			s = track_create(sc, opt, &t, mid, NULL, stats, err);
 		thread_release(&t);
 		if (s)
 			s = track_give_up(sc, mid, s, err);
