@@ -511,3 +511,46 @@ enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const
 	json_object_put(root);
 	return st;
 }
+
+enum bb_status bz_product_components(struct bz_client *c, const char *product, char ***names,
+				     struct bb_error *err)
+{
+	char *p = curl_easy_escape(c->curl, product ? product : "", 0);
+	char *path = p ? str_printf("/rest/product/%s", p) : NULL;
+	json_object *root = NULL, *list, *comps;
+	size_t n = 0, k = 0;
+	enum bb_status st;
+
+	*names = NULL;
+	curl_free(p);
+	if (!path)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	st = bz_get_meta_json(c, path, &root, err);
+	free(path);
+	list = st ? NULL : bz_jget(root, "products");
+	if (list && json_object_is_type(list, json_type_array) && json_object_array_length(list) &&
+	    (comps = bz_jget(json_object_array_get_idx(list, 0), "components")) &&
+	    json_object_is_type(comps, json_type_array)) {
+		n = json_object_array_length(comps);
+		if (!(*names = calloc(n + 1, sizeof(**names))))
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		for (size_t i = 0; i < n && !st; i++) {
+			json_object *comp = json_object_array_get_idx(comps, i), *v;
+
+			if ((v = bz_jget(comp, "is_active")) && !json_object_get_boolean(v))
+				continue;
+			if (!(v = bz_jget(comp, "name")) || !json_object_is_type(v, json_type_string))
+				continue;
+			if (!((*names)[k++] = strdup(json_object_get_string(v))))
+				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		}
+		if (st) {
+			for (size_t i = 0; *names && (*names)[i]; i++)
+				free((*names)[i]);
+			free(*names);
+			*names = NULL;
+		}
+	}
+	json_object_put(root);
+	return st;
+}

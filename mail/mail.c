@@ -932,7 +932,7 @@ static enum bb_status compose_reply(const struct mail_options *opt, const struct
 	mp.cc = spec->cc;
 	fill(&mp.body, ctx);
 	if (bug->id > 0) {
-		mp.subject = make_subject(opt, bug, 1);
+		mp.subject = make_subject(opt, bug, spec->in_reply_to != NULL);
 		url = bug_url(opt, bug->id);
 		add_footer(&mp.body, opt, url);
 	} else {
@@ -991,14 +991,9 @@ struct backlog_body {
 	size_t natts;
 };
 
-static void fill_backlog(struct body *body, const void *ctx)
+/* The backlog's comments, each with its author, date, start and link. */
+static void add_backlog_comments(struct body *body, const struct backlog_body *b)
 {
-	const struct backlog_body *b = ctx;
-
-	body_addf(body, "Bug %lld had %zu public comment%s before it came to this list.\n"
-		  "%s in one mail, each cut to its start; the whole text is on the\n"
-		  "bug's page.\n\n", b->bug_id, b->ncomments, b->ncomments == 1 ? "" : "s",
-		  b->ncomments == 1 ? "Here it is" : "Here they are");
 	for (size_t i = 0; i < b->ncomments; i++) {
 		const struct bz_comment *c = b->comments[i];
 		char *author = person_name(&c->author, b->opt->show_addresses);
@@ -1014,6 +1009,17 @@ static void fill_backlog(struct body *body, const void *ctx)
 			g_date_time_unref(when);
 		g_free(author);
 	}
+}
+
+static void fill_backlog(struct body *body, const void *ctx)
+{
+	const struct backlog_body *b = ctx;
+
+	body_addf(body, "Bug %lld had %zu public comment%s before it came to this list.\n"
+		  "%s in one mail, each cut to its start; the whole text is on the\n"
+		  "bug's page.\n\n", b->bug_id, b->ncomments, b->ncomments == 1 ? "" : "s",
+		  b->ncomments == 1 ? "Here it is" : "Here they are");
+	add_backlog_comments(body, b);
 	for (size_t i = 0; i < b->natts; i++)
 		add_attachment(body, &b->atts[i]);
 }
@@ -1041,6 +1047,56 @@ enum bb_status mail_compose_backlog(const struct mail_options *opt, const struct
 	spec.date = comments[ncomments - 1]->time > 0 ? comments[ncomments - 1]->time : time(NULL);
 	s = compose_reply(opt, bug, &spec, fill_backlog, &b, out, err);
 	g_free(url);
+	return s;
+}
+
+struct handover_body {
+	const char *text;
+	const struct bz_comment *report;
+	struct backlog_body b;
+};
+
+static void fill_handover(struct body *body, const void *ctx)
+{
+	const struct handover_body *h = ctx;
+
+	body_add_text(body, h->text, "");
+	if (h->report) {
+		char *author = person_name(&h->report->author, h->b.opt->show_addresses);
+
+		body_addf(body, "\nThe report, by %s:\n\n", author);
+		body_add_text(body, h->report->text && *h->report->text ? h->report->text
+			      : "(no text)", "  ");
+		g_free(author);
+	}
+	if (h->b.ncomments) {
+		body_addf(body, "\nIts %zu public comment%s, each cut to its start; the whole\n"
+			  "text is on the bug's page:\n\n", h->b.ncomments,
+			  h->b.ncomments == 1 ? "" : "s");
+		add_backlog_comments(body, &h->b);
+	}
+	body_adds(body, "\n");
+}
+
+enum bb_status mail_compose_handover(const struct mail_options *opt, const struct bz_bug *bug,
+				     long long seq, const char *text,
+				     const struct bz_comment *report,
+				     const struct bz_comment *const *comments, size_t ncomments,
+				     char *const *to, char *const *cc,
+				     struct mail_message *out, struct bb_error *err)
+{
+	struct handover_body h = { text, report, { opt, bug->id, NULL, comments, ncomments,
+						    NULL, 0 } };
+	struct reply_spec spec = { NULL, time(NULL), NULL, to, cc };
+	enum bb_status s;
+
+	memset(out, 0, sizeof(*out));
+	if (!opt || !opt->domain)
+		return check_options(opt, err);
+	h.b.url = bug_url(opt, bug->id);
+	spec.message_id = mail_notice_message_id(opt->domain, bug->id, seq);
+	s = compose_reply(opt, bug, &spec, fill_handover, &h, out, err);
+	g_free((char *)h.b.url);
 	return s;
 }
 
@@ -1122,9 +1178,10 @@ static void fill_notice(struct body *body, const void *ctx)
 	if (n->help)
 		body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n"
 			  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
-			  "  #bugbridge reassign COMPONENT    #bugbridge assign ADDRESS|me\n"
-			  "  #bugbridge title TEXT            #bugbridge priority VALUE\n"
-			  "  #bugbridge severity VALUE        #bugbridge stop\n"
+			  "  #bugbridge reassign PRODUCT/COMPONENT, COMPONENT or MAINTAINERS section\n"
+			  "  #bugbridge assign ADDRESS|me     #bugbridge title TEXT\n"
+			  "  #bugbridge priority VALUE        #bugbridge severity VALUE\n"
+			  "  #bugbridge stop\n"
 			  "  #bugbridge track (in a thread that is no bug yet)\n");
 	body_adds(body, "\n");
 }

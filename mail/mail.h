@@ -160,6 +160,19 @@ enum bb_status mail_compose_backlog(const struct mail_options *opt, const struct
 				    const struct mail_attachment *atts, size_t natts,
 				    char *const *to, char *const *cc, const char *in_reply_to,
 				    struct mail_message *out, struct bb_error *err);
+/* Composes the mail that hands a bug over to another list ("#bugbridge
+ * reassign", bridge/handover.h): a thread of its own on that list (no
+ * In-Reply-To, the bug's subject without "Re:"), text (who handed it
+ * over, why), then the report (may be NULL: none public) and the public
+ * comments (ncomments may be 0) as the backlog summary writes them.
+ * Message-ID mail_notice_message_id(seq), which the caller derives from
+ * the bug's hand-over number. */
+enum bb_status mail_compose_handover(const struct mail_options *opt, const struct bz_bug *bug,
+				     long long seq, const char *text,
+				     const struct bz_comment *report,
+				     const struct bz_comment *const *comments, size_t ncomments,
+				     char *const *to, char *const *cc,
+				     struct mail_message *out, struct bb_error *err);
 /* Composes the follow-up for an attachment whose download failed when its
  * comment was mailed and that is stored now (att->hash set): a reply in the
  * thread (in_reply_to) with the attachment's lines. */
