@@ -13,6 +13,7 @@
 
 #include "bridge/aging.h"
 #include "bridge/follow.h"
+#include "bridge/handover.h"
 #include "bridge/needinfo.h"
 #include "bridge/route.h"
 #include "bridge/sync.h"
@@ -356,7 +357,7 @@ static enum bb_status ping(struct sync_context *sc, const struct bz_bug *bug,
 		 "Does it still happen with %s (or a later kernel)?  Please reply to this\n"
 		 "mail either way.  Without an answer, the bug is closed on %s; a reply\n"
 		 "from the reporter reopens it then.\n", quiet, kernel, release, release, close);
-	root = mail_message_id(sc->cfg->mail_domain, bug->id, 0);
+	root = handover_thread_root(sc, bug->id);   /* the thread, on the bug's list now */
 	sender = mnt_address(sc->cfg->mail_from);
 	/* the reporter: in the envelope only, never in a list's headers */
 	rcpt = route_envelope(route, live->creator.login && strchr(live->creator.login, '@')

@@ -14,26 +14,11 @@
 #include "bridge/cmdchange.h"
 #include "bridge/digest.h"
 #include "bridge/follow.h"
+#include "bridge/handover.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
 #include "core/log.h"
-
-/* A MAINTAINERS section or route name given to reassign: the component of
- * the route that names it; otherwise the text is taken as a component. */
-static const char *reassign_component(struct sync_context *sc, const char *arg)
-{
-	for (size_t i = 0; i < sc->cfg->nroutes; i++) {
-		const struct config_route *r = &sc->cfg->routes[i];
-
-		if (!r->component)
-			continue;
-		if (!strcasecmp(r->name, arg) ||
-		    (r->maintainers_section && !strcasecmp(r->maintainers_section, arg)))
-			return r->component;
-	}
-	return arg;
-}
 
 char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char *sender,
 		   const char **note)
@@ -62,9 +47,12 @@ char *cmdchange_of(struct sync_context *sc, const struct mailcmd *c, const char 
 			sc->cfg->inbound_reopen_status ? sc->cfg->inbound_reopen_status : ""));
 		break;
 	case MAILCMD_REASSIGN:
-		json_object_object_add(o, "component",
-				       json_object_new_string(reassign_component(sc, c->arg)));
-		break;
+		/* the product and component, checked, and the hand-over:
+		 * bridge/handover.c does it */
+		json_object_put(o);
+		if (!(out = handover_change(c, sender)))
+			*note = "out of memory";
+		return out;
 	case MAILCMD_ASSIGN:
 		json_object_object_add(o, "assigned_to", json_object_new_string(
 			!strcasecmp(c->arg, "me") ? sender : c->arg));

@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 
+#include "bridge/handover.h"
 #include "bridge/mailcmd.h"
 #include "bridge/sync.h"
 #include "bugzilla/bz_fields.h"

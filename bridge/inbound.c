@@ -1121,6 +1121,8 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	int nomem;
 	enum bb_status s = BB_OK;
 
+	if (handover_is_change(change))   /* reassign: bridge/handover.h */
+		return json_object_put(o), handover_command(sc, row, seq, bug_id, change, stats, err);
 	if (needinfo_is_change(change) || follow_is_change(change) || digest_is_change(change)) {
 		json_object_put(o);
 		return needinfo_is_change(change)

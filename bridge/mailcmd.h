@@ -14,7 +14,9 @@
  *   close [RESOLUTION]          resolution upper-cased (FIXED, CODE_FIX, ...);
  *   close DUPLICATE <bug>       dup_of set
  *   reopen
- *   reassign <component or MAINTAINERS section>   the rest of the line
+ *   reassign <target>           the rest of the line: <product>/<component>,
+ *                               a component, a route or MAINTAINERS section
+ *                               (bridge/handover.h hands the bug over)
  *   assign <address|me>         an address ("Name <a@b>" accepted) or "me"
  *   title <text>                the rest of the line, at most 255 characters
  *   priority <value>            one word
@@ -70,7 +72,7 @@ enum mailcmd_verb {
 
 struct mailcmd {
 	enum mailcmd_verb verb;
-	/* close: the resolution or NULL; reassign: component or section;
+	/* close: the resolution or NULL; reassign: the target as written;
 	 * assign: the address, or "me"; title; priority; severity.  NULL for
 	 * verbs without one; needinfo: the question.  UTF-8, no controls. */
 	char *arg;

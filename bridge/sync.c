@@ -280,20 +280,20 @@ static enum bb_status comment_count_learn(struct store *db, const struct bz_comm
 	return s;
 }
 
-/* Message-ID of an earlier mail of the bug's thread: comment count, or the
- * thread root (count 0); NULL if none was made. */
+/* The root (count 0): the last hand-over mail (bridge/handover.h), else the report's. */
 char *sync_comment_message_id(struct store *db, long long bug_id, int count)
 {
 	sqlite3_stmt *st = NULL;
 	char *id = NULL;
 
-	if (store_prepare(db, &st, "SELECT message_id FROM bz_comment WHERE bug_id = ? AND"
-				   " count = ? AND message_id IS NOT NULL", NULL))
+	if (store_prepare(db, &st, "SELECT message_id FROM (SELECT message_id, seq FROM handover"
+				   " WHERE ?2 = 0 AND bug_id = ?1 UNION ALL SELECT message_id, 0 FROM"
+				   " bz_comment WHERE bug_id = ?1 AND count = ?2) WHERE message_id"
+				   " IS NOT NULL ORDER BY seq DESC LIMIT 1", NULL))
 		return NULL;
 	sqlite3_bind_int64(st, 1, bug_id);
 	sqlite3_bind_int(st, 2, count);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = strdup((const char *)sqlite3_column_text(st, 0));
+	id = sqlite3_step(st) == SQLITE_ROW ? strdup((const char *)sqlite3_column_text(st, 0)) : NULL;
 	sqlite3_finalize(st);
 	return id;
 }

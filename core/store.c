@@ -591,6 +591,27 @@ static const char *const migrations[] = {
 	 "  mail INTEGER,"               /* the in_mail row of the command */
 	 "  at INTEGER NOT NULL"
 	 ");"),
+	/* 26 -> 27: hand-overs ("#bugbridge reassign", bridge/handover.h):
+	 * one row per bug and hand-over, written before Bugzilla's change
+	 * (pending, with the lists before and after) and done with its mails
+	 * in one transaction; message_id the hand-over mail's, which later
+	 * mails of the bug's thread answer */
+	("CREATE TABLE handover ("
+	 "  bug_id INTEGER NOT NULL,"
+	 "  seq INTEGER NOT NULL,"          /* 1, 2, ... per bug */
+	 "  mail INTEGER NOT NULL,"         /* the command: in_command (mail, cmd) */
+	 "  cmd INTEGER NOT NULL,"
+	 "  product TEXT NOT NULL,"
+	 "  component TEXT NOT NULL,"
+	 "  old_lists TEXT NOT NULL,"       /* ", " between them */
+	 "  new_lists TEXT NOT NULL,"
+	 "  by_addr TEXT NOT NULL,"
+	 "  state TEXT NOT NULL,"           /* pending, done */
+	 "  message_id TEXT,"               /* NULL: pending, or the lists stayed */
+	 "  at INTEGER NOT NULL,"
+	 "  PRIMARY KEY (bug_id, seq),"
+	 "  UNIQUE (mail, cmd)"
+	 ");"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

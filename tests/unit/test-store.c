@@ -482,6 +482,10 @@ int main(void)
 		store_exec(st, "DROP TABLE follow", NULL);
 		store_exec(st, "ALTER TABLE fd_report DROP COLUMN bz_version", NULL);
 		store_exec(st, "ALTER TABLE fd_report DROP COLUMN severity", NULL);
+		store_exec(st, "DROP TABLE digest", NULL);
+		store_exec(st, "DROP TABLE digest_entry", NULL);
+		store_exec(st, "DROP TABLE bug_mute", NULL);
+		store_exec(st, "DROP TABLE handover", NULL);
 		ok(store_exec(st, "INSERT INTO imp_bug (id, source, imported) VALUES (1, 'x', 1);"
 			      "INSERT INTO cursor VALUES ('import:https://bz.example', "
 			      "'since=5 pass=0 after=0', 1);"
