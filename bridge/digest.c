@@ -362,8 +362,12 @@ static char *digest_text(const char *list, const char *period, const struct dige
 			buf_addstr(&b, ", regression");
 		buf_addf(&b, "\n     %s\n", e[i].url);
 	}
-	buf_addstr(&b, "\nCommands go on each bug's own thread; \"#bugbridge no-reminders\" there\n"
-		   "keeps the bug out of digests, needinfo reminders and aging questions.\n");
+	buf_addstr(&b, "\nTo act on an entry, reply to this mail with a command of a bug's thread\n"
+		   "after the entry's number, on a line of its own, such as\n\n"
+		   "    #bugbridge 3 needinfo reporter Does it still happen with 6.12?\n\n"
+		   "The same senders may, and get the same answer, as on the bug's thread.\n"
+		   "\"#bugbridge <n> no-reminders\" keeps a bug out of digests, needinfo\n"
+		   "reminders and aging questions.\n");
 	return buf_detach(&b, NULL);
 }
 

@@ -21,10 +21,9 @@
  * whole period after the schedule was turned on (recorded in the cursor
  * "digest:schedule"): turning it on does not mail every list at once.
  *
- * The numbering is stored (digest_entry, digest_entry_bug()) so that a
- * reply "#bugbridge <n> <command>" (mailcmd_parse_entries()) names the
- * same bug whenever it is read; the inbound side does not act on such
- * replies yet.
+ * A reply to a digest with "#bugbridge <n> <command>" acts on entry n of
+ * that digest (its numbering is stored: digest_entry, digest_entry_bug()),
+ * as the command on the bug's thread would: bridge/inbound_digest.c.
  *
  * Time is bb_now().
  */

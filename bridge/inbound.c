@@ -230,7 +230,7 @@ int inbound_has_own_text(const char *text)
 /* Whether the sender may give commands for this bug: the allow-list, or
  * the people the bug's route names (M: of its MAINTAINERS section and the
  * route's people). */
-static int sender_allowed(struct sync_context *sc, const struct bz_bug *bug, const char *addr)
+int inbound_sender_allowed(struct sync_context *sc, const struct bz_bug *bug, const char *addr)
 {
 	char **allow = config_address_list(sc->cfg->inbound_allow, NULL);
 	struct route_result route = { NULL, NULL, NULL };
@@ -722,7 +722,7 @@ static enum bb_status record_commands(struct sync_context *sc, const struct inma
 	struct bz_bug bug;
 	int have_bug = sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
 	int allowed = have_bug && verdict->authenticated &&
-		      sender_allowed(sc, &bug, m->from_addr);
+		      inbound_sender_allowed(sc, &bug, m->from_addr);
 	char unauthenticated[sizeof(verdict->reason) + 64];
 	enum bb_status s = BB_OK;
 
@@ -1640,7 +1640,7 @@ static enum bb_status handle_matched(struct sync_context *sc, const struct inbou
 				    bug_id, row, cmds, ncmds, stats, err);
 	if (!s)   /* an answer to #bugbridge needinfo (bridge/needinfo.h) */
 		s = needinfo_mail_read(sc, m, bug_id, inbound_from_history(opt, m), verdict,
-				       sender_allowed, err);
+				       inbound_sender_allowed, err);
 	if (!s)
 		s = inbound_feed_tracker(sc, opt, p, 1, ncmds || pre ? verdict : NULL, err);
 	if (!s)
@@ -1690,7 +1690,8 @@ static enum bb_status handle_durably(struct sync_context *sc, const struct inbou
 
 	if (batch && (s = batch_commit(sc, later, "a mail of a bug", err)))
 		return s;
-	s = track ? inbound_handle_track(sc, opt, p, cursor_name, cursor_value, stats, err)
+	s = track ? (track == 2 ? inbound_handle_digest : inbound_handle_track)(   /* 2: a digest's */
+			    sc, opt, p, cursor_name, cursor_value, stats, err)
 		  : handle_matched(sc, opt, p, bug_id, parent, count, cursor_name, cursor_value,
 				   stats, err);
 	return batch ? batch_reopen(sc, s, err) : s;
@@ -1834,9 +1835,10 @@ static enum bb_status handle_prepared(struct sync_context *sc, const struct inbo
 			goto out;
 		}
 	}
-	if (!bug_id && p->track && !m->from_bridge && !m->auto_reply) {
+	if (!bug_id && !m->from_bridge && !m->auto_reply && (p->track || ((p->scan & (INMAIL_SCAN_COMMAND |
+	    INMAIL_SCAN_OPAQUE)) && inbound_digest_replied(sc, m, NULL)))) {   /* inbound_digest.c */
 		s = handle_durably(sc, opt, p, 0, NULL, -1, cursor_name, cursor_value, later, stats,
-				   err, 1);
+				   err, p->track ? 1 : 2);
 		ref_memo_clear(memo);
 		goto out;
 	}

@@ -97,6 +97,9 @@ enum bb_status inbound_sender_verdict_within(struct sync_context *sc,
 					     const struct inmail *m, const char *raw, size_t len,
 					     long dns_timeout_ms, struct auth_verdict *v,
 					     struct bb_error *err);
+/* Whether addr may give commands for bug: [inbound] allow, the people
+ * the bug's route names, [inbound] allow_group. */
+int inbound_sender_allowed(struct sync_context *sc, const struct bz_bug *bug, const char *addr);
 /* Records a command of mail row mail (its seq-th) and how it ended. */
 enum bb_status inbound_command_record(struct sync_context *sc, long long mail, int seq,
 				      long long bug_id, const char *line, const char *state,
@@ -169,6 +172,20 @@ enum bb_status inbound_handle_track(struct sync_context *sc, const struct inboun
 				    struct prepared_mail *p, const char *cursor_name,
 				    const char *cursor_value, struct inbound_stats *stats,
 				    struct bb_error *err);
+/* --- inbound_digest.c: replies to a digest (bridge/digest.h) ----------- */
+
+/* The digest (its row) a mail answers, by its In-Reply-To, else its
+ * References from the nearest back; 0 when none.  *parent (may be NULL)
+ * gets the digest's Message-ID. */
+long long inbound_digest_replied(struct sync_context *sc, const struct inmail *m,
+				 const char **parent);
+/* A reply to a digest whose lines "#bugbridge <n> <command>" act on entry n,
+ * as a command on that bug's thread does, recorded with the cursor. */
+enum bb_status inbound_handle_digest(struct sync_context *sc, const struct inbound_options *opt,
+				     struct prepared_mail *p, const char *cursor_name,
+				     const char *cursor_value, struct inbound_stats *stats,
+				     struct bb_error *err);
+
 /* Threads whose bug was being created when a crash came. */
 enum bb_status inbound_resume_tracks(struct sync_context *sc, const struct inbound_options *opt,
 				     struct inbound_stats *stats, struct bb_error *err);

@@ -205,7 +205,8 @@ static int parse_command(const char *p, const char *end, struct mailcmd *c, int 
 	if (p < end && *p == ':')
 		p++;
 	verb_len = next_word(&p, end, &verb);
-	if (entries && verb_len && verb_len < 7 && strspn(verb, "0123456789") == verb_len) {
+	if (entries && verb_len && verb_len < 8 &&
+	    strspn(verb, "0123456789") == verb_len - (verb[verb_len - 1] == ':')) {
 		/* "#bugbridge 3 close": entry 3 of a digest (bridge/digest.h) */
 		c->entry = atoi(verb);
 		verb_len = next_word(&p, end, &verb);

@@ -38,7 +38,8 @@ def serve(root, port_file):
 def reply(root, url, frm, mid, parent, body):
     m = EmailMessage()
     m["From"], m["To"] = frm, "list@lists.test"
-    bug = re.search(r"bug-([0-9]+)", parent).group(1)
+    found = re.search(r"bug-([0-9]+)", parent)   # a reply to a digest names none
+    bug = found.group(1) if found else "0"
     subject = os.environ.get("ATOM_REPLY_SUBJECT", "Re: [Bug {bug}] bug {bug}")
     m["Subject"] = subject.replace("{bug}", bug)
     m["Date"] = email.utils.formatdate(time.time() + 5)

@@ -8,7 +8,9 @@
 # a private bug is in none.  The schedule mails the first digest a whole
 # period after it was turned on (time moved with BUGBRIDGE_TEST_NOW); a run
 # killed (SIGKILL) right after it queued mails each digest once all the
-# same.
+# same.  A reply "#bugbridge 3 <command>" acts on entry 3 of that digest,
+# with the answer a command on the bug's thread gets; one whose sender is
+# not authenticated (no DKIM signature) is refused and answered to nobody.
 . "$top_srcdir/tests/lib/common.sh"
 command -v sqlite3 >/dev/null || skip_all "no sqlite3 program"
 
@@ -39,6 +41,9 @@ EOF
 fakebz_start state.json
 
 . "$top_srcdir/tests/lib/atom_archive.sh"
+. "$top_srcdir/tests/lib/listlab.sh"   # (for listlab_dkim_key)
+/usr/bin/python3 -c 'import dkim' 2>/dev/null || skip_all "no python3-dkim"
+listlab_dkim_key "$WORK/dkim" example.org || skip_all "openssl cannot make a key"
 ATOM_REPLY_SUBJECT='Re: [Bug {bug}] trouble {bug}'
 export ATOM_REPLY_SUBJECT
 atom_archive_start
@@ -71,7 +76,8 @@ lists = sound@lists.test
 kind = atom
 url = $arch
 [inbound]
-authenticate = none
+authenticate = dkim
+dkim_key_file = $WORK/dkim/keys
 allow = Lead <lead@example.org>
 [digest]
 exclude_lists = Sound <sound@lists.test>
@@ -92,10 +98,26 @@ at() {
 	admin clock "{\"now\": \"$1\"}"
 }
 at 2026-12-03T09:00:00Z
-reply() { atom_reply "$@"; }   # FROM MSGID PARENT BODY
+# signed FROM MSGID PARENT BODY: a reply DKIM-signed for FROM's domain
+# (python3-dkim, the key in dkim/keys, which the bridge reads); reply: one
+# not signed, which nobody vouches for
+reply() { atom_reply "$@"; }
+cat >sign.py <<'PYEOF'
+import sys, dkim
+path, domain, pem = sys.argv[1:4]
+raw = open(path, "rb").read().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+sig = dkim.sign(raw, b"s1", domain.encode(), open(pem, "rb").read(),
+                include_headers=[b"from", b"to", b"subject", b"date", b"message-id",
+                                 b"in-reply-to", b"references"])
+open(path, "wb").write(sig + raw)
+PYEOF
+signed() {
+	atom_reply "$@"
+	/usr/bin/python3 sign.py "$WORK/arch/list/$2/raw" example.org "$WORK/dkim/example.org.pem"
+}
 
 check "first round: the bugs are mirrored" bb --quiet sync
-reply "Lead <lead@example.org>" ask-502@example.org bug-502@bugbridge.test \
+signed "Lead <lead@example.org>" ask-502@example.org bug-502@bugbridge.test \
 	"$(printf '#bugbridge needinfo reporter Which card is it?\n')"
 check "a round: 502 waits for an answer" bb --quiet sync
 before=$(ls data/mail/new | wc -l)
@@ -133,7 +155,7 @@ is "mails nothing more" "$(delivered "digest-2026-12-03-.*")" "2"
 at 2026-12-10T09:00:00Z
 admin bug '{"id": 508, "summary": "Wireless trouble 508", "product": "Drivers", "component": "Wireless", "status": "CONFIRMED", "creator": "ines@example.net", "creation_time": "2026-12-09T08:00:00Z", "description": "Also (508)."}'
 admin bug '{"id": 503, "merge": true, "groups": ["vendor"]}'
-reply "Lead <lead@example.org>" mute-505@example.org bug-505@bugbridge.test \
+signed "Lead <lead@example.org>" mute-505@example.org bug-505@bugbridge.test \
 	"$(printf '#bugbridge no-reminders\n')"
 check "a round" bb --quiet sync
 check "the next digests" bb digest
@@ -141,6 +163,28 @@ D2="digest-2026-12-10-wifi-at-lists.test@bugbridge.test"
 d2=$(digest_of "$D2")
 is "the private and the muted bug left out, the new one marked" "$(entries "$d2" | tr '\n' ,)" "1 501,2 502,3 [new] 508,"
 like "counted" "$(tr -d '\r' <"$d2")" "Open: 3; new since the last digest: 1;"
+
+# --- a reply acting on entry 3, and one nobody vouches for
+signed "Lead <lead@example.org>" act-3@example.org "$D2" \
+	"$(printf 'Looked at these.\n\n#bugbridge 3 needinfo reporter Which firmware?\n#bugbridge 9 reopen\n')"
+reply "Lead <lead@example.org>" forged-1@example.org "$D2" \
+	"$(printf '#bugbridge 1 close INVALID\n')"
+BUGBRIDGE_CRASH_AT=inbound.recorded "$BUGBRIDGE" --quiet sync >crash.log 2>&1
+is "a round killed once it recorded the reply" "$?" "137"
+check "the next round reads the replies" bb --quiet sync
+is "entry 3 (bug 508) asked, once" "$(sqlite3 data/bugbridge.db "SELECT count(*) FROM needinfo WHERE bug_id = 508")" "1"
+is "its question mailed once" "$(delivered "bug-508-r10+[0-9]1@bugbridge.test")" "1"
+like "on bug 508's thread" "$(cat "$(grep -liE "^Message-ID: <bug-508-r10+[0-9]1@bugbridge.test>" data/mail/new/* | head -1)")" "lead@example.org asks the reporter"
+answer=$(grep -l "In-Reply-To: <act-3@example.org>" data/mail/new/* | xargs grep -l "answer to the commands")
+is "the reply gets one answer" "$(printf '%s\n' "$answer" | grep -c .)" "1"
+like "it says what became of each line" "$(tr -d '\r' <"$answer")" "#bugbridge 3 needinfo reporter Which firmware\\?
+    done.*#bugbridge 9 reopen
+    not understood: the digest has no entry 9"
+like "on the bug's thread, to its list" "$(sed '/^$/q' "$answer")" "To: wifi@lists.test"
+unlike "the reply's own words are on no bug" "$(curl -sf "$bz/rest/bug/508/comment?api_key=bridgekey0123")" "Looked at these"
+is "the command nobody vouched for did nothing" "$(field 501 status)" "CONFIRMED"
+is "it was refused" "$(sqlite3 data/bugbridge.db "SELECT c.state FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE m.message_id = 'forged-1@example.org'")" "refused"
+is "and answered to nobody" "$(grep -l "In-Reply-To: <forged-1@example.org>" data/mail/new/* | wc -l)" "0"
 
 # --- the schedule: the first digest a whole week after it is turned on
 cat >>"$BUGBRIDGE_CONFIG" <<EOF

@@ -466,8 +466,35 @@ static void test_already(void)
 	bz_fields_free(f);
 }
 
+/* "#bugbridge <n> <verb>": an entry of a digest in a reply to one
+ * (mailcmd_parse_entries()), not understood anywhere else; no-reminders. */
+static void test_entries(void)
+{
+	struct mailcmd *c = NULL;
+	size_t n = 0;
+	struct bb_error err = BB_ERROR_INIT;
+
+	one("#bugbridge no-reminders\n", MAILCMD_NO_REMINDERS, NULL, 0, "no-reminders");
+	invalid("#bugbridge no-reminders please\n", "this command takes no argument",
+		"no-reminders takes nothing");
+	invalid("#bugbridge 3 close INVALID\n", "unknown command",
+		"an entry number on a bug's thread");
+	ok(mailcmd_parse_entries("Seen.\n\n#bugbridge 3 close INVALID\n#bugbridge 12: reopen\n"
+				 "#bugbridge title New words\n> #bugbridge 4 stop\n", &c, &n,
+				 &err) == BB_OK && n == 3, "entries: three commands (the quoted one not)");
+	ok(n == 3 && c[0].verb == MAILCMD_CLOSE && c[0].entry == 3 && c[0].arg &&
+	   !strcmp(c[0].arg, "INVALID"), "entry 3: close INVALID");
+	ok(n == 3 && c[1].verb == MAILCMD_REOPEN && c[1].entry == 12, "entry 12: reopen");
+	ok(n == 3 && c[2].verb == MAILCMD_TITLE && c[2].entry == 0, "no number: entry 0");
+	mailcmd_free(c, n);
+	ok(mailcmd_parse_entries("#bugbridge 3\n", &c, &n, &err) == BB_OK && n == 1 &&
+	   c[0].verb == MAILCMD_INVALID, "a number and no command is not understood");
+	mailcmd_free(c, n);
+}
+
 int main(void)
 {
+	test_entries();
 	tap_shared_dir(shared, sizeof(shared));
 	test_verbs();
 	test_where();
