@@ -74,6 +74,7 @@
 #include "mail/maintainers.h"
 #include "mail/outbox.h"
 #include "web/bugpages.h"
+#include "web/fd_page.h"
 #include "web/frontdoor.h"
 #include "web/http_guard.h"
 #include "web/http_text.h"
@@ -86,22 +87,6 @@
 #define FD_SWEEP_INTERVAL 300     /* seconds between the delivery thread's rounds */
 #define FD_TITLE_IN_MAIL 80       /* characters of the title the confirmation mail quotes */
 #define FD_REF_HEX 12             /* hex digits of a report's public reference */
-
-static const char fd_csp[] = "default-src 'self'; script-src 'none'; object-src 'none'; "
-			     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-static const char fd_css[] =
-	"body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}\n"
-	"header a{margin-right:1em}\n"
-	"label{display:block;margin-top:.8em;font-weight:bold}\n"
-	"input[type=text],input[type=email],textarea,select{width:100%;box-sizing:border-box}\n"
-	"textarea{min-height:8em;font-family:monospace}\n"
-	".notice{border:1px solid #c90;background:#ffe;padding:.5em 1em}\n"
-	".error{border:1px solid #c00;background:#fee;padding:.5em 1em}\n"
-	"table{border-collapse:collapse;width:100%}\n"
-	"td,th{border-bottom:1px solid #ddd;padding:.2em .4em;text-align:left}\n"
-	"pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}\n"
-	".comment h3{font-size:1em;margin-bottom:0}\n";
 
 /* The text fields of the form, with their size caps. */
 enum fd_field {
@@ -181,93 +166,6 @@ struct fd_request {
 	uint64_t byte_allowance;    /* what is left of the day's bytes */
 	long long budget_row;       /* its fd_budget row; 0: none */
 };
-
-/* ------------------------------------------------------------ text helpers */
-
-enum bb_status frontdoor_escape(struct buf *out, const char *text)
-{
-	gchar *valid = g_utf8_make_valid(text ? text : "", -1);
-	gchar *escaped = g_markup_escape_text(valid, -1);
-	enum bb_status st = buf_addstr(out, escaped);
-
-	g_free(escaped);
-	g_free(valid);
-	return st;
-}
-
-/* ------------------------------------------------------------ responses */
-
-static int fd_header(struct MHD_Response *r, const char *name, const char *value)
-{
-	return MHD_add_response_header(r, name, value) == MHD_YES;
-}
-
-/* Queues body (taken over; malloc'd) as the answer. */
-enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, unsigned *logged,
-			 const char *type, struct buf *body, const char *extra_name,
-			 const char *extra_value)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret = MHD_NO;
-	size_t len = 0;
-	char *data = buf_detach(body, &len);
-	int ok = 1;
-
-	if (!data)
-		return MHD_NO;
-	resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(data);
-		return MHD_NO;
-	}
-	ok &= fd_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	ok &= fd_header(resp, "Content-Security-Policy", fd_csp);
-	ok &= fd_header(resp, "X-Content-Type-Options", "nosniff");
-	ok &= fd_header(resp, "Referrer-Policy", "same-origin");
-	ok &= fd_header(resp, "X-Frame-Options", "DENY");
-	ok &= fd_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (extra_name)
-		ok &= fd_header(resp, extra_name, extra_value);
-	if (ok) {
-		ret = MHD_queue_response(conn, status, resp);
-		*logged = status;
-	}
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-void fd_page_start(struct buf *b, const char *title)
-{
-	buf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		      "<meta name=\"viewport\" content=\"width=device-width\"><title>");
-	frontdoor_escape(b, title);
-	buf_addstr(b, "</title><link rel=\"stylesheet\" href=\"/frontdoor.css\"></head><body>\n"
-		      "<header><a href=\"/\">Report a bug</a><a href=\"/bugs\">Bugs</a>"
-		      "<a href=\"/regressions/\">Regressions</a></header>\n<main>\n<h1>");
-	frontdoor_escape(b, title);
-	buf_addstr(b, "</h1>\n");
-}
-
-void fd_page_end(struct buf *b)
-{
-	buf_addstr(b, "</main>\n</body></html>\n");
-}
-
-/* A page with one paragraph of text (escaped). */
-enum MHD_Result fd_message_page(struct MHD_Connection *conn, unsigned status,
-				unsigned *logged, const char *title, const char *text,
-				const char *extra_name, const char *extra_value)
-{
-	struct buf b = BUF_INIT;
-
-	fd_page_start(&b, title);
-	buf_addstr(&b, status >= 400 ? "<p class=\"error\">" : "<p>");
-	frontdoor_escape(&b, text);
-	buf_addstr(&b, "</p>\n");
-	fd_page_end(&b);
-	return fd_queue(conn, status, logged, "text/html; charset=utf-8", &b, extra_name,
-			extra_value);
-}
 
 /* ------------------------------------------------------------ the form */
 
@@ -1849,7 +1747,7 @@ static int fd_handle(void *cls, struct MHD_Connection *conn, const char *path,
 				       "Open this link in a browser to confirm.", NULL, NULL);
 	if (!strncmp(path, "/confirm/", 9))
 		return fd_confirm_page(fd, conn, path + 9, status);
-	buf_addstr(&b, fd_css);
+	buf_addstr(&b, fd_page_css);
 	return fd_queue(conn, MHD_HTTP_OK, status, "text/css; charset=utf-8", &b, NULL, NULL);
 }
 

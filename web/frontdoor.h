@@ -70,6 +70,8 @@
 #include "core/status.h"
 #include "triage/match.h"
 #include "web/blob_http.h"
+/* frontdoor_escape(), the pages' escaping */
+#include "web/fd_page.h"
 
 struct frontdoor_options {
 	const struct bb_config *cfg;  /* must outlive the front door */
@@ -111,10 +113,5 @@ enum bb_status frontdoor_update(struct frontdoor *fd, const struct frontdoor_opt
 /* The pages for blob_server_options.site; valid as long as fd. */
 const struct blob_server_site *frontdoor_site(struct frontdoor *fd);
 void frontdoor_free(struct frontdoor *fd);
-
-/* Appends text, HTML-escaped for element content and quoted attributes
- * (invalid UTF-8 repaired first).  The one escaping function of the
- * pages. */
-enum bb_status frontdoor_escape(struct buf *out, const char *text);
 
 #endif

@@ -38,6 +38,8 @@
 #include "core/buf.h"
 #include "core/store.h"
 #include "triage/match.h"
+/* the front door's page helpers, shared with this page */
+#include "web/fd_page.h"
 
 /* What the front door lends the page for one request. */
 struct triage_page_env {
@@ -60,15 +62,5 @@ enum MHD_Result triage_page_handle(const struct triage_page_env *env,
 				   const char *upload_data, size_t *upload_data_size,
 				   struct triage_request **req, unsigned *status);
 void triage_request_free(struct triage_request *req);
-
-/* The front door's page helpers (web/frontdoor.c), shared with this page. */
-void fd_page_start(struct buf *b, const char *title);
-void fd_page_end(struct buf *b);
-enum MHD_Result fd_queue(struct MHD_Connection *conn, unsigned status, unsigned *logged,
-			 const char *type, struct buf *body, const char *extra_name,
-			 const char *extra_value);
-enum MHD_Result fd_message_page(struct MHD_Connection *conn, unsigned status,
-				unsigned *logged, const char *title, const char *text,
-				const char *extra_name, const char *extra_value);
 
 #endif
