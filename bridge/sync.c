@@ -12,6 +12,7 @@
 
 #include "bridge/follow.h"
 #include "bridge/sync.h"
+#include "bridge/sync_privacy.h"
 #include "bridge/sync_attach.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
@@ -1947,6 +1948,9 @@ enum bb_status sync_round(struct sync_context *sc, struct sync_stats *stats,
 		if (history && !sc->dry_run && (s = backfill_check(sc, bugs, wanted, err)))
 			goto out;
 		if (!sc->dry_run && (s = sync_attachments_store(sc, bugs, wanted, now, stats, err)))
+			goto out;
+		/* comments made private since they were mailed (bridge/sync_privacy.h) */
+		if ((s = sync_privacy_check(sc, bugs + first, wanted - first, NULL, err)))
 			goto out;
 	}
 	bz_format_time(now, now_text, sizeof(now_text));

@@ -158,6 +158,9 @@ REST endpoints (under /rest/ and /rest.cgi/)
   GET  bug/<id or alias>[?ids=..]        {"bugs": [...], "faults": []}
   PUT  bug/<id>                          {"bugs": [{"id", "alias", "changes",
                                                     "last_change_time"}]}
+                                         (comment_is_private: {"<comment id>":
+                                         bool}, insiders only: the history gets
+                                         longdescs.isprivate with comment_id)
   GET  bug/<id>/comment[?ids=..&comment_ids=..&new_since=T]
                                          {"bugs": {"<id>": {"comments": [...]}},
                                           "comments": {}}
@@ -1889,8 +1892,19 @@ class Bugzilla:
         if target is not None:
             line = "*** This bug has been marked as a duplicate of bug %d ***" % target["id"]
             comment["text"] = comment["text"] + "\n\n" + line if comment["text"] else line
+        # comment_is_private: {"<comment id>": true|false}, insiders only, as 5.2
+        privacy = []
+        for cid, value in (p.get("comment_is_private") or {}).items():
+            if not model.is_insider(user):
+                raise BugzillaError(113, "Sorry, but you are not allowed to (un)mark comments "
+                                         "or attachments as private.")
+            found = [c for c in bug["comments"] if str(c["id"]) == str(cid)]
+            if not found:
+                raise BugzillaError(133, "Comment #%s does not belong to bug %d." % (cid, bug["id"]))
+            if found[0]["is_private"] != as_bool(value):
+                privacy.append((found[0], as_bool(value)))
         return {"bug": bug, "new": new, "changes": changes, "list_changes": list_changes,
-                "comment": comment, "dupe_target": target}
+                "comment": comment, "dupe_target": target, "privacy": privacy}
 
     def commit_update(self, plan, user, now):
         """Carries out a plan from plan_update(); returns the answer item."""
@@ -1907,7 +1921,14 @@ class Bugzilla:
             model.add_comment(bug, {"text": plan["comment"]["text"], "creator": user["login"],
                                     "creation_time": now,
                                     "is_private": plan["comment"]["is_private"]}, bump=False)
-        if changes or plan["comment"]:
+        for comment, value in plan.get("privacy") or []:
+            # as bugs_activity has it: longdescs.isprivate with the comment
+            comment["is_private"] = value
+            bug["history"].append({"when": now, "who": user["login"], "changes": [
+                {"field_name": "longdescs.isprivate", "removed": "0" if value else "1",
+                 "added": "1" if value else "0", "comment_id": comment["id"],
+                 "comment_count": comment.get("count", 0)}]})
+        if changes or plan["comment"] or plan.get("privacy"):
             bug["last_change_time"] = now
         target = plan["dupe_target"]
         if target is not None:
