@@ -46,7 +46,8 @@
 
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
-#include "bugzilla/bz_internal.h"
+#include "bugzilla/bz_json.h"
+#include "bugzilla/bz_transport.h"
 #include "core/buf.h"
 #include "core/http.h"
 #include "core/log.h"
@@ -61,6 +62,29 @@
 #define BZ_RETRY_AFTER_MAX (7 * 86400)        /* longest wait a server may ask for */
 #define BZ_B64_SLICE 65536
 #define BZ_CODE_LOGIN_REQUIRED 410
+
+struct bz_client {
+	CURL *curl;
+	char *base;                  /* base URL without a trailing slash */
+	char *api_key;               /* NULL: anonymous */
+	char *api_key_escaped;       /* as it appears in a URL */
+	int key_in_header;           /* the key travels in the header (resolved) */
+	int key_auto;                /* BZ_KEY_AUTO not yet resolved: ask /rest/version */
+	int key_check;               /* BZ_KEY_HEADER not yet checked: ask /rest/version */
+	char *server_version;        /* from /rest/version (auto, header), NULL: not asked */
+	struct curl_slist *json_headers;
+	struct curl_slist *post_headers;
+	struct curl_slist *cgi_headers;
+	long timeout;
+	char *subsystem_field;       /* NULL: none */
+	char *include_extra;         /* ",f1,f2" more include_fields of searches, or NULL */
+	char **gate_flags;           /* flags of the gate (bz_filter.flags default), or NULL */
+	struct bz_fields *fields;    /* GET /rest/field/bug, once asked (bz_fields.c) */
+	unsigned page_size;
+	unsigned long requests;
+	long long last_bugzilla_code; /* code of the last Bugzilla error object */
+	char curl_error[CURL_ERROR_SIZE];
+};
 
 /* One HTTP exchange: the body is either kept (capped) or streamed to a sink. */
 struct bz_transfer {
@@ -393,7 +417,7 @@ static enum bb_status bz_perform(struct bz_client *c, struct bz_transfer *t,
 					  url->data, status_str(t->write_status));
 		goto out;
 	}
-	bz_message_clean(c, c->curl_error[0] ? c->curl_error : curl_easy_strerror(rc),
+	bz_message_clean(&(struct bz_secrets){ c->api_key, c->api_key_escaped }, c->curl_error[0] ? c->curl_error : curl_easy_strerror(rc),
 			 strlen(c->curl_error[0] ? c->curl_error : curl_easy_strerror(rc)),
 			 message, sizeof(message));
 	st = bb_error_set(err, http_fold_curl(rc), "%s: %s", url->data, message);
@@ -439,14 +463,15 @@ static enum bb_status response_json(struct bz_client *c, struct bz_transfer *t,
 	c->last_bugzilla_code = 0;
 	parsed = bz_json_parse_object(t->body.data, t->body.len, &root, &parse_err);
 	if (t->http_code < 200 || t->http_code >= 300) {
-		if (!parsed && (st = bz_fold_error_object(c, root, t->http_code, err)))
+		if (!parsed && (st = bz_fold_error_object(&(struct bz_secrets){ c->api_key, c->api_key_escaped },
+					   &c->last_bugzilla_code, root, t->http_code, err)))
 			error_add_url(c, err, log_url);
 		if (!st) {
 			st = status_from_http(t->http_code);
 			if (t->http_code >= 300 && t->http_code < 400 &&
 			    curl_easy_getinfo(c->curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK &&
 			    location) {
-				bz_message_clean(c, location, strlen(location), message, sizeof(message));
+				bz_message_clean(&(struct bz_secrets){ c->api_key, c->api_key_escaped }, location, strlen(location), message, sizeof(message));
 				bb_error_set(err, st, "HTTP %ld from %s: redirected to %s (check the Bugzilla URL)",
 					     t->http_code, log_url, message);
 			} else {
@@ -461,7 +486,8 @@ static enum bb_status response_json(struct bz_client *c, struct bz_transfer *t,
 		st = bb_error_set(err, parsed, "%s from %s", parse_err.message, log_url);
 		goto out;
 	}
-	st = bz_fold_error_object(c, root, t->http_code, err);
+	st = bz_fold_error_object(&(struct bz_secrets){ c->api_key, c->api_key_escaped },
+					   &c->last_bugzilla_code, root, t->http_code, err);
 	if (st) {
 		error_add_url(c, err, log_url);
 		goto out;
@@ -508,6 +534,16 @@ enum bb_status bz_get_meta_json(struct bz_client *c, const char *path, json_obje
 	transfer_release(&t);
 	buf_release(&url);
 	return st;
+}
+
+char *bz_client_escape(struct bz_client *c, const char *text)
+{
+	return curl_easy_escape(c->curl, text, 0);
+}
+
+struct bz_fields **bz_client_fields_cache(struct bz_client *c)
+{
+	return &c->fields;
 }
 
 static enum bb_status url_start(struct bz_client *c, struct buf *url, const char *fmt, ...)

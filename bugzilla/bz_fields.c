@@ -18,7 +18,8 @@
 #include <json-c/json.h>
 
 #include "bugzilla/bz_fields.h"
-#include "bugzilla/bz_internal.h"
+#include "bugzilla/bz_json.h"
+#include "bugzilla/bz_transport.h"
 #include "core/buf.h"
 #include "core/log.h"
 
@@ -216,7 +217,7 @@ enum bb_status bz_parse_fields(const char *json, size_t len, struct bz_fields **
 	*out = NULL;
 	st = bz_json_parse_object(json, len, &root, err);
 	if (!st)
-		st = bz_fold_error_object(NULL, root, 0, err);
+		st = bz_fold_error_object(NULL, NULL, root, 0, err);
 	if (!st)
 		st = fields_from_root(root, out, err);
 	json_object_put(root);
@@ -226,14 +227,15 @@ enum bb_status bz_parse_fields(const char *json, size_t len, struct bz_fields **
 enum bb_status bz_fields_get(struct bz_client *c, const struct bz_fields **fields,
 			     struct bb_error *err)
 {
+	struct bz_fields **cache = bz_client_fields_cache(c);
 	json_object *root = NULL;
 	struct bz_fields *f = NULL;
 	time_t now = time(NULL);
 	enum bb_status st;
 
 	*fields = NULL;
-	if (c->fields && now - c->fields->fetched < BZ_FIELDS_MAX_AGE && now >= c->fields->fetched) {
-		*fields = c->fields;
+	if (*cache && now - (*cache)->fetched < BZ_FIELDS_MAX_AGE && now >= (*cache)->fetched) {
+		*fields = *cache;
 		return BB_OK;
 	}
 	st = bz_get_meta_json(c, "/rest/field/bug", &root, err);
@@ -241,16 +243,16 @@ enum bb_status bz_fields_get(struct bz_client *c, const struct bz_fields **field
 		st = fields_from_root(root, &f, err);
 	json_object_put(root);
 	if (st) {
-		if (c->fields) {
+		if (*cache) {
 			/* keep the old copy for another day rather than ask again */
-			c->fields->fetched = now;
-			*fields = c->fields;
+			(*cache)->fetched = now;
+			*fields = *cache;
 		}
 		return st;
 	}
 	f->fetched = now;
-	bz_fields_free(c->fields);
-	c->fields = f;
+	bz_fields_free(*cache);
+	*cache = f;
 	*fields = f;
 	log_event(LOG_LEVEL_DEBUG, "bz.fields", LF_UINT("fields", f->n));
 	return BB_OK;
@@ -478,8 +480,8 @@ enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const
 				 const char *name, int *requesteeble, int *found,
 				 struct bb_error *err)
 {
-	char *p = curl_easy_escape(c->curl, product ? product : "", 0);
-	char *k = curl_easy_escape(c->curl, component ? component : "", 0);
+	char *p = bz_client_escape(c, product ? product : "");
+	char *k = bz_client_escape(c, component ? component : "");
 	char *path = p && k ? str_printf("/rest/flag_type/%s/%s", p, k) : NULL;
 	json_object *root = NULL, *list;
 	enum bb_status st;
@@ -515,7 +517,7 @@ enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const
 enum bb_status bz_product_components(struct bz_client *c, const char *product, char ***names,
 				     struct bb_error *err)
 {
-	char *p = curl_easy_escape(c->curl, product ? product : "", 0);
+	char *p = bz_client_escape(c, product ? product : "");
 	char *path = p ? str_printf("/rest/product/%s", p) : NULL;
 	json_object *root = NULL, *list, *comps;
 	size_t n = 0, k = 0;

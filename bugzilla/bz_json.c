@@ -2,8 +2,8 @@
 /* Bugzilla 5.x REST client (bz_client.h), the JSON decoding: json-c turns
  * the REST answers into the bug model of bugzilla/bug.h (bugs, comments,
  * attachments, history) and Bugzilla's error objects into statuses.  The
- * transport and batching are in bz_client.c; what the two share is declared
- * in bz_internal.h.
+ * transport and batching are in bz_client.c; what this file gives it and
+ * the field metadata reader (bz_fields.c) is declared in bz_json.h.
  *
  * Choices the header leaves open, made here:
  *
@@ -37,7 +37,7 @@
 
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
-#include "bugzilla/bz_internal.h"
+#include "bugzilla/bz_json.h"
 #include "core/buf.h"
 #include "core/status.h"
 
@@ -345,10 +345,10 @@ out:
 
 /* Copies a server's message into out, fit for err->message: valid UTF-8,
  * control characters as spaces, the API key (raw or escaped) replaced. */
-void bz_message_clean(const struct bz_client *c, const char *text, size_t len,
+void bz_message_clean(const struct bz_secrets *given, const char *text, size_t len,
 		      char *out, size_t outlen)
 {
-	const char *secrets[2] = { c ? c->api_key : NULL, c ? c->api_key_escaped : NULL };
+	const char *secrets[2] = { given ? given->key : NULL, given ? given->key_escaped : NULL };
 	char *fixed = bz_text_repair(text, len), *p, *hit;
 	struct buf b = BUF_INIT;
 	size_t n;
@@ -431,8 +431,8 @@ static enum bb_status fold_bugzilla_code(long long code, long http)
 
 /* If root is a Bugzilla error object ({"error":true,"code":N,"message":...}),
  * fills err with its folded status and returns it; BB_OK otherwise. */
-enum bb_status bz_fold_error_object(struct bz_client *c, json_object *root, long http,
-				    struct bb_error *err)
+enum bb_status bz_fold_error_object(const struct bz_secrets *secrets, long long *code_out,
+				    json_object *root, long http, struct bb_error *err)
 {
 	json_object *e = bz_jget(root, "error"), *src, *msg;
 	long long code;
@@ -449,12 +449,12 @@ enum bb_status bz_fold_error_object(struct bz_client *c, json_object *root, long
 		snprintf(text, sizeof(text), "the server failed inside (its database may be down;"
 			 " its message is not shown, it may hold the database's password)");
 	else if (msg && json_object_is_type(msg, json_type_string))
-		bz_message_clean(c, json_object_get_string(msg),
+		bz_message_clean(secrets, json_object_get_string(msg),
 				 (size_t)json_object_get_string_len(msg), text, sizeof(text));
 	else
 		snprintf(text, sizeof(text), "(no message)");
-	if (c)
-		c->last_bugzilla_code = code;
+	if (code_out)
+		*code_out = code;
 	st = fold_bugzilla_code(code, http);
 	if (http)
 		return bb_error_set(err, st, "Bugzilla error %lld (HTTP %ld): %s", code, http, text);
@@ -1252,7 +1252,7 @@ enum bb_status bz_parse_bugs(const char *json, size_t len, const char *subsystem
 
 	st = bz_json_parse_object(json, len, &root, err);
 	if (!st)
-		st = bz_fold_error_object(NULL, root, 0, err);
+		st = bz_fold_error_object(NULL, NULL, root, 0, err);
 	if (!st)
 		st = bz_bugs_from_root(root, subsystem_field, bugs, count, err);
 	json_object_put(root);
@@ -1267,7 +1267,7 @@ enum bb_status bz_parse_comments(const char *json, size_t len, struct bz_bug *bu
 
 	st = bz_json_parse_object(json, len, &root, err);
 	if (!st)
-		st = bz_fold_error_object(NULL, root, 0, err);
+		st = bz_fold_error_object(NULL, NULL, root, 0, err);
 	if (!st)
 		st = bz_items_from_root(&bz_comment_kind, root, bugs, n, err);
 	json_object_put(root);
@@ -1282,7 +1282,7 @@ enum bb_status bz_parse_attachments(const char *json, size_t len, struct bz_bug 
 
 	st = bz_json_parse_object(json, len, &root, err);
 	if (!st)
-		st = bz_fold_error_object(NULL, root, 0, err);
+		st = bz_fold_error_object(NULL, NULL, root, 0, err);
 	if (!st)
 		st = bz_items_from_root(&bz_attachment_kind, root, bugs, n, err);
 	json_object_put(root);
