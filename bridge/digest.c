@@ -88,6 +88,12 @@ int digest_period(const char *schedule, unsigned day, unsigned hour, time_t now,
 	return *key != '\0';
 }
 
+/* [digest] hour as a number (0 to 23). */
+static unsigned digest_hour(const struct bb_config *cfg)
+{
+	return cfg->digest_hour ? (unsigned)atoi(cfg->digest_hour) : 8;
+}
+
 /* One period after t. */
 static time_t period_after(const char *schedule, time_t t)
 {
@@ -502,7 +508,7 @@ enum bb_status digest_run(struct sync_context *sc, const char *period, const cha
 	memset(st, 0, sizeof(*st));
 	if (!period) {
 		if (!digest_period(sc->cfg->digest_schedule, (unsigned)sc->cfg->digest_day,
-				   (unsigned)sc->cfg->digest_hour, bb_now(), key, sizeof(key), &slot))
+				   digest_hour(sc->cfg), bb_now(), key, sizeof(key), &slot))
 			bb_day_text(bb_now(), key, sizeof(key));
 		period = key;
 	}
@@ -540,11 +546,11 @@ enum bb_status digest_round(struct sync_context *sc, struct digest_stats *st,
 	memset(st, 0, sizeof(*st));
 	if (sc->dry_run)
 		return BB_OK;
-	on = digest_period(schedule, (unsigned)sc->cfg->digest_day, (unsigned)sc->cfg->digest_hour,
+	on = digest_period(schedule, (unsigned)sc->cfg->digest_day, digest_hour(sc->cfg),
 			   now, key, sizeof(key), &slot);
 	if (strcmp(schedule, "off") && !on) {
 		log_event(LOG_LEVEL_WARN, "digest.schedule_invalid", LF_STR("schedule", schedule),
-			  LF_UINT("day", sc->cfg->digest_day), LF_UINT("hour", sc->cfg->digest_hour));
+			  LF_UINT("day", sc->cfg->digest_day), LF_UINT("hour", digest_hour(sc->cfg)));
 		return BB_OK;
 	}
 	if ((s = store_cursor_get(sc->db, SCHEDULE_CURSOR, &value, NULL, err)))

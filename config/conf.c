@@ -301,7 +301,8 @@ static const struct key_spec keys[] = {
 	{ { "digest", "day", "1", 0,
 	    "the day the digest goes out: weekly, 1 (Monday) to 7 (Sunday); monthly, the day of the month, 1 to 28" }, KEY_COUNT, OFF(digest_day) },
 	{ { "digest", "hour", "8", 0,
-	    "the hour (UTC, 0 to 23) of that day from which the digest goes out" }, KEY_COUNT, OFF(digest_hour) },
+	    "the hour (UTC, 0 to 23) of that day from which the digest goes out" },
+	  KEY_CHOICE, CHOICES(digest_hour, "0|1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23") },
 	{ { "digest", "exclude_lists", NULL, 0,
 	    "lists that get no digest (addresses, comma-separated)" }, KEY_STRING, OFF(digest_exclude_lists) },
 
@@ -1253,6 +1254,21 @@ static enum bb_status settle_first_sync(struct bb_config *cfg, const char *path,
 	return BB_OK;
 }
 
+/* [digest] day names a day of the schedule's period: 1 to 7 (weekly) or
+ * 1 to 28 (monthly, so that every month has it). */
+static enum bb_status settle_digest(const struct bb_config *cfg, const char *path,
+				    struct bb_error *err)
+{
+	int monthly = cfg->digest_schedule && !strcmp(cfg->digest_schedule, "monthly");
+
+	if (cfg->digest_day > (monthly ? 28u : 7u))
+		return bb_error_set(err, BB_ERR_CONFIG, "config %s: [digest] day: %llu is not %s",
+				    path ? path : "(built-in defaults)", cfg->digest_day,
+				    monthly ? "a day every month has (1 to 28)"
+					    : "a day of the week (1, Monday, to 7, Sunday)");
+	return BB_OK;
+}
+
 /* AUTH never goes out in clear: with a login, STARTTLS defaults to
  * required, and "no" is refused (the outbox also holds a session with a
  * login to STARTTLS when "try" is set). */
@@ -1490,6 +1506,8 @@ out:
 		s = settle_starttls(cfg, path, err);
 	if (!s)
 		s = settle_first_sync(cfg, path, err);
+	if (!s)
+		s = settle_digest(cfg, path, err);
 	if (!s)
 		s = settle_addresses(cfg, path, err);
 	if (!s && !cfg->smtp_maildir && !cfg->smtp_mbox)

@@ -161,7 +161,7 @@ struct bb_config {
 	/* [digest]: the digest per list (bridge/digest.h) */
 	char *digest_schedule;            /* off, weekly, monthly */
 	unsigned long long digest_day;    /* weekly: 1 (Monday) to 7; monthly: 1 to 28 */
-	unsigned long long digest_hour;   /* 0 to 23, UTC */
+	char *digest_hour;                /* "0" to "23", UTC */
 	char *digest_exclude_lists;       /* lists that get no digest; NULL: none */
 
 	/* [tracker] */

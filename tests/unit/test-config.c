@@ -128,6 +128,23 @@ static void test_errors(void)
 		     "unknown section [cor]");
 	expect_error("bad-size.conf", "[server]\nmax_upload_size = lots\n", 0600, BB_ERR_CONFIG,
 		     "is not a size");
+	expect_error("digest-hour.conf", "[digest]\nschedule = weekly\nhour = 24\n", 0600,
+		     BB_ERR_CONFIG, "is not 0, 1, 2");
+	expect_error("digest-day.conf", "[digest]\nschedule = weekly\nday = 8\n", 0600,
+		     BB_ERR_CONFIG, "[digest] day: 8 is not a day of the week");
+	expect_error("digest-month.conf", "[digest]\nschedule = monthly\nday = 31\n", 0600,
+		     BB_ERR_CONFIG, "[digest] day: 31 is not a day every month has");
+	{
+		char *path = write_file("digest-midnight.conf", 0600,
+					"[digest]\nschedule = monthly\nday = 28\nhour = 0\n");
+
+		ok(config_load_file(&cfg, path, &err) == BB_OK && cfg->digest_hour &&
+		   !strcmp(cfg->digest_hour, "0") && cfg->digest_day == 28,
+		   "[digest] monthly on the 28th at 0:00 UTC is taken");
+		config_free(cfg);
+		cfg = NULL;
+		free(path);
+	}
 	expect_error("bad-authenticate.conf", "[inbound]\nauthenticate = spf\n", 0600, BB_ERR_CONFIG,
 		     "is not dkim, authserv, dkim-or-authserv or none");
 	expect_error("bad-bool.conf", "[blob]\nstore_archive_members = maybe\n", 0600, BB_ERR_CONFIG,
