@@ -17,9 +17,6 @@
 #include "mail/auth.h"
 #include "mail/inmail.h"
 
-/* The first line of every answer the bridge mails to a command. */
-#define ANSWER_HEADING "bugbridge's answer to the commands in the mail above:\n\n"
-
 struct ref_memo;
 struct prepared_mail;
 
@@ -104,14 +101,6 @@ int inbound_sender_allowed(struct sync_context *sc, const struct bz_bug *bug, co
 enum bb_status inbound_command_record(struct sync_context *sc, long long mail, int seq,
 				      long long bug_id, const char *line, const char *state,
 				      const char *change, const char *note, struct bb_error *err);
-/* Whether the bug's thread (bug_id > 0) or the sender got [inbound]
- * answer_limit answers in the last hour: no more go out. */
-int inbound_answers_exhausted(struct sync_context *sc, long long bug_id, const char *sender);
-/* Queues the answer to a mail's commands, once (keyed by message_id and seq). */
-enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug *bug,
-				    const char *from_addr, const char *message_id, long long seq,
-				    const char *text, int help, struct inbound_stats *stats,
-				    struct bb_error *err);
 
 /* --- inbound_wait.c: mails whose sender's check waits for DNS ------------ */
 

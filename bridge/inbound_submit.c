@@ -16,6 +16,7 @@
 #include <openssl/rand.h>
 
 #include "attachments/quarantine.h"
+#include "bridge/inbound_answer.h"
 #include "bridge/inbound_internal.h"
 #include "bridge/route.h"
 #include "bridge/submit.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bridge/inbound_answer.h"
 #include "bridge/inbound_internal.h"
 #include "bridge/inbound_mail.h"
 #include "bugzilla/bug.h"
