@@ -82,6 +82,8 @@
 #define BLOB_SERVER_CACHE_SLOTS 4096        /* metadata of the blobs served lately */
 #define BLOB_SERVER_SMALL_MAX 65536u       /* blobs up to this are sent from memory */
 #define BLOB_SERVER_XFF_MAX 4096           /* bytes of X-Forwarded-For read */
+#define BLOB_SERVER_HOT_SLOTS 256          /* whole answers kept for small blobs */
+#define BLOB_SERVER_HOT_MAX 16384u         /* blobs up to this may have one */
 
 static const char blob_server_csp[] = "default-src 'none'; sandbox";
 /* the reports' pages: no script, their style sheet from the same place */
@@ -100,6 +102,20 @@ struct blob_server_cached {
 	char hash[BLOB_HEX_LEN + 1];   /* "" if the slot is empty */
 	uint64_t size;
 	char content_type[128];
+};
+
+/* The whole answer to a plain GET of a small blob (BLOB_SERVER_HOT_MAX),
+ * as it was asked (with that file name, or none): its bytes and headers in
+ * one MHD response that every such GET queues again, where a GET would
+ * otherwise open, fstat, read and close the file and build the headers
+ * anew.  At most BLOB_SERVER_HOT_SLOTS, one per slot, the newest winning.
+ * A hit still checks that the blob's file is there (one stat), so a blob
+ * that leaves the tree (gc, unpublish) is no longer served. */
+struct blob_server_hot {
+	char hash[BLOB_HEX_LEN + 1];   /* "" if the slot is empty */
+	char *name;                    /* the name it was asked with, NULL: none */
+	uint64_t size;
+	struct MHD_Response *resp;     /* the slot's reference */
 };
 
 /* What blob_server_update() may change while serving: each request takes
@@ -121,6 +137,8 @@ struct blob_server {
 	struct MHD_Daemon *daemon;
 	pthread_mutex_t cache_lock;  /* guards cache */
 	struct blob_server_cached cache[BLOB_SERVER_CACHE_SLOTS]; /* by the hash's first digits */
+	pthread_mutex_t hot_lock;    /* guards hot */
+	struct blob_server_hot hot[BLOB_SERVER_HOT_SLOTS];
 	struct blob_store *store;
 	unsigned port;
 	struct http_guard *guard;   /* connection bounds, trusted proxies */
@@ -496,6 +514,116 @@ static enum bb_status blob_server_open_cached(struct blob_server *srv, const cha
 	return st;
 }
 
+static struct blob_server_hot *blob_server_hot_slot(struct blob_server *srv, const char *hex,
+						     const char *name)
+{
+	unsigned h = (unsigned)(g_ascii_xdigit_value(hex[3]) << 8 |
+				g_ascii_xdigit_value(hex[4]) << 4 | g_ascii_xdigit_value(hex[5]));
+
+	if (name)
+		h ^= g_str_hash(name);
+	return &srv->hot[h % BLOB_SERVER_HOT_SLOTS];
+}
+
+static int blob_server_hot_is(const struct blob_server_hot *slot, const char *hex,
+			      const char *name)
+{
+	return !strcmp(slot->hash, hex) &&
+	       (slot->name && name ? !strcmp(slot->name, name) : !slot->name && !name);
+}
+
+static void blob_server_hot_clear(struct blob_server_hot *slot)
+{
+	if (slot->resp)
+		MHD_destroy_response(slot->resp);
+	free(slot->name);
+	memset(slot, 0, sizeof(*slot));
+}
+
+/* Whether a GET may be answered from (and its answer kept in) the hot
+ * slots: no HEAD, no Range, no If-None-Match (those have answers of their
+ * own), the blob server's own policy. */
+static int blob_server_hot_applies(const struct blob_request *req, struct MHD_Connection *conn)
+{
+	return !req->head && !req->csp &&
+	       !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE) &&
+	       !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+}
+
+/* Answers a GET from its hot slot: 1 (*ret set) when it did, 0 when the
+ * slot has no answer for it or the blob's file is gone (then the slot is
+ * emptied and the GET takes the usual way, which says why). */
+static int blob_server_hot_send(struct blob_request *req, struct MHD_Connection *conn,
+				const char *hex, const char *name, enum MHD_Result *ret)
+{
+	struct blob_server *srv = req->srv;
+	struct blob_server_hot *slot = blob_server_hot_slot(srv, hex, name);
+	uint64_t size = 0;
+	struct stat sb;
+	char *path;
+	int hit, there;
+
+	pthread_mutex_lock(&srv->hot_lock);
+	hit = blob_server_hot_is(slot, hex, name);
+	if (hit)
+		size = slot->size;
+	pthread_mutex_unlock(&srv->hot_lock);
+	if (!hit || !(path = blob_path(srv->store, hex)))
+		return 0;
+	there = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == size;
+	free(path);
+	pthread_mutex_lock(&srv->hot_lock);
+	hit = blob_server_hot_is(slot, hex, name);
+	if (hit && !there)
+		blob_server_hot_clear(slot);
+	if (hit && there) {
+		/* queued under the lock: the slot's reference cannot go meanwhile */
+		*ret = MHD_queue_response(conn, MHD_HTTP_OK, slot->resp);
+		if (*ret == MHD_YES) {
+			req->status = MHD_HTTP_OK;
+			req->bytes_out = size;
+		}
+	}
+	pthread_mutex_unlock(&srv->hot_lock);
+	return hit && there;
+}
+
+/* Queues resp (a 200 with the blob's headers) like blob_server_queue() and
+ * keeps it in its hot slot for the next GET of the blob by that name. */
+static enum MHD_Result blob_server_hot_queue(struct blob_request *req, struct MHD_Connection *conn,
+					     const char *hex, const char *name,
+					     struct MHD_Response *resp, uint64_t size)
+{
+	struct blob_server *srv = req->srv;
+	struct blob_server_hot *slot = blob_server_hot_slot(srv, hex, name);
+	char *copy = name ? strdup(name) : NULL;
+	enum MHD_Result ret;
+	int ok = 1;
+
+	if (name && !copy)
+		return blob_server_queue(req, conn, MHD_HTTP_OK, resp, size);
+	blob_server_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff", &ok);
+	blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, blob_server_csp, &ok);
+	if (!ok) {
+		free(copy);
+		MHD_destroy_response(resp);
+		return MHD_NO;
+	}
+	pthread_mutex_lock(&srv->hot_lock);
+	blob_server_hot_clear(slot);
+	snprintf(slot->hash, sizeof(slot->hash), "%s", hex);
+	slot->name = copy;
+	slot->size = size;
+	slot->resp = resp;          /* the creation's reference is the slot's */
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	pthread_mutex_unlock(&srv->hot_lock);
+	if (ret == MHD_YES) {
+		req->status = MHD_HTTP_OK;
+		req->bytes_out = size;
+	}
+	return ret;
+}
+
 /* GET or HEAD of one blob; hex is valid and lower case, name may be NULL. */
 static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 					     struct MHD_Connection *conn, const char *hex,
@@ -513,8 +641,10 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 	enum MHD_Result ret = MHD_NO;
 	enum bb_status st;
 	unsigned status = MHD_HTTP_OK;
-	int fd = -1, ok = 1;
+	int fd = -1, ok = 1, hot = blob_server_hot_applies(req, conn);
 
+	if (hot && blob_server_hot_send(req, conn, hex, name, &ret))
+		return ret;
 	st = blob_server_open_cached(srv, hex, &fd, &info, &err);
 	if (st == BB_ERR_NOT_FOUND) {
 		struct bb_error lookup_err = BB_ERROR_INIT;
@@ -572,7 +702,10 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 		blob_server_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, range_text.data, &ok);
 	if (!ok)
 		goto out;
-	ret = blob_server_queue(req, conn, status, resp, length);
+	if (hot && status == MHD_HTTP_OK && length <= BLOB_SERVER_HOT_MAX)
+		ret = blob_server_hot_queue(req, conn, hex, name, resp, length);
+	else
+		ret = blob_server_queue(req, conn, status, resp, length);
 	resp = NULL;
 out:
 	if (resp)
@@ -1597,6 +1730,9 @@ static void blob_server_free(struct blob_server *srv)
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
 	pthread_mutex_destroy(&srv->cache_lock);
+	for (size_t i = 0; i < BLOB_SERVER_HOT_SLOTS; i++)
+		blob_server_hot_clear(&srv->hot[i]);
+	pthread_mutex_destroy(&srv->hot_lock);
 	free(srv);
 }
 
@@ -1644,6 +1780,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	pthread_mutex_init(&srv->conf_lock, NULL);
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_mutex_init(&srv->cache_lock, NULL);
+	pthread_mutex_init(&srv->hot_lock, NULL);
 	pthread_condattr_init(&cond_attr);
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->idle, &cond_attr);

@@ -173,6 +173,20 @@ fetch "$URL/blob/sha256/$(sha256_of page.html)/r%C3%A9sum%C3%A9%20%22x%22.html" 
 is "a non-ASCII name is RFC 6266 encoded" "$(header Content-Disposition)" \
 	"attachment; filename=\"r__sum__ _x_.html\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22x%22.html"
 is "no name: attachment alone" "$(fetch "$URL/blob/sha256/$(sha256_of page.html)")$(header Content-Disposition)" "200attachment"
+# a small blob's whole answer is kept for the next GET by the same name:
+# another name, a HEAD, a range or a conditional GET each get their own
+notes=$(sha256_of notes.txt)
+like "the same small blob by its first name again: inline, as before" \
+	"$(fetch "$URL/blob/sha256/$notes/notes.txt")$(header Content-Disposition)" "^200inline"
+is "  the same bytes" "$(sha256_of "$WORK/body")" "$notes"
+is "  by the .html name again: still an attachment" \
+	"$(fetch "$URL/blob/sha256/$notes/notes.html")$(header Content-Disposition | cut -d';' -f1)" \
+	"200attachment"
+is "  a HEAD is a HEAD" "$(fetch -I "$URL/blob/sha256/$notes/notes.txt") $(header Content-Length)" \
+	"200 $(wc -c <notes.txt | tr -d ' ')"
+is "  a range is a range" \
+	"$(fetch -H 'Range: bytes=0-2' "$URL/blob/sha256/$notes/notes.txt")$(wc -c <"$WORK/body" | tr -d ' ')" "2063"
+is "  If-None-Match is 304" "$(fetch -H "If-None-Match: \"sha256:$notes\"" "$URL/blob/sha256/$notes/notes.txt")" "304"
 
 # --- malformed and hostile paths ----------------------------------------------
 is "a short hash is 400" "$(fetch "$URL/blob/sha256/abc123")" "400"
