@@ -115,7 +115,7 @@ like "reopen: already open" "$(flat "$a")" "#bugbridge reopen~ +already open: CO
 like "assign: already the assignee" "$(flat "$a")" \
 	"#bugbridge assign wendy@example.org~ +already assigned to wendy@example.org~"
 like "reassign: already its component" "$(flat "$a")" \
-	"#bugbridge reassign wireless~ +already in component Wireless~"
+	"#bugbridge reassign wireless~ +already in Drivers/Wireless~"
 like "priority: already" "$(flat "$a")" "#bugbridge priority high~ +already of priority High~"
 like "severity: already" "$(flat "$a")" "#bugbridge severity major~ +already of severity major~"
 like "title: already" "$(flat "$a")" \
