@@ -4,9 +4,11 @@
 #ifndef BB_BLOB_PRIVATE_H
 #define BB_BLOB_PRIVATE_H
 
-#include "attachments/blob.h"
 #include "core/status.h"
-#include "core/store.h"
+
+struct blob_options;
+struct blob_store;
+struct store;
 
 /* Bytes that must never be served (private attachments, attachments of
  * bugs restricted to groups) live in a private store: the same layout
