@@ -191,8 +191,20 @@ static enum bb_status target_legal(struct sync_context *sc, char **product, char
 		free(list);
 		return *why ? BB_OK : bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	}
-	default:
+	default: {
+		/* the server did not say (a stock 5.2 lists no product
+		 * values): a product mirrored here in its configured spelling */
+		char **mirrored = sc->cfg->bz_products ? config_list(sc->cfg->bz_products, NULL) : NULL;
+
+		for (size_t i = 0; mirrored && mirrored[i]; i++)
+			if (!strcasecmp(mirrored[i], *product)) {
+				g_free(*product);
+				*product = g_strdup(mirrored[i]);
+				break;
+			}
+		config_list_free(mirrored);
 		break;
+	}
 	}
 	if ((s = bz_product_components(sc->bz, *product, &names, &ferr))) {
 		if (s == BB_ERR_NOMEM || status_retry_class(s) != BB_RETRY_GIVE_UP) {
