@@ -725,8 +725,63 @@ static void test_marks(void)
 	mail_message_release(&m);
 }
 
+/* The hand-over mail (bridge/handover.c): a thread of its own on the new
+ * list, its Message-ID the caller's number, the text, the report and the
+ * public comments as the backlog summary cuts them. */
+static void test_handover_mail(void)
+{
+	struct mail_options opt;
+	struct bz_bug bug;
+	struct bz_comment report = { 0 }, c = { 0 };
+	const struct bz_comment *comments[] = { &c };
+	char *to[] = { W("netdev@vger.kernel.org"), NULL };
+	char *cc[] = { W("Nick Netdev <nick@example.org>"), NULL };
+	struct mail_message m = { 0 };
+	struct bb_error err = BB_ERROR_INIT;
+	GMimeMessage *msg = NULL;
+	char *body = NULL;
+
+	sample_options(&opt);
+	sample_bug(&bug, "link lost after resume");
+	sample_comment(&c, &bug);
+	report = c;
+	report.count = 0;
+	report.author = bug.creator;
+	report.text = W("The link is lost after every resume.\n");
+	ok(mail_compose_handover(&opt, &bug, 4000000000010LL,
+				 "Bug 219000 is handed over to this list by lead@example.org.\n",
+				 &report, comments, 1, to, cc, &m, &err) == BB_OK,
+	   "compose a hand-over mail (%s)", err.message);
+	if (!m.text)
+		goto out;
+	is_str(m.message_id, "bug-219000-r4000000000010@" DOMAIN, "hand-over Message-ID: bug and number");
+	msg = parse(&m);
+	if (!ok(msg != NULL, "parse it back"))
+		goto out;
+	is_str(g_mime_message_get_subject(msg), "[Bug 219000] link lost after resume",
+	       "the bug's subject, no Re:");
+	ok(!header(msg, "In-Reply-To") && !header(msg, "References"), "a thread of its own");
+	body = body_text(msg);
+	ok(body && strstr(body, "Bug 219000 is handed over to this list by lead@example.org.\n") &&
+	   strstr(body, "The report, by Jane Doe:\n\n  The link is lost after every resume.\n") &&
+	   strstr(body, "Its 1 public comment,") &&
+	   strstr(body, "Comment #2 by Dev Eloper, 2025-12-03 09:00 UTC:\n  Please try this patch.\n") &&
+	   strstr(body, "https://bugzilla.kernel.org/show_bug.cgi?id=219000#c2"),
+	   "the text, the report and the comment's start with its link");
+	mail_message_release(&m);
+	ok(mail_compose_handover(&opt, &bug, 4000000000020LL, "Handed over.\n", NULL, NULL, 0, to,
+				 NULL, &m, &err) == BB_OK && m.text && !strstr(m.text, "The report") &&
+	   !strstr(m.text, "public comment"), "without a public report or comments: the text alone");
+out:
+	g_free(body);
+	if (msg)
+		g_object_unref(msg);
+	mail_message_release(&m);
+}
+
 int main(void)
 {
+	test_handover_mail();
 	test_message_ids();
 	test_marks();
 	test_first_mail();
