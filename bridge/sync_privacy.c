@@ -27,6 +27,18 @@ static int has_public(struct store *db, long long bug_id)
 	return yes;
 }
 
+/* Whether the round's comments of bug (those since the last round) explain
+ * its change: one of them is as new as the bug's last change.  A comment,
+ * the usual change and every reply the bridge posts, needs no second look;
+ * a change of fields or of a comment's privacy does. */
+static int explained(const struct bz_bug *bug)
+{
+	for (size_t i = 0; i < bug->ncomments; i++)
+		if (bug->comments[i].time >= bug->last_change_time)
+			return 1;
+	return 0;
+}
+
 /* Whether live (its comments fetched) shows comment id as public. */
 static int shown(const struct bz_bug *live, long long id)
 {
@@ -84,7 +96,7 @@ enum bb_status sync_privacy_check(struct sync_context *sc, const struct bz_bug *
 	if (!live)
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n && !sc->dry_run; i++)
-		if (has_public(sc->db, bugs[i].id))
+		if (!explained(&bugs[i]) && has_public(sc->db, bugs[i].id))
 			live[k++].id = bugs[i].id;
 	if (k && !(s = bz_fetch_comments(sc->bz, live, k, 0, err)) &&
 	    !(s = store_begin(sc->db, err))) {

@@ -5,14 +5,18 @@
  * comment marked private in Bugzilla afterwards (which changes the bug:
  * its last_change_time, and for an insider a longdescs.isprivate entry in
  * its history) would never be seen again, and stay public on the bug
- * pages.  For the changed bugs that were mirrored before and have
- * comments the state holds as public, all their comments are fetched once
- * more (one batched request, GET /rest/bug/<first>/comment?ids=...): a
+ * pages.  For the changed bugs that were mirrored before, have comments
+ * the state holds as public, and whose change no comment of the round
+ * explains (none is as new as the bug's last_change_time: a field changed,
+ * or a comment's privacy), all their comments are fetched once more (one
+ * batched request, GET /rest/bug/<first>/comment?ids=...): a
  * comment that is gone from them (Bugzilla leaves private comments out for
  * an account that is no insider) or comes back private is recorded so
  * (bz_comment.is_private), and every reader of the state leaves it out from
  * then on: the bug page (web/bugpages.c), which shows only mails whose
- * comments are all public.  A mail sent already cannot be taken back. */
+ * comments are all public.  A mail sent already cannot be taken back.  A
+ * comment made private in the same round as a newer comment is added is
+ * seen with the bug's next change that no comment explains. */
 #ifndef BB_SYNC_PRIVACY_H
 #define BB_SYNC_PRIVACY_H
 
