@@ -42,7 +42,6 @@
 #include <glib.h>
 #include <json-c/json.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
@@ -60,7 +59,6 @@
 #define BZ_DEFAULT_TIMEOUT 60
 #define BZ_CONNECT_TIMEOUT_MAX 30
 #define BZ_RETRY_AFTER_MAX (7 * 86400)        /* longest wait a server may ask for */
-#define BZ_B64_SLICE 65536
 #define BZ_CODE_LOGIN_REQUIRED 410
 
 struct bz_client {
@@ -1393,62 +1391,6 @@ enum bb_status bz_fetch_attachments(struct bz_client *c, struct bz_bug *bugs, si
 	return fetch_batched(c, BATCH_ATTACHMENTS, bugs, n, 0, NULL, err);
 }
 
-/* Decodes base64 text to the sink in slices, never more than max_size. */
-static enum bb_status base64_to_sink(const char *text, size_t len, uint64_t max_size,
-				     enum bb_status (*sink)(void *ctx, const void *data, size_t len),
-				     void *ctx, uint64_t *size, struct bb_error *err)
-{
-	EVP_ENCODE_CTX *dec = EVP_ENCODE_CTX_new();
-	unsigned char *out = NULL;
-	enum bb_status st = BB_OK;
-	int outl, final_len;
-
-	*size = 0;
-	out = malloc(BZ_B64_SLICE / 4 * 3 + 96);
-	if (!dec || !out) {
-		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	EVP_DecodeInit(dec);
-	for (size_t pos = 0; pos < len; pos += BZ_B64_SLICE) {
-		size_t slice = len - pos < BZ_B64_SLICE ? len - pos : BZ_B64_SLICE;
-
-		if (EVP_DecodeUpdate(dec, out, &outl, (const unsigned char *)text + pos,
-				     (int)slice) < 0) {
-			st = bb_error_set(err, BB_ERR_PROTOCOL, "attachment data is not valid base64");
-			goto out;
-		}
-		if ((uint64_t)outl > max_size - *size) {
-			st = bb_error_set(err, BB_ERR_TOO_LARGE, "attachment is larger than %llu bytes",
-					  (unsigned long long)max_size);
-			goto out;
-		}
-		if (outl && (st = sink(ctx, out, (size_t)outl))) {
-			st = bb_error_set(err, st, "storing the attachment failed (%s)", status_str(st));
-			goto out;
-		}
-		*size += (uint64_t)outl;
-	}
-	if (EVP_DecodeFinal(dec, out, &final_len) < 0) {
-		st = bb_error_set(err, BB_ERR_PROTOCOL, "attachment data is not valid base64");
-		goto out;
-	}
-	if ((uint64_t)final_len > max_size - *size) {
-		st = bb_error_set(err, BB_ERR_TOO_LARGE, "attachment is larger than %llu bytes",
-				  (unsigned long long)max_size);
-		goto out;
-	}
-	if (final_len && (st = sink(ctx, out, (size_t)final_len))) {
-		st = bb_error_set(err, st, "storing the attachment failed (%s)", status_str(st));
-		goto out;
-	}
-	*size += (uint64_t)final_len;
-out:
-	free(out);
-	EVP_ENCODE_CTX_free(dec);
-	return st;
-}
-
 /* The REST way: the whole file base64-encoded in a JSON answer. */
 static enum bb_status download_rest(struct bz_client *c, long long id, uint64_t max_size,
 				    enum bb_status (*sink)(void *ctx, const void *data, size_t len),
@@ -1493,7 +1435,7 @@ static enum bb_status download_rest(struct bz_client *c, long long id, uint64_t 
 		st = bb_error_set(err, BB_ERR_PROTOCOL, "attachment %lld came without data", id);
 		goto out;
 	}
-	st = base64_to_sink(json_object_get_string(data), (size_t)json_object_get_string_len(data),
+	st = bz_base64_to_sink(json_object_get_string(data), (size_t)json_object_get_string_len(data),
 			    max_size, sink, ctx, size, err);
 	if (st)
 		goto out;

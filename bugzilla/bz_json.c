@@ -34,6 +34,7 @@
 
 #include <json-c/json.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
@@ -459,6 +460,65 @@ enum bb_status bz_fold_error_object(const struct bz_secrets *secrets, long long 
 	if (http)
 		return bb_error_set(err, st, "Bugzilla error %lld (HTTP %ld): %s", code, http, text);
 	return bb_error_set(err, st, "Bugzilla error %lld: %s", code, text);
+}
+
+/* ---- an attachment's data ------------------------------------------------ */
+
+#define BZ_B64_SLICE 65536   /* base64 bytes decoded at a time */
+
+enum bb_status bz_base64_to_sink(const char *text, size_t len, uint64_t max_size,
+				 enum bb_status (*sink)(void *ctx, const void *data, size_t len),
+				 void *ctx, uint64_t *size, struct bb_error *err)
+{
+	EVP_ENCODE_CTX *dec = EVP_ENCODE_CTX_new();
+	unsigned char *out = NULL;
+	enum bb_status st = BB_OK;
+	int outl, final_len;
+
+	*size = 0;
+	out = malloc(BZ_B64_SLICE / 4 * 3 + 96);
+	if (!dec || !out) {
+		st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	EVP_DecodeInit(dec);
+	for (size_t pos = 0; pos < len; pos += BZ_B64_SLICE) {
+		size_t slice = len - pos < BZ_B64_SLICE ? len - pos : BZ_B64_SLICE;
+
+		if (EVP_DecodeUpdate(dec, out, &outl, (const unsigned char *)text + pos,
+				     (int)slice) < 0) {
+			st = bb_error_set(err, BB_ERR_PROTOCOL, "attachment data is not valid base64");
+			goto out;
+		}
+		if ((uint64_t)outl > max_size - *size) {
+			st = bb_error_set(err, BB_ERR_TOO_LARGE, "attachment is larger than %llu bytes",
+					  (unsigned long long)max_size);
+			goto out;
+		}
+		if (outl && (st = sink(ctx, out, (size_t)outl))) {
+			st = bb_error_set(err, st, "storing the attachment failed (%s)", status_str(st));
+			goto out;
+		}
+		*size += (uint64_t)outl;
+	}
+	if (EVP_DecodeFinal(dec, out, &final_len) < 0) {
+		st = bb_error_set(err, BB_ERR_PROTOCOL, "attachment data is not valid base64");
+		goto out;
+	}
+	if ((uint64_t)final_len > max_size - *size) {
+		st = bb_error_set(err, BB_ERR_TOO_LARGE, "attachment is larger than %llu bytes",
+				  (unsigned long long)max_size);
+		goto out;
+	}
+	if (final_len && (st = sink(ctx, out, (size_t)final_len))) {
+		st = bb_error_set(err, st, "storing the attachment failed (%s)", status_str(st));
+		goto out;
+	}
+	*size += (uint64_t)final_len;
+out:
+	free(out);
+	EVP_ENCODE_CTX_free(dec);
+	return st;
 }
 
 /* ---- the bug model ----------------------------------------------------- */

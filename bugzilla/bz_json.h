@@ -9,6 +9,7 @@
 #define BB_BZ_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -67,6 +68,11 @@ void bz_message_clean(const struct bz_secrets *secrets, const char *text, size_t
 enum bb_status bz_fold_error_object(const struct bz_secrets *secrets, long long *code,
 				    json_object *root, long http, struct bb_error *err);
 
+/* Decodes an attachment's base64 text (len bytes) to sink in slices, never
+ * more than max_size bytes (BB_ERR_TOO_LARGE); *size: the bytes decoded. */
+enum bb_status bz_base64_to_sink(const char *text, size_t len, uint64_t max_size,
+				 enum bb_status (*sink)(void *ctx, const void *data, size_t len),
+				 void *ctx, uint64_t *size, struct bb_error *err);
 /* The "bugs" list of an answer appended to *bugs (nothing added on failure). */
 enum bb_status bz_bugs_from_root(json_object *root, const char *subsystem_field,
 				 struct bz_bug **bugs, size_t *count, struct bb_error *err);
