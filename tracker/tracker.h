@@ -188,10 +188,12 @@ struct tracker_options {
 enum bb_status tracker_new(struct tracker **out, struct store *db,
 			   const struct tracker_options *opt, struct bb_error *err);
 void tracker_free(struct tracker *t);
-/* Writes the activity that the open transaction's mails added: it is kept
- * in memory and written as the transaction commits (one update of each
- * regression, not one a mail).  For a reader of reg_regression's activity
- * inside that transaction; the tracker's own readers do this first. */
+/* Writes the activity that the open transaction's mails added, and the
+ * rows of the threads they belong to: they are kept in memory and written
+ * as the transaction commits (one update of each regression, not one a
+ * mail; the list_thread rows in one run).  For a reader of reg_regression's
+ * activity or of list_thread inside that transaction; the tracker's own
+ * readers do this first. */
 enum bb_status tracker_flush(struct tracker *t, struct bb_error *err);
 
 /* The threads of list mails are remembered this long after the tracker
@@ -202,6 +204,9 @@ enum bb_status tracker_flush(struct tracker *t, struct bb_error *err);
  * tracker (about 2 MB; a list's replies mostly answer mail of the last
  * days); past it they are forgotten and read from the table again. */
 #define TRACKER_ROOTS_MAX 16384
+/* At most this many list_thread rows of a transaction's mails are kept in
+ * memory until it commits (about 2 MB); past it they are written. */
+#define TRACKER_ROWS_KEPT 8192
 
 /* A list mail (headers parsed; body decoded text, or NULL when the raw scan
  * showed neither a directive nor an encoding that could hide one): activity

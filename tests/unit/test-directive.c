@@ -1343,6 +1343,48 @@ static void test_tracker(void)
 		ok(store_commit(tdb, &err) == BB_OK, "roots: committed again");
 		is_str(q("SELECT root FROM list_thread WHERE message_id = 't1c@x'"), "moved@x",
 		       "roots: the parent's row as it is now gives the root");
+
+		/* a transaction's rows are written as it commits: a mail read
+		 * again whose row is there (with a root it would not be given
+		 * now) keeps that row, and its replies read after it in the
+		 * same transaction, and theirs, take the root the row has */
+		ok(store_begin(tdb, &err) == BB_OK, "kept rows: a transaction");
+		feed("t1b@x", "t1a@x", "t1a@x", 410, "Re: a thread", "Hi again.\n");
+		feed("t1d@x", "t1b@x", "t1b@x", 411, "Re: a thread", "Hi.\n");
+		feed("t1e@x", "t1d@x", "t1d@x", 412, "Re: a thread", "Hi.\n");
+		/* a mail read twice in the transaction: the first row stays,
+		 * and a reply read after the second takes the first's root */
+		feed("t2@x", NULL, NULL, 413, "another thread", "Hi.\n");
+		feed("t2@x", "t1a@x", "t1a@x", 414, "Re: a thread", "Hi.\n");
+		feed("t2a@x", "t2@x", "t2@x", 415, "Re: another thread", "Hi.\n");
+		ok(store_commit(tdb, &err) == BB_OK, "kept rows: committed");
+		is_str(q("SELECT root, date = %lld FROM list_thread WHERE message_id = 't1b@x'",
+			 T0 + 60LL * 402), "moved@x|1", "kept rows: the row read first stays");
+		is_str(q("SELECT group_concat(root) FROM (SELECT root FROM list_thread WHERE message_id"
+			 " IN ('t1d@x', 't1e@x') ORDER BY message_id)"), "moved@x,moved@x",
+		       "kept rows: the replies of a mail read again take the root its row has");
+		is_str(q("SELECT group_concat(root) FROM (SELECT root FROM list_thread WHERE message_id"
+			 " IN ('t2@x', 't2a@x') ORDER BY message_id)"), "t2@x,t2@x",
+		       "kept rows: a mail read twice keeps its first row, and its reply the root");
+		/* (and the next transaction reads them as written) */
+		ok(store_begin(tdb, &err) == BB_OK, "kept rows: the next transaction");
+		feed("t1f@x", "t1e@x", "t1e@x", 416, "Re: a thread", "Hi.\n");
+		ok(store_commit(tdb, &err) == BB_OK, "kept rows: committed again");
+		is_str(q("SELECT root FROM list_thread WHERE message_id = 't1f@x'"), "moved@x",
+		       "kept rows: a reply in the next transaction takes its parent's root");
+
+		/* rows of a transaction rolled back are not written, nor are
+		 * their roots remembered */
+		ok(store_begin(tdb, &err) == BB_OK, "kept rows: a transaction to roll back");
+		feed("t3@x", NULL, NULL, 417, "a third thread", "Hi.\n");
+		store_rollback(tdb);
+		ok(store_begin(tdb, &err) == BB_OK, "kept rows: and one after it");
+		feed("t3a@x", "t3@x", "t0@x t3@x", 418, "Re: a third thread", "Hi.\n");
+		ok(store_commit(tdb, &err) == BB_OK, "kept rows: committed after the rollback");
+		is_str(q("SELECT (SELECT count(*) FROM list_thread WHERE message_id = 't3@x'),"
+			 " (SELECT root FROM list_thread WHERE message_id = 't3a@x')"), "0|t0@x",
+		       "kept rows: the rolled-back mail has no row; its reply's root is the first"
+		       " it names");
 	}
 
 	/* a chain of replies longer than the roots kept in memory, each
