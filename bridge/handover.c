@@ -206,7 +206,7 @@ static enum bb_status target_legal(struct sync_context *sc, char **product, char
 		break;
 	}
 	}
-	if ((s = bz_product_components(sc->bz, *product, &names, &ferr))) {
+	if ((s = bz_product_components(sc->bz, *product, &names, NULL, &ferr))) {
 		if (s == BB_ERR_NOMEM || status_retry_class(s) != BB_RETRY_GIVE_UP) {
 			s = bb_error_set(err, ferr.code, "%s", ferr.message);
 			err->retry_after = ferr.retry_after;
@@ -241,11 +241,62 @@ static enum bb_status target_legal(struct sync_context *sc, char **product, char
 					  *component, *product, list.len ? list.data : "(none)");
 			buf_release(&list);
 		}
-		for (size_t k = 0; names[k]; k++)
-			free(names[k]);
-		free(names);
+		bz_names_free(names);
 	}
 	return BB_OK;
+}
+
+/* The version a move to product sends: none when Bugzilla has the bug in
+ * that product already (moved before a crash) or when the product has
+ * the bug's version; else "unspecified" when it has that, else its first
+ * active version (a stock 5.2 refuses to move a bug to a product without
+ * its version: Bugzilla::Bug::set_product() outside the browser).
+ * *version and *was (the bug's version) malloc'd or NULL. */
+static enum bb_status version_for(struct sync_context *sc, long long bug_id, const char *product,
+				  char **version, char **was, struct bb_error *err)
+{
+	struct bz_bug *bugs = NULL;
+	char **comps = NULL, **vers = NULL;
+	size_t n = 0, i = 0;
+	struct bb_error berr = BB_ERROR_INIT;
+	enum bb_status s;
+
+	*version = *was = NULL;
+	if ((s = bz_search_page(sc->bz, bug_id - 1, 0, 1, &bugs, &n, &berr)) ||
+	    !(n == 1 && bugs[0].id == bug_id && bugs[0].product && bugs[0].version &&
+	      strcasecmp(bugs[0].product, product)) ||
+	    (s = bz_product_components(sc->bz, product, &comps, &vers, &berr)) || !vers)
+		goto out;
+	while (vers[i] && strcasecmp(vers[i], bugs[0].version))
+		i++;
+	if (!vers[i] && vers[0]) {
+		i = 0;
+		while (vers[i] && strcmp(vers[i], "unspecified"))
+			i++;
+		*version = strdup(vers[i] ? vers[i] : vers[0]);
+		*was = strdup(bugs[0].version);
+		if (!*version || !*was)
+			s = bb_error_set(&berr, BB_ERR_NOMEM, "out of memory");
+	}
+out:
+	if (s && (s == BB_ERR_NOMEM || status_retry_class(s) != BB_RETRY_GIVE_UP)) {
+		s = bb_error_set(err, berr.code, "%s", berr.message);
+		err->retry_after = berr.retry_after;
+	} else {
+		s = BB_OK;   /* cannot be seen: the update tells */
+	}
+	bb_error_clear(&berr);
+	for (size_t k = 0; k < n; k++)
+		bz_bug_release(&bugs[k]);
+	free(bugs);
+	bz_names_free(comps);
+	bz_names_free(vers);
+	if (s) {
+		free(*version);
+		free(*was);
+		*version = *was = NULL;
+	}
+	return s;
 }
 
 /* The pending hand-over of the command, if any. */
@@ -398,7 +449,8 @@ static char *handover_text(struct sync_context *sc, long long row, long long bug
  * thread, marks the hand-over done and ends the command (one
  * transaction). */
 static enum bb_status finish(struct sync_context *sc, long long row, int seq, long long bug_id,
-			     const struct pending *p, const char *target, struct bb_error *err)
+			     const struct pending *p, const char *target, const char *version_note,
+			     struct bb_error *err)
 {
 	struct route_result to = { NULL, NULL, NULL }, from = { NULL, NULL, NULL };
 	struct mail_options mopt;
@@ -485,10 +537,12 @@ static enum bb_status finish(struct sync_context *sc, long long row, int seq, lo
 					       ptr.text, ptr.len, err);
 		}
 	}
-	note = lists_changed ? str_printf("moved to %s/%s, handed over to %s", p->product,
-					  p->component, *p->new_lists ? p->new_lists : "no list")
-			     : str_printf("moved to %s/%s; its mails still go to %s", p->product,
-					  p->component, *p->new_lists ? p->new_lists : "no list");
+	note = lists_changed ? str_printf("moved to %s/%s%s, handed over to %s", p->product,
+					  p->component, version_note,
+					  *p->new_lists ? p->new_lists : "no list")
+			     : str_printf("moved to %s/%s%s; its mails still go to %s", p->product,
+					  p->component, version_note,
+					  *p->new_lists ? p->new_lists : "no list");
 	if (!s && !note)
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	if (!s) {
@@ -537,9 +591,10 @@ enum bb_status handover_command(struct sync_context *sc, long long row, int seq,
 	const char *section = NULL;
 	struct pending p;
 	struct bz_bug bug;
-	struct bz_change ch[2];
+	struct bz_change ch[3];
 	struct bb_error berr = BB_ERROR_INIT;
-	char *product = NULL, *component = NULL, *why = NULL;
+	char *product = NULL, *component = NULL, *why = NULL, *version = NULL, *was = NULL;
+	char *moved = NULL;
 	int have_bug = 0;
 	enum bb_status s = BB_OK;
 
@@ -585,9 +640,16 @@ enum bb_status handover_command(struct sync_context *sc, long long row, int seq,
 	if (p.done)
 		goto out;   /* finished before; the command's end is written with it */
 	/* Bugzilla: the same change again (after a crash) is no change */
+	if ((s = version_for(sc, bug_id, p.product, &version, &was, err)))
+		goto out;
 	ch[0] = (struct bz_change){ "product", p.product };
 	ch[1] = (struct bz_change){ "component", p.component };
-	if (bz_update_bug(sc->bz, bug_id, ch, 2, &berr) != BB_OK) {
+	ch[2] = (struct bz_change){ "version", version };
+	if (version && !(moved = str_printf(" (version %s: %s has no %s)", version, p.product, was))) {
+		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (bz_update_bug(sc->bz, bug_id, ch, version ? 3 : 2, &berr) != BB_OK) {
 		if (status_retry_class(berr.code) != BB_RETRY_GIVE_UP) {
 			s = bb_error_set(err, berr.code, "%s", berr.message);
 			err->retry_after = berr.retry_after;
@@ -616,7 +678,7 @@ enum bb_status handover_command(struct sync_context *sc, long long row, int seq,
 		goto out;
 	}
 	test_hook("handover.bugzilla");
-	if (!(s = finish(sc, row, seq, bug_id, &p, target, err))) {
+	if (!(s = finish(sc, row, seq, bug_id, &p, target, moved ? moved : "", err))) {
 		stats->commands_done++;
 		test_hook("handover.done");
 	}
@@ -628,6 +690,9 @@ out:
 	g_free(product);
 	g_free(component);
 	free(why);
+	free(version);
+	free(was);
+	free(moved);
 	json_object_put(o);
 	return s;
 }

@@ -514,43 +514,65 @@ enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const
 	return st;
 }
 
-enum bb_status bz_product_components(struct bz_client *c, const char *product, char ***names,
-				     struct bb_error *err)
+/* The names of the active entries of a product's list (components,
+ * versions) into *names (NULL-terminated, malloc'd); an empty list when
+ * arr is no array. */
+static enum bb_status active_names(json_object *arr, char ***names, struct bb_error *err)
+{
+	size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr)
+								     : 0, k = 0;
+
+	if (!(*names = calloc(n + 1, sizeof(**names))))
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *v;
+
+		if ((v = bz_jget(e, "is_active")) && !json_object_get_boolean(v))
+			continue;
+		if (!(v = bz_jget(e, "name")) || !json_object_is_type(v, json_type_string))
+			continue;
+		if (!((*names)[k++] = strdup(json_object_get_string(v))))
+			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
+	return BB_OK;
+}
+
+void bz_names_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+enum bb_status bz_product_components(struct bz_client *c, const char *product,
+				     char ***components, char ***versions, struct bb_error *err)
 {
 	char *p = bz_client_escape(c, product ? product : "");
 	char *path = p ? str_printf("/rest/product/%s", p) : NULL;
-	json_object *root = NULL, *list, *comps;
-	size_t n = 0, k = 0;
+	json_object *root = NULL, *list, *one;
 	enum bb_status st;
 
-	*names = NULL;
+	*components = NULL;
+	if (versions)
+		*versions = NULL;
 	curl_free(p);
 	if (!path)
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	st = bz_get_meta_json(c, path, &root, err);
 	free(path);
 	list = st ? NULL : bz_jget(root, "products");
-	if (list && json_object_is_type(list, json_type_array) && json_object_array_length(list) &&
-	    (comps = bz_jget(json_object_array_get_idx(list, 0), "components")) &&
-	    json_object_is_type(comps, json_type_array)) {
-		n = json_object_array_length(comps);
-		if (!(*names = calloc(n + 1, sizeof(**names))))
-			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		for (size_t i = 0; i < n && !st; i++) {
-			json_object *comp = json_object_array_get_idx(comps, i), *v;
-
-			if ((v = bz_jget(comp, "is_active")) && !json_object_get_boolean(v))
-				continue;
-			if (!(v = bz_jget(comp, "name")) || !json_object_is_type(v, json_type_string))
-				continue;
-			if (!((*names)[k++] = strdup(json_object_get_string(v))))
-				st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		}
+	if (list && json_object_is_type(list, json_type_array) && json_object_array_length(list)) {
+		one = json_object_array_get_idx(list, 0);
+		st = active_names(bz_jget(one, "components"), components, err);
+		if (!st && versions)
+			st = active_names(bz_jget(one, "versions"), versions, err);
 		if (st) {
-			for (size_t i = 0; *names && (*names)[i]; i++)
-				free((*names)[i]);
-			free(*names);
-			*names = NULL;
+			bz_names_free(*components);
+			*components = NULL;
+			if (versions) {
+				bz_names_free(*versions);
+				*versions = NULL;
+			}
 		}
 	}
 	json_object_put(root);

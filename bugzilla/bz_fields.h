@@ -104,11 +104,13 @@ enum bb_status bz_flag_type_find(struct bz_client *c, const char *product, const
 				 struct bb_error *err);
 
 /* The active components of product, in the server's order (GET
- * /rest/product/<name>): *names a NULL-terminated malloc'd list (each
- * entry malloc'd), NULL when the server has no such product (or none the
- * account may see).  Not counted in bz_client_requests(). */
-enum bb_status bz_product_components(struct bz_client *c, const char *product, char ***names,
-				     struct bb_error *err);
+ * /rest/product/<name>), and (versions not NULL) its active versions:
+ * NULL-terminated malloc'd lists (bz_names_free()), *components NULL when
+ * the server has no such product (or none the account may see).  Not
+ * counted in bz_client_requests(). */
+enum bb_status bz_product_components(struct bz_client *c, const char *product,
+				     char ***components, char ***versions, struct bb_error *err);
+void bz_names_free(char **names);
 
 /* A configured field name and the key that names it, for the startup check. */
 struct bz_field_want {

@@ -1735,6 +1735,13 @@ class Bugzilla:
                                         "product." % (component, product["name"]))
             set_field("product", product["name"])
             set_field("component", component)
+        if "product" in p or "version" in p:
+            # as Bugzilla::Bug::set_product() outside the browser: the bug's
+            # version (or the one given) must be one of the product's
+            product = model.products[new["product"]]
+            if new["version"] not in product["versions"]:
+                raise BugzillaError(51, "There is no version named '%s' in the '%s' product."
+                                    % (new["version"], product["name"]))
         for name in ("assigned_to", "qa_contact"):
             if as_bool(p.get("reset_" + name, False)):
                 product = model.products[new["product"]]

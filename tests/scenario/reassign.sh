@@ -34,7 +34,8 @@ cat >state.json <<EOF2
             {"login": "lead@example.org", "real_name": "Lead"}],
   "products": [{"name": "Drivers", "components": ["Wireless", "USB"]},
                {"name": "Net", "components": ["Ethernet", "Core"]}],
-  "bugs": [$(bug 801), $(bug 802), $(bug 803), $(bug 804), $(bug 805), $(bug 806)]
+  "bugs": [$(bug 801), $(bug 802), $(bug 803), $(bug 804), $(bug 805), $(bug 806),
+           $(bug 807 | sed 's/"product"/"version": "6.8", "product"/')]
 }
 EOF2
 fakebz_start state.json
@@ -146,11 +147,17 @@ is "still one hand-over and one pointer" "$(hand 801 10)/$(pointer 801 10)" "1/1
 # a move whose route keeps the lists (Net/Core: [routing] default_lists)
 printf '#bugbridge reassign usb subsystem\n' | say "Lead <lead@example.org>" 802 lead-3@example.org
 printf '#bugbridge reassign net/core\n' | say "Lead <lead@example.org>" 806 lead-6@example.org
+printf '#bugbridge reassign Net/Ethernet\n' | say "Lead <lead@example.org>" 807 lead-7@example.org
 check "a sync reads a reassign by section name" bb sync
 is "bug 806 is in Net/Core" "$(field 806 product)/$(field 806 component)" "Net/Core"
 like "the answer says its mails still go to the same list" "$(flat "$(answer lead-6@example.org)")" \
 	"#bugbridge reassign net/core~ +moved to Net/Core; its mails still go to $LISTLAB_LIST~"
 is "no hand-over, no pointer" "$(sent 'bug-806-r4[0-9]*@bugbridge.test' | grep -c .)" "0"
+# a stock 5.2 moves a bug only to a product that has its version
+is "bug 807 (version 6.8, which Net lacks) is in Net/Ethernet" \
+	"$(field 807 product)/$(field 807 component)/$(field 807 version)" "Net/Ethernet/unspecified"
+like "the answer says the version changed" "$(flat "$(answer lead-7@example.org)")" \
+	"#bugbridge reassign Net/Ethernet~ +moved to Net/Ethernet \\(version unspecified: Net has no 6.8\\), handed over to netdev@lists.lab~"
 is "bug 802 is in Drivers/USB" "$(field 802 product)/$(field 802 component)" "Drivers/USB"
 is "handed over to usb@ and the section's maintainer" "$(rcpt "$(sent 'bug-802-r4000000000010@bugbridge.test')")" "greg@example.org usb@lists.lab"
 printf '#bugbridge reassign Drivers/usb\n' | say "Lead <lead@example.org>" 802 lead-4@example.org
