@@ -5,7 +5,8 @@
 # last activity, needinfo state, regression flag and link, the bugs not in
 # its previous digest marked [new], the counts on top; a list in [digest]
 # exclude_lists gets none; a closed, a muted ("#bugbridge no-reminders") or
-# a private bug is in none.  The schedule mails the first digest a whole
+# a private bug is in none; a muted bug gets no needinfo reminder either.
+# The schedule mails the first digest a whole
 # period after it was turned on (time moved with BUGBRIDGE_TEST_NOW); a run
 # killed (SIGKILL) right after it queued mails each digest once all the
 # same.  A reply "#bugbridge 3 <command>" acts on entry 3 of that digest,
@@ -119,7 +120,9 @@ signed() {
 check "first round: the bugs are mirrored" bb --quiet sync
 signed "Lead <lead@example.org>" ask-502@example.org bug-502@bugbridge.test \
 	"$(printf '#bugbridge needinfo reporter Which card is it?\n')"
-check "a round: 502 waits for an answer" bb --quiet sync
+signed "Lead <lead@example.org>" ask-505@example.org bug-505@bugbridge.test \
+	"$(printf '#bugbridge needinfo reporter Which kernel?\n')"
+check "a round: 502 and 505 wait for an answer" bb --quiet sync
 before=$(ls data/mail/new | wc -l)
 
 # --- a dry run prints and mails nothing
@@ -140,7 +143,7 @@ is "an excluded list gets none" "$(delivered "digest-2026-12-03-sound-at-lists.t
 is "a list without open bugs gets none" "$(delivered "digest-.*-other-at-.*")" "0"
 d1=$(digest_of "$D1")
 is "oldest first, the closed bug left out" "$(entries "$d1" | tr '\n' ,)" "1 501,2 502,3 503,4 505,"
-like "the counts" "$(tr -d '\r' <"$d1")" "Open: 4; new since the last digest: 0; waiting for an answer: 1;
+like "the counts" "$(tr -d '\r' <"$d1")" "Open: 4; new since the last digest: 0; waiting for an answer: 2;
 regressions: 1."
 like "502: needinfo" "$(tr -d '\r' <"$d1" | grep -A1 'Bug 502 ')" "needinfo: waiting since 2026-12-03"
 like "503: a regression" "$(tr -d '\r' <"$d1" | grep -A1 'Bug 503 ')" "age 30 days, last activity 2026-11-03, regression"
@@ -207,5 +210,10 @@ check "the next round" bb --quiet sync
 check "and one more" bb --quiet sync
 is "the week's digests mailed once each" "$(delivered "digest-2026-W53-wifi-at-lists.test@bugbridge.test")" "1"
 is "to each list" "$(delivered "digest-2026-W53-usb-at-lists.test@bugbridge.test")" "1"
+
+# the needinfo reminders those rounds sent: 502's, not muted 505's
+is "a question's reminder" "$(delivered "bug-502-r10+[0-9]+2@bugbridge.test")" "1"
+is "none for the muted bug" "$(delivered "bug-505-r10+[0-9]+2@bugbridge.test")" "0"
+is "whose question still waits" "$(sqlite3 data/bugbridge.db "SELECT state FROM needinfo WHERE bug_id = 505")" "waiting"
 
 done_testing
