@@ -11,8 +11,9 @@
 # reporter reopens it.  Once per bug and release: a newer release asks
 # again.  A bug whose kernel is not older, a regression, an active bug, a
 # restricted bug (before the ping, or after it: then it is not closed) are
-# never asked.  Each step is first killed (SIGKILL through
-# BUGBRIDGE_CRASH_AT) where it has done half its work, then run again:
+# never asked, nor a bug muted with "#bugbridge no-reminders" (which, not
+# muted, would be asked about v6.11).  Each step is first killed (SIGKILL
+# through BUGBRIDGE_CRASH_AT) where it has done half its work, then run again:
 # each mail goes out once, each change is made once.
 #
 # The archive is static files (kind atom), as in needinfo.sh.
@@ -232,6 +233,15 @@ is "bug 508 (6.9.3) is asked about v6.10; 503 (6.10) still not" "$(all_pings)" "
 like "about v6.10" "$(flat "$(ping_file 508)")" "Does it still happen with v6.10"
 check "another round" bb --quiet sync
 is "once" "$(pings 508)" "1"
+
+# --- a muted bug ("#bugbridge no-reminders", bridge/digest.h) is not asked
+mail "Lead <lead@example.org>" mute-503@example.org bug-503@bugbridge.test "#bugbridge no-reminders"
+check "a round reads the command" bb --quiet sync
+g commit -q --allow-empty -m "Linux 6.11"
+at 64
+check "the tree shows v6.11" bb --quiet sync
+check "a round with it" bb --quiet sync
+is "bug 503 (6.10), muted, is not asked about v6.11" "$(pings 503)" "0"
 is "no mail went out twice" "$(cat data/mail/new/* | grep -i "^Message-ID:" | sort | uniq -d | wc -l)" "0"
 
 done_testing
