@@ -93,7 +93,8 @@ long long inbound_known_message(struct sync_context *sc, struct ref_memo *memo,
 		return 0;
 	if (store_cached(sc->db, &st, "SELECT bug_id, count FROM bz_comment WHERE message_id = ?"
 				  " UNION ALL SELECT bug_id, -1 FROM in_mail WHERE message_id = ?"
-				  " AND bug_id IS NOT NULL LIMIT 1", NULL))
+				  " AND bug_id IS NOT NULL AND coalesce(parent, '') NOT LIKE 'digest-%'"
+				  " LIMIT 1", NULL))   /* (a reply to a digest: no bug's thread) */
 		return 0;
 	sqlite3_bind_text(st, 1, message_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, message_id, -1, SQLITE_STATIC);

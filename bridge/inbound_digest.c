@@ -8,7 +8,8 @@
  * bug acted on, Cc'd to the sender.  A command that names no entry, or
  * one the digest does not have, is not understood; a sender nobody vouches
  * for is refused and answered to nobody.  The reply's own words are posted
- * to no bug. */
+ * to no bug, nor are the replies that follow it: a mail the reply's row
+ * (whose parent is the digest) holds is no bug's (inbound_known_message()). */
 #include "config.h"
 
 #include <stdio.h>

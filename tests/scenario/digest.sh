@@ -185,6 +185,9 @@ like "it says what became of each line" "$(tr -d '\r' <"$answer")" "#bugbridge 3
     not understood: the digest has no entry 9"
 like "on the bug's thread, to its list" "$(sed '/^$/q' "$answer")" "To: wifi@lists.test"
 unlike "the reply's own words are on no bug" "$(curl -sf "$bz/rest/bug/508/comment?api_key=bridgekey0123")" "Looked at these"
+reply "Wendy <wendy@example.org>" talk-3@example.org act-3@example.org "Thanks, that firmware question helps."
+check "a round reads a reply to the reply" bb --quiet sync
+unlike "the talk under a digest is on no bug" "$(curl -sf "$bz/rest/bug/508/comment?api_key=bridgekey0123")" "firmware question helps"
 is "the command nobody vouched for did nothing" "$(field 501 status)" "CONFIRMED"
 is "it was refused" "$(sqlite3 data/bugbridge.db "SELECT c.state FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE m.message_id = 'forged-1@example.org'")" "refused"
 is "and answered to nobody" "$(grep -l "In-Reply-To: <forged-1@example.org>" data/mail/new/* | wc -l)" "0"
