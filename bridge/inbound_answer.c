@@ -29,6 +29,16 @@ enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug
 				    const char *text, int help, struct inbound_stats *stats,
 				    struct bb_error *err)
 {
+	return inbound_queue_answer_to(sc, bug, NULL, from_addr, message_id, seq, text, help, stats,
+				       err);
+}
+
+/* The same To the lists to (NULL: the bug's route). */
+enum bb_status inbound_queue_answer_to(struct sync_context *sc, const struct bz_bug *bug,
+				       char *const *to, const char *from_addr,
+				       const char *message_id, long long seq, const char *text,
+				       int help, struct inbound_stats *stats, struct bb_error *err)
+{
 	struct route_result route = { NULL, NULL, NULL };
 	struct mail_options mopt;
 	struct mail_message msg = { NULL, NULL, 0 };
@@ -36,16 +46,18 @@ enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug
 	size_t n = 0;
 	enum bb_status s;
 
-	if ((s = router_route(sc->router, bug, &route, err))) {
+	if (!to && (s = router_route(sc->router, bug, &route, err))) {
 		if (s == BB_ERR_NOT_FOUND) {
 			bb_error_clear(err);
 			s = BB_OK;
 		}
 		goto out;
 	}
+	if (!to)
+		to = route.to;
 	sync_mail_options(sc->cfg, &mopt);
 	mopt.mark_key = sync_mark_key(sc);
-	for (size_t i = 0; route.to && route.to[i]; i++)
+	for (size_t i = 0; to && to[i]; i++)
 		n++;
 	rcpt = calloc(n + 2, sizeof(*rcpt));
 	sender = mnt_address(sc->cfg->mail_from);
@@ -54,13 +66,13 @@ enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		rcpt[i] = mnt_address(route.to[i]);
+		rcpt[i] = mnt_address(to[i]);
 	/* the list, and the sender, who may not read it */
 	if (from_addr && *from_addr) {
 		rcpt[n] = strdup(from_addr);
 		cc[0] = (char *)from_addr;
 	}
-	if ((s = mail_compose_notice(&mopt, bug, seq, text, help, route.to, cc, message_id, &msg,
+	if ((s = mail_compose_notice(&mopt, bug, seq, text, help, to, cc, message_id, &msg,
 				     err)))
 		goto out;
 	if (!sc->dry_run && outbox_has(sc->db, msg.message_id)) {
@@ -208,7 +220,9 @@ static void add_quoted_line(struct buf *text, const char *line)
  * authenticated is answered (in_mail.authenticated): a forged From: gets
  * no mail at all, and the thread none either.  Only the command lines are
  * quoted.  Past [inbound] answer_limit answers to the thread, or to the
- * sender, in an hour, nothing is sent (logged). */
+ * sender, in an hour, nothing is sent (logged).  A reply to a digest none
+ * of whose lines acted on a bug is answered on the digest's thread
+ * (inbound_digest_answer()). */
 enum bb_status inbound_answer_commands(struct sync_context *sc, long long row,
 				       struct inbound_stats *stats, struct bb_error *err)
 {
@@ -277,6 +291,10 @@ enum bb_status inbound_answer_commands(struct sync_context *sc, long long row,
 			s = BB_OK;
 		}
 		s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+	} else if (text.len && message_id && !bug_id) {
+		/* a reply to a digest that acted on no bug: on the digest's
+		 * thread (none for a mail of no digest) */
+		s = inbound_digest_answer(sc, row, from, message_id, text.data, help, stats, err);
 	}
 	buf_release(&text);
 	free(from);

@@ -3,7 +3,8 @@
  * mail's #bugbridge commands, a reply Bugzilla refused, a refused or done
  * "#bugbridge track"; one answer a mail, on its thread (Message-ID
  * bug-N-r<row>, so never twice), within [inbound] answer_limit an hour for
- * the thread and for the sender.  For bridge/inbound*.c. */
+ * the thread and for the sender; a reply to a digest that acted on no
+ * bug, on the digest's thread.  For bridge/inbound*.c. */
 #ifndef BB_INBOUND_ANSWER_H
 #define BB_INBOUND_ANSWER_H
 
@@ -22,6 +23,23 @@ enum bb_status inbound_queue_answer(struct sync_context *sc, const struct bz_bug
 				    const char *from_addr, const char *message_id, long long seq,
 				    const char *text, int help, struct inbound_stats *stats,
 				    struct bb_error *err);
+/* The same To the lists to (NULL-terminated bare addresses; NULL: the
+ * bug's route, as inbound_queue_answer()). */
+enum bb_status inbound_queue_answer_to(struct sync_context *sc, const struct bz_bug *bug,
+				       char *const *to, const char *from_addr,
+				       const char *message_id, long long seq, const char *text,
+				       int help, struct inbound_stats *stats, struct bb_error *err);
+/* The answer text (help: with the list of commands) to mail row, a reply
+ * to a digest none of whose command lines acted on a bug, from from_addr
+ * (authenticated), on the digest's thread: In-Reply-To the reply, To the
+ * digest's list, Cc'd to the sender, Message-ID answer-r<row>, within
+ * [inbound] answer_limit an hour for the digest's thread and for the
+ * sender.  Nothing for a mail that answers no digest.  In
+ * inbound_digest.c. */
+enum bb_status inbound_digest_answer(struct sync_context *sc, long long row,
+				     const char *from_addr, const char *message_id,
+				     const char *text, int help, struct inbound_stats *stats,
+				     struct bb_error *err);
 /* Whether the bug's thread (bug_id > 0) or the sender got [inbound]
  * answer_limit answers in the last hour: no more go out. */
 int inbound_answers_exhausted(struct sync_context *sc, long long bug_id, const char *sender);

@@ -5,16 +5,21 @@
  * any authenticated sender for subscribe and unsubscribe), the same change
  * is recorded and made once (in_command, inbound_finish_mail()), and the
  * same answer goes out, In-Reply-To the reply, on the thread of the first
- * bug acted on, Cc'd to the sender.  A command that names no entry, or
- * one the digest does not have, is not understood; a sender nobody vouches
- * for is refused and answered to nobody.  The reply's own words are posted
- * to no bug, nor are the replies that follow it: a mail the reply's row
- * (whose parent is the digest) holds is no bug's (inbound_known_message()). */
+ * public bug acted on, Cc'd to the sender.  A line that acts on no entry
+ * (none named, one the digest does not have, one whose bug is no longer
+ * public) is refused, saying why, and a line naming no command is not
+ * understood; a reply none of whose lines acted on a bug is answered all
+ * the same, once, on the digest's thread (inbound_digest_answer()).  A
+ * sender nobody vouches for has every line refused and is answered to
+ * nobody.  The reply's own words are posted to no bug, nor are the
+ * replies that follow it: a mail the reply's row (whose parent is the
+ * digest) holds is no bug's (inbound_known_message()). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -22,6 +27,7 @@
 #include "bridge/digest.h"
 #include "bridge/follow.h"
 #include "bridge/inbound.h"
+#include "bridge/inbound_answer.h"
 #include "bridge/inbound_internal.h"
 #include "bridge/inbound_mail.h"
 #include "bridge/mailcmd.h"
@@ -55,6 +61,33 @@ long long inbound_digest_replied(struct sync_context *sc, const struct inmail *m
 	return 0;
 }
 
+/* Why entry n is refused when digest has no such entry: "no entry 9 in
+ * this digest; it has entries 1-5" (in note). */
+static const char *no_entry_note(struct sync_context *sc, long long digest, int n, char *note,
+				 size_t size)
+{
+	sqlite3_stmt *st = NULL;
+	long long first = 0, last = 0;
+
+	if (store_prepare(sc->db, &st, "SELECT min(n), max(n) FROM digest_entry WHERE digest = ?",
+			  NULL) == BB_OK) {
+		sqlite3_bind_int64(st, 1, digest);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			first = sqlite3_column_int64(st, 0);
+			last = sqlite3_column_int64(st, 1);
+		}
+	}
+	sqlite3_finalize(st);
+	if (!last)
+		snprintf(note, size, "no entry %d in this digest; it has none", n);
+	else if (first == last)
+		snprintf(note, size, "no entry %d in this digest; it has entry %lld", n, first);
+	else
+		snprintf(note, size, "no entry %d in this digest; it has entries %lld-%lld", n,
+			 first, last);
+	return note;
+}
+
 /* Records command i of the reply (row) for the bug of its entry. */
 static enum bb_status record_one(struct sync_context *sc, const struct inmail *m, long long row,
 				 int i, const struct mailcmd *c, long long digest, int vouched,
@@ -69,29 +102,30 @@ static enum bb_status record_one(struct sync_context *sc, const struct inmail *m
 	int have, allowed;
 	enum bb_status s;
 
-	if (c->verb == MAILCMD_INVALID || !bug_id || c->verb == MAILCMD_TRACK) {
-		if (!vouched)
-			return BB_OK;   /* not understood, from nobody vouched for: no answer */
-		if (c->verb == MAILCMD_INVALID)
-			why = c->error;
-		else if (c->verb == MAILCMD_TRACK)
-			why = "a digest's entry is a bug already";
-		else if (c->entry <= 0)
-			why = "name the digest's entry: #bugbridge <n> <command>";
-		else
-			why = (snprintf(note, sizeof(note), "the digest has no entry %d", c->entry), note);
+	if (c->verb == MAILCMD_INVALID && vouched) {
 		stats->commands_invalid++;
-		return inbound_command_record(sc, row, i, 0, c->text, "invalid", NULL, why, err);
+		return inbound_command_record(sc, row, i, 0, c->text, "invalid", NULL, c->error,
+					      err);
 	}
-	have = sync_bug_eligibility(sc->db, NULL, NULL, bug_id, 0, NULL) == SYNC_ELIGIBLE &&
+	/* a line that acts on no entry is refused (a sender nobody vouched
+	 * for is refused first, whatever the line) */
+	if (!vouched)
+		why = unvouched;
+	else if (c->verb == MAILCMD_TRACK)
+		why = "a digest's entry is a bug already";
+	else if (c->entry <= 0)
+		why = "name the digest's entry: #bugbridge <n> <command>";
+	else if (!bug_id)
+		why = no_entry_note(sc, digest, c->entry, note, sizeof(note));
+	have = !why && sync_bug_eligibility(sc->db, NULL, NULL, bug_id, 0, NULL) == SYNC_ELIGIBLE &&
 	       sync_load_bug(sc, bug_id, 0, &bug, NULL) == BB_OK;
-	allowed = vouched && have && inbound_sender_allowed(sc, &bug, m->from_addr);
+	allowed = have && inbound_sender_allowed(sc, &bug, m->from_addr);
 	if (have)
 		bz_bug_release(&bug);
-	if (!allowed && !(vouched && have && follow_verb(c->verb))) {
-		why = !vouched ? unvouched
-		      : !have ? "the bug is not public (not mirrored, or restricted to groups)"
-		      : "the sender may not act on this bug";
+	if (why || (!allowed && !(have && follow_verb(c->verb)))) {
+		if (!why)
+			why = !have ? "the bug is not public (not mirrored, or restricted to groups)"
+				    : "the sender may not act on this bug";
 		stats->commands_refused++;
 		log_event(LOG_LEVEL_INFO, "inbound.command_refused", LF_INT("bug", bug_id),
 			  LF_STR("from", m->from_addr), LF_STR("command", c->text),
@@ -132,11 +166,15 @@ enum bb_status inbound_handle_digest(struct sync_context *sc, const struct inbou
 	if (sc->cfg->inbound_commands &&
 	    mailcmd_parse_entries(prepared_mail_text(p), &cmds, &n, err) != BB_OK)
 		return BB_ERR_NOMEM;
-	/* the row goes with the first bug acted on: its thread carries the
-	 * answer */
+	/* the row goes with the first public bug acted on: its thread
+	 * carries the answer; without one, the digest's thread does
+	 * (inbound_digest_answer()) */
 	for (size_t i = 0; i < n && !first; i++)
-		if (cmds[i].verb != MAILCMD_INVALID && cmds[i].entry > 0)
-			first = digest_entry_bug(sc->db, digest, cmds[i].entry);
+		if (cmds[i].verb != MAILCMD_INVALID && cmds[i].verb != MAILCMD_TRACK &&
+		    cmds[i].entry > 0 &&
+		    (first = digest_entry_bug(sc->db, digest, cmds[i].entry)) &&
+		    sync_bug_eligibility(sc->db, NULL, NULL, first, 0, NULL) != SYNC_ELIGIBLE)
+			first = 0;
 	if ((s = store_begin(sc->db, err)))
 		goto out;
 	s = inbound_mail_record(sc, opt, m, first, parent, "intent", NULL, NULL, &row, err);
@@ -168,5 +206,70 @@ enum bb_status inbound_handle_digest(struct sync_context *sc, const struct inbou
 	s = inbound_finish_mail(sc, row, stats, err);
 out:
 	mailcmd_free(cmds, n);
+	return s;
+}
+
+/* Whether the digest's thread (the replies whose parent is parent, the
+ * digest's Message-ID) got [inbound] answer_limit answers in the last
+ * hour, as inbound_answers_exhausted() counts a bug's thread. */
+static int digest_thread_exhausted(struct sync_context *sc, const char *parent)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned long long limit = sc->cfg->inbound_answer_limit ? sc->cfg->inbound_answer_limit : 10;
+	long long n = 0;
+
+	if (store_prepare(sc->db, &st,
+			  "SELECT count(*) FROM outbox o JOIN in_mail m"
+			  " ON o.message_id = 'answer-r' || m.id || '@' || ?2"
+			  " WHERE m.parent = ?1 AND o.created > ?3", NULL) == BB_OK) {
+		sqlite3_bind_text(st, 1, parent, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, sc->cfg->mail_domain ? sc->cfg->mail_domain : "", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL) - 3600);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return (unsigned long long)n >= limit;
+}
+
+enum bb_status inbound_digest_answer(struct sync_context *sc, long long row,
+				     const char *from_addr, const char *message_id,
+				     const char *text, int help, struct inbound_stats *stats,
+				     struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *to[2] = { NULL, NULL }, *parent = NULL;
+	struct bz_bug stand_in;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "SELECT d.list, d.message_id FROM in_mail m"
+				      " JOIN digest d ON d.message_id = m.parent WHERE m.id = ?",
+			       err)))
+		return s;
+	sqlite3_bind_int64(st, 1, row);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		to[0] = store_column_dup(st, 0);
+		parent = store_column_dup(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (!to[0] || !parent)
+		goto out;   /* no digest's: a thread of no bug, no answer */
+	if (inbound_answers_exhausted(sc, 0, from_addr) || digest_thread_exhausted(sc, parent)) {
+		log_event(LOG_LEVEL_WARN, "inbound.answer_limited", LF_STR("digest", parent),
+			  LF_STR("message_id", message_id), LF_STR("from", from_addr),
+			  LF_UINT("limit", sc->cfg->inbound_answer_limit));
+		goto out;
+	}
+	/* no bug's: the bridge's own subject, none of the sender's words */
+	memset(&stand_in, 0, sizeof(stand_in));
+	if ((s = store_begin(sc->db, err)))
+		goto out;
+	s = inbound_queue_answer_to(sc, &stand_in, to, from_addr, message_id, row, text, help,
+				    stats, err);
+	s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
+out:
+	free(to[0]);
+	free(parent);
 	return s;
 }

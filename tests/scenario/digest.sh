@@ -89,6 +89,8 @@ field() {
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["bugs"][0][sys.argv[1]])' "$2"
 }
 delivered() { cat data/mail/new/* 2>/dev/null | grep -ciE "^Message-ID: <($1)>"; }
+# the lines of an answer that say what became of each command
+transcript() { tr -d '\r' <"$1" | awk '/^  #bugbridge/ { on = 1 } on && /^$/ { exit } on'; }
 digest_of() { grep -il "^Message-ID: <$1>" data/mail/new/* | head -1; }
 # the entries of a digest mail: "n bug [new]" a line
 entries() { tr -d '\r' <"$1" | sed -n 's/^ *\([0-9]*\)\. \(\[new\] \)\{0,1\}Bug \([0-9]*\) .*/\1 \2\3/p'; }
@@ -172,6 +174,14 @@ signed "Lead <lead@example.org>" act-3@example.org "$D2" \
 	"$(printf 'Looked at these.\n\n#bugbridge 3 needinfo reporter Which firmware?\n#bugbridge 9 reopen\n')"
 reply "Lead <lead@example.org>" forged-1@example.org "$D2" \
 	"$(printf '#bugbridge 1 close INVALID\n')"
+# replies none of whose lines acts on an entry: a number the digest lacks,
+# none, a line naming no command, an entry whose bug is private since
+signed "Lead <lead@example.org>" bad-9@example.org "$D2" \
+	"$(printf '#bugbridge 9 reopen\n#bugbridge reopen\n#bugbridge 2 frobnicate\n')"
+signed "Lead <lead@example.org>" gone-3@example.org "$D1" \
+	"$(printf '#bugbridge 3 close INVALID\n')"
+reply "Lead <lead@example.org>" forged-9@example.org "$D2" \
+	"$(printf '#bugbridge 9 reopen\n#bugbridge reopen\n')"
 BUGBRIDGE_CRASH_AT=inbound.recorded "$BUGBRIDGE" --quiet sync >crash.log 2>&1
 is "a round killed once it recorded the reply" "$?" "137"
 check "the next round reads the replies" bb --quiet sync
@@ -180,9 +190,10 @@ is "its question mailed once" "$(delivered "bug-508-r10+[0-9]1@bugbridge.test")"
 like "on bug 508's thread" "$(cat "$(grep -liE "^Message-ID: <bug-508-r10+[0-9]1@bugbridge.test>" data/mail/new/* | head -1)")" "lead@example.org asks the reporter"
 answer=$(grep -l "In-Reply-To: <act-3@example.org>" data/mail/new/* | xargs grep -l "answer to the commands")
 is "the reply gets one answer" "$(printf '%s\n' "$answer" | grep -c .)" "1"
-like "it says what became of each line" "$(tr -d '\r' <"$answer")" "#bugbridge 3 needinfo reporter Which firmware\\?
-    done.*#bugbridge 9 reopen
-    not understood: the digest has no entry 9"
+is "it says what became of each line" "$(transcript "$answer")" "  #bugbridge 3 needinfo reporter Which firmware?
+    asked the reporter; without an answer, a reminder on 2026-12-24, closed on 2027-01-23
+  #bugbridge 9 reopen
+    refused: no entry 9 in this digest; it has entries 1-3"
 like "on the bug's thread, to its list" "$(sed '/^$/q' "$answer")" "To: wifi@lists.test"
 unlike "the reply's own words are on no bug" "$(curl -sf "$bz/rest/bug/508/comment?api_key=bridgekey0123")" "Looked at these"
 reply "Wendy <wendy@example.org>" talk-3@example.org act-3@example.org "Thanks, that firmware question helps."
@@ -191,6 +202,27 @@ unlike "the talk under a digest is on no bug" "$(curl -sf "$bz/rest/bug/508/comm
 is "the command nobody vouched for did nothing" "$(field 501 status)" "CONFIRMED"
 is "it was refused" "$(sqlite3 data/bugbridge.db "SELECT c.state FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE m.message_id = 'forged-1@example.org'")" "refused"
 is "and answered to nobody" "$(grep -l "In-Reply-To: <forged-1@example.org>" data/mail/new/* | wc -l)" "0"
+answered() { grep -l "In-Reply-To: <$1>" data/mail/new/* 2>/dev/null; }
+answer=$(answered bad-9@example.org)
+is "a reply acting on no entry gets one answer" "$(printf '%s\n' "$answer" | grep -c .)" "1"
+is "saying what became of each line" "$(transcript "$answer")" "  #bugbridge 9 reopen
+    refused: no entry 9 in this digest; it has entries 1-3
+  #bugbridge reopen
+    refused: name the digest's entry: #bugbridge <n> <command>
+  #bugbridge 2 frobnicate
+    not understood: unknown command"
+like "on the digest's thread, to its list, Cc'd to the sender" "$(tr -d '\r' <"$answer" | sed '/^$/q')" "To: wifi@lists.test
+Cc: lead@example.org"
+like "as an answer of its own" "$(tr -d '\r' <"$answer" | sed '/^$/q')" "Message-I[Dd]: <answer-r[0-9]+@bugbridge.test>"
+answer=$(answered gone-3@example.org)
+is "an entry whose bug went private: one answer" "$(printf '%s\n' "$answer" | grep -c .)" "1"
+is "which refuses it" "$(transcript "$answer")" "  #bugbridge 3 close INVALID
+    refused: the bug is not public (not mirrored, or restricted to groups)"
+like "on that digest's thread, not the bug's" "$(tr -d '\r' <"$answer" | sed '/^$/q')" "To: wifi@lists.test"
+is "nothing on the private bug's thread" "$(delivered "bug-503-r.*")" "0"
+is "nor anything done to it" "$(sqlite3 data/bugbridge.db "SELECT c.state FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE m.message_id = 'gone-3@example.org'")" "refused"
+is "a sender nobody vouches for: nothing mailed" "$(answered forged-9@example.org | wc -l)" "0"
+is "both its lines recorded as refused" "$(sqlite3 data/bugbridge.db "SELECT group_concat(c.state, ',') FROM in_command c JOIN in_mail m ON m.id = c.mail WHERE m.message_id = 'forged-9@example.org' AND c.note LIKE 'the sender is not authenticated: %'")" "refused,refused"
 
 # --- the schedule: the first digest a whole week after it is turned on
 cat >>"$BUGBRIDGE_CONFIG" <<EOF
