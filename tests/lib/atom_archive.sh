@@ -7,6 +7,7 @@
 #   . "$top_srcdir/tests/lib/atom_archive.sh"
 #   atom_archive_start          # $arch: the list's URL, an empty new.atom
 #   atom_reply FROM MSGID PARENT BODY
+#   $(atom_archive_config)      # in a write_config here-document
 #
 # atom_archive_start serves $WORK/arch with tests/lib/atom_archive.py
 # (stopped with the test: CLEANUP_PIDS) and skips the test if it does not
@@ -23,6 +24,15 @@ atom_archive_start() {
 	wait_for_port "$WORK/arch.port" "$arch_pid" ||
 		{ cat "$WORK/arch.out"; skip_all "the archive server did not start"; }
 	arch="http://127.0.0.1:$(cat "$WORK/arch.port")/list"
+}
+
+# atom_archive_config: the [archive] and [inbound] sections of a bridge
+# reading this archive: kind atom at $arch, mail taken without
+# authentication, Lead <lead@example.org> allowed to give commands (more
+# [inbound] keys may follow)
+atom_archive_config() {
+	printf '[archive]\nkind = atom\nurl = %s\n' "$arch"
+	printf '[inbound]\nauthenticate = none\nallow = Lead <lead@example.org>\n'
 }
 
 atom_reply() {

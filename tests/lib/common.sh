@@ -103,26 +103,57 @@ wait_for() {
 	return 1
 }
 
-# fakebz_start STATE-FILE: starts the fake Bugzilla (tests/lib/fake_bugzilla.py)
-# with that state on a free port, logging to $WORK/bz.log; sets $bz to its
-# URL.  It is stopped by pid when the test ends.
-# fakebz_bridge_config: the [bugzilla] and [mail] sections most scenario
-# tests give the bridge: the fake Bugzilla at $bz (its "bridgekey0123"
-# user), product Drivers, mail from bugbridge.test: mirroring the bugs it
-# already holds (first_sync = all, which would mail more than the default
-# backfill_confirm without sync --yes)
+# fakebz_bridge_config [OPTION]...: the head of a bridge configuration most
+# scenario tests share, for the fake Bugzilla at $bz (its "bridgekey0123"
+# user): [bugzilla] mirroring the bugs it already holds (first_sync = all,
+# which would mail more than the default backfill_confirm without sync
+# --yes) of product Drivers, and [mail] from bugbridge.test; a test appends
+# only what is its own.  Options:
+#   --key-in          api_key_in = param (the key as a URL parameter)
+#   --products LIST   instead of Drivers ("": no products line, every product)
+#   --bugzilla LINE   one more [bugzilla] line (repeatable)
+#   --domain DOMAIN   [mail] domain (default bugbridge.test)
+#   --from ADDRESS    [mail] from (default Bugzilla bridge <bridge@bugbridge.test>)
+#   --mail LINE       one more [mail] line (repeatable)
+#   --maildir DIR     [smtp] maildir = DIR
+#   --smtp PORT       [smtp] host 127.0.0.1, that port, no STARTTLS
+#   --lists LIST      [routing] default_lists = LIST
 fakebz_bridge_config() {
-	cat <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-products = Drivers
-first_sync = all
-backfill_confirm = 100000
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-EOF2
+	local key_in="" products="Drivers" bz_lines="" domain="bugbridge.test"
+	local from="Bugzilla bridge <bridge@bugbridge.test>" mail_lines="" smtp="" lists=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--key-in) key_in="api_key_in = param"; shift; continue ;;
+		--products) products=$2 ;;
+		--bugzilla) bz_lines="$bz_lines$2
+" ;;
+		--domain) domain=$2 ;;
+		--from) from=$2 ;;
+		--mail) mail_lines="$mail_lines$2
+" ;;
+		--maildir) smtp="maildir = $2" ;;
+		--smtp) smtp="host = 127.0.0.1
+port = $2
+starttls = no" ;;
+		--lists) lists=$2 ;;
+		*) echo "fakebz_bridge_config: unknown option $1" >&2; return 64 ;;
+		esac
+		shift 2
+	done
+	echo "[bugzilla]"
+	echo "url = $bz"
+	echo "api_key = bridgekey0123"
+	[ -z "$key_in" ] || echo "$key_in"
+	[ -z "$products" ] || echo "products = $products"
+	echo "first_sync = all"
+	echo "backfill_confirm = 100000"
+	printf '%s' "$bz_lines"
+	echo "[mail]"
+	echo "domain = $domain"
+	echo "from = $from"
+	printf '%s' "$mail_lines"
+	[ -z "$smtp" ] || printf '[smtp]\n%s\n' "$smtp"
+	[ -z "$lists" ] || printf '[routing]\ndefault_lists = %s\n' "$lists"
 }
 
 # reg SQL: the first row SQL gives on the bridge's database, its columns
@@ -162,26 +193,18 @@ EOF2
 }
 
 # frontdoor_bridge_config: the fake Bugzilla at $bz (its "bridgekey0123"
-# user, the key as a parameter), mail from bridge.example.org written to
-# $WORK/mail, every bug to linux-kernel@vger.kernel.org
+# user, the key as a parameter, every product), mail from
+# bridge.example.org written to $WORK/mail, every bug to
+# linux-kernel@vger.kernel.org
 frontdoor_bridge_config() {
-	cat <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-first_sync = all
-backfill_confirm = 100000
-[mail]
-domain = bridge.example.org
-from = Bridge <bridge@example.org>
-[smtp]
-maildir = $WORK/mail
-[routing]
-default_lists = linux-kernel@vger.kernel.org
-EOF2
+	fakebz_bridge_config --key-in --products "" --domain bridge.example.org \
+		--from "Bridge <bridge@example.org>" --maildir "$WORK/mail" \
+		--lists linux-kernel@vger.kernel.org
 }
 
+# fakebz_start STATE-FILE: starts the fake Bugzilla (tests/lib/fake_bugzilla.py)
+# with that state on a free port, logging to $WORK/bz.log; sets $bz to its
+# URL.  It is stopped by pid when the test ends.
 fakebz_start() {
 	/usr/bin/python3 "$top_srcdir/tests/lib/fake_bugzilla.py" --state "$1" \
 		--port-file "$WORK/bz.port" --log "$WORK/bz.log" >"$WORK/bz.out" 2>&1 &

@@ -95,22 +95,5 @@ listlab_dkim_key() {
 # at $bz (product Drivers, the API key bridgekey0123) and the list lab, for
 # a write_config here-document: $(listlab_bridge_config), more sections.
 listlab_bridge_config() {
-	cat <<EOF2
-[bugzilla]
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-first_sync = all
-backfill_confirm = 100000
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-host = 127.0.0.1
-port = $LISTLAB_SMTP_PORT
-starttls = no
-[routing]
-default_lists = $LISTLAB_LIST
-EOF2
+	fakebz_bridge_config --key-in --smtp "$LISTLAB_SMTP_PORT" --lists "$LISTLAB_LIST" "$@"
 }

@@ -56,21 +56,8 @@ clean() {
 
 config() {
 	write_config <<EOF2
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-show_addresses = $1
-[smtp]
-maildir = $WORK/mail
-[routing]
-default_lists = list@lists.test
+$(fakebz_bridge_config --key-in --mail "show_addresses = $1" --maildir "$WORK/mail" \
+	--lists list@lists.test)
 [tracker]
 report_lists = regressions@lists.test
 EOF2

@@ -90,31 +90,13 @@ atom_archive_start
 mail() { atom_reply "$@"; }
 
 write_config <<EOF
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-kernel_field = cf_kernel_version
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-maildir = $WORK/data/mail
-[routing]
-default_lists = list@lists.test
+$(fakebz_bridge_config --key-in --bugzilla "kernel_field = cf_kernel_version" \
+	--maildir "$WORK/data/mail" --lists list@lists.test)
+$(atom_archive_config)
 [route usb]
 component = USB
 lists = usb@lists.test
 people = Max Maintainer <max@example.org>
-[archive]
-kind = atom
-url = $arch
-[inbound]
-authenticate = none
-allow = Lead <lead@example.org>
 [aging]
 daily_limit = 2
 [tree mainline]

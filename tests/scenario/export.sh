@@ -282,19 +282,7 @@ EOF2
 fakebz_start state.json
 mv "$WORK/bugbridge.conf" "$WORK/export.conf"
 write_config <<EOF2
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-maildir = $WORK/sent
-[routing]
-default_lists = $LISTLAB_LIST
+$(fakebz_bridge_config --key-in --products "" --maildir "$WORK/sent" --lists "$LISTLAB_LIST")
 EOF2
 check "the bridge mirrors bug 301" bb sync
 # comments that come after the report: one mail each (older ones would

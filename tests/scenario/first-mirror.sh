@@ -37,18 +37,7 @@ count() { mails | xargs -r grep -l -i -E -- "$1" 2>/dev/null | wc -l; }
 mail_of() { mails | xargs -r grep -l -i -F -- "Message-ID: <$1>" 2>/dev/null | head -1; }
 
 write_config <<EOF2
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-keyword = bugbot
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[routing]
-default_lists = wireless@lists.test
+$(fakebz_bridge_config --bugzilla "keyword = bugbot" --lists wireless@lists.test)
 EOF2
 
 check "first sync" bb sync

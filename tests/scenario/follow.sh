@@ -94,7 +94,7 @@ comment() {
 }
 
 write_config <<EOF2
-$(listlab_bridge_config | sed '/^\[mail\]/a cc_reporter = true')
+$(listlab_bridge_config --mail "cc_reporter = true")
 [route wireless]
 component = Wireless
 lists = $LISTLAB_LIST

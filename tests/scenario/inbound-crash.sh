@@ -66,26 +66,8 @@ fakebz_start state.json
 atom_archive_start
 
 write_config <<EOF
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-maildir = $WORK/data/mail
-[routing]
-default_lists = list@lists.test
-[archive]
-kind = atom
-url = $arch
-[inbound]
-authenticate = none
-allow = Lead <lead@example.org>
+$(fakebz_bridge_config --key-in --maildir "$WORK/data/mail" --lists list@lists.test)
+$(atom_archive_config)
 track_product = Drivers
 track_component = USB
 attachments = bugzilla

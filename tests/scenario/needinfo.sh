@@ -54,26 +54,8 @@ atom_archive_start
 mail() { atom_reply "$@"; }
 
 write_config <<EOF
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-maildir = $WORK/data/mail
-[routing]
-default_lists = list@lists.test
-[archive]
-kind = atom
-url = $arch
-[inbound]
-authenticate = none
-allow = Lead <lead@example.org>
+$(fakebz_bridge_config --key-in --maildir "$WORK/data/mail" --lists list@lists.test)
+$(atom_archive_config)
 EOF
 admin() { curl -sf -X POST --data-binary "$2" "$bz/__admin/$1" >/dev/null; }
 field() {

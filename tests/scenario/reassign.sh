@@ -56,7 +56,7 @@ say() { listlab_send "$1" "$3" "bug-$2@bugbridge.test" "Re: [Bug $2] iwlwifi"; }
 
 printf 'USB SUBSYSTEM\nM:\tGreg <greg@example.org>\nL:\tusb@lists.lab\nS:\tSupported\nF:\tdrivers/usb/\n' >MAINTAINERS
 write_config <<EOF2
-$(listlab_bridge_config | sed 's/^products = Drivers$/products = Drivers, Net/')
+$(listlab_bridge_config --products "Drivers, Net")
 maintainers_file = $WORK/MAINTAINERS
 [route wireless]
 product = Drivers

@@ -28,22 +28,7 @@ fakebz_start state.json
 config_body() {
 	cat <<EOF2
 log_file = $WORK/bb.log
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-host = 127.0.0.1
-port = $(free_port)
-starttls = no
-[routing]
-default_lists = linux-wireless@lists.lab
+$(fakebz_bridge_config --key-in --smtp "$(free_port)" --lists linux-wireless@lists.lab)
 [sync]
 retry_min = 1s
 retry_max = 2s

@@ -139,22 +139,7 @@ scenario() {
 [core]
 data_dir = $run/data
 log_level = warn
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = $dom
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-host = 127.0.0.1
-port = $LISTLAB_SMTP_PORT
-starttls = no
-[routing]
-default_lists = $LISTLAB_LIST
+$(listlab_bridge_config --domain "$dom")
 [blob]
 base_url = http://blobs.test
 EOF
