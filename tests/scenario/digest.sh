@@ -184,6 +184,10 @@ reply "Lead <lead@example.org>" forged-9@example.org "$D2" \
 	"$(printf '#bugbridge 9 reopen\n#bugbridge reopen\n')"
 BUGBRIDGE_CRASH_AT=inbound.recorded "$BUGBRIDGE" --quiet sync >crash.log 2>&1
 is "a round killed once it recorded the reply" "$?" "137"
+# the next one killed once it recorded forged-1 and bad-9, before bad-9's answer
+BUGBRIDGE_CRASH_AT=inbound.recorded:2 "$BUGBRIDGE" --quiet sync >crash.log 2>&1
+is "a round killed once it recorded the reply acting on no entry" "$?" "137"
+is "which is not answered yet" "$(sqlite3 data/bugbridge.db "SELECT m.state || ':' || count(o.message_id) FROM in_mail m LEFT JOIN outbox o ON o.message_id = 'answer-r' || m.id || '@bugbridge.test' WHERE m.message_id = 'bad-9@example.org'")" "intent:0"
 check "the next round reads the replies" bb --quiet sync
 is "entry 3 (bug 508) asked, once" "$(sqlite3 data/bugbridge.db "SELECT count(*) FROM needinfo WHERE bug_id = 508")" "1"
 is "its question mailed once" "$(delivered "bug-508-r10+[0-9]1@bugbridge.test")" "1"
