@@ -440,17 +440,8 @@ char *mailcmd_error_reply(const struct mailcmd *cmds, size_t n)
 				      cmds[i].error) == BB_OK;
 	ok = ok && buf_addstr(&b,
 		"\nNothing was changed for these lines.  A command stands on its own line,\n"
-		"outside quoted text:\n\n"
-		"  #bugbridge close [RESOLUTION]   #bugbridge close DUPLICATE <bug>\n"
-		"  #bugbridge reopen\n"
-		"  #bugbridge reassign <product>/<component>, <component> or <section>\n"
-		"  #bugbridge assign <address|me>  #bugbridge title <text>\n"
-		"  #bugbridge priority <value>     #bugbridge severity <value>\n"
-		"  #bugbridge stop                 #bugbridge track\n"
-		"  #bugbridge needinfo [reporter|<address>] <question>\n"
-		"  #bugbridge subscribe            #bugbridge unsubscribe (or uncc)\n"
-		"  #bugbridge no-reminders\n"
-		"In a reply to a digest: #bugbridge <entry> <command>\n") == BB_OK;
+		"outside quoted text:\n\n") == BB_OK &&
+	     buf_addstr(&b, mail_commands_help) == BB_OK;
 	if (!ok) {
 		buf_release(&b);
 		return NULL;

@@ -1170,19 +1170,27 @@ struct notice_body {
 	int help;
 };
 
+const char mail_commands_help[] =
+	"  #bugbridge close [RESOLUTION]   #bugbridge close DUPLICATE <bug>\n"
+	"  #bugbridge reopen\n"
+	"  #bugbridge reassign <product>/<component>, <component> or <section>\n"
+	"  #bugbridge assign <address|me>  #bugbridge title <text>\n"
+	"  #bugbridge priority <value>     #bugbridge severity <value>\n"
+	"  #bugbridge stop                 #bugbridge track (in a thread that is no bug yet)\n"
+	"  #bugbridge needinfo [reporter|<address>] <question>\n"
+	"  #bugbridge subscribe            #bugbridge unsubscribe (or uncc)\n"
+	"  #bugbridge no-reminders\n"
+	"In a reply to a digest: #bugbridge <entry> <command>\n";
+
 static void fill_notice(struct body *body, const void *ctx)
 {
 	const struct notice_body *n = ctx;
 
 	body_add_text(body, n->text, "");
-	if (n->help)
-		body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n"
-			  "  #bugbridge close [RESOLUTION]    #bugbridge reopen\n"
-			  "  #bugbridge reassign PRODUCT/COMPONENT, COMPONENT or MAINTAINERS section\n"
-			  "  #bugbridge assign ADDRESS|me     #bugbridge title TEXT\n"
-			  "  #bugbridge priority VALUE        #bugbridge severity VALUE\n"
-			  "  #bugbridge stop\n"
-			  "  #bugbridge track (in a thread that is no bug yet)\n");
+	if (n->help) {
+		body_adds(body, "\nCommands, each on a line of its own outside quoted text:\n");
+		body_adds(body, mail_commands_help);
+	}
 	body_adds(body, "\n");
 }
 

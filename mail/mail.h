@@ -188,6 +188,9 @@ enum bb_status mail_compose_attachment(const struct mail_options *opt, const str
  * MAIL_NOTICE_SUBJECT, never the mail's (whose words are the sender's,
  * not the bridge's to repeat), and it has no bug link. */
 #define MAIL_NOTICE_SUBJECT "bugbridge: your command"
+/* The mail commands, a line or two each, as an answer lists them (the one
+ * list: the notice's help and bridge/mailcmd.c's error reply print it). */
+extern const char mail_commands_help[];
 enum bb_status mail_compose_notice(const struct mail_options *opt, const struct bz_bug *bug,
 				   long long seq, const char *text, int help, char *const *to,
 				   char *const *cc, const char *in_reply_to,

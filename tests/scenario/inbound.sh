@@ -215,6 +215,8 @@ check "the unknown command gets a reply on the thread" test -n "$notice"
 like "saying what was not understood" "$(flat "$notice")" "#bugbridge frobnicate now~ +not understood: "
 like "and what was done" "$(flat "$notice")" "#bugbridge reopen~ +done~"
 like "with the list of commands" "$(cat "$notice" 2>/dev/null)" "Commands, each on a line of its own"
+like "  all of them (subscribe, needinfo, the digest's form)" "$(cat "$notice" 2>/dev/null)" \
+	"#bugbridge subscribe +#bugbridge unsubscribe"
 
 printf '#bugbridge reassign No Such Part\n' |
 	listlab_send "Lead <lead@example.org>" cmd-5@example.org cmd-1@example.org \
