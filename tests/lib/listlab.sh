@@ -76,6 +76,33 @@ with smtplib.SMTP("127.0.0.1", int(port)) as s:
 EOF2
 }
 
+# listlab_start_dkim DOMAIN... [-- ARGUMENT...]: the lab as the receiving
+# server lists.lab that checks DKIM: a key for each DOMAIN in $WORK/dkim
+# (a mail from one is signed as it is sent: LISTLAB_DKIM_DIR, exported),
+# published in $WORK/dkim/keys; the ARGUMENTs go to listlab_start too.
+# Skips the test when openssl cannot make a key.
+listlab_start_dkim() {
+	_domains=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		_domains="$_domains $1"
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	# shellcheck disable=SC2086 # one word a domain
+	listlab_dkim_key "$WORK/dkim" $_domains || skip_all "openssl cannot make a key"
+	LISTLAB_DKIM_DIR="$WORK/dkim"
+	export LISTLAB_DKIM_DIR
+	listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys" "$@"
+}
+
+# listlab_dkim_config: the [archive] and [inbound] sections of a bridge that
+# reads the lab started by listlab_start_dkim and trusts its verdicts (more
+# [inbound] keys may follow)
+listlab_dkim_config() {
+	printf '[archive]\nurl = %s\n' "$LISTLAB_URL"
+	printf '[inbound]\ntrusted_authserv_id = lists.lab\ndkim_key_file = %s\n' "$WORK/dkim/keys"
+}
+
 # listlab_dkim_key DIR DOMAIN...: makes a key (openssl) for each domain in
 # DIR/<domain>.pem and publishes it, selector s1, in DIR/keys (the file
 # query format both python3-dkim here and OpenDKIM in bugbridge read).
@@ -94,6 +121,7 @@ listlab_dkim_key() {
 # listlab_bridge_config: the sections of a bridge between the fake Bugzilla
 # at $bz (product Drivers, the API key bridgekey0123) and the list lab, for
 # a write_config here-document: $(listlab_bridge_config), more sections.
+# shellcheck disable=SC2120 # the tests pass fakebz_bridge_config's options
 listlab_bridge_config() {
 	fakebz_bridge_config --key-in --smtp "$LISTLAB_SMTP_PORT" --lists "$LISTLAB_LIST" "$@"
 }

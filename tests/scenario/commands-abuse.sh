@@ -16,10 +16,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
-listlab_dkim_key "$WORK/dkim" example.org example.net || skip_all "openssl cannot make a key"
-LISTLAB_DKIM_DIR="$WORK/dkim"
-export LISTLAB_DKIM_DIR
-listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys"
+listlab_start_dkim example.org example.net
 
 cat >state.json <<EOF2
 {
@@ -78,11 +75,7 @@ $(listlab_bridge_config)
 [route wireless]
 component = Wireless
 lists = $LISTLAB_LIST
-[archive]
-url = $LISTLAB_URL
-[inbound]
-trusted_authserv_id = lists.lab
-dkim_key_file = $WORK/dkim/keys
+$(listlab_dkim_config)
 allow = Lead <lead@example.org>, dev@example.org
 track_product = Drivers
 track_component = USB

@@ -16,10 +16,7 @@
 . "$top_srcdir/tests/lib/listlab.sh"
 
 command -v git >/dev/null 2>&1 || skip_all "git is not installed"
-listlab_dkim_key "$WORK/dkim" example.org example.net example.com || skip_all "openssl cannot make a key"
-LISTLAB_DKIM_DIR="$WORK/dkim"
-export LISTLAB_DKIM_DIR
-listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys"
+listlab_start_dkim example.org example.net example.com
 
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
 	GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.org
@@ -99,11 +96,7 @@ $(listlab_bridge_config --mail "cc_reporter = true")
 component = Wireless
 lists = $LISTLAB_LIST
 people = Max Maintainer <max@example.org>
-[archive]
-url = $LISTLAB_URL
-[inbound]
-trusted_authserv_id = lists.lab
-dkim_key_file = $WORK/dkim/keys
+$(listlab_dkim_config)
 allow = Lead <lead@example.org>
 answer_limit = 100
 [tree mainline]

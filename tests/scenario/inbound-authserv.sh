@@ -13,13 +13,9 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
-listlab_dkim_key "$WORK/dkim" example.org example.net || skip_all "openssl cannot make a key"
-LISTLAB_DKIM_DIR="$WORK/dkim"
-export LISTLAB_DKIM_DIR
 # example.org's SPF lists the lab (an unsigned mail of its passes DMARC by
 # SPF alone); example.net publishes no DMARC record (dmarc=none)
-listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys" --spf-pass example.org \
-	--dmarc-none example.net
+listlab_start_dkim example.org example.net -- --spf-pass example.org --dmarc-none example.net
 
 cat >state.json <<EOF2
 {

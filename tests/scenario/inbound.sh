@@ -10,11 +10,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
-listlab_dkim_key "$WORK/dkim" example.org example.net attacker.example ||
-	skip_all "openssl cannot make a key"
-LISTLAB_DKIM_DIR="$WORK/dkim"
-export LISTLAB_DKIM_DIR
-listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys"
+listlab_start_dkim example.org example.net attacker.example
 
 cat >state.json <<EOF2
 {
@@ -54,11 +50,7 @@ $(listlab_bridge_config)
 component = Wireless
 lists = $LISTLAB_LIST
 people = Wendy Maintainer <wendy@example.org>
-[archive]
-url = $LISTLAB_URL
-[inbound]
-trusted_authserv_id = lists.lab
-dkim_key_file = $WORK/dkim/keys
+$(listlab_dkim_config)
 allow = Lead <lead@example.org>
 allow_group = editbugs
 track_product = Drivers

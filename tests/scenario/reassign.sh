@@ -15,10 +15,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
-listlab_dkim_key "$WORK/dkim" example.org example.net example.com || skip_all "openssl cannot make a key"
-LISTLAB_DKIM_DIR="$WORK/dkim"
-export LISTLAB_DKIM_DIR
-listlab_start --authserv-id lists.lab --dkim-keys "$WORK/dkim/keys"
+listlab_start_dkim example.org example.net example.com
 
 bug() {
 	printf '{"id": %s, "summary": "iwlwifi: bug %s", "product": "Drivers", "component": "Wireless",
@@ -72,11 +69,7 @@ product = Net
 component = Ethernet
 lists = netdev@lists.lab
 people = Nick Netdev <nick@example.org>
-[archive]
-url = $LISTLAB_URL
-[inbound]
-trusted_authserv_id = lists.lab
-dkim_key_file = $WORK/dkim/keys
+$(listlab_dkim_config)
 allow = Lead <lead@example.org>
 answer_limit = 100
 EOF2
