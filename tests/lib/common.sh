@@ -226,6 +226,18 @@ wait_for_port() {
 	test -s "$1"
 }
 
+# serve_start [ARGUMENT...]: `bugbridge serve` with those arguments, its
+# port written to $WORK/port, its log to $WORK/serve.log; sets $server (its
+# pid: stopped at cleanup, or by stop_server) once the port is written, and
+# skips the test when it does not start
+serve_start() {
+	rm -f "$WORK/port"
+	"$BUGBRIDGE" serve --port-file "$WORK/port" "$@" >/dev/null 2>"$WORK/serve.log" &
+	server=$!
+	CLEANUP_PIDS="$CLEANUP_PIDS $server"
+	wait_for_port "$WORK/port" "$server" || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+}
+
 # stop_server PID: SIGTERM, then its exit status (137 if it had to be
 # killed after 15 s); it is no longer stopped at cleanup
 stop_server() {

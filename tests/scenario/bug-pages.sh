@@ -134,10 +134,7 @@ is "the question waits" "$(reg "SELECT state FROM needinfo WHERE bug_id = 702")"
 
 # a week later, as the pages see it
 BUGBRIDGE_TEST_NOW=$((START + 7 * DAY + 3 * 3600))
-"$BUGBRIDGE" serve --port-file "$WORK/port" --pid-file "$WORK/pid" >/dev/null 2>"$WORK/serve.log" &
-server=$!
-CLEANUP_PIDS="$CLEANUP_PIDS $server"
-wait_for_port "$WORK/port" "$server" || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+serve_start --pid-file "$WORK/pid"
 
 # --- a bug's page
 curl -s -o bug.html "$BASE/bug/701"

@@ -56,10 +56,7 @@ check "a sync mails a later comment" bb --quiet sync
 id2=$(python3 -c 'import json; print(json.load(open("comment.json"))["id"])')
 mails=$(ls data/mail/new | wc -l)
 
-"$BUGBRIDGE" serve --port-file "$WORK/port" --pid-file "$WORK/pid" >/dev/null 2>"$WORK/serve.log" &
-server=$!
-CLEANUP_PIDS="$CLEANUP_PIDS $server"
-wait_for_port "$WORK/port" "$server" || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+serve_start --pid-file "$WORK/pid"
 like "the page shows the comment while it is public" "$(curl -s "$BASE/bug/801")" "XY-SOON-PRIVATE"
 
 # a minute later an insider marks it private, as Bugzilla 5.2's PUT takes it

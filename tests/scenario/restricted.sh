@@ -68,11 +68,7 @@ listen = 127.0.0.1:0
 enabled = true
 EOF2
 
-"$BUGBRIDGE" serve --port-file "$WORK/port" >/dev/null 2>"$WORK/serve.log" &
-server=$!
-CLEANUP_PIDS="$CLEANUP_PIDS $server"
-for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-[ -s "$WORK/port" ] || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+serve_start
 URL="http://127.0.0.1:$(cat "$WORK/port")"
 code() { curl -s -o "$WORK/body" -w '%{http_code}' "$URL$1"; }
 

@@ -76,11 +76,7 @@ trusted_authserv_id = mx.lab
 EOF2
 }
 start_server() {
-	rm -f "$WORK/port"
-	"$BUGBRIDGE" serve --port-file "$WORK/port" >/dev/null 2>"$WORK/serve.log" &
-	server=$!
-	CLEANUP_PIDS="$CLEANUP_PIDS $server"
-	wait_for_port "$WORK/port" "$server" || { cat "$WORK/serve.log"; skip_all "the server did not start"; }
+	serve_start
 }
 config 1h
 
