@@ -31,6 +31,26 @@ print("LISTLAB_SMTP_PORT=%d LISTLAB_HTTP_PORT=%d LISTLAB_LIST=%s LISTLAB_URL=%s"
 	export LISTLAB_SMTP_PORT LISTLAB_HTTP_PORT LISTLAB_LIST LISTLAB_URL
 }
 
+# listlab_tracker_start: what the regression tracker's tests start from:
+# the lab, the fake Bugzilla with no bug (fakebz_minimal_state) and a bridge
+# reading the lab's archive; and three helpers for them: id_of MSGID (the
+# regression a report made), show ID EXPR (EXPR of `bugbridge regressions
+# show --json ID`, d its JSON) and send (listlab_send)
+listlab_tracker_start() {
+	listlab_start
+	fakebz_minimal_state "$WORK/state.json"
+	fakebz_start "$WORK/state.json"
+	write_config <<EOF2
+$(listlab_bridge_config)
+[archive]
+url = $LISTLAB_URL
+EOF2
+	id_of() { reg "select id from reg_regression where report_msgid = '$1'"; }
+	show() { bb regressions show --json "$1" >show.json && /usr/bin/python3 -c 'import json,sys
+d = json.load(open("show.json"))["regression"]; print(eval(sys.argv[1]))' "$2"; }
+	send() { listlab_send "$@"; }
+}
+
 # listlab_raw MSGID: the archived message, or nothing (exit 1) if absent.
 listlab_raw() {
 	curl -sf "$LISTLAB_URL/$1/raw"

@@ -12,20 +12,7 @@
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
-listlab_start
-fakebz_minimal_state state.json
-fakebz_start state.json
-write_config <<EOF2
-$(listlab_bridge_config)
-[archive]
-url = $LISTLAB_URL
-EOF2
-
-id_of() { reg "select id from reg_regression where report_msgid = '$1'"; }
-# show ID EXPR: EXPR of `bugbridge regressions show --json ID` (d: its JSON)
-show() { bb regressions show --json "$1" >show.json && /usr/bin/python3 -c 'import json,sys
-d = json.load(open("show.json"))["regression"]; print(eval(sys.argv[1]))' "$2"; }
-send() { listlab_send "$@"; }
+listlab_tracker_start
 
 check "first sync: the archive is read from its end" bb sync
 
