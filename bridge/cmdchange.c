@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a #bugbridge command asks of Bugzilla: the change it makes
  * (cmdchange_of()), and that change in the values the server takes
- * (cmdchange_legal()).  Split from inbound.c, which records and does the
- * commands. */
+ * (cmdchange_legal()).  Split from inbound.c, which records the commands
+ * (inbound_finish.c does them). */
 #include "config.h"
 
 #include <stdlib.h>

@@ -8,10 +8,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <glib.h>
 
-#include "bridge/inbound_internal.h"
+#include "bridge/inbound_comment.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -271,4 +272,50 @@ char *inbound_shorten_comment(struct sync_context *sc, const char *text, const c
 		foot = text + strlen(text);
 	head = (size_t)(foot - text);
 	return comment_fit(sc, &text, &head, 1, &text, &head, 1, foot, strlen(foot), message_id, 1);
+}
+
+/* ---------------------------------------------------- the reply's words */
+
+/* The body without its command lines (#bugbridge ... on a line of its own,
+ * outside quotes); malloc'd. */
+char *inbound_strip_commands(const char *body)
+{
+	struct buf out = BUF_INIT;
+	const char *p = body;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		size_t lead = strspn(p, " \t");
+		int command = lead < len && !strncasecmp(p + lead, "#bugbridge", 10);
+
+		if (!command)
+			buf_add(&out, p, len);
+		if (p[len] == '\n') {
+			if (!command)
+				buf_addch(&out, '\n');
+			len++;
+		}
+		p += len;
+	}
+	return buf_detach(&out, NULL);
+}
+
+/* Whether text holds words of its own: a line that is not blank, not
+ * quoted and not an attribution ("On ..., X wrote:"). */
+int inbound_has_own_text(const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n"), i = 0;
+
+		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+			i++;
+		if (i < len && p[i] != '>' &&
+		    !(len >= 6 && !strncmp(p + len - 6, "wrote:", 6)))
+			return 1;
+		p += len + (p[len] == '\n');
+	}
+	return 0;
 }

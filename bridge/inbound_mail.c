@@ -8,8 +8,9 @@
 
 #include <glib.h>
 
-#include "bridge/inbound_internal.h"
 #include "bridge/inbound_mail.h"
+#include "bridge/inbound_sender.h"
+#include "bridge/inbound_wait.h"
 #include "core/log.h"
 
 void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, const char *raw,

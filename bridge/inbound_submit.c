@@ -2,8 +2,9 @@
 /* Filing a bug by mail: the submit box (bridge/submit.h).  A mailbox read
  * like a list archive, whose mails' senders are checked as commands' are
  * and whose rows are in_mail's: built on the inbound side's helpers
- * (inbound_internal.h), with the bug filed as "#bugbridge track" and the
- * front door file theirs (found again by its URL after a crash). */
+ * (inbound_rows.h, inbound_sender.h, inbound_comment.h), with the bug
+ * filed as "#bugbridge track" and the front door file theirs (found again
+ * by its URL after a crash). */
 #include "config.h"
 
 #include <ctype.h>
@@ -17,7 +18,9 @@
 
 #include "attachments/quarantine.h"
 #include "bridge/inbound_answer.h"
-#include "bridge/inbound_internal.h"
+#include "bridge/inbound_comment.h"
+#include "bridge/inbound_rows.h"
+#include "bridge/inbound_sender.h"
 #include "bridge/route.h"
 #include "bridge/submit.h"
 #include "bugzilla/bug.h"

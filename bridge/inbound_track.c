@@ -13,8 +13,13 @@
 #include <time.h>
 
 #include "bridge/inbound_answer.h"
-#include "bridge/inbound_internal.h"
+#include "bridge/inbound_comment.h"
+#include "bridge/inbound_finish.h"
 #include "bridge/inbound_mail.h"
+#include "bridge/inbound_rows.h"
+#include "bridge/inbound_sender.h"
+#include "bridge/inbound_track.h"
+#include "bridge/inbound_tracker.h"
 #include "bugzilla/bug.h"
 #include "core/buf.h"
 #include "core/fsutil.h"

@@ -20,7 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bridge/inbound_internal.h"
+#include "bridge/inbound.h"
+#include "bridge/inbound_rows.h"
+#include "bridge/inbound_sender.h"
+#include "bridge/inbound_wait.h"
 #include "core/log.h"
 #include "core/store.h"
 
