@@ -182,7 +182,7 @@ enum bb_status inbound_handle_digest(struct sync_context *sc, const struct inbou
 		goto out;
 	s = inbound_mail_record(sc, opt, m, first, parent, "intent", NULL, NULL, &row, err);
 	if (!s && vouched) {
-		/* its commands get an answer (inbound.c's answer_commands()) */
+		/* its commands get an answer (inbound_answer.c's inbound_answer_commands()) */
 		sqlite3_stmt *st = NULL;
 
 		if (!(s = store_prepare(sc->db, &st, "UPDATE in_mail SET authenticated = 1"

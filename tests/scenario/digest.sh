@@ -50,20 +50,7 @@ export ATOM_REPLY_SUBJECT
 atom_archive_start
 
 write_config <<EOF
-[bugzilla]
-first_sync = all
-backfill_confirm = 100000
-url = $bz
-api_key = bridgekey0123
-api_key_in = param
-products = Drivers
-[mail]
-domain = bugbridge.test
-from = Bugzilla bridge <bridge@bugbridge.test>
-[smtp]
-maildir = $WORK/data/mail
-[routing]
-default_lists = other@lists.test
+$(fakebz_bridge_config --key-in --maildir "$WORK/data/mail" --lists other@lists.test)
 [route wifi]
 component = Wireless
 lists = Wifi List <wifi@lists.test>
