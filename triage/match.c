@@ -1631,7 +1631,12 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	}
 	for (size_t i = 0; i < r->ndrivers && sc.nclues < TRI_MATCH_MAX_CLUES; i++) {
 		const struct tri_driver *d = &r->drivers[i];
-		int generic = !strcmp(d->name, "usb") || !strcmp(d->name, "pci");
+		/* the names every boot log prints lines of (an x86 one, its
+		 * "ACPI:" tables, its PCI buses and platform devices) say
+		 * little of where a report belongs */
+		int generic = !strcmp(d->name, "usb") || !strcmp(d->name, "pci") ||
+			      !strcmp(d->name, "acpi") || !strcmp(d->name, "pci_bus") ||
+			      !strcmp(d->name, "platform");
 		double w = (generic ? 0.8 : 2.5) * MIN(1.0, 0.5 + (double)d->count / 6);
 		char *desc = g_strdup_printf("messages of %s", d->name);
 

@@ -1632,6 +1632,15 @@ static const char tuning_maintainers[] =
 	"L:\tplatform-driver-x86@vger.kernel.org\n"
 	"F:\tdrivers/platform/x86/intel/zzc/\n"
 	"\n"
+	"ACPI\n"
+	"L:\tlinux-acpi@vger.kernel.org\n"
+	"F:\tdrivers/acpi/\n"
+	"F:\tarch/x86/kernel/acpi/\n"
+	"\n"
+	"THINKPAD ACPI EXTRAS DRIVER\n"
+	"L:\tplatform-driver-x86@vger.kernel.org\n"
+	"F:\tdrivers/platform/x86/thinkpad_acpi.c\n"
+	"\n"
 	"SPI SUBSYSTEM\n"
 	"L:\tlinux-spi@vger.kernel.org\n"
 	"F:\tdrivers/spi/\n"
@@ -1686,6 +1695,23 @@ static void test_tuning(void)
 			   "tree: no url here\n", &rk);
 	ok(score_of(rk, "HARDWARE MONITORING") == 0 && score_of(rk, "SPI SUBSYSTEM") == 0,
 	   "tree: no URL, no tree");
+	tri_ranking_free(rk);
+
+	/* every x86 boot log has its "ACPI:" lines: they weigh as little as
+	 * "usb" and "pci" ones, less than a driver's own few */
+	first = rank_first(m, "fan never stops after resume\n\n"
+			   "[    0.010000] ACPI: Early table checksum verification disabled\n"
+			   "[    0.010001] ACPI: RSDP 0x00000000BFFFE014 000024 (v02 LENOVO)\n"
+			   "[    0.010002] ACPI: XSDT 0x00000000BFFFD0E8 0000F4 (v01 LENOVO TP-R1C  )\n"
+			   "[    0.010003] ACPI: FACP 0x00000000BFFEB000 000114 (v06 LENOVO TP-R1C  )\n"
+			   "[    0.010004] ACPI: DSDT 0x00000000BFFD6000 010FCA (v01 LENOVO TP-R1C  )\n"
+			   "[    0.010005] ACPI: Reserving FACP table memory at [mem 0xbffeb000-0xbffeb113]\n"
+			   "[    0.310000] ACPI: Added _OSI(Module Device)\n"
+			   "[    0.310001] ACPI: 12 ACPI AML tables successfully acquired and loaded\n"
+			   "[    5.100000] thinkpad_acpi: ThinkPad ACPI Extras v0.26\n"
+			   "[    5.100001] thinkpad_acpi: fan_init: initial fan status is unknown\n", &rk);
+	is_str(first, "THINKPAD ACPI EXTRAS DRIVER", "boot log: a driver's lines before ACPI's");
+	ok(score_of(rk, "ACPI") > 0, "boot log: ACPI's lines still count (%.2f)", score_of(rk, "ACPI"));
 	tri_ranking_free(rk);
 
 	/* a title's subsystem tags outweigh a word of the rest of the title */
