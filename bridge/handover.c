@@ -15,6 +15,7 @@
 #include "bridge/handover.h"
 #include "bridge/inbound.h"
 #include "bridge/route.h"
+#include "bridge/sync_route.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
 #include "core/buf.h"
@@ -445,6 +446,32 @@ static char *handover_text(struct sync_context *sc, long long row, long long bug
 	return buf_detach(&b, NULL);
 }
 
+/* Records the bug moved in the mirror's state as the next round would:
+ * its product and component (columns and the fields a round compares)
+ * and the recipients its mails now go to. */
+static enum bb_status record_move(struct sync_context *sc, long long bug_id,
+				  const struct pending *p, const char *recipients,
+				  struct bb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	enum bb_status s;
+
+	if ((s = store_prepare(sc->db, &st, "UPDATE bz_bug SET product = ?1, component = ?2,"
+				       " recipients = ?3, fields = CASE WHEN json_valid(fields) THEN"
+				       " json_set(fields, '$.product', ?1, '$.component', ?2)"
+				       " ELSE fields END WHERE id = ?4",
+			       err)))
+		return s;
+	sqlite3_bind_text(st, 1, p->product, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, p->component, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, recipients, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, bug_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(sc->db, err, "recording a bug's move");
+	sqlite3_finalize(st);
+	return s;
+}
+
 /* Queues the hand-over mail on the new lists and the pointer on the old
  * thread, marks the hand-over done and ends the command (one
  * transaction). */
@@ -458,7 +485,7 @@ static enum bb_status finish(struct sync_context *sc, long long row, int seq, lo
 	struct bz_bug bug, moved;
 	const struct bz_comment *report = NULL, **comments = NULL;
 	char **rcpt = NULL, *sender = NULL, *text = NULL, *line = NULL, *root = NULL;
-	char *note = NULL;
+	char *note = NULL, *recipients = NULL;
 	size_t n = 0;
 	int have_bug = 0, lists_changed = strcmp(p->old_lists, p->new_lists) != 0;
 	enum bb_status s = BB_OK;
@@ -503,6 +530,11 @@ static enum bb_status finish(struct sync_context *sc, long long row, int seq, lo
 		if ((s = router_route(sc->router, &moved, &to, err)) == BB_ERR_NOT_FOUND) {
 			bb_error_clear(err);
 			s = BB_OK;
+		}
+		if (!s) {
+			sync_route_by_content(sc, &moved, &to);
+			if (!(recipients = sync_describe_recipients(&to)))
+				s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		}
 		if (!s && to.to && to.to[0] && !(s = follow_route(sc, &moved, &to, 0, err)) &&
 		    !(s = mail_compose_handover(&mopt, &moved, HANDOVER_SEQ_BASE + 10 * p->seq, text,
@@ -558,6 +590,10 @@ static enum bb_status finish(struct sync_context *sc, long long row, int seq, lo
 			sqlite3_finalize(st);
 		}
 	}
+	/* the hand-over mail is the lists' notice of the move: the next round
+	 * finds the bug where it is now, going where it goes now */
+	if (!s && lists_changed)
+		s = record_move(sc, bug_id, p, recipients, err);
 	if (!s)
 		s = inbound_command_end(sc, row, seq, 1, "done", note, err);
 	s = s ? (store_rollback(sc->db), s) : store_commit(sc->db, err);
@@ -579,6 +615,7 @@ out:
 	free(line);
 	free(root);
 	free(note);
+	free(recipients);
 	return s;
 }
 

@@ -182,6 +182,14 @@ void sync_attachment_view_release(struct attachment_view *v);
 enum bb_status sync_load_bug(struct sync_context *sc, long long id, int details,
 			     struct bz_bug *bug, struct bb_error *err);
 
+/* The bug's triage: the reader's report (*report) and the ranked sections
+ * (*rank), of its description alone or with its comments and text
+ * attachments (then its crash signature is recorded, tracker/samecrash.h,
+ * unless dry_run); 0 (*report NULL) when [routing] by_content is off or
+ * the text could not be read.  Each freed by the caller. */
+int sync_triage_of(struct sync_context *sc, const struct bz_bug *bug, int description_only,
+		   struct tri_report **report, struct tri_ranking **rank);
+
 /* What the report reader (triage/reader.h) reads of a bug: its
  * description, public comments and public text attachments the blob store
  * holds, as the triage block does.  malloc'd, NULL when out of memory. */

@@ -135,6 +135,8 @@ c=$(grep -l "Patch posted" "$WORK"/listlab/received/*.eml | head -1)
 is "the comment goes to the new list" "$(rcpt "$c")" "netdev@lists.lab nick@example.org"
 like "under the hand-over mail" "$(tr -d '\r' <"$c")" "References: .*<bug-801-r4000000000010@bugbridge.test>"
 is "still one hand-over and one pointer" "$(hand 801 10)/$(pointer 801 10)" "1/1"
+is "no change notice after it: the hand-over mail said the move" \
+	"$(sent 'bug-801-u[0-9]*@bugbridge.test' | grep -c .)" "0"
 
 # a route's name, to a list of the same product; and the same once more;
 # a move whose route keeps the lists (Net/Core: [routing] default_lists)
@@ -146,6 +148,8 @@ is "bug 806 is in Net/Core" "$(field 806 product)/$(field 806 component)" "Net/C
 like "the answer says its mails still go to the same list" "$(flat "$(answer lead-6@example.org)")" \
 	"#bugbridge reassign net/core~ +moved to Net/Core; its mails still go to $LISTLAB_LIST~"
 is "no hand-over, no pointer" "$(sent 'bug-806-r4[0-9]*@bugbridge.test' | grep -c .)" "0"
+like "the list hears of the move from the change notice" \
+	"$(flat "$(sent 'bug-806-u[0-9]*@bugbridge.test')")" "Product: Drivers → Net~Component: Wireless → Core~"
 # a stock 5.2 moves a bug only to a product that has its version
 is "bug 807 (version 6.8, which Net lacks) is in Net/Ethernet" \
 	"$(field 807 product)/$(field 807 component)/$(field 807 version)" "Net/Ethernet/unspecified"
@@ -172,6 +176,8 @@ for step in handover.pending handover.bugzilla handover.done; do
 	is "after $step: the bug moved" "$(field $b product)/$(field $b component)" "Net/Ethernet"
 	is "after $step: answered once" "$(answer lead-$b@example.org | grep -c .)" "1"
 done
+is "no change notice for a bug handed over, killed or not" \
+	"$(sent 'bug-80[2-5]-u[0-9]*@bugbridge.test' | grep -c .)" "0"
 is "no mail went out twice" \
 	"$(cat "$WORK"/listlab/received/*.eml | grep -i "^Message-ID:" | sort | uniq -d | wc -l)" "0"
 
