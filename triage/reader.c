@@ -768,6 +768,16 @@ static int read_arm_frame(struct state *st, const char *p, size_t line)
 	return 1;
 }
 
+/* x86's marks around the stacks of a dump: "<TASK>", "</IRQ>"... */
+static int stack_marker(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '<' && (starts(s, "<TASK>") || starts(s, "</TASK>") || starts(s, "<IRQ>") ||
+			     starts(s, "</IRQ>") || starts(s, "<NMI>") || starts(s, "</NMI>") ||
+			     starts(s, "<SOFTIRQ>") || starts(s, "</SOFTIRQ>"));
+}
+
 /* One call trace line: "  ? sym+0x1/0x2 [mod]", "[<ffff>] sym+...",
  * "[c000..] [c008..] sym+... [xfs] (unreliable)", " sym path.c:12 [inline]",
  * 32-bit ARM's "sym from sym+0x1/0x2".
@@ -778,12 +788,10 @@ static int read_frame(struct state *st, const char *s, size_t line)
 	struct tri_frame f = { 0 };
 	const char *p = s, *end = NULL;
 
+	if (stack_marker(s))
+		return -1;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (*p == '<' && (starts(p, "<TASK>") || starts(p, "</TASK>") || starts(p, "<IRQ>") ||
-			  starts(p, "</IRQ>") || starts(p, "<NMI>") || starts(p, "</NMI>") ||
-			  starts(p, "<SOFTIRQ>") || starts(p, "</SOFTIRQ>")))
-		return -1;
 	if (arm_trace_noise(p))
 		return -1;
 	if (read_arm_frame(st, p, line))
@@ -889,6 +897,20 @@ static int kmemleak_trace(const char *s)
 	return starts(s, "backtrace:") || starts(s, "backtrace (crc ");
 }
 
+/* KCSAN prints each side of a data race as "write to 0x... of 8 bytes by
+ * task 16090 on cpu 1:" ("read", "read-write", "(marked)", "by interrupt",
+ * "race at unknown origin, with read to ...") and its stack right under
+ * it, with no "Call Trace:". */
+static int kcsan_access(const char *s)
+{
+	const char *to = strstr(s, " to 0x");
+
+	if (!to || !(starts(s, "read") || starts(s, "write") || starts(s, "race at ")))
+		return 0;
+	return (strstr(to, " bytes by task ") || strstr(to, " bytes by interrupt ")) &&
+		s[strlen(s) - 1] == ':';
+}
+
 static void read_oops_line(struct state *st, const char *s, size_t line)
 {
 	int kind = oops_header(s);
@@ -977,6 +999,12 @@ static void read_oops_line(struct state *st, const char *s, size_t line)
 	}
 	if (starts(s, "Call Trace:") || starts(s, "Call trace:") || starts(s, "Backtrace:") ||
 	    kmemleak_trace(s)) {
+		st->in_trace = 1;
+		return;
+	}
+	/* x86 opens each stack of a dump with "<TASK>" (or "<IRQ>"...);
+	 * a hung task's or an excerpt's may come without "Call Trace:" */
+	if (stack_marker(s) || kcsan_access(s)) {
 		st->in_trace = 1;
 		return;
 	}

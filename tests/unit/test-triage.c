@@ -423,6 +423,74 @@ static void test_warnings(void)
 	tri_report_free(r);
 }
 
+/* syzbot's hung-task reports print a task's stack from "<TASK>" on, with
+ * no "Call Trace:" before it (the first task below): its frames are read,
+ * and the next task is an oops of its own. */
+static void test_hung_tasks(void)
+{
+	struct tri_report *r = read_str(
+		"INFO: task syz.0.22:6033 blocked for more than 152 seconds.\n"
+		"      Not tainted 6.14.0-rc4-syzkaller #0\n"
+		"\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.\n"
+		"task:syz.0.22        state:D stack:25656 pid:6033  tgid:6033  ppid:5937\n"
+		" <TASK>\n"
+		" __schedule_loop kernel/sched/core.c:6842 [inline]\n"
+		" schedule+0x14b/0x320 kernel/sched/core.c:6857\n"
+		" uhid_dev_destroy drivers/hid/uhid.c:584 [inline]\n"
+		" uhid_char_release+0xac/0x600 drivers/hid/uhid.c:662\n"
+		" __fput+0x3e9/0x9f0 fs/file_table.c:464\n"
+		" </TASK>\n"
+		"INFO: task syz.2.18:6035 blocked for more than 156 seconds.\n"
+		"      Not tainted 6.14.0-rc4-syzkaller #0\n"
+		"task:syz.2.18        state:D stack:25984 pid:6035  tgid:6035  ppid:5945\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" context_switch kernel/sched/core.c:5378 [inline]\n"
+		" __flush_work+0xa47/0xc60 kernel/workqueue.c:4242\n"
+		" </TASK>\n");
+
+	if (ok(r->noopses == 2, "hung tasks: two (%zu)", r->noopses)) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		if (ok(o->nframes == 5, "hung tasks: the first one's frames from <TASK> (%zu)",
+		       o->nframes))
+			is_str(o->frames[3].symbol, "uhid_char_release", "hung tasks: the driver's frame");
+		o = &r->oopses[1];
+		if (ok(o->nframes == 2, "hung tasks: the second one's frames (%zu)", o->nframes))
+			is_str(o->frames[0].symbol, "context_switch", "hung tasks: its first frame");
+	}
+	tri_report_free(r);
+}
+
+/* KCSAN prints each side of a data race as "write to 0x... of N bytes by
+ * task T on cpu C:" with its stack right under it, no "Call Trace:". */
+static void test_kcsan(void)
+{
+	struct tri_report *r = read_str(
+		"==================================================================\n"
+		"BUG: KCSAN: data-race in copy_page_to_iter / strncpy\n"
+		"\n"
+		"write to 0xffff888108b1b488 of 1 bytes by task 16090 on cpu 1:\n"
+		" strncpy+0xcf/0x150 lib/string.c:114\n"
+		" ext4_sample_last_mounted fs/ext4/file.c:828 [inline]\n"
+		" ext4_file_open+0x3a6/0x4e0 fs/ext4/file.c:847\n"
+		"\n"
+		"read to 0xffff888108b1b400 of 1024 bytes by task 10450 on cpu 0:\n"
+		" copy_page_to_iter+0x2cb/0x950 lib/iov_iter.c:878\n"
+		" blkdev_read_iter+0x2cc/0x380 block/fops.c:614\n"
+		"\n"
+		"Reported by Kernel Concurrency Sanitizer on:\n"
+		"CPU: 0 PID: 10450 Comm: udevd Not tainted 5.17.0-rc3-syzkaller #0\n");
+
+	if (ok(r->noopses == 1, "kcsan: one report (%zu)", r->noopses) &&
+	    ok(r->oopses[0].nframes == 5, "kcsan: both stacks' frames (%zu)",
+	       r->oopses[0].nframes)) {
+		is_str(r->oopses[0].frames[2].symbol, "ext4_file_open", "kcsan: the writer's frame");
+		is_str(r->oopses[0].frames[4].path, "block/fops.c", "kcsan: the reader's frame");
+	}
+	tri_report_free(r);
+}
+
 static void test_taint(void)
 {
 	struct tri_report *r;
@@ -1893,6 +1961,8 @@ int main(void)
 	test_arm32();
 	test_decoded_trace();
 	test_warnings();
+	test_hung_tasks();
+	test_kcsan();
 	test_taint();
 	test_versions();
 	test_firmware_devices();
