@@ -796,6 +796,21 @@ static int read_frame(struct state *st, const char *s, size_t line)
 		return -1;
 	if (read_arm_frame(st, p, line))
 		return 1;
+	if (*p == '[' && is_module_char(p[1]) && st->frames->len) {
+		/* "[thinkpad_acpi]" alone: the module of the frame above, the
+		 * line wrapped by a mail client */
+		struct tri_frame *last =
+			&g_array_index(st->frames, struct tri_frame, st->frames->len - 1);
+		const char *e = p + 1;
+
+		while (is_module_char(*e) && e - p < 64)
+			e++;
+		if (*e == ']' && !e[1 + strspn(e + 1, " \t")]) {
+			if (!last->module)
+				last->module = keep(p + 1, (size_t)(e - p - 1));
+			return 1;
+		}
+	}
 	for (int i = 0; i < 2 && *p == '['; i++) {      /* addresses before the symbol */
 		const char *close = strchr(p, ']');
 
@@ -1405,6 +1420,13 @@ static void read_line(struct state *st, const char *raw, size_t line)
 	const char *p;
 	int device;
 
+	/* journalctl's line whose message a mail client wrapped onto the
+	 * next line ("Mar 29 17:43:16 host kernel:"): a trace goes on */
+	if (st->in_trace && g_str_has_suffix(s, " kernel:") && isupper((unsigned char)*s) &&
+	    isdigit((unsigned char)s[4])) {
+		g_free(lower);
+		return;
+	}
 	read_version(r, st->pat, s, lower, line);
 	read_oops_line(st, s, line);
 	if (!r->hardware) {

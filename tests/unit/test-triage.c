@@ -491,6 +491,39 @@ static void test_kcsan(void)
 	tri_report_free(r);
 }
 
+/* A journal pasted into a mail whose client wrapped its long lines: a
+ * frame's "[module]" on a line of its own, a line's message on the next. */
+static void test_wrapped_trace(void)
+{
+	struct tri_report *r = read_str(
+		"Mar 29 17:43:16.179626 fedora kernel: BUG: kernel NULL pointer\n"
+		"dereference, address: 000000000000004c\n"
+		"Mar 29 17:43:16.180325 fedora kernel: Oops: Oops: 0000 [#1] SMP NOPTI\n"
+		"Mar 29 17:43:16.180469 fedora kernel: RIP: 0010:kobject_get+0xd/0x70\n"
+		"Mar 29 17:43:16.180654 fedora kernel: Call Trace:\n"
+		"Mar 29 17:43:16.180664 fedora kernel:  <TASK>\n"
+		"Mar 29 17:43:16.180792 fedora kernel:  device_add+0x8f/0x6e0\n"
+		"Mar 29 17:43:16.180804 fedora kernel:  rfkill_register+0xbc/0x2c0 [rfkill]\n"
+		"Mar 29 17:43:16.180813 fedora kernel:  tpacpi_new_rfkill+0x185/0x230\n"
+		"[thinkpad_acpi]\n"
+		"Mar 29 17:43:16.180826 fedora kernel:  ibm_init+0x66/0x2a0 [thinkpad_acpi]\n"
+		"Mar 29 17:43:16.180840 fedora kernel:\n"
+		"tpacpi_pdriver_probe+0x160/0x250 [thinkpad_acpi]\n"
+		"Mar 29 17:43:16.180852 fedora kernel:  platform_probe+0x41/0xa0\n"
+		"Mar 29 17:43:16.180976 fedora kernel:  </TASK>\n");
+
+	if (ok(r->noopses == 1, "wrapped: one oops (%zu)", r->noopses) &&
+	    ok(r->oopses[0].nframes == 6, "wrapped: every frame (%zu)", r->oopses[0].nframes)) {
+		const struct tri_frame *f = r->oopses[0].frames;
+
+		is_str(f[2].symbol, "tpacpi_new_rfkill", "wrapped: the frame before its module");
+		is_str(f[2].module, "thinkpad_acpi", "wrapped: its module from the next line");
+		is_str(f[4].symbol, "tpacpi_pdriver_probe", "wrapped: the message after its prefix");
+		is_str(f[5].symbol, "platform_probe", "wrapped: the frames after");
+	}
+	tri_report_free(r);
+}
+
 static void test_taint(void)
 {
 	struct tri_report *r;
@@ -1963,6 +1996,7 @@ int main(void)
 	test_warnings();
 	test_hung_tasks();
 	test_kcsan();
+	test_wrapped_trace();
 	test_taint();
 	test_versions();
 	test_firmware_devices();
