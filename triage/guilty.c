@@ -38,6 +38,9 @@ static const char *const generic_symbols[] = {
 	"start_secondary", "syscall_exit_to_user_mode", "task_work_run",
 	"tasklet_action_common", "unwind_backtrace", "vfs_read", "vfs_write", "worker_thread",
 	"x86_64_start_kernel", "x86_64_start_reservations",
+	/* the hrtimer interrupt calling a timer's function, as call_timer_fn */
+	"__run_hrtimer", "__hrtimer_run_queues", "hrtimer_interrupt", "hrtimer_run_softirq",
+	"local_apic_timer_interrupt",
 };
 
 static const char *const generic_prefixes[] = {
@@ -137,6 +140,12 @@ static const char *const shared_symbol_prefixes[] = {
 	"strscpy", "swiotlb_", "try_to_wake_up", "ubsan_", "up_read", "up_write", "vfree",
 	"vmalloc", "vprintk", "vscnprintf", "vsnprintf", "wait_for_completion", "wake_up",
 	"warn_",
+	/* how a task sleeps (kernel/sched/, mm/filemap.c's folio waits) and
+	 * how lockdep reports, without their paths */
+	"__cond_resched", "__folio_lock", "__local_bh_enable_ip", "__switch_to",
+	"__wait_on_bit", "_cond_resched", "bit_wait", "check_noncircular", "check_prev_add",
+	"folio_wait_bit", "io_schedule", "out_of_line_wait_on_bit", "preempt_schedule",
+	"validate_chain",
 };
 
 /* The driver core, sysfs, kernfs and debugfs: frameworks that drivers

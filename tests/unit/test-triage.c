@@ -1378,6 +1378,52 @@ static void test_guilty(void)
 	ok(!tri_symbol_is_shared("widget_get_report") && !tri_symbol_is_shared("hid_input_report") &&
 	   !tri_symbol_is_shared("show_temp") && !tri_symbol_is_shared(NULL),
 	   "shared: a driver's functions are not");
+	{
+		/* a task asleep waiting for a page lock, a lockdep splat, an
+		 * hrtimer's callback: their frames without paths */
+		struct tri_report *r = read_str(
+			"INFO: task nfsd:5136 blocked for more than 122 seconds.\n"
+			"Call Trace:\n"
+			" <TASK>\n"
+			" __schedule+0x3c9/0x1350\n"
+			" schedule+0x27/0xa0\n"
+			" io_schedule+0x46/0x70\n"
+			" folio_wait_bit_common+0x12f/0x310\n"
+			" __folio_lock+0x17/0x30\n"
+			" extent_write_cache_pages+0x35d/0x730 [btrfs]\n"
+			" </TASK>\n"
+			"\n"
+			"WARNING: possible circular locking dependency detected\n"
+			"Call Trace:\n"
+			" check_noncircular+0x2f4/0x3e0\n"
+			" check_prev_add+0x1ad/0x1200\n"
+			" validate_chain+0x8fa/0xdd0\n"
+			" __blk_trace_setup+0xa2/0x140\n"
+			"\n"
+			"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n"
+			"Call Trace:\n"
+			" <IRQ>\n"
+			" _raw_spin_unlock_irqrestore+0x44/0x60\n"
+			" __run_hrtimer+0x1e1/0x6b0\n"
+			" __hrtimer_run_queues+0x19b/0x250\n"
+			" hrtimer_interrupt+0x2f7/0x7b0\n"
+			" </IRQ>\n");
+		const char *want[] = { "extent_write_cache_pages", "__blk_trace_setup", NULL };
+
+		if (ok(r->noopses == 3, "guilty: three reports read (%zu)", r->noopses))
+			for (size_t i = 0; i < 3; i++) {
+				int mm = 0;
+				ssize_t g = tri_guilty_frame(&r->oopses[i], &mm);
+
+				if (want[i])
+					is_str(g >= 0 ? r->oopses[i].frames[g].symbol : NULL, want[i],
+					       "guilty: past sleeping and lockdep's frames");
+				else
+					ok(g < 0, "guilty: the hrtimer interrupt is no one's (%s)",
+					   g >= 0 ? r->oopses[i].frames[g].symbol : "");
+			}
+		tri_report_free(r);
+	}
 
 	if (!ok(mnt_parse(&mf, guilty_maintainers, strlen(guilty_maintainers), &err) == BB_OK,
 		"guilty: MAINTAINERS parsed"))
