@@ -1451,7 +1451,9 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 	if (at) {
 		char *what = g_strdup_printf("module %s built in", word);
 
-		apply_located(sc, at, full, desc, what, line);
+		/* a name in prose is a driver's more often than a board file's
+		 * (obj-y += i2c.o of arch/arm/mach-iop32x/) */
+		apply_located(sc, at, full * MIN(1.0, prose_place(at)), desc, what, line);
 		g_free(what);
 	} else if (def) {
 		apply_located(sc, def, full, desc, "defined in", line);

@@ -956,7 +956,15 @@ static const char small_maintainers[] =
 	"N:\tath12k\n"
 	"\n"
 	"WIRELESS EXTRA\n"
-	"K:\t\\bcfg80211_[a-z_]+_timeout\\b\n";
+	"K:\t\\bcfg80211_[a-z_]+_timeout\\b\n"
+	"\n"
+	"ARM SUB-ARCHITECTURES\n"
+	"L:\tlinux-arm-kernel@lists.infradead.org\n"
+	"F:\tarch/arm/mach-*/\n"
+	"\n"
+	"ZZ2C SUBSYSTEM\n"
+	"L:\tlinux-zz2c@vger.kernel.org\n"
+	"F:\tdrivers/zz2c/\n";
 
 /* The ranking of text against the small MAINTAINERS: the first section's
  * name, and the whole ranking in *out (free it). */
@@ -1457,6 +1465,7 @@ static const char *const fake_places[][2] = {
 	{ "zzmod", "drivers/net/ethernet/intel/zz/" },
 	{ "zz_wdg2", "drivers/hid/zz-widget.c" },
 	{ "usb", "drivers/soc/fsl/qe/usb.c" },
+	{ "zz2c", "arch/arm/mach-zz/zz2c.c" },
 };
 
 static void fake_answer(struct fake_locator *f, char **asked, size_t *nasked,
@@ -1637,6 +1646,21 @@ static void test_locator(void)
 		ok(rk->n && strstr(show(rk->matches[0].reason), "title word \"zz_wdg2\": module zz_wdg2 "
 				   "built in drivers/hid/zz-widget.c (fake grep): matched F: drivers/hid/"),
 		   "locate: saying so: %s", rk->n ? show(rk->matches[0].reason) : "");
+		tri_ranking_free(rk);
+		tri_report_free(r);
+	}
+	/* a subsystem's name that a board file is also called (obj-y +=
+	 * zz2c.o in arch/arm/mach-zz/): the subsystem, not the board */
+	{
+		static const char title[] = "zz2c transfers time out after resume\n\n"
+					    "Nothing in dmesg.\n";
+
+		fake_reset(&f);
+		r = read_str(title);
+		rk = tri_match_located(m, r, title, strlen(title), 10, &loc);
+		ok(fake_asked(f.modules, f.nmodules, "zz2c"), "locate: zz2c is asked");
+		is_str(rk->n ? rk->matches[0].section->name : "(none)", "ZZ2C SUBSYSTEM",
+		       "locate: a board file of that name ranks after the subsystem");
 		tri_ranking_free(rk);
 		tri_report_free(r);
 	}
