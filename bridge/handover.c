@@ -247,38 +247,86 @@ static enum bb_status target_legal(struct sync_context *sc, char **product, char
 	return BB_OK;
 }
 
-/* The version a move to product sends: none when Bugzilla has the bug in
- * that product already (moved before a crash) or when the product has
- * the bug's version; else "unspecified" when it has that, else its first
- * active version (a stock 5.2 refuses to move a bug to a product without
- * its version: Bugzilla::Bug::set_product() outside the browser).
- * *version and *was (the bug's version) malloc'd or NULL. */
-static enum bb_status version_for(struct sync_context *sc, long long bug_id, const char *product,
-				  char **version, char **was, struct bb_error *err)
+/* What a move must change beside product and component: the bug's
+ * version and target milestone where the new product lacks them (a stock
+ * 5.2 refuses to move a bug to a product without its version, and with
+ * usetargetmilestone on without its milestone: Bugzilla::Bug::_set_product()
+ * outside the browser).  A version becomes "unspecified" when the product
+ * has that, else its first active one; a milestone the product's default
+ * (else its first active one).  Nothing when Bugzilla has the bug in that
+ * product already (moved before a crash).  Each value and what it was
+ * (was_*) malloc'd or NULL. */
+struct moved_values {
+	char *version, *was_version, *milestone, *was_milestone;
+};
+
+static void moved_values_release(struct moved_values *m)
+{
+	free(m->version);
+	free(m->was_version);
+	free(m->milestone);
+	free(m->was_milestone);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The entry of names equal to value (any case), else preferred's, else
+ * the first; NULL when value is there or names is empty. */
+static const char *replacement(char *const *names, const char *value, const char *preferred)
+{
+	size_t i = 0;
+
+	while (names[i] && strcasecmp(names[i], value))
+		i++;
+	if (names[i] || !names[0])
+		return NULL;
+	for (i = 0; preferred && *preferred && names[i]; i++)
+		if (!strcmp(names[i], preferred))
+			return names[i];
+	return names[0];
+}
+
+/* " (version unspecified, target milestone ---: Net has no 6.8 nor 6.9)"
+ * for the command's answer; malloc'd, NULL when out of memory. */
+static char *moved_note(const struct moved_values *m, const char *product)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, " (");
+	if (m->version)
+		buf_addf(&b, "version %s%s", m->version, m->milestone ? ", " : "");
+	if (m->milestone)
+		buf_addf(&b, "target milestone %s", m->milestone);
+	buf_addf(&b, ": %s has no %s%s%s)", product, m->version ? m->was_version : "",
+		 m->version && m->milestone ? " nor " : "", m->milestone ? m->was_milestone : "");
+	return buf_detach(&b, NULL);
+}
+
+static enum bb_status moved_values_for(struct sync_context *sc, long long bug_id,
+				       const char *product, struct moved_values *m,
+				       struct bb_error *err)
 {
 	struct bz_bug *bugs = NULL;
-	char **comps = NULL, **vers = NULL;
-	size_t n = 0, i = 0;
+	struct bz_product_names names = { NULL, NULL, NULL, NULL };
 	struct bb_error berr = BB_ERROR_INIT;
+	const char *v;
+	size_t n = 0;
 	enum bb_status s;
 
-	*version = *was = NULL;
+	memset(m, 0, sizeof(*m));
 	if ((s = bz_search_page(sc->bz, bug_id - 1, 0, 1, &bugs, &n, &berr)) ||
-	    !(n == 1 && bugs[0].id == bug_id && bugs[0].product && bugs[0].version &&
+	    !(n == 1 && bugs[0].id == bug_id && bugs[0].product &&
 	      strcasecmp(bugs[0].product, product)) ||
-	    (s = bz_product_components(sc->bz, product, &comps, &vers, &berr)) || !vers)
+	    (s = bz_product_names(sc->bz, product, &names, &berr)) || !names.components)
 		goto out;
-	while (vers[i] && strcasecmp(vers[i], bugs[0].version))
-		i++;
-	if (!vers[i] && vers[0]) {
-		i = 0;
-		while (vers[i] && strcmp(vers[i], "unspecified"))
-			i++;
-		*version = strdup(vers[i] ? vers[i] : vers[0]);
-		*was = strdup(bugs[0].version);
-		if (!*version || !*was)
-			s = bb_error_set(&berr, BB_ERR_NOMEM, "out of memory");
-	}
+	if (bugs[0].version && names.versions &&
+	    (v = replacement(names.versions, bugs[0].version, "unspecified")) &&
+	    (!(m->version = strdup(v)) || !(m->was_version = strdup(bugs[0].version))))
+		s = bb_error_set(&berr, BB_ERR_NOMEM, "out of memory");
+	if (!s && bugs[0].target_milestone && *bugs[0].target_milestone && names.milestones &&
+	    (v = replacement(names.milestones, bugs[0].target_milestone,
+			     names.default_milestone)) &&
+	    (!(m->milestone = strdup(v)) || !(m->was_milestone = strdup(bugs[0].target_milestone))))
+		s = bb_error_set(&berr, BB_ERR_NOMEM, "out of memory");
 out:
 	if (s && (s == BB_ERR_NOMEM || status_retry_class(s) != BB_RETRY_GIVE_UP)) {
 		s = bb_error_set(err, berr.code, "%s", berr.message);
@@ -290,13 +338,9 @@ out:
 	for (size_t k = 0; k < n; k++)
 		bz_bug_release(&bugs[k]);
 	free(bugs);
-	bz_names_free(comps);
-	bz_names_free(vers);
-	if (s) {
-		free(*version);
-		free(*was);
-		*version = *was = NULL;
-	}
+	bz_product_names_release(&names);
+	if (s)
+		moved_values_release(m);
 	return s;
 }
 
@@ -628,10 +672,11 @@ enum bb_status handover_command(struct sync_context *sc, long long row, int seq,
 	const char *section = NULL;
 	struct pending p;
 	struct bz_bug bug;
-	struct bz_change ch[3];
+	struct bz_change ch[4];
+	struct moved_values mv = { NULL, NULL, NULL, NULL };
+	size_t nch = 0;
 	struct bb_error berr = BB_ERROR_INIT;
-	char *product = NULL, *component = NULL, *why = NULL, *version = NULL, *was = NULL;
-	char *moved = NULL;
+	char *product = NULL, *component = NULL, *why = NULL, *moved = NULL;
 	int have_bug = 0;
 	enum bb_status s = BB_OK;
 
@@ -677,16 +722,19 @@ enum bb_status handover_command(struct sync_context *sc, long long row, int seq,
 	if (p.done)
 		goto out;   /* finished before; the command's end is written with it */
 	/* Bugzilla: the same change again (after a crash) is no change */
-	if ((s = version_for(sc, bug_id, p.product, &version, &was, err)))
+	if ((s = moved_values_for(sc, bug_id, p.product, &mv, err)))
 		goto out;
-	ch[0] = (struct bz_change){ "product", p.product };
-	ch[1] = (struct bz_change){ "component", p.component };
-	ch[2] = (struct bz_change){ "version", version };
-	if (version && !(moved = str_printf(" (version %s: %s has no %s)", version, p.product, was))) {
+	ch[nch++] = (struct bz_change){ "product", p.product };
+	ch[nch++] = (struct bz_change){ "component", p.component };
+	if (mv.version)
+		ch[nch++] = (struct bz_change){ "version", mv.version };
+	if (mv.milestone)
+		ch[nch++] = (struct bz_change){ "target_milestone", mv.milestone };
+	if ((mv.version || mv.milestone) && !(moved = moved_note(&mv, p.product))) {
 		s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (bz_update_bug(sc->bz, bug_id, ch, version ? 3 : 2, &berr) != BB_OK) {
+	if (bz_update_bug(sc->bz, bug_id, ch, nch, &berr) != BB_OK) {
 		if (status_retry_class(berr.code) != BB_RETRY_GIVE_UP) {
 			s = bb_error_set(err, berr.code, "%s", berr.message);
 			err->retry_after = berr.retry_after;
@@ -727,8 +775,7 @@ out:
 	g_free(product);
 	g_free(component);
 	free(why);
-	free(version);
-	free(was);
+	moved_values_release(&mv);
 	free(moved);
 	json_object_put(o);
 	return s;

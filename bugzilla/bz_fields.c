@@ -544,17 +544,24 @@ void bz_names_free(char **names)
 	free(names);
 }
 
-enum bb_status bz_product_components(struct bz_client *c, const char *product,
-				     char ***components, char ***versions, struct bb_error *err)
+void bz_product_names_release(struct bz_product_names *p)
+{
+	bz_names_free(p->components);
+	bz_names_free(p->versions);
+	bz_names_free(p->milestones);
+	free(p->default_milestone);
+	memset(p, 0, sizeof(*p));
+}
+
+enum bb_status bz_product_names(struct bz_client *c, const char *product,
+				struct bz_product_names *out, struct bb_error *err)
 {
 	char *p = bz_client_escape(c, product ? product : "");
 	char *path = p ? str_printf("/rest/product/%s", p) : NULL;
-	json_object *root = NULL, *list, *one;
+	json_object *root = NULL, *list, *one, *v;
 	enum bb_status st;
 
-	*components = NULL;
-	if (versions)
-		*versions = NULL;
+	memset(out, 0, sizeof(*out));
 	curl_free(p);
 	if (!path)
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
@@ -563,18 +570,32 @@ enum bb_status bz_product_components(struct bz_client *c, const char *product,
 	list = st ? NULL : bz_jget(root, "products");
 	if (list && json_object_is_type(list, json_type_array) && json_object_array_length(list)) {
 		one = json_object_array_get_idx(list, 0);
-		st = active_names(bz_jget(one, "components"), components, err);
-		if (!st && versions)
-			st = active_names(bz_jget(one, "versions"), versions, err);
-		if (st) {
-			bz_names_free(*components);
-			*components = NULL;
-			if (versions) {
-				bz_names_free(*versions);
-				*versions = NULL;
-			}
-		}
+		v = bz_jget(one, "default_milestone");
+		if (!(st = active_names(bz_jget(one, "components"), &out->components, err)) &&
+		    !(st = active_names(bz_jget(one, "versions"), &out->versions, err)) &&
+		    !(st = active_names(bz_jget(one, "milestones"), &out->milestones, err)) &&
+		    !(out->default_milestone = strdup(v && json_object_is_type(v, json_type_string)
+						      ? json_object_get_string(v) : "")))
+			st = bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+		if (st)
+			bz_product_names_release(out);
 	}
 	json_object_put(root);
+	return st;
+}
+
+enum bb_status bz_product_components(struct bz_client *c, const char *product,
+				     char ***components, char ***versions, struct bb_error *err)
+{
+	struct bz_product_names names;
+	enum bb_status st = bz_product_names(c, product, &names, err);
+
+	*components = names.components;
+	if (versions)
+		*versions = names.versions;
+	else
+		bz_names_free(names.versions);
+	names.components = names.versions = NULL;
+	bz_product_names_release(&names);
 	return st;
 }

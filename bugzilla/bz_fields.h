@@ -112,6 +112,18 @@ enum bb_status bz_product_components(struct bz_client *c, const char *product,
 				     char ***components, char ***versions, struct bb_error *err);
 void bz_names_free(char **names);
 
+/* A product's active components, versions and milestones (NULL-terminated,
+ * in the server's order) and its default milestone ("" when the server
+ * names none), from the same GET /rest/product/<name>: what a bug moved to
+ * it may keep.  components NULL when there is no such product. */
+struct bz_product_names {
+	char **components, **versions, **milestones;
+	char *default_milestone;
+};
+enum bb_status bz_product_names(struct bz_client *c, const char *product,
+				struct bz_product_names *out, struct bb_error *err);
+void bz_product_names_release(struct bz_product_names *p);
+
 /* A configured field name and the key that names it, for the startup check. */
 struct bz_field_want {
 	const char *key;          /* "[tracker] bisect_field" */

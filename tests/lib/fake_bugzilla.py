@@ -39,6 +39,9 @@ State file (JSON; every key optional)
     "params": {"insidergroup": "insiders",          # Bugzilla parameters
                "timetrackinggroup": "editbugs",
                "defaultopsys": "", "defaultplatform": "",
+               "usetargetmilestone": "0",  # "1": a move keeps the
+                                           # milestone, which the new
+                                           # product must have
                "strict_isolation": false},          # a CC must be able to edit the
                                                     # bug's product (canedit_groups)
     "quirks": {"reset_every": 0,                    # see Quirks below
@@ -1742,6 +1745,17 @@ class Bugzilla:
             if new["version"] not in product["versions"]:
                 raise BugzillaError(51, "There is no version named '%s' in the '%s' product."
                                     % (new["version"], product["name"]))
+        if "product" in p or "target_milestone" in p:
+            # and the milestone: with usetargetmilestone on, the bug's (or
+            # the one given) must be one of the product's; with it off, a
+            # move to another product resets it to the product's default
+            product = model.products[new["product"]]
+            if "target_milestone" not in p and new["product"] != bug["product"] \
+                    and not as_bool(model.params.get("usetargetmilestone", "0")):
+                set_field("target_milestone", (product["milestones"] or ["---"])[0])
+            elif new["target_milestone"] not in product["milestones"]:
+                raise BugzillaError(51, "There is no milestone named '%s' in the '%s' product."
+                                    % (new["target_milestone"], product["name"]))
         for name in ("assigned_to", "qa_contact"):
             if as_bool(p.get("reset_" + name, False)):
                 product = model.products[new["product"]]
@@ -2388,7 +2402,8 @@ def rest_parameters(app, req):
     params = {"maintainer": app.model.maintainer, "urlbase": app.urlbase(),
               "requirelogin": "0", "allowemailchange": "1", "maxattachmentsize": "1000",
               "defaultopsys": app.model.params.get("defaultopsys", ""),
-              "defaultplatform": app.model.params.get("defaultplatform", "")}
+              "defaultplatform": app.model.params.get("defaultplatform", ""),
+              "usetargetmilestone": app.model.params.get("usetargetmilestone", "0")}
     if req.user:
         params["insidergroup"] = app.model.params.get("insidergroup")
         params["timetrackinggroup"] = app.model.params.get("timetrackinggroup")

@@ -29,10 +29,12 @@ cat >state.json <<EOF2
              "groups": ["editbugs"]},
             {"login": "ines@example.net", "real_name": "Ines Reporter"},
             {"login": "lead@example.org", "real_name": "Lead"}],
-  "products": [{"name": "Drivers", "components": ["Wireless", "USB"]},
+  "params": {"usetargetmilestone": "1"},
+  "products": [{"name": "Drivers", "components": ["Wireless", "USB"], "milestones": ["---", "6.9"]},
                {"name": "Net", "components": ["Ethernet", "Core"]}],
   "bugs": [$(bug 801), $(bug 802), $(bug 803), $(bug 804), $(bug 805), $(bug 806),
-           $(bug 807 | sed 's/"product"/"version": "6.8", "product"/')]
+           $(bug 807 | sed 's/"product"/"version": "6.8", "product"/'),
+           $(bug 808 | sed 's/"product"/"target_milestone": "6.9", "product"/')]
 }
 EOF2
 fakebz_start state.json
@@ -143,6 +145,7 @@ is "no change notice after it: the hand-over mail said the move" \
 printf '#bugbridge reassign usb subsystem\n' | say "Lead <lead@example.org>" 802 lead-3@example.org
 printf '#bugbridge reassign net/core\n' | say "Lead <lead@example.org>" 806 lead-6@example.org
 printf '#bugbridge reassign Net/Ethernet\n' | say "Lead <lead@example.org>" 807 lead-7@example.org
+printf '#bugbridge reassign Net/Ethernet\n' | say "Lead <lead@example.org>" 808 lead-8@example.org
 check "a sync reads a reassign by section name" bb sync
 is "bug 806 is in Net/Core" "$(field 806 product)/$(field 806 component)" "Net/Core"
 like "the answer says its mails still go to the same list" "$(flat "$(answer lead-6@example.org)")" \
@@ -155,6 +158,11 @@ is "bug 807 (version 6.8, which Net lacks) is in Net/Ethernet" \
 	"$(field 807 product)/$(field 807 component)/$(field 807 version)" "Net/Ethernet/unspecified"
 like "the answer says the version changed" "$(flat "$(answer lead-7@example.org)")" \
 	"#bugbridge reassign Net/Ethernet~ +moved to Net/Ethernet \\(version unspecified: Net has no 6.8\\), handed over to netdev@lists.lab~"
+# with usetargetmilestone on, only to a product that has its milestone
+is "bug 808 (milestone 6.9, which Net lacks) is in Net/Ethernet" \
+	"$(field 808 product)/$(field 808 component)/$(field 808 target_milestone)" "Net/Ethernet/---"
+like "the answer says the milestone changed" "$(flat "$(answer lead-8@example.org)")" \
+	"#bugbridge reassign Net/Ethernet~ +moved to Net/Ethernet \\(target milestone ---: Net has no 6.9\\), handed over to netdev@lists.lab~"
 is "bug 802 is in Drivers/USB" "$(field 802 product)/$(field 802 component)" "Drivers/USB"
 is "handed over to usb@ and the section's maintainer" "$(rcpt "$(sent 'bug-802-r4000000000010@bugbridge.test')")" "greg@example.org usb@lists.lab"
 printf '#bugbridge reassign Drivers/usb\n' | say "Lead <lead@example.org>" 802 lead-4@example.org
