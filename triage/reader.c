@@ -536,6 +536,7 @@ struct state {
 	size_t open_index;
 	size_t opened_at;          /* its first line */
 	int in_trace;
+	int resume_trace;          /* a trace stopped at a "RIP:" amid it */
 	int saw_cpu_line;
 	size_t closed_at;          /* the line its end marker was on (0: none) */
 	size_t closed_index;
@@ -557,7 +558,7 @@ static void close_oops(struct state *st, size_t line)
 	o->frames = (struct tri_frame *)(void *)g_array_free(st->frames, FALSE);
 	st->frames = g_array_new(FALSE, TRUE, sizeof(struct tri_frame));
 	st->open = NULL;
-	st->in_trace = 0;
+	st->in_trace = st->resume_trace = 0;
 	st->closed_at = line;
 	st->closed_index = st->open_index;
 }
@@ -579,7 +580,7 @@ static struct tri_oops *open_oops(struct state *st, enum tri_oops_kind kind, con
 	st->open = oops_at(st, st->open_index);
 	st->opened_at = line;
 	st->saw_cpu_line = 0;
-	st->in_trace = 0;
+	st->in_trace = st->resume_trace = 0;
 	return st->open;
 }
 
@@ -778,6 +779,39 @@ static int stack_marker(const char *s)
 			     starts(s, "<SOFTIRQ>") || starts(s, "</SOFTIRQ>"));
 }
 
+/* The end of the frame above on a line of its own, where a mail client
+ * wrapped a long one: "[thinkpad_acpi]" (its module), "[inline]", or
+ * "drivers/media/usb/usbvision/usbvision-video.c:1530" (its file).
+ * Whether p was one. */
+static int wrapped_frame_end(struct state *st, const char *p)
+{
+	struct tri_frame *last = &g_array_index(st->frames, struct tri_frame, st->frames->len - 1);
+	const char *e = p + 1;
+	char *path;
+
+	if (*p == '[' && is_module_char(p[1])) {
+		while (is_module_char(*e) && e - p < 64)
+			e++;
+		if (*e != ']' || e[1 + strspn(e + 1, " \t")])
+			return 0;
+		if (!last->module && !starts(p, "[inline]"))
+			last->module = keep(p + 1, (size_t)(e - p - 1));
+		return 1;
+	}
+	if (last->path || !(path = path_at(p, &e)))
+		return 0;
+	if (*e == ':')
+		e += 1 + strspn(e + 1, "0123456789");
+	e += strspn(e, " \t");
+	if (*e && !starts(e, "[inline]")) {
+		g_free(path);
+		return 0;
+	}
+	last->path = keep_str(path);
+	g_free(path);
+	return 1;
+}
+
 /* One call trace line: "  ? sym+0x1/0x2 [mod]", "[<ffff>] sym+...",
  * "[c000..] [c008..] sym+... [xfs] (unreliable)", " sym path.c:12 [inline]",
  * 32-bit ARM's "sym from sym+0x1/0x2".
@@ -796,21 +830,8 @@ static int read_frame(struct state *st, const char *s, size_t line)
 		return -1;
 	if (read_arm_frame(st, p, line))
 		return 1;
-	if (*p == '[' && is_module_char(p[1]) && st->frames->len) {
-		/* "[thinkpad_acpi]" alone: the module of the frame above, the
-		 * line wrapped by a mail client */
-		struct tri_frame *last =
-			&g_array_index(st->frames, struct tri_frame, st->frames->len - 1);
-		const char *e = p + 1;
-
-		while (is_module_char(*e) && e - p < 64)
-			e++;
-		if (*e == ']' && !e[1 + strspn(e + 1, " \t")]) {
-			if (!last->module)
-				last->module = keep(p + 1, (size_t)(e - p - 1));
-			return 1;
-		}
-	}
+	if (st->frames->len && wrapped_frame_end(st, p))
+		return 1;
 	for (int i = 0; i < 2 && *p == '['; i++) {      /* addresses before the symbol */
 		const char *close = strchr(p, ']');
 
@@ -1007,6 +1028,18 @@ static void read_oops_line(struct state *st, const char *s, size_t line)
 		if (f)
 			return;
 		st->in_trace = 0;
+		/* the trace goes on after the registers of the frame it was
+		 * interrupted in (an exception's "RIP: ..." block amid the
+		 * frames, as x86 printed a WARNING's until 5.8) */
+		st->resume_trace = starts(s, "RIP: ");
+	} else if (st->resume_trace) {
+		if (!*s)
+			st->resume_trace = 0;
+		else if (read_frame(st, s, line) > 0) {
+			st->in_trace = 1;
+			st->resume_trace = 0;
+			return;
+		}
 	}
 	if (starts(s, "---[ end trace") || starts(s, "---[ end Kernel panic")) {
 		close_oops(st, line);

@@ -524,6 +524,47 @@ static void test_wrapped_trace(void)
 	tri_report_free(r);
 }
 
+/* syzbot's mails of 2019 wrapped at 80 columns ("[inline]" and a frame's
+ * file on the next line), and x86 printed a WARNING's trace around the
+ * registers of the frame it trapped in: the frames after "RIP:" are the
+ * callers. */
+static void test_resumed_trace(void)
+{
+	struct tri_report *r = read_str(
+		"WARNING: CPU: 1 PID: 22 at fs/sysfs/file.c:327  \n"
+		"sysfs_create_file_ns+0x13c/0x1c0 fs/sysfs/file.c:327\n"
+		"CPU: 1 PID: 22 Comm: kworker/1:1 Not tainted 5.2.0-rc6+ #13\n"
+		"Call Trace:\n"
+		"  __dump_stack lib/dump_stack.c:77 [inline]\n"
+		"  dump_stack+0xca/0x13e lib/dump_stack.c:113\n"
+		"  invalid_op+0x14/0x20 arch/x86/entry/entry_64.S:986\n"
+		"RIP: 0010:sysfs_create_file_ns+0x13c/0x1c0 fs/sysfs/file.c:327\n"
+		"Code: 85 82 00 00 00 41 55 48 8b 7b 30 31 d2 48 89 ee 44 8b 4c 24 50 44 8b  \n"
+		"44 24 40 e8 af f9 ff ff 41 89 c5 58 eb 0d e8 54 85 b6 ff <0f> 0b 41 bd ea  \n"
+		"RSP: 0018:ffff8881d9f97130 EFLAGS: 00010293\n"
+		"  sysfs_create_file include/linux/sysfs.h:513 [inline]\n"
+		"  device_create_file+0xe6/0x1d0 drivers/base/core.c:1559\n"
+		"  usbvision_create_sysfs drivers/media/usb/usbvision/usbvision-video.c:252  \n"
+		"[inline]\n"
+		"  usbvision_probe.cold+0x1a73/0x1d69  \n"
+		"drivers/media/usb/usbvision/usbvision-video.c:1530\n"
+		"  usb_probe_interface+0x305/0x7a0 drivers/usb/core/driver.c:361\n"
+		"Kernel Offset: disabled\n");
+
+	if (ok(r->noopses == 1, "resumed: one oops (%zu)", r->noopses) &&
+	    ok(r->oopses[0].nframes == 8, "resumed: the frames before and after the registers "
+	       "(%zu)", r->oopses[0].nframes)) {
+		const struct tri_frame *f = r->oopses[0].frames;
+
+		is_str(f[3].symbol, "sysfs_create_file", "resumed: the first frame after RIP:");
+		ok(f[5].module == NULL, "resumed: \"[inline]\" on its own line is no module");
+		is_str(f[6].path, "drivers/media/usb/usbvision/usbvision-video.c",
+		       "resumed: a frame's file on the next line is its file");
+		is_str(f[7].symbol, "usb_probe_interface", "resumed: and the frames after it");
+	}
+	tri_report_free(r);
+}
+
 static void test_taint(void)
 {
 	struct tri_report *r;
@@ -2067,6 +2108,7 @@ int main(void)
 	test_hung_tasks();
 	test_kcsan();
 	test_wrapped_trace();
+	test_resumed_trace();
 	test_taint();
 	test_versions();
 	test_firmware_devices();
