@@ -17,6 +17,7 @@
 #include "bridge/handover.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
+#include "bugzilla/bz_json.h"
 #include "core/buf.h"
 #include "core/log.h"
 
@@ -157,16 +158,6 @@ char *cmdchange_legal(struct sync_context *sc, long long bug_id, json_object *o,
 	return why;
 }
 
-/* The string value of key in o, NULL when it has none. */
-static const char *change_value(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static int same_ci(const char *a, const char *b)
 {
 	return a && b && !strcasecmp(a, b);
@@ -187,8 +178,8 @@ static int bug_is_open(const struct bz_fields *f, const struct bz_bug *bug)
 char *cmdchange_already(const struct bz_fields *f, const struct bz_bug *bug, json_object *o,
 			int *nomem)
 {
-	const char *resolution = change_value(o, "resolution"), *status = change_value(o, "status");
-	const char *summary = change_value(o, "summary"), *dupe = change_value(o, "dupe_of");
+	const char *resolution = bz_jstr(o, "resolution"), *status = bz_jstr(o, "status");
+	const char *summary = bz_jstr(o, "summary"), *dupe = bz_jstr(o, "dupe_of");
 	/* the other changes: a value the bug has, in any case */
 	const struct {
 		const char *key, *say, *has;
@@ -221,9 +212,9 @@ char *cmdchange_already(const struct bz_fields *f, const struct bz_bug *bug, jso
 	} else {
 		size_t i = 0, n = sizeof(plain) / sizeof(plain[0]);
 
-		while (i < n && !change_value(o, plain[i].key))
+		while (i < n && !bz_jstr(o, plain[i].key))
 			i++;
-		if (i == n || !same_ci(plain[i].has, change_value(o, plain[i].key)))
+		if (i == n || !same_ci(plain[i].has, bz_jstr(o, plain[i].key)))
 			return NULL;
 		out = str_printf("already %s %s", plain[i].say, plain[i].has);
 	}

@@ -13,6 +13,7 @@
 #include "bridge/follow.h"
 #include "bridge/inbound.h"
 #include "bugzilla/bz_client.h"
+#include "bugzilla/bz_json.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -47,15 +48,6 @@ char *follow_change(const struct mailcmd *c, const char *sender)
 int follow_is_change(const char *change)
 {
 	return change && !strncmp(change, "{\"follow\"", 9);
-}
-
-static const char *json_text(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
 }
 
 /* address in ASCII lower case (a copy; NULL when out of memory). */
@@ -187,7 +179,7 @@ enum bb_status follow_command(struct sync_context *sc, long long row, int seq, l
 			      struct bb_error *err)
 {
 	json_object *o = json_tokener_parse(change);
-	const char *verb = o ? json_text(o, "follow") : NULL, *who = o ? json_text(o, "who") : NULL;
+	const char *verb = o ? bz_jstr(o, "follow") : NULL, *who = o ? bz_jstr(o, "who") : NULL;
 	const char *said = NULL;
 	char *refused = NULL, *before = NULL, *note = NULL;
 	int add;

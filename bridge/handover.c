@@ -18,6 +18,7 @@
 #include "bridge/sync_route.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
+#include "bugzilla/bz_json.h"
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -46,15 +47,6 @@ char *handover_change(const struct mailcmd *c, const char *sender)
 int handover_is_change(const char *change)
 {
 	return change && !strncmp(change, "{\"reassign\":", 12);
-}
-
-static const char *json_text(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
 }
 
 /* One text column of the first row of sql with the integer binds a and
@@ -668,7 +660,7 @@ enum bb_status handover_command(struct sync_context *sc, long long row, int seq,
 				struct inbound_stats *stats, struct bb_error *err)
 {
 	json_object *o = json_tokener_parse(change);
-	const char *target = o ? json_text(o, "reassign") : NULL, *by = o ? json_text(o, "by") : NULL;
+	const char *target = o ? bz_jstr(o, "reassign") : NULL, *by = o ? bz_jstr(o, "by") : NULL;
 	const char *section = NULL;
 	struct pending p;
 	struct bz_bug bug;

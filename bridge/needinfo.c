@@ -20,6 +20,7 @@
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
+#include "bugzilla/bz_json.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/fsutil.h"
@@ -208,15 +209,6 @@ int needinfo_is_change(const char *change)
 	return change && strstr(change, "\"needinfo\"") && !strncmp(change, "{\"needinfo\"", 11);
 }
 
-static const char *json_text(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* Records the question (its row gets *id) after ending the bug's earlier
  * ones, in the caller's transaction. */
 static enum bb_status question_insert(struct sync_context *sc, struct question *q,
@@ -358,7 +350,7 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 				struct inbound_stats *stats, struct bb_error *err)
 {
 	json_object *o = json_tokener_parse(change);
-	const char *to = o ? json_text(o, "to") : NULL;
+	const char *to = o ? bz_jstr(o, "to") : NULL;
 	struct question q;
 	struct bz_bug bug;
 	struct buf text = BUF_INIT;
@@ -369,7 +361,7 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	memset(&q, 0, sizeof(q));
 	q.bug_id = bug_id;
 	q.asked_at = bb_now();
-	if (!to || !json_text(o, "needinfo")) {
+	if (!to || !bz_jstr(o, "needinfo")) {
 		json_object_put(o);
 		return inbound_command_end(sc, row, seq, 1, "failed", "unreadable change", err);
 	}
@@ -378,8 +370,8 @@ enum bb_status needinfo_command(struct sync_context *sc, long long row, int seq,
 	have_bug = sync_load_bug(sc, bug_id, 1, &bug, NULL) == BB_OK;   /* 1: its reporter */
 	q.reporter = !strcmp(to, "reporter");
 	q.asked = strdup(!q.reporter ? to : have_bug && bug.creator.login ? bug.creator.login : "");
-	q.question = strdup(json_text(o, "needinfo"));
-	q.asked_by = strdup(json_text(o, "by") ? json_text(o, "by") : "");
+	q.question = strdup(bz_jstr(o, "needinfo"));
+	q.asked_by = strdup(bz_jstr(o, "by") ? bz_jstr(o, "by") : "");
 	q.mail = row_message_id(sc, row);
 	if (!q.asked || !q.question || !q.asked_by || !q.mail) {
 		s = bb_error_set(err, q.mail ? BB_ERR_NOMEM : BB_ERR_NOT_FOUND,
@@ -581,7 +573,7 @@ static int bug_has_flag(const struct bz_bug *bug)
 	for (size_t i = 0; list && json_object_is_type(list, json_type_array) &&
 			   i < json_object_array_length(list) && !has; i++) {
 		json_object *f = json_object_array_get_idx(list, i);
-		const char *name = json_text(f, "name"), *status = json_text(f, "status");
+		const char *name = bz_jstr(f, "name"), *status = bz_jstr(f, "status");
 
 		has = name && status && !strcasecmp(name, NEEDINFO_NAME) && !strcmp(status, "?");
 	}

@@ -91,6 +91,13 @@ json_object *bz_jget(json_object *o, const char *key)
 	return v;
 }
 
+const char *bz_jstr(json_object *o, const char *key)
+{
+	json_object *v = bz_jget(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
 /* A scalar as malloc'd text (numbers and booleans written out); "" for
  * null, objects and arrays.  NULL only when out of memory. */
 static char *jtext(json_object *v)

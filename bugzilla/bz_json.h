@@ -47,9 +47,11 @@ extern const struct item_kind bz_attachment_kind;
 char *bz_text_repair(const char *text, size_t len);
 
 /* JSON getters that cope with a missing key or a wrong type: the member
- * named key of o (NULL if none); *dst replaced by the text of v; an integer
- * (0 if none); a positive id (0 if none). */
+ * named key of o (NULL if none); its text when it is a string (NULL
+ * otherwise; o keeps it); *dst replaced by the text of v; an integer (0 if
+ * none); a positive id (0 if none). */
 json_object *bz_jget(json_object *o, const char *key);
+const char *bz_jstr(json_object *o, const char *key);
 enum bb_status bz_jset(char **dst, json_object *v);
 long long bz_jnum(json_object *v);
 long long bz_jid(json_object *v);

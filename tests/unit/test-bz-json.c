@@ -15,6 +15,7 @@
 #include "bugzilla/bug.h"
 #include "bugzilla/bz_client.h"
 #include "bugzilla/bz_fields.h"
+#include "bugzilla/bz_json.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "tests/unit/tap.h"
@@ -1069,6 +1070,26 @@ static void test_insecure_url(void)
 	}
 }
 
+/* bz_jstr(): a member's text only where it is a string, whatever o is */
+static void test_jstr(void)
+{
+	json_object *o = json_tokener_parse("{\"follow\": \"subscribe\", \"n\": 3, \"no\": null,"
+					    " \"list\": [\"a\"], \"empty\": \"\"}");
+	json_object *arr = json_tokener_parse("[\"follow\"]");
+	json_object *str = json_tokener_parse("\"follow\"");
+
+	is_str(bz_jstr(o, "follow"), "subscribe", "bz_jstr: a string member");
+	is_str(bz_jstr(o, "empty"), "", "bz_jstr: an empty string is a string");
+	ok(!bz_jstr(o, "n") && !bz_jstr(o, "no") && !bz_jstr(o, "list"),
+	   "bz_jstr: a number, null or array member is no text");
+	ok(!bz_jstr(o, "missing") && !bz_jstr(NULL, "follow"), "bz_jstr: no member, no object");
+	ok(!bz_jstr(arr, "follow") && !bz_jstr(str, "follow"),
+	   "bz_jstr: an array or a string is no object");
+	json_object_put(o);
+	json_object_put(arr);
+	json_object_put(str);
+}
+
 int main(void)
 {
 	struct stat sb;
@@ -1091,5 +1112,6 @@ int main(void)
 	test_legal_values();
 	test_gate();
 	test_insecure_url();
+	test_jstr();
 	return done_testing();
 }
