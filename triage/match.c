@@ -548,6 +548,7 @@ static void path_hits(struct scoring *sc, const char *path, double weight, int w
 {
 	const struct tri_matcher *m = sc->m;
 	size_t deepest = 0;
+	int literal = 0;
 	GArray *found = g_array_new(FALSE, FALSE, sizeof(struct path_hit));
 
 	for (guint s = 0; s < m->nsections; s++) {
@@ -584,11 +585,22 @@ static void path_hits(struct scoring *sc, const char *path, double weight, int w
 				deepest = d;
 		}
 	}
+	/* of the deepest, a pattern that names the file itself (F:
+	 * fs/fhandle.c) is more precise than a glob of its folder's files */
+	for (guint i = 0; i < found->len; i++) {
+		const struct path_hit *h = &g_array_index(found, struct path_hit, i);
+
+		if (h->depth == deepest && !has_glob(h->pattern, strlen(h->pattern)) &&
+		    !strcmp(h->pattern, path))
+			literal = 1;
+	}
 	for (guint i = 0; i < found->len; i++) {
 		const struct path_hit *h = &g_array_index(found, struct path_hit, i);
 		double c = !h->depth ? weight * 0.01 : h->depth == deepest ? weight :
 			weight * 0.15 * h->depth / (double)deepest;
 
+		if (literal && h->depth == deepest && strcmp(h->pattern, path))
+			c *= 0.9;
 		hit(sc, h->section, c, "matched F:", h->pattern);
 	}
 	g_array_free(found, TRUE);

@@ -2097,6 +2097,44 @@ static void test_tuning(void)
 	mnt_free(mf);
 }
 
+/* A file named by two sections at the same depth: the one that lists the
+ * file itself (F: fs/fhandle.c) before the one whose glob takes every file
+ * of the folder (F: fs/\*). */
+static void test_literal_file(void)
+{
+	static const char maintainers[] =
+		"FILESYSTEMS (VFS and infrastructure)\n"
+		"L:\tlinux-fsdevel@vger.kernel.org\n"
+		"F:\tfs/*\n"
+		"\n"
+		"FILESYSTEMS [EXPORTFS]\n"
+		"L:\tlinux-nfs@vger.kernel.org\n"
+		"F:\tfs/exportfs/\n"
+		"F:\tfs/fhandle.c\n";
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"literal: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	first = rank_first(m,
+		"BUG: KASAN: slab-out-of-bounds in do_handle_open+0x3c1/0x440 fs/fhandle.c:226\n"
+		"Call Trace:\n"
+		" do_handle_open+0x3c1/0x440 fs/fhandle.c:226\n"
+		" do_syscall_64+0xcd/0x250 arch/x86/entry/common.c:83\n", &rk);
+	is_str(first, "FILESYSTEMS [EXPORTFS]", "literal: F: fs/fhandle.c before F: fs/*");
+	ok(score_of(rk, "FILESYSTEMS (VFS and infrastructure)") > 0.8 * rk->matches[0].score,
+	   "literal: the glob close behind (%.2f, %.2f)",
+	   score_of(rk, "FILESYSTEMS (VFS and infrastructure)"), rk->matches[0].score);
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2122,5 +2160,6 @@ int main(void)
 	test_guilty();
 	test_locator();
 	test_tuning();
+	test_literal_file();
 	return done_testing();
 }
