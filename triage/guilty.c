@@ -44,7 +44,7 @@ static const char *const generic_symbols[] = {
 };
 
 static const char *const generic_prefixes[] = {
-	"asm_", "entry_SYSCALL", "__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__se_sys_",
+	"asm_", "common_startup_", "entry_SYSCALL", "__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__se_sys_",
 	"__do_sys_", "do_syscall_", "secondary_startup", "sysvec_", "cpuidle_", "__kasan",
 	"kasan_", "__asan_", "mutex_lock", "_raw_spin", "rwsem_", "__mutex",
 };

@@ -1189,12 +1189,43 @@ static void apply_k(struct scoring *sc, const char *text, size_t len)
 
 /* ---- clues from the report ---------------------------------------------- */
 
+/* Whether a frame is in shared code: by its path if printed, else by the
+ * file the tree or index defines it in (lib/iomap.c for iowrite16), else
+ * by its name (tri_frame_is_shared()). */
+static int frame_shared(struct scoring *sc, const struct tri_frame *f, int mm)
+{
+	const char *at = f->path ? NULL : tri_located_symbol(&sc->located, f->symbol);
+
+	return tri_frame_is_shared(f, mm) || (at && tri_path_is_shared(at, mm));
+}
+
+/* tri_guilty_frame() with what the locator found: a frame that names no
+ * file is in shared code when the file defining it is. */
+static ssize_t guilty_frame(struct scoring *sc, const struct tri_oops *o, int *mm)
+{
+	if (!sc->located.symbol_at)
+		return tri_guilty_frame(o, mm);
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t i = 0; i < o->nframes; i++) {
+			const struct tri_frame *f = &o->frames[i];
+
+			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||
+			    (f->path && tri_path_is_reporter(f->path)) || frame_shared(sc, f, pass))
+				continue;
+			*mm = pass;
+			return (ssize_t)i;
+		}
+	*mm = 0;
+	return -1;
+}
+
 static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 {
 	char *desc;
 	size_t rank = 0;
 	int mm = 0;
-	ssize_t guilty = tri_guilty_frame(o, &mm);
+	ssize_t guilty = guilty_frame(sc, o, &mm);
+	const char *pc_at = o->pc_symbol ? tri_located_symbol(&sc->located, o->pc_symbol) : NULL;
 
 	/* the title names the guilty frame, as syzbot titles its reports
 	 * ("KASAN: use-after-free Read in nbd_genl_connect"): that frame, if
@@ -1205,7 +1236,7 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		size_t n = dot ? (size_t)(dot - f->symbol) : strlen(f->symbol);
 
 		if (!f->unreliable && strlen(sc->title_frame) == n &&
-		    !strncmp(f->symbol, sc->title_frame, n) && !tri_frame_is_shared(f, 1) &&
+		    !strncmp(f->symbol, sc->title_frame, n) && !frame_shared(sc, f, 1) &&
 		    !tri_symbol_is_generic(f->symbol)) {
 			guilty = (ssize_t)j;
 			break;
@@ -1213,7 +1244,8 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 	}
 	/* a fault in shared code with a guilty frame under it is the caller's */
 	int path_shared = o->path && guilty >= 0 && tri_path_is_shared(o->path, mm);
-	int pc_shared = o->pc_symbol && guilty >= 0 && tri_symbol_is_shared(o->pc_symbol);
+	int pc_shared = o->pc_symbol && guilty >= 0 &&
+			(tri_symbol_is_shared(o->pc_symbol) || (pc_at && tri_path_is_shared(pc_at, mm)));
 	int has_path = o->path && !tri_path_is_reporter(o->path) && !path_shared;
 
 	if (o->path && !tri_path_is_reporter(o->path)) {
@@ -1256,7 +1288,7 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
 				continue;
 			w = 0.3;
-		} else if (guilty >= 0 && ((size_t)guilty != i && tri_frame_is_shared(f, mm))) {
+		} else if (guilty >= 0 && ((size_t)guilty != i && frame_shared(sc, f, mm))) {
 			/* shared code above or below the guilty frame */
 			w = 0.1;
 		} else if (guilty >= 0 && i < (size_t)guilty) {

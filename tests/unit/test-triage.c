@@ -1005,7 +1005,11 @@ static const char small_maintainers[] =
 	"\n"
 	"ZZ2C SUBSYSTEM\n"
 	"L:\tlinux-zz2c@vger.kernel.org\n"
-	"F:\tdrivers/zz2c/\n";
+	"F:\tdrivers/zz2c/\n"
+	"\n"
+	"LIBRARY CODE\n"
+	"L:\tlinux-kernel@vger.kernel.org\n"
+	"F:\tlib/*\n";
 
 /* The ranking of text against the small MAINTAINERS: the first section's
  * name, and the whole ranking in *out (free it). */
@@ -1427,6 +1431,8 @@ static void test_guilty(void)
 	ok(!tri_symbol_is_shared("widget_get_report") && !tri_symbol_is_shared("hid_input_report") &&
 	   !tri_symbol_is_shared("show_temp") && !tri_symbol_is_shared(NULL),
 	   "shared: a driver's functions are not");
+	ok(tri_symbol_is_generic("common_startup_64") && tri_symbol_is_generic("secondary_startup_64"),
+	   "generic: x86's boot entries (common_startup_64 since 6.9)");
 	{
 		/* a task asleep waiting for a page lock, a lockdep splat, an
 		 * hrtimer's callback: their frames without paths */
@@ -1507,6 +1513,8 @@ static const char *const fake_places[][2] = {
 	{ "zz_wdg2", "drivers/hid/zz-widget.c" },
 	{ "usb", "drivers/soc/fsl/qe/usb.c" },
 	{ "zz2c", "arch/arm/mach-zz/zz2c.c" },
+	{ "zz_rawio", "lib/zz_rawio.c" },
+	{ "zz_hid_read", "drivers/hid/zz-hid.c" },
 };
 
 static void fake_answer(struct fake_locator *f, char **asked, size_t *nasked,
@@ -1702,6 +1710,30 @@ static void test_locator(void)
 		ok(fake_asked(f.modules, f.nmodules, "zz2c"), "locate: zz2c is asked");
 		is_str(rk->n ? rk->matches[0].section->name : "(none)", "ZZ2C SUBSYSTEM",
 		       "locate: a board file of that name ranks after the subsystem");
+		tri_ranking_free(rk);
+		tri_report_free(r);
+	}
+	/* a fault in a function that the tree defines in lib/: shared code,
+	 * whose caller is the guilty frame, as if its path were printed */
+	{
+		static const char fault[] =
+			"BUG: unable to handle page fault for address: ffffc90000a4c010\n"
+			"RIP: 0010:zz_rawio+0x12/0x30\n"
+			"Call Trace:\n"
+			" <TASK>\n"
+			" zz_rawio+0x12/0x30\n"
+			" zz_hid_read+0x40/0x90\n"
+			" </TASK>\n";
+
+		fake_reset(&f);
+		f.no_modules = 1;
+		r = read_str(fault);
+		rk = tri_match_located(m, r, fault, strlen(fault), 10, &loc);
+		is_str(rk->n ? rk->matches[0].section->name : "(none)", "HID CORE LAYER",
+		       "locate: a frame defined in lib/ is shared code");
+		ok(rk->n && strstr(show(rk->matches[0].reason), "guilty frame zz_hid_read"),
+		   "locate: its caller is the guilty frame: %s",
+		   rk->n ? show(rk->matches[0].reason) : "");
 		tri_ranking_free(rk);
 		tri_report_free(r);
 	}
