@@ -110,7 +110,7 @@ static const char *const shared_paths[] = {
 
 /* arch/ARCH/ files of the same kind */
 static const char *const shared_arch_paths[] = {
-	"kernel/traps.c", "kernel/unwind", "mm/fault.c", "mm/physaddr.c",
+	"kernel/traps.c", "kernel/unwind", "kernel/dumpstack", "mm/fault.c", "mm/physaddr.c",
 	"kernel/stacktrace.c", "kernel/apic/apic.c", "kernel/entry", "kernel/process.c",
 	"lib/", "entry/", "include/",
 };
@@ -146,6 +146,8 @@ static const char *const shared_symbol_prefixes[] = {
 	"__wait_on_bit", "_cond_resched", "bit_wait", "check_noncircular", "check_prev_add",
 	"folio_wait_bit", "io_schedule", "out_of_line_wait_on_bit", "preempt_schedule",
 	"validate_chain",
+	/* x86's printing of a stack (arch/x86/kernel/dumpstack.c) */
+	"printk_stack_address", "show_trace_log_lvl",
 };
 
 /* The driver core, sysfs, kernfs and debugfs: frameworks that drivers
@@ -219,6 +221,28 @@ int tri_frame_is_shared(const struct tri_frame *f, int mm)
 	return tri_symbol_is_shared(f->symbol);
 }
 
+/* The printk functions that write the log out to the consoles: the
+ * frames above them (serial8250_console_write, io_serial_in) are a
+ * console printing, not the code at fault. */
+static const char *const console_symbols[] = {
+	"__console_flush_and_unlock", "call_console_driver", "call_console_drivers",
+	"console_emit_next_record", "console_flush_all", "console_unlock", "vprintk_emit",
+};
+
+size_t tri_console_frames(const struct tri_oops *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nframes; i++) {
+		const char *sym = o->frames[i].symbol;
+
+		for (size_t k = 0; sym && k < G_N_ELEMENTS(console_symbols); k++)
+			if (!strcmp(sym, console_symbols[k]))
+				n = i + 1;
+	}
+	return n;
+}
+
 /* The guilty frame of an oops, as syzbot chooses it: the first reliable
  * frame, from the top, that is neither generic nor in shared code, mm/
  * counting as shared when another frame is outside it; -1 if every frame
@@ -226,8 +250,10 @@ int tri_frame_is_shared(const struct tri_frame *f, int mm)
  * shared. */
 ssize_t tri_guilty_frame(const struct tri_oops *o, int *mm)
 {
+	size_t from = tri_console_frames(o);
+
 	for (int pass = 1; pass >= 0; pass--)
-		for (size_t i = 0; i < o->nframes; i++) {
+		for (size_t i = from; i < o->nframes; i++) {
 			const struct tri_frame *f = &o->frames[i];
 
 			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||

@@ -69,4 +69,9 @@ int tri_frame_is_shared(const struct tri_frame *f, int mm);
  * first one then stands); *mm says whether mm/ counted as shared. */
 ssize_t tri_guilty_frame(const struct tri_oops *o, int *mm);
 
+/* How many frames from the top are a console printing the log (up to the
+ * deepest of printk's console functions: console_unlock, vprintk_emit...);
+ * 0 if none.  The guilty frame is under them. */
+size_t tri_console_frames(const struct tri_oops *o);
+
 #endif

@@ -1206,7 +1206,7 @@ static ssize_t guilty_frame(struct scoring *sc, const struct tri_oops *o, int *m
 	if (!sc->located.symbol_at)
 		return tri_guilty_frame(o, mm);
 	for (int pass = 1; pass >= 0; pass--)
-		for (size_t i = 0; i < o->nframes; i++) {
+		for (size_t i = tri_console_frames(o); i < o->nframes; i++) {
 			const struct tri_frame *f = &o->frames[i];
 
 			if (f->unreliable || tri_symbol_is_generic(f->symbol) ||
@@ -1243,9 +1243,10 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		}
 	}
 	/* a fault in shared code with a guilty frame under it is the caller's */
-	int path_shared = o->path && guilty >= 0 && tri_path_is_shared(o->path, mm);
-	int pc_shared = o->pc_symbol && guilty >= 0 &&
-			(tri_symbol_is_shared(o->pc_symbol) || (pc_at && tri_path_is_shared(pc_at, mm)));
+	size_t console = tri_console_frames(o);
+	int path_shared = o->path && guilty >= 0 && (console || tri_path_is_shared(o->path, mm));
+	int pc_shared = o->pc_symbol && guilty >= 0 && (console || tri_symbol_is_shared(o->pc_symbol) ||
+							(pc_at && tri_path_is_shared(pc_at, mm)));
 	int has_path = o->path && !tri_path_is_reporter(o->path) && !path_shared;
 
 	if (o->path && !tri_path_is_reporter(o->path)) {
@@ -1288,7 +1289,8 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
 				continue;
 			w = 0.3;
-		} else if (guilty >= 0 && ((size_t)guilty != i && frame_shared(sc, f, mm))) {
+		} else if (guilty >= 0 && ((size_t)guilty != i && (i < console ||
+								   frame_shared(sc, f, mm)))) {
 			/* shared code above or below the guilty frame */
 			w = 0.1;
 		} else if (guilty >= 0 && i < (size_t)guilty) {

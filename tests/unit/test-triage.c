@@ -1480,6 +1480,37 @@ static void test_guilty(void)
 		tri_report_free(r);
 	}
 
+	{
+		/* a CPU caught printing to the serial console: the console's
+		 * frames above printk, and x86's printing of a stack, are no
+		 * one's */
+		struct tri_report *r = read_str(
+			"NMI backtrace for cpu 0\n"
+			"RIP: 0010:io_serial_in+0x87/0xb0 drivers/tty/serial/8250/8250_port.c:407\n"
+			"Call Trace:\n"
+			" <IRQ>\n"
+			" serial_port_in include/linux/serial_core.h:674 [inline]\n"
+			" serial8250_console_write+0x17d/0x1090 drivers/tty/serial/8250/8250_port.c:3357\n"
+			" console_flush_all+0x53c/0xd70 kernel/printk/printk.c:3049\n"
+			" console_unlock+0xae/0x290 kernel/printk/printk.c:3118\n"
+			" vprintk_emit+0x409/0x600 kernel/printk/printk.c:2348\n"
+			" _printk+0xc8/0x100 kernel/printk/printk.c:2373\n"
+			" printk_stack_address arch/x86/kernel/dumpstack.c:72 [inline]\n"
+			" show_trace_log_lvl+0x211/0x500 arch/x86/kernel/dumpstack.c:285\n"
+			" hid_irq_in+0x35e/0x870 drivers/hid/usbhid/hid-core.c:285\n"
+			" </IRQ>\n");
+		int mm = 0;
+		ssize_t g;
+
+		if (ok(r->noopses == 1 && r->oopses[0].nframes == 9, "console: the trace read")) {
+			is_int(tri_console_frames(&r->oopses[0]), 5, "console: five frames print the log");
+			g = tri_guilty_frame(&r->oopses[0], &mm);
+			is_str(g >= 0 ? r->oopses[0].frames[g].symbol : NULL, "hid_irq_in",
+			       "console: the guilty frame is under the printing");
+		}
+		tri_report_free(r);
+	}
+
 	if (!ok(mnt_parse(&mf, guilty_maintainers, strlen(guilty_maintainers), &err) == BB_OK,
 		"guilty: MAINTAINERS parsed"))
 		return;
