@@ -20,7 +20,8 @@
  * decodes, authentication checks.  prepared_mail_release() logs them at
  * debug level (inbound.mail_work), and with $BUGBRIDGE_TEST_MAIL_WORK set
  * to a file's name appends them to that file, one line a mail (the test
- * hook of tests/scenario/inbound-once.sh). */
+ * hook of tests/lib/mailwork.sh, which inbound.sh, tracker.sh and
+ * inbound-dns.sh source). */
 #ifndef BB_INBOUND_MAIL_H
 #define BB_INBOUND_MAIL_H
 

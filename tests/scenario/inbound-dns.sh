@@ -24,6 +24,7 @@ if [ -z "${BB_DNS_INSIDE:-}" ]; then
 	BB_DNS_INSIDE=1 exec unshare -rmn /bin/sh "$0" "$@"
 fi
 . "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/mailwork.sh"
 
 ip link set lo up || skip_all "cannot bring up the namespace's loopback"
 command -v openssl >/dev/null 2>&1 || skip_all "no openssl to make a DKIM key"
@@ -259,5 +260,16 @@ is "the first two were asked for, the third not" \
 	"$(sed 's/\..*//' dns.log | sort -u | tr '\n' ' ')" "b1 b2 "
 like "the third says why" "$(reg "select reason from in_wait where message_id = 'budget-3@example.org'")" \
 	"^not checked: this round waited [0-9]+ s for DNS already"
+
+# each mail read once (tests/lib/mailwork.sh); a resumed mail is checked
+# when first read (DNS did not answer) and once again in each later round
+# that reads it from in_wait (still waiting, or resumed): once per
+# handling, never twice in one
+mailwork_seen "mails waiting for DNS were resumed" '/ waited=1 /'
+mailwork_once
+is "mail work: a mail waiting for DNS is checked once when read and once each time it is resumed" \
+	"$(awk '{ n[$1] += substr($NF, 8); h[$1]++ } / waited=1 / { w[$1] = 1 }
+		END { for (m in w) if (n[m] != h[m] || h[m] < 2) print m, n[m], h[m] }' \
+		"$MAILWORK")" ""
 
 done_testing

@@ -8,6 +8,7 @@
 # lab is the receiving server "lists.lab" too, writing its own
 # Authentication-Results; #bugbridge track turns a list thread into a bug.
 . "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/mailwork.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
 listlab_start_dkim example.org example.net attacker.example
@@ -534,5 +535,12 @@ r = [x for x in json.load(sys.stdin)["archive"]["latest_refusals"] if x["message
 print(r["reason"], "|", r["command"], "|", r["bug_id"], "|", r["from"])')" \
 	"the sender is not authenticated: no DKIM signature; lists.lab says dmarc=fail for example.net | #bugbridge frobnicate 1 | 201 | victim@example.net"
 like "and so does status" "$(bb status)" "<bs-1@example.org> from victim@example.net: #bugbridge frobnicate 1"
+
+# each kind of mail this scenario sends was read once (tests/lib/mailwork.sh)
+mailwork_seen "plain replies to a bug were handled" \
+	'/ bug=[1-9]/ && / commands=0 / && / directive=0 / && / track=0 /'
+mailwork_seen "replies with commands were handled" '/ bug=[1-9]/ && !/ commands=0 /'
+mailwork_seen "#bugbridge track mails were handled" '/ track=1 /'
+mailwork_once
 
 done_testing

@@ -5,6 +5,7 @@
 # makes (next, mainline, two stable branches), a regression flagged in the
 # fake Bugzilla.
 . "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/mailwork.sh"
 . "$top_srcdir/tests/lib/listlab.sh"
 
 command -v git >/dev/null 2>&1 || skip_all "git is not installed"
@@ -248,5 +249,9 @@ is "a commit closing the report on another Bugzilla fixes its regression" \
 is "a commit linking a duplicate report fixes the regression" \
 	"$(reg "select state, fix_subject from reg_regression where report_msgid = 'r22@example.net'")" \
 	"fixed|media: fix dark camera"
+
+# each mail read once (tests/lib/mailwork.sh)
+mailwork_seen "mails with a #regzbot directive were handled" '/ directive=1 /'
+mailwork_once
 
 done_testing
