@@ -247,8 +247,84 @@ static void tag_paths(const char *l, size_t tag, double weight, const struct tri
 	}
 }
 
+/* Whether the n bytes at part are word. */
+static int part_is(const char *part, size_t n, const char *word)
+{
+	return n == strlen(word) && !strncmp(part, word, n);
+}
+
+/* The names a sysfs path gives, written anywhere in the text, log lines
+ * and shell sessions too: "/sys/bus/iio" and "/sys/class/hwmon" the
+ * subsystem, "/sys/bus/platform/drivers/ideapad_acpi" and
+ * "/sys/module/psmouse" the driver, "/sys/devices/platform/lg-laptop" and
+ * ".../devices/thinkpad_acpi" the device (named as its driver), each
+ * once, to sink at weight.  A bus or class every machine has ("platform",
+ * "pci", "usb") and device names with ':' or '.' (AMDI0010:00, spi4.0,
+ * 0000:02:00.0) say nothing. */
+static void sysfs_names(const char *l, size_t n, double weight, size_t line, GHashTable *done,
+			const struct tri_prose_sink *sink)
+{
+	static const char *const generic[] = {
+		"platform", "pci", "usb", "cpu", "node", "virtual", "system", "devices", "drivers",
+		"block", "net", "input", "misc", "tty", "mem", "firmware", "kernel",
+	};
+	const char *end = l + n;
+
+	for (const char *p = g_strstr_len(l, (gssize)n, "/sys/"); p;
+	     p = g_strstr_len(p + 1, end - p - 1, "/sys/")) {
+		const char *c = p + 5;
+		const char *parts[5];
+		size_t lens[5], k = 0;
+
+		while (c < end && k < G_N_ELEMENTS(parts)) {
+			const char *q = c;
+
+			while (q < end && (g_ascii_isalnum(*q) || strchr("_-:.", *q)))
+				q++;
+			if (q == c)
+				break;
+			parts[k] = c;
+			lens[k++] = (size_t)(q - c);
+			if (q >= end || *q != '/')
+				break;
+			c = q + 1;
+		}
+		for (size_t i = 1; i < k; i++) {
+			size_t at = G_N_ELEMENTS(parts);
+			if (i == 1 && (part_is(parts[0], lens[0], "bus") ||
+				       part_is(parts[0], lens[0], "class") ||
+				       part_is(parts[0], lens[0], "module")))
+				at = 1;
+			else if (i == 3 && part_is(parts[0], lens[0], "bus") &&
+				 (part_is(parts[2], lens[2], "drivers") ||
+				  part_is(parts[2], lens[2], "devices")))
+				at = 3;
+			else if (i == 2 && part_is(parts[0], lens[0], "devices") &&
+				 part_is(parts[1], lens[1], "platform"))
+				at = 2;
+			if (at != i || lens[i] < 3 || lens[i] > 40 || memchr(parts[i], ':', lens[i]) ||
+			    memchr(parts[i], '.', lens[i]))
+				continue;
+			char *w = g_ascii_strdown(parts[i], (gssize)lens[i]);
+			int skip = tri_prose_stopword(w) || g_hash_table_contains(done, w);
+
+			for (size_t g = 0; !skip && g < G_N_ELEMENTS(generic); g++)
+				skip = !strcmp(w, generic[g]);
+			if (skip) {
+				g_free(w);
+				continue;
+			}
+			sink->word(sink->ctx, w, weight, line);
+			g_hash_table_add(done, w);
+		}
+	}
+}
+
 /* The words, each once at its first place, with their weight: a title tag's
  * the most (syzbot's most of all), then the title's, then the rest. */
+/* a sysfs name is the kernel's own name for the driver, as a driver's
+ * prefix on its log lines (match.c's "messages of", 2.5) */
+#define SYSFS_WEIGHT 2.5
 void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *sink)
 {
 	GHashTable *done;
@@ -269,6 +345,8 @@ void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *s
 
 		if (line == 1 && tag)
 			tag_paths(p, tag, 6.0, sink);
+		if (memchr(p, '/', n))
+			sysfs_names(p, n, SYSFS_WEIGHT, line, done, sink);
 		/* syzbot's subsystems are those it mailed the report to */
 		double tag_weight = n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8) ? 20.0 : 6.0;
 

@@ -55,7 +55,10 @@ struct tri_prose_sink {
  * ("usb: dwc3: gadget: ...", not a crash's kind "BUG: KASAN:") and the
  * bracketed words before them weigh 6 (20 in syzbot's "[syzbot] [input?]
  * ..."), as do the words of a Bugzilla mail's "Component:" line in its
- * first 40 lines; the title's other words 2.5, the rest 0.6. */
+ * first 40 lines; the title's other words 2.5, the rest 0.6.  The names
+ * that sysfs paths give anywhere in the text ("/sys/bus/iio",
+ * "/sys/class/hwmon", "/sys/bus/platform/drivers/ideapad_acpi",
+ * "/sys/module/psmouse", "/sys/devices/platform/lg-laptop") weigh 2.5. */
 void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *sink);
 
 /* The words of the title that may name a module or a function ("rt2x00",

@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "mail/maintainers.h"
 #include "triage/match.h"
+#include "triage/prose.h"
 #include "triage/reader.h"
 #include "tests/unit/tap.h"
 
@@ -2198,6 +2199,55 @@ static void test_literal_file(void)
 	mnt_free(mf);
 }
 
+/* The names sysfs paths give, wherever they are written (a shell session
+ * here): buses, classes, drivers, modules and platform devices; not the
+ * buses every machine has nor device names such as AMDI0010:00. */
+struct sysfs_seen {
+	GString *words;
+};
+
+static int sysfs_full(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void sysfs_tag(void *ctx, const char *tag, size_t k, double weight)
+{
+	(void)ctx;
+	(void)tag;
+	(void)k;
+	(void)weight;
+}
+
+static void sysfs_word(void *ctx, const char *word, double weight, size_t line)
+{
+	struct sysfs_seen *seen = ctx;
+
+	if (line > 1 && weight >= 2.5)    /* not the title's words */
+		g_string_append_printf(seen->words, "%s@%zu ", word, line);
+}
+
+static void test_sysfs_names(void)
+{
+	static const char text[] =
+		"magnetometer values stay the same\n"
+		"\n"
+		"root@bt200deb:~# cat /sys/bus/iio/devices/iio:device1/in_magn_x_raw\n"
+		"27\n"
+		"$ echo 1 > /sys/bus/platform/drivers/ideapad_acpi/VPC2004:00/conservation_mode\n"
+		"$ cat /sys/devices/platform/lg-laptop/battery_care_limit /sys/module/psmouse/parameters/proto\n"
+		"$ cat /sys/bus/platform/devices/AMDI0010:00/modalias /sys/bus/spi/devices/spi4.0/uevent\n"
+		"$ ls /sys/class/hwmon/ /sys/bus/iio/\n";
+	struct sysfs_seen seen = { g_string_new("") };
+	const struct tri_prose_sink sink = { sysfs_full, sysfs_tag, sysfs_word, &seen };
+
+	tri_prose_read(text, strlen(text), &sink);
+	is_str(seen.words->str, "iio@3 ideapad_acpi@5 lg-laptop@6 psmouse@6 spi@7 hwmon@8 ",
+	       "sysfs: the bus, driver, device, module and class names, once each");
+	g_string_free(seen.words, TRUE);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2224,5 +2274,6 @@ int main(void)
 	test_locator();
 	test_tuning();
 	test_literal_file();
+	test_sysfs_names();
 	return done_testing();
 }
