@@ -12,7 +12,10 @@
 # connections (BENCH_BIG_CLIENTS), runs of BENCH_BIG_SECONDS, bytes/s only.
 # wrk does the whole job; the project has no load generator of its own.
 # Beside them, bench-mhd-floor (BENCH_MHD_FLOOR): a libmicrohttpd server
-# with serve's threading and nothing else, the floor the library sets.
+# with serve's threading and nothing else, the floor the library sets; and
+# the same with a pool of one thread a core ("pool", the other threading
+# libmicrohttpd offers; BENCH_MHD_POOL=0 leaves it out): where neither
+# reaches nginx at a size, no server on this library does.
 #
 #   BENCH_SECONDS     length of each small/medium run (default 10)
 #   BENCH_CLIENTS     concurrent keep-alive connections (default 64)
@@ -44,11 +47,12 @@ big_seconds=${BENCH_BIG_SECONDS:-30}
 big_clients=${BENCH_BIG_CLIENTS:-4}
 runs=${BENCH_RUNS:-3}
 wrk_threads=${BENCH_THREADS:-2}
-serve_pid="" nginx_pid="" floor_pid=""
+serve_pid="" nginx_pid="" floor_pid="" pool_pid=""
 cleanup() {
 	stop "$serve_pid"
 	stop "$nginx_pid"
 	stop "$floor_pid"
+	stop "$pool_pid"
 	rm -rf "$work"
 }
 make_work bugbridge-bench-serve
@@ -123,19 +127,25 @@ for _ in $(seq 1 100); do
 	sleep 0.05
 done
 
-floor_port=""
+floor_port="" pool_port=""
 if [ -n "${BENCH_MHD_FLOOR:-}" ] && [ -x "$BENCH_MHD_FLOOR" ]; then
 	"$BENCH_MHD_FLOOR" "$work/data/blobs/sha256" floor.port &
 	floor_pid=$!
 	wait_for_file floor.port || exit 1
 	floor_port=$(cat floor.port)
+	if [ "${BENCH_MHD_POOL:-1}" != 0 ]; then
+		"$BENCH_MHD_FLOOR" "$work/data/blobs/sha256" pool.port "$(nproc)" &
+		pool_pid=$!
+		wait_for_file pool.port || exit 1
+		pool_port=$(cat pool.port)
+	fi
 else
 	echo "bench-serve: no libmicrohttpd floor (BENCH_MHD_FLOOR unset; make bench-serve builds it)"
 fi
 
 # all must serve the same bytes before anything is measured
 for f in small medium; do
-	for port in "$serve_port" "$nginx_port" $floor_port; do
+	for port in "$serve_port" "$nginx_port" $floor_port $pool_port; do
 		got=$(curl -s "http://127.0.0.1:$port/blob/sha256/${hash[$f]}" | sha256sum | cut -c1-64)
 		if [ "$got" != "${hash[$f]}" ]; then
 			echo "bench-serve: port $port does not serve $f correctly" >&2
@@ -186,6 +196,7 @@ load() {
 # log, no database), which shows what part of a gap is the library's
 names=(serve nginx) ports=("$serve_port" "$nginx_port")
 [ -n "$floor_port" ] && names+=(floor) ports+=("$floor_port")
+[ -n "$pool_port" ] && names+=(pool) ports+=("$pool_port")
 row() {
 	local label=$1 what=$2 n
 	printf '%-10s %-6s' "$label" "$what"
@@ -194,7 +205,8 @@ row() {
 	printf '\n'
 }
 echo
-row "blob" "" "${names[@]}" "serve/nginx" "${names[2]:+serve/floor}"
+row "blob" "" "${names[@]}" "serve/nginx" ${floor_port:+serve/floor floor/nginx} \
+	${pool_port:+pool/nginx}
 for f in small medium big; do
 	conns=$clients secs=$seconds
 	[ "$f" = big ] && conns=$big_clients secs=$big_seconds
@@ -216,7 +228,9 @@ for f in small medium big; do
 		{ r_rps[k]=$(median ${rps[$k]}) r_mib[k]=$(median ${mib[$k]}) r_p99[k]=$(median ${p99[$k]}); }
 	done
 	ratios=("$(quotient '%.2f' "${r_mib[0]}" "${r_mib[1]}")")
-	[ -n "$floor_port" ] && ratios+=("$(quotient '%.2f' "${r_mib[0]}" "${r_mib[2]}")")
+	[ -n "$floor_port" ] && ratios+=("$(quotient '%.2f' "${r_mib[0]}" "${r_mib[2]}")" \
+		"$(quotient '%.2f' "${r_mib[2]}" "${r_mib[1]}")")
+	[ -n "$pool_port" ] && ratios+=("$(quotient '%.2f' "${r_mib[3]}" "${r_mib[1]}")")
 	[ "$f" = big ] || row "$label" "req/s" "${r_rps[@]}"
 	row "$label" "MiB/s" "${r_mib[@]}" "${ratios[@]}"
 	[ "$f" = big ] || row "$label" "p99 ms" "${r_p99[@]}"
@@ -227,7 +241,8 @@ rss_after=$(rss_kb "$serve_pid" VmRSS)
 rss_peak=$(rss_kb "$serve_pid" VmHWM)
 echo
 echo "serve/nginx: bugbridge's throughput over nginx's (goal >= 1.00); serve/floor: over the"
-echo "libmicrohttpd floor's (bench-mhd-floor: the same library and flags, nothing else)"
+echo "libmicrohttpd floor's (bench-mhd-floor: the same library and flags, nothing else);"
+echo "floor/nginx, pool/nginx: that floor, and the same with a pool of $(nproc) threads, over nginx"
 echo "serve RSS: $(mib "$rss_before") MiB before, $(mib "$rss_after") MiB after;" \
 	"peak $(mib "$hwm_before") MiB before the runs, $(mib "$rss_peak") MiB after" \
 	"(+$(mib $((rss_peak - hwm_before))) MiB; goal <= +16)"
