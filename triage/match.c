@@ -1460,8 +1460,38 @@ static int prose_word(struct scoring *sc, const char *word, double weight)
 	return found > 0;
 }
 
+/* A name whose parts are the folders of a path, as Bugzilla's components
+ * ("Platform_x86" for drivers/platform/x86/) and module names
+ * ("usb-storage" for drivers/usb/storage/) spell them: the sections with
+ * a pattern that is that folder, as it is or under drivers/.  Whether
+ * any. */
+static int prose_folder(struct scoring *sc, const char *word, double weight)
+{
+	char *path = g_strdup(word), *last;
+	GArray *list;
+	int found = 0;
+
+	g_strdelimit(path, "_-", '/');
+	last = strrchr(path, '/');
+	list = last ? g_hash_table_lookup(sc->m->by_name, last + 1) : NULL;
+	for (guint i = 0; list && i < list->len; i++) {
+		const struct comp_entry *e = &g_array_index(list, struct comp_entry, i);
+		const char *pat = mnt_section_at(sc->m->mf, e->section)->files[e->file];
+		size_t n = strlen(path);
+		const char *rest = g_str_has_prefix(pat, "drivers/") ? pat + 8 : pat;
+
+		if (e->is_last && !e->star && !strncmp(rest, path, n) && !strcmp(rest + n, "/")) {
+			hit(sc, e->section, weight * 0.9, "matched F:", pat);
+			found = 1;
+		}
+	}
+	g_free(path);
+	return found;
+}
+
 /* A name as people write it, in its spellings: "i2c_hid_acpi",
- * "i2c-hid-acpi"; failing those, without its last part ("i2c-hid"). */
+ * "i2c-hid-acpi"; as folders ("platform_x86": drivers/platform/x86/);
+ * failing those, without its last part ("i2c-hid"). */
 static void prose_name(struct scoring *sc, const char *word, double weight, size_t line)
 {
 	char *w = g_strdup(word), *desc;
@@ -1481,6 +1511,8 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 			g_strdelimit(v, strchr(w, '_') ? "_" : "-", strchr(w, '_') ? '-' : '_');
 			any |= prose_word(sc, v, weight);
 			g_free(v);
+			if (!any && n == strlen(word))
+				any |= prose_folder(sc, w, weight);
 		}
 		if (any)
 			break;

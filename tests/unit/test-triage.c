@@ -2248,6 +2248,47 @@ static void test_sysfs_names(void)
 	g_string_free(seen.words, TRUE);
 }
 
+/* A name whose parts are folders: Bugzilla's component "Platform_x86" is
+ * drivers/platform/x86/, not every folder called platform/. */
+static void test_folder_name(void)
+{
+	static const char maintainers[] =
+		"X86 PLATFORM DRIVERS\n"
+		"L:\tplatform-driver-x86@vger.kernel.org\n"
+		"F:\tdrivers/platform/x86/\n"
+		"\n"
+		"VFIO PLATFORM DRIVER\n"
+		"L:\tkvm@vger.kernel.org\n"
+		"F:\tdrivers/vfio/platform/\n"
+		"\n"
+		"USB MASS STORAGE DRIVER\n"
+		"L:\tlinux-usb@vger.kernel.org\n"
+		"F:\tdrivers/usb/storage/\n";
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"folder: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	first = rank_first(m,
+		"[Bug 219517] New: REGRESSION: charge_control missing in 6.12\n"
+		"\n"
+		"           Product: Drivers\n"
+		"         Component: Platform_x86\n"
+		"\n"
+		"several charge control related entries are missing.\n", &rk);
+	is_str(first, "X86 PLATFORM DRIVERS", "folder: Platform_x86 is drivers/platform/x86/");
+	ok(score_of(rk, "VFIO PLATFORM DRIVER") == 0, "folder: not any platform/ folder (%.2f)",
+	   score_of(rk, "VFIO PLATFORM DRIVER"));
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2275,5 +2316,6 @@ int main(void)
 	test_tuning();
 	test_literal_file();
 	test_sysfs_names();
+	test_folder_name();
 	return done_testing();
 }
