@@ -242,4 +242,20 @@ is "a question's reminder" "$(delivered "bug-502-r10+[0-9]+2@bugbridge.test")" "
 is "none for the muted bug" "$(delivered "bug-505-r10+[0-9]+2@bugbridge.test")" "0"
 is "whose question still waits" "$(sqlite3 data/bugbridge.db "SELECT state FROM needinfo WHERE bug_id = 505")" "waiting"
 
+# --- a digest's thread gets [inbound] answer_limit answers an hour between
+# all its senders, as a bug's thread does: each of these senders got none
+# yet, so only the thread's limit holds the last one back
+had=$(sqlite3 data/bugbridge.db "SELECT count(*) FROM outbox o JOIN in_mail m ON o.message_id = 'answer-r' || m.id || '@bugbridge.test' WHERE m.parent = '$D2'")
+sed -i "s/^\[inbound\]\$/[inbound]\nanswer_limit = $((had + 2))/" "$BUGBRIDGE_CONFIG"
+for who in ann bob cid; do
+	signed "${who} <${who}@example.org>" "limit-$who@example.org" "$D2" \
+		"$(printf '#bugbridge 9 reopen\n')"
+done
+"$BUGBRIDGE" sync >sync.log 2>&1
+is "a round reads three replies to the digest from three senders" "$?" "0"
+is "answer_limit ($((had + 2))) answers on the digest's thread: two more, not three" \
+	"$(for who in ann bob cid; do answered "limit-$who@example.org"; done | grep -c .)" "2"
+like "the third is logged, naming the digest" "$(cat sync.log)" \
+	"inbound.answer_limited.*digest=$D2"
+
 done_testing
