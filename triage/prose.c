@@ -347,8 +347,10 @@ void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *s
 			tag_paths(p, tag, 6.0, sink);
 		if (memchr(p, '/', n))
 			sysfs_names(p, n, SYSFS_WEIGHT, line, done, sink);
-		/* syzbot's subsystems are those it mailed the report to */
-		double tag_weight = n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8) ? 20.0 : 6.0;
+		/* syzbot's subsystems are those it mailed the report to, and
+		 * bugzilla.kernel.org mails a new bug to its component's list */
+		double tag_weight = (n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8)) ||
+				    (line > 1 && tag) ? 20.0 : 6.0;
 
 		if (!prose_skip_line(p, n)) {
 			for (size_t i = 0; i < n;) {
@@ -367,14 +369,23 @@ void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *s
 
 					while (*w && strchr("-_", w[strlen(w) - 1]))
 						w[strlen(w) - 1] = '\0';
+					/* a Bugzilla component counts even when the title
+					 * named it first */
+					char *key = line > 1 && i < tag ?
+						g_strconcat("Component: ", w, NULL) : w;
+
 					if (strlen(w) >= 3 && !tri_prose_stopword(w) &&
 					    tri_vendor_index(w, strlen(w)) < 0 &&
-					    !g_hash_table_contains(done, w)) {
-						sink->word(sink->ctx, w, i < tag ? tag_weight : line == 1 ? 2.5 : 0.6,
-							   line);
-						g_hash_table_add(done, w);
+					    !g_hash_table_contains(done, key)) {
+						sink->word(sink->ctx, w, i < tag ? tag_weight :
+							   line == 1 ? 2.5 : 0.6, line);
+						g_hash_table_add(done, key);
+						if (key != w)
+							g_free(w);
 						words++;
 					} else {
+						if (key != w)
+							g_free(key);
 						g_free(w);
 					}
 				}

@@ -54,8 +54,9 @@ struct tri_prose_sink {
  * quoted lines are not prose.  The subsystem tags that start a title
  * ("usb: dwc3: gadget: ...", not a crash's kind "BUG: KASAN:") and the
  * bracketed words before them weigh 6 (20 in syzbot's "[syzbot] [input?]
- * ..."), as do the words of a Bugzilla mail's "Component:" line in its
- * first 40 lines; the title's other words 2.5, the rest 0.6.  The names
+ * ..."); the words of a Bugzilla mail's "Component:" line in its first 40
+ * lines 20 (bugzilla.kernel.org mails a new bug to its component's list),
+ * even when the title had them; the title's other words 2.5, the rest 0.6.  The names
  * that sysfs paths give anywhere in the text ("/sys/bus/iio",
  * "/sys/class/hwmon", "/sys/bus/platform/drivers/ideapad_acpi",
  * "/sys/module/psmouse", "/sys/devices/platform/lg-laptop") weigh 2.5. */

@@ -2263,7 +2263,15 @@ static void test_folder_name(void)
 		"\n"
 		"USB MASS STORAGE DRIVER\n"
 		"L:\tlinux-usb@vger.kernel.org\n"
-		"F:\tdrivers/usb/storage/\n";
+		"F:\tdrivers/usb/storage/\n"
+		"\n"
+		"XFS FILESYSTEM\n"
+		"L:\tlinux-xfs@vger.kernel.org\n"
+		"F:\tfs/xfs/\n"
+		"\n"
+		"FILESYSTEM DIRECT ACCESS (DAX)\n"
+		"L:\tnvdimm@lists.linux.dev\n"
+		"F:\tfs/dax.c\n";
 	struct mnt_file *mf = NULL;
 	struct bb_error err = BB_ERROR_INIT;
 	struct tri_matcher *m;
@@ -2284,6 +2292,18 @@ static void test_folder_name(void)
 	is_str(first, "X86 PLATFORM DRIVERS", "folder: Platform_x86 is drivers/platform/x86/");
 	ok(score_of(rk, "VFIO PLATFORM DRIVER") == 0, "folder: not any platform/ folder (%.2f)",
 	   score_of(rk, "VFIO PLATFORM DRIVER"));
+	tri_ranking_free(rk);
+	/* bugzilla.kernel.org mails a new bug to its component's list: the
+	 * component outweighs a WARNING in another subsystem's file */
+	first = rank_first(m,
+		"[Bug 218000] New: WARNING in dax_insert_entry with xfs on pmem\n"
+		"\n"
+		"           Product: File System\n"
+		"         Component: XFS\n"
+		"\n"
+		"WARNING: CPU: 3 PID: 1123 at fs/dax.c:380 dax_insert_entry+0x3a2/0x3e0\n", &rk);
+	is_str(first, "XFS FILESYSTEM", "bugzilla: the component's section first");
+	ok(score_of(rk, "FILESYSTEM DIRECT ACCESS (DAX)") > 0, "bugzilla: the warning's file next");
 	tri_ranking_free(rk);
 	tri_matcher_free(m);
 	mnt_free(mf);
