@@ -1072,6 +1072,28 @@ static size_t tree_owner(const char *key)
  * kernel.org/pub/scm/linux/kernel/git/broonie/spi.git for-next") and
  * mails its report to that tree's people: the sections whose T: is that
  * tree count (split among them), those of another tree of its owner less. */
+/* A tree that no T: names, called after its subsystem as maintainers
+ * name theirs ("linusw/linux-gpio", "jic23/iio", "broonie/spi"): the
+ * section whose title names that subsystem ("GPIO SUBSYSTEM"), at half
+ * of a T: the tree matched. */
+static void tree_subsystem(struct scoring *sc, const char *key)
+{
+	const char *base = strrchr(key, '/');
+	GArray *titles;
+
+	base = base ? base + 1 : key;
+	if (g_str_has_prefix(base, "linux-"))
+		base += strlen("linux-");
+	titles = strlen(base) >= 3 ? g_hash_table_lookup(sc->m->by_title, base) : NULL;
+	for (guint i = 0; titles && i < titles->len; i++) {
+		const struct title_entry *e = &g_array_index(titles, struct title_entry, i);
+
+		if (e->kind == TITLE_SUBSYSTEM)
+			hit(sc, e->section, 8.0, "tree named after the subsystem of",
+			    mnt_section_at(sc->m->mf, e->section)->name);
+	}
+}
+
 static void apply_tree(struct scoring *sc, const char *text, size_t len)
 {
 	const struct tri_matcher *m = sc->m;
@@ -1143,6 +1165,8 @@ static void apply_tree(struct scoring *sc, const char *text, size_t len)
 				}
 			}
 		}
+		if (!exact)
+			tree_subsystem(sc, key);
 		clue_end(sc);
 		g_free(desc);
 		g_free(key);

@@ -1847,6 +1847,11 @@ static const char tuning_maintainers[] =
 	"T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/broonie/sound.git\n"
 	"F:\tsound/soc/\n"
 	"\n"
+	"GPIO SUBSYSTEM\n"
+	"L:\tlinux-gpio@vger.kernel.org\n"
+	"T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/brgl/linux.git\n"
+	"F:\tdrivers/gpio/\n"
+	"\n"
 	"DESIGNWARE USB3 DRD IP DRIVER\n"
 	"L:\tlinux-usb@vger.kernel.org\n"
 	"F:\tdrivers/usb/dwc3/\n"
@@ -1966,6 +1971,18 @@ static void test_tuning(void)
 	   score_of(rk, "SPI SUBSYSTEM") < score_of(rk, "ZZ WIDGET DRIVER"),
 	   "tree: the owner's other trees count, less than the path (%.2f, %.2f)",
 	   score_of(rk, "SPI SUBSYSTEM"), score_of(rk, "ZZ WIDGET DRIVER"));
+	tri_ranking_free(rk);
+	/* a tree no T: names, called after its subsystem */
+	first = rank_first(m,
+		"[linusw-gpio:b4/descriptors-sound 7/12] sound/soc/codecs/cs35l36.c:1843:10: "
+		"error: implicit declaration of function 'irq_get_irq_data'\n"
+		"\n"
+		"tree:   https://git.kernel.org/pub/scm/linux/kernel/git/linusw/linux-gpio.git "
+		"b4/descriptors-sound\n", &rk);
+	is_str(first, "GPIO SUBSYSTEM", "tree: linux-gpio.git is GPIO SUBSYSTEM's, the path next");
+	ok(rk->n && strstr(show(rk->matches[0].reason), "tree named after the subsystem of GPIO "
+			   "SUBSYSTEM"), "tree: saying so: %s", rk->n ? show(rk->matches[0].reason) : "");
+	ok(score_of(rk, "SOUND - SOC LAYER") > 0, "tree: the path still counts");
 	tri_ranking_free(rk);
 	first = rank_first(m, "KASAN: use-after-free in zz_probe\n\ngit tree:       upstream\n"
 			   "tree: no url here\n", &rk);
