@@ -25,6 +25,7 @@
 #include "core/buf.h"
 #include "core/text.h"
 #include "mail/inmail.h"
+#include "mail/inmail_plain.h"
 #include "mail/inmail_scan.h"
 #include "mail/inmail_text.h"
 #include "mail/mail.h"
@@ -85,7 +86,7 @@ static const char *msgids_at(const struct msgids *ids, size_t i)
 	return ids->arena.data + ids->off[i];
 }
 
-/* Appends the id of n bytes at id (NUL-terminated) to ids. */
+/* Appends the id of n bytes at id to ids. */
 static enum bb_status msgids_add(struct msgids *ids, const char *id, size_t n)
 {
 	if (ids->n == ids->cap) {
@@ -101,22 +102,40 @@ static enum bb_status msgids_add(struct msgids *ids, const char *id, size_t n)
 		ids->cap = cap;
 	}
 	ids->off[ids->n] = ids->arena.len;
-	if (buf_add(&ids->arena, id, n + 1))
+	if (buf_grow(&ids->arena, n + 1))
 		return BB_ERR_NOMEM;
+	memcpy(ids->arena.data + ids->arena.len, id, n);
+	ids->arena.data[ids->arena.len + n] = '\0';
+	ids->arena.len += n + 1;
+	ids->arena.data[ids->arena.len] = '\0';
 	ids->n++;
 	return BB_OK;
 }
 
+/* inmail_plain_msgids()'s fn: one id more when usable.  A plain id is
+ * printable ASCII without blanks or brackets: msgid_normalise_into() would
+ * keep it as it is, unless it is too long. */
+static int plain_msgid_add(void *ctx, const char *id, size_t len)
+{
+	return len <= INMAIL_MESSAGE_ID_MAX ? msgids_add(ctx, id, len) != BB_OK : 0;
+}
+
+/* The msg-ids of value: plain ones (inmail_plain.h) without GMime's
+ * parser, the same as it reads them; others through it. */
 static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 {
-	GMimeReferences *refs = g_mime_references_parse(inmail_parser_options(), value);
+	GMimeReferences *refs;
 	char tmp[INMAIL_MESSAGE_ID_MAX + 1];
 	enum bb_status st = BB_OK;
+	int plain;
 
 	buf_init(&ids->arena);
 	ids->n = 0;
 	ids->off = ids->few;
 	ids->cap = MSGIDS_FEW;
+	if ((plain = inmail_plain_msgids(value, plain_msgid_add, ids)))
+		return plain < 0 ? BB_ERR_NOMEM : BB_OK;
+	refs = g_mime_references_parse(inmail_parser_options(), value);
 	for (int i = 0; refs && i < g_mime_references_length(refs) && !st; i++) {
 		const char *id = g_mime_references_get_message_id(refs, i);
 		size_t n = id ? msgid_normalise_into(id, strlen(id), tmp) : 0;
@@ -184,13 +203,40 @@ static const char *unfold(struct buf *scratch, const char *v, size_t len)
 	return scratch->data;
 }
 
+/* inmail_plain_msgids()'s fn for a Message-ID: the first id and how many. */
+struct one_msgid {
+	const char *id;
+	size_t len, n;
+};
+
+static int plain_msgid_one(void *ctx, const char *id, size_t len)
+{
+	struct one_msgid *one = ctx;
+
+	if (!one->n++) {
+		one->id = id;
+		one->len = len;
+	}
+	return 0;
+}
+
 /* The Message-ID as GMime reads it; when that is nothing usable, the raw
- * text inside the first <...> (or the whole value without brackets). */
+ * text inside the first <...> (or the whole value without brackets).  A
+ * value that is one plain msg-id (inmail_plain.h) is read without GMime:
+ * it gives that id, which normalising keeps as it is unless it is too
+ * long, and then the text inside the brackets is too long as well. */
 static enum bb_status take_message_id(struct inmail *m, const char *value)
 {
-	char *gmime_id = g_mime_utils_decode_message_id(value);
+	struct one_msgid one = { NULL, 0, 0 };
+	char *gmime_id;
 	int nomem = 0;
 
+	if (inmail_plain_msgids(value, plain_msgid_one, &one) == 1 && one.n == 1) {
+		if (one.len <= INMAIL_MESSAGE_ID_MAX && !(m->message_id = strndup(one.id, one.len)))
+			return BB_ERR_NOMEM;
+		return BB_OK;
+	}
+	gmime_id = g_mime_utils_decode_message_id(value);
 	m->message_id = gmime_id ? msgid_normalise(gmime_id, strlen(gmime_id), &nomem) : NULL;
 	g_free(gmime_id);
 	if (!m->message_id && !nomem) {
@@ -664,16 +710,23 @@ static void pin_zone(GTimeZone *tz)
 	pthread_mutex_unlock(&zones_lock);
 }
 
+/* The time a Date: value names: a plain one (inmail_plain.h) without
+ * GMime's parser, the same as it reads it; others through it. */
 static time_t decode_date(const char *value)
 {
-	GDateTime *dt = g_mime_utils_header_decode_date(value);
+	GDateTime *dt;
 	gint64 t;
+	long long plain;
 
-	if (!dt)
-		return 0;
-	t = g_date_time_to_unix(dt);
-	pin_zone(g_date_time_get_timezone(dt));
-	g_date_time_unref(dt);
+	if (inmail_plain_date(value, &plain)) {
+		t = plain;
+	} else {
+		if (!(dt = g_mime_utils_header_decode_date(value)))
+			return 0;
+		t = g_date_time_to_unix(dt);
+		pin_zone(g_date_time_get_timezone(dt));
+		g_date_time_unref(dt);
+	}
 	if (t <= 0 || (sizeof(time_t) < 8 && t > INT32_MAX))
 		return 0;
 	return (time_t)t;

@@ -18,10 +18,13 @@
 #include <time.h>
 
 #include <glib.h>
+#include <gmime/gmime.h>
 
 #include "bridge/mailcmd.h"
 #include "core/buf.h"
 #include "mail/inmail.h"
+#include "mail/inmail_plain.h"
+#include "mail/inmail_text.h"
 #include "mail/mail.h"
 #include "tests/unit/tap.h"
 
@@ -1811,6 +1814,177 @@ static void test_line_ends(void)
 	buf_release(&b);
 }
 
+/* --- plain values (mail/inmail_plain.c) ------------------------------------ */
+
+static unsigned long plain_rand_state = 12345;
+
+static unsigned plain_rand(unsigned n)
+{
+	plain_rand_state = plain_rand_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)((plain_rand_state >> 33) % n);
+}
+
+/* A Date: value of the plain form or near it: digits of every width,
+ * values past their range, comments, and random junk around. */
+static void plain_date_value(char *out, size_t size)
+{
+	static const char *const days[] = { "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun",
+					    "mon", "Monday" };
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+					      "Aug", "Sep", "Oct", "Nov", "Dec", "jan", "FEB",
+					      "Sept" };
+	static const char *const comments[] = { "", "", "", " (UTC)", " (PST)", " (CET)",
+						" (GMT+01:00)", " (Pacific Standard Time)",
+						" (UTC", " (a)(b)", " (\"x\")", " x" };
+	char wd[16] = "", sec[8] = "";
+	unsigned y = plain_rand(10) ? 1995 + plain_rand(40) : 1965 + plain_rand(9000);
+	int zone = plain_rand(10) ? (int)plain_rand(27) * 60 + (int)plain_rand(2) * 30
+				  : (int)plain_rand(2500);
+
+	if (plain_rand(4))
+		snprintf(wd, sizeof(wd), "%s, ", days[plain_rand(plain_rand(10) ? 7 : 9)]);
+	if (plain_rand(8))
+		snprintf(sec, sizeof(sec), ":%02u", plain_rand(10) ? plain_rand(60) : plain_rand(62));
+	snprintf(out, size, plain_rand(3) ? "%s%u %s %u %02u:%02u%s %c%02d%02d%s"
+					  : "%s%02u %s %u %02u:%02u%s %c%02d%02d%s",
+		 wd, plain_rand(10) ? 1 + plain_rand(28) : plain_rand(33),
+		 months[plain_rand(plain_rand(10) ? 12 : 15)], y,
+		 plain_rand(10) ? plain_rand(24) : plain_rand(26),
+		 plain_rand(10) ? plain_rand(60) : plain_rand(62), sec, plain_rand(2) ? '+' : '-',
+		 zone / 100 % 100, zone % 100, comments[plain_rand(12)]);
+}
+
+static int plain_collect(void *ctx, const char *id, size_t len)
+{
+	GString *s = ctx;
+
+	g_string_append_len(s, id, (gssize)len);
+	g_string_append_c(s, '\n');
+	return 0;
+}
+
+/* A References: value: ids of random atext, dots and '@', among blanks,
+ * now and then with what a plain value lacks (a comment, a quote, a
+ * comma, an id without '@', two dots). */
+static void plain_refs_value(GString *v)
+{
+	static const char chars[] = "abcXYZ019!#$%&'*+-/=?^_`{|}~..@";
+	static const char *const seps[] = { " ", "\t", "  ", "", " \t " };
+	unsigned n = plain_rand(6);
+
+	g_string_truncate(v, 0);
+	if (plain_rand(4) == 0)
+		g_string_append(v, seps[plain_rand(5)]);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned len = 1 + plain_rand(20), at = plain_rand(len);
+
+		if (i)
+			g_string_append(v, seps[plain_rand(5)]);
+		g_string_append_c(v, '<');
+		for (unsigned k = 0; k < len; k++) {
+			if (k == at && plain_rand(20))
+				g_string_append_c(v, '@');
+			g_string_append_c(v, plain_rand(3) ? "abcdefgh0123"[plain_rand(12)]
+							   : chars[plain_rand(sizeof(chars) - 1)]);
+		}
+		g_string_append_c(v, '>');
+		if (plain_rand(30) == 0)
+			g_string_append(v, plain_rand(2) ? " (comment)" : ",");
+	}
+	if (plain_rand(4) == 0)
+		g_string_append(v, seps[plain_rand(5)]);
+}
+
+/* What inmail_plain.c reads without GMime it reads as GMime does: 200,000
+ * generated Date: values and 200,000 References: values, each the plain
+ * reading takes compared with GMime's (g_mime_utils_header_decode_date()
+ * and g_date_time_to_unix(); g_mime_references_parse(), and for a value of
+ * one id g_mime_utils_decode_message_id(), as a Message-ID is read), and
+ * enough of them taken that the comparison means something. */
+static void test_plain_values(void)
+{
+	GString *v = g_string_new(NULL), *plain_ids = g_string_new(NULL),
+		*gmime_ids = g_string_new(NULL);
+	int dates = 0, date_bad = 0, refs = 0, refs_bad = 0, message_ids = 0;
+	int rounds = SANITIZED ? 20000 : 200000;
+	char value[128];
+
+	static const char *const edges[] = {
+		"29 Feb 2000 12:00:00 +0000", "29 Feb 2100 12:00:00 +0000",
+		"29 Feb 2024 12:00:00 +0000", "29 Feb 2023 12:00:00 +0000",
+		"31 Apr 2024 12:00:00 +0000", "31 Dec 2024 23:59:59 +0000",
+		"1 Jan 1970 00:00:00 +0000", "1 Jan 1970 00:00:00 -0100",
+		"31 Dec 9999 23:59:59 -2359", "Mon, 1 Jan 2024 12:00:00 +2400",
+		"Mon, 1 Jan 2024 24:00:00 +0000", "Mon, 1 Jan 2024 23:59:60 +0000",
+		"Mon, 1 Jan 2024 12:00 +0000", "Thu, 01 Feb 2024 09:05:03 -0800 (PST)",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(edges) + (size_t)rounds; i++) {
+		long long t;
+		GDateTime *dt;
+
+		if (i < G_N_ELEMENTS(edges))
+			snprintf(value, sizeof(value), "%s", edges[i]);
+		else
+			plain_date_value(value, sizeof(value));
+		if (!inmail_plain_date(value, &t))
+			continue;
+		dates++;
+		dt = g_mime_utils_header_decode_date(value);
+		if (!dt || g_date_time_to_unix(dt) != t) {
+			if (date_bad++ < 5)
+				diag("Date \"%s\": plain %lld, GMime %lld", value, t,
+				     dt ? (long long)g_date_time_to_unix(dt) : -1LL);
+		}
+		if (dt)
+			g_date_time_unref(dt);
+	}
+	is_int(date_bad, 0, "plain dates: each read as GMime reads it");
+	ok(dates > rounds / 3, "plain dates: %d of %d taken", dates, rounds);
+	for (int i = 0; i < rounds; i++) {
+		GMimeReferences *r;
+		int got;
+
+		plain_refs_value(v);
+		g_string_truncate(plain_ids, 0);
+		if ((got = inmail_plain_msgids(v->str, plain_collect, plain_ids)) != 1) {
+			if (got || plain_ids->len)
+				refs_bad++;
+			continue;
+		}
+		refs++;
+		g_string_truncate(gmime_ids, 0);
+		r = g_mime_references_parse(inmail_parser_options(), v->str);
+		for (int k = 0; r && k < g_mime_references_length(r); k++)
+			plain_collect(gmime_ids, g_mime_references_get_message_id(r, k),
+				      strlen(g_mime_references_get_message_id(r, k)));
+		if (r)
+			g_mime_references_free(r);
+		if (strcmp(plain_ids->str, gmime_ids->str) && refs_bad++ < 5)
+			diag("References \"%s\": plain \"%s\", GMime \"%s\"", v->str, plain_ids->str,
+			     gmime_ids->str);
+		/* one id: what the header pass takes as the Message-ID, which
+		 * GMime's g_mime_utils_decode_message_id() reads the same */
+		if (plain_ids->len && !strchr(plain_ids->str, '\n')[1]) {
+			char *gmime_id = g_mime_utils_decode_message_id(v->str);
+
+			if ((!gmime_id || strncmp(plain_ids->str, gmime_id, plain_ids->len - 1) ||
+			     gmime_id[plain_ids->len - 1]) && refs_bad++ < 5)
+				diag("Message-ID \"%s\": plain \"%s\", GMime \"%s\"", v->str,
+				     plain_ids->str, gmime_id ? gmime_id : "(none)");
+			message_ids++;
+			g_free(gmime_id);
+		}
+	}
+	is_int(refs_bad, 0, "plain msg-ids: each list read as GMime reads it");
+	ok(refs > rounds / 4, "plain msg-ids: %d of %d taken", refs, rounds);
+	ok(message_ids > rounds / 20, "plain msg-ids: %d lists of one, each as GMime reads a Message-ID",
+	   message_ids);
+	g_string_free(v, TRUE);
+	g_string_free(plain_ids, TRUE);
+	g_string_free(gmime_ids, TRUE);
+}
+
 int main(void)
 {
 	tap_shared_dir(shared, sizeof(shared));
@@ -1822,6 +1996,7 @@ int main(void)
 	test_from_bridge();
 	test_from_memo();
 	test_dates();
+	test_plain_values();
 	test_field_names();
 	test_mark_kept();
 	test_auto_replies();
