@@ -111,6 +111,9 @@ int inbound_mail_seen_or_waiting(struct sync_context *sc, const char *message_id
 	sqlite3_stmt *st = NULL;
 	int seen;
 
+	/* (the set holds in_wait's ids too: most list mail is in neither) */
+	if (!store_keys_may_hold(sc->db, STORE_KEYS_MAIL, message_id))
+		return 0;
 	if (store_cached(sc->db, &st, "SELECT 1 FROM in_mail WHERE message_id = ?1"
 				      " UNION ALL SELECT 1 FROM in_wait WHERE message_id = ?1", NULL))
 		return inbound_mail_seen(sc, message_id);
@@ -146,6 +149,8 @@ enum bb_status inbound_wait_record(struct sync_context *sc, const char *message_
 	sqlite3_bind_text(st, 4, v->reason, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(sc->db, err, "recording a mail that waits for DNS");
+	else
+		store_keys_add(sc->db, STORE_KEYS_MAIL, message_id);
 	sqlite3_finalize(st);
 	return s;
 }

@@ -771,7 +771,8 @@ static const char *const keys_fill_sql[STORE_KEYS_N] = {
 	[STORE_KEYS_REG_NOTED] = "SELECT message_id FROM reg_unhandled UNION ALL"
 				 " SELECT message_id FROM reg_event WHERE message_id != ''",
 	[STORE_KEYS_MAIL] = "SELECT message_id FROM in_mail UNION ALL"
-			    " SELECT message_id FROM bz_comment WHERE message_id IS NOT NULL",
+			    " SELECT message_id FROM bz_comment WHERE message_id IS NOT NULL"
+			    " UNION ALL SELECT message_id FROM in_wait",
 };
 
 static void keyset_empty(struct store_keyset *ks, unsigned long generation)
