@@ -625,11 +625,6 @@ int digest_bug_muted(struct store *db, long long bug_id)
 	return muted;
 }
 
-int digest_is_change(const char *change)
-{
-	return change && !strncmp(change, "{\"no_reminders\"", 15);
-}
-
 char *digest_mute_change(const char *addr)
 {
 	json_object *o = json_object_new_object();

@@ -89,8 +89,6 @@ long long digest_entry_bug(struct store *db, long long digest, long long n);
 /* Whether a bug was muted: no needinfo reminder, no aging ping, no digest
  * entry. */
 int digest_bug_muted(struct store *db, long long bug_id);
-/* Whether a recorded command's change (cmdchange_of()) is a no-reminders. */
-int digest_is_change(const char *change);
 /* The change recorded for "#bugbridge no-reminders" from addr (malloc'd). */
 char *digest_mute_change(const char *addr);
 /* Does it (the command seq of mail row for bug_id): records the bug as

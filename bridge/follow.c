@@ -45,11 +45,6 @@ char *follow_change(const struct mailcmd *c, const char *sender)
 	return out;
 }
 
-int follow_is_change(const char *change)
-{
-	return change && !strncmp(change, "{\"follow\"", 9);
-}
-
 /* address in ASCII lower case (a copy; NULL when out of memory). */
 static char *lower(const char *address)
 {

@@ -47,9 +47,6 @@ int follow_verb(enum mailcmd_verb verb);
  * when out of memory. */
 char *follow_change(const struct mailcmd *c, const char *sender);
 
-/* Whether a recorded change is follow_change()'s. */
-int follow_is_change(const char *change);
-
 /* Does the command seq of recorded mail row (intent): Bugzilla's CC
  * first, then the follow row and the command's outcome in one
  * transaction.  A temporary failure of Bugzilla is returned (the command

@@ -44,11 +44,6 @@ char *handover_change(const struct mailcmd *c, const char *sender)
 	return out;
 }
 
-int handover_is_change(const char *change)
-{
-	return change && !strncmp(change, "{\"reassign\":", 12);
-}
-
 /* One text column of the first row of sql with the integer binds a and
  * b (b < 0: only a); malloc'd, NULL when none. */
 static char *one_text(struct sync_context *sc, const char *sql, long long a, long long b)

@@ -37,9 +37,6 @@
  * of memory. */
 char *handover_change(const struct mailcmd *c, const char *sender);
 
-/* Whether a recorded change is handover_change()'s. */
-int handover_is_change(const char *change);
-
 /* Does the command seq of recorded mail row (intent), as above.  A
  * temporary failure of Bugzilla is returned (the command stays an
  * intent, the hand-over pending). */

@@ -286,6 +286,32 @@ static enum bb_status command_not_sent(struct sync_context *sc, long long mail, 
 	return s;
 }
 
+/* The commands a module of their own does, by the first member of the
+ * change recorded for them (cmdchange_of()). */
+static const struct {
+	const char *key;
+	enum bb_status (*run)(struct sync_context *sc, long long row, int seq, long long bug_id,
+			      const char *change, struct inbound_stats *stats,
+			      struct bb_error *err);
+} own_commands[] = {
+	{ "reassign", handover_command },         /* bridge/handover.h */
+	{ "needinfo", needinfo_command },         /* bridge/needinfo.h */
+	{ "follow", follow_command },             /* subscribe, unsubscribe: bridge/follow.h */
+	{ "no_reminders", digest_mute_command },  /* bridge/digest.h */
+};
+
+/* The name of o's first member; NULL when o is no object or has none. */
+static const char *first_key(json_object *o)
+{
+	struct json_object_iterator it, end;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return NULL;
+	it = json_object_iter_begin(o);
+	end = json_object_iter_end(o);
+	return json_object_iter_equal(&it, &end) ? NULL : json_object_iter_peek_name(&it);
+}
+
 static enum bb_status do_command(struct sync_context *sc, long long row, int seq,
 				 long long bug_id, const char *line, const char *change,
 				 struct inbound_stats *stats, struct bb_error *err)
@@ -298,16 +324,11 @@ static enum bb_status do_command(struct sync_context *sc, long long row, int seq
 	int nomem;
 	enum bb_status s = BB_OK;
 
-	if (handover_is_change(change))   /* reassign: bridge/handover.h */
-		return json_object_put(o), handover_command(sc, row, seq, bug_id, change, stats, err);
-	if (needinfo_is_change(change) || follow_is_change(change) || digest_is_change(change)) {
-		json_object_put(o);
-		return needinfo_is_change(change)
-			? needinfo_command(sc, row, seq, bug_id, change, stats, err)
-			: digest_is_change(change)   /* no-reminders: bridge/digest.h */
-			? digest_mute_command(sc, row, seq, bug_id, change, stats, err)
-			: follow_command(sc, row, seq, bug_id, change, stats, err);
-	}
+	for (size_t i = 0; first_key(o) && i < sizeof(own_commands) / sizeof(own_commands[0]); i++)
+		if (!strcmp(first_key(o), own_commands[i].key)) {
+			json_object_put(o);
+			return own_commands[i].run(sc, row, seq, bug_id, change, stats, err);
+		}
 	if (!change) {
 		/* stop: bugbridge mirrors the bug no more */
 		sqlite3_stmt *st = NULL;

@@ -204,11 +204,6 @@ static char *notice_message_id(struct sync_context *sc, const struct question *q
 				      NEEDINFO_SEQ_BASE + 10 * q->id + step);
 }
 
-int needinfo_is_change(const char *change)
-{
-	return change && strstr(change, "\"needinfo\"") && !strncmp(change, "{\"needinfo\"", 11);
-}
-
 /* Records the question (its row gets *id) after ending the bug's earlier
  * ones, in the caller's transaction. */
 static enum bb_status question_insert(struct sync_context *sc, struct question *q,

@@ -59,9 +59,6 @@
  * number the answers to commands. */
 #define NEEDINFO_SEQ_BASE 1000000000000LL
 
-/* Whether a recorded command's change (cmdchange_of()) is a needinfo. */
-int needinfo_is_change(const char *change);
-
 /* Does the needinfo command seq of recorded mail row (intent, change from
  * cmdchange_of()) for bug_id: records the question, queues its mail and
  * marks the command done (in_command), in one transaction of its own; an
