@@ -322,6 +322,52 @@ static void sysfs_names(const char *l, size_t n, double weight, size_t line, GHa
 
 /* The words, each once at its first place, with their weight: a title tag's
  * the most (syzbot's most of all), then the title's, then the rest. */
+/* The subsystem tags of the commits a body cites as kernel developers
+ * cite them, abbreviated hash then subject in parentheses ("2ab73c6d8323
+ * (\"gpio: Support GPIO controllers without pin-ranges\")"): a bisected
+ * culprit's tags name who merged it.  Each tag word to sink at weight,
+ * once. */
+static void cited_commits(const char *l, size_t n, double weight, size_t line, GHashTable *done,
+			  const struct tri_prose_sink *sink)
+{
+	for (size_t i = 0; i + 12 < n; i++) {
+		size_t h = 0, t, tag;
+
+		if (i && g_ascii_isalnum(l[i - 1]))
+			continue;
+		while (i + h < n && g_ascii_isxdigit(l[i + h]) && !g_ascii_isupper(l[i + h]))
+			h++;
+		if (h < 8 || h > 40 || i + h + 2 >= n || l[i + h] != ' ' || l[i + h + 1] != '(') {
+			i += h;
+			continue;
+		}
+		t = i + h + 2;
+		if (t < n && l[t] == '"')
+			t++;
+		tag = title_tag(l + t, n - t);
+		tag_paths(l + t, tag, weight, sink);
+		for (size_t j = 0; j < tag;) {
+			size_t k = 0;
+
+			while (j + k < tag && (g_ascii_isalnum(l[t + j + k]) || l[t + j + k] == '_' ||
+					       l[t + j + k] == '-'))
+				k++;
+			if (k >= 3 && k <= 40 && l[t + j + k] != '/' && (!j || l[t + j - 1] != '/')) {
+				char *w = g_ascii_strdown(l + t + j, (gssize)k);
+
+				if (!tri_prose_stopword(w) && !g_hash_table_contains(done, w)) {
+					sink->word(sink->ctx, w, weight, line);
+					g_hash_table_add(done, w);
+				} else {
+					g_free(w);
+				}
+			}
+			j += k ? k : 1;
+		}
+		i = t + tag;
+	}
+}
+
 /* a sysfs name is the kernel's own name for the driver, as a driver's
  * prefix on its log lines (match.c's "messages of", 2.5) */
 #define SYSFS_WEIGHT 2.5
@@ -347,6 +393,8 @@ void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *s
 			tag_paths(p, tag, 6.0, sink);
 		if (memchr(p, '/', n))
 			sysfs_names(p, n, SYSFS_WEIGHT, line, done, sink);
+		if (line > 1 && memchr(p, '(', n))
+			cited_commits(p, n, 6.0, line, done, sink);
 		/* syzbot's subsystems are those it mailed the report to, and
 		 * bugzilla.kernel.org mails a new bug to its component's list */
 		double tag_weight = (n > 8 && !g_ascii_strncasecmp(p, "[syzbot]", 8)) ||

@@ -2265,6 +2265,35 @@ static void test_sysfs_names(void)
 	g_string_free(seen.words, TRUE);
 }
 
+/* A commit the body cites as developers cite them, hash then subject in
+ * parentheses: its subsystem tags count as a title's; a hash-like word
+ * or a parenthesis without a hash before it does not. */
+static void cited_word(void *ctx, const char *word, double weight, size_t line)
+{
+	struct sysfs_seen *seen = ctx;
+
+	if (line > 1 && weight >= 6)
+		g_string_append_printf(seen->words, "%s@%zu ", word, line);
+}
+
+static void test_cited_commits(void)
+{
+	static const char text[] =
+		"I2C bit-banging broke after v5.7\n"
+		"\n"
+		"I bisected it to commit 2ab73c6d8323 (gpio: Support GPIO controllers\n"
+		"without pin-ranges); before it, and with 0f0581b24bd0 (\"spi: fsl: Fix\n"
+		"the chip select\") reverted, it works (see deadbeef (not a commit) and\n"
+		"(mvebu: the pins) too).\n";
+	struct sysfs_seen seen = { g_string_new("") };
+	const struct tri_prose_sink sink = { sysfs_full, sysfs_tag, cited_word, &seen };
+
+	tri_prose_read(text, strlen(text), &sink);
+	is_str(seen.words->str, "gpio@3 spi@4 fsl@4 ",
+	       "cited: the tags of the commits cited, not other parentheses");
+	g_string_free(seen.words, TRUE);
+}
+
 /* A name whose parts are folders: Bugzilla's component "Platform_x86" is
  * drivers/platform/x86/, not every folder called platform/. */
 static void test_folder_name(void)
@@ -2354,5 +2383,6 @@ int main(void)
 	test_literal_file();
 	test_sysfs_names();
 	test_folder_name();
+	test_cited_commits();
 	return done_testing();
 }
