@@ -337,11 +337,16 @@ static void cited_commits(const char *l, size_t n, double weight, size_t line, G
 			continue;
 		while (i + h < n && g_ascii_isxdigit(l[i + h]) && !g_ascii_isupper(l[i + h]))
 			h++;
-		if (h < 8 || h > 40 || i + h + 2 >= n || l[i + h] != ' ' || l[i + h + 1] != '(') {
+		if (line == 1 && !h && l[i] == '"') {
+			/* a title quotes the subject alone: Regression in "wifi: mt76: ..." */
+			t = i + 1;
+		} else if (h < 8 || h > 40 || i + h + 2 >= n || l[i + h] != ' ' ||
+			   l[i + h + 1] != '(') {
 			i += h;
 			continue;
+		} else {
+			t = i + h + 2;
 		}
-		t = i + h + 2;
 		if (t < n && l[t] == '"')
 			t++;
 		tag = title_tag(l + t, n - t);
@@ -393,7 +398,7 @@ void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *s
 			tag_paths(p, tag, 6.0, sink);
 		if (memchr(p, '/', n))
 			sysfs_names(p, n, SYSFS_WEIGHT, line, done, sink);
-		if (line > 1 && memchr(p, '(', n))
+		if (memchr(p, '(', n) || (line == 1 && memchr(p, '"', n)))
 			cited_commits(p, n, 6.0, line, done, sink);
 		/* syzbot's subsystems are those it mailed the report to, and
 		 * bugzilla.kernel.org mails a new bug to its component's list */

@@ -60,8 +60,9 @@ struct tri_prose_sink {
  * that sysfs paths give anywhere in the text ("/sys/bus/iio",
  * "/sys/class/hwmon", "/sys/bus/platform/drivers/ideapad_acpi",
  * "/sys/module/psmouse", "/sys/devices/platform/lg-laptop") weigh 2.5;
- * the subsystem tags of a commit the body cites ("2ab73c6d8323 (\"gpio:
- * Support ...\")") 6, as a title's. */
+ * the subsystem tags of a commit the text cites ("2ab73c6d8323 (\"gpio:
+ * Support ...\")", or a title's quoted subject: Regression in "wifi:
+ * mt76: ...") 6, as a title's. */
 void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *sink);
 
 /* The words of the title that may name a module or a function ("rt2x00",

@@ -2272,7 +2272,7 @@ static void cited_word(void *ctx, const char *word, double weight, size_t line)
 {
 	struct sysfs_seen *seen = ctx;
 
-	if (line > 1 && weight >= 6)
+	if (weight >= 6)
 		g_string_append_printf(seen->words, "%s@%zu ", word, line);
 }
 
@@ -2291,6 +2291,16 @@ static void test_cited_commits(void)
 	tri_prose_read(text, strlen(text), &sink);
 	is_str(seen.words->str, "gpio@3 spi@4 fsl@4 ",
 	       "cited: the tags of the commits cited, not other parentheses");
+	g_string_truncate(seen.words, 0);
+	/* a title that quotes the subject alone */
+	{
+		static const char title[] =
+			"Regression: \"wifi: mt76: Strip whitespace from build ddate\" breaks "
+			"\"firmware\" loading\n";
+
+		tri_prose_read(title, strlen(title), &sink);
+	}
+	is_str(seen.words->str, "wifi@1 mt76@1 ", "cited: a title's quoted subject's tags");
 	g_string_free(seen.words, TRUE);
 }
 
