@@ -448,6 +448,7 @@ struct scoring {
 			       * hardware name) */
 	struct tri_located located;  /* what the locator found; empty without one */
 	char *title_frame;    /* the function a title names "... in FUNC", or NULL */
+	int title_diagnostic; /* the title is a compiler's "file.c:12:5: error: ..." */
 };
 
 /* A clue as a section's evidence. */
@@ -1513,6 +1514,21 @@ static int prose_folder(struct scoring *sc, const char *word, double weight)
 	return found;
 }
 
+/* Whether the title is a compiler's diagnostic, as the kernel test robot
+ * titles its build reports: "path.c:1843:10: error: ..." (or warning:). */
+static int title_diagnostic(const char *text, size_t len)
+{
+	size_t n = tri_first_line_len(text, len);
+	char *title = g_strndup(text, MIN(n, (size_t)512));
+	int yes = 0;
+
+	for (const char *p = strstr(title, ": "); p && !yes; p = strstr(p + 1, ": "))
+		yes = (g_str_has_prefix(p, ": error: ") || g_str_has_prefix(p, ": warning: ")) &&
+		      p > title && g_ascii_isdigit(p[-1]);
+	g_free(title);
+	return yes;
+}
+
 /* A name as people write it, in its spellings: "i2c_hid_acpi",
  * "i2c-hid-acpi"; as folders ("platform_x86": drivers/platform/x86/);
  * failing those, without its last part ("i2c-hid"). */
@@ -1523,7 +1539,10 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 	int any = 0;
 	double full = weight;
 	const char *at = line == 1 ? tri_located_module(&sc->located, word) : NULL;
-	const char *def = line == 1 && !at ? tri_located_symbol(&sc->located, word) : NULL;
+	/* a function a compiler's error names ("implicit declaration of
+	 * function 'irq_get_irq_data'") is not where the error is */
+	const char *def = line == 1 && !at && !sc->title_diagnostic ?
+		tri_located_symbol(&sc->located, word) : NULL;
 
 	desc = g_strdup_printf("%s \"%s\"", line == 1 ? "title word" : "word", word);
 	clue_begin(sc, desc, line);
@@ -1713,6 +1732,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		tri_located_ask(&sc.located, r, loc, text, len, sc.arch);
 
 	sc.title_frame = tri_title_function(text, len);
+	sc.title_diagnostic = title_diagnostic(text, len);
 	for (size_t i = 0; i < r->noopses && i < 4; i++)
 		apply_oops(&sc, &r->oopses[i], power(0.5, i));
 	for (size_t i = 0, used = 0; i < r->npaths && used < 8 &&

@@ -1745,6 +1745,23 @@ static void test_locator(void)
 		tri_ranking_free(rk);
 		tri_report_free(r);
 	}
+	/* a compiler's error naming a function: the error is in the file
+	 * that calls it, not where the function is defined */
+	{
+		static const char title[] =
+			"sound/soc/codecs/zz.c:1843:10: error: implicit declaration of function "
+			"'zz_widget_helper'\n\ntree: none\n";
+
+		fake_reset(&f);
+		f.no_modules = 1;
+		r = read_str(title);
+		rk = tri_match_located(m, r, title, strlen(title), 10, &loc);
+		ok(score_of(rk, "HID CORE LAYER") == 0,
+		   "locate: a build error's function is not located (%.2f)",
+		   score_of(rk, "HID CORE LAYER"));
+		tri_ranking_free(rk);
+		tri_report_free(r);
+	}
 	/* a fault in a function that the tree defines in lib/: shared code,
 	 * whose caller is the guilty frame, as if its path were printed */
 	{
