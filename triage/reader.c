@@ -141,6 +141,14 @@ static int is_module_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
+/* Whether s is a module's build ID and its ']' ("5eeccc5bad4c...]"). */
+static int build_id(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n >= 16 && n <= 64 && s[n] == ']';
+}
+
 /* "sym+0x12/0x340 [module]" at s: the symbol and module (either may be
  * left NULL), *end past what was read.  The "+0x" offset is required, so
  * hex addresses and words are not symbols. */
@@ -172,6 +180,10 @@ static int parse_symbol(const char *s, char **sym, char **mod, const char **end)
 		if (*e == ']') {
 			*mod = keep(m, (size_t)(e - m));
 			q = e + 1;
+		} else if (*e == ' ' && build_id(e + 1)) {
+			/* "[bluetooth 5eeccc5b...]": CONFIG_STACKTRACE_BUILD_ID */
+			*mod = keep(m, (size_t)(e - m));
+			q = e + 1 + strspn(e + 1, "0123456789abcdef") + 1;
 		}
 	}
 	if (end)
@@ -1398,7 +1410,8 @@ static const char *strip_prefix(const char *s)
 
 	if (*p == '<' && isdigit((unsigned char)p[1]) && p[2] == '>')
 		p += 3;
-	while (*p == ' ')
+	/* a log pasted indented by spaces or tabs */
+	while (*p == ' ' || *p == '\t')
 		p++;
 	if (*p == '[') {
 		const char *q = p + 1;

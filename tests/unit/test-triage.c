@@ -566,6 +566,36 @@ static void test_resumed_trace(void)
 	tri_report_free(r);
 }
 
+/* An oops pasted indented by a tab, its modules with their build IDs
+ * (CONFIG_STACKTRACE_BUILD_ID). */
+static void test_indented_build_id(void)
+{
+	struct tri_report *r = read_str(
+		"while using a bluetooth headset I have run into this:\n"
+		"\n"
+		"\tBUG: kernel NULL pointer dereference, address: 00000000000006a8\n"
+		"\tOops: 0000 [#1] PREEMPT SMP PTI\n"
+		"\tRIP: 0010:hci_send_sco+0x17/0xb0 [bluetooth]\n"
+		"\tCall Trace:\n"
+		"\t<TASK>\n"
+		"\t? hci_send_sco+0x17/0xb0 [bluetooth 5eeccc5bad4c2f4e85d0f6a24ae9715b47202498]\n"
+		"\tsco_sock_sendmsg+0x235/0x2e0 [bluetooth 5eeccc5bad4c2f4e85d0f6a24ae9715b47202498]\n"
+		"\tsock_sendmsg+0x93/0xa0\n"
+		"\t</TASK>\n");
+
+	if (ok(r->noopses == 1, "indented: the oops read (%zu)", r->noopses)) {
+		const struct tri_oops *o = &r->oopses[0];
+
+		is_str(o->pc_symbol, "hci_send_sco", "indented: its RIP");
+		if (ok(o->nframes == 3, "indented: its frames (%zu)", o->nframes)) {
+			is_str(o->frames[1].symbol, "sco_sock_sendmsg", "build id: the frame");
+			is_str(o->frames[1].module, "bluetooth", "build id: its module without the ID");
+			is_str(o->frames[2].symbol, "sock_sendmsg", "build id: the frame after");
+		}
+	}
+	tri_report_free(r);
+}
+
 static void test_taint(void)
 {
 	struct tri_report *r;
@@ -2394,6 +2424,7 @@ int main(void)
 	test_kcsan();
 	test_wrapped_trace();
 	test_resumed_trace();
+	test_indented_build_id();
 	test_taint();
 	test_versions();
 	test_firmware_devices();
