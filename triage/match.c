@@ -1352,6 +1352,54 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 
 /* ---- names in prose ------------------------------------------------------ */
 
+/* A name of two parts or more that begins the name of a file in F:, up to
+ * a '-' or '_' of it ("hp-wmi" of drivers/hwmon/hp-wmi-sensors.c, as a
+ * driver and the files of its parts share a name), in at most two
+ * sections: each counts weight * 0.7.  Whether any did. */
+static int prose_file_prefix(struct scoring *sc, const char *word, double weight)
+{
+	const GPtrArray *keys = sc->m->keys;
+	size_t n = strlen(word), lo = 0, hi = keys->len;
+	guint seen[3], sections = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(g_ptr_array_index(keys, mid), word) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = lo; i < keys->len; i++) {
+			const char *k = g_ptr_array_index(keys, i);
+			GArray *list;
+
+			if (strncmp(k, word, n))
+				break;
+			if (k[n] != '-' && k[n] != '_')
+				continue;
+			list = g_hash_table_lookup(sc->m->by_name, k);
+			for (guint j = 0; list && j < list->len; j++) {
+				const struct comp_entry *e = &g_array_index(list, struct comp_entry, j);
+				const char *pat = mnt_section_at(sc->m->mf, e->section)->files[e->file];
+				guint x = 0;
+
+				if (!e->is_file || e->star || g_str_has_prefix(pat, "Documentation/"))
+					continue;
+				while (x < sections && seen[x] != e->section)
+					x++;
+				if (!pass && x == sections && sections < G_N_ELEMENTS(seen))
+					seen[sections++] = e->section;
+				else if (pass)
+					hit(sc, e->section, weight * 0.7 / sections, "matched F:", pat);
+			}
+			if (!pass && sections > 2)
+				return 0;
+		}
+	return sections > 0;
+}
+
 /* One word of prose against the titles and the F: components it is spelt
  * as; whether anything matched. */
 /* Where a pattern lies, for a name written in prose: people name drivers,
@@ -1481,6 +1529,8 @@ static int prose_word(struct scoring *sc, const char *word, double weight)
 	    (!comps && prose_components(sc, g_hash_table_lookup(m->by_rest, word), weight * 0.8)))
 		found++;
 	if (!found && (strchr(word, '-') || strchr(word, '_')) && prose_globs(sc, word, weight))
+		found++;
+	if (!found && (strchr(word, '-') || strchr(word, '_')) && prose_file_prefix(sc, word, weight))
 		found++;
 	return found > 0;
 }

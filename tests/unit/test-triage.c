@@ -2374,7 +2374,12 @@ static void test_folder_name(void)
 		"\n"
 		"FILESYSTEM DIRECT ACCESS (DAX)\n"
 		"L:\tnvdimm@lists.linux.dev\n"
-		"F:\tfs/dax.c\n";
+		"F:\tfs/dax.c\n"
+		"\n"
+		"HP WMI HARDWARE MONITOR DRIVER\n"
+		"L:\tlinux-hwmon@vger.kernel.org\n"
+		"F:\tDocumentation/hwmon/hp-wmi-sensors.rst\n"
+		"F:\tdrivers/hwmon/hp-wmi-sensors.c\n";
 	struct mnt_file *mf = NULL;
 	struct bb_error err = BB_ERROR_INIT;
 	struct tri_matcher *m;
@@ -2407,6 +2412,10 @@ static void test_folder_name(void)
 		"WARNING: CPU: 3 PID: 1123 at fs/dax.c:380 dax_insert_entry+0x3a2/0x3e0\n", &rk);
 	is_str(first, "XFS FILESYSTEM", "bugzilla: the component's section first");
 	ok(score_of(rk, "FILESYSTEM DIRECT ACCESS (DAX)") > 0, "bugzilla: the warning's file next");
+	tri_ranking_free(rk);
+	/* a driver's name that begins its file's: hp-wmi of hp-wmi-sensors.c */
+	first = rank_first(m, "Laptop fan too loud (spinning nearly always) hp-wmi 7.1-rc4\n", &rk);
+	is_str(first, "HP WMI HARDWARE MONITOR DRIVER", "file prefix: hp-wmi is hp-wmi-sensors.c's");
 	tri_ranking_free(rk);
 	tri_matcher_free(m);
 	mnt_free(mf);
