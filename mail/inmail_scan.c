@@ -6,6 +6,7 @@
  * mail that may need it. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,32 @@ static inline const char *nl_finder_next(struct nl_finder *f, const char *from)
 	}
 }
 
+/* The first bytes of a line that the scan has nothing to look at beyond
+ * marking the run and the HTML's text (plain_line[]): none of a blank, a
+ * line end, '#' (a keyword), '=' (a keyword in quoted-printable), '-' (a
+ * boundary), C/c (a Content- field, "Closes:"), L/l ("Link:"), 'b'
+ * ("begin", uuencoded) or a byte the decoded text drops (a keyword after
+ * it).  Most lines of a list's mail (text, a patch's lines, quotes)
+ * start so. */
+static unsigned char plain_line[256];
+
+static void plain_line_init(void)
+{
+	for (int c = 0; c < 256; c++)
+		plain_line[c] = !dropped((unsigned char)c) && !strchr(" \t\r\n#=-CcLlb", c);
+}
+
+static pthread_once_t plain_line_once = PTHREAD_ONCE_INIT;
+
+/* 1 if the line at q (n bytes, its leading blanks passed over) ends in a
+ * quoted-printable soft break: '=' last, before an optional CR. */
+static int soft_break(const char *q, size_t n)
+{
+	size_t content = n && q[n - 1] == '\r' ? n - 1 : n;
+
+	return content && q[content - 1] == '=';
+}
+
 /* The raw scan of the lines from p to end.  A header section (the mail's,
  * or a part's after its boundary line) is a run of lines without a blank
  * one; a line starting "--" (a boundary) ends a run too, so that lines of
@@ -441,24 +468,39 @@ static unsigned scan_lines(const char *p, const char *end)
 	unsigned flags = 0;
 	struct scan_run run;
 	struct scan_html html;
-	int soft = 0;   /* the line before ended in a quoted-printable soft break */
+	/* the line before, its leading blanks passed over: whether it ended
+	 * in a quoted-printable soft break is asked of it only where that
+	 * matters (a line that may start a keyword) */
+	const char *prev = p;
+	size_t prev_n = 0;
 	struct nl_finder lines;
 	size_t at;
 
+	pthread_once(&plain_line_once, plain_line_init);
 	memset(&run, 0, sizeof(run));
 	memset(&html, 0, sizeof(html));
 	nl_finder_init(&lines, p, end);
 	while (p < end) {
 		const char *nl = nl_finder_next(&lines, p);
 		const char *line_end = nl ? nl : end, *q = p;
-		size_t n, content;
-		int continued = soft;
+		size_t n;
 
+		if (plain_line[(unsigned char)*p]) {
+			/* what the lines below do for it, and no more */
+			n = (size_t)(line_end - p);
+			run.lines = 1;
+			if (html.pending && has_letter(p, n)) {
+				html.plain = 1;
+				html.pending = 0;
+			}
+			prev = p;
+			prev_n = n;
+			p = nl ? nl + 1 : end;
+			continue;
+		}
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
-		content = n && q[n - 1] == '\r' ? n - 1 : n;
-		soft = content && q[content - 1] == '=';
 		if (n == 0 || (n == 1 && *q == '\r')) {
 			flags |= html_run_end(&run, &html, 1);
 		} else if (q == p && n >= 2 && q[0] == '-' && q[1] == '-') {
@@ -474,10 +516,10 @@ static unsigned scan_lines(const char *p, const char *end)
 		}
 		/* as quoted-printable: where a logical line starts with what may
 		 * be an encoded or split command, directive or trailer */
-		if (!continued && n &&
+		if (n &&
 		    (*q == '#' || *q == '=' ||
 		     (q == p && (*q == 'L' || *q == 'l' || *q == 'C' || *q == 'c'))) &&
-		    may_hide_keyword(q, n, q == p))
+		    !soft_break(prev, prev_n) && may_hide_keyword(q, n, q == p))
 			flags |= qp_line_flags(q, end, q == p);
 		switch (n ? *q : '\n') {
 		case '#':
@@ -537,6 +579,8 @@ static unsigned scan_lines(const char *p, const char *end)
 				flags |= text_line_flags(q, n, q == p);
 			break;
 		}
+		prev = q;
+		prev_n = n;
 		p = nl ? nl + 1 : end;
 	}
 	flags |= html_run_end(&run, &html, 0);

@@ -863,6 +863,17 @@ static void test_raw_scan(void)
 		  "quoted-printable, soft breaks" },
 		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\ncaf=E9\n", 0,
 		  "quoted-printable without commands" },
+		/* the line before a keyword line is one the scan passes over
+		 * (plain_line[] in inmail_scan.c): whether it ends in a soft
+		 * break still decides whether the next starts a line */
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\nsee=\n=23bugbridge close\n",
+		  0, "quoted-printable, an encoded '#' after a soft break" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\nsee=\r\n=23bugbridge close\n",
+		  0, "quoted-printable, an encoded '#' after a soft break before CRLF" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\nsee =3D\n=23bugbridge close\n",
+		  INMAIL_SCAN_COMMAND, "quoted-printable, an encoded '#' after an encoded '='" },
+		{ "From: a@b\nContent-Transfer-Encoding: quoted-printable\n\nsee=\n\n=23bugbridge close\n",
+		  INMAIL_SCAN_COMMAND, "quoted-printable, an encoded '#' after a blank line" },
 		{ "From: a@b\nContent-Type: text/plain; charset=\"UTF-16LE\"\n\nbody\n", INMAIL_SCAN_OPAQUE,
 		  "UTF-16" },
 		{ "From: a@b\nContent-Type: text/plain; charset=ucs2\n\nbody\n", INMAIL_SCAN_OPAQUE,
