@@ -27,6 +27,7 @@
 #include "mail/mail.h"
 #include "tracker/directive.h"
 #include "tracker/links.h"
+#include "tracker/thread_rows.h"
 #include "tracker/tracker.h"
 #include "tests/unit/tap.h"
 
@@ -1385,6 +1386,45 @@ static void test_tracker(void)
 			 " (SELECT root FROM list_thread WHERE message_id = 't3a@x')"), "0|t0@x",
 		       "kept rows: the rolled-back mail has no row; its reply's root is the first"
 		       " it names");
+	}
+
+	/* a transaction's rows go THREAD_ROWS_RUN at a time in one statement
+	 * when all of them are new (thread_rows.h): a run with a mail whose
+	 * row is there is written row by row, as before, its replies in the
+	 * run taking the root that row has; a run of new rows whose replies
+	 * name parents in the same run takes their roots */
+	{
+		char id[32], parent[32];
+
+		ok(store_exec(tdb, "INSERT INTO list_thread VALUES ('old@x', 'moved2@x', 'x', 1,"
+			      " strftime('%s', 'now'))", &err) == BB_OK, "runs: a mail read before");
+		ok(store_begin(tdb, &err) == BB_OK, "runs: a transaction of three runs");
+		feed("runa0@x", NULL, NULL, 600, "a run", "Hi.\n");
+		feed("old@x", "runa0@x", "runa0@x", 601, "Re: a run", "Hi again.\n");
+		memcpy(parent, "old@x", sizeof("old@x"));
+		for (int i = 2; i < 2 * THREAD_ROWS_RUN + 5; i++) {
+			/* the first run: replies to the mail read again; the
+			 * others: a new thread, each naming only its parent */
+			snprintf(id, sizeof(id), "runa%d@x", i);
+			if (i == THREAD_ROWS_RUN)
+				feed(id, NULL, NULL, 600 + i, "another run", "Hi.\n");
+			else
+				feed(id, parent, parent, 600 + i, "Re: a run", "Hi.\n");
+			memcpy(parent, id, sizeof(id));
+		}
+		ok(store_commit(tdb, &err) == BB_OK, "runs: committed");
+		is_str(q("SELECT root || '|' || date FROM list_thread WHERE message_id = 'old@x'"),
+		       "moved2@x|1", "runs: the row read before stays");
+		is_str(q("SELECT count(*) || '|' || min(root) || '|' || max(root) FROM list_thread"
+			 " WHERE message_id GLOB 'runa[0-9]*@x' AND message_id != 'runa0@x'"
+			 " AND CAST(substr(message_id, 5) AS INTEGER) < %d", THREAD_ROWS_RUN),
+		       "62|moved2@x|moved2@x",
+		       "runs: its replies in its run, and theirs, take the root its row has");
+		is_str(q("SELECT count(*) || '|' || min(root) || '|' || max(root) FROM list_thread"
+			 " WHERE message_id GLOB 'runa[0-9]*@x'"
+			 " AND CAST(substr(message_id, 5) AS INTEGER) >= %d", THREAD_ROWS_RUN),
+		       "69|runa64@x|runa64@x",
+		       "runs: a run of new rows (and the rows after it) take their parents' roots");
 	}
 
 	/* a chain of replies longer than the roots kept in memory, each

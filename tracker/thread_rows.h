@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* list_thread's rows as the tracker writes them (tracker.c: remember_thread()
+ * keeps a transaction's rows, thread_write() writes them as it commits):
+ * the row, one row's insert and its root as the table has it, and a run
+ * of new rows written by one statement. */
+#ifndef BB_TRACKER_THREAD_ROWS_H
+#define BB_TRACKER_THREAD_ROWS_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+#include "core/store.h"
+
+/* A list_thread row not written yet.  parent: the index of the pending
+ * row whose root root was taken from (the mail's parent, read in the same
+ * transaction), else -1; the root written is that row's as written. */
+struct thread_row {
+	char *message_id, *root, *who;
+	long long date, seen;
+	long parent;
+};
+
+void thread_row_free(void *p);
+
+/* Writes one list_thread row unless msgid has one already; *added says
+ * whether it did. */
+enum bb_status thread_row_insert(struct store *db, const char *msgid, const char *root,
+				 const char *who, long long date, long long seen, int *added,
+				 struct bb_error *err);
+
+/* The root of msgid's list_thread row as the table has it, in *root
+ * (malloc'd; NULL when there is no such row). */
+enum bb_status thread_row_root(struct store *db, const char *msgid, char **root,
+			       struct bb_error *err);
+
+/* Rows a run writes with one statement: on a history read each row's own
+ * statement (its step, its cursors opened and closed, its reset) cost
+ * more than a fifth of what the row's insert did. */
+#define THREAD_ROWS_RUN 64
+
+/* Writes rows[first] to rows[first + THREAD_ROWS_RUN - 1] (of the pending
+ * rows, in order) in one statement if none of them has a row yet: each
+ * takes its parent's root first (rows[r->parent]->root, as the row by row
+ * writing does).  *all says whether they were written; when one of them
+ * had a row already nothing is (a savepoint is rolled back) and the
+ * caller writes them one by one, as it did before. */
+enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const *rows,
+				     size_t first, int *all, struct bb_error *err);
+
+#endif
