@@ -556,6 +556,11 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 				for (size_t l = 0; x->section->lists[l]; l++)
 					json_object_array_add(lists, json_object_new_string(x->section->lists[l]));
 				json_object_object_add(o, "lists", lists);
+				/* get_maintainer.pl's lists for the evidence's file */
+				lists = json_object_new_array();
+				for (size_t l = 0; x->write_to[l]; l++)
+					json_object_array_add(lists, json_object_new_string(x->write_to[l]));
+				json_object_object_add(o, "write_to", lists);
 				json_object_array_add(sections, o);
 			}
 		}
@@ -577,6 +582,16 @@ int cmd_triage(struct cli_context *ctx, int argc, char **argv)
 				printf("  %zu. %s (score %.1f)\n", i + 1, x->section->name, x->score);
 				for (size_t l = 0; x->section->lists[l]; l++)
 					printf("     list: %s\n", x->section->lists[l]);
+				/* the other sections' lists get_maintainer.pl names */
+				for (size_t l = 0; x->write_to[l]; l++) {
+					size_t own = 0;
+
+					while (x->section->lists[own] &&
+					       strcmp(x->section->lists[own], x->write_to[l]))
+						own++;
+					if (!x->section->lists[own])
+						printf("     also: %s\n", x->write_to[l]);
+				}
 				if (x->reason)
 					printf("     why: %s\n", x->reason);
 				for (size_t e = 1; e < x->nevidence; e++)

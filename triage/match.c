@@ -27,6 +27,7 @@
 #include "triage/located.h"
 #include "triage/match.h"
 #include "triage/prose.h"
+#include "triage/writeto.h"
 
 /* ---- patterns ----------------------------------------------------------- */
 
@@ -430,6 +431,9 @@ struct scoring {
 	double *score;
 	double *best;         /* the best single contribution, whose reason is kept */
 	char **reason;
+	char **file;          /* per section, the path of the clue that gave its reason,
+			       * when that clue was a path (printed or located) */
+	const char *clue_file; /* the clue being applied's path, or NULL */
 	GArray **evidence;    /* per section, NULL until touched: struct evidence */
 	/* this clue's best per section */
 	guint *stamp;
@@ -520,6 +524,7 @@ static void clue_begin(struct scoring *sc, const char *desc, size_t line)
 	sc->nclues++;
 	sc->desc = desc;
 	sc->line = line;
+	sc->clue_file = NULL;
 	g_array_set_size(sc->touched, 0);
 	g_hash_table_remove_all(sc->folders_seen);
 	sc->folders = 0;
@@ -536,6 +541,8 @@ static void clue_end(struct scoring *sc)
 			sc->best[s] = c;
 			g_free(sc->reason[s]);
 			sc->reason[s] = clue_words(sc, s);
+			g_free(sc->file[s]);
+			sc->file[s] = g_strdup(sc->clue_file);
 		}
 		if (c > 0)
 			keep_evidence(sc, s, c);
@@ -618,6 +625,7 @@ static void apply_path(struct scoring *sc, const char *path, double weight, cons
 		       size_t line)
 {
 	clue_begin(sc, desc, line);
+	sc->clue_file = path;
 	path_hits(sc, path, weight, 1);
 	clue_end(sc);
 }
@@ -1753,6 +1761,27 @@ static void take_evidence(struct tri_match *x, GArray *a)
 		g_array_set_size(a, 0);
 }
 
+/* What get_maintainer.pl names for the file that chose the section (its
+ * own lists alone when no file did: a name in prose, a tree, K:). */
+static char **write_to(const struct tri_matcher *m, guint section, const char *file)
+{
+	unsigned char *n_hit = NULL;
+	char **lists;
+
+	if (file) {
+		n_hit = g_new0(unsigned char, m->nsections);
+		for (guint i = 0; i < m->n_regexes->len; i++) {
+			const struct regex_entry *e = &g_array_index(m->n_regexes, struct regex_entry, i);
+
+			if (!n_hit[e->section] && g_regex_match(e->re, file, 0, NULL))
+				n_hit[e->section] = 1;
+		}
+	}
+	lists = tri_write_to(m->mf, section, file, n_hit);
+	g_free(n_hit);
+	return lists;
+}
+
 struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct tri_report *r,
 				      const char *text, size_t len, size_t max,
 				      const struct tri_locator *loc)
@@ -1771,6 +1800,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 	sc.score = g_new0(double, n);
 	sc.best = g_new0(double, n);
 	sc.reason = g_new0(char *, n);
+	sc.file = g_new0(char *, n);
 	sc.evidence = g_new0(GArray *, n);
 	sc.stamp = g_new0(guint, n);
 	sc.clue_score = g_new0(double, n);
@@ -1854,10 +1884,12 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		rk->matches[i].reason = sc.reason[x->section];
 		sc.reason[x->section] = NULL;
 		take_evidence(&rk->matches[i], sc.evidence[x->section]);
+		rk->matches[i].write_to = write_to(m, x->section, sc.file[x->section]);
 	}
 	g_array_free(ranked, TRUE);
 	for (size_t s = 0; s < n; s++) {
 		g_free(sc.reason[s]);
+		g_free(sc.file[s]);
 		if (sc.evidence[s]) {
 			for (guint i = 0; i < sc.evidence[s]->len; i++)
 				g_free(g_array_index(sc.evidence[s], struct evidence, i).text);
@@ -1865,6 +1897,7 @@ struct tri_ranking *tri_match_located(const struct tri_matcher *m, const struct 
 		}
 	}
 	g_free(sc.reason);
+	g_free(sc.file);
 	g_free(sc.evidence);
 	g_free(sc.score);
 	g_free(sc.best);
@@ -1887,6 +1920,7 @@ void tri_ranking_free(struct tri_ranking *rk)
 		g_free(rk->matches[i].reason);
 		g_strfreev(rk->matches[i].evidence);
 		g_free(rk->matches[i].evidence_score);
+		g_strfreev(rk->matches[i].write_to);
 	}
 	g_free(rk->matches);
 	g_free(rk);

@@ -10,6 +10,9 @@
  * The real set's labels have a fourth column, the addresses of the report's
  * To and Cc: a second measure counts a section right by any list the
  * report was posted to (printed beside the goal's, never instead of it).
+ * A third measure counts a suggestion right by the lists it says to write
+ * to (struct tri_match's write_to: get_maintainer.pl's for the file that
+ * chose it), also beside the goal's.
  * With -l (the real set of make bench-triage-real, written by
  * tests/bench/triage-real/triage_read.py) its second column is the list the
  * report was posted to instead, and a section is right when its L: lines
@@ -180,7 +183,7 @@ static void print_table(const char *title, GHashTable *t, int confusion)
 int main(int argc, char **argv)
 {
 	int verbose = 0, by_list = 0, a = 1, total = 0, top1 = 0, top3 = 0;
-	int any1 = 0, any3 = 0, any_known = 0;
+	int any1 = 0, any3 = 0, any_known = 0, gm1 = 0, gm3 = 0;
 	struct mnt_file *mf = NULL;
 	struct bb_error err = BB_ERROR_INIT;
 	struct tri_matcher *m;
@@ -276,6 +279,18 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < rk->n && !rank; i++)
 			if (section_right(rk->matches[i].section, cols[1], by_list))
 				rank = (int)i + 1;
+		if (by_list) {
+			/* right by the lists the suggestion names (write_to:
+			 * get_maintainer.pl's for its evidence's file) */
+			int gm = 0;
+
+			for (size_t i = 0; i < rk->n && i < 3 && !gm; i++)
+				for (char **w = rk->matches[i].write_to; !gm && *w; w++)
+					if (!g_ascii_strcasecmp(*w, cols[1]))
+						gm = (int)i + 1;
+			gm1 += gm == 1;
+			gm3 += gm >= 1;
+		}
 		if (by_list && cols[2] && cols[3]) {
 			/* right by any list it was posted to (its label is one) */
 			int any = 0;
@@ -332,6 +347,11 @@ int main(int argc, char **argv)
 	printf("reports: %d\n", total);
 	printf("top-1: %d/%d = %.1f%% (goal >= 85%%)\n", top1, total, 100.0 * top1 / total);
 	printf("top-3: %d/%d = %.1f%% (goal >= 95%%)\n", top3, total, 100.0 * top3 / total);
+	if (by_list)
+		printf("right by the lists it says to write to (the section's and, for a file's"
+		       " evidence, get_maintainer.pl's other sections' of that file; not the goal's"
+		       " measure): top-1 %d/%d = %.1f%%, top-3 %d/%d = %.1f%%\n", gm1, total,
+		       100.0 * gm1 / total, gm3, total, 100.0 * gm3 / total);
 	if (any_known)
 		printf("right by any list in the report's To/Cc but LKML (the cross-posted lists;"
 		       " not the goal's measure): top-1 %d/%d = %.1f%%, top-3 %d/%d = %.1f%%\n", any1, any_known,

@@ -20,6 +20,7 @@
 #include "triage/match.h"
 #include "triage/prose.h"
 #include "triage/reader.h"
+#include "triage/writeto.h"
 #include "tests/unit/tap.h"
 
 static struct tri_report *read_str(const char *s)
@@ -2421,6 +2422,115 @@ static void test_folder_name(void)
 	mnt_free(mf);
 }
 
+/* The lists a suggestion says to write to: get_maintainer.pl's for the file
+ * that chose it (triage/writeto.h). */
+static char *joined(char **v)
+{
+	return g_strjoinv(" ", v);
+}
+
+static void test_write_to(void)
+{
+	static const char maintainers[] =
+		"QUALCOMM ATHEROS ATH10K WIRELESS DRIVER\n"
+		"L:\tath10k@lists.infradead.org\n"
+		"F:\tdrivers/net/wireless/ath/ath10k/\n"
+		"\n"
+		"QUALCOMM ATHEROS ATH GENERIC UTILITIES\n"
+		"L:\tlinux-wireless@vger.kernel.org\n"
+		"F:\tdrivers/net/wireless/ath/*\n"
+		"\n"
+		"ATHEROS DEBUGFS\n"
+		"L:\tATH10K@lists.infradead.org\n"
+		"N:\tath[0-9]+k/debug\n"
+		"\n"
+		"NETWORKING DRIVERS\n"
+		"L:\tnetdev@vger.kernel.org\n"
+		"F:\tdrivers/net/\n"
+		"X:\tdrivers/net/wireless/\n"
+		"\n"
+		"NETWORKING DRIVERS (WIRELESS)\n"
+		"L:\tlinux-wireless@vger.kernel.org\n"
+		"F:\tdrivers/net/wireless/\n"
+		"\n"
+		"PCI DEBUG\n"
+		"L:\tlinux-pci@vger.kernel.org\n"
+		"F:\tdrivers/net/wireless/ath/ath10k/pci.c\n"
+		"\n"
+		"THE REST\n"
+		"L:\tlinux-kernel@vger.kernel.org\n"
+		"F:\t*\n"
+		"F:\t*/\n";
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+	unsigned char n_hit[7] = { 0, 0, 1, 0, 0, 0, 0 };
+	char **w, *s;
+
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"write_to: MAINTAINERS parsed"))
+		return;
+	/* every section covering the file, deepest first; X: takes netdev out;
+	 * "drivers/net/wireless/ath/\*" is one level only (not ath10k/core.c);
+	 * the exact file's section first (depth 6); LKML last (THE REST's "*") */
+	w = tri_write_to(mf, 0, "drivers/net/wireless/ath/ath10k/core.c", NULL);
+	s = joined(w);
+	is_str(s, "ath10k@lists.infradead.org linux-wireless@vger.kernel.org "
+		  "linux-kernel@vger.kernel.org", "write_to: ath10k/core.c as get_maintainer.pl");
+	g_free(s);
+	g_strfreev(w);
+	w = tri_write_to(mf, 5, "drivers/net/wireless/ath/ath10k/pci.c", NULL);
+	s = joined(w);
+	is_str(s, "linux-pci@vger.kernel.org ath10k@lists.infradead.org "
+		  "linux-wireless@vger.kernel.org linux-kernel@vger.kernel.org",
+	       "write_to: the chosen section's lists first, then by depth");
+	g_free(s);
+	g_strfreev(w);
+	/* an N: hit (the caller's) names its lists, once whatever the case */
+	w = tri_write_to(mf, 3, "drivers/net/wireless/ath/ath10k/debug.c", n_hit);
+	s = joined(w);
+	is_str(s, "netdev@vger.kernel.org ath10k@lists.infradead.org "
+		  "linux-wireless@vger.kernel.org linux-kernel@vger.kernel.org",
+	       "write_to: N: counts, a list named once");
+	g_free(s);
+	g_strfreev(w);
+	w = tri_write_to(mf, 1, "drivers/net/wireless/ath/main.c", NULL);
+	s = joined(w);
+	is_str(s, "linux-wireless@vger.kernel.org linux-kernel@vger.kernel.org",
+	       "write_to: a file glob's own folder");
+	g_free(s);
+	g_strfreev(w);
+	w = tri_write_to(mf, 0, NULL, NULL);
+	s = joined(w);
+	is_str(s, "ath10k@lists.infradead.org", "write_to: no file, the section's own");
+	g_free(s);
+	g_strfreev(w);
+
+	m = tri_matcher_new(mf);
+	first = rank_first(m,
+		"ath10k firmware crash after resume\n"
+		"\n"
+		"WARNING: CPU: 2 PID: 411 at drivers/net/wireless/ath/ath10k/core.c:2931 "
+		"ath10k_core_start+0x1c/0x40 [ath10k_core]\n", &rk);
+	is_str(first, "QUALCOMM ATHEROS ATH10K WIRELESS DRIVER", "write_to: the warning's file");
+	s = rk->n ? joined(rk->matches[0].write_to) : g_strdup("");
+	is_str(s, "ath10k@lists.infradead.org linux-wireless@vger.kernel.org "
+		  "linux-kernel@vger.kernel.org", "write_to: a ranking names get_maintainer.pl's lists");
+	g_free(s);
+	tri_ranking_free(rk);
+	/* a name in prose is no file: the section's own lists */
+	first = rank_first(m, "ath10k stops working after resume\n", &rk);
+	is_str(first, "QUALCOMM ATHEROS ATH10K WIRELESS DRIVER", "write_to: ath10k in prose");
+	s = rk->n ? joined(rk->matches[0].write_to) : g_strdup("");
+	is_str(s, "ath10k@lists.infradead.org", "write_to: prose keeps the section's lists");
+	g_free(s);
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2451,5 +2561,6 @@ int main(void)
 	test_sysfs_names();
 	test_folder_name();
 	test_cited_commits();
+	test_write_to();
 	return done_testing();
 }
