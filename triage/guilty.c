@@ -150,7 +150,7 @@ static const char *const shared_symbol_prefixes[] = {
 	"printk_stack_address", "show_trace_log_lvl",
 };
 
-/* The driver core, sysfs, kernfs and debugfs: frameworks that drivers
+/* The driver core, sysfs, kernfs, debugfs and regmap: frameworks that drivers
  * call, whose WARNINGs ("duplicate filename", "Device ... does not have a
  * release() function") are the caller's.  Shared, as mm/ is, only when a
  * frame is outside them. */
@@ -158,10 +158,15 @@ static const char *const infrastructure_paths[] = {
 	"drivers/base/core.c", "drivers/base/dd.c", "drivers/base/bus.c",
 	"drivers/base/driver.c", "drivers/base/devres.c", "fs/sysfs/", "fs/kernfs/",
 	"fs/debugfs/",
+	/* the register map library: a driver reads and writes its device's
+	 * registers through the map it made; a fault in regmap_read() under
+	 * the driver's frame is the driver's map */
+	"drivers/base/regmap/",
 };
 static const char *const infrastructure_symbols[] = {
 	"device_", "__device_", "driver_", "__driver_", "really_probe", "call_driver_probe",
-	"bus_", "sysfs_", "kernfs_", "kobject_", "devres_", "devm_", "debugfs_",
+	"bus_", "sysfs_", "kernfs_", "kobject_", "devres_", "devm_", "debugfs_", "regmap_",
+	"_regmap_",
 };
 
 int tri_path_is_infrastructure(const char *path)

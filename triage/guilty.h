@@ -29,9 +29,10 @@ int tri_symbol_is_generic(const char *symbol);
  * fs/proc/generic.c, drivers/usb/core/urb.c, and arch/ARCH/'s traps,
  * unwinders, fault handling, entry code, lib/ and include/; with mm, all
  * of mm/ too, and the frameworks drivers call: the driver core
- * (drivers/base/{core,dd,bus,driver,devres}.c), sysfs, kernfs and debugfs
- * (pathless frames: device_*, driver_*, really_probe, bus_*, sysfs_*,
- * kernfs_*, kobject_*, devres_*, devm_*, debugfs_*).  Without a path, a
+ * (drivers/base/{core,dd,bus,driver,devres}.c), sysfs, kernfs, debugfs and
+ * the register map library (drivers/base/regmap/) (pathless frames:
+ * device_*, driver_*, really_probe, bus_*, sysfs_*, kernfs_*, kobject_*,
+ * devres_*, devm_*, debugfs_*, regmap_*, _regmap_*).  Without a path, a
  * function by its name: locking (spin_*, _raw_*, mutex_*, down_*, rwsem_*,
  * lock_acquire, lockdep_*), allocators (kmalloc*, kmem_cache_*, kfree,
  * kvmalloc, vmalloc, alloc_pages, slab_*, mempool_*), string and printk
@@ -54,9 +55,10 @@ int tri_symbol_is_generic(const char *symbol);
 int tri_path_is_shared(const char *path, int mm);
 int tri_symbol_is_shared(const char *symbol);
 
-/* The driver core, sysfs, kernfs and debugfs (drivers/base/{core,dd,bus,
- * driver,devres}.c, fs/sysfs/, fs/kernfs/, fs/debugfs/): shared, as mm/
- * is, only when a frame is outside them. */
+/* The driver core, sysfs, kernfs, debugfs and regmap (drivers/base/{core,
+ * dd,bus,driver,devres}.c, fs/sysfs/, fs/kernfs/, fs/debugfs/,
+ * drivers/base/regmap/): shared, as mm/ is, only when a frame is outside
+ * them. */
 int tri_path_is_infrastructure(const char *path);
 /* Files whose WARNINGs and reports blame someone else, the caller
  * (net/sched/sch_generic.c's NETDEV WATCHDOG, lib/refcount.c, mm/kasan/,

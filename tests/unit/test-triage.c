@@ -1578,6 +1578,9 @@ static const char *const fake_places[][2] = {
 	{ "zz2c", "arch/arm/mach-zz/zz2c.c" },
 	{ "zz_rawio", "lib/zz_rawio.c" },
 	{ "zz_hid_read", "drivers/hid/zz-hid.c" },
+	{ "regmap_read", "drivers/base/regmap/regmap.c" },
+	{ "__zz_disable", "drivers/i2c/busses/i2c-zz-common.c" },
+	{ "zz_runtime_suspend", "drivers/i2c/busses/i2c-zz-platdrv.c" },
 };
 
 static void fake_answer(struct fake_locator *f, char **asked, size_t *nasked,
@@ -2219,8 +2222,10 @@ static void test_tuning(void)
 	tri_ranking_free(rk);
 	ok(tri_path_is_shared("drivers/base/core.c", 1) && tri_path_is_shared("fs/sysfs/dir.c", 1) &&
 	   !tri_path_is_shared("drivers/base/core.c", 0) &&
-	   !tri_path_is_shared("drivers/base/regmap/regmap.c", 1),
-	   "infrastructure: the driver core and sysfs are shared when a frame is outside them");
+	   tri_path_is_shared("drivers/base/regmap/regmap.c", 1) &&
+	   !tri_path_is_shared("drivers/base/regmap/regmap.c", 0) &&
+	   !tri_path_is_shared("drivers/base/firmware_loader/main.c", 1),
+	   "infrastructure: the driver core, sysfs and regmap are shared when a frame is outside them");
 
 	tri_matcher_free(m);
 	mnt_free(mf);
@@ -2531,6 +2536,62 @@ static void test_write_to(void)
 	mnt_free(mf);
 }
 
+/* A fault in the register map library under a driver's frame is the
+ * driver's map (regmap is infrastructure, as the driver core is). */
+static void test_regmap_caller(void)
+{
+	static const char maintainers[] =
+		"REGISTER MAP ABSTRACTION\n"
+		"L:\tlinux-kernel@vger.kernel.org\n"
+		"F:\tdrivers/base/regmap/\n"
+		"\n"
+		"ZZ I2C DRIVER\n"
+		"L:\tlinux-i2c@vger.kernel.org\n"
+		"F:\tdrivers/i2c/busses/i2c-zz*\n"
+		"\n"
+		"I2C SUBSYSTEM HOST DRIVERS\n"
+		"L:\tlinux-i2c@vger.kernel.org\n"
+		"F:\tdrivers/i2c/busses/\n";
+	static const char report[] =
+		"NULL pointer dereference on runtime suspend since 6.7-rc6\n"
+		"\n"
+		"BUG: kernel NULL pointer dereference, address: 00000000000001fc\n"
+		"Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+		"RIP: 0010:regmap_read+0x12/0x70\n"
+		"Call Trace:\n"
+		" <TASK>\n"
+		" ? regmap_read+0x12/0x70\n"
+		" __zz_disable+0x38/0x180\n"
+		" zz_runtime_suspend+0x33/0x50\n"
+		" pm_generic_runtime_suspend+0x2f/0x40\n"
+		" </TASK>\n";
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	struct tri_report *r;
+	struct fake_locator f;
+	struct tri_locator loc = { fake_symbols, fake_modules, "fake grep", &f };
+	const char *first;
+
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"regmap: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	memset(&f, 0, sizeof(f));
+	r = read_str(report);
+	rk = tri_match_located(m, r, report, strlen(report), 10, &loc);
+	first = rk->n ? rk->matches[0].section->name : "(none)";
+	is_str(first, "ZZ I2C DRIVER", "regmap: the driver whose map it read, first");
+	ok(score_of(rk, "REGISTER MAP ABSTRACTION") > 0, "regmap: the library still named (%.2f)",
+	   score_of(rk, "REGISTER MAP ABSTRACTION"));
+	tri_ranking_free(rk);
+	tri_report_free(r);
+	fake_reset(&f);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2562,5 +2623,6 @@ int main(void)
 	test_folder_name();
 	test_cited_commits();
 	test_write_to();
+	test_regmap_caller();
 	return done_testing();
 }
