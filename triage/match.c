@@ -1312,11 +1312,18 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 		apply_symbol(sc, o->lr_symbol, 2 * lw, 2 * lw, desc, o->pc_line);
 		g_free(desc);
 	}
+	GHashTable *counted = g_hash_table_new(g_str_hash, g_str_equal);
+
 	for (size_t i = 0; i < o->nframes && rank < 10 && sc->nclues < TRI_MATCH_MAX_CLUES; i++) {
 		const struct tri_frame *f = &o->frames[i];
 		double w;
 
 		if (tri_symbol_is_generic(f->symbol) || (f->path && tri_path_is_reporter(f->path)))
+			continue;
+		/* a function the trace prints again (the stale "? string"
+		 * entries an unwinder finds on the stack, a recursion) is one
+		 * place in the code: it counts once, where it is first */
+		if ((size_t)guilty != i && !g_hash_table_add(counted, (gpointer)f->symbol))
 			continue;
 		if (f->unreliable) {
 			if (o->pc_symbol && !strcmp(f->symbol, o->pc_symbol))
@@ -1356,6 +1363,7 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 			apply_module_symbol(sc, f->module, f->symbol, w, desc, f->line);
 		g_free(desc);
 	}
+	g_hash_table_destroy(counted);
 }
 
 /* ---- names in prose ------------------------------------------------------ */

@@ -2592,6 +2592,48 @@ static void test_regmap_caller(void)
 	mnt_free(mf);
 }
 
+/* A function a trace prints again and again (the stale "? string" entries
+ * an unwinder finds on the stack) is one place in the code. */
+static void test_frame_once(void)
+{
+	static const char maintainers[] =
+		"LIBRARY CODE\n"
+		"L:\tlinux-kernel@vger.kernel.org\n"
+		"F:\tlib/*\n"
+		"\n"
+		"ZZ WATCHDOG DRIVER\n"
+		"L:\tlinux-watchdog@vger.kernel.org\n"
+		"F:\tdrivers/watchdog/\n";
+	GString *report = g_string_new("[zz] 5c7b9167dd: BUG:KASAN:use-after-free_in_string\n\n"
+				       "BUG: KASAN: use-after-free in string (lib/vsprintf.c:643)\n"
+				       "Call Trace:\n");
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+
+	for (int i = 0; i < 12; i++)
+		g_string_append(report, " ? string (lib/vsprintf.c:643 lib/vsprintf.c:725)\n"
+					" ? widen_string (lib/vsprintf.c:612)\n");
+	g_string_append(report, " string (lib/vsprintf.c:643 lib/vsprintf.c:725)\n"
+				" vsnprintf (lib/vsprintf.c:2733)\n"
+				" devm_kvasprintf (drivers/base/devres.c:1026)\n"
+				" zz_wdt_probe (drivers/watchdog/zz_wdt.c:509)\n"
+				" platform_probe (drivers/base/platform.c:1400)\n");
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"once: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	first = rank_first(m, report->str, &rk);
+	is_str(first, "ZZ WATCHDOG DRIVER", "once: the guilty frame, not the repeats in lib/ (%.2f, %.2f)",
+	       score_of(rk, "ZZ WATCHDOG DRIVER"), score_of(rk, "LIBRARY CODE"));
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+	g_string_free(report, TRUE);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2624,5 +2666,6 @@ int main(void)
 	test_cited_commits();
 	test_write_to();
 	test_regmap_caller();
+	test_frame_once();
 	return done_testing();
 }
