@@ -1623,6 +1623,20 @@ static void prose_name(struct scoring *sc, const char *word, double weight, size
 			if (!any && n == strlen(word))
 				any |= prose_folder(sc, w, weight);
 		}
+		if (!any && n == strlen(word)) {
+			/* "amd_pmc" (a vendor's name and a name, tri_read_prose()'s
+			 * pairs): the folders amd/pmc/ in a row, anywhere */
+			const char *us = strchr(w, '_');
+
+			if (us && !strchr(us + 1, '_') && tri_vendor_index(w, (size_t)(us - w)) >= 0) {
+				guint before = sc->touched->len;
+				char *vendor = g_strndup(w, (gsize)(us - w));
+
+				lookup_pair(sc, vendor, us + 1, weight);
+				g_free(vendor);
+				any |= sc->touched->len > before;
+			}
+		}
 		if (any)
 			break;
 		while (n && w[n - 1] != '_' && w[n - 1] != '-')

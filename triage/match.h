@@ -39,6 +39,8 @@
  *     against the subsystem a title names ("usb": USB SUBSYSTEM, "btrfs":
  *     BTRFS FILE SYSTEM), a lower-case name alone in a title's parentheses
  *     ("iwlwifi"), a word with a digit in at most two titles ("k10temp"),
+ *     a vendor's name and the title's next word ("AMD PMC") as those two
+ *     folders in a row anywhere (drivers/platform/x86/amd/pmc/),
  *     and F: components that end a pattern in at most four sections,
  *     spelt exactly so in either spelling of '_' and '-' ("mwifiex" is
  *     drivers/net/wireless/marvell/mwifiex/, "asus-wmi" asus-wmi.c),

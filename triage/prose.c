@@ -219,6 +219,41 @@ static size_t title_tag(const char *l, size_t n)
 	}
 }
 
+/* A vendor's name and the word after it in the title (l, n bytes after
+ * the vendor's and a space) as one name, "vendor_word" ("amd_pmc" of "AMD
+ * PMC causes ..."): malloc'd, or NULL when no word of 2 to 30 letters and
+ * digits (no other vendor) follows. */
+static char *vendor_pair_name(const char *vendor, const char *l, size_t n)
+{
+	size_t k = 0;
+	int letter = 0;
+	char *rest, *w;
+
+	while (k < n && (g_ascii_isalnum(l[k]) || l[k] == '_' || l[k] == '-'))
+		letter |= g_ascii_isalpha(l[k++]);
+	if (k < 2 || k > 30 || !letter || (k < n && l[k] != ' ' && l[k] != ':' && l[k] != ',') ||
+	    tri_vendor_index(l, k) >= 0)
+		return NULL;
+	rest = g_ascii_strdown(l, (gssize)k);
+	w = g_strconcat(vendor, "_", rest, NULL);
+	g_free(rest);
+	return w;
+}
+
+/* vendor_pair_name()'s name to sink at the title's weight, once. */
+static void vendor_pair(const struct tri_prose_sink *sink, GHashTable *done, const char *vendor,
+			const char *l, size_t n, size_t line)
+{
+	char *w = vendor_pair_name(vendor, l, n);
+
+	if (w && !g_hash_table_contains(done, w)) {
+		sink->word(sink->ctx, w, 2.5, line);
+		g_hash_table_add(done, w);
+	} else {
+		g_free(w);
+	}
+}
+
 /* A Bugzilla mail's "Component: USB" line (bugzilla.kernel.org's new-bug
  * mails list Product, Component, Hardware ... at the top): its component
  * names the subsystem, so the whole line counts as tags (the bytes it
@@ -427,6 +462,15 @@ void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *s
 					char *key = line > 1 && i < tag ?
 						g_strconcat("Component: ", w, NULL) : w;
 
+					/* a vendor's name before a name in the title
+					 * ("AMD PMC", "Intel PMT") is the vendor's
+					 * folder and that folder under it, as drivers
+					 * of several vendors are laid out
+					 * (drivers/platform/x86/amd/pmc/) */
+					if (line == 1 && i >= tag && tri_vendor_index(w, strlen(w)) >= 0 &&
+					    i + k + 1 < n && p[i + k] == ' ')
+						vendor_pair(sink, done, w, p + i + k + 1,
+							    n - (i + k + 1), line);
 					if (strlen(w) >= 3 && !tri_prose_stopword(w) &&
 					    tri_vendor_index(w, strlen(w)) < 0 &&
 					    !g_hash_table_contains(done, key)) {
@@ -475,6 +519,15 @@ void tri_title_names(const char *text, size_t len, size_t max,
 			if (strlen(w) >= 3 && strpbrk(w, "0123456789_-") && !tri_prose_stopword(w) &&
 			    tri_vendor_index(w, strlen(w)) < 0 && name(ctx, w))
 				asked++;
+			/* "AMD PMF": the module amd_pmf (amd-pmf) */
+			if (tri_vendor_index(w, strlen(w)) >= 0 && i + k + 1 < n && text[i + k] == ' ' &&
+			    asked < max) {
+				char *pair = vendor_pair_name(w, text + i + k + 1, n - (i + k + 1));
+
+				if (pair && name(ctx, pair))
+					asked++;
+				g_free(pair);
+			}
 			g_free(w);
 		}
 		i += k ? k : 1;

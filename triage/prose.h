@@ -62,14 +62,19 @@ struct tri_prose_sink {
  * "/sys/module/psmouse", "/sys/devices/platform/lg-laptop") weigh 2.5;
  * the subsystem tags of a commit the text cites ("2ab73c6d8323 (\"gpio:
  * Support ...\")", or a title's quoted subject: Regression in "wifi:
- * mt76: ...") 6, as a title's. */
+ * mt76: ...") 6, as a title's.  A vendor's name followed by a word in the
+ * title ("AMD PMC causes ...") is also the name "amd_pmc", at 2.5: the
+ * kernel lays out several vendors' drivers of one kind in a folder per
+ * vendor (drivers/platform/x86/amd/pmc/, drivers/platform/x86/intel/pmt/),
+ * and the matcher looks such a name up as those two folders in a row. */
 void tri_prose_read(const char *text, size_t len, const struct tri_prose_sink *sink);
 
 /* The words of the title that may name a module or a function ("rt2x00",
  * "tpm_tis", "i2c-hid-acpi"): as tri_prose_read() reads them, but only
  * those with a digit, '_' or '-' (plain words, "usb", "serial", are the
- * names of objects all over a tree), of the first 512 bytes, each to
- * name() until max of them returned non-zero. */
+ * names of objects all over a tree), and a vendor's name with the word
+ * after it ("amd_pmf" of "AMD PMF: ...", the module amd-pmf), of the first
+ * 512 bytes, each to name() until max of them returned non-zero. */
 void tri_title_names(const char *text, size_t len, size_t max,
 		     int (*name)(void *ctx, const char *word), void *ctx);
 

@@ -2634,6 +2634,66 @@ static void test_frame_once(void)
 	g_string_free(report, TRUE);
 }
 
+/* A vendor's name before a name in the title ("AMD PMC") is the vendor's
+ * folder with that folder under it (drivers/platform/x86/amd/pmc/). */
+static void test_vendor_pair(void)
+{
+	static const char maintainers[] =
+		"AMD PMC DRIVER\n"
+		"L:\tplatform-driver-x86@vger.kernel.org\n"
+		"F:\tdrivers/platform/x86/amd/pmc/\n"
+		"\n"
+		"TEGRA ARCHITECTURE SUPPORT\n"
+		"L:\tlinux-tegra@vger.kernel.org\n"
+		"F:\tdrivers/soc/tegra/pmc.c\n"
+		"\n"
+		"RADEON and AMDGPU DRM DRIVERS\n"
+		"L:\tamd-gfx@lists.freedesktop.org\n"
+		"F:\tdrivers/gpu/drm/amd/\n"
+		"F:\tdrivers/gpu/drm/amd/amdgpu/\n";
+	static const char report[] =
+		"[BUG] AMD PMC causes system hang on suspend\n"
+		"\n"
+		"[  101.2] amdgpu 0000:c4:00.0: amdgpu: SMU is resuming...\n"
+		"[  101.3] amdgpu 0000:c4:00.0: amdgpu: SMU is resumed successfully!\n"
+		"[  101.4] amdgpu 0000:c4:00.0: amdgpu: ring gfx_0.0.0 timeout\n";
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	struct tri_report *r;
+	struct fake_locator f;
+	struct tri_locator loc = { fake_symbols, fake_modules, "fake grep", &f };
+	const char *first;
+	double amd;
+
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"vendor pair: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	first = rank_first(m, report, &rk);
+	is_str(first, "AMD PMC DRIVER", "vendor pair: AMD PMC is amd/pmc/ (%.2f, amdgpu %.2f)",
+	       score_of(rk, "AMD PMC DRIVER"), score_of(rk, "RADEON and AMDGPU DRM DRIVERS"));
+	tri_ranking_free(rk);
+	first = rank_first(m, "AMD PMC fails to enter S0ix\n", &rk);
+	amd = score_of(rk, "AMD PMC DRIVER");
+	tri_ranking_free(rk);
+	first = rank_first(m, "Intel PMC fails to enter S0ix\n", &rk);
+	ok(score_of(rk, "AMD PMC DRIVER") < amd / 2, "vendor pair: Intel PMC is not amd/pmc/ (%.2f, %.2f)",
+	   score_of(rk, "AMD PMC DRIVER"), amd);
+	tri_ranking_free(rk);
+	/* the pair is a module's name for the locator too */
+	memset(&f, 0, sizeof(f));
+	r = read_str(report);
+	rk = tri_match_located(m, r, report, strlen(report), 10, &loc);
+	ok(fake_asked(f.modules, f.nmodules, "amd_pmc"), "vendor pair: amd_pmc asked as a module");
+	tri_ranking_free(rk);
+	tri_report_free(r);
+	fake_reset(&f);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2667,5 +2727,6 @@ int main(void)
 	test_write_to();
 	test_regmap_caller();
 	test_frame_once();
+	test_vendor_pair();
 	return done_testing();
 }
