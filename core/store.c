@@ -773,6 +773,7 @@ static const char *const keys_fill_sql[STORE_KEYS_N] = {
 	[STORE_KEYS_MAIL] = "SELECT message_id FROM in_mail UNION ALL"
 			    " SELECT message_id FROM bz_comment WHERE message_id IS NOT NULL"
 			    " UNION ALL SELECT message_id FROM in_wait",
+	[STORE_KEYS_THREAD] = "SELECT message_id FROM list_thread",
 };
 
 static void keyset_empty(struct store_keyset *ks, unsigned long generation)

@@ -43,6 +43,7 @@ enum store_keys {
 	STORE_KEYS_REG_NOTED,   /* reg_unhandled.message_id, reg_event.message_id */
 	STORE_KEYS_MAIL,        /* in_mail.message_id, bz_comment.message_id,
 				 * in_wait.message_id */
+	STORE_KEYS_THREAD,      /* list_thread.message_id */
 	STORE_KEYS_N
 };
 struct store_keyset;

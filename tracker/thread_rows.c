@@ -55,8 +55,8 @@ enum bb_status thread_row_insert(struct store *db, const char *msgid, const char
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)seen);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		s = store_fail(db, err, "remembering a mail's thread");
-	else
-		*added = sqlite3_changes(db->db) == 1;
+	else if ((*added = sqlite3_changes(db->db) == 1))
+		store_keys_add(db, STORE_KEYS_THREAD, msgid);
 	store_cached_done(db, st);
 	return s;
 }
@@ -80,30 +80,19 @@ static const char *run_sql(void)
 	return sql;
 }
 
-/* Runs one statement without parameters or rows (a savepoint's). */
-static enum bb_status run_plain(struct store *db, const char *sql, struct bb_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	enum bb_status s;
-
-	if ((s = store_cached(db, &st, sql, err)))
-		return s;
-	if (sqlite3_step(st) != SQLITE_DONE)
-		s = store_fail(db, err, "remembering mails' threads");
-	store_cached_done(db, st);
-	return s;
-}
-
 enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const *rows,
-				     size_t first, int *all, struct bb_error *err)
+				     size_t first, size_t *held, struct bb_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	enum bb_status s;
 	int changes = -1;
 
-	*all = 0;
+	/* (the set of list_thread's ids says a row surely is not there) */
+	for (*held = 0; *held < THREAD_ROWS_RUN; ++*held)
+		if (store_keys_may_hold(db, STORE_KEYS_THREAD, rows[first + *held]->message_id))
+			return BB_OK;
 	/* the roots as the rows before give them (a parent's is final once
-	 * it is written, and a run's rows all are, or none) */
+	 * it is written, and a run's rows all are) */
 	for (size_t i = first; i < first + THREAD_ROWS_RUN; i++) {
 		struct thread_row *r = rows[i];
 		const char *from = r->parent >= 0 ? rows[r->parent]->root : r->root;
@@ -116,34 +105,28 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 		free(r->root);
 		r->root = root;
 	}
-	if ((s = run_plain(db, "SAVEPOINT thread_rows", err)))
+	if ((s = store_cached(db, &st, run_sql(), err)))
 		return s;
-	if (!(s = store_cached(db, &st, run_sql(), err))) {
-		for (int i = 0; i < THREAD_ROWS_RUN; i++) {
-			const struct thread_row *r = rows[first + (size_t)i];
+	for (int i = 0; i < THREAD_ROWS_RUN; i++) {
+		const struct thread_row *r = rows[first + (size_t)i];
 
-			sqlite3_bind_text(st, 5 * i + 1, r->message_id, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 5 * i + 2, r->root, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 5 * i + 3, r->who, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 5 * i + 4, (sqlite3_int64)r->date);
-			sqlite3_bind_int64(st, 5 * i + 5, (sqlite3_int64)r->seen);
-		}
-		if (sqlite3_step(st) != SQLITE_DONE)
-			s = store_fail(db, err, "remembering mails' threads");
-		else
-			changes = sqlite3_changes(db->db);
-		store_cached_done(db, st);
+		sqlite3_bind_text(st, 5 * i + 1, r->message_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5 * i + 2, r->root, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5 * i + 3, r->who, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5 * i + 4, (sqlite3_int64)r->date);
+		sqlite3_bind_int64(st, 5 * i + 5, (sqlite3_int64)r->seen);
 	}
-	*all = !s && changes == THREAD_ROWS_RUN;
-	if (s) {
-		/* (the caller's transaction fails with it; the savepoint goes) */
-		sqlite3_exec(db->db, "ROLLBACK TO thread_rows; RELEASE thread_rows", NULL, NULL, NULL);
-		return s;
-	}
-	if (!*all)
-		s = run_plain(db, "ROLLBACK TO thread_rows", err);
-	/* (released after a rollback to it as well: the savepoint goes) */
-	if (!s)
-		s = run_plain(db, "RELEASE thread_rows", err);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		s = store_fail(db, err, "remembering mails' threads");
+	else
+		changes = sqlite3_changes(db->db);
+	store_cached_done(db, st);
+	/* (a row the set did not hold was there after all: the transaction
+	 * cannot go on with the roots of the run's rows, and fails) */
+	if (!s && changes != THREAD_ROWS_RUN)
+		s = bb_error_set(err, BB_ERR_DATABASE, "list_thread had %d of %d new rows",
+				 THREAD_ROWS_RUN - changes, THREAD_ROWS_RUN);
+	for (int i = 0; !s && i < THREAD_ROWS_RUN; i++)
+		store_keys_add(db, STORE_KEYS_THREAD, rows[first + (size_t)i]->message_id);
 	return s;
 }

@@ -39,12 +39,18 @@ enum bb_status thread_row_root(struct store *db, const char *msgid, char **root,
 #define THREAD_ROWS_RUN 64
 
 /* Writes rows[first] to rows[first + THREAD_ROWS_RUN - 1] (of the pending
- * rows, in order) in one statement if none of them has a row yet: each
- * takes its parent's root first (rows[r->parent]->root, as the row by row
- * writing does).  *all says whether they were written; when one of them
- * had a row already nothing is (a savepoint is rolled back) and the
- * caller writes them one by one, as it did before. */
+ * rows, in order) in one statement when the store's set of list_thread's
+ * ids (STORE_KEYS_THREAD, store_keys_may_hold()) says none of them has a
+ * row yet: each takes its parent's root first (rows[r->parent]->root, as
+ * the row by row writing does), and *held is THREAD_ROWS_RUN.  Else
+ * nothing is written and *held is the offset from first of the first row
+ * the set may hold (a mail read again; or the set is not read yet: a
+ * transaction's first STORE_KEYS_FILL_AFTER asks): the caller writes the
+ * rows up to it one by one, as before, and tries a run after it.  (A
+ * savepoint around the run, rolled back when a row was there, wrote each
+ * page the run changed to a sub-journal file: five times the pwrite()
+ * calls of a history read.) */
 enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const *rows,
-				     size_t first, int *all, struct bb_error *err);
+				     size_t first, size_t *held, struct bb_error *err);
 
 #endif

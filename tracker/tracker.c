@@ -956,6 +956,7 @@ static void note_root(struct tracker *t, const char *msgid, const char *root)
 static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 {
 	enum bb_status s = BB_OK;
+	size_t single = 0, held;   /* rows before single go one by one */
 
 	for (guint i = 0; i < t->pending->len && !s; i++) {
 		struct thread_row *r = t->pending->pdata[i];
@@ -965,17 +966,18 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 		int added = 0;
 
 		/* runs of new rows, one statement each (thread_rows.h) */
-		if (i % THREAD_ROWS_RUN == 0 && t->pending->len - i >= THREAD_ROWS_RUN) {
+		if (i >= single && t->pending->len - i >= THREAD_ROWS_RUN) {
 			if ((s = thread_rows_write_new(t->db, (struct thread_row *const *)t->pending->pdata,
-						       i, &added, err)))
+						       i, &held, err)))
 				break;
-			for (guint k = i; added && k < i + THREAD_ROWS_RUN; k++)
+			for (guint k = i; held == THREAD_ROWS_RUN && k < i + THREAD_ROWS_RUN; k++)
 				note_root(t, ((const struct thread_row *)t->pending->pdata[k])->message_id,
 					  ((const struct thread_row *)t->pending->pdata[k])->root);
-			if (added) {
+			if (held == THREAD_ROWS_RUN) {
 				i += THREAD_ROWS_RUN - 1;
 				continue;
 			}
+			single = i + held + 1;
 		}
 		if (strcmp(from, r->root) && !(root = strdup(from)))
 			s = bb_error_set(err, BB_ERR_NOMEM, "out of memory");

@@ -1389,16 +1389,27 @@ static void test_tracker(void)
 	}
 
 	/* a transaction's rows go THREAD_ROWS_RUN at a time in one statement
-	 * when all of them are new (thread_rows.h): a run with a mail whose
-	 * row is there is written row by row, as before, its replies in the
-	 * run taking the root that row has; a run of new rows whose replies
-	 * name parents in the same run takes their roots */
+	 * when the set of list_thread's ids says all of them are new
+	 * (thread_rows.h): a run with a mail whose row is there (written by
+	 * another connection) is written row by row, as before, its replies in
+	 * the run taking the root that row has; a run of new rows whose
+	 * replies name parents in the same run takes their roots */
 	{
+		struct store *other = NULL;
 		char id[32], parent[32];
 
-		ok(store_exec(tdb, "INSERT INTO list_thread VALUES ('old@x', 'moved2@x', 'x', 1,"
-			      " strftime('%s', 'now'))", &err) == BB_OK, "runs: a mail read before");
-		ok(store_begin(tdb, &err) == BB_OK, "runs: a transaction of three runs");
+		ok(store_open(&other, path, STORE_READ_WRITE, &err) == BB_OK &&
+		   store_exec(other, "INSERT INTO list_thread VALUES ('old@x', 'moved2@x', 'x', 1,"
+			      " strftime('%s', 'now'))", &err) == BB_OK,
+		   "runs: a mail read before (by another run)");
+		store_close(other);
+		ok(store_begin(tdb, &err) == BB_OK, "runs: a transaction of eight runs");
+		/* new threads first: as many asks as the set of list_thread's
+		 * ids waits for before it is read (STORE_KEYS_FILL_AFTER) */
+		for (int i = 0; i < 5 * THREAD_ROWS_RUN; i++) {
+			snprintf(id, sizeof(id), "pre%d@x", i);
+			feed(id, NULL, NULL, 590, "a thread of one", "Hi.\n");
+		}
 		feed("runa0@x", NULL, NULL, 600, "a run", "Hi.\n");
 		feed("old@x", "runa0@x", "runa0@x", 601, "Re: a run", "Hi again.\n");
 		memcpy(parent, "old@x", sizeof("old@x"));
@@ -1413,6 +1424,8 @@ static void test_tracker(void)
 			memcpy(parent, id, sizeof(id));
 		}
 		ok(store_commit(tdb, &err) == BB_OK, "runs: committed");
+		is_str(q("SELECT count(*) FROM list_thread WHERE message_id GLOB 'pre*@x'"
+			 " AND root = message_id"), "320", "runs: the new threads, each its own root");
 		is_str(q("SELECT root || '|' || date FROM list_thread WHERE message_id = 'old@x'"),
 		       "moved2@x|1", "runs: the row read before stays");
 		is_str(q("SELECT count(*) || '|' || min(root) || '|' || max(root) FROM list_thread"
