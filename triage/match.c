@@ -1672,6 +1672,19 @@ static int prose_full(void *ctx)
 	return sc->nclues >= TRI_MATCH_MAX_CLUES;
 }
 
+/* Whether a pattern that does not begin with a glob matches path. */
+static int path_named(const struct tri_matcher *m, const char *path)
+{
+	for (guint s = 0; s < m->nsections; s++) {
+		const struct mnt_section *sec = mnt_section_at(m->mf, s);
+
+		for (size_t f = 0; sec->files[f]; f++)
+			if (*sec->files[f] == *path && tri_pattern_matches(sec->files[f], path))
+				return 1;
+	}
+	return 0;
+}
+
 /* A title's tag that is a path, as subjects write them for drivers
  * ("platform/x86/intel/pmc:", "drm/amd/display:"): the folder, as it is
  * or under drivers/. */
@@ -1685,6 +1698,9 @@ static void prose_tag_path(void *ctx, const char *tag, size_t k, double weight)
 	clue_begin(sc, desc, 1);
 	path_hits(sc, a, weight, 0);
 	path_hits(sc, b, weight, 0);
+	/* the folder it named, for the lists to write to (write_to): the
+	 * one some section's pattern names, other than THE REST's "*" */
+	sc->clue_file = path_named(sc->m, a) ? a : path_named(sc->m, b) ? b : NULL;
 	clue_end(sc);
 	g_free(a);
 	g_free(b);

@@ -121,8 +121,9 @@ struct tri_match {
 	double *evidence_score;
 	size_t nevidence;
 	/* The lists to write to, as scripts/get_maintainer.pl names them for
-	 * the file whose clue gave reason (a path the report prints, or where
-	 * the tree or index located a symbol or module): the section's own L:
+	 * the file whose clue gave reason (a path the report prints, a title's
+	 * tag that is a path, or where the tree or index located a symbol or
+	 * module): the section's own L:
 	 * first, then those of every other section whose F: (or N:) cover that
 	 * file, deepest first (triage/writeto.h); the section's own L: alone
 	 * when its reason is no file (a name in prose, a tree, K:).

@@ -2694,6 +2694,46 @@ static void test_vendor_pair(void)
 	mnt_free(mf);
 }
 
+/* A title's tag that is a path names the folder's lists as get_maintainer.pl
+ * would, not THE REST's "*" of the tag as written. */
+static void test_write_to_tag(void)
+{
+	static const char maintainers[] =
+		"INTEL ZZ DRIVERS\n"
+		"M:\tA Person <a@example.org>\n"
+		"F:\tdrivers/platform/x86/intel/zz/\n"
+		"\n"
+		"X86 PLATFORM DRIVERS\n"
+		"L:\tplatform-driver-x86@vger.kernel.org\n"
+		"F:\tdrivers/platform/x86/\n"
+		"\n"
+		"THE REST\n"
+		"L:\tlinux-kernel@vger.kernel.org\n"
+		"F:\t*\n"
+		"F:\t*/\n";
+	struct mnt_file *mf = NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct tri_matcher *m;
+	struct tri_ranking *rk;
+	const char *first;
+	char *s;
+
+	if (!ok(mnt_parse(&mf, maintainers, strlen(maintainers), &err) == BB_OK,
+		"write_to tag: MAINTAINERS parsed"))
+		return;
+	m = tri_matcher_new(mf);
+	first = rank_first(m, "[bug report] platform/x86/intel/zz: Add the ZZ discovery driver\n",
+			   &rk);
+	is_str(first, "INTEL ZZ DRIVERS", "write_to tag: the tag's folder");
+	s = rk->n ? joined(rk->matches[0].write_to) : g_strdup("");
+	is_str(s, "platform-driver-x86@vger.kernel.org linux-kernel@vger.kernel.org",
+	       "write_to tag: the lists of drivers/platform/x86/intel/zz/");
+	g_free(s);
+	tri_ranking_free(rk);
+	tri_matcher_free(m);
+	mnt_free(mf);
+}
+
 int main(void)
 {
 	test_x86_oops();
@@ -2728,5 +2768,6 @@ int main(void)
 	test_regmap_caller();
 	test_frame_once();
 	test_vendor_pair();
+	test_write_to_tag();
 	return done_testing();
 }
