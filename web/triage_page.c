@@ -191,6 +191,29 @@ static void tp_entries(struct buf *b, const char *label, char *const *items, int
 	buf_addstr(b, "</dd>\n");
 }
 
+/* "Also to": the lists scripts/get_maintainer.pl names for the file that
+ * chose the section, beside the section's own (tri_match.write_to). */
+static void tp_also(struct buf *b, const struct tri_match *m)
+{
+	size_t n = 0, k = 0;
+	char **also;
+
+	while (m->write_to && m->write_to[n])
+		n++;
+	if (!n || !(also = calloc(n + 1, sizeof(*also))))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t own = 0;
+
+		while (m->section->lists[own] && strcmp(m->section->lists[own], m->write_to[i]))
+			own++;
+		if (!m->section->lists[own])
+			also[k++] = m->write_to[i];
+	}
+	tp_entries(b, "Also to", also, 1);
+	free(also);
+}
+
 static void tp_sections(struct buf *b, const struct tri_ranking *rk)
 {
 	if (!rk || !rk->n) {
@@ -211,6 +234,7 @@ static void tp_sections(struct buf *b, const struct tri_ranking *rk)
 		esc(b, s->name);
 		buf_addstr(b, "</h3>\n<dl>\n");
 		tp_entries(b, "Lists", s->lists, 1);
+		tp_also(b, m);
 		tp_entries(b, "Maintainers", s->maintainers, 0);
 		tp_entries(b, "Reviewers", s->reviewers, 0);
 		if (s->status && *s->status) {

@@ -193,6 +193,9 @@ printf 'drivers/evil/evil.c\n' >evil.txt
 e=$(post -F "text=<evil.txt" "$BASE/triage")
 like "a path alone finds its section, its hostile name escaped" "$e" "<h3>EVIL &lt;img src=x onerror=alert\\(3\\)&gt; DRIVER</h3>"
 like "and its maintainer's" "$e" 'Evil &quot;&lt;b&gt;&quot; Keeper'
+like "and, as get_maintainer.pl names them for the file, the lists of the sections around it" \
+	"$e" '<dt>Also to</dt><dd><a href="mailto:linux-kernel@vger.kernel.org">linux-kernel@vger.kernel.org</a></dd>'
+unlike "none where a function it names chose the section (no file)" "$a" "Also to"
 n=$(post --data-urlencode "text=hiddev" "$BASE/triage")
 like "an urlencoded form works too" "$n" "Where do I report this"
 z=$(post --data-urlencode "text=hello" "$BASE/triage")
