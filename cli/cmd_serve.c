@@ -454,10 +454,13 @@ int cmd_serve(struct cli_context *ctx, int argc, char **argv)
 		opt.listen = ctx->cfg->listen;
 		ss.listen_from_file = 1;
 	}
-	if (ctx->cfg->server_threading && !strcmp(ctx->cfg->server_threading, "pool"))
-		opt.threads = ctx->cfg->server_threads > 1024 ? 1024
-							      : (unsigned)ctx->cfg->server_threads;
-	else
+	if (ctx->cfg->server_threading && !strcmp(ctx->cfg->server_threading, "pool")) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned long long n = ctx->cfg->server_threads ? ctx->cfg->server_threads
+				       : cpus > 0 ? (unsigned long long)cpus : 1;
+
+		opt.threads = n > 1024 ? 1024 : (unsigned)n;
+	} else
 		opt.threads = 0; /* a thread per connection */
 	cli_server_limits(ctx->cfg, &opt);
 	reports_dir = reg_report_dir(ctx->cfg);

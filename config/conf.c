@@ -118,12 +118,14 @@ static const struct key_spec keys[] = {
 	    "read upload_token from this file instead (a bare name: from $CREDENTIALS_DIRECTORY)" }, KEY_STRING, OFF(upload_token_file) },
 	{ { "server", "max_upload_size", "2G", 0,
 	    "largest upload accepted" }, KEY_SIZE, OFF(max_upload_size) },
-	{ { "server", "threading", "per-connection", 0,
-	    "per-connection: each connection has a thread of its own (fastest for large blobs);"
-	    " pool: [server] threads threads share the connections" },
+	{ { "server", "threading", "pool", 0,
+	    "pool: [server] threads threads share the connections (blobs up to 4 MiB sent from"
+	    " a shared mapping, larger ones from the file); per-connection: each connection"
+	    " has a thread of its own" },
 	  KEY_CHOICE, CHOICES(server_threading, "per-connection|pool") },
-	{ { "server", "threads", "8", 0,
-	    "worker threads of the HTTP server with threading = pool" }, KEY_COUNT, OFF(server_threads) },
+	{ { "server", "threads", NULL, 0,
+	    "worker threads of the HTTP server with threading = pool (unset: one per CPU)" },
+	  KEY_COUNT, OFF(server_threads) },
 	{ { "server", "max_connections", "512", 0,
 	    "connections served at once, all clients together; more get 503" }, KEY_COUNT, OFF(server_max_connections) },
 	{ { "server", "max_connections_per_client", "16", 0,

@@ -33,15 +33,17 @@
  *    edge-triggered epoll a client that sends a partial body and its FIN in
  *    one go can go unnoticed until the connection times out, leaving the
  *    upload (and blob_server_stop()) hanging for that long.
- *  - Unless given a pool (opt->threads), each connection has a thread of
- *    its own.  MHD 0.9.75 hands sendfile() at most 128 KiB a call when one
- *    thread serves many connections (2 MiB with a thread per connection),
- *    and goes back to poll() between calls: a 1 MiB blob then costs eight
- *    loop rounds, and the server sent 0.5-0.9x what nginx sends, against
- *    1.2x and more with a thread per connection (tests/bench/bench-serve.sh;
- *    a minimal MHD server shows the same).  Small blobs cost a little less
- *    CPU in a pool.  The connection limits bound the threads as they bound
- *    the connections.
+ *  - With a pool (opt->threads, the default of bugbridge serve) threads
+ *    share the connections; with 0 each connection has a thread of its own,
+ *    bounded by the connection limits.  MHD 0.9.75 hands sendfile() at most
+ *    128 KiB a call when one thread serves many connections (2 MiB with a
+ *    thread per connection) and goes back to poll() between calls, so a
+ *    pool sent a 1 MiB blob at 0.5-0.75x what nginx sends.  A blob up to
+ *    BLOB_MAPS_MAX is therefore sent from a shared read-only mapping of its
+ *    file (web/blob_maps.h): one send() takes what the socket takes.  With
+ *    it a pool of one thread a core serves small, 1 MiB and large blobs
+ *    faster than nginx (tests/bench/bench-serve.sh), where a thread per
+ *    connection lagged for 1 MiB and context-switched for small ones.
  */
 #include "config.h"
 
@@ -71,6 +73,7 @@
 #include "core/log.h"
 #include "tracker/report.h"
 #include "web/blob_http.h"
+#include "web/blob_maps.h"
 #include "web/http_guard.h"
 #include "web/http_text.h"
 
@@ -139,6 +142,7 @@ struct blob_server {
 	struct blob_server_cached cache[BLOB_SERVER_CACHE_SLOTS]; /* by the hash's first digits */
 	pthread_mutex_t hot_lock;    /* guards hot */
 	struct blob_server_hot hot[BLOB_SERVER_HOT_SLOTS];
+	struct blob_maps *maps;      /* blobs sent from a mapping; NULL: none */
 	struct blob_store *store;
 	unsigned port;
 	struct http_guard *guard;   /* connection bounds, trusted proxies */
@@ -422,10 +426,11 @@ out:
  * then taken (-1).  Returns 1 when the request is answered here instead:
  * a range outside the file, 416 (*ret). */
 static int blob_server_file_body(struct blob_request *req, struct MHD_Connection *conn, int *fd,
-				 uint64_t size, const char *etag, const char *what,
+				 uint64_t size, const char *etag, const char *what, int mappable,
 				 struct MHD_Response **resp, unsigned *status, uint64_t *length,
 				 struct buf *range_text, enum MHD_Result *ret)
 {
+	struct stat sb;
 	const char *header = NULL;
 	uint64_t start = 0;
 	enum http_range range = blob_server_range(conn, etag, size, &start, length, &header);
@@ -455,6 +460,9 @@ static int blob_server_file_body(struct blob_request *req, struct MHD_Connection
 		*resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	} else if (*length <= BLOB_SERVER_SMALL_MAX && !req->head) {
 		*resp = blob_server_small_response(*fd, start, *length);
+	} else if (mappable && !req->head && size <= BLOB_MAPS_MAX && !fstat(*fd, &sb) &&
+		   (*resp = blob_maps_response(req->srv->maps, *fd, &sb, start, *length))) {
+		/* from the file's shared mapping (web/blob_maps.h); fd stays ours */
 	} else {
 		*resp = MHD_create_response_from_fd_at_offset64(*length, *fd, start);
 		if (*resp)
@@ -684,8 +692,8 @@ static enum MHD_Result blob_server_send_blob(struct blob_request *req,
 		goto out;
 	}
 
-	if (blob_server_file_body(req, conn, &fd, info.size, etag, "blob", &resp, &status, &length,
-				  &range_text, &ret) || !resp)
+	if (blob_server_file_body(req, conn, &fd, info.size, etag, "blob", 1, &resp, &status,
+				  &length, &range_text, &ret) || !resp)
 		goto out;
 	type = http_active_name(name) ? NULL
 				      : http_inert_type(info.content_type, inert, sizeof(inert));
@@ -1210,7 +1218,7 @@ static enum MHD_Result blob_server_send_report(struct blob_request *req,
 	if (blob_server_not_modified(conn, etag, sb.st_mtim.tv_sec)) {
 		status = MHD_HTTP_NOT_MODIFIED;
 		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	} else if (blob_server_file_body(req, conn, &fd, (uint64_t)sb.st_size, etag, "report",
+	} else if (blob_server_file_body(req, conn, &fd, (uint64_t)sb.st_size, etag, "report", 0,
 					 &resp, &status, &length, &value, &ret)) {
 		goto out;
 	}
@@ -1733,6 +1741,7 @@ static void blob_server_free(struct blob_server *srv)
 	for (size_t i = 0; i < BLOB_SERVER_HOT_SLOTS; i++)
 		blob_server_hot_clear(&srv->hot[i]);
 	pthread_mutex_destroy(&srv->hot_lock);
+	blob_maps_free(srv->maps);
 	free(srv);
 }
 
@@ -1781,6 +1790,7 @@ enum bb_status blob_server_start(struct blob_server **out, struct blob_store *bs
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_mutex_init(&srv->cache_lock, NULL);
 	pthread_mutex_init(&srv->hot_lock, NULL);
+	srv->maps = blob_maps_new();   /* NULL: every blob from its file */
 	pthread_condattr_init(&cond_attr);
 	pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&srv->idle, &cond_attr);

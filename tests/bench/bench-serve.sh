@@ -12,10 +12,11 @@
 # connections (BENCH_BIG_CLIENTS), runs of BENCH_BIG_SECONDS, bytes/s only.
 # wrk does the whole job; the project has no load generator of its own.
 # Beside them, bench-mhd-floor (BENCH_MHD_FLOOR): a libmicrohttpd server
-# with serve's threading and nothing else, the floor the library sets; and
-# the same with a pool of one thread a core ("pool", the other threading
-# libmicrohttpd offers; BENCH_MHD_POOL=0 leaves it out): where neither
-# reaches nginx at a size, no server on this library does.
+# with a thread per connection and nothing else (a file over 64 KiB sent
+# with sendfile), the floor the library sets; and the same with a pool of
+# one thread a core ("pool", serve's default threading; BENCH_MHD_POOL=0
+# leaves it out).  serve in a pool sends blobs up to 4 MiB from a shared
+# mapping (web/blob_maps.h), which the floors do not.
 #
 #   BENCH_SECONDS     length of each small/medium run (default 10)
 #   BENCH_CLIENTS     concurrent keep-alive connections (default 64)

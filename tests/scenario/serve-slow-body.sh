@@ -28,10 +28,9 @@ write_config <<EOF2
 [server]
 listen = 127.0.0.1:0
 upload_token = $TOKEN
-# a pool, so its slow bodies are tested as serve-abuse.sh's are with the
-# default thread per connection
-threading = pool
-threads = 2
+# a thread per connection, so its slow bodies are tested as serve-abuse.sh's
+# are with the default pool
+threading = per-connection
 max_connections = 24
 max_connections_per_client = 8
 header_timeout = 4s

@@ -92,8 +92,8 @@ ok "serve writes its port file ($PORT)"
 is "and its pid file" "$(cat "$WORK/pid")" "$SERVER"
 like "serve says where it serves" "$(cat "$WORK/serve.log")" \
 	"bugbridge: serving $WORK/data/blobs on http://127.0.0.1:$PORT/"
-like "a thread per connection unless told otherwise (threads = 4 is the pool's)" \
-	"$(cat "$WORK/serve.log")" "event=http.started .*threading=per-connection"
+like "a pool unless told otherwise, of threads = 4 threads" \
+	"$(cat "$WORK/serve.log")" "event=http.started .*threading=pool threads=4"
 
 # fetch ARGS...: body to $WORK/body, headers (no CR) to $WORK/headers,
 # status code printed
