@@ -758,24 +758,33 @@ static void lookup_name(struct scoring *sc, const char *name, double weight)
 	g_free(buf);
 }
 
+/* The index of the first of the sorted keys not before s (keys->len when
+ * none): where the keys s begins start. */
+static size_t first_key_from(const GPtrArray *keys, const char *s)
+{
+	size_t lo = 0, hi = keys->len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(g_ptr_array_index(keys, mid), s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* A module named after the start of its folder ("overlay" for
  * fs/overlayfs/): components that name starts, a few at most. */
 static void lookup_prefix(struct scoring *sc, const char *name, double weight)
 {
 	const GPtrArray *keys = sc->m->keys;
-	size_t n = strlen(name), lo = 0, hi = keys->len;
+	size_t n = strlen(name);
 
 	if (n < 5)
 		return;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(g_ptr_array_index(keys, mid), name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, taken = 0; i < keys->len && taken < 8; i++) {
+	for (size_t i = first_key_from(keys, name), taken = 0; i < keys->len && taken < 8; i++) {
 		const char *k = g_ptr_array_index(keys, i);
 
 		if (strncmp(k, name, n))
@@ -1375,17 +1384,9 @@ static void apply_oops(struct scoring *sc, const struct tri_oops *o, double of)
 static int prose_file_prefix(struct scoring *sc, const char *word, double weight)
 {
 	const GPtrArray *keys = sc->m->keys;
-	size_t n = strlen(word), lo = 0, hi = keys->len;
+	size_t n = strlen(word), lo = first_key_from(keys, word);
 	guint seen[3], sections = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(g_ptr_array_index(keys, mid), word) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = lo; i < keys->len; i++) {
 			const char *k = g_ptr_array_index(keys, i);
