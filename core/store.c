@@ -1357,11 +1357,17 @@ enum bb_status store_open(struct store **out, const char *path,
 
 		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
 	}
-	/* reads through a mapping, not a pread() per page */
+	/* reads through a mapping, not a pread() per page; a page cache of
+	 * 16 MiB (SQLite's default is 2 MiB), filled only as pages are used:
+	 * a transaction of a history read dirties about 6 MB of index pages
+	 * all over the file, and with 2 MiB SQLite spilled them to the -wal
+	 * before the commit and read them back (a 40,596-mail read made
+	 * 24,000 pwrite()s and 13,000 pread()s; 15,000 and 4,400 so) */
 	s = store_exec(st, "PRAGMA journal_mode = WAL;"
 			   "PRAGMA synchronous = FULL;"
 			   "PRAGMA foreign_keys = ON;"
-			   "PRAGMA mmap_size = 268435456;", err);
+			   "PRAGMA mmap_size = 268435456;"
+			   "PRAGMA cache_size = -16384;", err);
 	if (s)
 		goto out;
 	s = migrate(st, err);
