@@ -25,6 +25,7 @@
 #include "core/buf.h"
 #include "core/text.h"
 #include "mail/inmail.h"
+#include "mail/inmail_nl.h"
 #include "mail/inmail_plain.h"
 #include "mail/inmail_scan.h"
 #include "mail/inmail_text.h"
@@ -860,9 +861,52 @@ static void header_pass_init(void)
 	pthread_once(&header_pass_once, header_pass_init_once);
 }
 
+#ifdef __SSE2__
+/* The masks of the 16 bytes at p that are a ':' (*colons) and that are
+ * printable ASCII (*names: a field name's bytes, and its colon). */
+static inline void name_masks16(const char *p, unsigned *colons, unsigned *names)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	*colons = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+	/* 0x21..0x7e, as signed bytes: bytes of 0x80 and up are below 0 */
+	*names = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)),
+							   _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f))));
+}
+#endif
+
+/* The length of the field name that starts line, 0 if it starts no field;
+ * *colon: where its colon is.  len: the bytes from line's start to the
+ * header's end (a name, its blanks and its colon end before the line's
+ * end: neither CR nor LF is a name's byte or a blank). */
 static size_t field_name_len(const char *line, size_t len, size_t *colon)
 {
 	size_t i = 0, name_end;
+
+#ifdef __SSE2__
+	/* most names (all but a few like Content-Transfer-Encoding) have
+	 * their colon within 16 bytes, right after them: one look at 16 (or
+	 * 32) bytes of the line says so; anything else is read byte by byte */
+	if (len >= 16) {
+		unsigned colons, names, first;
+
+		name_masks16(line, &colons, &names);
+		if (!colons && len >= 32) {
+			unsigned c2, n2;
+
+			name_masks16(line + 16, &c2, &n2);
+			colons = c2 << 16;
+			names |= n2 << 16;
+		}
+		if (colons) {
+			first = (unsigned)__builtin_ctz(colons);
+			if (first && (names | ~((1u << first) - 1)) == ~0u) {
+				*colon = first;
+				return first;
+			}
+		}
+	}
+#endif
 
 	while (i < len && name_char[(unsigned char)line[i]])
 		i++;
@@ -1065,58 +1109,56 @@ const char *inmail_parent_id(const struct inmail *m)
 }
 
 /* Splits the header section into hs; returns where the body starts, or
- * sets *too_large. */
+ * sets *too_large.  A field runs from a line that starts with its name to
+ * the next line that does not start with a blank: its lines after the
+ * first (long Received:, DKIM and ARC fields fold over many) are passed
+ * over by their line ends alone. */
 static size_t scan_header_section(const char *raw, size_t len, struct header_scan *hs,
 				  int *too_large, size_t *nfields)
 {
-	size_t pos = inmail_skip_from_line(raw, len), start = pos;
+	size_t start = inmail_skip_from_line(raw, len), at;
+	const char *p = raw + start, *end = raw + len, *nl = NULL;
 	struct field cur = { NULL, NULL, 0, 0 };
+	struct nl_finder lines;
 
 	*too_large = 0;
 	*nfields = 0;
-	while (pos < len) {
-		const char *line = raw + pos, *nl = memchr(line, '\n', len - pos);
-		size_t line_len = nl ? (size_t)(nl - line) : len - pos, content = line_len, colon, name_len;
-		size_t next = nl ? pos + line_len + 1 : len;
+	nl_finder_init(&lines, p, end);
+	/* lines that start with a blank before any field belong to none */
+	while (p < end && is_blank(*p) && (size_t)(p - raw) - start <= INMAIL_HEADER_MAX)
+		p = (nl = nl_finder_next(&lines, p)) ? nl + 1 : end;
+	for (;;) {
+		size_t colon, name_len;
+		const char *value_end;
 
-		if (pos - start > INMAIL_HEADER_MAX) {
-			*too_large = 1;
-			return pos;
-		}
-		if (content && line[content - 1] == '\r')
-			content--;
-		if (content == 0) {         /* the empty line: the body follows */
-			pos = next;
+		at = (size_t)(p - raw);
+		if (at - start > INMAIL_HEADER_MAX || p >= end)
+			break;
+		if (*p == '\n' || (*p == '\r' && (p + 1 == end || p[1] == '\n'))) {
+			/* the empty line: the body follows */
+			at += *p == '\n' || p + 1 == end ? 1 : 2;
 			break;
 		}
-		if (is_blank(line[0])) {
-			if (cur.name)
-				cur.value_len = (size_t)(line + content - cur.value);
-			pos = next;
-			continue;
-		}
-		name_len = field_name_len(line, content, &colon);
+		name_len = field_name_len(p, (size_t)(end - p), &colon);
 		if (!name_len)
 			break;   /* not a field: the body starts here (no empty line) */
-		if (cur.name) {
-			note_field(hs, &cur);
-			++*nfields;
-		}
-		cur.name = line;
+		cur.name = p;
 		cur.name_len = name_len;
-		cur.value = line + colon + 1;
-		cur.value_len = content - colon - 1;
-		pos = next;
-	}
-	if (pos - start > INMAIL_HEADER_MAX) {
-		*too_large = 1;
-		return pos;
-	}
-	if (cur.name) {
+		cur.value = p + colon + 1;
+		do
+			p = (nl = nl_finder_next(&lines, p)) ? nl + 1 : end;
+		while (p < end && is_blank(*p));
+		/* the value ends with its last line, but for the line end */
+		value_end = nl && nl + 1 == p ? nl : end;
+		if (value_end > cur.value && value_end[-1] == '\r')
+			value_end--;
+		cur.value_len = (size_t)(value_end - cur.value);
 		note_field(hs, &cur);
 		++*nfields;
 	}
-	return pos;
+	if (at - start > INMAIL_HEADER_MAX)
+		*too_large = 1;
+	return at;
 }
 
 /* An X-Bugbridge-Mark value: its MAIL_MARK_HEX_LEN hex digits (between

@@ -7,17 +7,14 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include <gmime/gmime.h>
 
 #include "core/text.h"
 #include "mail/inmail.h"
+#include "mail/inmail_nl.h"
 #include "mail/inmail_scan.h"
 #include "mail/inmail_text.h"
 
@@ -350,89 +347,6 @@ static unsigned qp_line_flags(const char *q, const char *end, int col0)
 	return text_line_flags((const char *)out + i, n - i, col0 && i == 0);
 }
 
-/* The line ends ('\n') of the bytes from p to end, found in turn, as a
- * memchr() from each line's start would find them: scan_lines() reads a
- * mail line by line, 47 bytes a line on average in a list's archive, and
- * a memchr() a line cost a third of the scan.  The bytes are looked at
- * 64 at a time (with SSE2, four compares), each 64 giving a mask of their
- * line ends; nothing past end is read.
- *
- *     struct nl_finder f;
- *     nl_finder_init(&f, p, end);
- *     while (p < end) {
- *             const char *nl = nl_finder_next(&f, p);   (NULL: no more)
- *             ...
- *             p = nl ? nl + 1 : end;
- *     }
- *
- * from must not go back: each call's is the last one's answer + 1 or
- * later (a caller that skips lines passes where it goes on). */
-struct nl_finder {
-	const char *base;  /* the bytes mask covers start here */
-	const char *top;   /* and end here (at most 64 bytes; none yet: base) */
-	const char *end;
-	uint64_t mask;     /* bit i: base[i] is a '\n' not handed out yet */
-};
-
-static inline void nl_finder_init(struct nl_finder *f, const char *p, const char *end)
-{
-	f->base = f->top = p;
-	f->end = end;
-	f->mask = 0;
-}
-
-/* The mask of the line ends of the n bytes at p (n <= 64). */
-static inline uint64_t nl_mask(const char *p, size_t n)
-{
-	uint64_t mask = 0;
-
-#ifdef __SSE2__
-	if (n == 64) {
-		const __m128i nl = _mm_set1_epi8('\n');
-		uint64_t m0 = (uint32_t)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), nl));
-		uint64_t m1 = (uint32_t)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), nl));
-		uint64_t m2 = (uint32_t)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), nl));
-		uint64_t m3 = (uint32_t)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 48)), nl));
-
-		return m0 | m1 << 16 | m2 << 32 | m3 << 48;
-	}
-#endif
-	for (const char *q = p; (q = memchr(q, '\n', n - (size_t)(q - p))) != NULL; q++)
-		mask |= (uint64_t)1 << (q - p);
-	return mask;
-}
-
-static inline const char *nl_finder_next(struct nl_finder *f, const char *from)
-{
-	for (;;) {
-		if (from >= f->top) {
-			/* past the bytes looked at: the next 64 from where asked */
-			size_t n;
-
-			if (from >= f->end)
-				return NULL;
-			n = (size_t)(f->end - from) < 64 ? (size_t)(f->end - from) : 64;
-			f->base = from;
-			f->top = from + n;
-			f->mask = nl_mask(from, n);
-		} else if (from > f->base) {
-			/* line ends before from are passed over */
-			f->mask &= ~(uint64_t)0 << (from - f->base);
-		}
-		if (f->mask) {
-			const char *nl = f->base + __builtin_ctzll(f->mask);
-
-			f->mask &= f->mask - 1;
-			return nl;
-		}
-		from = f->top;
-	}
-}
-
 /* The first bytes of a line that the scan has nothing to look at beyond
  * marking the run and the HTML's text (plain_line[]): none of a blank, a
  * line end, '#' (a keyword), '=' (a keyword in quoted-printable), '-' (a
@@ -496,6 +410,14 @@ static unsigned scan_lines(const char *p, const char *end)
 			prev = p;
 			prev_n = n;
 			p = nl ? nl + 1 : end;
+			/* the plain lines after it in a row (most of a mail's):
+			 * only where the last one is and how long */
+			while (!html.pending && p < end && plain_line[(unsigned char)*p]) {
+				prev = p;
+				nl = nl_finder_next(&lines, p);
+				p = nl ? nl + 1 : end;
+				prev_n = (size_t)((nl ? nl : end) - prev);
+			}
 			continue;
 		}
 		while (q < line_end && is_blank(*q))

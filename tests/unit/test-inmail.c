@@ -1751,6 +1751,91 @@ static void test_field_names(void)
 	}
 }
 
+/* The header pass splits fields by their line ends alone (a field runs to
+ * the next line that starts with no blank) and reads most names 16 or 32
+ * bytes at a time: what it takes for a field, a field's end and the body's
+ * start stay as a line-by-line reading has them. */
+static void test_field_layouts(void)
+{
+	struct inmail m;
+	struct buf b = BUF_INIT;
+	int bad = 0;
+
+	/* lines with a blank before any field belong to none */
+	if (parse(" stray\n\tfolded\nMessage-ID: <a@x>\nSubject: s\n\nbody\n", NULL, &m) == BB_OK) {
+		is_str(m.message_id, "a@x", "layouts: fields after blank-led first lines");
+		inmail_release(&m);
+	} else {
+		ok(0, "layouts: blank-led first lines parse");
+	}
+	/* a line that is no field ends the header; the fields after it are body */
+	if (parse("Subject: s\nnot a field\nMessage-ID: <b@x>\n\n", NULL, &m) == BB_OK) {
+		ok(!m.message_id, "layouts: no field after a line that is none");
+		is_int((long long)m.body_offset, 11, "layouts: the body starts at that line");
+		inmail_release(&m);
+	} else {
+		ok(0, "layouts: a line that is no field parses");
+	}
+	/* a header without a body or a last line end; a folded CRLF field */
+	if (parse("Message-ID: <c@x>\r\nSubject: one\r\n two\r\n\t three", NULL, &m) == BB_OK) {
+		is_str(m.subject, "one two three", "layouts: a folded last field without a line end");
+		is_int((long long)m.body_offset, 46, "layouts: no body: it starts at the end");
+		inmail_release(&m);
+	} else {
+		ok(0, "layouts: a header without a body parses");
+	}
+	if (parse("Message-ID: <d@x>\r\nSubject: cr\r\n\r", NULL, &m) == BB_OK) {
+		is_str(m.subject, "cr", "layouts: a last empty line of a bare CR");
+		is_int((long long)m.body_offset, 33, "layouts: the body starts after it");
+		inmail_release(&m);
+	} else {
+		ok(0, "layouts: a header ended by a bare CR parses");
+	}
+	/* blanks before the colon; a name byte past ASCII is no name */
+	if (parse("Subject \t: spaced\nMessage-ID: <e@x>\n\n", NULL, &m) == BB_OK) {
+		is_str(m.subject, "spaced", "layouts: blanks before the colon");
+		inmail_release(&m);
+	} else {
+		ok(0, "layouts: blanks before a colon parse");
+	}
+	if (parse("Message-ID: <f@x>\nX-N\xc3\xa4me: v\nSubject: after\n\n", NULL, &m) == BB_OK) {
+		ok(!m.subject || !*m.subject, "layouts: a name with a byte past ASCII ends the header");
+		inmail_release(&m);
+	} else {
+		ok(0, "layouts: a name past ASCII parses");
+	}
+	/* names of every length from 1 to 70 before Subject (the colon in the
+	 * first 16 bytes, the next 16, or past 32), with or without a blank
+	 * before their colon, each with a folded value */
+	for (int len = 1; len <= 70; len++)
+		for (int blank = 0; blank < 2; blank++) {
+			buf_reset(&b);
+			buf_addstr(&b, "X");
+			for (int k = 1; k < len; k++)
+				buf_addch(&b, k % 7 == 3 ? '-' : 'a' + (char)(k % 26));
+			buf_addf(&b, "%s: v\n v2\nSubject: n%d\nMessage-ID: <n%d@x>\n\nbody\n",
+				 blank ? " " : "", len, len);
+			if (parse(b.data, NULL, &m) != BB_OK) {
+				bad++;
+				continue;
+			}
+			{
+				char want[16];
+
+				snprintf(want, sizeof(want), "n%d", len);
+				if (!m.subject || strcmp(m.subject, want) ||
+				    strcmp(b.data + m.body_offset, "body\n")) {
+					if (!bad++)
+						diag("name of %d bytes%s: subject %s", len,
+						     blank ? " and a blank" : "", m.subject);
+				}
+			}
+			inmail_release(&m);
+		}
+	is_int(bad, 0, "layouts: names of 1 to 70 bytes, blank before the colon or not");
+	buf_release(&b);
+}
+
 /* The raw scan finds line ends 64 bytes at a time (nl_finder in
  * inmail_scan.c): a keyword line is found wherever it falls around those
  * 64 bytes, after lines of every length around 64 (CRLF too), and a '#'
@@ -2009,6 +2094,7 @@ int main(void)
 	test_dates();
 	test_plain_values();
 	test_field_names();
+	test_field_layouts();
 	test_mark_kept();
 	test_auto_replies();
 	test_raw_scan();
