@@ -70,60 +70,75 @@ static char *msgid_normalise(const char *id, size_t idlen, int *nomem)
 }
 
 /* The usable msg-ids of an In-Reply-To or References value, normalised,
- * in order: each one's text in ids->arena (NUL-terminated, one after the
- * other), ids->n of them, the i-th at msgids_at(ids, i); msgids_release()
- * frees them. */
+ * in order: ids->n of them, the i-th at msgids_at(ids, i) (NUL-terminated);
+ * msgids_release() frees them.  Plain ones are the value's own text (its
+ * '>'s made NULs), others are in ids->arena one after the other. */
 #define MSGIDS_FEW 64
 struct msgids {
 	struct buf arena;
+	const char *base;       /* where the offsets count from: the value or arena */
 	size_t n;
-	size_t *off;            /* where each id starts in arena: few, or malloc'd */
+	size_t *off;            /* where each id starts: few, or malloc'd */
 	size_t cap;
 	size_t few[MSGIDS_FEW];
 };
 
 static const char *msgids_at(const struct msgids *ids, size_t i)
 {
-	return ids->arena.data + ids->off[i];
+	return ids->base + ids->off[i];
 }
 
-/* Appends the id of n bytes at id to ids. */
-static enum bb_status msgids_add(struct msgids *ids, const char *id, size_t n)
+/* One id more, at offset off. */
+static enum bb_status msgids_push(struct msgids *ids, size_t off)
 {
 	if (ids->n == ids->cap) {
 		size_t cap = ids->cap * 2;
-		size_t *off = ids->off == ids->few ? malloc(cap * sizeof(*off))
-						   : realloc(ids->off, cap * sizeof(*off));
+		size_t *more = ids->off == ids->few ? malloc(cap * sizeof(*more))
+						    : realloc(ids->off, cap * sizeof(*more));
 
-		if (!off)
+		if (!more)
 			return BB_ERR_NOMEM;
 		if (ids->off == ids->few)
-			memcpy(off, ids->few, sizeof(ids->few));
-		ids->off = off;
+			memcpy(more, ids->few, sizeof(ids->few));
+		ids->off = more;
 		ids->cap = cap;
 	}
-	ids->off[ids->n] = ids->arena.len;
-	if (buf_grow(&ids->arena, n + 1))
+	ids->off[ids->n++] = off;
+	return BB_OK;
+}
+
+/* Appends a copy of the id of n bytes at id to ids->arena. */
+static enum bb_status msgids_add(struct msgids *ids, const char *id, size_t n)
+{
+	if (msgids_push(ids, ids->arena.len) || buf_grow(&ids->arena, n + 1))
 		return BB_ERR_NOMEM;
 	memcpy(ids->arena.data + ids->arena.len, id, n);
 	ids->arena.data[ids->arena.len + n] = '\0';
 	ids->arena.len += n + 1;
 	ids->arena.data[ids->arena.len] = '\0';
-	ids->n++;
 	return BB_OK;
 }
 
-/* inmail_plain_msgids()'s fn: one id more when usable.  A plain id is
- * printable ASCII without blanks or brackets: msgid_normalise_into() would
- * keep it as it is, unless it is too long. */
-static int plain_msgid_add(void *ctx, const char *id, size_t len)
+/* inmail_plain_msgids()'s fn: one id more when usable, where it stands in
+ * the value (ids->base), its closing '>' made its end (fn is called once
+ * the whole value was found plain: GMime never reads it after this).  A
+ * plain id is printable ASCII without blanks or brackets:
+ * msgid_normalise_into() would keep it as it is, unless it is too long. */
+static int plain_msgid_in_place(void *ctx, const char *id, size_t len)
 {
-	return len <= INMAIL_MESSAGE_ID_MAX ? msgids_add(ctx, id, len) != BB_OK : 0;
+	struct msgids *ids = ctx;
+	size_t off = (size_t)(id - ids->base);
+
+	if (len > INMAIL_MESSAGE_ID_MAX)
+		return 0;
+	((char *)ids->base)[off + len] = '\0';
+	return msgids_push(ids, off) != BB_OK;
 }
 
-/* The msg-ids of value: plain ones (inmail_plain.h) without GMime's
- * parser, the same as it reads them; others through it. */
-static enum bb_status parse_msgids(const char *value, struct msgids *ids)
+/* The msg-ids of value (which this writes into, see struct msgids): plain
+ * ones (inmail_plain.h) without GMime's parser, the same as it reads
+ * them; others through it. */
+static enum bb_status parse_msgids(char *value, struct msgids *ids)
 {
 	GMimeReferences *refs;
 	char tmp[INMAIL_MESSAGE_ID_MAX + 1];
@@ -131,10 +146,11 @@ static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 	int plain;
 
 	buf_init(&ids->arena);
+	ids->base = value;
 	ids->n = 0;
 	ids->off = ids->few;
 	ids->cap = MSGIDS_FEW;
-	if ((plain = inmail_plain_msgids(value, plain_msgid_add, ids)))
+	if ((plain = inmail_plain_msgids(value, plain_msgid_in_place, ids)))
 		return plain < 0 ? BB_ERR_NOMEM : BB_OK;
 	refs = g_mime_references_parse(inmail_parser_options(), value);
 	for (int i = 0; refs && i < g_mime_references_length(refs) && !st; i++) {
@@ -146,6 +162,7 @@ static enum bb_status parse_msgids(const char *value, struct msgids *ids)
 	}
 	if (refs)
 		g_mime_references_free(refs);
+	ids->base = ids->arena.data;
 	return st;
 }
 
@@ -168,7 +185,7 @@ struct field {
  * keeps the blank that follows them), NUL bytes go, a bare CR becomes a
  * blank, blanks at both ends go.
  * Returns scratch's NUL-terminated contents. */
-static const char *unfold(struct buf *scratch, const char *v, size_t len)
+static char *unfold(struct buf *scratch, const char *v, size_t len)
 {
 	const char *end = v + len;
 	size_t keep;
@@ -250,7 +267,7 @@ static enum bb_status take_message_id(struct inmail *m, const char *value)
 	return nomem ? BB_ERR_NOMEM : BB_OK;
 }
 
-static enum bb_status take_in_reply_to(struct inmail *m, const char *value)
+static enum bb_status take_in_reply_to(struct inmail *m, char *value)
 {
 	struct msgids ids;
 	enum bb_status st = parse_msgids(value, &ids);
@@ -299,7 +316,7 @@ static void refs_seen_add(struct refs_seen *rs, const char *id)
 /* References: valid ids, deduplicated, the root kept first and then the
  * newest INMAIL_REFERENCES_MAX - 1 others in order.  The mail's own id is
  * dropped here (see inmail_parse_headers(), which runs this last). */
-static enum bb_status take_references(struct inmail *m, const char *value)
+static enum bb_status take_references(struct inmail *m, char *value)
 {
 	struct msgids ids;
 	struct refs_seen seen = { .nfew = 0, .many = NULL };
@@ -1180,7 +1197,7 @@ static enum bb_status take_mark(struct inmail *m, const char *v)
 }
 
 /* The first field's value, unfolded, or NULL if the field is absent. */
-static const char *field_value(struct buf *scratch, const struct field *f)
+static char *field_value(struct buf *scratch, const struct field *f)
 {
 	if (!f->name)
 		return NULL;
@@ -1193,7 +1210,7 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 {
 	struct header_scan hs;
 	struct buf scratch = BUF_INIT;
-	const char *v;
+	char *v, none[1] = "";
 	size_t nfields;
 	int too_large;
 	enum bb_status st = BB_OK;
@@ -1224,7 +1241,7 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 		m->in_reply_to = NULL;
 	}
 	v = field_value(&scratch, &hs.references);
-	if ((st = take_references(m, v ? v : "")))
+	if ((st = take_references(m, v ? v : none)))
 		goto nomem;
 	if ((v = field_value(&scratch, &hs.from)) && (st = take_from(m, v)))
 		goto nomem;

@@ -135,6 +135,10 @@ static enum inmail_line_kind other_mail_marker(const struct inmail_lines *it, co
 {
 	size_t marks;
 
+	/* each starts with a rule's '-' or '_', a blank, or the first letter
+	 * of a word below: most lines of text are passed over on that */
+	if (!len || !strchr("-_ \tfFvVdDoObB", s[0]))
+		return INMAIL_LINE_TEXT;
 	if (starts_with_any(s, len, outlook_from) && next_starts(it, outlook_sent))
 		return INMAIL_LINE_QUOTE;
 	marks = marker_words(&s, &len);

@@ -157,20 +157,38 @@ static const char *plain_msgid(const char *p)
 	return p + 1;
 }
 
+/* How many ids inmail_plain_msgids() keeps the places of while it checks
+ * the value, so that it need not read them twice (a References of more
+ * has the rest read again). */
+#define PLAIN_KEPT 32
+
 int inmail_plain_msgids(const char *v, int (*fn)(void *ctx, const char *id, size_t len),
 			void *ctx)
 {
-	const char *p;
+	const char *start[PLAIN_KEPT], *end[PLAIN_KEPT], *p;
+	size_t kept = 0;
 
-	for (p = skip_blanks(v); *p; p = skip_blanks(p))
-		if (!(p = plain_msgid(p)))
-			return 0;
+	/* all of it first: fn sees nothing of a value that is not plain */
 	for (p = skip_blanks(v); *p; p = skip_blanks(p)) {
-		const char *end = plain_msgid(p);
+		const char *e = plain_msgid(p);
 
-		if (fn(ctx, p + 1, (size_t)(end - p - 2)))
+		if (!e)
+			return 0;
+		if (kept < PLAIN_KEPT) {
+			start[kept] = p;
+			end[kept++] = e;
+		}
+		p = e;
+	}
+	for (size_t i = 0; i < kept; i++)
+		if (fn(ctx, start[i] + 1, (size_t)(end[i] - start[i] - 2)))
 			return -1;
-		p = end;
+	for (p = kept == PLAIN_KEPT ? skip_blanks(end[kept - 1]) : ""; *p; p = skip_blanks(p)) {
+		const char *e = plain_msgid(p);
+
+		if (fn(ctx, p + 1, (size_t)(e - p - 2)))
+			return -1;
+		p = e;
 	}
 	return 1;
 }

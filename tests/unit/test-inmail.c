@@ -2076,6 +2076,32 @@ static void test_plain_values(void)
 	ok(refs > rounds / 4, "plain msg-ids: %d of %d taken", refs, rounds);
 	ok(message_ids > rounds / 20, "plain msg-ids: %d lists of one, each as GMime reads a Message-ID",
 	   message_ids);
+	/* lists longer than the places the plain reader keeps while it checks
+	 * (32), and a last id that is not plain after those */
+	for (int n = 30; n <= 70; n += 5) {
+		GMimeReferences *r;
+		int got;
+
+		g_string_truncate(v, 0);
+		for (int i = 0; i < n; i++)
+			g_string_append_printf(v, "%s<id%d.%d@long.example>", i ? " \t" : "", n, i);
+		g_string_truncate(plain_ids, 0);
+		got = inmail_plain_msgids(v->str, plain_collect, plain_ids);
+		g_string_truncate(gmime_ids, 0);
+		r = g_mime_references_parse(inmail_parser_options(), v->str);
+		for (int k = 0; r && k < g_mime_references_length(r); k++)
+			plain_collect(gmime_ids, g_mime_references_get_message_id(r, k),
+				      strlen(g_mime_references_get_message_id(r, k)));
+		if (r)
+			g_mime_references_free(r);
+		is_int(got, 1, "plain msg-ids: a list of %d is plain", n);
+		is_str(plain_ids->str, gmime_ids->str, "plain msg-ids: a list of %d read as GMime reads it", n);
+		g_string_append(v, " <not plain>");
+		g_string_truncate(plain_ids, 0);
+		got = inmail_plain_msgids(v->str, plain_collect, plain_ids);
+		ok(got == 0 && plain_ids->len == 0,
+		   "plain msg-ids: a list of %d and one that is not plain: none given", n);
+	}
 	g_string_free(v, TRUE);
 	g_string_free(plain_ids, TRUE);
 	g_string_free(gmime_ids, TRUE);
