@@ -1143,7 +1143,7 @@ static size_t scan_header_section(const char *raw, size_t len, struct header_sca
 	nl_finder_init(&lines, p, end);
 	/* lines that start with a blank before any field belong to none */
 	while (p < end && is_blank(*p) && (size_t)(p - raw) - start <= INMAIL_HEADER_MAX)
-		p = (nl = nl_finder_next(&lines, p)) ? nl + 1 : end;
+		p = (nl = nl_finder_next(&lines)) ? nl + 1 : end;
 	for (;;) {
 		size_t colon, name_len;
 		const char *value_end;
@@ -1163,7 +1163,7 @@ static size_t scan_header_section(const char *raw, size_t len, struct header_sca
 		cur.name_len = name_len;
 		cur.value = p + colon + 1;
 		do
-			p = (nl = nl_finder_next(&lines, p)) ? nl + 1 : end;
+			p = (nl = nl_finder_next(&lines)) ? nl + 1 : end;
 		while (p < end && is_blank(*p));
 		/* the value ends with its last line, but for the line end */
 		value_end = nl && nl + 1 == p ? nl : end;

@@ -10,14 +10,14 @@
  *     struct nl_finder f;
  *     nl_finder_init(&f, p, end);
  *     while (p < end) {
- *             const char *nl = nl_finder_next(&f, p);   (NULL: no more)
+ *             const char *nl = nl_finder_next(&f);   (NULL: no more)
  *             ...
  *             p = nl ? nl + 1 : end;
  *     }
  *
- * Lines are found in turn: each call's from is where the last call's line
- * end was, + 1 (the first call's: where nl_finder_init() started), as a
- * memchr() from each line's start would find them.
+ * Each line end is handed out once, in turn, as a memchr() from each
+ * line's start would find them: a caller reads every line from where it
+ * started the finder, skipping none.
  */
 #ifndef BB_INMAIL_NL_H
 #define BB_INMAIL_NL_H
@@ -68,31 +68,26 @@ static inline uint64_t nl_mask(const char *p, size_t n)
 	return mask;
 }
 
-/* The first line end at or after from (see above for which from), NULL
- * when there is none before end.  The line ends before from in the bytes
- * looked at were handed out already: their bits are gone from the mask. */
-static inline const char *nl_finder_next(struct nl_finder *f, const char *from)
+/* The next line end (after the one the last call gave), NULL when there
+ * is none before end.  The bytes are looked at in turn, 64 at a time from
+ * where nl_finder_init() started: a line end is a bit of the mask. */
+static inline const char *nl_finder_next(struct nl_finder *f)
 {
-	for (;;) {
-		if (from >= f->top) {
-			/* past the bytes looked at: the next 64 from where asked */
-			size_t n;
+	const char *nl;
 
-			if (from >= f->end)
-				return NULL;
-			n = (size_t)(f->end - from) < 64 ? (size_t)(f->end - from) : 64;
-			f->base = from;
-			f->top = from + n;
-			f->mask = nl_mask(from, n);
-		}
-		if (f->mask) {
-			const char *nl = f->base + __builtin_ctzll(f->mask);
+	while (!f->mask) {
+		size_t n;
 
-			f->mask &= f->mask - 1;
-			return nl;
-		}
-		from = f->top;
+		if (f->top >= f->end)
+			return NULL;
+		f->base = f->top;
+		n = (size_t)(f->end - f->base) < 64 ? (size_t)(f->end - f->base) : 64;
+		f->top = f->base + n;
+		f->mask = nl_mask(f->base, n);
 	}
+	nl = f->base + __builtin_ctzll(f->mask);
+	f->mask &= f->mask - 1;
+	return nl;
 }
 
 #endif

@@ -395,7 +395,7 @@ static unsigned scan_lines(const char *p, const char *end)
 	memset(&html, 0, sizeof(html));
 	nl_finder_init(&lines, p, end);
 	while (p < end) {
-		const char *nl = nl_finder_next(&lines, p);
+		const char *nl = nl_finder_next(&lines);
 		const char *line_end = nl ? nl : end, *q = p;
 		size_t n;
 
@@ -414,7 +414,7 @@ static unsigned scan_lines(const char *p, const char *end)
 			 * only where the last one is and how long */
 			while (!html.pending && p < end && plain_line[(unsigned char)*p]) {
 				prev = p;
-				nl = nl_finder_next(&lines, p);
+				nl = nl_finder_next(&lines);
 				p = nl ? nl + 1 : end;
 				prev_n = (size_t)((nl ? nl : end) - prev);
 			}
