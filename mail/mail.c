@@ -134,9 +134,11 @@ int mail_message_id_parse(const char *domain, const char *message_id, long long 
 		p++;
 	if (*p == '<')
 		p++;
+	/* (most ids asked about are no bridge's: they go on their start) */
+	if (strncmp(p, "bug-", 4) != 0)
+		return 0;
 	len = strcspn(p, ">");
-	at = memchr(p, '@', len);
-	if (!at || strncmp(p, "bug-", 4) != 0)
+	if (!(at = memchr(p, '@', len)))
 		return 0;
 	dlen = strlen(domain);
 	if ((size_t)(p + len - (at + 1)) != dlen || g_ascii_strncasecmp(at + 1, domain, dlen) != 0)
