@@ -504,6 +504,10 @@ static unsigned scan_lines(const char *p, const char *end)
 		prev = q;
 		prev_n = n;
 		p = nl ? nl + 1 : end;
+		/* an opaque mail is decoded, whatever else the scan finds: the
+		 * rest of it (a base64 attachment, often) is not read */
+		if (flags & INMAIL_SCAN_OPAQUE)
+			return flags;
 	}
 	flags |= html_run_end(&run, &html, 0);
 	if (html.html && (!html.plain || html.message))
@@ -520,5 +524,7 @@ unsigned inmail_scan(const struct inmail *m, const char *raw, size_t len)
 {
 	size_t at = m->body_offset < len ? m->body_offset : len;
 
+	if (m->head_scan & INMAIL_SCAN_OPAQUE)
+		return m->head_scan;   /* (see scan_lines()) */
 	return m->head_scan | scan_lines(raw + at, raw + len);
 }

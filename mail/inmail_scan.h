@@ -34,7 +34,9 @@ struct inmail;
 #define INMAIL_SCAN_MULTIPART 0x8 /* MIME multipart: may have attachments */
 #define INMAIL_SCAN_TRAILER 0x10  /* a line may be a "Link:" or "Closes:" trailer */
 
-/* One pass over the raw message (headers and body).  A command or directive
+/* One pass over the raw message (headers and body), which stops where it
+ * finds the mail opaque: the other flags then say what was seen before it
+ * (an opaque mail is decoded, whatever else it holds).  A command or directive
  * counts where it starts a line, after optional blanks, outside quoted
  * text; false positives are possible (the full parse decides), false
  * negatives only when INMAIL_SCAN_OPAQUE is set -- but for crafted text
