@@ -356,21 +356,33 @@ static unsigned qp_line_flags(const char *q, const char *end, int col0)
  * start so. */
 static unsigned char plain_line[256];
 
+/* The same for the first byte after a line's leading blanks: a keyword
+ * ('#', '=') may follow blanks, a boundary, a Content- field, a trailer
+ * or "begin" may not (nor may a blank line end there: '\r', '\n'). */
+static unsigned char indented_line[256];
+
 static void plain_line_init(void)
 {
-	for (int c = 0; c < 256; c++)
+	for (int c = 0; c < 256; c++) {
 		plain_line[c] = !dropped((unsigned char)c) && !strchr(" \t\r\n#=-CcLlb", c);
+		indented_line[c] = !dropped((unsigned char)c) && !strchr(" \t\r\n#=", c);
+	}
 }
 
 static pthread_once_t plain_line_once = PTHREAD_ONCE_INIT;
 
-/* 1 if the line at q (n bytes, its leading blanks passed over) ends in a
- * quoted-printable soft break: '=' last, before an optional CR. */
-static int soft_break(const char *q, size_t n)
+/* 1 if the line before the one at p ends in a quoted-printable soft break:
+ * '=' last, before an optional CR (start: where the scan started, before
+ * which nothing is read). */
+static int soft_break_before(const char *start, const char *p)
 {
-	size_t content = n && q[n - 1] == '\r' ? n - 1 : n;
+	const char *e = p - 1;   /* that line's line end */
 
-	return content && q[content - 1] == '=';
+	if (p <= start)
+		return 0;
+	if (e > start && e[-1] == '\r')
+		e--;
+	return e > start && e[-1] == '=';
 }
 
 /* The raw scan of the lines from p to end.  A header section (the mail's,
@@ -382,11 +394,7 @@ static unsigned scan_lines(const char *p, const char *end)
 	unsigned flags = 0;
 	struct scan_run run;
 	struct scan_html html;
-	/* the line before, its leading blanks passed over: whether it ended
-	 * in a quoted-printable soft break is asked of it only where that
-	 * matters (a line that may start a keyword) */
-	const char *prev = p;
-	size_t prev_n = 0;
+	const char *start = p;
 	struct nl_finder lines;
 	size_t at;
 
@@ -401,28 +409,32 @@ static unsigned scan_lines(const char *p, const char *end)
 
 		if (plain_line[(unsigned char)*p]) {
 			/* what the lines below do for it, and no more */
-			n = (size_t)(line_end - p);
 			run.lines = 1;
-			if (html.pending && has_letter(p, n)) {
+			if (html.pending && has_letter(p, (size_t)(line_end - p))) {
 				html.plain = 1;
 				html.pending = 0;
 			}
-			prev = p;
-			prev_n = n;
 			p = nl ? nl + 1 : end;
-			/* the plain lines after it in a row (most of a mail's):
-			 * only where the last one is and how long */
-			while (!html.pending && p < end && plain_line[(unsigned char)*p]) {
-				prev = p;
-				nl = nl_finder_next(&lines);
-				p = nl ? nl + 1 : end;
-				prev_n = (size_t)((nl ? nl : end) - prev);
-			}
+			/* the plain lines after it in a row (most of a mail's) */
+			while (!html.pending && p < end && plain_line[(unsigned char)*p])
+				p = (nl = nl_finder_next(&lines)) ? nl + 1 : end;
 			continue;
 		}
 		while (q < line_end && is_blank(*q))
 			q++;
 		n = (size_t)(line_end - q);
+		if (q != p && n && indented_line[(unsigned char)*q]) {
+			/* text after blanks (a patch's context lines): what the
+			 * lines below do for it, and no more */
+			run.lines = 1;
+			run.folded = 1;
+			if (html.pending && has_letter(q, n)) {
+				html.plain = 1;
+				html.pending = 0;
+			}
+			p = nl ? nl + 1 : end;
+			continue;
+		}
 		if (n == 0 || (n == 1 && *q == '\r')) {
 			flags |= html_run_end(&run, &html, 1);
 		} else if (q == p && n >= 2 && q[0] == '-' && q[1] == '-') {
@@ -441,7 +453,7 @@ static unsigned scan_lines(const char *p, const char *end)
 		if (n &&
 		    (*q == '#' || *q == '=' ||
 		     (q == p && (*q == 'L' || *q == 'l' || *q == 'C' || *q == 'c'))) &&
-		    !soft_break(prev, prev_n) && may_hide_keyword(q, n, q == p))
+		    !soft_break_before(start, p) && may_hide_keyword(q, n, q == p))
 			flags |= qp_line_flags(q, end, q == p);
 		switch (n ? *q : '\n') {
 		case '#':
@@ -501,8 +513,6 @@ static unsigned scan_lines(const char *p, const char *end)
 				flags |= text_line_flags(q, n, q == p);
 			break;
 		}
-		prev = q;
-		prev_n = n;
 		p = nl ? nl + 1 : end;
 		/* an opaque mail is decoded, whatever else the scan finds: the
 		 * rest of it (a base64 attachment, often) is not read */
