@@ -19,6 +19,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <gmime/gmime.h>
 
@@ -181,6 +184,28 @@ struct field {
 	size_t name_len, value_len;
 };
 
+/* 1 if the n bytes at v hold a line end, a CR or a NUL. */
+static int has_line_byte(const char *v, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('\n')),
+							_mm_cmpeq_epi8(b, _mm_set1_epi8('\r'))),
+					   _mm_cmpeq_epi8(b, _mm_setzero_si128()));
+
+		if (_mm_movemask_epi8(hit))
+			return 1;
+	}
+#endif
+	for (; i < n; i++)
+		if (v[i] == '\n' || v[i] == '\r' || v[i] == '\0')
+			return 1;
+	return 0;
+}
+
 /* Unfolds a raw field value into scratch: line ends go (RFC 5322 unfolding
  * keeps the blank that follows them), NUL bytes go, a bare CR becomes a
  * blank, blanks at both ends go.
@@ -195,7 +220,13 @@ static char *unfold(struct buf *scratch, const char *v, size_t len)
 		v++;
 	if (buf_grow(scratch, (size_t)(end - v) + 1) != BB_OK)
 		return NULL;
-	/* line by line: most lines hold no CR and no NUL, and are copied whole */
+	/* most values are one line without CR or NUL: copied whole */
+	if (!has_line_byte(v, (size_t)(end - v))) {
+		memcpy(scratch->data, v, (size_t)(end - v));
+		scratch->len = (size_t)(end - v);
+		v = end;
+	}
+	/* else line by line: most lines hold no CR and no NUL, and are copied whole */
 	while (v < end) {
 		const char *nl = memchr(v, '\n', (size_t)(end - v)), *line_end = nl ? nl : end;
 		size_t n = (size_t)(line_end - v);
@@ -1196,6 +1227,31 @@ static enum bb_status take_mark(struct inmail *m, const char *v)
 	return (m->mark = strndup(v, n)) ? BB_OK : BB_ERR_NOMEM;
 }
 
+/* The room the values of a mail's fields are unfolded into: one a thread,
+ * kept from mail to mail (made anew each mail, it grew by reallocs to the
+ * longest References of each); given back when a mail made it larger than
+ * SCRATCH_KEPT. */
+#define SCRATCH_KEPT (64 * 1024)
+
+static void scratch_free(gpointer p)
+{
+	buf_release(p);
+	free(p);
+}
+
+static GPrivate scratch_key = G_PRIVATE_INIT(scratch_free);
+
+static struct buf *header_scratch(void)
+{
+	struct buf *b = g_private_get(&scratch_key);
+
+	if (!b && (b = malloc(sizeof(*b)))) {
+		buf_init(b);
+		g_private_set(&scratch_key, b);
+	}
+	return b;
+}
+
 /* The first field's value, unfolded, or NULL if the field is absent. */
 static char *field_value(struct buf *scratch, const struct field *f)
 {
@@ -1209,7 +1265,7 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 				    struct inmail *m, struct bb_error *err)
 {
 	struct header_scan hs;
-	struct buf scratch = BUF_INIT;
+	struct buf *scratch = header_scratch();
 	char *v, none[1] = "";
 	size_t nfields;
 	int too_large;
@@ -1217,6 +1273,8 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 
 	memset(m, 0, sizeof(*m));
 	memset(&hs, 0, sizeof(hs));
+	if (!scratch)
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory reading mail headers");
 	header_pass_init();
 	m->body_offset = scan_header_section(raw, len, &hs, &too_large, &nfields);
 	m->head_scan = hs.scan;
@@ -1232,27 +1290,27 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 		goto out;
 	}
 
-	if ((v = field_value(&scratch, &hs.message_id)) && (st = take_message_id(m, v)))
+	if ((v = field_value(scratch, &hs.message_id)) && (st = take_message_id(m, v)))
 		goto nomem;
-	if ((v = field_value(&scratch, &hs.in_reply_to)) && (st = take_in_reply_to(m, v)))
+	if ((v = field_value(scratch, &hs.in_reply_to)) && (st = take_in_reply_to(m, v)))
 		goto nomem;
 	if (m->in_reply_to && m->message_id && !strcmp(m->in_reply_to, m->message_id)) {
 		free(m->in_reply_to);
 		m->in_reply_to = NULL;
 	}
-	v = field_value(&scratch, &hs.references);
+	v = field_value(scratch, &hs.references);
 	if ((st = take_references(m, v ? v : none)))
 		goto nomem;
-	if ((v = field_value(&scratch, &hs.from)) && (st = take_from(m, v)))
+	if ((v = field_value(scratch, &hs.from)) && (st = take_from(m, v)))
 		goto nomem;
 	if (!m->from_name && !(m->from_name = strdup("")))
 		goto nomem;
-	v = field_value(&scratch, &hs.subject);
+	v = field_value(scratch, &hs.subject);
 	if (!(m->subject = v ? decode_text(v) : strdup("")))
 		goto nomem;
-	if ((v = field_value(&scratch, &hs.date)))
+	if ((v = field_value(scratch, &hs.date)))
 		m->date = decode_date(v);
-	if ((v = field_value(&scratch, &hs.list_id)))
+	if ((v = field_value(scratch, &hs.list_id)))
 		m->list_id = list_id(v);
 
 	/* loops, auto-replies, bounces: the first reason that applies */
@@ -1264,16 +1322,16 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 		m->from_bridge = 1;
 		m->skip_reason = "bridge-message-id";
 	}
-	if (m->from_bridge && (v = field_value(&scratch, &hs.mark)) && (st = take_mark(m, v)))
+	if (m->from_bridge && (v = field_value(scratch, &hs.mark)) && (st = take_mark(m, v)))
 		goto nomem;
 	if (!m->skip_reason) {
 		int bounce = hs.failed_recipients;
 
-		if ((v = field_value(&scratch, &hs.return_path)) && !strcmp(v, "<>"))
+		if ((v = field_value(scratch, &hs.return_path)) && !strcmp(v, "<>"))
 			bounce = 1;
 		if (m->from_addr && list_software(m->from_addr))
 			bounce = 1;
-		if ((v = field_value(&scratch, &hs.content_type)) &&
+		if ((v = field_value(scratch, &hs.content_type)) &&
 		    has_prefix_ci(v, strlen(v), "multipart/report") &&
 		    (!v[16] || v[16] == ';' || is_blank(v[16])))
 			bounce = 1;
@@ -1298,7 +1356,8 @@ enum bb_status inmail_parse_headers(const char *raw, size_t len,
 nomem:
 	st = bb_error_set(err, BB_ERR_NOMEM, "out of memory reading mail headers");
 out:
-	buf_release(&scratch);
+	if (scratch && scratch->alloc > SCRATCH_KEPT)
+		buf_release(scratch);
 	if (st != BB_OK)
 		inmail_release(m);
 	return st;
