@@ -35,10 +35,15 @@ int inmail_opaque_charset(const char *line, size_t len)
 		return 0;
 	len -= (size_t)(cs + 7 - line);
 	line = cs + 7;
-	for (size_t i = 0; i < len; i++) {
-		int c = ascii_lower((unsigned char)line[i]);
+	for (size_t i = 0; i + 1 < len; i++) {
+		int c = ascii_lower((unsigned char)line[i]), d;
 
 		if (c != 'u' && c != 'i' && c != 'h' && c != 'e' && c != 'c')
+			continue;
+		/* the names' first two letters: ut uc is ib hz eb cp */
+		d = ascii_lower((unsigned char)line[i + 1]);
+		if (!(c == 'u' ? d == 't' || d == 'c' : c == 'i' ? d == 's' || d == 'b' :
+		      c == 'h' ? d == 'z' : c == 'e' ? d == 'b' : d == 'p'))
 			continue;
 		for (int n = 0; names[n]; n++)
 			if (names[n][0] == c && has_prefix_ci(line + i, len - i, names[n]))
