@@ -18,6 +18,9 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <glib.h>
 
@@ -130,7 +133,23 @@ int archive_is_hex_string(const char *s, size_t len)
 		['e'] = 1, ['f'] = 1,
 	};
 
-	for (size_t i = 0; i < len; i++)
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/* 16 at a time: '0'-'9' or 'a'-'f' (signed compares: bytes from 0x80
+	 * up are below both) */
+	for (; i + 16 <= len; i += 16) {
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i digit = _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('0' - 1)),
+					      _mm_cmplt_epi8(b, _mm_set1_epi8('9' + 1)));
+		__m128i letter = _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('a' - 1)),
+					       _mm_cmplt_epi8(b, _mm_set1_epi8('f' + 1)));
+
+		if (_mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff)
+			return 0;
+	}
+#endif
+	for (; i < len; i++)
 		if (!hex[(unsigned char)s[i]])
 			return 0;
 	return 1;

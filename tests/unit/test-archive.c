@@ -21,6 +21,7 @@
 
 #include "core/buf.h"
 #include "mail/archive.h"
+#include "mail/archive_source.h"
 #include "tests/unit/tap.h"
 
 /* --------------------------------------------------------------- helpers */
@@ -142,6 +143,34 @@ static struct archive_source *local_source(const char *kind, const char *path)
 }
 
 /* ------------------------------------------------------------- the splitter */
+
+/* archive_is_hex_string(): lowercase hex digits only, at every length
+ * around the 16 bytes it looks at a time, with any other byte anywhere */
+static void test_hex_string(void)
+{
+	char s[72];
+	int bad = 0;
+
+	for (size_t len = 0; len <= 70; len++) {
+		for (size_t i = 0; i < len; i++)
+			s[i] = "0123456789abcdef"[(i * 7 + len) % 16];
+		if (!archive_is_hex_string(s, len) && !bad++)
+			diag("%zu hex digits not taken", len);
+		for (size_t at = 0; at < len; at += 3) {
+			char keep = s[at];
+
+			for (int c = 0; c < 256; c++) {
+				int hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+
+				s[at] = (char)c;
+				if (archive_is_hex_string(s, len) != hex && !bad++)
+					diag("byte %#x at %zu of %zu: %d", c, at, len, !hex);
+			}
+			s[at] = keep;
+		}
+	}
+	is_int(bad, 0, "hex strings: lowercase hex digits only, lengths 0 to 70");
+}
 
 static void test_split(void)
 {
@@ -867,6 +896,7 @@ int main(void)
 	snprintf(work, sizeof(work), "%s/test-archive.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(work))
 		return 1;
+	test_hex_string();
 	test_split();
 	test_atom();
 	test_gzip();
