@@ -1011,9 +1011,35 @@ static void note_content_type(struct header_scan *hs, const struct field *f)
 		hs->texty_type = 1;
 }
 
+/* 1 if the field name n (l bytes of printable ASCII) is lit (len bytes of
+ * letters and '-'), ignoring case: with the 0x20 bit set on both sides a
+ * letter is its small self and '-' stays '-', and no other byte of a name
+ * becomes either (a CR would become '-'; a name holds none); 8 bytes at a
+ * time. */
+static inline int name_is(const char *n, size_t l, const char *lit, size_t len)
+{
+	const uint64_t bits = 0x2020202020202020ULL;
+	size_t i = 0;
+
+	if (l != len)
+		return 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, n + i, sizeof(a));
+		memcpy(&b, lit + i, sizeof(b));
+		if ((a | bits) != (b | bits))
+			return 0;
+	}
+	for (; i < len; i++)
+		if ((n[i] | 0x20) != (lit[i] | 0x20))
+			return 0;
+	return 1;
+}
+
 /* Whether the field's name (n, l) is lit, a string literal, ignoring case:
  * its length known when compiled, most names are passed over on it. */
-#define NAME_IS(lit) (l == sizeof(lit) - 1 && same_ci(n, lit, sizeof(lit) - 1))
+#define NAME_IS(lit) name_is(n, l, lit, sizeof(lit) - 1)
 
 static void note_field(struct header_scan *hs, const struct field *f)
 {
