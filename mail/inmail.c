@@ -710,12 +710,26 @@ static char *decode_text(const char *value)
 {
 	const unsigned char *p;
 	char *decoded, *out, *joined;
+	int clean = 1;   /* printable ASCII with single blanks inside */
 
-	for (p = (const unsigned char *)value; *p; p++)
+	for (p = (const unsigned char *)value; *p; p++) {
 		if (*p >= 0x80 || (p[0] == '=' && p[1] == '?'))
 			break;
-	if (!*p)
-		return inmail_clean_line(value, strlen(value), INMAIL_TEXT_MAX);
+		if (*p < 0x20 || *p == 0x7f ||
+		    (*p == ' ' && (p == (const unsigned char *)value || p[-1] == ' ' || !p[1])))
+			clean = 0;
+	}
+	if (!*p) {
+		size_t len = (size_t)(p - (const unsigned char *)value);
+
+		/* as inmail_clean_line() has it, without a second look */
+		if (clean && len <= INMAIL_TEXT_MAX) {
+			if ((out = malloc(len + 1)))
+				memcpy(out, value, len + 1);
+			return out;
+		}
+		return inmail_clean_line(value, len, INMAIL_TEXT_MAX);
+	}
 	pin_charsets(value);
 	joined = join_padded_words(value);
 	decoded = g_mime_utils_header_decode_text(inmail_parser_options(), joined ? joined : value);
