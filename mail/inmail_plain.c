@@ -28,14 +28,24 @@ static int take_digits(const char **p, int n, int *out)
 }
 
 /* The three letters at *p, one of names (as written there, case and all):
- * its index, *p past them; -1 if none. */
+ * its index, *p past them; -1 if none.  The letters are compared as one
+ * number (a NUL among them matches no name). */
 static int take_name(const char **p, const char *const names[], int count)
 {
-	for (int i = 0; i < count; i++)
-		if (!strncmp(*p, names[i], 3)) {
+	const unsigned char *s = (const unsigned char *)*p;
+	unsigned key;
+
+	if (!s[0] || !s[1])
+		return -1;
+	key = (unsigned)s[0] << 16 | (unsigned)s[1] << 8 | s[2];
+	for (int i = 0; i < count; i++) {
+		const unsigned char *n = (const unsigned char *)names[i];
+
+		if (key == ((unsigned)n[0] << 16 | (unsigned)n[1] << 8 | n[2])) {
 			*p += 3;
 			return i;
 		}
+	}
 	return -1;
 }
 
