@@ -612,6 +612,25 @@ static const char *const migrations[] = {
 	 "  PRIMARY KEY (bug_id, seq),"
 	 "  UNIQUE (mail, cmd)"
 	 ");"),
+	/* 27 -> 28: list_thread's rows in the order they were written (a
+	 * table with rowids), the Message-ID unique beside them: ordered by
+	 * Message-ID, each new row went somewhere in the middle of the
+	 * table's pages, which SQLite kept splitting and rebalancing (the
+	 * inserts were a sixth of bugbridge's own instructions on a
+	 * 40,596-mail history read, and each transaction wrote most of the
+	 * table's pages to the log again) */
+	("CREATE TABLE list_thread_rows ("
+	 "  message_id TEXT NOT NULL UNIQUE,"
+	 "  root TEXT NOT NULL,"
+	 "  from_who TEXT NOT NULL,"
+	 "  date INTEGER NOT NULL,"
+	 "  seen INTEGER NOT NULL"
+	 ");"
+	 "INSERT INTO list_thread_rows (message_id, root, from_who, date, seen)"
+	 "  SELECT message_id, root, from_who, date, seen FROM list_thread;"
+	 "DROP TABLE list_thread;"
+	 "ALTER TABLE list_thread_rows RENAME TO list_thread;"
+	 "CREATE INDEX list_thread_root ON list_thread (root);"),
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

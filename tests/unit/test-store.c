@@ -354,6 +354,52 @@ static int has_cursor(struct store *st, const char *source)
 
 /* Writes after the transaction ended under the store are refused, not
  * committed one by one. */
+/* 27 -> 28: list_thread, made again as a table of rows in the order they
+ * were written, keeps each row, one a Message-ID, and its index on root */
+static void test_thread_rows_upgrade(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL;
+	char *path = str_printf("%s/threads.db", dir), out[64];
+
+	if (store_open(&st, path, STORE_READ_WRITE, &err) != BB_OK) {
+		ok(0, "thread rows: open (%s)", err.message);
+		free(path);
+		return;
+	}
+	/* the table as version 27 had it, with two rows */
+	ok(store_exec(st, "DROP TABLE list_thread;"
+		      "CREATE TABLE list_thread (message_id TEXT PRIMARY KEY, root TEXT NOT NULL,"
+		      " from_who TEXT NOT NULL, date INTEGER NOT NULL, seen INTEGER NOT NULL)"
+		      " WITHOUT ROWID;"
+		      "CREATE INDEX list_thread_root ON list_thread (root);"
+		      "INSERT INTO list_thread VALUES ('b@x', 'a@x', 'B <b@x>', 2, 10),"
+		      " ('a@x', 'a@x', 'A <a@x>', 1, 10);"
+		      "PRAGMA user_version = 27", &err) == BB_OK, "thread rows: a version 27 table");
+	store_close(st);
+	st = NULL;
+	if (store_open(&st, path, STORE_READ_WRITE, &err) != BB_OK) {
+		ok(0, "thread rows: upgrade (%s)", err.message);
+		free(path);
+		return;
+	}
+	is_int(store_file_version(st), store_schema_version(), "thread rows: upgraded");
+	is_str(pragma_text(st, "SELECT group_concat(message_id || '>' || root || ' ' || from_who"
+			   " || ' ' || date, ';') FROM (SELECT * FROM list_thread ORDER BY date)",
+			   out, sizeof(out)), "a@x>a@x A <a@x> 1;b@x>a@x B <b@x> 2",
+	       "thread rows: each row kept");
+	is_str(pragma_text(st, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			   " AND tbl_name = 'list_thread' AND sql LIKE '%(root)'", out, sizeof(out)),
+	       "1", "thread rows: the index on root is there");
+	ok(store_exec(st, "INSERT OR IGNORE INTO list_thread VALUES ('a@x', 'z@x', 'Z', 3, 11)",
+		      &err) == BB_OK, "thread rows: a second row of a Message-ID is ignored");
+	is_str(pragma_text(st, "SELECT count(*) || ' ' || max(root) FROM list_thread"
+			   " WHERE message_id = 'a@x'", out, sizeof(out)), "1 a@x",
+	       "thread rows: one row a Message-ID");
+	store_close(st);
+	free(path);
+}
+
 static void test_lone_commits(const char *dir)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -409,6 +455,7 @@ int main(void)
 	test_keys(dir);
 	test_commit_hook(dir);
 	test_lone_commits(dir);
+	test_thread_rows_upgrade(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
