@@ -1378,6 +1378,27 @@ static long long bug_of_regression(struct tracker *t, long long id)
 	return bug > 0 ? bug : 0;
 }
 
+/* The next line of the text from *pos to end, without its line end (a CR
+ * before the LF is dropped), as inmail_lines_next() splits it: 1, or 0
+ * at the end.  For the trailers of a patch, which need no line's kind
+ * (the kind was most of what the walk cost, on every line of a patch). */
+static int next_line(const char **pos, const char *end, const char **line, size_t *len)
+{
+	const char *nl;
+	size_t n;
+
+	if (*pos >= end)
+		return 0;
+	*line = *pos;
+	nl = memchr(*pos, '\n', (size_t)(end - *pos));
+	n = nl ? (size_t)(nl - *pos) : (size_t)(end - *pos);
+	*pos = nl ? nl + 1 : end;
+	if (n && (*line)[n - 1] == '\r')
+		n--;
+	*len = n;
+	return 1;
+}
+
 /* The Fixes: lines of a patch (not a reply) posted for bug. */
 static enum bb_status patch_culprits(struct tracker *t, long long bug, const struct inmail *m,
 				     const char *body, struct bb_error *err)
@@ -1404,18 +1425,17 @@ static enum bb_status patch_fixes_culprit(struct tracker *t, const struct inmail
 {
 	enum bb_status s = BB_OK;
 	char *link = NULL;
-	struct inmail_lines it;
-	enum inmail_line_kind kind;
-	const char *p;
+	const char *pos = body, *end = body + strlen(body), *p;
 	size_t len;
 
-	for (inmail_lines_init(&it, body, strlen(body)); !s && inmail_lines_next(&it, &p, &len, &kind);) {
+	while (!s && next_line(&pos, end, &p, &len)) {
 		sqlite3_stmt *st = NULL;
 		char culprit[41], value[128];
 		long long hit[16];
 		size_t nhit = 0, vlen;
 
-		if (len < 6 || g_ascii_strncasecmp(p, "Fixes:", 6) || !reg_fixes_hash(p + 6, culprit))
+		if (len < 6 || (p[0] | 0x20) != 'f' || g_ascii_strncasecmp(p, "Fixes:", 6) ||
+		    !reg_fixes_hash(p + 6, culprit))
 			continue;
 		vlen = len - 6 < sizeof(value) - 1 ? len - 6 : sizeof(value) - 1;
 		memcpy(value, p + 6, vlen);
@@ -1460,20 +1480,21 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 				   time_t when, int counts, const char *who,
 				   const long long *thread, size_t nthread, struct bb_error *err)
 {
-	struct inmail_lines it;
-	enum inmail_line_kind kind;
-	const char *p;
+	const char *pos = body, *end = body + strlen(body), *p;
 	enum bb_status s = BB_OK;
 	long long counted[16];
 	size_t ncounted = 0, len;
 	int reply = is_reply(m);
 
-	for (inmail_lines_init(&it, body, strlen(body)); !s && inmail_lines_next(&it, &p, &len, &kind);) {
+	while (!s && next_line(&pos, end, &p, &len)) {
 		char line[1024];
 		long long ids[16], bug = 0;
 		size_t n = 0;
 
-		if (len < sizeof(line) && (!strncasecmp(p, "Closes:", 7) || !strncasecmp(p, "Link:", 5))) {
+		/* (the first letter first: most lines start with neither) */
+		if (len >= 5 && len < sizeof(line) &&
+		    ((p[0] | 0x20) == 'c' ? !strncasecmp(p, "Closes:", 7)
+					  : (p[0] | 0x20) == 'l' && !strncasecmp(p, "Link:", 5))) {
 			const char *v = p + (p[0] == 'C' || p[0] == 'c' ? 7 : 5);
 			char *msgid;
 			long long id;
