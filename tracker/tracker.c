@@ -146,10 +146,10 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	t->notes.archive_url = t->archive_url;
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
-	t->roots = g_hash_table_new_full(g_str_hash, g_str_equal, free, free);
+	t->roots = g_hash_table_new_full(store_key_hash, g_str_equal, free, free);
 	t->roots_gen = db->generation;
 	t->pending = g_ptr_array_new_with_free_func(thread_row_free);
-	t->pending_ids = g_hash_table_new(g_str_hash, g_str_equal);
+	t->pending_ids = g_hash_table_new(store_key_hash, g_str_equal);
 	t->hook.before_commit = activity_write;
 	t->hook.rolled_back = activity_forget;
 	t->hook.ctx = t;
@@ -989,6 +989,20 @@ static void note_root(struct tracker *t, const char *msgid, const char *root)
 	g_hash_table_replace(t->roots, k, v);
 }
 
+/* note_root() for a row thread_write() wrote, whose Message-ID and root
+ * the table takes (the row is freed after, and they were two copies more
+ * a row on a history read). */
+static void note_row_root(struct tracker *t, struct thread_row *r)
+{
+	if (!roots_usable(t))
+		return;
+	if (g_hash_table_size(t->roots) >= TRACKER_ROOTS_MAX)
+		g_hash_table_remove_all(t->roots);
+	g_hash_table_replace(t->roots, r->message_id, r->root);
+	r->message_id = NULL;
+	r->root = NULL;
+}
+
 /* Writes the list_thread rows remember_thread() kept, in the order their
  * mails were read, as each would have been written then: a mail whose
  * row was there already keeps it (and a reply that took its root from
@@ -1020,8 +1034,7 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 						       i, &held, err)))
 				break;
 			for (guint k = i; held == THREAD_ROWS_RUN && k < i + THREAD_ROWS_RUN; k++)
-				note_root(t, ((const struct thread_row *)t->pending->pdata[k])->message_id,
-					  ((const struct thread_row *)t->pending->pdata[k])->root);
+				((struct thread_row *)t->pending->pdata[k])->added = 1;
 			if (held == THREAD_ROWS_RUN) {
 				i += THREAD_ROWS_RUN - 1;
 				continue;
@@ -1041,9 +1054,12 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 			free(r->root);
 			r->root = root;
 		}
-		if (!s && added)
-			note_root(t, r->message_id, r->root);
+		r->added = !s && added;
 	}
+	/* (after the rows' roots were read: they are taken, not copied) */
+	for (guint i = 0; i < t->pending->len; i++)
+		if (((struct thread_row *)t->pending->pdata[i])->added)
+			note_row_root(t, t->pending->pdata[i]);
 	thread_rows_forget(t);
 	return s;
 }
