@@ -887,7 +887,9 @@ int store_keys_may_hold(struct store *st, enum store_keys which, const char *key
 			return 1;
 		}
 	}
-	return g_hash_table_contains(ks->keys, key);
+	/* (an empty set, as the mirrored mail's is on a list no bug went to,
+	 * holds nothing without hashing the key) */
+	return g_hash_table_size(ks->keys) && g_hash_table_contains(ks->keys, key);
 }
 
 void store_keys_add(struct store *st, enum store_keys which, const char *key)
