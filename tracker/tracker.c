@@ -317,13 +317,130 @@ static int may_fix_culprit(struct tracker *t, const char *text, size_t len)
 	return 0;
 }
 
+/* The next line of the text from *pos to end, without its line end (a CR
+ * before the LF is dropped), as inmail_lines_next() splits it: 1, or 0
+ * at the end.  For the trailers of a patch, which need no line's kind
+ * (the kind was most of what the walk cost, on every line of a patch). */
+static int next_line(const char **pos, const char *end, const char **line, size_t *len)
+{
+	const char *nl;
+	size_t n;
+
+	if (*pos >= end)
+		return 0;
+	*line = *pos;
+	nl = memchr(*pos, '\n', (size_t)(end - *pos));
+	n = nl ? (size_t)(nl - *pos) : (size_t)(end - *pos);
+	*pos = nl ? nl + 1 : end;
+	if (n && (*line)[n - 1] == '\r')
+		n--;
+	*len = n;
+	return 1;
+}
+
+static size_t regressions_of(struct tracker *t, const char *msgid, long long *ids, size_t n,
+			     size_t max);
+static size_t regressions_of_page(struct tracker *t, const char *url, long long *ids, size_t n,
+				  size_t max);
+
+/* Whether the decode may give the raw text (len bytes) other line starts
+ * than its own: a lone CR (a line end), quoted-printable "=0A" or "=0D". */
+static int lines_may_move(const char *text, size_t len)
+{
+	for (const char *cr = text; (cr = memchr(cr, '\r', len - (size_t)(cr - text))); cr++)
+		if ((size_t)(cr - text) + 1 >= len || cr[1] != '\n')
+			return 1;
+	return find_ci(text, len, "=0a") || find_ci(text, len, "=0d");
+}
+
+/* A raw line (len bytes) as a trailer patch_posted() reads: 1 when it may
+ * be "Link:" or "Closes:" only once decoded (a byte the decode drops, or
+ * a quoted-printable "=" where the word is), with *value NULL; 1 with
+ * *value the text after the colon when it is one as it stands; else 0. */
+static int raw_trailer(const char *line, size_t len, const char **value)
+{
+	static const char *const words[] = { "link:", "closes:" };
+
+	*value = NULL;
+	for (int w = 0; w < 2; w++) {
+		size_t i = 0, k = 0;
+
+		for (; i < len && words[w][k]; i++) {
+			unsigned char c = (unsigned char)line[i];
+
+			if ((c < 0x20 && c != '\t') || c == 0x7f || c == '=')
+				return 1;
+			if (g_ascii_tolower(c) != words[w][k])
+				break;
+			k++;
+		}
+		if (!words[w][k]) {
+			*value = line + i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether a patch's Link:/Closes: trailers may do anything (patch_posted()),
+ * read from its raw text (len bytes): a trailer whose line the decode
+ * would change, or one naming a regression's mail (but this one's: it
+ * joins its thread's regressions before the trailers are read), a bug,
+ * a report elsewhere or a duplicate report.  Most patches link only
+ * their own series, and their decode was most of what the tracker cost
+ * them. */
+static int trailers_may_matter(struct tracker *t, const struct inmail *m, const char *text,
+			       size_t len)
+{
+	const char *pos = text, *end = text + len, *p, *v;
+	size_t n;
+
+	if (lines_may_move(text, len))
+		return 1;
+	while (next_line(&pos, end, &p, &n)) {
+		char line[1024], *msgid;
+		long long ids[1];
+		int hit;
+
+		if (!raw_trailer(p, n, &v))
+			continue;
+		if (!v)
+			return 1;
+		/* (as patch_posted() takes the value, from a line the decode
+		 * leaves as it is) */
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] >= 0x7f || p[i] == '=')
+				return 1;
+		if (n >= sizeof(line))
+			continue;
+		memcpy(line, v, n - (size_t)(v - p));
+		line[n - (size_t)(v - p)] = '\0';
+		g_strstrip(line);
+		line[strcspn(line, " \t")] = '\0';
+		if ((msgid = reg_link_message_id(line))) {
+			hit = (m->message_id && !strcmp(msgid, m->message_id)) ||
+			      regressions_of(t, msgid, ids, 0, 1) > 0;
+			free(msgid);
+		} else {
+			hit = reg_link_bugzilla_id(line, t->bugzilla_url) > 0 ||
+			      regressions_of_page(t, line, ids, 0, 1) > 0 ||
+			      reg_bug_of_value(t->bugzilla_url, line) > 0;
+		}
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
 int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
 		       const char *raw, size_t len)
 {
 	/* a patch matters for its Link:/Closes: trailers, which start a line
 	 * as they are, in plain text and in quoted-printable alike */
 	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
-	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m)))
+	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m) &&
+	     (!raw || trailers_may_matter(t, m, raw + (m->body_offset < len ? m->body_offset : len),
+					  len - (m->body_offset < len ? m->body_offset : len)))))
 		return 1;
 	/* a patch whose Fixes: may name a regression's culprit (a note) */
 	if (raw && is_patch(m) && !is_reply(m) && !m->from_bridge &&
@@ -1441,27 +1558,6 @@ static long long bug_of_regression(struct tracker *t, long long id)
 		bug = sqlite3_column_int64(st, 0);
 	store_cached_done(t->db, st);
 	return bug > 0 ? bug : 0;
-}
-
-/* The next line of the text from *pos to end, without its line end (a CR
- * before the LF is dropped), as inmail_lines_next() splits it: 1, or 0
- * at the end.  For the trailers of a patch, which need no line's kind
- * (the kind was most of what the walk cost, on every line of a patch). */
-static int next_line(const char **pos, const char *end, const char **line, size_t *len)
-{
-	const char *nl;
-	size_t n;
-
-	if (*pos >= end)
-		return 0;
-	*line = *pos;
-	nl = memchr(*pos, '\n', (size_t)(end - *pos));
-	n = nl ? (size_t)(nl - *pos) : (size_t)(end - *pos);
-	*pos = nl ? nl + 1 : end;
-	if (n && (*line)[n - 1] == '\r')
-		n--;
-	*len = n;
-	return 1;
 }
 
 /* The Fixes: lines of a patch (not a reply) posted for bug. */
