@@ -245,55 +245,6 @@ static int culprits_load(struct tracker *t)
 	return 0;
 }
 
-/* Where the len bytes at hay hold needle, ASCII letters matched without
- * regard to case (as text_find_ci()), or NULL.  The candidates are where
- * the needle's rarest byte is, not its first: text_find_ci() stopped at
- * every "1" of a mail for the host "127.0.0.1" and at every "f" for
- * "fixes:", and the raw text of most list mails is searched so.  The
- * printable bytes (letters of either case as one) from the most to the
- * least common in 4,000 mails of a list archive (platform-driver-x86);
- * a byte not listed counts as rarer than all. */
-static const char *find_ci(const char *hay, size_t len, const char *needle)
-{
-	static const char by_frequency[] = "eiartsondcmlg0upf.-hbv1_2>wyxk4:+5638=qz/j97,;()@<*\"?"
-					   "[]{}#&|\\'%!`~$^";
-	size_t n = strlen(needle), at = 0, rank = 0;
-	const char *p, *end, *lo = NULL, *up = NULL;
-	char c_lo, c_up;
-
-	if (!n)
-		return hay;
-	if (len < n)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *r = strchr(by_frequency, g_ascii_tolower(needle[i]));
-		size_t k = r ? (size_t)(r - by_frequency) : sizeof(by_frequency);
-
-		if (k > rank) {
-			at = i;
-			rank = k;
-		}
-	}
-	c_lo = g_ascii_tolower(needle[at]);
-	c_up = g_ascii_toupper(needle[at]);
-	/* that byte's place in a match lies from hay + at to end */
-	for (p = hay + at, end = hay + len - (n - at - 1); p < end;) {
-		const char *q;
-
-		if (!lo || lo < p)
-			lo = (lo = memchr(p, c_lo, (size_t)(end - p))) ? lo : end;
-		if (c_up != c_lo && (!up || up < p))
-			up = (up = memchr(p, c_up, (size_t)(end - p))) ? up : end;
-		q = c_up != c_lo && up < lo ? up : lo;
-		if (q >= end)
-			return NULL;
-		if (!g_ascii_strncasecmp(q - at, needle, n))
-			return q - at;
-		p = q + 1;
-	}
-	return NULL;
-}
-
 /* Whether a patch's text (len bytes, raw) may have a Fixes: line naming
  * a regression's culprit: some regression has one, and the text before
  * the patch's "---" line (where the trailers are) holds "Fixes:" and the
@@ -307,153 +258,15 @@ static int may_fix_culprit(struct tracker *t, const char *text, size_t len)
 		return 0;
 	if ((cut = memmem(text, len, "\n---", 4)))
 		len = (size_t)(cut - text);
-	if (!find_ci(text, len, "fixes:"))
+	if (!reg_find_ci(text, len, "fixes:"))
 		return 0;
 	if (!known)
 		return 1;
 	for (size_t i = 0; i < t->nculprits; i++)
-		if (find_ci(text, len, t->culprits[i]))
+		if (reg_find_ci(text, len, t->culprits[i]))
 			return 1;
 	return 0;
 }
-
-/* The next line of the text from *pos to end, without its line end (a CR
- * before the LF is dropped), as inmail_lines_next() splits it: 1, or 0
- * at the end.  For the trailers of a patch, which need no line's kind
- * (the kind was most of what the walk cost, on every line of a patch). */
-static int next_line(const char **pos, const char *end, const char **line, size_t *len)
-{
-	const char *nl;
-	size_t n;
-
-	if (*pos >= end)
-		return 0;
-	*line = *pos;
-	nl = memchr(*pos, '\n', (size_t)(end - *pos));
-	n = nl ? (size_t)(nl - *pos) : (size_t)(end - *pos);
-	*pos = nl ? nl + 1 : end;
-	if (n && (*line)[n - 1] == '\r')
-		n--;
-	*len = n;
-	return 1;
-}
-
-static size_t regressions_of(struct tracker *t, const char *msgid, long long *ids, size_t n,
-			     size_t max);
-static size_t regressions_of_page(struct tracker *t, const char *url, long long *ids, size_t n,
-				  size_t max);
-
-/* Whether the decode may give the raw text (len bytes) other line starts
- * than its own: a lone CR (a line end), quoted-printable "=0A" or "=0D". */
-static int lines_may_move(const char *text, size_t len)
-{
-	for (const char *cr = text; (cr = memchr(cr, '\r', len - (size_t)(cr - text))); cr++)
-		if ((size_t)(cr - text) + 1 >= len || cr[1] != '\n')
-			return 1;
-	return find_ci(text, len, "=0a") || find_ci(text, len, "=0d");
-}
-
-/* A raw line (len bytes) as a trailer patch_posted() reads: 1 when it may
- * be "Link:" or "Closes:" only once decoded (a byte the decode drops, or
- * a quoted-printable "=" where the word is), with *value NULL; 1 with
- * *value the text after the colon when it is one as it stands; else 0. */
-static int raw_trailer(const char *line, size_t len, const char **value)
-{
-	static const char *const words[] = { "link:", "closes:" };
-
-	*value = NULL;
-	for (int w = 0; w < 2; w++) {
-		size_t i = 0, k = 0;
-
-		for (; i < len && words[w][k]; i++) {
-			unsigned char c = (unsigned char)line[i];
-
-			if ((c < 0x20 && c != '\t') || c == 0x7f || c == '=')
-				return 1;
-			if (g_ascii_tolower(c) != words[w][k])
-				break;
-			k++;
-		}
-		if (!words[w][k]) {
-			*value = line + i;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Whether a patch's Link:/Closes: trailers may do anything (patch_posted()),
- * read from its raw text (len bytes): a trailer whose line the decode
- * would change, or one naming a regression's mail (but this one's: it
- * joins its thread's regressions before the trailers are read), a bug,
- * a report elsewhere or a duplicate report.  Most patches link only
- * their own series, and their decode was most of what the tracker cost
- * them. */
-static int trailers_may_matter(struct tracker *t, const struct inmail *m, const char *text,
-			       size_t len)
-{
-	const char *pos = text, *end = text + len, *p, *v;
-	size_t n;
-
-	if (lines_may_move(text, len))
-		return 1;
-	while (next_line(&pos, end, &p, &n)) {
-		char line[1024], *msgid;
-		long long ids[1];
-		int hit;
-
-		if (!raw_trailer(p, n, &v))
-			continue;
-		if (!v)
-			return 1;
-		/* (as patch_posted() takes the value, from a line the decode
-		 * leaves as it is) */
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] >= 0x7f || p[i] == '=')
-				return 1;
-		if (n >= sizeof(line))
-			continue;
-		memcpy(line, v, n - (size_t)(v - p));
-		line[n - (size_t)(v - p)] = '\0';
-		g_strstrip(line);
-		line[strcspn(line, " \t")] = '\0';
-		if ((msgid = reg_link_message_id(line))) {
-			hit = (m->message_id && !strcmp(msgid, m->message_id)) ||
-			      regressions_of(t, msgid, ids, 0, 1) > 0;
-			free(msgid);
-		} else {
-			hit = reg_link_bugzilla_id(line, t->bugzilla_url) > 0 ||
-			      regressions_of_page(t, line, ids, 0, 1) > 0 ||
-			      reg_bug_of_value(t->bugzilla_url, line) > 0;
-		}
-		if (hit)
-			return 1;
-	}
-	return 0;
-}
-
-int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
-		       const char *raw, size_t len)
-{
-	/* a patch matters for its Link:/Closes: trailers, which start a line
-	 * as they are, in plain text and in quoted-printable alike */
-	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
-	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m) &&
-	     (!raw || trailers_may_matter(t, m, raw + (m->body_offset < len ? m->body_offset : len),
-					  len - (m->body_offset < len ? m->body_offset : len)))))
-		return 1;
-	/* a patch whose Fixes: may name a regression's culprit (a note) */
-	if (raw && is_patch(m) && !is_reply(m) && !m->from_bridge &&
-	    may_fix_culprit(t, raw + (m->body_offset < len ? m->body_offset : len),
-			    len - (m->body_offset < len ? m->body_offset : len)))
-		return 1;
-	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
-	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
-	       find_ci(raw + (m->body_offset < len ? m->body_offset : len),
-			    len - (m->body_offset < len ? m->body_offset : len),
-			    t->bugzilla_host) != NULL;
-}
-
 
 /* Runs one statement with text and integer parameters: "t" binds the next
  * const char *, "i" the next long long. */
@@ -748,6 +561,59 @@ static size_t regressions_of_page(struct tracker *t, const char *url, long long 
 	}
 	store_cached_done(t->db, st);
 	return n;
+}
+
+/* A mail and the tracker reading it, for a callback. */
+struct tracker_mail_at {
+	struct tracker *t;
+	const struct inmail *m;
+};
+
+/* reg_raw_trailers()'s question of a patch's Link:/Closes: trailer, read
+ * from its raw text: whether patch_posted() may do anything with it -- it
+ * names a regression's mail (or the patch itself: it joins its thread's
+ * regressions before the trailers are read), a bug, a report elsewhere or
+ * a duplicate report.  Most patches link only their own series, and their
+ * decode was most of what the tracker cost them. */
+static int trailer_matters(const char *value, void *ctx)
+{
+	const struct tracker_mail_at *at = ctx;
+	struct tracker *t = at->t;
+	char *msgid = reg_link_message_id(value);
+	long long ids[1];
+	int hit;
+
+	if (msgid) {
+		hit = (at->m->message_id && !strcmp(msgid, at->m->message_id)) ||
+		      regressions_of(t, msgid, ids, 0, 1) > 0;
+		free(msgid);
+		return hit;
+	}
+	return reg_link_bugzilla_id(value, t->bugzilla_url) > 0 ||
+	       regressions_of_page(t, value, ids, 0, 1) > 0 ||
+	       reg_bug_of_value(t->bugzilla_url, value) > 0;
+}
+
+int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
+		       const char *raw, size_t len)
+{
+	struct tracker_mail_at at = { t, m };
+	size_t off = m->body_offset < len ? m->body_offset : len;
+
+	/* a patch matters for its Link:/Closes: trailers, which start a line
+	 * as they are, in plain text and in quoted-printable alike; those
+	 * that may do something (trailer_matters()) */
+	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
+	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m) &&
+	     (!raw || reg_raw_trailers(raw + off, len - off, trailer_matters, &at))))
+		return 1;
+	/* a patch whose Fixes: may name a regression's culprit (a note) */
+	if (raw && is_patch(m) && !is_reply(m) && !m->from_bridge &&
+	    may_fix_culprit(t, raw + off, len - off))
+		return 1;
+	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
+	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
+	       reg_find_ci(raw + off, len - off, t->bugzilla_host) != NULL;
 }
 
 /* The regression a link (lore URL of a mail, Bugzilla bug URL, the URL of
@@ -1589,7 +1455,7 @@ static enum bb_status patch_fixes_culprit(struct tracker *t, const struct inmail
 	const char *pos = body, *end = body + strlen(body), *p;
 	size_t len;
 
-	while (!s && next_line(&pos, end, &p, &len)) {
+	while (!s && reg_next_line(&pos, end, &p, &len)) {
 		sqlite3_stmt *st = NULL;
 		char culprit[41], value[128];
 		long long hit[16];
@@ -1647,7 +1513,7 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 	size_t ncounted = 0, len;
 	int reply = is_reply(m);
 
-	while (!s && next_line(&pos, end, &p, &len)) {
+	while (!s && reg_next_line(&pos, end, &p, &len)) {
 		char line[1024];
 		long long ids[16], bug = 0;
 		size_t n = 0;
