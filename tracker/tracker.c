@@ -256,7 +256,7 @@ static int may_fix_culprit(struct tracker *t, const char *text, size_t len)
 
 	if (known && !t->nculprits)
 		return 0;
-	if ((cut = memmem(text, len, "\n---", 4)))
+	if ((cut = reg_find_ci(text, len, "\n---")))
 		len = (size_t)(cut - text);
 	if (!reg_find_ci(text, len, "fixes:"))
 		return 0;
@@ -599,20 +599,21 @@ int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_
 {
 	struct tracker_mail_at at = { t, m };
 	size_t off = m->body_offset < len ? m->body_offset : len;
+	int patch = is_patch(m);
 
 	/* a patch matters for its Link:/Closes: trailers, which start a line
 	 * as they are, in plain text and in quoted-printable alike; those
 	 * that may do something (trailer_matters()) */
 	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
-	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m) &&
+	    ((scan_flags & INMAIL_SCAN_TRAILER) && patch &&
 	     (!raw || reg_raw_trailers(raw + off, len - off, trailer_matters, &at))))
 		return 1;
 	/* a patch whose Fixes: may name a regression's culprit (a note) */
-	if (raw && is_patch(m) && !is_reply(m) && !m->from_bridge &&
+	if (raw && patch && !is_reply(m) && !m->from_bridge &&
 	    may_fix_culprit(t, raw + off, len - off))
 		return 1;
 	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
-	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
+	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !patch &&
 	       reg_find_ci(raw + off, len - off, t->bugzilla_host) != NULL;
 }
 
