@@ -392,9 +392,9 @@ const char *reg_find_ci(const char *hay, size_t len, const char *needle)
 {
 	static const char by_frequency[] = "eiartsondcmlg0upf.-hbv1_2>wyxk4:+5638=qz/j97,;()@<*\"?"
 					   "[]{}#&|\\'%!`~$^";
-	size_t n = strlen(needle), at = 0, rank = 0;
+	size_t n = strlen(needle), at = 0, rank = 0, next;
 	const char *p, *end, *lo = NULL, *up = NULL;
-	char c_lo, c_up;
+	char c_lo, c_up, n_lo, n_up;
 
 	if (!n)
 		return hay;
@@ -411,6 +411,11 @@ const char *reg_find_ci(const char *hay, size_t len, const char *needle)
 	}
 	c_lo = g_ascii_tolower(needle[at]);
 	c_up = g_ascii_toupper(needle[at]);
+	/* a byte beside it is looked at before the whole needle: most
+	 * candidates ("\n" for "\n---") differ there */
+	next = at + 1 < n ? at + 1 : at - (at > 0);
+	n_lo = g_ascii_tolower(needle[next]);
+	n_up = g_ascii_toupper(needle[next]);
 	/* that byte's place in a match lies from hay + at to end */
 	for (p = hay + at, end = hay + len - (n - at - 1); p < end;) {
 		const char *q;
@@ -422,7 +427,8 @@ const char *reg_find_ci(const char *hay, size_t len, const char *needle)
 		q = c_up != c_lo && up < lo ? up : lo;
 		if (q >= end)
 			return NULL;
-		if (!g_ascii_strncasecmp(q - at, needle, n))
+		if (((q - at)[next] == n_lo || (q - at)[next] == n_up) &&
+		    !g_ascii_strncasecmp(q - at, needle, n))
 			return q - at;
 		p = q + 1;
 	}
