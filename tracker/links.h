@@ -74,6 +74,11 @@ const char *reg_find_ci(const char *hay, size_t len, const char *needle);
  * splits it but without its kind: 1, or 0 at the end. */
 int reg_next_line(const char **pos, const char *end, const char **line, size_t *len);
 
+/* 0 when text (len bytes) surely cites no bug of the Bugzilla at
+ * bugzilla_base by reg_link_bugzilla_id(): it does not hold the base's
+ * host; else 1 (no base, or one without a host: it may). */
+int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_base);
+
 /* The Link:/Closes: trailers of a patch read from its raw text (len bytes
  * from the body's start): for each whose line the decode leaves as it is,
  * the URL patch_posted() (tracker.c) reads from it -- the text after the

@@ -798,6 +798,18 @@ static void msgid(const char *url, const char *want)
 static void test_links(void)
 {
 	static const char id[] = "20240318191153.6978-1-corngood@gmail.com";
+	static const char cites[] = "See HTTPS://BugZilla.Kernel.ORG/show_bug.cgi?id=218000.\n";
+
+	/* a text may cite a bug only where it holds the Bugzilla's host, in
+	 * any case (what bug_notes_mentions() reads no further without) */
+	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), "https://bugzilla.kernel.org") &&
+	   reg_link_bugzilla_id("HTTPS://BugZilla.Kernel.ORG/show_bug.cgi?id=218000",
+				"https://bugzilla.kernel.org") == 218000,
+	   "links: a text holding the host in another case may cite a bug, and does");
+	ok(!reg_text_may_cite_bugzilla(cites, strlen(cites), "https://bugzilla.example.org"),
+	   "links: a text without the host cites none of its bugs");
+	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), NULL),
+	   "links: without a Bugzilla, any text may cite a bug");
 
 	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com", id);
 	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com/", id);
