@@ -827,7 +827,7 @@ static void keys_check(struct store *st)
  * and the sets are asked of every Message-ID a mail names), from a seed
  * drawn once per process, so that keys chosen to collide (Message-IDs
  * are anyone's to choose) cannot be chosen ahead. */
-static guint key_hash(gconstpointer p)
+guint store_key_hash(gconstpointer p)
 {
 	static uint64_t seed;
 	static gsize seeded;
@@ -864,7 +864,7 @@ static int keyset_fill(struct store *st, struct store_keyset *ks, enum store_key
 
 	if (store_prepare(st, &stmt, keys_fill_sql[which], NULL))
 		return -1;
-	set = g_hash_table_new_full(key_hash, g_str_equal, g_free, NULL);
+	set = g_hash_table_new_full(store_key_hash, g_str_equal, g_free, NULL);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(stmt, 0);
 
@@ -906,7 +906,9 @@ int store_keys_may_hold(struct store *st, enum store_keys which, const char *key
 			return 1;
 		}
 	}
-	return g_hash_table_contains(ks->keys, key);
+	/* (an empty set, as the mirrored mail's is on a list no bug went to,
+	 * holds nothing without hashing the key) */
+	return g_hash_table_size(ks->keys) && g_hash_table_contains(ks->keys, key);
 }
 
 void store_keys_add(struct store *st, enum store_keys which, const char *key)

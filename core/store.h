@@ -155,6 +155,11 @@ char *store_file_uri(const char *path, const char *query);
 #define STORE_KEYS_FILL_AFTER 256
 int store_keys_may_hold(struct store *st, enum store_keys which, const char *key);
 void store_keys_add(struct store *st, enum store_keys which, const char *key);
+/* The hash the sets give a key (a NUL-terminated text): a GHashFunc, for
+ * other tables keyed by Message-IDs (eight bytes a step where
+ * g_str_hash() takes one; seeded once per process, so that Message-IDs
+ * chosen to collide cannot be chosen ahead). */
+unsigned store_key_hash(const void *key);
 /* Fills err from the connection's last error, naming what failed;
  * returns BB_ERR_BUSY for a lock held elsewhere, BB_ERR_NO_SPACE for a full
  * disk, BB_ERR_DATABASE otherwise. */

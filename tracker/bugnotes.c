@@ -288,9 +288,13 @@ static size_t bugs_cited(const char *bugzilla_url, const char *text, long long *
 	struct inmail_lines it;
 	enum inmail_line_kind kind;
 	const char *p;
-	size_t n = 0, len;
+	size_t n = 0, len = strlen(text);
 
-	for (inmail_lines_init(&it, text, strlen(text)); inmail_lines_next(&it, &p, &len, &kind);) {
+	/* (a text without the Bugzilla's host cites none of its bugs: its
+	 * lines' walk, with their kinds, is not needed) */
+	if (!reg_text_may_cite_bugzilla(text, len, bugzilla_url))
+		return 0;
+	for (inmail_lines_init(&it, text, len); inmail_lines_next(&it, &p, &len, &kind);) {
 		const char *end = p + len;
 
 		/* quoted text cites for the mail it came from */

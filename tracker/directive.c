@@ -641,7 +641,7 @@ enum bb_status reg_directives_parse(const char *body, struct reg_directive **out
 	struct parser ps;
 	struct inmail_lines it;
 	const char *line;
-	size_t len;
+	size_t len, blen;
 	enum inmail_line_kind kind;
 	enum bb_status st = BB_OK;
 
@@ -653,7 +653,13 @@ enum bb_status reg_directives_parse(const char *body, struct reg_directive **out
 	*n = 0;
 	if (!body)
 		body = "";
-	inmail_lines_init(&it, body, strlen(body));
+	blen = strlen(body);
+	/* every directive starts a line with the keyword: a text without it
+	 * has none, and the walk's line kinds (most of what the parse cost,
+	 * on every body the tracker reads) are not needed */
+	if (!text_find_ci(body, blen, KEYWORD))
+		return BB_OK;
+	inmail_lines_init(&it, body, blen);
 	while (st == BB_OK && inmail_lines_next(&it, &line, &len, &kind)) {
 		int own = (kind == INMAIL_LINE_TEXT || kind == INMAIL_LINE_SIGNATURE) &&
 			len && line[0] != '>' && !is_rule(line, len);

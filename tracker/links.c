@@ -377,3 +377,168 @@ char *reg_link_mail(const char *inbox_url, const char *message_id)
 	g_free(origin);
 	return out;
 }
+
+/* ------------------------------------------------ raw text and trailers */
+
+/* Where the len bytes at hay hold needle, ASCII letters matched without
+ * regard to case (as text_find_ci()), or NULL.  The candidates are where
+ * the needle's rarest byte is, not its first: text_find_ci() stopped at
+ * every "1" of a mail for the host "127.0.0.1" and at every "f" for
+ * "fixes:", and the raw text of most list mails is searched so.  The
+ * printable bytes (letters of either case as one) from the most to the
+ * least common in 4,000 mails of a list archive (platform-driver-x86);
+ * a byte not listed counts as rarer than all. */
+const char *reg_find_ci(const char *hay, size_t len, const char *needle)
+{
+	static const char by_frequency[] = "eiartsondcmlg0upf.-hbv1_2>wyxk4:+5638=qz/j97,;()@<*\"?"
+					   "[]{}#&|\\'%!`~$^";
+	size_t n = strlen(needle), at = 0, rank = 0, next;
+	const char *p, *end, *lo = NULL, *up = NULL;
+	char c_lo, c_up, n_lo, n_up;
+
+	if (!n)
+		return hay;
+	if (len < n)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *r = strchr(by_frequency, g_ascii_tolower(needle[i]));
+		size_t k = r ? (size_t)(r - by_frequency) : sizeof(by_frequency);
+
+		if (k > rank) {
+			at = i;
+			rank = k;
+		}
+	}
+	c_lo = g_ascii_tolower(needle[at]);
+	c_up = g_ascii_toupper(needle[at]);
+	/* a byte beside it is looked at before the whole needle: most
+	 * candidates ("\n" for "\n---") differ there */
+	next = at + 1 < n ? at + 1 : at - (at > 0);
+	n_lo = g_ascii_tolower(needle[next]);
+	n_up = g_ascii_toupper(needle[next]);
+	/* that byte's place in a match lies from hay + at to end */
+	for (p = hay + at, end = hay + len - (n - at - 1); p < end;) {
+		const char *q;
+
+		if (!lo || lo < p)
+			lo = (lo = memchr(p, c_lo, (size_t)(end - p))) ? lo : end;
+		if (c_up != c_lo && (!up || up < p))
+			up = (up = memchr(p, c_up, (size_t)(end - p))) ? up : end;
+		q = c_up != c_lo && up < lo ? up : lo;
+		if (q >= end)
+			return NULL;
+		if (((q - at)[next] == n_lo || (q - at)[next] == n_up) &&
+		    !g_ascii_strncasecmp(q - at, needle, n))
+			return q - at;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+/* The next line of the text from *pos to end, without its line end (a CR
+ * before the LF is dropped), as inmail_lines_next() splits it: 1, or 0
+ * at the end.  For the trailers of a patch, which need no line's kind
+ * (the kind was most of what the walk cost, on every line of a patch). */
+int reg_next_line(const char **pos, const char *end, const char **line, size_t *len)
+{
+	const char *nl;
+	size_t n;
+
+	if (*pos >= end)
+		return 0;
+	*line = *pos;
+	nl = memchr(*pos, '\n', (size_t)(end - *pos));
+	n = nl ? (size_t)(nl - *pos) : (size_t)(end - *pos);
+	*pos = nl ? nl + 1 : end;
+	if (n && (*line)[n - 1] == '\r')
+		n--;
+	*len = n;
+	return 1;
+}
+
+/* Whether the decode may give the raw text (len bytes) other line starts
+ * than its own: a lone CR (a line end), quoted-printable "=0A" or "=0D". */
+static int lines_may_move(const char *text, size_t len)
+{
+	for (const char *cr = text; (cr = memchr(cr, '\r', len - (size_t)(cr - text))); cr++)
+		if ((size_t)(cr - text) + 1 >= len || cr[1] != '\n')
+			return 1;
+	return reg_find_ci(text, len, "=0a") || reg_find_ci(text, len, "=0d");
+}
+
+/* A raw line (len bytes) as a trailer patch_posted() reads: 1 when it may
+ * be "Link:" or "Closes:" only once decoded (a byte the decode drops, or
+ * a quoted-printable "=" where the word is), with *value NULL; 1 with
+ * *value the text after the colon when it is one as it stands; else 0. */
+static int raw_trailer(const char *line, size_t len, const char **value)
+{
+	static const char *const words[] = { "link:", "closes:" };
+
+	*value = NULL;
+	for (int w = 0; w < 2; w++) {
+		size_t i = 0, k = 0;
+
+		for (; i < len && words[w][k]; i++) {
+			unsigned char c = (unsigned char)line[i];
+
+			if ((c < 0x20 && c != '\t') || c == 0x7f || c == '=')
+				return 1;
+			if (g_ascii_tolower(c) != words[w][k])
+				break;
+			k++;
+		}
+		if (!words[w][k]) {
+			*value = line + i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int reg_raw_trailers(const char *text, size_t len, int (*fn)(const char *value, void *ctx),
+		     void *ctx)
+{
+	const char *pos = text, *end = text + len, *p, *v;
+	size_t n;
+
+	if (lines_may_move(text, len))
+		return 1;
+	while (reg_next_line(&pos, end, &p, &n)) {
+		char line[1024];
+
+		if (!raw_trailer(p, n, &v))
+			continue;
+		if (!v)
+			return 1;
+		/* (the value as patch_posted() takes it, from a line the
+		 * decode leaves as it is) */
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] >= 0x7f || p[i] == '=')
+				return 1;
+		if (n >= sizeof(line))
+			continue;
+		memcpy(line, v, n - (size_t)(v - p));
+		line[n - (size_t)(v - p)] = '\0';
+		g_strstrip(line);
+		line[strcspn(line, " \t")] = '\0';
+		if (fn(line, ctx))
+			return 1;
+	}
+	return 0;
+}
+
+int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_base)
+{
+	struct url_parts b;
+	char host[256];
+
+	/* (reg_link_bugzilla_id() matches a URL whose host is the base's,
+	 * compared as it is written, without regard to case) */
+	if (!bugzilla_base ||
+	    !url_split(bugzilla_base, strnlen(bugzilla_base, REG_LINK_URL_MAX + 3), &b) ||
+	    !b.host_len || b.host_len >= sizeof(host))
+		return 1;
+	memcpy(host, b.host, b.host_len);
+	host[b.host_len] = '\0';
+	return reg_find_ci(text, len, host) != NULL;
+}

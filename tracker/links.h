@@ -18,6 +18,8 @@
 #ifndef BB_TRACKER_LINKS_H
 #define BB_TRACKER_LINKS_H
 
+#include <stddef.h>
+
 /* Longest URL looked at, in bytes; longer ones are no link (NULL / 0). */
 #define REG_LINK_URL_MAX 4096
 /* Longest Message-ID returned (as inmail.h: RFC 5322's line limit). */
@@ -61,5 +63,31 @@ int reg_link_same_report(const char *a, const char *b);
  * "/r/<Message-ID>/", the Message-ID percent-encoded.  malloc'd; NULL when
  * inbox_url is no URL with a host, or out of memory. */
 char *reg_link_mail(const char *inbox_url, const char *message_id);
+
+/* Where the len bytes at hay (NULs allowed) hold needle, ASCII letters
+ * matched without regard to case, or NULL: text_find_ci(), searching from
+ * the needle's rarest byte (a list mail's raw text is searched so). */
+const char *reg_find_ci(const char *hay, size_t len, const char *needle);
+
+/* The next line of the text from *pos to end (*pos moves past it), without
+ * its line end (a CR before the LF is dropped), as inmail_lines_next()
+ * splits it but without its kind: 1, or 0 at the end. */
+int reg_next_line(const char **pos, const char *end, const char **line, size_t *len);
+
+/* 0 when text (len bytes) surely cites no bug of the Bugzilla at
+ * bugzilla_base by reg_link_bugzilla_id(): it does not hold the base's
+ * host; else 1 (no base, or one without a host: it may). */
+int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_base);
+
+/* The Link:/Closes: trailers of a patch read from its raw text (len bytes
+ * from the body's start): for each whose line the decode leaves as it is,
+ * the URL patch_posted() (tracker.c) reads from it -- the text after the
+ * colon, stripped, up to a blank -- is passed to fn, which returns nonzero
+ * to stop.  1 when fn did, or when the decode may give other trailers
+ * (a lone CR, quoted-printable "=0A" or "=0D" anywhere, a byte it drops or
+ * a quoted-printable "=" in a trailer line or where its word may be); 0
+ * when no trailer does anything. */
+int reg_raw_trailers(const char *text, size_t len, int (*fn)(const char *value, void *ctx),
+		     void *ctx);
 
 #endif

@@ -13,11 +13,13 @@
 
 /* A list_thread row not written yet.  parent: the index of the pending
  * row whose root root was taken from (the mail's parent, read in the same
- * transaction), else -1; the root written is that row's as written. */
+ * transaction), else -1; the root written is that row's as written.
+ * added: written by this tracker (the row was not there). */
 struct thread_row {
 	char *message_id, *root, *who;
 	long long date, seen;
 	long parent;
+	int added;
 };
 
 void thread_row_free(void *p);

@@ -146,10 +146,10 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	t->notes.archive_url = t->archive_url;
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
-	t->roots = g_hash_table_new_full(g_str_hash, g_str_equal, free, free);
+	t->roots = g_hash_table_new_full(store_key_hash, g_str_equal, free, free);
 	t->roots_gen = db->generation;
 	t->pending = g_ptr_array_new_with_free_func(thread_row_free);
-	t->pending_ids = g_hash_table_new(g_str_hash, g_str_equal);
+	t->pending_ids = g_hash_table_new(store_key_hash, g_str_equal);
 	t->hook.before_commit = activity_write;
 	t->hook.rolled_back = activity_forget;
 	t->hook.ctx = t;
@@ -256,38 +256,17 @@ static int may_fix_culprit(struct tracker *t, const char *text, size_t len)
 
 	if (known && !t->nculprits)
 		return 0;
-	if ((cut = memmem(text, len, "\n---", 4)))
+	if ((cut = reg_find_ci(text, len, "\n---")))
 		len = (size_t)(cut - text);
-	if (!text_find_ci(text, len, "fixes:"))
+	if (!reg_find_ci(text, len, "fixes:"))
 		return 0;
 	if (!known)
 		return 1;
 	for (size_t i = 0; i < t->nculprits; i++)
-		if (text_find_ci(text, len, t->culprits[i]))
+		if (reg_find_ci(text, len, t->culprits[i]))
 			return 1;
 	return 0;
 }
-
-int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
-		       const char *raw, size_t len)
-{
-	/* a patch matters for its Link:/Closes: trailers, which start a line
-	 * as they are, in plain text and in quoted-printable alike */
-	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
-	    ((scan_flags & INMAIL_SCAN_TRAILER) && is_patch(m)))
-		return 1;
-	/* a patch whose Fixes: may name a regression's culprit (a note) */
-	if (raw && is_patch(m) && !is_reply(m) && !m->from_bridge &&
-	    may_fix_culprit(t, raw + (m->body_offset < len ? m->body_offset : len),
-			    len - (m->body_offset < len ? m->body_offset : len)))
-		return 1;
-	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
-	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !is_patch(m) &&
-	       text_find_ci(raw + (m->body_offset < len ? m->body_offset : len),
-			    len - (m->body_offset < len ? m->body_offset : len),
-			    t->bugzilla_host) != NULL;
-}
-
 
 /* Runs one statement with text and integer parameters: "t" binds the next
  * const char *, "i" the next long long. */
@@ -582,6 +561,60 @@ static size_t regressions_of_page(struct tracker *t, const char *url, long long 
 	}
 	store_cached_done(t->db, st);
 	return n;
+}
+
+/* A mail and the tracker reading it, for a callback. */
+struct tracker_mail_at {
+	struct tracker *t;
+	const struct inmail *m;
+};
+
+/* reg_raw_trailers()'s question of a patch's Link:/Closes: trailer, read
+ * from its raw text: whether patch_posted() may do anything with it -- it
+ * names a regression's mail (or the patch itself: it joins its thread's
+ * regressions before the trailers are read), a bug, a report elsewhere or
+ * a duplicate report.  Most patches link only their own series, and their
+ * decode was most of what the tracker cost them. */
+static int trailer_matters(const char *value, void *ctx)
+{
+	const struct tracker_mail_at *at = ctx;
+	struct tracker *t = at->t;
+	char *msgid = reg_link_message_id(value);
+	long long ids[1];
+	int hit;
+
+	if (msgid) {
+		hit = (at->m->message_id && !strcmp(msgid, at->m->message_id)) ||
+		      regressions_of(t, msgid, ids, 0, 1) > 0;
+		free(msgid);
+		return hit;
+	}
+	return reg_link_bugzilla_id(value, t->bugzilla_url) > 0 ||
+	       regressions_of_page(t, value, ids, 0, 1) > 0 ||
+	       reg_bug_of_value(t->bugzilla_url, value) > 0;
+}
+
+int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_flags,
+		       const char *raw, size_t len)
+{
+	struct tracker_mail_at at = { t, m };
+	size_t off = m->body_offset < len ? m->body_offset : len;
+	int patch = is_patch(m);
+
+	/* a patch matters for its Link:/Closes: trailers, which start a line
+	 * as they are, in plain text and in quoted-printable alike; those
+	 * that may do something (trailer_matters()) */
+	if ((scan_flags & (INMAIL_SCAN_REGZBOT | INMAIL_SCAN_OPAQUE)) != 0 ||
+	    ((scan_flags & INMAIL_SCAN_TRAILER) && patch &&
+	     (!raw || reg_raw_trailers(raw + off, len - off, trailer_matters, &at))))
+		return 1;
+	/* a patch whose Fixes: may name a regression's culprit (a note) */
+	if (raw && patch && !is_reply(m) && !m->from_bridge &&
+	    may_fix_culprit(t, raw + off, len - off))
+		return 1;
+	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
+	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !patch &&
+	       reg_find_ci(raw + off, len - off, t->bugzilla_host) != NULL;
 }
 
 /* The regression a link (lore URL of a mail, Bugzilla bug URL, the URL of
@@ -940,6 +973,20 @@ static void note_root(struct tracker *t, const char *msgid, const char *root)
 	g_hash_table_replace(t->roots, k, v);
 }
 
+/* note_root() for a row thread_write() wrote, whose Message-ID and root
+ * the table takes (the row is freed after, and they were two copies more
+ * a row on a history read). */
+static void note_row_root(struct tracker *t, struct thread_row *r)
+{
+	if (!roots_usable(t))
+		return;
+	if (g_hash_table_size(t->roots) >= TRACKER_ROOTS_MAX)
+		g_hash_table_remove_all(t->roots);
+	g_hash_table_replace(t->roots, r->message_id, r->root);
+	r->message_id = NULL;
+	r->root = NULL;
+}
+
 /* Writes the list_thread rows remember_thread() kept, in the order their
  * mails were read, as each would have been written then: a mail whose
  * row was there already keeps it (and a reply that took its root from
@@ -971,8 +1018,7 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 						       i, &held, err)))
 				break;
 			for (guint k = i; held == THREAD_ROWS_RUN && k < i + THREAD_ROWS_RUN; k++)
-				note_root(t, ((const struct thread_row *)t->pending->pdata[k])->message_id,
-					  ((const struct thread_row *)t->pending->pdata[k])->root);
+				((struct thread_row *)t->pending->pdata[k])->added = 1;
 			if (held == THREAD_ROWS_RUN) {
 				i += THREAD_ROWS_RUN - 1;
 				continue;
@@ -992,9 +1038,12 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 			free(r->root);
 			r->root = root;
 		}
-		if (!s && added)
-			note_root(t, r->message_id, r->root);
+		r->added = !s && added;
 	}
+	/* (after the rows' roots were read: they are taken, not copied) */
+	for (guint i = 0; i < t->pending->len; i++)
+		if (((struct thread_row *)t->pending->pdata[i])->added)
+			note_row_root(t, t->pending->pdata[i]);
 	thread_rows_forget(t);
 	return s;
 }
@@ -1404,18 +1453,17 @@ static enum bb_status patch_fixes_culprit(struct tracker *t, const struct inmail
 {
 	enum bb_status s = BB_OK;
 	char *link = NULL;
-	struct inmail_lines it;
-	enum inmail_line_kind kind;
-	const char *p;
+	const char *pos = body, *end = body + strlen(body), *p;
 	size_t len;
 
-	for (inmail_lines_init(&it, body, strlen(body)); !s && inmail_lines_next(&it, &p, &len, &kind);) {
+	while (!s && reg_next_line(&pos, end, &p, &len)) {
 		sqlite3_stmt *st = NULL;
 		char culprit[41], value[128];
 		long long hit[16];
 		size_t nhit = 0, vlen;
 
-		if (len < 6 || g_ascii_strncasecmp(p, "Fixes:", 6) || !reg_fixes_hash(p + 6, culprit))
+		if (len < 6 || (p[0] | 0x20) != 'f' || g_ascii_strncasecmp(p, "Fixes:", 6) ||
+		    !reg_fixes_hash(p + 6, culprit))
 			continue;
 		vlen = len - 6 < sizeof(value) - 1 ? len - 6 : sizeof(value) - 1;
 		memcpy(value, p + 6, vlen);
@@ -1460,20 +1508,21 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 				   time_t when, int counts, const char *who,
 				   const long long *thread, size_t nthread, struct bb_error *err)
 {
-	struct inmail_lines it;
-	enum inmail_line_kind kind;
-	const char *p;
+	const char *pos = body, *end = body + strlen(body), *p;
 	enum bb_status s = BB_OK;
 	long long counted[16];
 	size_t ncounted = 0, len;
 	int reply = is_reply(m);
 
-	for (inmail_lines_init(&it, body, strlen(body)); !s && inmail_lines_next(&it, &p, &len, &kind);) {
+	while (!s && reg_next_line(&pos, end, &p, &len)) {
 		char line[1024];
 		long long ids[16], bug = 0;
 		size_t n = 0;
 
-		if (len < sizeof(line) && (!strncasecmp(p, "Closes:", 7) || !strncasecmp(p, "Link:", 5))) {
+		/* (the first letter first: most lines start with neither) */
+		if (len >= 5 && len < sizeof(line) &&
+		    ((p[0] | 0x20) == 'c' ? !strncasecmp(p, "Closes:", 7)
+					  : (p[0] | 0x20) == 'l' && !strncasecmp(p, "Link:", 5))) {
 			const char *v = p + (p[0] == 'C' || p[0] == 'c' ? 7 : 5);
 			char *msgid;
 			long long id;

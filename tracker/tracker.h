@@ -219,7 +219,9 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 			    const char *unverified, struct bb_error *err);
 /* Whether tracker_mail() needs this mail's decoded body: it may carry a
  * directive, it is a patch that may carry a Link:/Closes: trailer (raw
- * scan flags of inmail_scan()) or, not a reply, a Fixes: line naming a
+ * scan flags of inmail_scan()) that may do something (its raw text shows
+ * one naming a regression's mail, the patch itself, a bug, a report
+ * elsewhere, or one the decode may change) or, not a reply, a Fixes: line naming a
  * regression's culprit (its raw text holds "Fixes:" and the culprit's
  * first 8 characters), or its raw text (len bytes) names the
  * Bugzilla's host, so it may cite a bug.  A list mail, neither a patch nor

@@ -798,6 +798,18 @@ static void msgid(const char *url, const char *want)
 static void test_links(void)
 {
 	static const char id[] = "20240318191153.6978-1-corngood@gmail.com";
+	static const char cites[] = "See HTTPS://BugZilla.Kernel.ORG/show_bug.cgi?id=218000.\n";
+
+	/* a text may cite a bug only where it holds the Bugzilla's host, in
+	 * any case (what bug_notes_mentions() reads no further without) */
+	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), "https://bugzilla.kernel.org") &&
+	   reg_link_bugzilla_id("HTTPS://BugZilla.Kernel.ORG/show_bug.cgi?id=218000",
+				"https://bugzilla.kernel.org") == 218000,
+	   "links: a text holding the host in another case may cite a bug, and does");
+	ok(!reg_text_may_cite_bugzilla(cites, strlen(cites), "https://bugzilla.example.org"),
+	   "links: a text without the host cites none of its bugs");
+	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), NULL),
+	   "links: without a Bugzilla, any text may cite a bug");
 
 	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com", id);
 	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com/", id);
@@ -996,6 +1008,26 @@ static void feed(const char *id, const char *parent, const char *refs, int minut
 	ok(feed_mail(id, parent, refs, minutes, subject, body), "tracker: mail %s read", id);
 }
 
+/* tracker_wants_body() of a patch mail id (subject and raw body as given),
+ * with the flags of the raw scan. */
+static int wants(const char *id, const char *subject, const char *body)
+{
+	struct buf raw = BUF_INIT;
+	struct inmail m;
+	struct bb_error err = BB_ERROR_INIT;
+	int want = -1;
+
+	buf_addf(&raw, "Message-ID: <%s>\nFrom: Some One <some@example.org>\n"
+		 "Date: Tue, 14 Nov 2023 22:13:20 +0000\nSubject: %s\n\n%s", id, subject, body);
+	memset(&m, 0, sizeof(m));
+	if (inmail_parse_headers(raw.data, raw.len, NULL, &m, &err) == BB_OK)
+		want = tracker_wants_body(trk, &m, inmail_raw_scan(raw.data, raw.len), raw.data,
+					  raw.len);
+	inmail_release(&m);
+	buf_release(&raw);
+	return want;
+}
+
 /* The first row of a query, its columns joined by '|' ("" if none). */
 static const char *q(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static const char *q(const char *fmt, ...)
@@ -1192,6 +1224,26 @@ static void test_tracker(void)
 	     "#regzbot ^backmonitor: https://lore.kernel.org/r/nowhere@x/\n");
 	is_str(q("SELECT reason FROM reg_unhandled WHERE message_id = 'p8c@x'"),
 	       "names no tracked regression", "^backmonitor of no regression: not acted on");
+
+	/* a patch's body is decoded for its Link:/Closes: trailers only when
+	 * one may do something (read from the raw text): one naming a
+	 * regression's mail, the patch itself (it may join a regression's
+	 * thread first), a bug; or one the decode may change */
+	ok(wants("w1@x", "[PATCH] wifi: a cleanup", "Tidy.\n\nLink: " LORE "elsewhere@x/\n---\n") == 0,
+	   "wants body: not for a patch linking a mail of no regression");
+	ok(wants("w2@x", "[PATCH] wifi: fix", "Fix.\n\nLink: " LORE "r1@x/\n---\n") == 1,
+	   "wants body: a patch linking a regression's report");
+	ok(wants("w3@x", "[PATCH] wifi: fix", "Fix.\n\nLink: " LORE "w3@x/\n---\n") == 1,
+	   "wants body: a patch linking itself");
+	ok(wants("w4@x", "[PATCH] wifi: fix", "Fix.\n\nCloses: https://bugzilla.kernel.org/"
+		 "show_bug.cgi?id=216000\n---\n") == 1, "wants body: a patch closing a bug");
+	ok(wants("w5@x", "[PATCH] wifi: fix", "Fix.\n\nLink: " LORE "r1=\n@x/\n---\n") == 1,
+	   "wants body: a trailer quoted-printable may have cut");
+	ok(wants("w6@x", "[PATCH] wifi: fix", "Fix.\n\nLink: " LORE "elsewhere@x/\n"
+		 "=4Cink: " LORE "r1@x/\n---\n") == 1,
+	   "wants body: a trailer written in quoted-printable");
+	ok(wants("w7@x", "[PATCH] wifi: fix", "Fix.\n\nLink: " LORE "elsewhere@x/=0ALink: " LORE
+		 "r1@x/\n---\n") == 1, "wants body: a line end written in quoted-printable");
 
 	/* monitor: the thread's mails read so far count (regzbot reads a
 	 * monitored thread whole), once however often it is named */
