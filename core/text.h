@@ -43,7 +43,8 @@ char *text_hide_addresses(const char *text);
 const char *text_closest(const char *word, const char *const *candidates, size_t n);
 /* Where the len bytes at hay first hold needle (NUL-terminated, ASCII
  * letters matched without regard to case), or NULL; hay may hold NULs.
- * Linear: memchr() finds the candidates for needle's first byte. */
+ * Linear: memchr() finds the candidates for needle's rarest byte (by
+ * how often each byte is in list mail). */
 const char *text_find_ci(const char *hay, size_t len, const char *needle);
 
 #endif

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 #include "tracker/links.h"
 
 /* Hosts that serve one mail under its Message-ID.  On each the Message-ID
@@ -380,61 +381,6 @@ char *reg_link_mail(const char *inbox_url, const char *message_id)
 
 /* ------------------------------------------------ raw text and trailers */
 
-/* Where the len bytes at hay hold needle, ASCII letters matched without
- * regard to case (as text_find_ci()), or NULL.  The candidates are where
- * the needle's rarest byte is, not its first: text_find_ci() stopped at
- * every "1" of a mail for the host "127.0.0.1" and at every "f" for
- * "fixes:", and the raw text of most list mails is searched so.  The
- * printable bytes (letters of either case as one) from the most to the
- * least common in 4,000 mails of a list archive (platform-driver-x86);
- * a byte not listed counts as rarer than all. */
-const char *reg_find_ci(const char *hay, size_t len, const char *needle)
-{
-	static const char by_frequency[] = "eiartsondcmlg0upf.-hbv1_2>wyxk4:+5638=qz/j97,;()@<*\"?"
-					   "[]{}#&|\\'%!`~$^";
-	size_t n = strlen(needle), at = 0, rank = 0, next;
-	const char *p, *end, *lo = NULL, *up = NULL;
-	char c_lo, c_up, n_lo, n_up;
-
-	if (!n)
-		return hay;
-	if (len < n)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *r = strchr(by_frequency, g_ascii_tolower(needle[i]));
-		size_t k = r ? (size_t)(r - by_frequency) : sizeof(by_frequency);
-
-		if (k > rank) {
-			at = i;
-			rank = k;
-		}
-	}
-	c_lo = g_ascii_tolower(needle[at]);
-	c_up = g_ascii_toupper(needle[at]);
-	/* a byte beside it is looked at before the whole needle: most
-	 * candidates ("\n" for "\n---") differ there */
-	next = at + 1 < n ? at + 1 : at - (at > 0);
-	n_lo = g_ascii_tolower(needle[next]);
-	n_up = g_ascii_toupper(needle[next]);
-	/* that byte's place in a match lies from hay + at to end */
-	for (p = hay + at, end = hay + len - (n - at - 1); p < end;) {
-		const char *q;
-
-		if (!lo || lo < p)
-			lo = (lo = memchr(p, c_lo, (size_t)(end - p))) ? lo : end;
-		if (c_up != c_lo && (!up || up < p))
-			up = (up = memchr(p, c_up, (size_t)(end - p))) ? up : end;
-		q = c_up != c_lo && up < lo ? up : lo;
-		if (q >= end)
-			return NULL;
-		if (((q - at)[next] == n_lo || (q - at)[next] == n_up) &&
-		    !g_ascii_strncasecmp(q - at, needle, n))
-			return q - at;
-		p = q + 1;
-	}
-	return NULL;
-}
-
 /* The next line of the text from *pos to end, without its line end (a CR
  * before the LF is dropped), as inmail_lines_next() splits it: 1, or 0
  * at the end.  For the trailers of a patch, which need no line's kind
@@ -463,7 +409,7 @@ static int lines_may_move(const char *text, size_t len)
 	for (const char *cr = text; (cr = memchr(cr, '\r', len - (size_t)(cr - text))); cr++)
 		if ((size_t)(cr - text) + 1 >= len || cr[1] != '\n')
 			return 1;
-	return reg_find_ci(text, len, "=0a") || reg_find_ci(text, len, "=0d");
+	return text_find_ci(text, len, "=0a") || text_find_ci(text, len, "=0d");
 }
 
 /* A raw line (len bytes) as a trailer patch_posted() reads: 1 when it may
@@ -540,5 +486,5 @@ int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzill
 		return 1;
 	memcpy(host, b.host, b.host_len);
 	host[b.host_len] = '\0';
-	return reg_find_ci(text, len, host) != NULL;
+	return text_find_ci(text, len, host) != NULL;
 }

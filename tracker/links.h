@@ -64,11 +64,6 @@ int reg_link_same_report(const char *a, const char *b);
  * inbox_url is no URL with a host, or out of memory. */
 char *reg_link_mail(const char *inbox_url, const char *message_id);
 
-/* Where the len bytes at hay (NULs allowed) hold needle, ASCII letters
- * matched without regard to case, or NULL: text_find_ci(), searching from
- * the needle's rarest byte (a list mail's raw text is searched so). */
-const char *reg_find_ci(const char *hay, size_t len, const char *needle);
-
 /* The next line of the text from *pos to end (*pos moves past it), without
  * its line end (a CR before the LF is dropped), as inmail_lines_next()
  * splits it but without its kind: 1, or 0 at the end. */

@@ -256,14 +256,14 @@ static int may_fix_culprit(struct tracker *t, const char *text, size_t len)
 
 	if (known && !t->nculprits)
 		return 0;
-	if ((cut = reg_find_ci(text, len, "\n---")))
+	if ((cut = text_find_ci(text, len, "\n---")))
 		len = (size_t)(cut - text);
-	if (!reg_find_ci(text, len, "fixes:"))
+	if (!text_find_ci(text, len, "fixes:"))
 		return 0;
 	if (!known)
 		return 1;
 	for (size_t i = 0; i < t->nculprits; i++)
-		if (reg_find_ci(text, len, t->culprits[i]))
+		if (text_find_ci(text, len, t->culprits[i]))
 			return 1;
 	return 0;
 }
@@ -614,7 +614,7 @@ int tracker_wants_body(struct tracker *t, const struct inmail *m, unsigned scan_
 		return 1;
 	/* a mail that may cite a bug's URL (bug_notes_mentions()) */
 	return t->bugzilla_host && raw && !m->from_bridge && !m->auto_reply && !patch &&
-	       reg_find_ci(raw + off, len - off, t->bugzilla_host) != NULL;
+	       text_find_ci(raw + off, len - off, t->bugzilla_host) != NULL;
 }
 
 /* The regression a link (lore URL of a mail, Bugzilla bug URL, the URL of

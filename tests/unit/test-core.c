@@ -277,6 +277,45 @@ static void test_find_ci(void)
 	ok(text_find_ci(edge, 8, "bugzilla") == NULL, "a needle cut by the end is not read past");
 	ok(text_find_ci(edge, 8, "BUG") == edge + 5, "a needle that ends with the haystack");
 	free(edge);
+	/* against a byte-by-byte search: haystacks of every length to 80 of
+	 * bytes the needles hold (in either case, NULs among them), needles
+	 * whose rarest byte is first, last, inside or a byte no list mail
+	 * has; the needle now and then put in, in another case */
+	{
+		static const char bytes[] = "bBuUgGzZ.-1\0\n7q~";
+		static const char *const needles[] = { "bug", "Bu", "\n---", "127.0.0.1", "z", "~q",
+						       "gz.", "bugzilla.kernel.org", "-1" };
+		char h[96];
+		unsigned long state = 7;
+		int bad = 0, found = 0;
+
+		for (int round = 0; round < 9000; round++) {
+			size_t len = (size_t)(round % 81);
+			const char *nd = needles[round % 9], *want = NULL, *got;
+			size_t n = strlen(nd);
+
+			for (size_t i = 0; i < len; i++) {
+				state = state * 1103515245 + 12345;
+				h[i] = bytes[(state >> 16) % (sizeof(bytes) - 1)];
+			}
+			if (round % 4 == 0 && len >= n) {
+				size_t at = (state >> 8) % (len - n + 1);
+
+				for (size_t i = 0; i < n; i++)
+					h[at + i] = (char)(i % 2 ? g_ascii_toupper(nd[i]) : nd[i]);
+			}
+			for (size_t i = 0; !want && i + n <= len; i++)
+				if (!g_ascii_strncasecmp(h + i, nd, n))
+					want = h + i;
+			got = text_find_ci(h, len, nd);
+			found += want != NULL;
+			if (got != want && !bad++)
+				diag("text_find_ci of \"%s\" in %zu bytes: %td, not %td", nd, len,
+				     got ? got - h : -1, want ? want - h : -1);
+		}
+		is_int(bad, 0, "text_find_ci: as a byte-by-byte search, 9000 haystacks");
+		ok(found > 1500, "text_find_ci: %d of them hold the needle", found);
+	}
 }
 
 static void test_fsutil(void)
