@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include <gmime/gmime.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/buf.h"
 #include "core/text.h"
@@ -101,24 +104,93 @@ static GString *iconv_lenient(iconv_t cd, const char *bytes, size_t len)
 	return s;
 }
 
+/* The length of the longest prefix of s that is valid UTF-8 without NUL:
+ * where g_utf8_validate(s, len, &end) puts end.  ASCII other than NUL is
+ * stepped over 16 bytes at a time (with SSE2; else a byte at a time), and
+ * GLib validates only the runs of bytes from 0x80 up: an ASCII byte is
+ * never inside a character, so a run is valid alone exactly when it is
+ * valid in the whole text (a character cut off by the run's end is one cut
+ * off by an ASCII byte).  Most mail is ASCII, which GLib's validator reads
+ * a byte at a time. */
+static size_t utf8_valid_len(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t run;
+		const char *end;
+
+#ifdef __SSE2__
+		for (; i + 16 <= len; i += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			unsigned m = (unsigned)_mm_movemask_epi8(x) |
+				     (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+
+			if (m) {
+				i += (unsigned)__builtin_ctz(m);
+				break;
+			}
+		}
+#endif
+		while (i < len && (unsigned char)s[i] < 0x80 && s[i])
+			i++;
+		if (i == len || !s[i])
+			return i;
+		for (run = i; run < len && (unsigned char)s[run] >= 0x80; run++)
+			;
+		if (!g_utf8_validate(s + i, (gssize)(run - i), &end))
+			return (size_t)(end - s);
+		i = run;
+	}
+	return len;
+}
+
+/* A copy of len bytes at s with a NUL after them; g_free() it. */
+static char *text_dup(const char *s, size_t len)
+{
+	char *copy = g_malloc(len + 1);
+
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* g_utf8_make_valid(s, len): invalid bytes (and NUL) become U+FFFD; text
+ * that is valid already, nearly all, is only copied. */
+static char *make_valid(const char *s, size_t len)
+{
+	if (utf8_valid_len(s, len) == len)
+		return text_dup(s, len);
+	return g_utf8_make_valid(s, (gssize)len);
+}
+
 /* 8-bit text of unknown charset: GMime picks from the fallback charsets
  * (UTF-8, then windows-1252).  NUL bytes are no text in any of them. */
 static char *decode_unknown(const char *bytes, size_t len)
 {
-	char *copy = g_malloc(len + 1), *out;
+	char *copy, *out;
 	size_t n = 0;
 
-	for (size_t i = 0; i < len; i++)
-		if (bytes[i])
-			copy[n++] = bytes[i];
-	copy[n] = '\0';
-	if (g_utf8_validate(copy, (gssize)n, NULL))
-		return copy;
+	if (!memchr(bytes, '\0', len)) {
+		if (utf8_valid_len(bytes, len) == len)
+			return text_dup(bytes, len);
+		copy = text_dup(bytes, len);
+		n = len;
+	} else {
+		copy = g_malloc(len + 1);
+		for (size_t i = 0; i < len; i++)
+			if (bytes[i])
+				copy[n++] = bytes[i];
+		copy[n] = '\0';
+		if (utf8_valid_len(copy, n) == n)
+			return copy;
+	}
 	out = g_mime_utils_decode_8bit(inmail_parser_options(), copy, n);
 	g_free(copy);
 	/* GMime can hand back bytes that are not UTF-8 (seen: 0xF5) */
-	if (!g_utf8_validate(out, -1, NULL)) {
-		copy = g_utf8_make_valid(out, -1);
+	n = strlen(out);
+	if (utf8_valid_len(out, n) != n) {
+		copy = g_utf8_make_valid(out, (gssize)n);
 		g_free(out);
 		out = copy;
 	}
@@ -203,65 +275,74 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 	if (!charset || !*charset || charset_is(charset, ascii_names))
 		return decode_unknown(bytes, len);
 	if (charset_is(charset, utf8_names))
-		return g_utf8_make_valid(bytes, (gssize)len);
+		return make_valid(bytes, len);
 	name = charset_is(charset, latin1_names) ? "WINDOWS-1252" : g_mime_charset_iconv_name(charset);
 	cd = name && charset_label_usable(name) ? converter_take(name) : (iconv_t)-1;
 	if (cd == (iconv_t)-1)
 		return decode_unknown(bytes, len);   /* a bogus label */
 	s = iconv_lenient(cd, bytes, len);
 	converter_give(name, cd);
+	if (utf8_valid_len(s->str, s->len) == s->len)
+		return g_string_free(s, FALSE);   /* iconv's UTF-8 is valid: no copy */
 	valid = g_utf8_make_valid(s->str, (gssize)s->len);
 	g_string_free(s, TRUE);
 	return valid;
 }
 
-/* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
- * become LF), no NUL, no other C0 controls but TAB, no DEL. */
-/* Where the first byte below 0x20, or DEL, is in the 8 bytes at s (8 if
- * none): a word at a time, as most text has one only at a line's end. */
-static size_t first_control8(const char *s)
+/* 1 for a byte that body text drops or changes: a C0 control but LF and
+ * TAB, or DEL. */
+static inline int text_control(unsigned char c)
 {
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t w, del;
-
-	memcpy(&w, s, sizeof(w));
-	del = w ^ (0x7f * ones);
-	/* a high bit per byte that is below 0x20 or is 0x7f (and maybe false
-	 * ones above a true one: the bytes are looked at one by one then) */
-	if ((((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs) {
-		for (size_t i = 0; i < 8; i++)
-			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-				return i;
-	}
-	return 8;
+	return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
 }
 
+/* How many bytes from s on stay in body text as they are (none is a
+ * text_control()): 16 at a time with SSE2, as most text has none. */
+static size_t plain_run(const char *s, size_t len)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i below = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+	const __m128i lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
+
+	for (; i + 16 <= len; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		/* x <= 0x1f (unsigned), but LF and TAB; or DEL */
+		__m128i c0 = _mm_cmpeq_epi8(_mm_min_epu8(x, below), x);
+		__m128i kept = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, tab));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_andnot_si128(kept, c0), _mm_cmpeq_epi8(x, del)));
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < len && !text_control((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
+ * become LF), no NUL, no other C0 controls but TAB, no DEL. */
 static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 {
 	enum bb_status st = buf_grow(out, len + 1);
 	size_t run = 0;   /* where the bytes not yet added start */
 
 	/* runs of bytes that stay as they are go in whole */
-	for (size_t i = 0; i < len && st == BB_OK; i++) {
+	for (size_t i = 0; i < len && st == BB_OK;) {
 		unsigned char c;
 
-		while (i + 8 <= len) {
-			size_t k = first_control8(s + i);
-
-			i += k;
-			if (k < 8)
-				break;
-		}
+		i += plain_run(s + i, len - i);
 		if (i >= len)
 			break;
-		c = (unsigned char)s[i];
-		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
-			continue;
-		st = buf_add(out, s + run, i - run);
-		run = i + 1;
+		c = (unsigned char)s[i++];
+		st = buf_add(out, s + run, i - 1 - run);
+		run = i;
 		/* CR LF is LF (the LF follows); a lone CR is one; other
 		 * controls go */
-		if (st == BB_OK && c == '\r' && !(i + 1 < len && s[i + 1] == '\n'))
+		if (st == BB_OK && c == '\r' && !(i < len && s[i] == '\n'))
 			st = buf_addch(out, '\n');
 	}
 	if (st == BB_OK)
@@ -417,27 +498,21 @@ static int leaf_without_content(struct decode *d, GMimeContentType *ct)
  * be 50 MB. */
 static void adopt_body_text(struct buf *out, char *text, size_t tlen)
 {
-	size_t w = 0;
+	size_t w = 0;   /* where the next kept byte goes */
 
-	for (size_t i = 0; i < tlen; i++) {
+	for (size_t i = 0; i < tlen;) {
+		size_t k = plain_run(text + i, tlen - i);
 		unsigned char c;
 
-		while (i + 8 <= tlen) {
-			size_t k = first_control8(text + i);
-
-			if (w != i)
-				memmove(text + w, text + i, k);
-			w += k;
-			i += k;
-			if (k < 8)
-				break;
-		}
+		/* a run moves down whole, only once a byte before it went */
+		if (w != i)
+			memmove(text + w, text + i, k);
+		w += k;
+		i += k;
 		if (i >= tlen)
 			break;
-		c = (unsigned char)text[i];
-		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
-			text[w++] = (char)c;
-		else if (c == '\r' && !(i + 1 < tlen && text[i + 1] == '\n'))
+		c = (unsigned char)text[i++];
+		if (c == '\r' && !(i < tlen && text[i] == '\n'))
 			text[w++] = '\n';
 	}
 	text[w] = '\0';

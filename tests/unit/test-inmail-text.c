@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit test for the text of mail/inmail_body.c's decode: the body text of
+ * random text parts -- ASCII, characters of 2 to 4 bytes, invalid and cut
+ * off sequences, surrogates, overlong forms, NUL, CR, LF, TAB, other
+ * controls, DEL -- in UTF-8, of no charset and in windows-1252, one part or
+ * two, 8-bit or base64, against the text the plain rules give, written
+ * here the slow way: GLib's g_utf8_make_valid() (UTF-8), NUL dropped then
+ * GLib's validation or GMime's 8-bit fallback (no charset), then the
+ * cleaning (CR LF and a lone CR are LF; other C0 controls but TAB, and
+ * DEL, go).  The decode reads ASCII many bytes at a time and has GLib
+ * validate only what is not ASCII: it must give the same text. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <gmime/gmime.h>
+
+#include "core/buf.h"
+#include "mail/inmail.h"
+#include "mail/inmail_text.h"
+#include "tests/unit/tap.h"
+
+/* A fixed generator: the same mails every run. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+/* Random text: runs of ASCII long and short (the fast paths read 16 or 8
+ * bytes at a time), line ends of every kind, controls, and pieces of
+ * UTF-8 good and bad. */
+static void random_text(GString *s, size_t want)
+{
+	static const char *const pieces[] = {
+		"\n", "\r\n", "\r", "\t", "\x7f", "\x01", "\x1f", "\x0b",
+		"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9d\x84\x9e", "\xe4\xb8\xad\xe6\x96\x87",
+		"\xc3", "\xe2\x82", "\xf0\x9d\x84", "\x80", "\xbf", "\xff", "\xfe", "\xf5\x80\x80\x80",
+		"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc2\x85", "\xe9",
+		"\x93quoted\x94",
+	};
+	static const char letters[] = "abcdefghij KLMNOP#:.-_=0123456789";
+
+	while (s->len < want) {
+		unsigned kind = rnd(10);
+
+		if (kind < 5) {
+			for (unsigned n = rnd(kind == 0 ? 70 : 20); n; n--)
+				g_string_append_c(s, letters[rnd(sizeof(letters) - 1)]);
+		} else if (kind < 9) {
+			g_string_append(s, pieces[rnd(sizeof(pieces) / sizeof(pieces[0]))]);
+		} else {
+			g_string_append_c(s, '\0');
+		}
+	}
+}
+
+/* Body text cleaning, a byte at a time. */
+static void clean_into(GString *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\r')
+			c = i + 1 < len && s[i + 1] == '\n' ? 0 : '\n';
+		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			c = 0;
+		if (c)
+			g_string_append_c(out, (char)c);
+	}
+}
+
+/* A part's text as UTF-8 the slow way (g_free() it): charset NULL is
+ * none, else "utf-8" or "windows-1252". */
+static char *slow_utf8(const char *bytes, size_t len, const char *charset)
+{
+	GString *copy;
+	char *out, *valid;
+
+	if (charset && !strcmp(charset, "utf-8"))
+		return g_utf8_make_valid(bytes, (gssize)len);
+	if (charset) {
+		/* a byte at a time (a charset of one byte a character): one
+		 * that names none is U+FFFD, NUL is NUL until made valid */
+		copy = g_string_new(NULL);
+		for (size_t i = 0; i < len; i++) {
+			char *c = g_convert(bytes + i, 1, "UTF-8", "WINDOWS-1252", NULL, NULL, NULL);
+
+			if (!bytes[i])
+				g_string_append_c(copy, '\0');
+			else
+				g_string_append(copy, c ? c : "\xef\xbf\xbd");
+			g_free(c);
+		}
+		valid = g_utf8_make_valid(copy->str, (gssize)copy->len);
+		g_string_free(copy, TRUE);
+		return valid;
+	}
+	copy = g_string_new(NULL);
+	for (size_t i = 0; i < len; i++)
+		if (bytes[i])
+			g_string_append_c(copy, bytes[i]);
+	if (g_utf8_validate(copy->str, (gssize)copy->len, NULL))
+		return g_string_free(copy, FALSE);
+	out = g_mime_utils_decode_8bit(inmail_parser_options(), copy->str, copy->len);
+	g_string_free(copy, TRUE);
+	if (g_utf8_validate(out, -1, NULL))
+		return out;
+	valid = g_utf8_make_valid(out, -1);
+	g_free(out);
+	return valid;
+}
+
+/* The body text the parts give: each cleaned, ending with a line end, a
+ * blank line apart (an empty part's text adds nothing). */
+static void slow_body(GString *out, GString **parts, size_t nparts, const char *charset)
+{
+	for (size_t i = 0; i < nparts; i++) {
+		char *text = slow_utf8(parts[i]->str, parts[i]->len, charset);
+		size_t tlen = strlen(text);
+
+		if (tlen) {
+			if (out->len)
+				g_string_append_c(out, '\n');
+			clean_into(out, text, tlen);
+			if (out->len && out->str[out->len - 1] != '\n')
+				g_string_append_c(out, '\n');
+		}
+		g_free(text);
+	}
+}
+
+static void add_part_header(GString *mail, const char *charset, int base64)
+{
+	g_string_append(mail, "Content-Type: text/plain");
+	if (charset)
+		g_string_append_printf(mail, "; charset=%s", charset);
+	g_string_append_printf(mail, "\nContent-Transfer-Encoding: %s\n\n", base64 ? "base64" : "8bit");
+}
+
+static void add_content(GString *mail, const GString *part, int base64)
+{
+	if (base64) {
+		char *b = g_base64_encode((const guchar *)part->str, part->len);
+
+		for (size_t at = 0, n = strlen(b); at < n; at += 76)
+			g_string_append_printf(mail, "%.76s\n", b + at);
+		g_free(b);
+	} else {
+		g_string_append_len(mail, part->str, (gssize)part->len);
+	}
+}
+
+/* Mails of 1 or 2 parts of random text in charset; 1 if each decodes to
+ * the slow way's text (the first that does not is shown). */
+static int round_trip(const char *charset, size_t mails, size_t *bytes)
+{
+	for (size_t k = 0; k < mails; k++) {
+		size_t nparts = 1 + rnd(2);
+		int base64 = nparts > 1 || rnd(2);   /* 8-bit bytes between boundaries: base64 */
+		GString *parts[2], *mail = g_string_new("From: a@example.org\nSubject: s\n");
+		GString *want = g_string_new(NULL);
+		struct inmail_body b;
+		struct bb_error err = BB_ERROR_INIT;
+		int same;
+
+		for (size_t i = 0; i < nparts; i++) {
+			parts[i] = g_string_new(NULL);
+			random_text(parts[i], rnd(4) ? rnd(200) : 2000 + rnd(3000));
+			*bytes += parts[i]->len;
+		}
+		if (nparts == 1) {
+			add_part_header(mail, charset, base64);
+			add_content(mail, parts[0], base64);
+		} else {
+			g_string_append(mail, "Content-Type: multipart/mixed; boundary=BOUND\n\n");
+			for (size_t i = 0; i < nparts; i++) {
+				g_string_append(mail, "--BOUND\n");
+				add_part_header(mail, charset, 1);
+				add_content(mail, parts[i], 1);
+			}
+			g_string_append(mail, "--BOUND--\n");
+		}
+		slow_body(want, parts, nparts, charset);
+		same = inmail_decode(mail->str, mail->len, &b, &err) == BB_OK &&
+		       b.text_len == want->len && !memcmp(b.text, want->str, want->len);
+		if (!same) {
+			ok(0, "charset %s: mail %zu decodes as the slow way", charset ? charset : "none", k);
+			printf("# got  %s\n# want %s\n", b.text ? b.text : "(error)", want->str);
+		}
+		inmail_body_release(&b);
+		for (size_t i = 0; i < nparts; i++)
+			g_string_free(parts[i], TRUE);
+		g_string_free(mail, TRUE);
+		g_string_free(want, TRUE);
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
+int main(void)
+{
+	size_t bytes;
+
+	g_mime_init();
+	bytes = 0;
+	if (round_trip("utf-8", 3000, &bytes))
+		ok(1, "UTF-8: 3000 mails' text as g_utf8_make_valid() and the cleaning give it (%zu bytes)",
+		   bytes);
+	bytes = 0;
+	if (round_trip(NULL, 3000, &bytes))
+		ok(1, "no charset: 3000 mails' text as NUL dropped, validated or GMime's 8-bit "
+		   "fallback and the cleaning give it (%zu bytes)", bytes);
+	bytes = 0;
+	if (round_trip("windows-1252", 1000, &bytes))
+		ok(1, "windows-1252: 1000 mails' text as iconv and the cleaning give it (%zu bytes)",
+		   bytes);
+	return done_testing();
+}
