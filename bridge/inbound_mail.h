@@ -69,7 +69,8 @@ struct prepared_mail {
  * and p->err say whether the headers could be read. */
 void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, const char *raw,
 			size_t len);
-/* Logs (and for the test hook writes) the mail's work, frees p. */
+/* Logs (and for the test hook writes) the mail's work, frees what p holds
+ * (a second release does nothing; prepared_mail_read() may fill p again). */
 void prepared_mail_release(struct prepared_mail *p);
 
 /* The decoded body, decoded on the first call; NULL when it cannot be
