@@ -915,6 +915,55 @@ static int same_raw_type(const struct single_fields *f, GMimeContentType *ct)
 	return same;
 }
 
+/* Content types parsed from one-part mails' Content-Type values, kept for
+ * the next mails: most give one of a few values ("text/plain;
+ * charset=UTF-8"), and making and unmaking GMime's object for each (its
+ * parameter list, signals) cost as much as the decode of a short mail's
+ * text.  The objects are only read once made (type, parameters), so
+ * threads share them; each user holds a reference. */
+#define CONTENT_TYPES 16
+#define CONTENT_TYPE_VALUE_MAX 200
+static struct {
+	char *value;   /* the field's value as single_value() gives it; NULL: none */
+	GMimeContentType *ct;
+} content_types[CONTENT_TYPES];
+static size_t ncontent_types, next_content_type;
+static pthread_mutex_t content_types_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The content type a one-part mail's Content-Type value (NULL: no field,
+ * text/plain) gives, as g_mime_content_type_parse() makes it: a new
+ * reference (g_object_unref() it). */
+static GMimeContentType *content_type_of(const char *value)
+{
+	GMimeContentType *ct = NULL;
+	size_t i;
+
+	if (value && strlen(value) > CONTENT_TYPE_VALUE_MAX)
+		return g_mime_content_type_parse(inmail_parser_options(), value);
+	pthread_mutex_lock(&content_types_lock);
+	for (i = 0; i < ncontent_types; i++)
+		if (!g_strcmp0(content_types[i].value, value)) {
+			ct = g_object_ref(content_types[i].ct);
+			break;
+		}
+	pthread_mutex_unlock(&content_types_lock);
+	if (ct)
+		return ct;
+	ct = value ? g_mime_content_type_parse(inmail_parser_options(), value)
+		   : g_mime_content_type_new("text", "plain");
+	pthread_mutex_lock(&content_types_lock);
+	/* (another thread may have kept the same: harmless, one is found) */
+	i = ncontent_types < CONTENT_TYPES ? ncontent_types++ : next_content_type++ % CONTENT_TYPES;
+	if (content_types[i].ct) {
+		g_object_unref(content_types[i].ct);
+		g_free(content_types[i].value);
+	}
+	content_types[i].value = g_strdup(value);
+	content_types[i].ct = g_object_ref(ct);
+	pthread_mutex_unlock(&content_types_lock);
+	return ct;
+}
+
 /* The decode of a mail that is one leaf part (not multipart/ nor
  * message/), without GMime's parser: the part's fields are read with the
  * functions GMime's parser reads them with, its content -- the bytes after
@@ -945,7 +994,7 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 		return 0;
 	body = blank + (raw[blank] == '\r' ? 2 : 1);
 	type = single_value(&f, SF_TYPE);
-	ct = type ? g_mime_content_type_parse(inmail_parser_options(), type) : g_mime_content_type_new("text", "plain");
+	ct = content_type_of(type);
 	g_free(type);
 	if (type_is(ct, "multipart", "*") || type_is(ct, "message", "*") || !same_raw_type(&f, ct)) {
 		g_object_unref(ct);
