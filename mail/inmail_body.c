@@ -350,6 +350,87 @@ static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 	return st;
 }
 
+/* How many bytes from s on are ASCII that stays in body text as it is:
+ * none from 0x80 up, none a text_control() (NUL is one). */
+static size_t plain_ascii_run(const char *s, size_t len)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i below = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+	const __m128i lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
+
+	for (; i + 16 <= len; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i c0 = _mm_cmpeq_epi8(_mm_min_epu8(x, below), x);
+		__m128i kept = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, tab));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_andnot_si128(kept, c0), _mm_cmpeq_epi8(x, del))) |
+			     (unsigned)_mm_movemask_epi8(x);
+
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < len && (unsigned char)s[i] < 0x80 && !text_control((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/* add_body_text() of s (len bytes) when s is valid UTF-8 without NUL --
+ * what to_utf8() gives of such bytes labelled UTF-8, ASCII or nothing is
+ * the bytes themselves -- in one pass: the check and the cleaning read
+ * the bytes once, and they are copied once, into out.  Returns 0, out as
+ * it was, when s is not such text (to_utf8() has work to do then); 1 when
+ * done or when out could not grow (*st says which). */
+static int add_valid_text(struct buf *out, const char *s, size_t len, enum bb_status *st)
+{
+	size_t was = out->len, run = 0;   /* where the bytes not yet added start */
+	char *w;                          /* where they go */
+
+	/* the text is never longer than the bytes: written in place */
+	if ((*st = buf_grow(out, len + 1)) != BB_OK)
+		return 1;
+	w = out->data + out->len;
+	for (size_t i = 0; i < len;) {
+		unsigned char c;
+
+		i += plain_ascii_run(s + i, len - i);
+		if (i >= len)
+			break;
+		c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			/* as in utf8_valid_len(): a run of such bytes is valid
+			 * alone exactly when it is valid in the text */
+			size_t end = i;
+
+			while (end < len && (unsigned char)s[end] >= 0x80)
+				end++;
+			if (!g_utf8_validate(s + i, (gssize)(end - i), NULL))
+				goto slow;
+			i = end;
+			continue;
+		}
+		if (c == '\0')
+			goto slow;
+		memcpy(w, s + run, i - run);
+		w += i - run;
+		run = ++i;
+		/* CR LF is LF (the LF follows); a lone CR is one; other
+		 * controls go */
+		if (c == '\r' && !(i < len && s[i] == '\n'))
+			*w++ = '\n';
+	}
+	memcpy(w, s + run, len - run);
+	w += len - run;
+	*w = '\0';
+	out->len = (size_t)(w - out->data);
+	return 1;
+slow:
+	out->data[was] = '\0';   /* (out->len is still was) */
+	return 0;
+}
+
 /* --- walking the MIME tree ------------------------------------------------ */
 
 struct decode {
@@ -536,9 +617,39 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
 	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
 		const char *charset = g_mime_content_type_get_parameter(ct, "charset");
-		char *text = to_utf8((const char *)data, len, charset);
-		size_t tlen = strlen(text);
 		int html = type_is(ct, "text", "html");
+		char *text;
+		size_t tlen;
+
+		if (!html && !filename && len &&
+		    (!charset || !*charset || charset_is(charset, ascii_names) ||
+		     charset_is(charset, utf8_names))) {
+			/* a text part whose bytes may be its text: in one pass
+			 * (as below: pieces end with a line end, a blank line
+			 * apart) unless to_utf8() has work to do */
+			struct buf *out = &d->text;
+			size_t was = out->len;
+			enum bb_status st = out->len ? buf_addch(out, '\n') : BB_OK;
+
+			if (st == BB_OK && add_valid_text(out, (const char *)data, len, &st)) {
+				if (st == BB_OK && out->len && out->data[out->len - 1] != '\n')
+					st = buf_addch(out, '\n');
+				if (st != BB_OK)
+					decode_fail(d, BB_ERR_NOMEM, "text");
+				if (own)
+					g_byte_array_free(own, TRUE);
+				return;
+			}
+			if (st != BB_OK) {
+				decode_fail(d, BB_ERR_NOMEM, "text");
+				if (own)
+					g_byte_array_free(own, TRUE);
+				return;
+			}
+			buf_truncate(out, was);
+		}
+		text = to_utf8((const char *)data, len, charset);
+		tlen = strlen(text);
 		int body = (html && !filename) ||
 			   (!html && tlen && (!filename || patch_name(filename) ||
 					      !type_is(ct, "text", "plain") || inmail_has_hunk(text, tlen)));
