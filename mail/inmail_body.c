@@ -458,6 +458,27 @@ static GByteArray *wrapper_bytes(GMimeDataWrapper *content, gint64 size)
 	return array;
 }
 
+/* content (len bytes) with its transfer encoding enc, base64 or
+ * quoted-printable, undone as wrapper_bytes() undoes it: the data
+ * wrapper's filter runs GMime's decoder over 4 KiB at a time and flushes
+ * it at the end; here the decoder runs over all of it at once (it keeps
+ * its state from one call to the next, so the bytes are the same) into an
+ * array of the size it says it may need, without the streams' copies. */
+static GByteArray *decoded_bytes(const char *content, size_t len, GMimeContentEncoding enc)
+{
+	GMimeEncoding state;
+	GByteArray *array;
+	size_t n, max;
+
+	g_mime_encoding_init_decode(&state, enc);
+	max = g_mime_encoding_outlen(&state, len);
+	array = g_byte_array_sized_new((guint)max + 1);
+	n = g_mime_encoding_step(&state, content, len, (char *)array->data);
+	n += g_mime_encoding_flush(&state, "", 0, (char *)array->data + n);
+	g_byte_array_set_size(array, (guint)n);
+	return array;
+}
+
 /* The decoded content of a leaf part (transfer encoding undone). */
 static GByteArray *part_bytes(GMimePart *part)
 {
@@ -1128,8 +1149,10 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 		filename = g_mime_content_type_get_parameter(ct, "name");
 	/* the content decoded as part_bytes() decodes it: a data wrapper
 	 * copies it as it stands but for these three encodings */
-	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
-	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE) {
+		bytes = decoded_bytes(raw + body, len - body, enc);
+	} else if (enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+		/* (the wrapper's filter looks for the "begin" line first) */
 		in = stream_over(raw + body, len - body, &array);
 		wrapper = g_mime_data_wrapper_new_with_stream(in, enc);
 		bytes = wrapper_bytes(wrapper, (gint64)(len - body));
