@@ -981,6 +981,10 @@ static int note_single_line(void *ctx, const char *line, size_t len, size_t name
 		return 0;
 	}
 	f->current = SF_OTHER;
+	/* most fields are none of them: one look at the name tells (the
+	 * three start "content-" and are longer than that) */
+	if (name <= 8 || !has_prefix_ci(line, name, "content-"))
+		return 0;
 	for (int i = 0; i < SF_COUNT; i++) {
 		if (!equals_ci(line, name, names[i]))
 			continue;
