@@ -851,13 +851,33 @@ void inmail_body_release(struct inmail_body *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* plain_header(): 1 if the pos bytes of a header section's lines have no
+ * NUL and no CR but before LF -- looked for in the whole section once it
+ * is found, not line by line (two memchr() a line cost as much as the rest
+ * of the line's handling; a line that fails makes the section not plain,
+ * whichever the check finds it in). */
+static int section_clean(const char *raw, size_t pos)
+{
+	const char *cr = raw, *end = raw + pos;
+
+	if (memchr(raw, '\0', pos))
+		return 0;
+	while ((cr = memchr(cr, '\r', (size_t)(end - cr))) != NULL) {
+		if (cr + 1 == end || cr[1] != '\n')
+			return 0;
+		cr += 2;
+	}
+	return 1;
+}
+
 /* The lines of a header section that is plain enough to be sure GMime
  * splits it the same way: every line a "name:" field (printable name) or
  * a folded one, no NUL and no CR but before LF, and a blank line to end
  * it.  fn is called with each line (len bytes, its line end included) and
- * the length of its field's name (0 for a folded line); a non-zero return
- * stops.  Returns where the blank line starts, or 0 when the section is
- * not plain or fn stopped. */
+ * the length of its field's name (0 for a folded line; fn may see lines of
+ * a section that turns out not plain, and what it made of them is to be
+ * dropped then); a non-zero return stops.  Returns where the blank line
+ * starts, or 0 when the section is not plain or fn stopped. */
 static size_t plain_header(const char *raw, size_t len,
 			   int (*fn)(void *ctx, const char *line, size_t len, size_t name), void *ctx)
 {
@@ -873,9 +893,7 @@ static size_t plain_header(const char *raw, size_t len,
 		if (n && line[n - 1] == '\r')
 			n--;
 		if (n == 0)
-			return pos;
-		if (memchr(line, '\0', n) || memchr(line, '\r', n))
-			return 0;
+			return section_clean(raw, pos) ? pos : 0;
 		if (line[0] == ' ' || line[0] == '\t') {
 			if (!pos)
 				return 0;
@@ -892,6 +910,21 @@ static size_t plain_header(const char *raw, size_t len,
 		pos = (size_t)(nl + 1 - raw);
 	}
 	return 0;
+}
+
+static int count_line(void *ctx, const char *line, size_t len, size_t name)
+{
+	(void)line;
+	(void)len;
+	(void)name;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+size_t inmail_plain_header(const char *raw, size_t len, size_t *lines)
+{
+	*lines = 0;
+	return plain_header(raw, len, count_line, lines);
 }
 
 /* content_fields(): what is kept of the field being read. */

@@ -11,7 +11,9 @@
  * validate only what is not ASCII: it must give the same text.  And
  * one-part mails that take the decode's short ways -- content types kept
  * parsed, GMime's base64 and quoted-printable decoder run without a data
- * wrapper -- against GMime's parser (inmail_decode_parsed()). */
+ * wrapper -- against GMime's parser (inmail_decode_parsed()); and the
+ * check of a one-part mail's header section against the same check
+ * written line by line, on random header sections. */
 #include "config.h"
 
 #include <stdint.h>
@@ -307,6 +309,122 @@ static void test_transfer_encodings(void)
 	       "some broken, decode as GMime's parser does");
 }
 
+/* inmail_plain_header() the slow way, as it was written: the checks of
+ * each line, a memchr() for each thing. */
+static size_t slow_plain_header(const char *raw, size_t len, size_t *lines)
+{
+	size_t pos = 0;
+
+	*lines = 0;
+	while (pos < len) {
+		const char *line = raw + pos, *nl = memchr(line, '\n', len - pos), *colon;
+		size_t n;
+
+		if (!nl)
+			return 0;
+		n = (size_t)(nl - line);
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			return pos;
+		if (memchr(line, '\0', n) || memchr(line, '\r', n))
+			return 0;
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (!pos)
+				return 0;
+		} else {
+			if (!(colon = memchr(line, ':', n)) || colon == line)
+				return 0;
+			for (const char *c = line; c < colon; c++)
+				if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
+					return 0;
+		}
+		++*lines;
+		pos = (size_t)(nl + 1 - raw);
+	}
+	return 0;
+}
+
+/* A random header section: fields of names short and long, folded lines,
+ * LF or CRLF, now and then a NUL, a CR, a blank, DEL or a byte past ASCII
+ * in a name or a value, a line without a colon or starting with one. */
+static void random_header(GString *s)
+{
+	static const char *const names[] = {
+		"Content-Type", "Subject", "X-A", "Content-Transfer-Encoding",
+		"X-A-Rather-Long-Field-Name-Of-Forty-Bytes", "Received", "To",
+	};
+	static const char *const odd[] = { "\0", "\r", "\r\r", " ", "\t", "\x7f", "\x80", "\xc3\xa9", ":" };
+	size_t nlines = 1 + rnd(12);
+
+	for (size_t i = 0; i < nlines; i++) {
+		int crlf = rnd(4) == 0;
+
+		if (i && rnd(5) == 0) {
+			g_string_append_c(s, rnd(2) ? ' ' : '\t');
+		} else {
+			const char *name = names[rnd(sizeof(names) / sizeof(names[0]))];
+			size_t cut = strlen(name);
+
+			if (rnd(12) == 0) {   /* something odd inside the name */
+				size_t at = rnd((unsigned)cut + 1);
+				const char *o = odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+
+				g_string_append_len(s, name, (gssize)at);
+				g_string_append_len(s, o, *o ? (gssize)strlen(o) : 1);
+				name += at;
+			}
+			g_string_append(s, name);
+			if (rnd(15))
+				g_string_append_c(s, ':');
+		}
+		for (size_t n = rnd(rnd(4) ? 40 : 120); n; n--) {
+			if (rnd(60) == 0) {
+				const char *o = odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+
+				g_string_append_len(s, o, *o ? (gssize)strlen(o) : 1);
+			} else {
+				g_string_append_c(s, "abc de=;/:"[rnd(10)]);
+			}
+		}
+		g_string_append(s, crlf ? "\r\n" : "\n");
+	}
+	if (rnd(6))
+		g_string_append(s, rnd(4) ? "\n" : "\r\n");
+	if (rnd(2))
+		g_string_append(s, "the body: \r\nline\n");
+}
+
+/* inmail_plain_header() looks for NUL and CR in the whole section once
+ * it has found its end: it must judge each section as the checks of each
+ * line did. */
+static void test_plain_header(void)
+{
+	size_t plain = 0, rounds = 20000;
+
+	for (size_t k = 0; k < rounds; k++) {
+		GString *s = g_string_new(NULL);
+		char *raw;   /* exactly its bytes: a read past them is a bug */
+		size_t len, got, want, got_lines, want_lines;
+
+		random_header(s);
+		len = s->len;
+		raw = g_malloc(len ? len : 1);
+		memcpy(raw, s->str, len);
+		got = inmail_plain_header(raw, len, &got_lines);
+		want = slow_plain_header(raw, len, &want_lines);
+		plain += want != 0;
+		g_free(raw);
+		g_string_free(s, TRUE);
+		if (got != want || (want && got_lines != want_lines)) {
+			is_int(got, want, "plain header %zu: judged as the line by line checks judge it", k);
+			return;
+		}
+	}
+	ok(1, "plain header: %zu random sections judged as the line by line checks judge them "
+	   "(%zu plain)", rounds, plain);
+}
+
 int main(void)
 {
 	size_t bytes;
@@ -326,5 +444,6 @@ int main(void)
 		   bytes);
 	test_content_types();
 	test_transfer_encodings();
+	test_plain_header();
 	return done_testing();
 }
