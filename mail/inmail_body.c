@@ -296,9 +296,10 @@ static inline int text_control(unsigned char c)
 	return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
 }
 
-/* How many bytes from s on stay in body text as they are (none is a
- * text_control()): 16 at a time with SSE2, as most text has none. */
-static size_t plain_run(const char *s, size_t len)
+/* How many bytes from s on stay in body text as they are: none is a
+ * text_control(), and with ascii none is from 0x80 up either.  16 at a
+ * time with SSE2, as most text has none. */
+static inline size_t kept_run(const char *s, size_t len, int ascii)
 {
 	size_t i = 0;
 
@@ -314,13 +315,26 @@ static size_t plain_run(const char *s, size_t len)
 		unsigned m = (unsigned)_mm_movemask_epi8(
 			_mm_or_si128(_mm_andnot_si128(kept, c0), _mm_cmpeq_epi8(x, del)));
 
+		if (ascii)
+			m |= (unsigned)_mm_movemask_epi8(x);   /* the high bits */
 		if (m)
 			return i + (unsigned)__builtin_ctz(m);
 	}
 #endif
-	while (i < len && !text_control((unsigned char)s[i]))
+	while (i < len && !text_control((unsigned char)s[i]) && !(ascii && (unsigned char)s[i] >= 0x80))
 		i++;
 	return i;
+}
+
+static size_t plain_run(const char *s, size_t len)
+{
+	return kept_run(s, len, 0);
+}
+
+/* ... and ASCII: where UTF-8 has to be checked too. */
+static size_t plain_ascii_run(const char *s, size_t len)
+{
+	return kept_run(s, len, 1);
 }
 
 /* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
@@ -348,33 +362,6 @@ static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 	if (st == BB_OK)
 		st = buf_add(out, s + run, len - run);
 	return st;
-}
-
-/* How many bytes from s on are ASCII that stays in body text as it is:
- * none from 0x80 up, none a text_control() (NUL is one). */
-static size_t plain_ascii_run(const char *s, size_t len)
-{
-	size_t i = 0;
-
-#ifdef __SSE2__
-	const __m128i below = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
-	const __m128i lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
-
-	for (; i + 16 <= len; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		__m128i c0 = _mm_cmpeq_epi8(_mm_min_epu8(x, below), x);
-		__m128i kept = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, tab));
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_andnot_si128(kept, c0), _mm_cmpeq_epi8(x, del))) |
-			     (unsigned)_mm_movemask_epi8(x);
-
-		if (m)
-			return i + (unsigned)__builtin_ctz(m);
-	}
-#endif
-	while (i < len && (unsigned char)s[i] < 0x80 && !text_control((unsigned char)s[i]))
-		i++;
-	return i;
 }
 
 /* add_body_text() of s (len bytes) when s is valid UTF-8 without NUL --
