@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@ void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, co
 {
 	const struct inmail_options iopt = { cfg->mail_domain };
 
-	memset(p, 0, sizeof(*p));
+	memset(p, 0, offsetof(struct prepared_mail, err));
+	bb_error_clear(&p->err);
+	bb_error_clear(&p->body_err);
 	p->raw = raw;
 	p->len = len;
 	p->work.parses++;
