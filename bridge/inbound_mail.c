@@ -2,6 +2,8 @@
 /* One list mail as the inbound side handles it (inbound_mail.h). */
 #include "config.h"
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@ void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, co
 {
 	const struct inmail_options iopt = { cfg->mail_domain };
 
-	memset(p, 0, sizeof(*p));
+	memset(p, 0, offsetof(struct prepared_mail, err));
+	bb_error_clear(&p->err);
+	bb_error_clear(&p->body_err);
 	p->raw = raw;
 	p->len = len;
 	p->work.parses++;
@@ -38,12 +42,23 @@ void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, co
 	}
 }
 
-/* $BUGBRIDGE_TEST_MAIL_WORK: the file the test hook appends to, or NULL. */
-static const char *work_file(void)
+static const char *work_file_name;
+static pthread_once_t work_file_once = PTHREAD_ONCE_INIT;
+
+static void work_file_read(void)
 {
 	const char *name = getenv("BUGBRIDGE_TEST_MAIL_WORK");
 
-	return name && *name ? name : NULL;
+	work_file_name = name && *name ? name : NULL;
+}
+
+/* $BUGBRIDGE_TEST_MAIL_WORK: the file the test hook appends to, or NULL.
+ * Read once: a getenv() a mail (it walks the environment) cost more than
+ * the rest of the release. */
+static const char *work_file(void)
+{
+	pthread_once(&work_file_once, work_file_read);
+	return work_file_name;
 }
 
 void prepared_mail_release(struct prepared_mail *p)
@@ -69,10 +84,15 @@ void prepared_mail_release(struct prepared_mail *p)
 			}
 		}
 	}
+	/* each release leaves what it freed empty (a second release is
+	 * harmless); the rest of p, some 2 KB, is not cleared again */
 	inmail_release(&p->m);
 	inmail_body_release(&p->body);
+	p->body_tried = 0;
 	mailcmd_free(p->cmds, p->ncmds);
-	memset(p, 0, sizeof(*p));
+	p->cmds = NULL;
+	p->ncmds = 0;
+	p->cmds_scanned = 0;
 }
 
 const struct inmail_body *prepared_mail_body(struct prepared_mail *p, struct bb_error *err)
@@ -108,14 +128,18 @@ size_t prepared_mail_commands(struct prepared_mail *p, const struct mailcmd **cm
 
 int prepared_mail_directive(struct prepared_mail *p)
 {
-	const char *text = prepared_mail_body(p, NULL) ? prepared_mail_text(p) : NULL;
+	const struct inmail_body *b = prepared_mail_body(p, NULL);
+	const char *text, *end, *q;
 
-	for (const char *q = text; q && *q;) {
-		if (!g_ascii_strncasecmp(q, "#regzbot", 8))
+	if (!b || !b->text)
+		return 0;
+	/* the '#'s (few, but in code) are looked at, not every line: the
+	 * text has LF line ends and no NUL */
+	text = b->text;
+	end = text + b->text_len;
+	for (q = text; (q = memchr(q, '#', (size_t)(end - q))) != NULL; q++)
+		if ((q == text || q[-1] == '\n') && !g_ascii_strncasecmp(q, "#regzbot", 8))
 			return 1;
-		q = strchr(q, '\n');
-		q = q ? q + 1 : NULL;
-	}
 	return 0;
 }
 

@@ -38,8 +38,7 @@ struct prepared_mail {
 	const char *raw;        /* the mail as archived (the caller's bytes) */
 	size_t len;
 	struct inmail m;
-	enum bb_status parsed;  /* of inmail_parse_headers() */
-	struct bb_error err;    /* why it failed */
+	enum bb_status parsed;  /* of inmail_parse_headers() (err says why it failed) */
 	unsigned scan;          /* inmail_scan() */
 	int track;              /* a #bugbridge track command (where looked for) */
 	time_t waited_since;    /* read again from in_wait: since when; 0: from the archive */
@@ -47,7 +46,6 @@ struct prepared_mail {
 	/* the rest through the functions below */
 	int body_tried;         /* inmail_decode() was asked: body_status says how it went */
 	enum bb_status body_status;
-	struct bb_error body_err;
 	struct inmail_body body;
 	int cmds_scanned;       /* mailcmd_parse() of the body */
 	struct mailcmd *cmds;
@@ -60,6 +58,11 @@ struct prepared_mail {
 	struct {
 		unsigned parses, decodes, checks;
 	} work;
+
+	/* last: prepared_mail_read() clears all above and these with
+	 * bb_error_clear() (their messages are half of p) */
+	struct bb_error err;    /* why the headers could not be read */
+	struct bb_error body_err; /* why the body could not be decoded */
 };
 
 /* Reads the mail raw/len (the caller's bytes, which must outlive p): the
@@ -69,7 +72,8 @@ struct prepared_mail {
  * and p->err say whether the headers could be read. */
 void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, const char *raw,
 			size_t len);
-/* Logs (and for the test hook writes) the mail's work, frees p. */
+/* Logs (and for the test hook writes) the mail's work, frees what p holds
+ * (a second release does nothing; prepared_mail_read() may fill p again). */
 void prepared_mail_release(struct prepared_mail *p);
 
 /* The decoded body, decoded on the first call; NULL when it cannot be

@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include <gmime/gmime.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/buf.h"
 #include "core/text.h"
@@ -101,24 +104,93 @@ static GString *iconv_lenient(iconv_t cd, const char *bytes, size_t len)
 	return s;
 }
 
+/* The length of the longest prefix of s that is valid UTF-8 without NUL:
+ * where g_utf8_validate(s, len, &end) puts end.  ASCII other than NUL is
+ * stepped over 16 bytes at a time (with SSE2; else a byte at a time), and
+ * GLib validates only the runs of bytes from 0x80 up: an ASCII byte is
+ * never inside a character, so a run is valid alone exactly when it is
+ * valid in the whole text (a character cut off by the run's end is one cut
+ * off by an ASCII byte).  Most mail is ASCII, which GLib's validator reads
+ * a byte at a time. */
+static size_t utf8_valid_len(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t run;
+		const char *end;
+
+#ifdef __SSE2__
+		for (; i + 16 <= len; i += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			unsigned m = (unsigned)_mm_movemask_epi8(x) |
+				     (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+
+			if (m) {
+				i += (unsigned)__builtin_ctz(m);
+				break;
+			}
+		}
+#endif
+		while (i < len && (unsigned char)s[i] < 0x80 && s[i])
+			i++;
+		if (i == len || !s[i])
+			return i;
+		for (run = i; run < len && (unsigned char)s[run] >= 0x80; run++)
+			;
+		if (!g_utf8_validate(s + i, (gssize)(run - i), &end))
+			return (size_t)(end - s);
+		i = run;
+	}
+	return len;
+}
+
+/* A copy of len bytes at s with a NUL after them; g_free() it. */
+static char *text_dup(const char *s, size_t len)
+{
+	char *copy = g_malloc(len + 1);
+
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* g_utf8_make_valid(s, len): invalid bytes (and NUL) become U+FFFD; text
+ * that is valid already, nearly all, is only copied. */
+static char *make_valid(const char *s, size_t len)
+{
+	if (utf8_valid_len(s, len) == len)
+		return text_dup(s, len);
+	return g_utf8_make_valid(s, (gssize)len);
+}
+
 /* 8-bit text of unknown charset: GMime picks from the fallback charsets
  * (UTF-8, then windows-1252).  NUL bytes are no text in any of them. */
 static char *decode_unknown(const char *bytes, size_t len)
 {
-	char *copy = g_malloc(len + 1), *out;
+	char *copy, *out;
 	size_t n = 0;
 
-	for (size_t i = 0; i < len; i++)
-		if (bytes[i])
-			copy[n++] = bytes[i];
-	copy[n] = '\0';
-	if (g_utf8_validate(copy, (gssize)n, NULL))
-		return copy;
+	if (!memchr(bytes, '\0', len)) {
+		if (utf8_valid_len(bytes, len) == len)
+			return text_dup(bytes, len);
+		copy = text_dup(bytes, len);
+		n = len;
+	} else {
+		copy = g_malloc(len + 1);
+		for (size_t i = 0; i < len; i++)
+			if (bytes[i])
+				copy[n++] = bytes[i];
+		copy[n] = '\0';
+		if (utf8_valid_len(copy, n) == n)
+			return copy;
+	}
 	out = g_mime_utils_decode_8bit(inmail_parser_options(), copy, n);
 	g_free(copy);
 	/* GMime can hand back bytes that are not UTF-8 (seen: 0xF5) */
-	if (!g_utf8_validate(out, -1, NULL)) {
-		copy = g_utf8_make_valid(out, -1);
+	n = strlen(out);
+	if (utf8_valid_len(out, n) != n) {
+		copy = g_utf8_make_valid(out, (gssize)n);
 		g_free(out);
 		out = copy;
 	}
@@ -203,70 +275,147 @@ static char *to_utf8(const char *bytes, size_t len, const char *charset)
 	if (!charset || !*charset || charset_is(charset, ascii_names))
 		return decode_unknown(bytes, len);
 	if (charset_is(charset, utf8_names))
-		return g_utf8_make_valid(bytes, (gssize)len);
+		return make_valid(bytes, len);
 	name = charset_is(charset, latin1_names) ? "WINDOWS-1252" : g_mime_charset_iconv_name(charset);
 	cd = name && charset_label_usable(name) ? converter_take(name) : (iconv_t)-1;
 	if (cd == (iconv_t)-1)
 		return decode_unknown(bytes, len);   /* a bogus label */
 	s = iconv_lenient(cd, bytes, len);
 	converter_give(name, cd);
+	if (utf8_valid_len(s->str, s->len) == s->len)
+		return g_string_free(s, FALSE);   /* iconv's UTF-8 is valid: no copy */
 	valid = g_utf8_make_valid(s->str, (gssize)s->len);
 	g_string_free(s, TRUE);
 	return valid;
 }
 
-/* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
- * become LF), no NUL, no other C0 controls but TAB, no DEL. */
-/* Where the first byte below 0x20, or DEL, is in the 8 bytes at s (8 if
- * none): a word at a time, as most text has one only at a line's end. */
-static size_t first_control8(const char *s)
+/* 1 for a byte that body text drops or changes: a C0 control but LF and
+ * TAB, or DEL. */
+static inline int text_control(unsigned char c)
 {
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t w, del;
-
-	memcpy(&w, s, sizeof(w));
-	del = w ^ (0x7f * ones);
-	/* a high bit per byte that is below 0x20 or is 0x7f (and maybe false
-	 * ones above a true one: the bytes are looked at one by one then) */
-	if ((((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs) {
-		for (size_t i = 0; i < 8; i++)
-			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-				return i;
-	}
-	return 8;
+	return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
 }
 
+/* How many bytes from s on stay in body text as they are: none is a
+ * text_control(), and with ascii none is from 0x80 up either.  16 at a
+ * time with SSE2, as most text has none. */
+static inline size_t kept_run(const char *s, size_t len, int ascii)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i below = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+	const __m128i lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
+
+	for (; i + 16 <= len; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		/* x <= 0x1f (unsigned), but LF and TAB; or DEL */
+		__m128i c0 = _mm_cmpeq_epi8(_mm_min_epu8(x, below), x);
+		__m128i kept = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, tab));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_andnot_si128(kept, c0), _mm_cmpeq_epi8(x, del)));
+
+		if (ascii)
+			m |= (unsigned)_mm_movemask_epi8(x);   /* the high bits */
+		if (m)
+			return i + (unsigned)__builtin_ctz(m);
+	}
+#endif
+	while (i < len && !text_control((unsigned char)s[i]) && !(ascii && (unsigned char)s[i] >= 0x80))
+		i++;
+	return i;
+}
+
+static size_t plain_run(const char *s, size_t len)
+{
+	return kept_run(s, len, 0);
+}
+
+/* ... and ASCII: where UTF-8 has to be checked too. */
+static size_t plain_ascii_run(const char *s, size_t len)
+{
+	return kept_run(s, len, 1);
+}
+
+/* Appends valid UTF-8 text as body text: LF line ends (CRLF and bare CR
+ * become LF), no NUL, no other C0 controls but TAB, no DEL. */
 static enum bb_status add_body_text(struct buf *out, const char *s, size_t len)
 {
 	enum bb_status st = buf_grow(out, len + 1);
 	size_t run = 0;   /* where the bytes not yet added start */
 
 	/* runs of bytes that stay as they are go in whole */
-	for (size_t i = 0; i < len && st == BB_OK; i++) {
+	for (size_t i = 0; i < len && st == BB_OK;) {
 		unsigned char c;
 
-		while (i + 8 <= len) {
-			size_t k = first_control8(s + i);
-
-			i += k;
-			if (k < 8)
-				break;
-		}
+		i += plain_run(s + i, len - i);
 		if (i >= len)
 			break;
-		c = (unsigned char)s[i];
-		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
-			continue;
-		st = buf_add(out, s + run, i - run);
-		run = i + 1;
+		c = (unsigned char)s[i++];
+		st = buf_add(out, s + run, i - 1 - run);
+		run = i;
 		/* CR LF is LF (the LF follows); a lone CR is one; other
 		 * controls go */
-		if (st == BB_OK && c == '\r' && !(i + 1 < len && s[i + 1] == '\n'))
+		if (st == BB_OK && c == '\r' && !(i < len && s[i] == '\n'))
 			st = buf_addch(out, '\n');
 	}
 	if (st == BB_OK)
 		st = buf_add(out, s + run, len - run);
 	return st;
+}
+
+/* add_body_text() of s (len bytes) when s is valid UTF-8 without NUL --
+ * what to_utf8() gives of such bytes labelled UTF-8, ASCII or nothing is
+ * the bytes themselves -- in one pass: the check and the cleaning read
+ * the bytes once, and they are copied once, into out.  Returns 0, out as
+ * it was, when s is not such text (to_utf8() has work to do then); 1 when
+ * done or when out could not grow (*st says which). */
+static int add_valid_text(struct buf *out, const char *s, size_t len, enum bb_status *st)
+{
+	size_t was = out->len, run = 0;   /* where the bytes not yet added start */
+	char *w;                          /* where they go */
+
+	/* the text is never longer than the bytes: written in place */
+	if ((*st = buf_grow(out, len + 1)) != BB_OK)
+		return 1;
+	w = out->data + out->len;
+	for (size_t i = 0; i < len;) {
+		unsigned char c;
+
+		i += plain_ascii_run(s + i, len - i);
+		if (i >= len)
+			break;
+		c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			/* as in utf8_valid_len(): a run of such bytes is valid
+			 * alone exactly when it is valid in the text */
+			size_t end = i;
+
+			while (end < len && (unsigned char)s[end] >= 0x80)
+				end++;
+			if (!g_utf8_validate(s + i, (gssize)(end - i), NULL))
+				goto slow;
+			i = end;
+			continue;
+		}
+		if (c == '\0')
+			goto slow;
+		memcpy(w, s + run, i - run);
+		w += i - run;
+		run = ++i;
+		/* CR LF is LF (the LF follows); a lone CR is one; other
+		 * controls go */
+		if (c == '\r' && !(i < len && s[i] == '\n'))
+			*w++ = '\n';
+	}
+	memcpy(w, s + run, len - run);
+	w += len - run;
+	*w = '\0';
+	out->len = (size_t)(w - out->data);
+	return 1;
+slow:
+	out->data[was] = '\0';   /* (out->len is still was) */
+	return 0;
 }
 
 /* --- walking the MIME tree ------------------------------------------------ */
@@ -293,6 +442,27 @@ static GByteArray *wrapper_bytes(GMimeDataWrapper *content, gint64 size)
 	if (content)
 		g_mime_data_wrapper_write_to_stream(content, mem);
 	g_object_unref(mem);
+	return array;
+}
+
+/* content (len bytes) with its transfer encoding enc, base64 or
+ * quoted-printable, undone as wrapper_bytes() undoes it: the data
+ * wrapper's filter runs GMime's decoder over 4 KiB at a time and flushes
+ * it at the end; here the decoder runs over all of it at once (it keeps
+ * its state from one call to the next, so the bytes are the same) into an
+ * array of the size it says it may need, without the streams' copies. */
+static GByteArray *decoded_bytes(const char *content, size_t len, GMimeContentEncoding enc)
+{
+	GMimeEncoding state;
+	GByteArray *array;
+	size_t n, max;
+
+	g_mime_encoding_init_decode(&state, enc);
+	max = g_mime_encoding_outlen(&state, len);
+	array = g_byte_array_sized_new((guint)max + 1);
+	n = g_mime_encoding_step(&state, content, len, (char *)array->data);
+	n += g_mime_encoding_flush(&state, "", 0, (char *)array->data + n);
+	g_byte_array_set_size(array, (guint)n);
 	return array;
 }
 
@@ -417,27 +587,21 @@ static int leaf_without_content(struct decode *d, GMimeContentType *ct)
  * be 50 MB. */
 static void adopt_body_text(struct buf *out, char *text, size_t tlen)
 {
-	size_t w = 0;
+	size_t w = 0;   /* where the next kept byte goes */
 
-	for (size_t i = 0; i < tlen; i++) {
+	for (size_t i = 0; i < tlen;) {
+		size_t k = plain_run(text + i, tlen - i);
 		unsigned char c;
 
-		while (i + 8 <= tlen) {
-			size_t k = first_control8(text + i);
-
-			if (w != i)
-				memmove(text + w, text + i, k);
-			w += k;
-			i += k;
-			if (k < 8)
-				break;
-		}
+		/* a run moves down whole, only once a byte before it went */
+		if (w != i)
+			memmove(text + w, text + i, k);
+		w += k;
+		i += k;
 		if (i >= tlen)
 			break;
-		c = (unsigned char)text[i];
-		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
-			text[w++] = (char)c;
-		else if (c == '\r' && !(i + 1 < tlen && text[i + 1] == '\n'))
+		c = (unsigned char)text[i++];
+		if (c == '\r' && !(i < tlen && text[i] == '\n'))
 			text[w++] = '\n';
 	}
 	text[w] = '\0';
@@ -461,9 +625,39 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
 	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
 		const char *charset = g_mime_content_type_get_parameter(ct, "charset");
-		char *text = to_utf8((const char *)data, len, charset);
-		size_t tlen = strlen(text);
 		int html = type_is(ct, "text", "html");
+		char *text;
+		size_t tlen;
+
+		if (!html && !filename && len &&
+		    (!charset || !*charset || charset_is(charset, ascii_names) ||
+		     charset_is(charset, utf8_names))) {
+			/* a text part whose bytes may be its text: in one pass
+			 * (as below: pieces end with a line end, a blank line
+			 * apart) unless to_utf8() has work to do */
+			struct buf *out = &d->text;
+			size_t was = out->len;
+			enum bb_status st = out->len ? buf_addch(out, '\n') : BB_OK;
+
+			if (st == BB_OK && add_valid_text(out, (const char *)data, len, &st)) {
+				if (st == BB_OK && out->len && out->data[out->len - 1] != '\n')
+					st = buf_addch(out, '\n');
+				if (st != BB_OK)
+					decode_fail(d, BB_ERR_NOMEM, "text");
+				if (own)
+					g_byte_array_free(own, TRUE);
+				return;
+			}
+			if (st != BB_OK) {
+				decode_fail(d, BB_ERR_NOMEM, "text");
+				if (own)
+					g_byte_array_free(own, TRUE);
+				return;
+			}
+			buf_truncate(out, was);
+		}
+		text = to_utf8((const char *)data, len, charset);
+		tlen = strlen(text);
 		int body = (html && !filename) ||
 			   (!html && tlen && (!filename || patch_name(filename) ||
 					      !type_is(ct, "text", "plain") || inmail_has_hunk(text, tlen)));
@@ -644,13 +838,33 @@ void inmail_body_release(struct inmail_body *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* plain_header(): 1 if the pos bytes of a header section's lines have no
+ * NUL and no CR but before LF -- looked for in the whole section once it
+ * is found, not line by line (two memchr() a line cost as much as the rest
+ * of the line's handling; a line that fails makes the section not plain,
+ * whichever the check finds it in). */
+static int section_clean(const char *raw, size_t pos)
+{
+	const char *cr = raw, *end = raw + pos;
+
+	if (memchr(raw, '\0', pos))
+		return 0;
+	while ((cr = memchr(cr, '\r', (size_t)(end - cr))) != NULL) {
+		if (cr + 1 == end || cr[1] != '\n')
+			return 0;
+		cr += 2;
+	}
+	return 1;
+}
+
 /* The lines of a header section that is plain enough to be sure GMime
  * splits it the same way: every line a "name:" field (printable name) or
  * a folded one, no NUL and no CR but before LF, and a blank line to end
  * it.  fn is called with each line (len bytes, its line end included) and
- * the length of its field's name (0 for a folded line); a non-zero return
- * stops.  Returns where the blank line starts, or 0 when the section is
- * not plain or fn stopped. */
+ * the length of its field's name (0 for a folded line; fn may see lines of
+ * a section that turns out not plain, and what it made of them is to be
+ * dropped then); a non-zero return stops.  Returns where the blank line
+ * starts, or 0 when the section is not plain or fn stopped. */
 static size_t plain_header(const char *raw, size_t len,
 			   int (*fn)(void *ctx, const char *line, size_t len, size_t name), void *ctx)
 {
@@ -666,9 +880,7 @@ static size_t plain_header(const char *raw, size_t len,
 		if (n && line[n - 1] == '\r')
 			n--;
 		if (n == 0)
-			return pos;
-		if (memchr(line, '\0', n) || memchr(line, '\r', n))
-			return 0;
+			return section_clean(raw, pos) ? pos : 0;
 		if (line[0] == ' ' || line[0] == '\t') {
 			if (!pos)
 				return 0;
@@ -685,6 +897,21 @@ static size_t plain_header(const char *raw, size_t len,
 		pos = (size_t)(nl + 1 - raw);
 	}
 	return 0;
+}
+
+static int count_line(void *ctx, const char *line, size_t len, size_t name)
+{
+	(void)line;
+	(void)len;
+	(void)name;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+size_t inmail_plain_header(const char *raw, size_t len, size_t *lines)
+{
+	*lines = 0;
+	return plain_header(raw, len, count_line, lines);
 }
 
 /* content_fields(): what is kept of the field being read. */
@@ -774,6 +1001,10 @@ static int note_single_line(void *ctx, const char *line, size_t len, size_t name
 		return 0;
 	}
 	f->current = SF_OTHER;
+	/* most fields are none of them: one look at the name tells (the
+	 * three start "content-" and are longer than that) */
+	if (name <= 8 || !has_prefix_ci(line, name, "content-"))
+		return 0;
 	for (int i = 0; i < SF_COUNT; i++) {
 		if (!equals_ci(line, name, names[i]))
 			continue;
@@ -840,6 +1071,55 @@ static int same_raw_type(const struct single_fields *f, GMimeContentType *ct)
 	return same;
 }
 
+/* Content types parsed from one-part mails' Content-Type values, kept for
+ * the next mails: most give one of a few values ("text/plain;
+ * charset=UTF-8"), and making and unmaking GMime's object for each (its
+ * parameter list, signals) cost as much as the decode of a short mail's
+ * text.  The objects are only read once made (type, parameters), so
+ * threads share them; each user holds a reference. */
+#define CONTENT_TYPES 16
+#define CONTENT_TYPE_VALUE_MAX 200
+static struct {
+	char *value;   /* the field's value as single_value() gives it; NULL: none */
+	GMimeContentType *ct;
+} content_types[CONTENT_TYPES];
+static size_t ncontent_types, next_content_type;
+static pthread_mutex_t content_types_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The content type a one-part mail's Content-Type value (NULL: no field,
+ * text/plain) gives, as g_mime_content_type_parse() makes it: a new
+ * reference (g_object_unref() it). */
+static GMimeContentType *content_type_of(const char *value)
+{
+	GMimeContentType *ct = NULL;
+	size_t i;
+
+	if (value && strlen(value) > CONTENT_TYPE_VALUE_MAX)
+		return g_mime_content_type_parse(inmail_parser_options(), value);
+	pthread_mutex_lock(&content_types_lock);
+	for (i = 0; i < ncontent_types; i++)
+		if (!g_strcmp0(content_types[i].value, value)) {
+			ct = g_object_ref(content_types[i].ct);
+			break;
+		}
+	pthread_mutex_unlock(&content_types_lock);
+	if (ct)
+		return ct;
+	ct = value ? g_mime_content_type_parse(inmail_parser_options(), value)
+		   : g_mime_content_type_new("text", "plain");
+	pthread_mutex_lock(&content_types_lock);
+	/* (another thread may have kept the same: harmless, one is found) */
+	i = ncontent_types < CONTENT_TYPES ? ncontent_types++ : next_content_type++ % CONTENT_TYPES;
+	if (content_types[i].ct) {
+		g_object_unref(content_types[i].ct);
+		g_free(content_types[i].value);
+	}
+	content_types[i].value = g_strdup(value);
+	content_types[i].ct = g_object_ref(ct);
+	pthread_mutex_unlock(&content_types_lock);
+	return ct;
+}
+
 /* The decode of a mail that is one leaf part (not multipart/ nor
  * message/), without GMime's parser: the part's fields are read with the
  * functions GMime's parser reads them with, its content -- the bytes after
@@ -870,7 +1150,7 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 		return 0;
 	body = blank + (raw[blank] == '\r' ? 2 : 1);
 	type = single_value(&f, SF_TYPE);
-	ct = type ? g_mime_content_type_parse(inmail_parser_options(), type) : g_mime_content_type_new("text", "plain");
+	ct = content_type_of(type);
 	g_free(type);
 	if (type_is(ct, "multipart", "*") || type_is(ct, "message", "*") || !same_raw_type(&f, ct)) {
 		g_object_unref(ct);
@@ -893,8 +1173,10 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 		filename = g_mime_content_type_get_parameter(ct, "name");
 	/* the content decoded as part_bytes() decodes it: a data wrapper
 	 * copies it as it stands but for these three encodings */
-	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
-	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE) {
+		bytes = decoded_bytes(raw + body, len - body, enc);
+	} else if (enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+		/* (the wrapper's filter looks for the "begin" line first) */
 		in = stream_over(raw + body, len - body, &array);
 		wrapper = g_mime_data_wrapper_new_with_stream(in, enc);
 		bytes = wrapper_bytes(wrapper, (gint64)(len - body));

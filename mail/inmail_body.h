@@ -59,6 +59,12 @@ enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
  * (the unit tests and the fuzz target check that against this). */
 enum bb_status inmail_decode_parsed(const char *raw, size_t len, struct inmail_body *b,
 				    struct bb_error *err);
+/* Where the blank line that ends raw/len's header section starts when the
+ * section is plain enough for inmail_decode() to read a one-part mail
+ * without GMime's parser (every line a field with a printable name, or a
+ * folded one; no NUL, no CR but before LF), 0 when it is not; *lines gets
+ * how many lines were looked at.  For the unit tests. */
+size_t inmail_plain_header(const char *raw, size_t len, size_t *lines);
 /* 1 if two decodes are the same: text, flags, and each attachment's name,
  * type and bytes. */
 int inmail_body_same(const struct inmail_body *a, const struct inmail_body *b);
