@@ -441,6 +441,17 @@ static int raw_trailer(const char *line, size_t len, const char **value)
 	return 0;
 }
 
+int reg_trailer_url(const char *v, size_t n, char *out, size_t size)
+{
+	if (n >= size)
+		return 0;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	g_strstrip(out);
+	out[strcspn(out, " \t")] = '\0';
+	return 1;
+}
+
 int reg_raw_trailers(const char *text, size_t len, int (*fn)(const char *value, void *ctx),
 		     void *ctx)
 {
@@ -463,11 +474,7 @@ int reg_raw_trailers(const char *text, size_t len, int (*fn)(const char *value, 
 				return 1;
 		if (n >= sizeof(line))
 			continue;
-		memcpy(line, v, n - (size_t)(v - p));
-		line[n - (size_t)(v - p)] = '\0';
-		g_strstrip(line);
-		line[strcspn(line, " \t")] = '\0';
-		if (fn(line, ctx))
+		if (reg_trailer_url(v, n - (size_t)(v - p), line, sizeof(line)) && fn(line, ctx))
 			return 1;
 	}
 	return 0;

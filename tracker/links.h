@@ -74,6 +74,11 @@ int reg_next_line(const char **pos, const char *end, const char **line, size_t *
  * host; else 1 (no base, or one without a host: it may). */
 int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_base);
 
+/* The URL a Link:/Closes: trailer names, from its value (the n bytes after
+ * the colon): stripped, up to its first blank (what follows it, "# v6.7"
+ * or "[1]", is no part), into out (size bytes): 1; 0 when n does not fit. */
+int reg_trailer_url(const char *v, size_t n, char *out, size_t size);
+
 /* The Link:/Closes: trailers of a patch read from its raw text (len bytes
  * from the body's start): for each whose line the decode leaves as it is,
  * the URL patch_posted() (tracker.c) reads from it -- the text after the

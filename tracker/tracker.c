@@ -1527,11 +1527,7 @@ static enum bb_status patch_posted(struct tracker *t, const struct inmail *m, co
 			char *msgid;
 			long long id;
 
-			memcpy(line, v, len - (size_t)(v - p));
-			line[len - (size_t)(v - p)] = '\0';
-			g_strstrip(line);
-			/* the URL: what follows it ("# v6.7", "[1]") is no part */
-			line[strcspn(line, " \t")] = '\0';
+			reg_trailer_url(v, len - (size_t)(v - p), line, sizeof(line));
 			if ((msgid = reg_link_message_id(line))) {
 				n = regressions_of(t, msgid, ids, 0, 16);
 				free(msgid);
