@@ -389,6 +389,8 @@ static int thread_answers_exhausted(struct sync_context *sc, const struct inmail
 			  " AND t.message_id = i.message_id"
 			  " WHERE o.message_id LIKE 'answer-r%' AND o.created > ?1"
 			  " AND o.message_id = 'answer-r' || i.id || '@' || ?2"
+			  " AND t.root_key = text_key(coalesce((SELECT root FROM list_thread WHERE"
+			  " mid_key = text_key(?3) AND message_id = ?3), ?4))"
 			  " AND t.root = coalesce((SELECT root FROM list_thread WHERE"
 			  " mid_key = text_key(?3) AND message_id = ?3), ?4)", NULL) != BB_OK)
 		return 0;
