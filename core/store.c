@@ -634,11 +634,13 @@ static const char *const migrations[] = {
 	/* 28 -> 29: list_thread's rows are found by integer keys of their
 	 * Message-ID and root (text_key(), store_text_key()), the text
 	 * compared beside them, where two indexes of the texts themselves
-	 * were: each row's insert went down both by comparing random text
-	 * keys, and wrote index pages of 60-byte entries all over the file
-	 * (on a 40,596-mail history read 13,000 instructions a row, nearly
-	 * a fifth of bugbridge's own).  A Message-ID has one row: its writer
-	 * asks first (thread_rows.c), as a unique index no longer does. */
+	 * were: each row's insert went down both comparing random text keys,
+	 * and split index pages of 60-byte entries (on a 40,596-mail history
+	 * read a row's insert took 13,500 instructions, 11,800 so; most of
+	 * the rest is SQLite rebalancing the pages of two indexes whose keys
+	 * come in no order, which any index of a Message-ID costs).  A
+	 * Message-ID has one row: its writer asks first (thread_rows.c), as
+	 * a unique index no longer does. */
 	("CREATE TABLE list_thread_rows ("
 	 "  message_id TEXT NOT NULL,"
 	 "  mid_key INTEGER NOT NULL,"      /* text_key(message_id) */
