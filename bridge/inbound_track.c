@@ -385,11 +385,14 @@ static int thread_answers_exhausted(struct sync_context *sc, const struct inmail
 	if (store_prepare(sc->db, &st,
 			  "SELECT count(*) FROM outbox o JOIN in_mail i"
 			  " ON i.id = CAST(substr(o.message_id, 9) AS INTEGER)"
-			  " JOIN list_thread t ON t.message_id = i.message_id"
+			  " JOIN list_thread t ON t.mid_key = text_key(i.message_id)"
+			  " AND t.message_id = i.message_id"
 			  " WHERE o.message_id LIKE 'answer-r%' AND o.created > ?1"
 			  " AND o.message_id = 'answer-r' || i.id || '@' || ?2"
-			  " AND t.root = coalesce((SELECT root FROM list_thread WHERE message_id = ?3),"
-			  " ?4)", NULL) != BB_OK)
+			  " AND t.root_key = text_key(coalesce((SELECT root FROM list_thread WHERE"
+			  " mid_key = text_key(?3) AND message_id = ?3), ?4))"
+			  " AND t.root = coalesce((SELECT root FROM list_thread WHERE"
+			  " mid_key = text_key(?3) AND message_id = ?3), ?4)", NULL) != BB_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)time(NULL) - 3600);
 	sqlite3_bind_text(st, 2, sc->cfg->mail_domain ? sc->cfg->mail_domain : "", -1,

@@ -160,6 +160,13 @@ void store_keys_add(struct store *st, enum store_keys which, const char *key);
  * g_str_hash() takes one; seeded once per process, so that Message-IDs
  * chosen to collide cannot be chosen ahead). */
 unsigned store_key_hash(const void *key);
+/* The integer key of a text (a NUL-terminated Message-ID) that a table
+ * indexes in place of the text, where the text is compared beside it
+ * (list_thread's mid_key and root_key): the same in every process and on
+ * every machine, and text_key(x) in the store's SQL.  Not unique: two
+ * texts may share a key, which costs a second row to compare, never a
+ * wrong answer. */
+long long store_text_key(const char *text);
 /* Fills err from the connection's last error, naming what failed;
  * returns BB_ERR_BUSY for a lock held elsewhere, BB_ERR_NO_SPACE for a full
  * disk, BB_ERR_DATABASE otherwise. */

@@ -24,7 +24,8 @@ struct thread_row {
 
 void thread_row_free(void *p);
 
-/* Writes one list_thread row unless msgid has one already; *added says
+/* Writes one list_thread row unless msgid has one already (looked up by
+ * its key first: no unique index keeps one row a Message-ID); *added says
  * whether it did. */
 enum bb_status thread_row_insert(struct store *db, const char *msgid, const char *root,
 				 const char *who, long long date, long long seen, int *added,
@@ -43,7 +44,7 @@ enum bb_status thread_row_root(struct store *db, const char *msgid, char **root,
 /* Writes rows[first] to rows[first + THREAD_ROWS_RUN - 1] (of the pending
  * rows, in order) in one statement when the store's set of list_thread's
  * ids (STORE_KEYS_THREAD, store_keys_may_hold()) says none of them has a
- * row yet: each takes its parent's root first (rows[r->parent]->root, as
+ * row yet (that answer is what keeps one row a Message-ID): each takes its parent's root first (rows[r->parent]->root, as
  * the row by row writing does), and *held is THREAD_ROWS_RUN.  Else
  * nothing is written and *held is the offset from first of the first row
  * the set may hold (a mail read again; or the set is not read yet: a

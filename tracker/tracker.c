@@ -1152,7 +1152,9 @@ static enum bb_status earlier_mails(struct tracker *t, long long id, const char 
 			       " WHERE bug_id = (SELECT bug_id FROM in_mail WHERE message_id = ?1)"
 			       " AND state NOT IN ('ignored', 'rejected')"
 			       " UNION ALL SELECT message_id, from_who, date FROM list_thread"
-			       " WHERE root IN (?1, (SELECT root FROM list_thread WHERE message_id = ?1)))"
+			       " WHERE root_key IN (text_key(?1), (SELECT root_key FROM list_thread WHERE"
+			       " mid_key = text_key(?1) AND message_id = ?1)) AND root IN (?1, (SELECT"
+			       " root FROM list_thread WHERE mid_key = text_key(?1) AND message_id = ?1)))"
 			       " WHERE message_id != ?2 AND message_id NOT IN (SELECT message_id FROM"
 			       " reg_mail WHERE regression = ?3 AND kind IN ('thread', 'patch'))"
 			       " GROUP BY message_id"
@@ -1193,9 +1195,9 @@ static int mail_read(struct tracker *t, const char *msgid, time_t *when, char **
 
 	*who = NULL;
 	if (!msgid || !*msgid || thread_write(t, NULL) ||
-	    store_cached(t->db, &st, "SELECT date, from_who FROM list_thread WHERE message_id = ?1"
-			 " UNION ALL SELECT date, from_addr FROM in_mail WHERE message_id = ?1"
-			 " LIMIT 1", NULL))
+	    store_cached(t->db, &st, "SELECT date, from_who FROM list_thread WHERE mid_key ="
+			 " text_key(?1) AND message_id = ?1 UNION ALL SELECT date, from_addr FROM in_mail"
+			 " WHERE message_id = ?1 LIMIT 1", NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 &&

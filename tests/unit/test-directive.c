@@ -1388,8 +1388,9 @@ static void test_tracker(void)
 			 " ('t1a@x', 't1b@x')"), "t1@x,t1@x",
 		       "roots: a reply to a reply naming only its parent has the thread's root");
 		ok(store_open(&other, path, STORE_READ_WRITE, &err) == BB_OK &&
-		   store_exec(other, "UPDATE list_thread SET root = 'moved@x' WHERE message_id ="
-			      " 't1b@x'", &err) == BB_OK, "roots: another connection moves a row");
+		   store_exec(other, "UPDATE list_thread SET root = 'moved@x', root_key ="
+			      " text_key('moved@x') WHERE message_id = 't1b@x'", &err) == BB_OK,
+		   "roots: another connection moves a row");
 		store_close(other);
 		ok(store_begin(tdb, &err) == BB_OK, "roots: the next transaction");
 		feed("t1c@x", "t1b@x", "t1b@x", 403, "Re: a thread", "Hi.\n");
@@ -1413,6 +1414,8 @@ static void test_tracker(void)
 		ok(store_commit(tdb, &err) == BB_OK, "kept rows: committed");
 		is_str(q("SELECT root, date = %lld FROM list_thread WHERE message_id = 't1b@x'",
 			 T0 + 60LL * 402), "moved@x|1", "kept rows: the row read first stays");
+		is_str(q("SELECT count(*) FROM list_thread WHERE message_id IN ('t1b@x', 't2@x')"), "2",
+		       "kept rows: one row a Message-ID");
 		is_str(q("SELECT group_concat(root) FROM (SELECT root FROM list_thread WHERE message_id"
 			 " IN ('t1d@x', 't1e@x') ORDER BY message_id)"), "moved@x,moved@x",
 		       "kept rows: the replies of a mail read again take the root its row has");
@@ -1451,8 +1454,9 @@ static void test_tracker(void)
 		char id[32], parent[32];
 
 		ok(store_open(&other, path, STORE_READ_WRITE, &err) == BB_OK &&
-		   store_exec(other, "INSERT INTO list_thread VALUES ('old@x', 'moved2@x', 'x', 1,"
-			      " strftime('%s', 'now'))", &err) == BB_OK,
+		   store_exec(other, "INSERT INTO list_thread VALUES ('old@x', text_key('old@x'),"
+			      " 'moved2@x', text_key('moved2@x'), 'x', 1, strftime('%s', 'now'))",
+			      &err) == BB_OK,
 		   "runs: a mail read before (by another run)");
 		store_close(other);
 		ok(store_begin(tdb, &err) == BB_OK, "runs: a transaction of eight runs");
@@ -1492,6 +1496,40 @@ static void test_tracker(void)
 		       "runs: a run of new rows (and the rows after it) take their parents' roots");
 	}
 
+	/* no unique index keeps one row a Message-ID (mid_key is a hash):
+	 * a restart reading the same mails again -- another connection wrote
+	 * since, and the set of ids is read anew -- writes no second row, in
+	 * runs or one by one, and a row written meanwhile stays as it is */
+	{
+		struct store *other = NULL;
+		char id[32];
+
+		ok(store_open(&other, path, STORE_READ_WRITE, &err) == BB_OK &&
+		   store_exec(other, "INSERT INTO list_thread VALUES ('again@x', text_key('again@x'),"
+			      " 'again@x', text_key('again@x'), 'x', 2, strftime('%s', 'now'))",
+			      &err) == BB_OK, "again: a mail read by another run");
+		store_close(other);
+		ok(store_begin(tdb, &err) == BB_OK, "again: a transaction reading mails again");
+		for (int i = 0; i < 5 * THREAD_ROWS_RUN; i++) {
+			snprintf(id, sizeof(id), "pre%d@x", i);
+			feed(id, NULL, NULL, 700, "a thread of one", "Hi again.\n");
+		}
+		feed("again@x", NULL, NULL, 701, "again", "Hi.\n");
+		for (int i = 0; i < 2 * THREAD_ROWS_RUN + 5; i++) {
+			snprintf(id, sizeof(id), "runa%d@x", i);
+			feed(id, NULL, NULL, 702, "Re: a run", "Hi again.\n");
+		}
+		ok(store_commit(tdb, &err) == BB_OK, "again: committed");
+		is_str(q("SELECT count(*) || '|' || count(DISTINCT message_id) FROM list_thread"
+			 " WHERE message_id GLOB 'pre*@x' OR message_id GLOB 'runa*@x'"
+			 " OR message_id = 'again@x'"), "454|454", "again: one row a Message-ID");
+		is_str(q("SELECT root || '|' || date FROM list_thread WHERE message_id = 'again@x'"),
+		       "again@x|2", "again: the row there stays");
+		is_str(q("SELECT count(*) FROM list_thread WHERE message_id GLOB 'pre*@x'"
+			 " AND date = %lld", T0 + 60LL * 590), "320",
+		       "again: the rows read first stay");
+	}
+
 	/* a chain of replies longer than the roots kept in memory, each
 	 * naming only its parent: where the memory is emptied, the reply's
 	 * root (the parent's, from memory) was read after it was freed (and
@@ -1528,8 +1566,10 @@ static void test_tracker(void)
 		ok(store_exec(tdb, "DELETE FROM cursor WHERE source = 'tracker:threads-pruned'", &err) ==
 		   BB_OK, "prune: no day recorded");
 		{
-			char *sql = g_strdup_printf("INSERT INTO list_thread VALUES ('gone@x', 'gone@x', 'x',"
-						    " 0, %lld), ('kept@x', 'kept@x', 'x', 0, %lld)",
+			char *sql = g_strdup_printf("INSERT INTO list_thread VALUES ('gone@x',"
+						    " text_key('gone@x'), 'gone@x', text_key('gone@x'),"
+						    " 'x', 0, %lld), ('kept@x', text_key('kept@x'),"
+						    " 'kept@x', text_key('kept@x'), 'x', 0, %lld)",
 						    old, now - 86400LL);
 
 			ok(store_exec(tdb, sql, &err) == BB_OK, "prune: an old row and a recent one");
@@ -1543,8 +1583,9 @@ static void test_tracker(void)
 		is_int(strlen(q("SELECT value FROM cursor WHERE source = 'tracker:threads-pruned'")), 10,
 		       "prune: the day is recorded");
 		{
-			char *sql = g_strdup_printf("INSERT INTO list_thread VALUES ('gone2@x', 'gone2@x',"
-						    " 'x', 0, %lld)", old);
+			char *sql = g_strdup_printf("INSERT INTO list_thread VALUES ('gone2@x',"
+						    " text_key('gone2@x'), 'gone2@x',"
+						    " text_key('gone2@x'), 'x', 0, %lld)", old);
 
 			ok(store_exec(tdb, sql, &err) == BB_OK, "prune: another old row");
 			g_free(sql);

@@ -13,6 +13,10 @@
 #include "core/store.h"
 #include "tests/unit/tap.h"
 
+/* text_key('a@x') and text_key('d-a-longer-message-id@example.org'):
+ * keys stored in databases, which no new version may compute otherwise */
+#define THREAD_KEYS_FIXED "4407230288947662167 1678382681521393770"
+
 static int count_rows(struct store *st, const char *table)
 {
 	sqlite3_stmt *q = NULL;
@@ -388,14 +392,73 @@ static void test_thread_rows_upgrade(const char *dir)
 			   " || ' ' || date, ';') FROM (SELECT * FROM list_thread ORDER BY date)",
 			   out, sizeof(out)), "a@x>a@x A <a@x> 1;b@x>a@x B <b@x> 2",
 	       "thread rows: each row kept");
+	/* (and on through 28 -> 29: found by the keys of the texts) */
 	is_str(pragma_text(st, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-			   " AND tbl_name = 'list_thread' AND sql LIKE '%(root)'", out, sizeof(out)),
-	       "1", "thread rows: the index on root is there");
-	ok(store_exec(st, "INSERT OR IGNORE INTO list_thread VALUES ('a@x', 'z@x', 'Z', 3, 11)",
-		      &err) == BB_OK, "thread rows: a second row of a Message-ID is ignored");
-	is_str(pragma_text(st, "SELECT count(*) || ' ' || max(root) FROM list_thread"
-			   " WHERE message_id = 'a@x'", out, sizeof(out)), "1 a@x",
-	       "thread rows: one row a Message-ID");
+			   " AND tbl_name = 'list_thread' AND sql LIKE '%(root_key)'", out, sizeof(out)),
+	       "1", "thread rows: the index on root's key is there");
+	is_str(pragma_text(st, "SELECT group_concat(message_id) FROM (SELECT message_id FROM"
+			   " list_thread WHERE root_key = text_key('a@x') AND root = 'a@x'"
+			   " ORDER BY message_id)", out, sizeof(out)), "a@x,b@x",
+	       "thread rows: found by root");
+	store_close(st);
+	free(path);
+}
+
+/* 28 -> 29: list_thread's rows, with the keys of their Message-ID and
+ * root computed, kept in their order and found by either, through the
+ * indexes of the keys; the keys are the same in every process (they are
+ * stored) */
+static void test_thread_keys_upgrade(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL;
+	char *path = str_printf("%s/thread-keys.db", dir), out[160], want[64];
+
+	if (store_open(&st, path, STORE_READ_WRITE, &err) != BB_OK) {
+		ok(0, "thread keys: open (%s)", err.message);
+		free(path);
+		return;
+	}
+	/* the table as version 28 had it, with three rows */
+	ok(store_exec(st, "DROP TABLE list_thread;"
+		      "CREATE TABLE list_thread (message_id TEXT NOT NULL UNIQUE, root TEXT NOT NULL,"
+		      " from_who TEXT NOT NULL, date INTEGER NOT NULL, seen INTEGER NOT NULL);"
+		      "CREATE INDEX list_thread_root ON list_thread (root);"
+		      "INSERT INTO list_thread VALUES ('c@x', 'a@x', 'C <c@x>', 3, 10),"
+		      " ('a@x', 'a@x', 'A <a@x>', 1, 10),"
+		      " ('d-a-longer-message-id@example.org', 'd-a-longer-message-id@example.org',"
+		      "  'D', 4, 11);"
+		      "PRAGMA user_version = 28", &err) == BB_OK, "thread keys: a version 28 table");
+	store_close(st);
+	st = NULL;
+	if (store_open(&st, path, STORE_READ_WRITE, &err) != BB_OK) {
+		ok(0, "thread keys: upgrade (%s)", err.message);
+		free(path);
+		return;
+	}
+	is_int(store_file_version(st), store_schema_version(), "thread keys: upgraded");
+	is_str(pragma_text(st, "SELECT group_concat(message_id || '>' || root || ' ' || from_who"
+			   " || ' ' || date || ' ' || seen, ';') FROM (SELECT * FROM list_thread"
+			   " ORDER BY rowid)", out, sizeof(out)),
+	       "c@x>a@x C <c@x> 3 10;a@x>a@x A <a@x> 1 10;d-a-longer-message-id@example.org>"
+	       "d-a-longer-message-id@example.org D 4 11", "thread keys: each row kept, in order");
+	is_str(pragma_text(st, "SELECT count(*) FROM list_thread WHERE mid_key = text_key(message_id)"
+			   " AND root_key = text_key(root)", out, sizeof(out)), "3",
+	       "thread keys: each row's keys computed");
+	snprintf(want, sizeof(want), "%lld", store_text_key("a@x"));
+	is_str(pragma_text(st, "SELECT mid_key FROM list_thread WHERE message_id = 'a@x'", out,
+			   sizeof(out)), want, "thread keys: SQL's key is store_text_key()'s");
+	/* (a stored key never changes: its function neither) */
+	is_str(pragma_text(st, "SELECT text_key('a@x') || ' ' ||"
+			   " text_key('d-a-longer-message-id@example.org')", out, sizeof(out)),
+	       THREAD_KEYS_FIXED, "thread keys: the keys of two texts, as they always were");
+	is_str(pragma_text(st, "SELECT root FROM list_thread WHERE mid_key = text_key('c@x')"
+			   " AND message_id = 'c@x'", out, sizeof(out)), "a@x",
+	       "thread keys: found by Message-ID");
+	is_str(pragma_text(st, "SELECT group_concat(message_id) FROM (SELECT message_id FROM"
+			   " list_thread WHERE root_key = text_key('a@x') AND root = 'a@x'"
+			   " ORDER BY rowid)", out, sizeof(out)), "c@x,a@x",
+	       "thread keys: found by root");
 	store_close(st);
 	free(path);
 }
@@ -456,6 +519,7 @@ int main(void)
 	test_commit_hook(dir);
 	test_lone_commits(dir);
 	test_thread_rows_upgrade(dir);
+	test_thread_keys_upgrade(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
