@@ -63,8 +63,8 @@ enum bb_status thread_row_insert(struct store *db, const char *msgid, const char
 	store_cached_done(db, st);
 	if (s || there == SQLITE_ROW)
 		return s;
-	if ((s = store_cached(db, &st, "INSERT INTO list_thread (message_id, mid_key, root, root_key,"
-			      " from_who, date, seen) VALUES (?, ?, ?, ?, ?, ?, ?)", err)))
+	if ((s = store_cached(db, &st, "INSERT OR FAIL INTO list_thread (message_id, mid_key, root,"
+			      " root_key, from_who, date, seen) VALUES (?, ?, ?, ?, ?, ?, ?)", err)))
 		return s;
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, key);
@@ -91,8 +91,9 @@ static const char *run_sql(void)
 	static int made;
 
 	if (!made) {
-		size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO list_thread (message_id,"
-					    " mid_key, root, root_key, from_who, date, seen) VALUES"
+		size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT OR FAIL INTO list_thread"
+					    " (message_id, mid_key, root, root_key, from_who, date,"
+					    " seen) VALUES"
 					    " (?,?,?,?,?,?,?)");
 
 		for (int i = 1; i < THREAD_ROWS_RUN; i++)
