@@ -420,7 +420,12 @@ slow:
 
 /* --- walking the MIME tree ------------------------------------------------ */
 
+/* What a decode reads: inmail_decode() both, inmail_decode_text() and
+ * inmail_decode_attachments() one each. */
+enum { WANT_TEXT = 1, WANT_ATTACHMENTS = 2, WANT_ALL = WANT_TEXT | WANT_ATTACHMENTS };
+
 struct decode {
+	unsigned want;          /* WANT_* */
 	struct inmail_body *b;
 	struct buf text, html;
 	struct buf named_html;  /* the first inline HTML part with a file name */
@@ -577,10 +582,32 @@ static int leaf_without_content(struct decode *d, GMimeContentType *ct)
 	return 0;
 }
 
-/* What a leaf part with content (not leaf_without_content()) adds to the
- * body or the attachments: its type ct, its disposition (NULL: none), its
- * file name (NULL: none) and its content with the transfer encoding undone
- * (bytes, which this frees). */
+/* 1 if a leaf part with content (not leaf_without_content()) of type ct
+ * and disposition (NULL: none) is of the kinds whose text may go to the
+ * body or its HTML: the text kinds, inline.  With a file name, its text
+ * tells whether it does (leaf_content()); any other leaf is an attachment
+ * as it stands.  The one choice of text and attachment that a decode of
+ * both, of the text alone and of the attachments alone all make. */
+static int leaf_text_kind(GMimeContentType *ct, const char *disposition)
+{
+	if (disposition && !g_ascii_strcasecmp(disposition, "attachment"))
+		return 0;
+	return type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
+	       type_is(ct, "text", "x-diff") || type_is(ct, "text", "html");
+}
+
+/* Whether d needs the content of such a leaf (leaf_text_kind() says which
+ * kind): a text kind for the text, and also for the attachments when it
+ * has a file name (a named one that is no patch is an attachment; one
+ * without a name never is); any other leaf only for the attachments. */
+static int leaf_wanted(const struct decode *d, GMimeContentType *ct, const char *disposition,
+		       const char *filename)
+{
+	if (leaf_text_kind(ct, disposition))
+		return (d->want & WANT_TEXT) || ((d->want & WANT_ATTACHMENTS) && filename);
+	return (d->want & WANT_ATTACHMENTS) != 0;
+}
+
 /* add_body_text() of text (tlen bytes, g_malloc'd, which is malloc) into
  * an empty out, in place: the cleaning only drops or replaces bytes, so
  * text becomes out's memory instead of a second copy of a body that may
@@ -619,17 +646,15 @@ static void adopt_body_text(struct buf *out, char *text, size_t tlen)
 static void leaf_content(struct decode *d, GMimeContentType *ct, const char *disposition,
 			 const char *filename, const guint8 *data, size_t len, GByteArray *own)
 {
-	int attached = disposition && !g_ascii_strcasecmp(disposition, "attachment");
+	int want_text = (d->want & WANT_TEXT) != 0;
 
-	if (type_is(ct, "text", "*") && !attached &&
-	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
-	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
+	if (leaf_text_kind(ct, disposition)) {
 		const char *charset = g_mime_content_type_get_parameter(ct, "charset");
 		int html = type_is(ct, "text", "html");
 		char *text;
 		size_t tlen;
 
-		if (!html && !filename && len &&
+		if (want_text && !html && !filename && len &&
 		    (!charset || !*charset || charset_is(charset, ascii_names) ||
 		     charset_is(charset, utf8_names))) {
 			/* a text part whose bytes may be its text: in one pass
@@ -670,7 +695,11 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 			own = NULL;
 			data = NULL;
 		}
-		if (html && !filename) {
+		if (!want_text) {
+			/* the attachments alone: a text kind is one only as below */
+			if (!body && tlen && !(html && !filename))
+				add_attachment(d, ct, filename, data, len);
+		} else if (html && !filename) {
 			struct buf *out = &d->html;
 
 			if (out->len && buf_addch(out, '\n') != BB_OK)
@@ -696,7 +725,8 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 			if (html && d->named_html.len == 0 &&
 			    inmail_html_to_text(&d->named_html, text, tlen) != BB_OK)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
-			add_attachment(d, ct, filename, data, len);
+			if (d->want & WANT_ATTACHMENTS)
+				add_attachment(d, ct, filename, data, len);
 		}
 		g_free(text);
 	} else {
@@ -712,10 +742,14 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 	GMimeContentType *ct = g_mime_object_get_content_type(obj);
 
 	if (!leaf_without_content(d, ct)) {
-		GByteArray *bytes = part_bytes(part);
+		const char *disposition = g_mime_object_get_disposition(obj);
+		const char *filename = g_mime_part_get_filename(part);
+		GByteArray *bytes;
 
-		leaf_content(d, ct, g_mime_object_get_disposition(obj), g_mime_part_get_filename(part),
-			     bytes->data, bytes->len, bytes);
+		if (!leaf_wanted(d, ct, disposition, filename))
+			return;   /* its content is not decoded */
+		bytes = part_bytes(part);
+		leaf_content(d, ct, disposition, filename, bytes->data, bytes->len, bytes);
 	}
 }
 
@@ -802,10 +836,12 @@ static void decode_walk(struct decode *d, GMimeObject *obj, int depth)
 		decode_fail(d, BB_ERR_TOO_LARGE, msg);
 		return;
 	}
-	if (GMIME_IS_MESSAGE_PART(obj))
-		decode_message_part(d, GMIME_MESSAGE_PART(obj));
-	else if (GMIME_IS_PART(obj))
+	if (GMIME_IS_MESSAGE_PART(obj)) {
+		if (d->want & WANT_ATTACHMENTS)   /* only ever an attachment */
+			decode_message_part(d, GMIME_MESSAGE_PART(obj));
+	} else if (GMIME_IS_PART(obj)) {
 		decode_leaf(d, GMIME_PART(obj));
+	}
 }
 
 /* 1 if no empty line ends the header section within INMAIL_HEADER_MAX
@@ -1171,6 +1207,8 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	filename = cd ? g_mime_content_disposition_get_parameter(cd, "filename") : NULL;
 	if (!filename)
 		filename = g_mime_content_type_get_parameter(ct, "name");
+	if (!leaf_wanted(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename))
+		goto done;   /* its content is not decoded */
 	/* the content decoded as part_bytes() decodes it: a data wrapper
 	 * copies it as it stands but for these three encodings */
 	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE) {
@@ -1187,16 +1225,17 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	leaf_content(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename,
 		     bytes ? bytes->data : (const guint8 *)raw + body,
 		     bytes ? bytes->len : len - body, bytes);
+done:
 	if (cd)
 		g_object_unref(cd);
 	g_object_unref(ct);
 	return 1;
 }
 
-/* inmail_decode(); single: a mail that is one leaf part is decoded by
- * single_part(). */
+/* inmail_decode() of what want says (WANT_*) into b; single: a mail that
+ * is one leaf part is decoded by single_part(). */
 static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_body *b, int single,
-				  struct bb_error *err)
+				  unsigned want, struct bb_error *err)
 {
 	struct decode d;
 	GByteArray *array = NULL;
@@ -1209,6 +1248,7 @@ static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_bod
 
 	memset(b, 0, sizeof(*b));
 	memset(&d, 0, sizeof(d));
+	d.want = want;
 	d.b = b;
 	d.err = err;
 	buf_init(&d.text);
@@ -1250,6 +1290,9 @@ static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_bod
 decoded:
 	if (d.st != BB_OK)
 		goto out;
+	b->text_only = !(want & WANT_ATTACHMENTS);
+	if (!(want & WANT_TEXT))
+		goto out;   /* (no text: b->text stays NULL) */
 	if (d.text.len == 0 && d.html.len == 0 && d.named_html.len) {
 		/* HTML-only mail whose HTML is a named part (kept as attachment too) */
 		struct buf swap = d.html;
@@ -1291,13 +1334,37 @@ out:
 enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 			     struct bb_error *err)
 {
-	return decode_mail(raw, len, b, 1, err);
+	return decode_mail(raw, len, b, 1, WANT_ALL, err);
+}
+
+enum bb_status inmail_decode_text(const char *raw, size_t len, struct inmail_body *b,
+				  struct bb_error *err)
+{
+	return decode_mail(raw, len, b, 1, WANT_TEXT, err);
+}
+
+enum bb_status inmail_decode_attachments(const char *raw, size_t len, struct inmail_body *b,
+					 struct bb_error *err)
+{
+	struct inmail_body rest;
+	enum bb_status st;
+
+	if (!b->text_only)
+		return BB_OK;   /* read already */
+	/* the same walk, over the leaves the text left; what it finds of
+	 * the mail's shape (encrypted, skipped parts) the text's walk found */
+	if ((st = decode_mail(raw, len, &rest, 1, WANT_ATTACHMENTS, err)) != BB_OK)
+		return st;
+	b->parts = rest.parts;
+	b->nparts = rest.nparts;
+	b->text_only = 0;
+	return BB_OK;
 }
 
 enum bb_status inmail_decode_parsed(const char *raw, size_t len, struct inmail_body *b,
 				    struct bb_error *err)
 {
-	return decode_mail(raw, len, b, 0, err);
+	return decode_mail(raw, len, b, 0, WANT_ALL, err);
 }
 
 int inmail_body_same(const struct inmail_body *a, const struct inmail_body *b)
