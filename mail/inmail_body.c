@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <gmime/gmime.h>
+#include <openssl/evp.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -450,6 +451,47 @@ static GByteArray *wrapper_bytes(GMimeDataWrapper *content, gint64 size)
 	return array;
 }
 
+/* base64 content (len bytes) decoded by OpenSSL's block decoder into out
+ * (room for len / 4 * 3 bytes), when GMime's decoder is sure to give the
+ * same bytes: every line (without its line end) a whole number of
+ * quartets of the base64 alphabet, with blanks at most around them, and
+ * '=' only as the padding at the end -- at most two, with nothing but
+ * line ends after them.  GMime's decoder takes one byte at a time through
+ * its table, skipping what is not base64 (and reads '=' elsewhere as zero
+ * bits, a quartet across lines, ...); OpenSSL's reads a quartet at a time
+ * and refuses all that, which then is GMime's to decode.  Returns the
+ * number of bytes, or -1 when the content is not that plain. */
+static gssize base64_plain(const char *in, size_t len, unsigned char *out)
+{
+	const char *end = in + len, *eq = memchr(in, '=', len);
+	size_t pad = 0, n = 0;
+
+	for (const char *q = eq; q && q < end; q++) {
+		if (*q == '=') {
+			if (++pad > 2)
+				return -1;
+		} else if (*q != '\n' && *q != '\r') {
+			return -1;
+		}
+	}
+	for (const char *p = in; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		int got;
+
+		if (le > p && le[-1] == '\r')
+			le--;
+		if (le - p > INT_MAX)
+			return -1;
+		/* (with '=' counted as zero bits: GMime's reading of it too) */
+		if (le > p && (got = EVP_DecodeBlock(out + n, (const unsigned char *)p, (int)(le - p))) < 0)
+			return -1;
+		n += le > p ? (size_t)got : 0;
+		p = nl ? nl + 1 : end;
+	}
+	/* GMime drops a byte for each '=' among the last two characters */
+	return (gssize)(n > pad ? n - pad : 0);
+}
+
 /* content (len bytes) with its transfer encoding enc, base64 or
  * quoted-printable, undone as wrapper_bytes() undoes it: the data
  * wrapper's filter runs GMime's decoder over 4 KiB at a time and flushes
@@ -461,22 +503,50 @@ static GByteArray *decoded_bytes(const char *content, size_t len, GMimeContentEn
 	GMimeEncoding state;
 	GByteArray *array;
 	size_t n, max;
+	gssize plain;
 
 	g_mime_encoding_init_decode(&state, enc);
 	max = g_mime_encoding_outlen(&state, len);
 	array = g_byte_array_sized_new((guint)max + 1);
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 &&
+	    (plain = base64_plain(content, len, array->data)) >= 0) {
+		g_byte_array_set_size(array, (guint)plain);
+		return array;
+	}
 	n = g_mime_encoding_step(&state, content, len, (char *)array->data);
 	n += g_mime_encoding_flush(&state, "", 0, (char *)array->data + n);
 	g_byte_array_set_size(array, (guint)n);
 	return array;
 }
 
-/* The decoded content of a leaf part (transfer encoding undone). */
+/* The decoded content of a leaf part (transfer encoding undone).  Base64
+ * that base64_plain() takes is decoded where it is in the mail: GMime's
+ * parser gives a part of a mail in memory as a piece of that memory. */
 static GByteArray *part_bytes(GMimePart *part)
 {
 	GMimeDataWrapper *content = g_mime_part_get_content(part);
 	GMimeStream *encoded = content ? g_mime_data_wrapper_get_stream(content) : NULL;
 
+	if (encoded && GMIME_IS_STREAM_MEM(encoded) &&
+	    g_mime_data_wrapper_get_encoding(content) == GMIME_CONTENT_ENCODING_BASE64) {
+		GByteArray *mem = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(encoded));
+		gint64 start = encoded->bound_start, end = encoded->bound_end;
+		GByteArray *array;
+		gssize n;
+
+		if (end < 0)
+			end = mem ? (gint64)mem->len : -1;
+		if (mem && start >= 0 && start <= end && end <= (gint64)mem->len &&
+		    end - start < G_MAXUINT / 2) {
+			array = g_byte_array_sized_new((guint)((end - start) / 4 * 3 + 1));
+			if ((n = base64_plain((const char *)mem->data + start, (size_t)(end - start),
+					      array->data)) >= 0) {
+				g_byte_array_set_size(array, (guint)n);
+				return array;
+			}
+			g_byte_array_free(array, TRUE);
+		}
+	}
 	return wrapper_bytes(content, encoded ? g_mime_stream_length(encoded) : -1);
 }
 

@@ -9,7 +9,10 @@
  * tricky (an inline text/plain part with a name, a .patch attachment,
  * nested alternatives, message/rfc822, HTML with a name, single parts
  * that are not text, too many parts, too deep nesting) and on every mail
- * of the shared corpus. */
+ * of the shared corpus.  And base64 content decoded by OpenSSL's block
+ * decoder where it is plain: the same bytes as GMime's decoder on random
+ * content, plain and not (stray characters, '=' inside, quartets across
+ * lines, blanks, CRLF, bytes from 0x80 up, cut off). */
 #include "config.h"
 
 #include <dirent.h>
@@ -19,6 +22,7 @@
 #include <sys/stat.h>
 
 #include <glib.h>
+#include <gmime/gmime.h>
 
 #include "core/buf.h"
 #include "mail/inmail.h"
@@ -198,6 +202,158 @@ static void test_limits(void)
 	buf_release(&m);
 }
 
+/* --- base64 ---------------------------------------------------------------- */
+
+/* A fixed generator: the same content every run. */
+static guint64 rng_state = 0x2545f4914f6cdd1dULL;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+/* Base64 of random bytes in lines of 76 (or others), then spoiled in one
+ * of many ways, or not (about half of them); returns 1 when it is plain
+ * (what the decode reads with OpenSSL's decoder). */
+static int random_base64(GString *s)
+{
+	static const char *const stray[] = {
+		"=", "==", " ", "\t", "\xc3\xa9", "\xff", "-", ".", "*", "!", "\r", "A", "AB",
+		"ABC", "\n", "\r\n", "\n\n", "=\n=", "A=", "====",
+	};
+	size_t nbytes = rnd(4) ? rnd(200) : rnd(9000);
+	guchar *bytes = g_malloc(nbytes + 1);
+	gchar *b64;
+	size_t line = rnd(3) ? 76 : 4 * (1 + rnd(30)), len;
+	int crlf = !rnd(4), plain = 1;
+
+	for (size_t i = 0; i < nbytes; i++)
+		bytes[i] = (guchar)rnd(256);
+	b64 = g_base64_encode(bytes, nbytes);
+	len = strlen(b64);
+	g_string_truncate(s, 0);
+	if (!rnd(8)) {
+		line = 2 + rnd(80);   /* quartets across lines */
+		plain = line % 4 == 0 || line >= len;
+	}
+	for (size_t i = 0; i < len; i += line) {
+		if (!rnd(20))
+			g_string_append(s, rnd(2) ? " " : "\t");   /* (still plain) */
+		g_string_append_len(s, b64 + i, (gssize)MIN(line, len - i));
+		if (!rnd(20))
+			g_string_append(s, " ");
+		g_string_append(s, crlf ? "\r\n" : "\n");
+	}
+	if (!rnd(10))
+		g_string_append(s, crlf ? "\r\n" : "\n");
+	for (unsigned k = rnd(2) ? 0 : 1 + rnd(3); k > 0; k--) {
+		const char *piece = stray[rnd(G_N_ELEMENTS(stray))];
+		size_t at = rnd(4) ? rnd((unsigned)s->len + 1) : s->len;
+
+		g_string_insert(s, (gssize)at, piece);
+		plain = 0;
+	}
+	if (!rnd(10) && s->len > 3) {
+		g_string_truncate(s, s->len - 1 - rnd(3));   /* cut off */
+		plain = 0;
+	}
+	g_free(bytes);
+	g_free(b64);
+	return plain;
+}
+
+/* GMime's decode of s: its decoder over all of it (as_stream 0), or its
+ * data wrapper's filter (as_stream 1), as the decode's two ways did. */
+static GByteArray *gmime_base64(const GString *s, int as_stream)
+{
+	GByteArray *out = g_byte_array_new();
+
+	if (as_stream) {
+		GMimeStream *in = g_mime_stream_mem_new_with_buffer(s->str, s->len);
+		GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(out);
+		GMimeDataWrapper *w = g_mime_data_wrapper_new_with_stream(in,
+									  GMIME_CONTENT_ENCODING_BASE64);
+
+		g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+		g_mime_data_wrapper_write_to_stream(w, mem);
+		g_object_unref(w);
+		g_object_unref(mem);
+		g_object_unref(in);
+	} else {
+		GMimeEncoding state;
+		size_t n;
+
+		g_mime_encoding_init_decode(&state, GMIME_CONTENT_ENCODING_BASE64);
+		g_byte_array_set_size(out, (guint)g_mime_encoding_outlen(&state, s->len) + 1);
+		n = g_mime_encoding_step(&state, s->str, s->len, (char *)out->data);
+		n += g_mime_encoding_flush(&state, "", 0, (char *)out->data + n);
+		g_byte_array_set_size(out, (guint)n);
+	}
+	return out;
+}
+
+/* 1 if the attachment of the mail made of head and content is want's bytes. */
+static int attachment_is(const char *head, const GString *content, const char *tail,
+			 const GByteArray *want)
+{
+	GString *mail = g_string_new(head);
+	struct inmail_body b;
+	struct bb_error err = BB_ERROR_INIT;
+	int same;
+
+	g_string_append_len(mail, content->str, (gssize)content->len);
+	g_string_append(mail, tail);
+	if (inmail_decode(mail->str, mail->len, &b, &err) != BB_OK) {
+		g_string_free(mail, TRUE);
+		return 0;
+	}
+	same = want->len ? b.nparts == 1 && b.parts[0].len == want->len &&
+			   !memcmp(b.parts[0].data, want->data, want->len)
+			 : b.nparts == 0;
+	inmail_body_release(&b);
+	g_string_free(mail, TRUE);
+	return same;
+}
+
+static void test_base64(void)
+{
+	GString *s = g_string_new("");
+	size_t differ[2] = { 0, 0 }, plain = 0;
+	const int mails = 3000;
+
+	for (int i = 0; i < mails; i++) {
+		GByteArray *step, *filtered;
+
+		int was_plain = random_base64(s);
+
+		if (strstr(s->str, "--"))
+			continue;   /* (no boundary line inside) */
+		plain += was_plain;
+		step = gmime_base64(s, 0);
+		filtered = gmime_base64(s, 1);
+		/* one part: GMime's decoder over all of it */
+		if (!attachment_is(HEAD "Content-Type: application/octet-stream\n"
+				   "Content-Transfer-Encoding: base64\n\n", s, "", step) && differ[0]++ < 3)
+			diag("one part differs: \"%s\"", s->str);
+		/* a part of a multipart: GMime's data wrapper */
+		if (!attachment_is(HEAD "Content-Type: multipart/mixed; boundary=XyZzY\n\n"
+				   "--XyZzY\nContent-Type: application/octet-stream\n"
+				   "Content-Transfer-Encoding: base64\n\n",
+				   s, "\n--XyZzY--\n", filtered) && differ[1]++ < 3)
+			diag("a part differs: \"%s\"", s->str);
+		g_byte_array_free(step, TRUE);
+		g_byte_array_free(filtered, TRUE);
+	}
+	ok(plain > mails / 4 && plain < mails * 3 / 4, "base64: %zu of %d contents plain, the others not",
+	   plain, mails);
+	is_int(differ[0], 0, "base64 of one part: the bytes GMime's decoder gives");
+	is_int(differ[1], 0, "base64 of a part: the bytes GMime's data wrapper gives");
+	g_string_free(s, TRUE);
+}
+
 /* --- the corpus ------------------------------------------------------------ */
 
 struct corpus {
@@ -275,6 +431,7 @@ int main(void)
 	tap_shared_dir(shared, sizeof(shared));
 	test_layouts();
 	test_limits();
+	test_base64();
 	test_corpus();
 	mail_shutdown();
 	return done_testing();
