@@ -20,7 +20,7 @@ void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, co
 {
 	const struct inmail_options iopt = { cfg->mail_domain };
 
-	memset(p, 0, offsetof(struct prepared_mail, err));
+	memset(p, 0, offsetof(struct prepared_mail, verdict));
 	bb_error_clear(&p->err);
 	bb_error_clear(&p->body_err);
 	p->raw = raw;

@@ -56,7 +56,6 @@ struct prepared_mail {
 	struct mailcmd *cmds;
 	size_t ncmds;
 	int checked;            /* the verdict is known */
-	struct auth_verdict verdict;
 
 	/* what was handled (for the counters' line) and the work done */
 	long long bug_id;
@@ -64,8 +63,11 @@ struct prepared_mail {
 		unsigned parses, decodes, attachments, checks;
 	} work;
 
-	/* last: prepared_mail_read() clears all above and these with
-	 * bb_error_clear() (their messages are half of p) */
+	/* last: prepared_mail_read() clears all above, and these with
+	 * bb_error_clear() (their messages are half of p); the verdict, 800
+	 * bytes, is not cleared: it is read only once checked, which its
+	 * check fills */
+	struct auth_verdict verdict;
 	struct bb_error err;    /* why the headers could not be read */
 	struct bb_error body_err; /* why the body could not be decoded */
 };
