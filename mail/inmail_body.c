@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The full decode of list mail (see inmail_body.h): GMime's parser over the
  * raw bytes in place (no copy), its data wrappers for the transfer
- * encodings and GLib's iconv for charsets; what is written here is the
- * choice of parts and the fallbacks for bogus labels.  A mail that is one
- * leaf part is read without the parser.  And the mbox split, GMime's mbox
- * parser over the same kind of stream. */
+ * encodings (OpenSSL's block decoder for plain base64) and GLib's iconv
+ * for charsets; what is written here is the choice of parts and the
+ * fallbacks for bogus labels.  A mail that is one leaf part is read
+ * without the parser; a decode of the text alone leaves the parts that can
+ * only be attachments undecoded.  And the mbox split, GMime's mbox parser
+ * over the same kind of stream. */
 #include "config.h"
 
 #include <errno.h>
