@@ -20,7 +20,7 @@ void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, co
 {
 	const struct inmail_options iopt = { cfg->mail_domain };
 
-	memset(p, 0, offsetof(struct prepared_mail, err));
+	memset(p, 0, offsetof(struct prepared_mail, verdict));
 	bb_error_clear(&p->err);
 	bb_error_clear(&p->body_err);
 	p->raw = raw;
@@ -68,18 +68,20 @@ void prepared_mail_release(struct prepared_mail *p)
 	if (p->m.message_id) {
 		log_event(LOG_LEVEL_DEBUG, "inbound.mail_work", LF_STR("message_id", p->m.message_id),
 			  LF_INT("bug", p->bug_id), LF_UINT("parses", p->work.parses),
-			  LF_UINT("decodes", p->work.decodes), LF_UINT("checks", p->work.checks));
+			  LF_UINT("decodes", p->work.decodes),
+			  LF_UINT("attachments", p->work.attachments), LF_UINT("checks", p->work.checks));
 		if (file) {
 			FILE *f = fopen(file, "a");
 
 			if (f) {
 				fprintf(f, "%s bug=%lld commands=%zu directive=%d track=%d waited=%d"
-					" parses=%u decodes=%u checks=%u\n", p->m.message_id,
+					" parses=%u decodes=%u attachments=%u checks=%u\n",
+					p->m.message_id,
 					p->bug_id, p->cmds_scanned ? p->ncmds : 0,
 					p->body_tried && !p->body_status &&
 						prepared_mail_directive(p),
 					p->track, p->waited_since != 0, p->work.parses,
-					p->work.decodes, p->work.checks);
+					p->work.decodes, p->work.attachments, p->work.checks);
 				fclose(f);
 			}
 		}
@@ -101,6 +103,10 @@ const struct inmail_body *prepared_mail_body(struct prepared_mail *p, struct bb_
 		p->body_tried = 1;
 		p->work.decodes++;
 		p->body_status = inmail_decode(p->raw, p->len, &p->body, &p->body_err);
+	} else if (p->body_status == BB_OK && p->body.text_only) {
+		/* the text was read alone: the attachments now, once */
+		p->work.attachments++;
+		p->body_status = inmail_decode_attachments(p->raw, p->len, &p->body, &p->body_err);
 	}
 	if (p->body_status == BB_OK)
 		return &p->body;
@@ -109,16 +115,36 @@ const struct inmail_body *prepared_mail_body(struct prepared_mail *p, struct bb_
 	return NULL;
 }
 
+/* The body with its text, decoded alone on the first need (the
+ * attachments wait for prepared_mail_body()); NULL when it cannot be
+ * decoded. */
+static const struct inmail_body *body_text(struct prepared_mail *p)
+{
+	if (!p->body_tried) {
+		p->body_tried = 1;
+		p->work.decodes++;
+		p->body_status = inmail_decode_text(p->raw, p->len, &p->body, &p->body_err);
+	}
+	return p->body_status == BB_OK ? &p->body : NULL;
+}
+
+const char *prepared_mail_body_text(struct prepared_mail *p)
+{
+	const struct inmail_body *b = body_text(p);
+
+	return !b ? NULL : b->text ? b->text : "";
+}
+
 const char *prepared_mail_text(struct prepared_mail *p)
 {
-	const struct inmail_body *b = prepared_mail_body(p, NULL);
+	const char *text = prepared_mail_body_text(p);
 
-	return b && b->text ? b->text : "";
+	return text ? text : "";
 }
 
 size_t prepared_mail_commands(struct prepared_mail *p, const struct mailcmd **cmds)
 {
-	if (!p->cmds_scanned && prepared_mail_body(p, NULL)) {
+	if (!p->cmds_scanned && body_text(p)) {
 		p->cmds_scanned = 1;
 		mailcmd_parse(prepared_mail_text(p), &p->cmds, &p->ncmds, NULL);
 	}
@@ -128,7 +154,7 @@ size_t prepared_mail_commands(struct prepared_mail *p, const struct mailcmd **cm
 
 int prepared_mail_directive(struct prepared_mail *p)
 {
-	const struct inmail_body *b = prepared_mail_body(p, NULL);
+	const struct inmail_body *b = body_text(p);
 	const char *text, *end, *q;
 
 	if (!b || !b->text)

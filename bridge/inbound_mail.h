@@ -7,7 +7,10 @@
  *     singleton field, duplicates flagged), read when the mail is read;
  *   - the raw scan (inmail_scan()), with it;
  *   - the decoded body (inmail_decode()), on first need, at most once: a
- *     mail that cannot be decoded keeps why;
+ *     mail that cannot be decoded keeps why; a step that reads only its
+ *     text (commands, directives, the tracker) has the text decoded alone
+ *     (inmail_decode_text()), and the attachments are decoded when a step
+ *     asks for the whole body (a mail of a bug), at most once;
  *   - the scan of its body for "#bugbridge" commands and "#regzbot"
  *     directives, on first need, of that body;
  *   - its sender's authentication verdict (inbound_sender_verdict()), on
@@ -17,7 +20,9 @@
  * feed and the outbox echo check all read it (bridge/inbound*.c).
  *
  * Per mail it counts the work done on its bytes: header parses, body
- * decodes, authentication checks.  prepared_mail_release() logs them at
+ * decodes (of the text, and of all of it when a step asked for all
+ * first), decodes of the attachments after the text alone, authentication
+ * checks.  prepared_mail_release() logs them at
  * debug level (inbound.mail_work), and with $BUGBRIDGE_TEST_MAIL_WORK set
  * to a file's name appends them to that file, one line a mail (the test
  * hook of tests/lib/mailwork.sh, which inbound.sh, tracker.sh and
@@ -44,23 +49,25 @@ struct prepared_mail {
 	time_t waited_since;    /* read again from in_wait: since when; 0: from the archive */
 
 	/* the rest through the functions below */
-	int body_tried;         /* inmail_decode() was asked: body_status says how it went */
+	int body_tried;         /* a decode was asked: body_status says how it went */
 	enum bb_status body_status;
 	struct inmail_body body;
 	int cmds_scanned;       /* mailcmd_parse() of the body */
 	struct mailcmd *cmds;
 	size_t ncmds;
 	int checked;            /* the verdict is known */
-	struct auth_verdict verdict;
 
 	/* what was handled (for the counters' line) and the work done */
 	long long bug_id;
 	struct {
-		unsigned parses, decodes, checks;
+		unsigned parses, decodes, attachments, checks;
 	} work;
 
-	/* last: prepared_mail_read() clears all above and these with
-	 * bb_error_clear() (their messages are half of p) */
+	/* last: prepared_mail_read() clears all above, and these with
+	 * bb_error_clear() (their messages are half of p); the verdict, 800
+	 * bytes, is not cleared: it is read only once checked, which its
+	 * check fills */
+	struct auth_verdict verdict;
 	struct bb_error err;    /* why the headers could not be read */
 	struct bb_error body_err; /* why the body could not be decoded */
 };
@@ -76,10 +83,16 @@ void prepared_mail_read(struct prepared_mail *p, const struct bb_config *cfg, co
  * (a second release does nothing; prepared_mail_read() may fill p again). */
 void prepared_mail_release(struct prepared_mail *p);
 
-/* The decoded body, decoded on the first call; NULL when it cannot be
- * decoded (err, when not NULL, says why, every time it is asked). */
+/* The decoded body with its attachments, decoded on the first call (the
+ * attachments only, when the text was decoded alone before); NULL when it
+ * cannot be decoded (err, when not NULL, says why, every time it is
+ * asked). */
 const struct inmail_body *prepared_mail_body(struct prepared_mail *p, struct bb_error *err);
-/* The body's text ("" when it has none or cannot be decoded). */
+/* The body's text ("" when it has none), the text alone decoded when the
+ * body was not decoded yet; NULL when the body cannot be decoded. */
+const char *prepared_mail_body_text(struct prepared_mail *p);
+/* The body's text ("" when it has none or cannot be decoded), as
+ * prepared_mail_body_text(). */
 const char *prepared_mail_text(struct prepared_mail *p);
 /* The body's "#bugbridge" lines (mailcmd_parse(), once): their number,
  * *cmds pointing into p; 0 when the body cannot be decoded. */

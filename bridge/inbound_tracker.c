@@ -22,9 +22,9 @@ enum bb_status inbound_feed_tracker(struct sync_context *sc, const struct inboun
 
 	if (!sc->tracker)
 		return BB_OK;
-	if ((with_body || tracker_wants_body(sc->tracker, &p->m, p->scan, p->raw, p->len)) &&
-	    prepared_mail_body(p, NULL))
-		body = prepared_mail_text(p);
+	/* (the text alone: the tracker reads no attachment) */
+	if (with_body || tracker_wants_body(sc->tracker, &p->m, p->scan, p->raw, p->len))
+		body = prepared_mail_body_text(p);
 	if (body && !verdict && prepared_mail_directive(p)) {
 		if ((s = prepared_mail_verdict(sc, opt, p, NULL, err)))
 			return s;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The full decode of list mail (see inmail_body.h): GMime's parser over the
  * raw bytes in place (no copy), its data wrappers for the transfer
- * encodings and GLib's iconv for charsets; what is written here is the
- * choice of parts and the fallbacks for bogus labels.  A mail that is one
- * leaf part is read without the parser.  And the mbox split, GMime's mbox
- * parser over the same kind of stream. */
+ * encodings (OpenSSL's block decoder for plain base64) and GLib's iconv
+ * for charsets; what is written here is the choice of parts and the
+ * fallbacks for bogus labels.  A mail that is one leaf part is read
+ * without the parser; a decode of the text alone leaves the parts that can
+ * only be attachments undecoded.  And the mbox split, GMime's mbox parser
+ * over the same kind of stream. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include <gmime/gmime.h>
+#include <openssl/evp.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -420,7 +423,12 @@ slow:
 
 /* --- walking the MIME tree ------------------------------------------------ */
 
+/* What a decode reads: inmail_decode() both, inmail_decode_text() and
+ * inmail_decode_attachments() one each. */
+enum { WANT_TEXT = 1, WANT_ATTACHMENTS = 2, WANT_ALL = WANT_TEXT | WANT_ATTACHMENTS };
+
 struct decode {
+	unsigned want;          /* WANT_* */
 	struct inmail_body *b;
 	struct buf text, html;
 	struct buf named_html;  /* the first inline HTML part with a file name */
@@ -445,6 +453,47 @@ static GByteArray *wrapper_bytes(GMimeDataWrapper *content, gint64 size)
 	return array;
 }
 
+/* base64 content (len bytes) decoded by OpenSSL's block decoder into out
+ * (room for len / 4 * 3 bytes), when GMime's decoder is sure to give the
+ * same bytes: every line (without its line end) a whole number of
+ * quartets of the base64 alphabet, with blanks at most around them, and
+ * '=' only as the padding at the end -- at most two, with nothing but
+ * line ends after them.  GMime's decoder takes one byte at a time through
+ * its table, skipping what is not base64 (and reads '=' elsewhere as zero
+ * bits, a quartet across lines, ...); OpenSSL's reads a quartet at a time
+ * and refuses all that, which then is GMime's to decode.  Returns the
+ * number of bytes, or -1 when the content is not that plain. */
+static gssize base64_plain(const char *in, size_t len, unsigned char *out)
+{
+	const char *end = in + len, *eq = memchr(in, '=', len);
+	size_t pad = 0, n = 0;
+
+	for (const char *q = eq; q && q < end; q++) {
+		if (*q == '=') {
+			if (++pad > 2)
+				return -1;
+		} else if (*q != '\n' && *q != '\r') {
+			return -1;
+		}
+	}
+	for (const char *p = in; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		int got;
+
+		if (le > p && le[-1] == '\r')
+			le--;
+		if (le - p > INT_MAX)
+			return -1;
+		/* (with '=' counted as zero bits: GMime's reading of it too) */
+		if (le > p && (got = EVP_DecodeBlock(out + n, (const unsigned char *)p, (int)(le - p))) < 0)
+			return -1;
+		n += le > p ? (size_t)got : 0;
+		p = nl ? nl + 1 : end;
+	}
+	/* GMime drops a byte for each '=' among the last two characters */
+	return (gssize)(n > pad ? n - pad : 0);
+}
+
 /* content (len bytes) with its transfer encoding enc, base64 or
  * quoted-printable, undone as wrapper_bytes() undoes it: the data
  * wrapper's filter runs GMime's decoder over 4 KiB at a time and flushes
@@ -456,22 +505,50 @@ static GByteArray *decoded_bytes(const char *content, size_t len, GMimeContentEn
 	GMimeEncoding state;
 	GByteArray *array;
 	size_t n, max;
+	gssize plain;
 
 	g_mime_encoding_init_decode(&state, enc);
 	max = g_mime_encoding_outlen(&state, len);
 	array = g_byte_array_sized_new((guint)max + 1);
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 &&
+	    (plain = base64_plain(content, len, array->data)) >= 0) {
+		g_byte_array_set_size(array, (guint)plain);
+		return array;
+	}
 	n = g_mime_encoding_step(&state, content, len, (char *)array->data);
 	n += g_mime_encoding_flush(&state, "", 0, (char *)array->data + n);
 	g_byte_array_set_size(array, (guint)n);
 	return array;
 }
 
-/* The decoded content of a leaf part (transfer encoding undone). */
+/* The decoded content of a leaf part (transfer encoding undone).  Base64
+ * that base64_plain() takes is decoded where it is in the mail: GMime's
+ * parser gives a part of a mail in memory as a piece of that memory. */
 static GByteArray *part_bytes(GMimePart *part)
 {
 	GMimeDataWrapper *content = g_mime_part_get_content(part);
 	GMimeStream *encoded = content ? g_mime_data_wrapper_get_stream(content) : NULL;
 
+	if (encoded && GMIME_IS_STREAM_MEM(encoded) &&
+	    g_mime_data_wrapper_get_encoding(content) == GMIME_CONTENT_ENCODING_BASE64) {
+		GByteArray *mem = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(encoded));
+		gint64 start = encoded->bound_start, end = encoded->bound_end;
+		GByteArray *array;
+		gssize n;
+
+		if (end < 0)
+			end = mem ? (gint64)mem->len : -1;
+		if (mem && start >= 0 && start <= end && end <= (gint64)mem->len &&
+		    end - start < G_MAXUINT / 2) {
+			array = g_byte_array_sized_new((guint)((end - start) / 4 * 3 + 1));
+			if ((n = base64_plain((const char *)mem->data + start, (size_t)(end - start),
+					      array->data)) >= 0) {
+				g_byte_array_set_size(array, (guint)n);
+				return array;
+			}
+			g_byte_array_free(array, TRUE);
+		}
+	}
 	return wrapper_bytes(content, encoded ? g_mime_stream_length(encoded) : -1);
 }
 
@@ -577,10 +654,32 @@ static int leaf_without_content(struct decode *d, GMimeContentType *ct)
 	return 0;
 }
 
-/* What a leaf part with content (not leaf_without_content()) adds to the
- * body or the attachments: its type ct, its disposition (NULL: none), its
- * file name (NULL: none) and its content with the transfer encoding undone
- * (bytes, which this frees). */
+/* 1 if a leaf part with content (not leaf_without_content()) of type ct
+ * and disposition (NULL: none) is of the kinds whose text may go to the
+ * body or its HTML: the text kinds, inline.  With a file name, its text
+ * tells whether it does (leaf_content()); any other leaf is an attachment
+ * as it stands.  The one choice of text and attachment that a decode of
+ * both, of the text alone and of the attachments alone all make. */
+static int leaf_text_kind(GMimeContentType *ct, const char *disposition)
+{
+	if (disposition && !g_ascii_strcasecmp(disposition, "attachment"))
+		return 0;
+	return type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
+	       type_is(ct, "text", "x-diff") || type_is(ct, "text", "html");
+}
+
+/* Whether d needs the content of such a leaf (leaf_text_kind() says which
+ * kind): a text kind for the text, and also for the attachments when it
+ * has a file name (a named one that is no patch is an attachment; one
+ * without a name never is); any other leaf only for the attachments. */
+static int leaf_wanted(const struct decode *d, GMimeContentType *ct, const char *disposition,
+		       const char *filename)
+{
+	if (leaf_text_kind(ct, disposition))
+		return (d->want & WANT_TEXT) || ((d->want & WANT_ATTACHMENTS) && filename);
+	return (d->want & WANT_ATTACHMENTS) != 0;
+}
+
 /* add_body_text() of text (tlen bytes, g_malloc'd, which is malloc) into
  * an empty out, in place: the cleaning only drops or replaces bytes, so
  * text becomes out's memory instead of a second copy of a body that may
@@ -619,17 +718,15 @@ static void adopt_body_text(struct buf *out, char *text, size_t tlen)
 static void leaf_content(struct decode *d, GMimeContentType *ct, const char *disposition,
 			 const char *filename, const guint8 *data, size_t len, GByteArray *own)
 {
-	int attached = disposition && !g_ascii_strcasecmp(disposition, "attachment");
+	int want_text = (d->want & WANT_TEXT) != 0;
 
-	if (type_is(ct, "text", "*") && !attached &&
-	    (type_is(ct, "text", "plain") || type_is(ct, "text", "x-patch") ||
-	     type_is(ct, "text", "x-diff") || type_is(ct, "text", "html"))) {
+	if (leaf_text_kind(ct, disposition)) {
 		const char *charset = g_mime_content_type_get_parameter(ct, "charset");
 		int html = type_is(ct, "text", "html");
 		char *text;
 		size_t tlen;
 
-		if (!html && !filename && len &&
+		if (want_text && !html && !filename && len &&
 		    (!charset || !*charset || charset_is(charset, ascii_names) ||
 		     charset_is(charset, utf8_names))) {
 			/* a text part whose bytes may be its text: in one pass
@@ -670,7 +767,11 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 			own = NULL;
 			data = NULL;
 		}
-		if (html && !filename) {
+		if (!want_text) {
+			/* the attachments alone: a text kind is one only as below */
+			if (!body && tlen && !(html && !filename))
+				add_attachment(d, ct, filename, data, len);
+		} else if (html && !filename) {
 			struct buf *out = &d->html;
 
 			if (out->len && buf_addch(out, '\n') != BB_OK)
@@ -696,7 +797,8 @@ static void leaf_content(struct decode *d, GMimeContentType *ct, const char *dis
 			if (html && d->named_html.len == 0 &&
 			    inmail_html_to_text(&d->named_html, text, tlen) != BB_OK)
 				decode_fail(d, BB_ERR_NOMEM, "HTML");
-			add_attachment(d, ct, filename, data, len);
+			if (d->want & WANT_ATTACHMENTS)
+				add_attachment(d, ct, filename, data, len);
 		}
 		g_free(text);
 	} else {
@@ -712,10 +814,14 @@ static void decode_leaf(struct decode *d, GMimePart *part)
 	GMimeContentType *ct = g_mime_object_get_content_type(obj);
 
 	if (!leaf_without_content(d, ct)) {
-		GByteArray *bytes = part_bytes(part);
+		const char *disposition = g_mime_object_get_disposition(obj);
+		const char *filename = g_mime_part_get_filename(part);
+		GByteArray *bytes;
 
-		leaf_content(d, ct, g_mime_object_get_disposition(obj), g_mime_part_get_filename(part),
-			     bytes->data, bytes->len, bytes);
+		if (!leaf_wanted(d, ct, disposition, filename))
+			return;   /* its content is not decoded */
+		bytes = part_bytes(part);
+		leaf_content(d, ct, disposition, filename, bytes->data, bytes->len, bytes);
 	}
 }
 
@@ -802,10 +908,12 @@ static void decode_walk(struct decode *d, GMimeObject *obj, int depth)
 		decode_fail(d, BB_ERR_TOO_LARGE, msg);
 		return;
 	}
-	if (GMIME_IS_MESSAGE_PART(obj))
-		decode_message_part(d, GMIME_MESSAGE_PART(obj));
-	else if (GMIME_IS_PART(obj))
+	if (GMIME_IS_MESSAGE_PART(obj)) {
+		if (d->want & WANT_ATTACHMENTS)   /* only ever an attachment */
+			decode_message_part(d, GMIME_MESSAGE_PART(obj));
+	} else if (GMIME_IS_PART(obj)) {
 		decode_leaf(d, GMIME_PART(obj));
+	}
 }
 
 /* 1 if no empty line ends the header section within INMAIL_HEADER_MAX
@@ -1171,6 +1279,8 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	filename = cd ? g_mime_content_disposition_get_parameter(cd, "filename") : NULL;
 	if (!filename)
 		filename = g_mime_content_type_get_parameter(ct, "name");
+	if (!leaf_wanted(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename))
+		goto done;   /* its content is not decoded */
 	/* the content decoded as part_bytes() decodes it: a data wrapper
 	 * copies it as it stands but for these three encodings */
 	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE) {
@@ -1187,16 +1297,17 @@ static int single_part(struct decode *d, const char *raw, size_t len)
 	leaf_content(d, ct, cd ? g_mime_content_disposition_get_disposition(cd) : NULL, filename,
 		     bytes ? bytes->data : (const guint8 *)raw + body,
 		     bytes ? bytes->len : len - body, bytes);
+done:
 	if (cd)
 		g_object_unref(cd);
 	g_object_unref(ct);
 	return 1;
 }
 
-/* inmail_decode(); single: a mail that is one leaf part is decoded by
- * single_part(). */
+/* inmail_decode() of what want says (WANT_*) into b; single: a mail that
+ * is one leaf part is decoded by single_part(). */
 static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_body *b, int single,
-				  struct bb_error *err)
+				  unsigned want, struct bb_error *err)
 {
 	struct decode d;
 	GByteArray *array = NULL;
@@ -1209,6 +1320,7 @@ static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_bod
 
 	memset(b, 0, sizeof(*b));
 	memset(&d, 0, sizeof(d));
+	d.want = want;
 	d.b = b;
 	d.err = err;
 	buf_init(&d.text);
@@ -1250,6 +1362,9 @@ static enum bb_status decode_mail(const char *raw, size_t len, struct inmail_bod
 decoded:
 	if (d.st != BB_OK)
 		goto out;
+	b->text_only = !(want & WANT_ATTACHMENTS);
+	if (!(want & WANT_TEXT))
+		goto out;   /* (no text: b->text stays NULL) */
 	if (d.text.len == 0 && d.html.len == 0 && d.named_html.len) {
 		/* HTML-only mail whose HTML is a named part (kept as attachment too) */
 		struct buf swap = d.html;
@@ -1291,13 +1406,37 @@ out:
 enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 			     struct bb_error *err)
 {
-	return decode_mail(raw, len, b, 1, err);
+	return decode_mail(raw, len, b, 1, WANT_ALL, err);
+}
+
+enum bb_status inmail_decode_text(const char *raw, size_t len, struct inmail_body *b,
+				  struct bb_error *err)
+{
+	return decode_mail(raw, len, b, 1, WANT_TEXT, err);
+}
+
+enum bb_status inmail_decode_attachments(const char *raw, size_t len, struct inmail_body *b,
+					 struct bb_error *err)
+{
+	struct inmail_body rest;
+	enum bb_status st;
+
+	if (!b->text_only)
+		return BB_OK;   /* read already */
+	/* the same walk, over the leaves the text left; what it finds of
+	 * the mail's shape (encrypted, skipped parts) the text's walk found */
+	if ((st = decode_mail(raw, len, &rest, 1, WANT_ATTACHMENTS, err)) != BB_OK)
+		return st;
+	b->parts = rest.parts;
+	b->nparts = rest.nparts;
+	b->text_only = 0;
+	return BB_OK;
 }
 
 enum bb_status inmail_decode_parsed(const char *raw, size_t len, struct inmail_body *b,
 				    struct bb_error *err)
 {
-	return decode_mail(raw, len, b, 0, err);
+	return decode_mail(raw, len, b, 0, WANT_ALL, err);
 }
 
 int inmail_body_same(const struct inmail_body *a, const struct inmail_body *b)

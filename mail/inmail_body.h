@@ -43,6 +43,7 @@ struct inmail_body {
 	int skipped_parts;  /* parts left out: nested deeper than INMAIL_DEPTH_MAX */
 	struct inmail_part *parts; /* attachments, in order */
 	size_t nparts;
+	int text_only;      /* inmail_decode_text(): the attachments were not read */
 };
 
 /* The full decode of raw/len.  On success b is filled (inmail_body_release()
@@ -54,6 +55,21 @@ struct inmail_body {
  * become U+FFFD. */
 enum bb_status inmail_decode(const char *raw, size_t len, struct inmail_body *b,
 			     struct bb_error *err);
+/* The text of inmail_decode() alone, for a caller that reads only the
+ * text (commands, directives): the same status and the same text,
+ * from_html, encrypted and skipped_parts, but no attachments (nparts 0,
+ * text_only set), whose contents -- logs, dumps, images, often base64 --
+ * are not decoded.  Which leaves are text is decided as inmail_decode()
+ * decides it (a named text part is decoded to know: only its text tells
+ * whether it is a patch). */
+enum bb_status inmail_decode_text(const char *raw, size_t len, struct inmail_body *b,
+				  struct bb_error *err);
+/* The rest of inmail_decode() for b, which inmail_decode_text() filled
+ * from the same raw/len: the attachments, decoded now (the text's leaves
+ * are not decoded again, but for named text parts); b is then what
+ * inmail_decode() gives.  On error (BB_ERR_NOMEM) b is as it was. */
+enum bb_status inmail_decode_attachments(const char *raw, size_t len, struct inmail_body *b,
+					 struct bb_error *err);
 /* The same decode with every mail through GMime's parser: inmail_decode()
  * reads a mail that is one leaf part without it, and must give the same
  * (the unit tests and the fuzz target check that against this). */

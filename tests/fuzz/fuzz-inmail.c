@@ -107,6 +107,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		expect(st != BB_OK || pst != BB_OK || inmail_body_same(&b, &parsed));
 		inmail_body_release(&parsed);
 	}
+	{
+		/* the text alone (a history read), then the attachments (a
+		 * mail of a bug): the same as the whole decode */
+		struct inmail_body text;
+		enum bb_status tst = inmail_decode_text(raw, size, &text, &err);
+
+		expect(tst == st || st == BB_ERR_NOMEM || tst == BB_ERR_NOMEM);
+		if (st == BB_OK && tst == BB_OK) {
+			expect(text.nparts == 0 && text.text_only && text.text_len == b.text_len &&
+			       !strcmp(text.text, b.text) && text.from_html == b.from_html);
+			if (inmail_decode_attachments(raw, size, &text, &err) == BB_OK)
+				expect(inmail_body_same(&text, &b));
+		}
+		inmail_body_release(&text);
+	}
 	if (st != BB_OK)
 		return 0;
 	expect(b.text && strlen(b.text) == b.text_len);

@@ -26,11 +26,14 @@ mailwork_seen() {
 }
 
 # mailwork_once: every mail's headers parsed once, its body decoded at most
-# once and its sender checked at most once per handling
+# once (its text alone first, when a step needs only that: its attachments
+# at most once after) and its sender checked at most once per handling
 mailwork_once() {
 	is "mail work: every mail's headers parsed once" "$(awk '!/ parses=1 /' "$MAILWORK")" ""
 	is "mail work: every mail's body decoded at most once" \
 		"$(awk '!/ decodes=[01] /' "$MAILWORK")" ""
+	is "mail work: every mail's attachments decoded at most once, after its text" \
+		"$(awk '!/ attachments=0 / && !/ decodes=1 attachments=1 /' "$MAILWORK")" ""
 	is "mail work: every mail's sender checked at most once per handling" \
 		"$(awk '!/ checks=[01]$/' "$MAILWORK")" ""
 }
