@@ -492,7 +492,9 @@ static int sender_check_needed(struct sync_context *sc, struct prepared_mail *p,
 		directive = 0;
 	if (!commands && !directive)
 		return 0;
-	if (!prepared_mail_body(p, NULL))
+	/* (the text alone, as the tracker and the command scan read it: the
+	 * attachments wait for a mail of a bug's own handling) */
+	if (!prepared_mail_body_text(p))
 		return 0;   /* the handling finds it cannot be read */
 	if (directive && prepared_mail_directive(p))
 		return 1;

@@ -68,20 +68,21 @@ void prepared_mail_release(struct prepared_mail *p)
 	if (p->m.message_id) {
 		log_event(LOG_LEVEL_DEBUG, "inbound.mail_work", LF_STR("message_id", p->m.message_id),
 			  LF_INT("bug", p->bug_id), LF_UINT("parses", p->work.parses),
-			  LF_UINT("decodes", p->work.decodes),
+			  LF_UINT("decodes", p->work.decodes), LF_UINT("wholes", p->work.wholes),
 			  LF_UINT("attachments", p->work.attachments), LF_UINT("checks", p->work.checks));
 		if (file) {
 			FILE *f = fopen(file, "a");
 
 			if (f) {
 				fprintf(f, "%s bug=%lld commands=%zu directive=%d track=%d waited=%d"
-					" parses=%u decodes=%u attachments=%u checks=%u\n",
+					" parses=%u decodes=%u wholes=%u attachments=%u checks=%u\n",
 					p->m.message_id,
 					p->bug_id, p->cmds_scanned ? p->ncmds : 0,
 					p->body_tried && !p->body_status &&
 						prepared_mail_directive(p),
 					p->track, p->waited_since != 0, p->work.parses,
-					p->work.decodes, p->work.attachments, p->work.checks);
+					p->work.decodes, p->work.wholes, p->work.attachments,
+					p->work.checks);
 				fclose(f);
 			}
 		}
@@ -102,6 +103,7 @@ const struct inmail_body *prepared_mail_body(struct prepared_mail *p, struct bb_
 	if (!p->body_tried) {
 		p->body_tried = 1;
 		p->work.decodes++;
+		p->work.wholes++;
 		p->body_status = inmail_decode(p->raw, p->len, &p->body, &p->body_err);
 	} else if (p->body_status == BB_OK && p->body.text_only) {
 		/* the text was read alone: the attachments now, once */

@@ -21,8 +21,8 @@
  *
  * Per mail it counts the work done on its bytes: header parses, body
  * decodes (of the text, and of all of it when a step asked for all
- * first), decodes of the attachments after the text alone, authentication
- * checks.  prepared_mail_release() logs them at
+ * first: the wholes among them), decodes of the attachments after the
+ * text alone, authentication checks.  prepared_mail_release() logs them at
  * debug level (inbound.mail_work), and with $BUGBRIDGE_TEST_MAIL_WORK set
  * to a file's name appends them to that file, one line a mail (the test
  * hook of tests/lib/mailwork.sh, which inbound.sh, tracker.sh and
@@ -60,7 +60,10 @@ struct prepared_mail {
 	/* what was handled (for the counters' line) and the work done */
 	long long bug_id;
 	struct {
-		unsigned parses, decodes, attachments, checks;
+		/* decodes: first decodes of the body (its text alone, or all
+		 * of it: wholes); attachments: of the attachments after the
+		 * text alone */
+		unsigned parses, decodes, wholes, attachments, checks;
 	} work;
 
 	/* last: prepared_mail_read() clears all above, and these with

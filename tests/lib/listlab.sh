@@ -58,7 +58,8 @@ listlab_raw() {
 
 # listlab_send FROM MESSAGE-ID IN-REPLY-TO SUBJECT [HEADER: VALUE]... <BODY
 # Sends a plain-text mail to the list (IN-REPLY-TO may be empty; a Date:
-# among the extra headers replaces the current date).  With LISTLAB_DKIM_DIR
+# among the extra headers replaces the current date, a Content-Type: the
+# text/plain one, for a BODY that is a MIME body of that type).  With LISTLAB_DKIM_DIR
 # set, a mail whose From: domain has a key there (<domain>.pem, selector s1,
 # see listlab_dkim_key) is DKIM-signed by python3-dkim, once, as it is sent;
 # LISTLAB_DKIM_AS=DOMAIN signs with that domain's key instead, and
@@ -71,8 +72,9 @@ port, lst, body_file, sender, msgid, parent, subject = sys.argv[1:8]
 extra = sys.argv[8:]
 body = open(body_file, encoding="utf-8").read()
 head = ["From: %s" % sender, "To: %s" % lst, "Subject: %s" % subject,
-        "Message-ID: <%s>" % msgid, "MIME-Version: 1.0",
-        "Content-Type: text/plain; charset=utf-8"]
+        "Message-ID: <%s>" % msgid, "MIME-Version: 1.0"]
+if not any(h.lower().startswith("content-type:") for h in extra):
+    head.append("Content-Type: text/plain; charset=utf-8")
 if not any(h.lower().startswith("date:") for h in extra):
     head.append("Date: %s" % email.utils.formatdate())
 if parent:

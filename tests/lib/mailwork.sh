@@ -27,13 +27,16 @@ mailwork_seen() {
 
 # mailwork_once: every mail's headers parsed once, its body decoded at most
 # once (its text alone first, when a step needs only that: its attachments
-# at most once after) and its sender checked at most once per handling
+# at most once after; or the whole of it at once) and its sender checked at
+# most once per handling
 mailwork_once() {
 	is "mail work: every mail's headers parsed once" "$(awk '!/ parses=1 /' "$MAILWORK")" ""
 	is "mail work: every mail's body decoded at most once" \
 		"$(awk '!/ decodes=[01] /' "$MAILWORK")" ""
 	is "mail work: every mail's attachments decoded at most once, after its text" \
-		"$(awk '!/ attachments=0 / && !/ decodes=1 attachments=1 /' "$MAILWORK")" ""
+		"$(awk '!/ attachments=0 / && !/ decodes=1 wholes=0 attachments=1 /' "$MAILWORK")" ""
+	is "mail work: a whole decode is a mail's first and only one" \
+		"$(awk '!/ wholes=0 / && !/ decodes=1 wholes=1 attachments=0 /' "$MAILWORK")" ""
 	is "mail work: every mail's sender checked at most once per handling" \
 		"$(awk '!/ checks=[01]$/' "$MAILWORK")" ""
 }

@@ -542,7 +542,7 @@ mailwork_seen "plain replies to a bug were handled" \
 mailwork_seen "replies with commands were handled" '/ bug=[1-9]/ && !/ commands=0 /'
 mailwork_seen "#bugbridge track mails were handled" '/ track=1 /'
 mailwork_seen "mails read for their commands, then for a bug, had their attachments decoded after their text" \
-	'/ bug=[1-9]/ && / decodes=1 attachments=1 /'
+	'/ bug=[1-9]/ && / decodes=1 wholes=0 attachments=1 /'
 mailwork_once
 
 done_testing

@@ -250,6 +250,23 @@ is "a commit linking a duplicate report fixes the regression" \
 	"$(reg "select state, fix_subject from reg_regression where report_msgid = 'r22@example.net'")" \
 	"fixed|media: fix dark camera"
 
+# A report of no bug with a directive and a binary attachment: the
+# directive is read from the text alone, and the sender's check that a
+# directive asks for needs only the text too; the attachment, which only a
+# mail of a bug keeps, is never decoded
+printf '%s\n' '--b23' 'Content-Type: text/plain; charset=utf-8' '' 'Wifi drops every minute.' '' \
+	'#regzbot introduced: v6.6..v6.7' '--b23' 'Content-Type: application/octet-stream' \
+	'Content-Disposition: attachment; filename="fw.bin"' 'Content-Transfer-Encoding: base64' '' \
+	'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=' '--b23--' |
+	listlab_send "Ines Reporter <ines@example.net>" r23@example.net "" "wifi drops" \
+		"Content-Type: multipart/mixed; boundary=b23"
+check "sync after a report with an attachment" bb sync
+is "a report with an attachment is tracked from its text" \
+	"$(reg "select count(*) from reg_regression where report_msgid = 'r23@example.net'")" "1"
+is "its attachment is not decoded for the directive nor for the sender's check" \
+	"$(awk '$1 == "r23@example.net" { print $4, $8, $9, $10 }' "$MAILWORK")" \
+	"directive=1 decodes=1 wholes=0 attachments=0"
+
 # each mail read once (tests/lib/mailwork.sh)
 mailwork_seen "mails with a #regzbot directive were handled" '/ directive=1 /'
 mailwork_once
