@@ -149,8 +149,9 @@ char *store_file_uri(const char *path, const char *query);
  * process name each key to it with store_keys_add() right after writing it
  * (nothing in between asks): a key it holds that the database lacks (a
  * rolled-back write, a deleted row) costs only a lookup.  A column of more
- * than STORE_KEYS_MAX keys is not held (always "may"): a set costs about
- * 100 bytes a key, and the process's memory stays small. */
+ * than STORE_KEYS_MAX keys is not held (always "may"): a set holds a
+ * fingerprint of each key (some 20 bytes a key), and the process's memory
+ * stays small. */
 #define STORE_KEYS_MAX 200000
 #define STORE_KEYS_FILL_AFTER 256
 int store_keys_may_hold(struct store *st, enum store_keys which, const char *key);
