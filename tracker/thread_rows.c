@@ -10,14 +10,74 @@
 
 #include "tracker/thread_rows.h"
 
+size_t thread_row_person(char *out, const char *name, const char *addr)
+{
+	const char *one = addr && *addr ? addr : name ? name : "";
+	size_t nl, al;
+
+	if (!(name && *name && addr && *addr)) {
+		al = strlen(one);
+		if (out)
+			memcpy(out, one, al + 1);
+		return al;
+	}
+	/* "name <addr>", once per list mail: no printf */
+	nl = strlen(name);
+	al = strlen(addr);
+	if (out) {
+		memcpy(out, name, nl);
+		memcpy(out + nl, " <", 2);
+		memcpy(out + nl + 2, addr, al);
+		memcpy(out + nl + 2 + al, ">", 2);
+	}
+	return nl + al + 3;
+}
+
+/* (one allocation a row, where the row and its three texts were four:
+ * on a history read each mail's row was a calloc(), two strdup() and
+ * the person's malloc(), and as many free()) */
+struct thread_row *thread_row_new(const char *msgid, unsigned hash, const char *root,
+				  const char *name, const char *addr)
+{
+	size_t ml = strlen(msgid) + 1, rl = strlen(root) + 1;
+	size_t wl = thread_row_person(NULL, name, addr) + 1;
+	struct thread_row *r = malloc(sizeof(*r) + ml + rl + wl);
+
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->message_id = memcpy(r->text, msgid, ml);
+	r->root = memcpy(r->text + ml, root, rl);
+	r->who = r->text + ml + rl;
+	thread_row_person(r->who, name, addr);
+	r->hash = hash;
+	return r;
+}
+
 void thread_row_free(void *p)
 {
 	struct thread_row *r = p;
 
-	free(r->message_id);
-	free(r->root);
-	free(r->who);
+	if (r)
+		free(r->root_alloc);
 	free(r);
+}
+
+void thread_row_take_root(struct thread_row *r, char *root)
+{
+	free(r->root_alloc);
+	r->root = r->root_alloc = root;
+}
+
+unsigned thread_row_hash(const void *row)
+{
+	return ((const struct thread_row *)row)->hash;
+}
+
+int thread_row_equal(const void *a, const void *b)
+{
+	return !strcmp(((const struct thread_row *)a)->message_id,
+		       ((const struct thread_row *)b)->message_id);
 }
 
 enum bb_status thread_row_root(struct store *db, const char *msgid, char **root,
@@ -125,8 +185,7 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 			continue;
 		if (!(root = strdup(from)))
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		free(r->root);
-		r->root = root;
+		thread_row_take_root(r, root);
 	}
 	if ((s = store_cached(db, &st, run_sql(), err)))
 		return s;
