@@ -904,16 +904,21 @@ guint store_key_hash(gconstpointer p)
 	return (guint)key_hash64(p, key_seed());
 }
 
-/* What a key set holds of a key: its seeded hash, as wide as a pointer
- * (64 bits here), kept as the pointer key of a table that compares
- * pointers.  Two keys with one fingerprint only make "may hold" say yes
+/* What a key set holds of a key: its seeded hash (store_key_print()),
+ * as wide as a pointer (64 bits here), kept as the pointer key of a table
+ * that compares pointers.  Two keys with one fingerprint only make "may hold" say yes
  * for a key the column lacks, which costs a lookup; a key the column has
  * always has its fingerprint in the set.  (A copy of each key cost a
  * g_strdup() per key added, a string comparison per key found and about
  * 100 bytes a key, out of the CPU's caches on every ask.) */
-static gpointer key_fingerprint(const char *key)
+uint64_t store_key_print(const char *key)
 {
-	return GSIZE_TO_POINTER((gsize)key_hash64(key, key_seed()));
+	return key_hash64(key, key_seed());
+}
+
+static gpointer key_fingerprint(uint64_t print)
+{
+	return GSIZE_TO_POINTER((gsize)print);
 }
 
 /* A fixed seed: the keys are stored, and must never change (a new
@@ -965,7 +970,7 @@ static int keyset_fill(struct store *st, struct store_keyset *ks, enum store_key
 			break;
 		}
 		if (key)
-			g_hash_table_add(set, key_fingerprint(key));
+			g_hash_table_add(set, key_fingerprint(store_key_print(key)));
 	}
 	sqlite3_finalize(stmt);
 	if (rc != SQLITE_DONE) {
@@ -976,15 +981,16 @@ static int keyset_fill(struct store *st, struct store_keyset *ks, enum store_key
 	return 0;
 }
 
-int store_keys_may_hold(struct store *st, enum store_keys which, const char *key)
+/* The set which names, to be asked: NULL when the answer is "may". */
+static struct store_keyset *keyset_to_ask(struct store *st, enum store_keys which)
 {
 	struct store_keyset *ks;
 
-	if (!st || (unsigned)which >= STORE_KEYS_N || !key || st->depth <= 0)
-		return 1;
+	if (!st || (unsigned)which >= STORE_KEYS_N || st->depth <= 0)
+		return NULL;
 	if (!(ks = st->keys[which])) {
 		if (!(ks = calloc(1, sizeof(*ks))))
-			return 1;
+			return NULL;
 		ks->generation = st->generation;
 		st->keys[which] = ks;
 	}
@@ -992,22 +998,38 @@ int store_keys_may_hold(struct store *st, enum store_keys which, const char *key
 		keyset_empty(ks, st->generation);
 	if (!ks->keys) {
 		if (ks->too_many || ++ks->asked < STORE_KEYS_FILL_AFTER)
-			return 1;
+			return NULL;
 		if (keyset_fill(st, ks, which)) {
 			ks->asked = 0;   /* tried again after as many asks (not past the cap) */
-			return 1;
+			return NULL;
 		}
 	}
-	/* (an empty set, as the mirrored mail's is on a list no bug went to,
-	 * holds nothing without hashing the key) */
-	return g_hash_table_size(ks->keys) && g_hash_table_contains(ks->keys, key_fingerprint(key));
+	return ks;
 }
 
-void store_keys_add(struct store *st, enum store_keys which, const char *key)
+int store_keys_may_hold(struct store *st, enum store_keys which, const char *key)
+{
+	struct store_keyset *ks = key ? keyset_to_ask(st, which) : NULL;
+
+	/* (an empty set, as the mirrored mail's is on a list no bug went to,
+	 * holds nothing without hashing the key) */
+	return !ks || (g_hash_table_size(ks->keys) &&
+		       g_hash_table_contains(ks->keys, key_fingerprint(store_key_print(key))));
+}
+
+int store_keys_may_hold_print(struct store *st, enum store_keys which, uint64_t print)
+{
+	struct store_keyset *ks = keyset_to_ask(st, which);
+
+	return !ks || (g_hash_table_size(ks->keys) &&
+		       g_hash_table_contains(ks->keys, key_fingerprint(print)));
+}
+
+void store_keys_add_print(struct store *st, enum store_keys which, uint64_t print)
 {
 	struct store_keyset *ks;
 
-	if (!st || (unsigned)which >= STORE_KEYS_N || !key || !(ks = st->keys[which]) || !ks->keys)
+	if (!st || (unsigned)which >= STORE_KEYS_N || !(ks = st->keys[which]) || !ks->keys)
 		return;   /* (read whole when it is filled, this key with it) */
 	if (ks->generation != st->generation) {
 		keyset_empty(ks, st->generation);
@@ -1018,7 +1040,14 @@ void store_keys_add(struct store *st, enum store_keys which, const char *key)
 		ks->too_many = 1;
 		return;
 	}
-	g_hash_table_add(ks->keys, key_fingerprint(key));
+	g_hash_table_add(ks->keys, key_fingerprint(print));
+}
+
+void store_keys_add(struct store *st, enum store_keys which, const char *key)
+{
+	/* (hashed only when the set is held) */
+	if (key && st && (unsigned)which < STORE_KEYS_N && st->keys[which] && st->keys[which]->keys)
+		store_keys_add_print(st, which, store_key_print(key));
 }
 
 static enum bb_status begin(struct store *st, const char *sql, struct bb_error *err)

@@ -36,7 +36,7 @@ size_t thread_row_person(char *out, const char *name, const char *addr)
 /* (one allocation a row, where the row and its three texts were four:
  * on a history read each mail's row was a calloc(), two strdup() and
  * the person's malloc(), and as many free()) */
-struct thread_row *thread_row_new(const char *msgid, unsigned hash, const char *root,
+struct thread_row *thread_row_new(const char *msgid, uint64_t print, const char *root,
 				  const char *name, const char *addr)
 {
 	size_t ml = strlen(msgid) + 1, rl = strlen(root) + 1;
@@ -50,7 +50,7 @@ struct thread_row *thread_row_new(const char *msgid, unsigned hash, const char *
 	r->root = memcpy(r->text + ml, root, rl);
 	r->who = r->text + ml + rl;
 	thread_row_person(r->who, name, addr);
-	r->hash = hash;
+	r->print = print;
 	return r;
 }
 
@@ -71,7 +71,8 @@ void thread_row_take_root(struct thread_row *r, char *root)
 
 unsigned thread_row_hash(const void *row)
 {
-	return ((const struct thread_row *)row)->hash;
+	/* (store_key_hash()'s: the print's low bits) */
+	return (unsigned)((const struct thread_row *)row)->print;
 }
 
 int thread_row_equal(const void *a, const void *b)
@@ -172,7 +173,7 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 	/* (the set of list_thread's ids says a row surely is not there: it
 	 * is what keeps one row a Message-ID here, where no index does) */
 	for (*held = 0; *held < THREAD_ROWS_RUN; ++*held)
-		if (store_keys_may_hold(db, STORE_KEYS_THREAD, rows[first + *held]->message_id))
+		if (store_keys_may_hold_print(db, STORE_KEYS_THREAD, rows[first + *held]->print))
 			return BB_OK;
 	/* the roots as the rows before give them (a parent's is final once
 	 * it is written, and a run's rows all are) */
@@ -204,6 +205,6 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 		s = store_fail(db, err, "remembering mails' threads");
 	store_cached_done(db, st);
 	for (int i = 0; !s && i < THREAD_ROWS_RUN; i++)
-		store_keys_add(db, STORE_KEYS_THREAD, rows[first + (size_t)i]->message_id);
+		store_keys_add_print(db, STORE_KEYS_THREAD, rows[first + (size_t)i]->print);
 	return s;
 }

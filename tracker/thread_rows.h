@@ -7,6 +7,7 @@
 #define BB_TRACKER_THREAD_ROWS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
 #include "core/store.h"
@@ -17,23 +18,24 @@
  * added: written by this tracker (the row was not there).  The row and
  * its texts are one allocation (thread_row_new()): message_id, root and
  * who point into text[], but root may be replaced (thread_row_take_root(),
- * then root_alloc holds it).  hash: store_key_hash(message_id), computed
- * once as the mail is read: the tracker's tables of rows are keyed by the
- * rows (thread_row_hash(), thread_row_equal()). */
+ * then root_alloc holds it).  print: store_key_print(message_id),
+ * computed once as the mail is read, for the store's set of list_thread's
+ * ids and the tracker's tables of rows, which are keyed by the rows
+ * (thread_row_hash(), thread_row_equal()). */
 struct thread_row {
 	char *message_id, *root, *who;
 	char *root_alloc;
 	long long date, seen;
 	long parent;
-	unsigned hash;
+	uint64_t print;
 	int added;
 	char text[];
 };
 
-/* A row of msgid (whose store_key_hash() is hash) with root root and who
+/* A row of msgid (whose store_key_print() is print) with root root and who
  * as the tracker names a person (thread_row_person()), its other fields
  * zero; NULL when out of memory.  Freed by thread_row_free(). */
-struct thread_row *thread_row_new(const char *msgid, unsigned hash, const char *root,
+struct thread_row *thread_row_new(const char *msgid, uint64_t print, const char *root,
 				  const char *name, const char *addr);
 /* Frees a row (NULL: nothing); a GDestroyNotify. */
 void thread_row_free(void *p);

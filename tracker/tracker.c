@@ -732,13 +732,14 @@ static const char *thread_root(const struct inmail *m)
 
 /* ---------------------------------------------------------------- mail */
 
-static int already_seen(struct tracker *t, const char *msgid)
+/* (print: store_key_print(msgid)) */
+static int already_seen(struct tracker *t, const char *msgid, uint64_t print)
 {
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
 
-	if (!store_keys_may_hold(t->db, STORE_KEYS_REG_MAIL, msgid) &&
-	    !store_keys_may_hold(t->db, STORE_KEYS_REG_NOTED, msgid))
+	if (!store_keys_may_hold_print(t->db, STORE_KEYS_REG_MAIL, print) &&
+	    !store_keys_may_hold_print(t->db, STORE_KEYS_REG_NOTED, print))
 		return 0;
 	if (store_cached(t->db, &st, "SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind ="
 				     " 'thread' UNION ALL SELECT 1 FROM reg_unhandled WHERE"
@@ -1037,9 +1038,10 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
  * go (prune_threads()).  The thread's root is the one its parent's row
  * has, when the parent was read (References often name the parent alone),
  * else the first mail it names.  Inside a transaction the row is kept
- * until it commits (thread_write()). */
-static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, time_t when,
-				      struct bb_error *err)
+ * until it commits (thread_write()).  print: store_key_print() of the
+ * mail's Message-ID. */
+static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, uint64_t print,
+				      time_t when, struct bb_error *err)
 {
 	enum bb_status s = BB_OK;
 	time_t now = time(NULL);
@@ -1059,13 +1061,13 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 	if (m->from_bridge || m->auto_reply || !m->message_id)
 		return BB_OK;
 	mail.message_id = (char *)m->message_id;
-	mail.hash = store_key_hash(m->message_id);
+	mail.print = print;
 	/* (a mail read again in the transaction keeps its first row, as
 	 * the table keeps a row) */
 	if (kept && g_hash_table_contains(t->pending_ids, &mail))
 		return BB_OK;
 	if ((parent.message_id = (char *)inmail_parent_id(m)) && *parent.message_id)
-		parent.hash = store_key_hash(parent.message_id);
+		parent.print = store_key_print(parent.message_id);
 	if (kept && parent.message_id && *parent.message_id) {
 		guint i = GPOINTER_TO_UINT(g_hash_table_lookup(t->pending_ids, &parent));
 
@@ -1086,7 +1088,7 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 	if (kept) {
 		/* (root may be a row's of the roots: copied before anything
 		 * may empty them) */
-		struct thread_row *r = thread_row_new(m->message_id, mail.hash, root, m->from_name,
+		struct thread_row *r = thread_row_new(m->message_id, print, root, m->from_name,
 						      m->from_addr);
 
 		free(stored);
@@ -1105,7 +1107,7 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 	}
 	if (!(s = thread_row_insert(t->db, m->message_id, root, who, (long long)when, (long long)now,
 				    &added, err)) && added) {
-		struct thread_row *r = thread_row_new(m->message_id, mail.hash, root, NULL, NULL);
+		struct thread_row *r = thread_row_new(m->message_id, print, root, NULL, NULL);
 
 		if (r)
 			note_row_root(t, r);
@@ -1590,17 +1592,20 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	enum bb_status s = BB_OK;
 	char *who = NULL;
 	int counts;
+	uint64_t print;   /* (the Message-ID hashed once for the sets and tables) */
 
-	if (!m->message_id || already_seen(t, m->message_id))
+	if (!m->message_id || already_seen(t, m->message_id, print = store_key_print(m->message_id)))
 		return BB_OK;
 	if ((when = inmail_date(m)) <= 0)
 		when = time(NULL);
-	if ((s = remember_thread(t, m, when, err)))
+	if ((s = remember_thread(t, m, print, when, err)))
 		return s;
-	/* the thread: a mail answering a regression's mail is part of it */
+	/* the thread: a mail answering a regression's mail is part of it
+	 * (the References' last is In-Reply-To, mostly: not asked twice) */
 	n = regressions_of(t, m->in_reply_to, ids, n, 16);
 	for (size_t i = m->nreferences; i-- > 0 && n < 16;)
-		n = regressions_of(t, m->references[i], ids, n, 16);
+		if (!m->in_reply_to || strcmp(m->references[i], m->in_reply_to))
+			n = regressions_of(t, m->references[i], ids, n, 16);
 	if (!n && !body)
 		return BB_OK;   /* neither in a tracked thread nor carrying directives */
 	/* the directives first: some say that this mail is no activity */

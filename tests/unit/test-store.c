@@ -257,6 +257,16 @@ static void test_keys(const char *dir)
 	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "c@x"), 1, "keys: a comment's id is held");
 	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "old@x"), 0,
 	       "keys: a reg_mail key is not in the mail set");
+	/* a key given by its print: the same answers, and one added so is held */
+	is_int(store_keys_may_hold_print(st, STORE_KEYS_MAIL, store_key_print("in@x")), 1,
+	       "keys: by its print, a key the set has is held");
+	is_int(store_keys_may_hold_print(st, STORE_KEYS_MAIL, store_key_print("old@x")), 0,
+	       "keys: by its print, one it lacks is not");
+	is_int((int)(store_key_hash("in@x") == (unsigned)store_key_print("in@x")), 1,
+	       "keys: store_key_hash() is the print's low bits");
+	store_keys_add_print(st, STORE_KEYS_MAIL, store_key_print("added@x"));
+	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "added@x"), 1,
+	       "keys: a key added by its print is held");
 	ok(store_commit(st, &err) == BB_OK, "keys: done");
 	store_close(other);
 	store_close(st);
