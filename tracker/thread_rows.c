@@ -10,20 +10,16 @@
 
 #include "tracker/thread_rows.h"
 
-size_t thread_row_person(char *out, const char *name, const char *addr)
+/* The person of name and addr written to out (when not NULL), nl and al
+ * their lengths when both are there (else al the one's): the length. */
+static size_t person_write(char *out, const char *name, size_t nl, const char *addr, size_t al)
 {
-	const char *one = addr && *addr ? addr : name ? name : "";
-	size_t nl, al;
-
-	if (!(name && *name && addr && *addr)) {
-		al = strlen(one);
+	if (!nl) {
 		if (out)
-			memcpy(out, one, al + 1);
+			memcpy(out, addr, al + 1);
 		return al;
 	}
 	/* "name <addr>", once per list mail: no printf */
-	nl = strlen(name);
-	al = strlen(addr);
 	if (out) {
 		memcpy(out, name, nl);
 		memcpy(out + nl, " <", 2);
@@ -33,23 +29,44 @@ size_t thread_row_person(char *out, const char *name, const char *addr)
 	return nl + al + 3;
 }
 
+/* The two parts of a person: both there, else the one (in *addr) with *nl 0. */
+static void person_parts(const char **name, const char **addr, size_t *nl, size_t *al)
+{
+	if (*name && **name && *addr && **addr) {
+		*nl = strlen(*name);
+	} else {
+		*addr = *addr && **addr ? *addr : *name ? *name : "";
+		*nl = 0;
+	}
+	*al = strlen(*addr);
+}
+
+size_t thread_row_person(char *out, const char *name, const char *addr)
+{
+	size_t nl, al;
+
+	person_parts(&name, &addr, &nl, &al);
+	return person_write(out, name, nl, addr, al);
+}
+
 /* (one allocation a row, where the row and its three texts were four:
  * on a history read each mail's row was a calloc(), two strdup() and
  * the person's malloc(), and as many free()) */
 struct thread_row *thread_row_new(const char *msgid, uint64_t print, const char *root,
 				  const char *name, const char *addr)
 {
-	size_t ml = strlen(msgid) + 1, rl = strlen(root) + 1;
-	size_t wl = thread_row_person(NULL, name, addr) + 1;
-	struct thread_row *r = malloc(sizeof(*r) + ml + rl + wl);
+	size_t ml = strlen(msgid) + 1, rl = strlen(root) + 1, nl, al, wl;
+	struct thread_row *r;
 
-	if (!r)
+	person_parts(&name, &addr, &nl, &al);
+	wl = person_write(NULL, name, nl, addr, al) + 1;
+	if (!(r = malloc(sizeof(*r) + ml + rl + wl)))
 		return NULL;
 	memset(r, 0, sizeof(*r));
 	r->message_id = memcpy(r->text, msgid, ml);
 	r->root = memcpy(r->text + ml, root, rl);
 	r->who = r->text + ml + rl;
-	thread_row_person(r->who, name, addr);
+	person_write(r->who, name, nl, addr, al);
 	r->print = print;
 	return r;
 }
