@@ -42,7 +42,7 @@ void thread_row_free(void *p);
 /* Gives r the root root (malloc'd text, which r takes) in place of its own. */
 void thread_row_take_root(struct thread_row *r, char *root);
 /* A GHashFunc and a GEqualFunc of rows, by their Message-IDs (a row to
- * look for needs message_id and hash alone). */
+ * look for needs message_id and print alone). */
 unsigned thread_row_hash(const void *row);
 int thread_row_equal(const void *a, const void *b);
 /* A person as the tracker's rows name one: "name <addr>", else the one
