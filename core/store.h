@@ -17,6 +17,7 @@
 #ifndef BB_STORE_H
 #define BB_STORE_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -149,12 +150,21 @@ char *store_file_uri(const char *path, const char *query);
  * process name each key to it with store_keys_add() right after writing it
  * (nothing in between asks): a key it holds that the database lacks (a
  * rolled-back write, a deleted row) costs only a lookup.  A column of more
- * than STORE_KEYS_MAX keys is not held (always "may"): a set costs about
- * 100 bytes a key, and the process's memory stays small. */
+ * than STORE_KEYS_MAX keys is not held (always "may"): a set holds a
+ * fingerprint of each key (some 20 bytes a key), and the process's memory
+ * stays small. */
 #define STORE_KEYS_MAX 200000
 #define STORE_KEYS_FILL_AFTER 256
 int store_keys_may_hold(struct store *st, enum store_keys which, const char *key);
 void store_keys_add(struct store *st, enum store_keys which, const char *key);
+/* The same of a key given by its print (store_key_print()): one key asked
+ * of several sets, or hashed once for the tables it goes to. */
+int store_keys_may_hold_print(struct store *st, enum store_keys which, uint64_t print);
+void store_keys_add_print(struct store *st, enum store_keys which, uint64_t print);
+/* The print of a key (a NUL-terminated text) that the sets keep of it: a
+ * 64-bit hash seeded once per process (so that Message-IDs chosen to
+ * collide cannot be chosen ahead), whose low 32 bits are store_key_hash()'s. */
+uint64_t store_key_print(const char *key);
 /* The hash the sets give a key (a NUL-terminated text): a GHashFunc, for
  * other tables keyed by Message-IDs (eight bytes a step where
  * g_str_hash() takes one; seeded once per process, so that Message-IDs

@@ -10,14 +10,92 @@
 
 #include "tracker/thread_rows.h"
 
+/* The person of name and addr written to out (when not NULL), nl and al
+ * their lengths when both are there (else al the one's): the length. */
+static size_t person_write(char *out, const char *name, size_t nl, const char *addr, size_t al)
+{
+	if (!nl) {
+		if (out)
+			memcpy(out, addr, al + 1);
+		return al;
+	}
+	/* "name <addr>", once per list mail: no printf */
+	if (out) {
+		memcpy(out, name, nl);
+		memcpy(out + nl, " <", 2);
+		memcpy(out + nl + 2, addr, al);
+		memcpy(out + nl + 2 + al, ">", 2);
+	}
+	return nl + al + 3;
+}
+
+/* The two parts of a person: both there, else the one (in *addr) with *nl 0. */
+static void person_parts(const char **name, const char **addr, size_t *nl, size_t *al)
+{
+	if (*name && **name && *addr && **addr) {
+		*nl = strlen(*name);
+	} else {
+		*addr = *addr && **addr ? *addr : *name ? *name : "";
+		*nl = 0;
+	}
+	*al = strlen(*addr);
+}
+
+size_t thread_row_person(char *out, const char *name, const char *addr)
+{
+	size_t nl, al;
+
+	person_parts(&name, &addr, &nl, &al);
+	return person_write(out, name, nl, addr, al);
+}
+
+/* (one allocation a row, where the row and its three texts were four:
+ * on a history read each mail's row was a calloc(), two strdup() and
+ * the person's malloc(), and as many free()) */
+struct thread_row *thread_row_new(const char *msgid, uint64_t print, const char *root,
+				  const char *name, const char *addr)
+{
+	size_t ml = strlen(msgid) + 1, rl = strlen(root) + 1, nl, al, wl;
+	struct thread_row *r;
+
+	person_parts(&name, &addr, &nl, &al);
+	wl = person_write(NULL, name, nl, addr, al) + 1;
+	if (!(r = malloc(sizeof(*r) + ml + rl + wl)))
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->message_id = memcpy(r->text, msgid, ml);
+	r->root = memcpy(r->text + ml, root, rl);
+	r->who = r->text + ml + rl;
+	person_write(r->who, name, nl, addr, al);
+	r->print = print;
+	return r;
+}
+
 void thread_row_free(void *p)
 {
 	struct thread_row *r = p;
 
-	free(r->message_id);
-	free(r->root);
-	free(r->who);
+	if (r)
+		free(r->root_alloc);
 	free(r);
+}
+
+void thread_row_take_root(struct thread_row *r, char *root)
+{
+	free(r->root_alloc);
+	r->root = r->root_alloc = root;
+}
+
+unsigned thread_row_hash(const void *row)
+{
+	/* (store_key_hash()'s: the print's low bits) */
+	return (unsigned)((const struct thread_row *)row)->print;
+}
+
+int thread_row_equal(const void *a, const void *b)
+{
+	return !strcmp(((const struct thread_row *)a)->message_id,
+		       ((const struct thread_row *)b)->message_id);
 }
 
 enum bb_status thread_row_root(struct store *db, const char *msgid, char **root,
@@ -112,7 +190,7 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 	/* (the set of list_thread's ids says a row surely is not there: it
 	 * is what keeps one row a Message-ID here, where no index does) */
 	for (*held = 0; *held < THREAD_ROWS_RUN; ++*held)
-		if (store_keys_may_hold(db, STORE_KEYS_THREAD, rows[first + *held]->message_id))
+		if (store_keys_may_hold_print(db, STORE_KEYS_THREAD, rows[first + *held]->print))
 			return BB_OK;
 	/* the roots as the rows before give them (a parent's is final once
 	 * it is written, and a run's rows all are) */
@@ -125,8 +203,7 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 			continue;
 		if (!(root = strdup(from)))
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		free(r->root);
-		r->root = root;
+		thread_row_take_root(r, root);
 	}
 	if ((s = store_cached(db, &st, run_sql(), err)))
 		return s;
@@ -145,6 +222,6 @@ enum bb_status thread_rows_write_new(struct store *db, struct thread_row *const 
 		s = store_fail(db, err, "remembering mails' threads");
 	store_cached_done(db, st);
 	for (int i = 0; !s && i < THREAD_ROWS_RUN; i++)
-		store_keys_add(db, STORE_KEYS_THREAD, rows[first + (size_t)i]->message_id);
+		store_keys_add_print(db, STORE_KEYS_THREAD, rows[first + (size_t)i]->print);
 	return s;
 }

@@ -7,6 +7,7 @@
 #define BB_TRACKER_THREAD_ROWS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
 #include "core/store.h"
@@ -14,15 +15,40 @@
 /* A list_thread row not written yet.  parent: the index of the pending
  * row whose root root was taken from (the mail's parent, read in the same
  * transaction), else -1; the root written is that row's as written.
- * added: written by this tracker (the row was not there). */
+ * added: written by this tracker (the row was not there).  The row and
+ * its texts are one allocation (thread_row_new()): message_id, root and
+ * who point into text[], but root may be replaced (thread_row_take_root(),
+ * then root_alloc holds it).  print: store_key_print(message_id),
+ * computed once as the mail is read, for the store's set of list_thread's
+ * ids and the tracker's tables of rows, which are keyed by the rows
+ * (thread_row_hash(), thread_row_equal()). */
 struct thread_row {
 	char *message_id, *root, *who;
+	char *root_alloc;
 	long long date, seen;
 	long parent;
+	uint64_t print;
 	int added;
+	char text[];
 };
 
+/* A row of msgid (whose store_key_print() is print) with root root and who
+ * as the tracker names a person (thread_row_person()), its other fields
+ * zero; NULL when out of memory.  Freed by thread_row_free(). */
+struct thread_row *thread_row_new(const char *msgid, uint64_t print, const char *root,
+				  const char *name, const char *addr);
+/* Frees a row (NULL: nothing); a GDestroyNotify. */
 void thread_row_free(void *p);
+/* Gives r the root root (malloc'd text, which r takes) in place of its own. */
+void thread_row_take_root(struct thread_row *r, char *root);
+/* A GHashFunc and a GEqualFunc of rows, by their Message-IDs (a row to
+ * look for needs message_id and print alone). */
+unsigned thread_row_hash(const void *row);
+int thread_row_equal(const void *a, const void *b);
+/* A person as the tracker's rows name one: "name <addr>", else the one
+ * given, else "": written to out (when not NULL; length + 1 bytes), its
+ * length returned. */
+size_t thread_row_person(char *out, const char *name, const char *addr);
 
 /* Writes one list_thread row unless msgid has one already (looked up by
  * its key first: no unique index keeps one row a Message-ID); *added says

@@ -37,15 +37,15 @@ struct tracker {
 	GHashTable *activity;
 	struct store_commit_hook hook;
 	int hooked;
-	/* the root of each list_thread row this tracker wrote, by Message-ID
-	 * (malloc'd text), while the store's generation stays roots_gen and
+	/* each list_thread row this tracker wrote (struct thread_row, keyed
+	 * by itself: thread_row_hash()), for its root, while the store's generation stays roots_gen and
 	 * no transaction is rolled back: remember_thread() finds a parent's
 	 * root here without asking the table */
 	GHashTable *roots;
 	unsigned long roots_gen;
 	/* the list_thread rows of the open transaction's mails (struct
-	 * thread_row), in the order read, and the index + 1 of each by its
-	 * Message-ID: written as it commits, in one run of one statement
+	 * thread_row), in the order read, and the index + 1 of each by the
+	 * row (its Message-ID): written as it commits, in one run of one statement
 	 * (thread_write()), and first when anything reads the table */
 	GPtrArray *pending;
 	GHashTable *pending_ids;
@@ -146,10 +146,10 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	t->notes.archive_url = t->archive_url;
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
-	t->roots = g_hash_table_new_full(store_key_hash, g_str_equal, free, free);
+	t->roots = g_hash_table_new_full(thread_row_hash, thread_row_equal, thread_row_free, NULL);
 	t->roots_gen = db->generation;
 	t->pending = g_ptr_array_new_with_free_func(thread_row_free);
-	t->pending_ids = g_hash_table_new(store_key_hash, g_str_equal);
+	t->pending_ids = g_hash_table_new(thread_row_hash, thread_row_equal);
 	t->hook.before_commit = activity_write;
 	t->hook.rolled_back = activity_forget;
 	t->hook.ctx = t;
@@ -660,20 +660,11 @@ static char *branch_of(struct tracker *t, const char *from, const char *to)
 
 static char *person(const char *name, const char *addr)
 {
-	if (name && *name && addr && *addr) {
-		/* "name <addr>", once per list mail: no printf */
-		size_t nl = strlen(name), al = strlen(addr);
-		char *out = malloc(nl + al + 4);
+	char *out = malloc(thread_row_person(NULL, name, addr) + 1);
 
-		if (out) {
-			memcpy(out, name, nl);
-			memcpy(out + nl, " <", 2);
-			memcpy(out + nl + 2, addr, al);
-			memcpy(out + nl + 2 + al, ">", 2);
-		}
-		return out;
-	}
-	return strdup(addr && *addr ? addr : name ? name : "");
+	if (out)
+		thread_row_person(out, name, addr);
+	return out;
 }
 
 static char *report_link(struct tracker *t, const char *msgid)
@@ -741,13 +732,14 @@ static const char *thread_root(const struct inmail *m)
 
 /* ---------------------------------------------------------------- mail */
 
-static int already_seen(struct tracker *t, const char *msgid)
+/* (print: store_key_print(msgid)) */
+static int already_seen(struct tracker *t, const char *msgid, uint64_t print)
 {
 	sqlite3_stmt *st = NULL;
 	int seen = 0;
 
-	if (!store_keys_may_hold(t->db, STORE_KEYS_REG_MAIL, msgid) &&
-	    !store_keys_may_hold(t->db, STORE_KEYS_REG_NOTED, msgid))
+	if (!store_keys_may_hold_print(t->db, STORE_KEYS_REG_MAIL, print) &&
+	    !store_keys_may_hold_print(t->db, STORE_KEYS_REG_NOTED, print))
 		return 0;
 	if (store_cached(t->db, &st, "SELECT 1 FROM reg_mail WHERE message_id = ?1 AND kind ="
 				     " 'thread' UNION ALL SELECT 1 FROM reg_unhandled WHERE"
@@ -948,43 +940,30 @@ static int roots_usable(struct tracker *t)
 	return 1;
 }
 
-/* The root of the list_thread row of msgid if this tracker wrote it (and
- * nothing since may have changed it), else NULL. */
-static const char *known_root(struct tracker *t, const char *msgid)
+/* The root of the list_thread row of the row probe's Message-ID (probe:
+ * message_id and hash) if this tracker wrote it (and nothing since may
+ * have changed it), else NULL. */
+static const char *known_root(struct tracker *t, const struct thread_row *probe)
 {
-	return msgid && *msgid && roots_usable(t) ? g_hash_table_lookup(t->roots, msgid) : NULL;
+	const struct thread_row *r;
+
+	if (!probe->message_id || !*probe->message_id || !roots_usable(t))
+		return NULL;
+	r = g_hash_table_lookup(t->roots, probe);
+	return r ? r->root : NULL;
 }
 
-static void note_root(struct tracker *t, const char *msgid, const char *root)
+/* Remembers the row r wrote (which the table takes: it is freed now when
+ * the roots cannot be kept; a row it had of the same Message-ID goes). */
+static void note_row_root(struct tracker *t, struct thread_row *r)
 {
-	char *k, *v;
-
-	/* root may be a value of the table (known_root()): it is copied
-	 * before anything may empty the table */
-	k = strdup(msgid);
-	v = strdup(root);
-	if (!k || !v || !roots_usable(t)) {
-		free(k);
-		free(v);
+	if (!roots_usable(t)) {
+		thread_row_free(r);
 		return;
 	}
 	if (g_hash_table_size(t->roots) >= TRACKER_ROOTS_MAX)
 		g_hash_table_remove_all(t->roots);
-	g_hash_table_replace(t->roots, k, v);
-}
-
-/* note_root() for a row thread_write() wrote, whose Message-ID and root
- * the table takes (the row is freed after, and they were two copies more
- * a row on a history read). */
-static void note_row_root(struct tracker *t, struct thread_row *r)
-{
-	if (!roots_usable(t))
-		return;
-	if (g_hash_table_size(t->roots) >= TRACKER_ROOTS_MAX)
-		g_hash_table_remove_all(t->roots);
-	g_hash_table_replace(t->roots, r->message_id, r->root);
-	r->message_id = NULL;
-	r->root = NULL;
+	g_hash_table_add(t->roots, r);
 }
 
 /* Writes the list_thread rows remember_thread() kept, in the order their
@@ -1034,16 +1013,21 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
 			free(root);
 			s = thread_row_root(t->db, r->message_id, &root, err);
 		}
-		if (root) {
-			free(r->root);
-			r->root = root;
-		}
+		if (root)
+			thread_row_take_root(r, root);
 		r->added = !s && added;
 	}
-	/* (after the rows' roots were read: they are taken, not copied) */
-	for (guint i = 0; i < t->pending->len; i++)
-		if (((struct thread_row *)t->pending->pdata[i])->added)
-			note_row_root(t, t->pending->pdata[i]);
+	/* (after the rows' roots were read: the rows written are taken,
+	 * not copied) */
+	g_hash_table_remove_all(t->pending_ids);
+	for (guint i = 0; i < t->pending->len; i++) {
+		struct thread_row *r = t->pending->pdata[i];
+
+		if (r->added) {
+			t->pending->pdata[i] = NULL;
+			note_row_root(t, r);
+		}
+	}
 	thread_rows_forget(t);
 	return s;
 }
@@ -1054,16 +1038,20 @@ static enum bb_status thread_write(struct tracker *t, struct bb_error *err)
  * go (prune_threads()).  The thread's root is the one its parent's row
  * has, when the parent was read (References often name the parent alone),
  * else the first mail it names.  Inside a transaction the row is kept
- * until it commits (thread_write()). */
-static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, time_t when,
-				      struct bb_error *err)
+ * until it commits (thread_write()).  print: store_key_print() of the
+ * mail's Message-ID. */
+static enum bb_status remember_thread(struct tracker *t, const struct inmail *m, uint64_t print,
+				      time_t when, struct bb_error *err)
 {
 	enum bb_status s = BB_OK;
 	time_t now = time(NULL);
-	const char *parent, *root = NULL;
+	const char *root = NULL;
 	char *who, *stored = NULL;
 	long from = -1;
 	int kept = activity_kept(t), added;
+	/* the mail's row and its parent's, to look for (each Message-ID
+	 * hashed once for every table) */
+	struct thread_row mail = { 0 }, parent = { 0 };
 
 	if (!t->threads_pruned) {
 		t->threads_pruned = 1;
@@ -1072,13 +1060,16 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 	}
 	if (m->from_bridge || m->auto_reply || !m->message_id)
 		return BB_OK;
+	mail.message_id = (char *)m->message_id;
+	mail.print = print;
 	/* (a mail read again in the transaction keeps its first row, as
 	 * the table keeps a row) */
-	if (kept && g_hash_table_contains(t->pending_ids, m->message_id))
+	if (kept && g_hash_table_contains(t->pending_ids, &mail))
 		return BB_OK;
-	parent = inmail_parent_id(m);
-	if (kept && parent && *parent) {
-		guint i = GPOINTER_TO_UINT(g_hash_table_lookup(t->pending_ids, parent));
+	if ((parent.message_id = (char *)inmail_parent_id(m)) && *parent.message_id)
+		parent.print = store_key_print(parent.message_id);
+	if (kept && parent.message_id && *parent.message_id) {
+		guint i = GPOINTER_TO_UINT(g_hash_table_lookup(t->pending_ids, &parent));
 
 		if (i) {
 			from = (long)i - 1;
@@ -1086,41 +1077,41 @@ static enum bb_status remember_thread(struct tracker *t, const struct inmail *m,
 		}
 	}
 	if (!root)
-		root = known_root(t, parent);
-	if (!root && parent && *parent) {
-		if ((s = thread_row_root(t->db, parent, &stored, err)))
+		root = known_root(t, &parent);
+	if (!root && parent.message_id && *parent.message_id) {
+		if ((s = thread_row_root(t->db, parent.message_id, &stored, err)))
 			return s;
 		root = stored;
 	}
 	if (!root)
 		root = thread_root(m);
-	if (!(who = person(m->from_name, m->from_addr))) {
-		free(stored);
-		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-	}
 	if (kept) {
-		struct thread_row *r = calloc(1, sizeof(*r));
+		/* (root may be a row's of the roots: copied before anything
+		 * may empty them) */
+		struct thread_row *r = thread_row_new(m->message_id, print, root, m->from_name,
+						      m->from_addr);
 
-		if (!r || !(r->message_id = strdup(m->message_id)) || !(r->root = strdup(root))) {
-			if (r)
-				thread_row_free(r);
-			free(who);
-			free(stored);
+		free(stored);
+		if (!r)
 			return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
-		}
-		r->who = who;
 		r->date = (long long)when;
 		r->seen = (long long)now;
 		r->parent = from;
 		g_ptr_array_add(t->pending, r);
-		g_hash_table_insert(t->pending_ids, r->message_id,
-				    GUINT_TO_POINTER(t->pending->len));
-		free(stored);
+		g_hash_table_insert(t->pending_ids, r, GUINT_TO_POINTER(t->pending->len));
 		return t->pending->len >= TRACKER_ROWS_KEPT ? thread_write(t, err) : BB_OK;
 	}
+	if (!(who = person(m->from_name, m->from_addr))) {
+		free(stored);
+		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
+	}
 	if (!(s = thread_row_insert(t->db, m->message_id, root, who, (long long)when, (long long)now,
-				    &added, err)) && added)
-		note_root(t, m->message_id, root);
+				    &added, err)) && added) {
+		struct thread_row *r = thread_row_new(m->message_id, print, root, NULL, NULL);
+
+		if (r)
+			note_row_root(t, r);
+	}
 	free(who);
 	free(stored);
 	return s;
@@ -1601,17 +1592,20 @@ enum bb_status tracker_mail(struct tracker *t, const struct inmail *m, const cha
 	enum bb_status s = BB_OK;
 	char *who = NULL;
 	int counts;
+	uint64_t print;   /* (the Message-ID hashed once for the sets and tables) */
 
-	if (!m->message_id || already_seen(t, m->message_id))
+	if (!m->message_id || already_seen(t, m->message_id, print = store_key_print(m->message_id)))
 		return BB_OK;
 	if ((when = inmail_date(m)) <= 0)
 		when = time(NULL);
-	if ((s = remember_thread(t, m, when, err)))
+	if ((s = remember_thread(t, m, print, when, err)))
 		return s;
-	/* the thread: a mail answering a regression's mail is part of it */
+	/* the thread: a mail answering a regression's mail is part of it
+	 * (the References' last is In-Reply-To, mostly: not asked twice) */
 	n = regressions_of(t, m->in_reply_to, ids, n, 16);
 	for (size_t i = m->nreferences; i-- > 0 && n < 16;)
-		n = regressions_of(t, m->references[i], ids, n, 16);
+		if (!m->in_reply_to || strcmp(m->references[i], m->in_reply_to))
+			n = regressions_of(t, m->references[i], ids, n, 16);
 	if (!n && !body)
 		return BB_OK;   /* neither in a tracked thread nor carrying directives */
 	/* the directives first: some say that this mail is no activity */

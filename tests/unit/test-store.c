@@ -257,6 +257,16 @@ static void test_keys(const char *dir)
 	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "c@x"), 1, "keys: a comment's id is held");
 	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "old@x"), 0,
 	       "keys: a reg_mail key is not in the mail set");
+	/* a key given by its print: the same answers, and one added so is held */
+	is_int(store_keys_may_hold_print(st, STORE_KEYS_MAIL, store_key_print("in@x")), 1,
+	       "keys: by its print, a key the set has is held");
+	is_int(store_keys_may_hold_print(st, STORE_KEYS_MAIL, store_key_print("old@x")), 0,
+	       "keys: by its print, one it lacks is not");
+	is_int((int)(store_key_hash("in@x") == (unsigned)store_key_print("in@x")), 1,
+	       "keys: store_key_hash() is the print's low bits");
+	store_keys_add_print(st, STORE_KEYS_MAIL, store_key_print("added@x"));
+	is_int(store_keys_may_hold(st, STORE_KEYS_MAIL, "added@x"), 1,
+	       "keys: a key added by its print is held");
 	ok(store_commit(st, &err) == BB_OK, "keys: done");
 	store_close(other);
 	store_close(st);
@@ -463,6 +473,48 @@ static void test_thread_keys_upgrade(const char *dir)
 	free(path);
 }
 
+/* store_text_key() of texts of each length up to 17 (every length of the
+ * last word, with and without whole words before it), as the function
+ * always gave them: the keys are stored, and a hash that reads the text
+ * another way must give the same. */
+static void test_text_key_fixed(void)
+{
+	static const struct {
+		const char *text;
+		long long key;
+	} fixed[] = {
+	{ "", 7094690455941701492LL },
+	{ "<", 3721669439658177594LL },
+	{ "<2", 2354088686567895891LL },
+	{ "<20", -4901318469916542935LL },
+	{ "<202", 8967778040732844088LL },
+	{ "<2024", 8745467930929171871LL },
+	{ "<20240", 6181818018297047507LL },
+	{ "<202401", 6131792466709039575LL },
+	{ "<2024010", 3747112032911866530LL },
+	{ "<20240101", 5862817954235985155LL },
+	{ "<20240101.", 673247729770119264LL },
+	{ "<20240101.a", 3974255900450930056LL },
+	{ "<20240101.ab", 3098108206384801623LL },
+	{ "<20240101.abc", 4378210223961293752LL },
+	{ "<20240101.abcd", 3896024479963010614LL },
+	{ "<20240101.abcde", -4320446579685536804LL },
+	{ "<20240101.abcdef", 1652961454090680858LL },
+	{ "<20240101.abcdefg", 4167338142230706605LL },
+	};
+	int same = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (store_text_key(fixed[i].text) == fixed[i].key)
+			same++;
+		else
+			diag("text key of \"%s\": %lld, was %lld", fixed[i].text,
+			     store_text_key(fixed[i].text), fixed[i].key);
+	}
+	is_int(same, (int)(sizeof(fixed) / sizeof(fixed[0])),
+	       "text keys: each length's key as it always was");
+}
+
 static void test_lone_commits(const char *dir)
 {
 	struct bb_error err = BB_ERROR_INIT;
@@ -520,6 +572,7 @@ int main(void)
 	test_lone_commits(dir);
 	test_thread_rows_upgrade(dir);
 	test_thread_keys_upgrade(dir);
+	test_text_key_fixed();
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
