@@ -283,7 +283,7 @@ enum bb_status bug_notes_patch(const struct bug_notes *bn, const struct inmail *
 /* Collects into ids (at most max, distinct) the bugs whose URLs stand in
  * the unquoted lines of text (a top-post's quote of another mail is
  * quoted too); returns how many, max + 1 when there are more. */
-static size_t bugs_cited(const char *bugzilla_url, const char *text, long long *ids, size_t max)
+static size_t bugs_cited(const struct bug_notes *bn, const char *text, long long *ids, size_t max)
 {
 	struct inmail_lines it;
 	enum inmail_line_kind kind;
@@ -292,7 +292,7 @@ static size_t bugs_cited(const char *bugzilla_url, const char *text, long long *
 
 	/* (a text without the Bugzilla's host cites none of its bugs: its
 	 * lines' walk, with their kinds, is not needed) */
-	if (!reg_text_may_cite_bugzilla(text, len, bugzilla_url))
+	if (!reg_text_may_cite_bugzilla(text, len, bn->bugzilla_host))
 		return 0;
 	for (inmail_lines_init(&it, text, len); inmail_lines_next(&it, &p, &len, &kind);) {
 		const char *end = p + len;
@@ -316,7 +316,7 @@ static size_t bugs_cited(const char *bugzilla_url, const char *text, long long *
 					continue;
 				memcpy(url, h, ulen);
 				url[ulen] = '\0';
-				if ((bug = reg_link_bugzilla_id(url, bugzilla_url)) <= 0)
+				if ((bug = reg_link_bugzilla_id(url, bn->bugzilla_url)) <= 0)
 					continue;
 				for (size_t i = 0; i < n && bug; i++)
 					bug = ids[i] == bug ? 0 : bug;
@@ -345,7 +345,7 @@ enum bb_status bug_notes_mentions(const struct bug_notes *bn, const struct inmai
 
 	if (!bn->bugzilla_url || !m->message_id || m->from_bridge || m->auto_reply)
 		return BB_OK;
-	n = bugs_cited(bn->bugzilla_url, body, ids, MENTIONS_MAX);
+	n = bugs_cited(bn, body, ids, MENTIONS_MAX);
 	if (!n || n > MENTIONS_MAX)
 		return BB_OK;
 	if (!(link = reg_link_mail(bn->archive_url, m->message_id)))

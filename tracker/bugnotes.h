@@ -36,10 +36,11 @@
 
 /* What the notes need of the tracker's settings: the store, the
  * configured Bugzilla's URL (NULL: none; a bug's URL is found by it) and
- * the mail archive's (a note's link to a mail). */
+ * its host (reg_link_host()), and the mail archive's (a note's link to a
+ * mail). */
 struct bug_notes {
 	struct store *db;
-	const char *bugzilla_url;
+	const char *bugzilla_url, *bugzilla_host;
 	const char *archive_url;
 };
 

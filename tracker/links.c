@@ -480,18 +480,18 @@ int reg_raw_trailers(const char *text, size_t len, int (*fn)(const char *value, 
 	return 0;
 }
 
-int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_base)
+char *reg_link_host(const char *base)
 {
 	struct url_parts b;
-	char host[256];
 
 	/* (reg_link_bugzilla_id() matches a URL whose host is the base's,
 	 * compared as it is written, without regard to case) */
-	if (!bugzilla_base ||
-	    !url_split(bugzilla_base, strnlen(bugzilla_base, REG_LINK_URL_MAX + 3), &b) ||
-	    !b.host_len || b.host_len >= sizeof(host))
-		return 1;
-	memcpy(host, b.host, b.host_len);
-	host[b.host_len] = '\0';
-	return text_find_ci(text, len, host) != NULL;
+	if (!base || !url_split(base, strnlen(base, REG_LINK_URL_MAX + 3), &b) || !b.host_len)
+		return NULL;
+	return strndup(b.host, b.host_len);
+}
+
+int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_host)
+{
+	return !bugzilla_host || text_find_ci(text, len, bugzilla_host) != NULL;
 }

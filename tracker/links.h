@@ -69,10 +69,14 @@ char *reg_link_mail(const char *inbox_url, const char *message_id);
  * splits it but without its kind: 1, or 0 at the end. */
 int reg_next_line(const char **pos, const char *end, const char **line, size_t *len);
 
-/* 0 when text (len bytes) surely cites no bug of the Bugzilla at
- * bugzilla_base by reg_link_bugzilla_id(): it does not hold the base's
- * host; else 1 (no base, or one without a host: it may). */
-int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_base);
+/* The host of the Bugzilla at base as reg_link_bugzilla_id() compares a
+ * URL's with it (malloc'd, as written); NULL when base is NULL or has no
+ * host, or out of memory. */
+char *reg_link_host(const char *base);
+/* 0 when text (len bytes) surely cites no bug of the Bugzilla whose host
+ * (reg_link_host()) is bugzilla_host by reg_link_bugzilla_id(): it does
+ * not hold that host, in any case; else 1 (NULL, no host: it may). */
+int reg_text_may_cite_bugzilla(const char *text, size_t len, const char *bugzilla_host);
 
 /* The URL a Link:/Closes: trailer names, from its value (the n bytes after
  * the colon): stripped, up to its first blank (what follows it, "# v6.7"

@@ -26,7 +26,7 @@
 
 struct tracker {
 	struct store *db;
-	char *bugzilla_host;      /* lower case, NULL without bugzilla_url */
+	char *bugzilla_host;      /* reg_link_host() of bugzilla_url, or NULL */
 	char *bugzilla_url, *archive_url, *regression_field, *regression_keyword, *bisect_field;
 	char *close_on_fix, *default_branch;
 	long long stale_after;
@@ -107,18 +107,6 @@ static char *dup_or_null(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
-/* The host of url in lower case (g_free() it), or NULL. */
-static char *host_of(const char *url)
-{
-	GUri *u = url && *url ? g_uri_parse(url, G_URI_FLAGS_NONE, NULL) : NULL;
-	char *host = u && g_uri_get_host(u) && *g_uri_get_host(u)
-			     ? g_ascii_strdown(g_uri_get_host(u), -1) : NULL;
-
-	if (u)
-		g_uri_unref(u);
-	return host;
-}
-
 enum bb_status tracker_new(struct tracker **out, struct store *db,
 			   const struct tracker_options *opt, struct bb_error *err)
 {
@@ -129,7 +117,7 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 		return bb_error_set(err, BB_ERR_NOMEM, "out of memory");
 	t->db = db;
 	t->bugzilla_url = dup_or_null(opt->bugzilla_url);
-	t->bugzilla_host = host_of(opt->bugzilla_url);
+	t->bugzilla_host = reg_link_host(opt->bugzilla_url);
 	t->archive_url = dup_or_null(opt->archive_url);
 	t->regression_field = dup_or_null(opt->regression_field);
 	t->regression_keyword = dup_or_null(opt->regression_keyword);
@@ -143,6 +131,7 @@ enum bb_status tracker_new(struct tracker **out, struct store *db,
 	}
 	t->notes.db = db;
 	t->notes.bugzilla_url = t->bugzilla_url;
+	t->notes.bugzilla_host = t->bugzilla_host;
 	t->notes.archive_url = t->archive_url;
 	t->stale_after = opt->stale_after > 0 ? opt->stale_after : 90LL * 24 * 3600;
 	t->activity = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, activity_free);
@@ -182,7 +171,7 @@ void tracker_free(struct tracker *t)
 		g_ptr_array_free(t->pending, TRUE);
 	culprits_forget(t);
 	free(t->bugzilla_url);
-	g_free(t->bugzilla_host);
+	free(t->bugzilla_host);
 	free(t->archive_url);
 	free(t->regression_field);
 	free(t->regression_keyword);

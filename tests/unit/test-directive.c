@@ -799,17 +799,26 @@ static void test_links(void)
 {
 	static const char id[] = "20240318191153.6978-1-corngood@gmail.com";
 	static const char cites[] = "See HTTPS://BugZilla.Kernel.ORG/show_bug.cgi?id=218000.\n";
+	char *kernel = reg_link_host("https://bugzilla.kernel.org");
+	char *other = reg_link_host("https://bugzilla.example.org:8443/bz/");
+	char *none = reg_link_host("bugzilla");
 
 	/* a text may cite a bug only where it holds the Bugzilla's host, in
-	 * any case (what bug_notes_mentions() reads no further without) */
-	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), "https://bugzilla.kernel.org") &&
+	 * any case (what bug_notes_mentions() reads no further without), the
+	 * host as reg_link_bugzilla_id() compares a URL's with it */
+	ok(kernel && !strcmp(kernel, "bugzilla.kernel.org") && other &&
+	   !strcmp(other, "bugzilla.example.org") && !none && !reg_link_host(NULL),
+	   "links: a Bugzilla's host is its URL's, without its port or path; none without one");
+	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), kernel) &&
 	   reg_link_bugzilla_id("HTTPS://BugZilla.Kernel.ORG/show_bug.cgi?id=218000",
 				"https://bugzilla.kernel.org") == 218000,
 	   "links: a text holding the host in another case may cite a bug, and does");
-	ok(!reg_text_may_cite_bugzilla(cites, strlen(cites), "https://bugzilla.example.org"),
+	ok(!reg_text_may_cite_bugzilla(cites, strlen(cites), other),
 	   "links: a text without the host cites none of its bugs");
 	ok(reg_text_may_cite_bugzilla(cites, strlen(cites), NULL),
 	   "links: without a Bugzilla, any text may cite a bug");
+	free(kernel);
+	free(other);
 
 	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com", id);
 	msgid("https://lore.kernel.org/r/20240318191153.6978-1-corngood@gmail.com/", id);
