@@ -654,6 +654,76 @@ static void test_references_loop(void)
 	buf_release(&b);
 }
 
+/* A parsed mail's strings live in one block sized from the header fields
+ * (inmail.h): values that outgrow it - text that decoding makes longer, a
+ * References of short ids whose array outgrows its share - are whole all
+ * the same, beside the values that fit; releasing twice, or releasing a
+ * failed parse or a zeroed struct, is harmless. */
+static void test_strings_block(void)
+{
+	struct inmail m, zero;
+	struct buf b = BUF_INIT;
+	GString *want_subject = g_string_new(""), *want_name = g_string_new("");
+	size_t i;
+
+	/* 400 bytes of windows-1252 become 800 of UTF-8: longer than the
+	 * whole header's values */
+	buf_addstr(&b, "From: ");
+	for (i = 0; i < 100; i++) {
+		buf_addch(&b, (char)0xe9);
+		g_string_append(want_name, "\xc3\xa9");
+	}
+	buf_addstr(&b, " <Someone@Example.ORG>\nSubject: ");
+	for (i = 0; i < 400; i++) {
+		buf_addch(&b, (char)0xe9);
+		g_string_append(want_subject, "\xc3\xa9");
+	}
+	buf_addstr(&b, "\nMessage-ID: <own@x>\nIn-Reply-To: <p3@x>\nReferences:");
+	for (i = 0; i < 100; i++)   /* short ids: 100 pointers, 700 bytes of value */
+		buf_addf(&b, " <p%zu@x>", i);
+	buf_addstr(&b, "\nList-Id: The List <The.List.Example.Org>\n\nbody\n");
+	if (ok(parse(b.data, NULL, &m) == BB_OK, "strings block: parses")) {
+		is_str(m.subject, want_subject->str, "strings block: a Subject decoded longer");
+		is_str(m.from_name, want_name->str, "strings block: a name decoded longer");
+		is_str(m.from_addr, "Someone@example.org", "strings block: the address");
+		is_str(m.message_id, "own@x", "strings block: Message-ID");
+		is_str(m.in_reply_to, "p3@x", "strings block: In-Reply-To");
+		is_str(m.list_id, "the.list.example.org", "strings block: List-Id after them");
+		is_int(m.nreferences, 100, "strings block: 100 short references");
+		ok(m.nreferences == 100 && !m.references[100], "strings block: the array ends in NULL");
+		for (i = 0; i < m.nreferences; i++) {
+			char id[32];
+
+			snprintf(id, sizeof(id), "p%zu@x", i);
+			if (strcmp(m.references[i], id))
+				break;
+		}
+		is_int(i, 100, "strings block: each reference in its place");
+		inmail_release(&m);
+		ok(!m.subject && !m.references && !m.from_name, "strings block: released, emptied");
+		inmail_release(&m);
+		ok(1, "strings block: released twice");
+	}
+	ok(parse("not a mail\n", NULL, &m) != BB_OK && !m.message_id && !m.subject,
+	   "strings block: a failed parse leaves the mail empty");
+	inmail_release(&m);
+	inmail_release(&m);
+	memset(&zero, 0, sizeof(zero));
+	inmail_release(&zero);
+	inmail_release(NULL);
+	ok(1, "strings block: a failed parse, a zeroed struct, NULL: released");
+	/* a mail with none of the fields kept: "" for From and Subject */
+	if (ok(parse("X-Other: 1\n\nbody\n", NULL, &m) == BB_OK, "strings block: no fields kept")) {
+		ok(m.from_name && !*m.from_name && m.subject && !*m.subject && !m.from_addr &&
+		   !m.message_id && m.references && !m.nreferences && !m.references[0],
+		   "strings block: the empty values as before");
+		inmail_release(&m);
+	}
+	g_string_free(want_subject, TRUE);
+	g_string_free(want_name, TRUE);
+	buf_release(&b);
+}
+
 static void test_huge_header(void)
 {
 	struct inmail m;
@@ -2114,6 +2184,7 @@ int main(void)
 	test_corpus();
 	test_header_injection();
 	test_references_loop();
+	test_strings_block();
 	test_huge_header();
 	test_from_bridge();
 	test_from_memo();
