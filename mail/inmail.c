@@ -66,22 +66,12 @@ static enum bb_status mail_block_init(struct inmail *m, size_t size)
 	return BB_OK;
 }
 
-/* n bytes of m's block at a multiple of align (a power of two): in the
- * first block when there is room, else in a block of their own; NULL when
- * out of memory. */
-static void *mail_alloc(struct inmail *m, size_t n, size_t align)
+/* mail_alloc() for what does not fit in the first block: a block of its
+ * own, chained behind the first, which keeps serving what does fit. */
+static void *mail_alloc_own(struct inmail *m, size_t n)
 {
 	struct inmail_block *b = m->strings, *own;
 
-	if (b) {
-		size_t at = (b->used + align - 1) & ~(align - 1);
-
-		if (at <= b->size && n <= b->size - at) {
-			b->used = at + n;
-			return b->data + at;
-		}
-	}
-	/* chained behind the first, which keeps serving what does fit */
 	if (!(own = malloc(offsetof(struct inmail_block, data) + n)))
 		return NULL;
 	own->size = own->used = n;
@@ -95,8 +85,26 @@ static void *mail_alloc(struct inmail *m, size_t n, size_t align)
 	return own->data;
 }
 
+/* n bytes of m's block at a multiple of align (a power of two): in the
+ * first block when there is room, else in a block of their own; NULL when
+ * out of memory.  Inline: a dozen a mail, most of them a few bytes. */
+static inline void *mail_alloc(struct inmail *m, size_t n, size_t align)
+{
+	struct inmail_block *b = m->strings;
+
+	if (b) {
+		size_t at = (b->used + align - 1) & ~(align - 1);
+
+		if (at <= b->size && n <= b->size - at) {
+			b->used = at + n;
+			return b->data + at;
+		}
+	}
+	return mail_alloc_own(m, n);
+}
+
 /* A copy of the n bytes at s, NUL-terminated, in m's block. */
-static char *mail_strndup(struct inmail *m, const char *s, size_t n)
+static inline char *mail_strndup(struct inmail *m, const char *s, size_t n)
 {
 	char *out = mail_alloc(m, n + 1, 1);
 
