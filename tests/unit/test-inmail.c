@@ -724,6 +724,45 @@ static void test_strings_block(void)
 	buf_release(&b);
 }
 
+/* A Subject of ASCII without encoded words is read 16 bytes at a time
+ * where it is plain (inmail.c plain_text_prefix()): random ones of
+ * letters, blanks, tabs, '=' and DEL, around and across 16-byte
+ * boundaries, each as inmail_clean_line() has it. */
+static void test_subject_plain(void)
+{
+	static const char alphabet[] = "abcdefgh      \t=\x7f.";
+	GRand *rnd = g_rand_new_with_seed(33);
+	struct buf mail = BUF_INIT;
+	int same = 0, tries = 20000;
+
+	for (int t = 0; t < tries; t++) {
+		char value[120], *want;
+		int n = g_rand_int_range(rnd, 0, (int)sizeof(value) - 1);
+		struct inmail m;
+
+		for (int i = 0; i < n; i++) {
+			/* mostly letters and blanks, the rest now and then */
+			int k = g_rand_int_range(rnd, 0, g_rand_int_range(rnd, 0, 8) ? 14
+									      : (int)sizeof(alphabet) - 1);
+
+			value[i] = alphabet[k];
+		}
+		value[n] = '\0';
+		buf_reset(&mail);
+		buf_addf(&mail, "From: a@example.org\nSubject: %s\n\nbody\n", value);
+		want = inmail_clean_line(value, (size_t)n, INMAIL_TEXT_MAX);
+		if (parse(mail.data, NULL, &m) == BB_OK && want && !strcmp(m.subject, want))
+			same++;
+		else if (same == t)
+			diag("subject \"%s\": got \"%s\", want \"%s\"", value, m.subject, want);
+		free(want);
+		inmail_release(&m);
+	}
+	is_int(same, tries, "plain subjects: each as inmail_clean_line() has it");
+	buf_release(&mail);
+	g_rand_free(rnd);
+}
+
 static void test_huge_header(void)
 {
 	struct inmail m;
@@ -2185,6 +2224,7 @@ int main(void)
 	test_header_injection();
 	test_references_loop();
 	test_strings_block();
+	test_subject_plain();
 	test_huge_header();
 	test_from_bridge();
 	test_from_memo();
