@@ -763,6 +763,43 @@ static void test_subject_plain(void)
 	g_rand_free(rnd);
 }
 
+/* The last List-Id read is kept (inmail.c take_list_id()): values read
+ * again, in turn with others, and values that give none, give what they
+ * gave the first time. */
+static void test_list_id_again(void)
+{
+	static const struct {
+		const char *value, *want;   /* want NULL: no List-Id */
+	} cases[] = {
+		{ "Platform <Platform-Driver-X86.vger.kernel.org>", "platform-driver-x86.vger.kernel.org" },
+		{ "Platform <Platform-Driver-X86.vger.kernel.org>", "platform-driver-x86.vger.kernel.org" },
+		{ "<netdev.vger.kernel.org>", "netdev.vger.kernel.org" },
+		{ "Platform <Platform-Driver-X86.vger.kernel.org>", "platform-driver-x86.vger.kernel.org" },
+		{ "two words", NULL },
+		{ "two words", NULL },
+		{ "<>", NULL },
+		{ "<>", NULL },
+		{ "Lkml.Example.ORG", "lkml.example.org" },
+		{ "Lkml.Example.ORG", "lkml.example.org" },
+	};
+	char mail[512];
+	int same = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct inmail m;
+
+		snprintf(mail, sizeof(mail), "From: a@example.org\nList-Id: %s\n\nbody\n",
+			 cases[i].value);
+		if (parse(mail, NULL, &m) == BB_OK &&
+		    (cases[i].want ? m.list_id && !strcmp(m.list_id, cases[i].want) : !m.list_id))
+			same++;
+		else
+			diag("List-Id \"%s\": got \"%s\"", cases[i].value, m.list_id ? m.list_id : "(null)");
+		inmail_release(&m);
+	}
+	is_int(same, (int)(sizeof(cases) / sizeof(cases[0])), "List-Id: the same value read again gives the same");
+}
+
 static void test_huge_header(void)
 {
 	struct inmail m;
@@ -2225,6 +2262,7 @@ int main(void)
 	test_references_loop();
 	test_strings_block();
 	test_subject_plain();
+	test_list_id_again();
 	test_huge_header();
 	test_from_bridge();
 	test_from_memo();
