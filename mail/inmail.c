@@ -842,27 +842,44 @@ static enum bb_status take_from(struct inmail *m, struct buf *text, const char *
  * start an encoded word), no blank at the start, after a blank or before
  * the NUL.  That loop, a byte at a time with three tests a byte, cost
  * more than all the rest of a Subject's reading. */
+#ifdef __SSE2__
+/* The blanks of the 16 bytes at p as a mask, or -1 when they are not all
+ * plain (see plain_text_prefix()); prev_blank: the byte before p is a
+ * blank, or p is the start. */
+static inline int plain16(const char *p, unsigned prev_blank)
+{
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* 0x20..0x7e, as signed bytes: 0x80 and up are below 0 */
+	unsigned printable = (unsigned)_mm_movemask_epi8(
+		_mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8(0x1f)),
+			      _mm_cmplt_epi8(b, _mm_set1_epi8(0x7f))));
+	unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('=')));
+	unsigned blanks = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')));
+
+	if (printable != 0xffff || eq || (blanks & ((blanks << 1) | prev_blank)) ||
+	    ((blanks & 0x8000) && !p[16]))
+		return -1;
+	return (int)blanks;
+}
+#endif
+
 static size_t plain_text_prefix(const char *value, size_t len)
 {
 	size_t at = 0;
 
 #ifdef __SSE2__
 	unsigned prev_blank = 1;   /* the start counts as after a blank */
+	int blanks;
 
 	for (; at + 16 <= len; at += 16) {
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(value + at));
-		/* 0x20..0x7e, as signed bytes: 0x80 and up are below 0 */
-		unsigned printable = (unsigned)_mm_movemask_epi8(
-			_mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8(0x1f)),
-				      _mm_cmplt_epi8(b, _mm_set1_epi8(0x7f))));
-		unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('=')));
-		unsigned blanks = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')));
-
-		if (printable != 0xffff || eq || (blanks & ((blanks << 1) | prev_blank)) ||
-		    ((blanks & 0x8000) && !value[at + 16]))
-			break;
-		prev_blank = blanks >> 15;
+		if ((blanks = plain16(value + at, prev_blank)) < 0)
+			return at;
+		prev_blank = (unsigned)blanks >> 15;
 	}
+	/* the tail as the last 16 bytes, read again in part: all of it plain
+	 * leaves the byte loop nothing */
+	if (at < len && len >= 16 && plain16(value + len - 16, len == 16 || value[len - 17] == ' ') >= 0)
+		at = len;
 #else
 	(void)value;
 	(void)len;
