@@ -35,7 +35,8 @@
  * Nothing here trusts the input: every string handed out is valid UTF-8
  * without NUL, CR, LF or other control characters (body text keeps LF and
  * TAB), every list is capped, and every function returns in time linear in
- * the input.  Strings and arrays are malloc'd; the _release functions free
+ * the input.  Strings and arrays are malloc'd (a parsed mail's header
+ * values in one block, see struct inmail); the _release functions free
  * them.  GMime is initialised through mail_init() (mail.h); all functions
  * are safe to call from several threads on different objects.
  */
@@ -63,7 +64,19 @@ struct inmail_options {
 	const char *bridge_domain;
 };
 
-/* What the header pass found.  All strings malloc'd, UTF-8, no controls. */
+struct inmail_block;
+
+/* What the header pass found.  All strings UTF-8, no controls.
+ *
+ * The strings and the references array live in one block the struct owns
+ * (a value that does not fit, such as a Subject decoded longer than its
+ * encoded form, gets a block of its own chained to it): parsing a mail
+ * makes one allocation, not one a value, and inmail_release() frees them
+ * together.  So the fields are the struct's alone: nothing outside
+ * mail/inmail*.c frees, reallocates or replaces one (the bridge and the
+ * tracker read them through a const struct inmail *; a copy outlives the
+ * struct only by strdup()).  A copy of the struct itself shares the block:
+ * release one of them, once. */
 struct inmail {
 	/* Message-IDs here, in in_reply_to and in references are printable
 	 * ASCII without blanks, controls or angle brackets: a malformed one
@@ -96,10 +109,13 @@ struct inmail {
 
 	size_t body_offset; /* where the body starts in the raw mail */
 	unsigned head_scan; /* inmail_raw_scan() flags of the header section */
+
+	struct inmail_block *strings;   /* private: where the strings above live */
 };
 
 /* The header pass.  raw/len is one message.  On success m is filled
- * (inmail_release() it); on error m is empty (releasing it is harmless) and
+ * (inmail_release() it; releasing it again, or a zeroed struct, is
+ * harmless); on error m is empty (releasing it is harmless) and
  * err says why: BB_ERR_TOO_LARGE for a header section over
  * INMAIL_HEADER_MAX, BB_ERR_INVALID for input that has no header at all,
  * BB_ERR_NOMEM.  Malformed values are no error: they are left NULL/0.

@@ -73,19 +73,29 @@ static enum bb_status add_clean_line(struct buf *out, const char *s, size_t len,
 	return st;
 }
 
-char *inmail_clean_line(const char *s, size_t len, size_t max)
+/* The length of s (len bytes) when it is printable ASCII with single
+ * blanks inside and none at either end, within max bytes - what
+ * add_clean_line() would keep as it is, as most values are; 0 else (an
+ * empty s too, which is clean all the same). */
+static size_t clean_as_is(const char *s, size_t len, size_t max)
 {
-	struct buf b = BUF_INIT;
 	size_t i;
 
-	/* most values are printable ASCII with single blanks: copy them */
 	for (i = 0; i < len && i < max; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c >= 0x7f || (c == ' ' && (i == 0 || s[i - 1] == ' ')))
-			break;
+			return 0;
 	}
-	if (i == len && (len == 0 || s[len - 1] != ' ')) {
+	return i == len && (len == 0 || s[len - 1] != ' ') ? len : 0;
+}
+
+char *inmail_clean_line(const char *s, size_t len, size_t max)
+{
+	struct buf b = BUF_INIT;
+
+	/* most values are printable ASCII with single blanks: copy them */
+	if (len == 0 || clean_as_is(s, len, max)) {
 		char *out = malloc(len + 1);
 
 		if (out) {
@@ -100,6 +110,13 @@ char *inmail_clean_line(const char *s, size_t len, size_t max)
 		return NULL;
 	}
 	return buf_detach(&b, NULL);
+}
+
+enum bb_status inmail_clean_line_add(struct buf *out, const char *s, size_t len, size_t max)
+{
+	if (len == 0 || clean_as_is(s, len, max))
+		return buf_add(out, s, len);
+	return add_clean_line(out, s, len, max);
 }
 
 size_t inmail_skip_from_line(const char *raw, size_t len)

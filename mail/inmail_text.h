@@ -15,6 +15,8 @@
 
 #include <gmime/gmime.h>
 
+#include "core/buf.h"
+
 /* The parser options every GMime call on list mail gets: 8-bit text
  * without a (usable) charset is UTF-8 if it is valid UTF-8, else
  * windows-1252; an address without a domain is no address.  The first call
@@ -29,6 +31,10 @@ GMimeParserOptions *inmail_parser_options(void);
  * collapsed, leading and trailing spaces trimmed, cut at max bytes on a
  * character.  NULL when out of memory. */
 char *inmail_clean_line(const char *s, size_t len, size_t max);
+/* The same text appended to out (the header pass cleans into a buffer it
+ * keeps and copies the result into the mail's own block, inmail.c):
+ * BB_ERR_NOMEM, or what out's cap says. */
+enum bb_status inmail_clean_line_add(struct buf *out, const char *s, size_t len, size_t max);
 
 /* The length of an mbox "From " line at the start of raw (with its LF; all
  * of raw when it has none), 0 when raw does not start with one. */

@@ -654,6 +654,152 @@ static void test_references_loop(void)
 	buf_release(&b);
 }
 
+/* A parsed mail's strings live in one block sized from the header fields
+ * (inmail.h): values that outgrow it - text that decoding makes longer, a
+ * References of short ids whose array outgrows its share - are whole all
+ * the same, beside the values that fit; releasing twice, or releasing a
+ * failed parse or a zeroed struct, is harmless. */
+static void test_strings_block(void)
+{
+	struct inmail m, zero;
+	struct buf b = BUF_INIT;
+	GString *want_subject = g_string_new(""), *want_name = g_string_new("");
+	size_t i;
+
+	/* 400 bytes of windows-1252 become 800 of UTF-8: longer than the
+	 * whole header's values */
+	buf_addstr(&b, "From: ");
+	for (i = 0; i < 100; i++) {
+		buf_addch(&b, (char)0xe9);
+		g_string_append(want_name, "\xc3\xa9");
+	}
+	buf_addstr(&b, " <Someone@Example.ORG>\nSubject: ");
+	for (i = 0; i < 400; i++) {
+		buf_addch(&b, (char)0xe9);
+		g_string_append(want_subject, "\xc3\xa9");
+	}
+	buf_addstr(&b, "\nMessage-ID: <own@x>\nIn-Reply-To: <p3@x>\nReferences:");
+	for (i = 0; i < 100; i++)   /* short ids: 100 pointers, 700 bytes of value */
+		buf_addf(&b, " <p%zu@x>", i);
+	buf_addstr(&b, "\nList-Id: The List <The.List.Example.Org>\n\nbody\n");
+	if (ok(parse(b.data, NULL, &m) == BB_OK, "strings block: parses")) {
+		is_str(m.subject, want_subject->str, "strings block: a Subject decoded longer");
+		is_str(m.from_name, want_name->str, "strings block: a name decoded longer");
+		is_str(m.from_addr, "Someone@example.org", "strings block: the address");
+		is_str(m.message_id, "own@x", "strings block: Message-ID");
+		is_str(m.in_reply_to, "p3@x", "strings block: In-Reply-To");
+		is_str(m.list_id, "the.list.example.org", "strings block: List-Id after them");
+		is_int(m.nreferences, 100, "strings block: 100 short references");
+		ok(m.nreferences == 100 && !m.references[100], "strings block: the array ends in NULL");
+		for (i = 0; i < m.nreferences; i++) {
+			char id[32];
+
+			snprintf(id, sizeof(id), "p%zu@x", i);
+			if (strcmp(m.references[i], id))
+				break;
+		}
+		is_int(i, 100, "strings block: each reference in its place");
+		inmail_release(&m);
+		ok(!m.subject && !m.references && !m.from_name, "strings block: released, emptied");
+		inmail_release(&m);
+		ok(1, "strings block: released twice");
+	}
+	ok(parse("not a mail\n", NULL, &m) != BB_OK && !m.message_id && !m.subject,
+	   "strings block: a failed parse leaves the mail empty");
+	inmail_release(&m);
+	inmail_release(&m);
+	memset(&zero, 0, sizeof(zero));
+	inmail_release(&zero);
+	inmail_release(NULL);
+	ok(1, "strings block: a failed parse, a zeroed struct, NULL: released");
+	/* a mail with none of the fields kept: "" for From and Subject */
+	if (ok(parse("X-Other: 1\n\nbody\n", NULL, &m) == BB_OK, "strings block: no fields kept")) {
+		ok(m.from_name && !*m.from_name && m.subject && !*m.subject && !m.from_addr &&
+		   !m.message_id && m.references && !m.nreferences && !m.references[0],
+		   "strings block: the empty values as before");
+		inmail_release(&m);
+	}
+	g_string_free(want_subject, TRUE);
+	g_string_free(want_name, TRUE);
+	buf_release(&b);
+}
+
+/* A Subject of ASCII without encoded words is read 16 bytes at a time
+ * where it is plain (inmail.c plain_text_prefix()): random ones of
+ * letters, blanks, tabs, '=' and DEL, around and across 16-byte
+ * boundaries, each as inmail_clean_line() has it. */
+static void test_subject_plain(void)
+{
+	static const char alphabet[] = "abcdefgh      \t=\x7f.";
+	GRand *rnd = g_rand_new_with_seed(33);
+	struct buf mail = BUF_INIT;
+	int same = 0, tries = 20000;
+
+	for (int t = 0; t < tries; t++) {
+		char value[120], *want;
+		int n = g_rand_int_range(rnd, 0, (int)sizeof(value) - 1);
+		struct inmail m;
+
+		for (int i = 0; i < n; i++) {
+			/* mostly letters and blanks, the rest now and then */
+			int k = g_rand_int_range(rnd, 0, g_rand_int_range(rnd, 0, 8) ? 14
+									      : (int)sizeof(alphabet) - 1);
+
+			value[i] = alphabet[k];
+		}
+		value[n] = '\0';
+		buf_reset(&mail);
+		buf_addf(&mail, "From: a@example.org\nSubject: %s\n\nbody\n", value);
+		want = inmail_clean_line(value, (size_t)n, INMAIL_TEXT_MAX);
+		if (parse(mail.data, NULL, &m) == BB_OK && want && !strcmp(m.subject, want))
+			same++;
+		else if (same == t)
+			diag("subject \"%s\": got \"%s\", want \"%s\"", value, m.subject, want);
+		free(want);
+		inmail_release(&m);
+	}
+	is_int(same, tries, "plain subjects: each as inmail_clean_line() has it");
+	buf_release(&mail);
+	g_rand_free(rnd);
+}
+
+/* The last List-Id read is kept (inmail.c take_list_id()): values read
+ * again, in turn with others, and values that give none, give what they
+ * gave the first time. */
+static void test_list_id_again(void)
+{
+	static const struct {
+		const char *value, *want;   /* want NULL: no List-Id */
+	} cases[] = {
+		{ "Platform <Platform-Driver-X86.vger.kernel.org>", "platform-driver-x86.vger.kernel.org" },
+		{ "Platform <Platform-Driver-X86.vger.kernel.org>", "platform-driver-x86.vger.kernel.org" },
+		{ "<netdev.vger.kernel.org>", "netdev.vger.kernel.org" },
+		{ "Platform <Platform-Driver-X86.vger.kernel.org>", "platform-driver-x86.vger.kernel.org" },
+		{ "two words", NULL },
+		{ "two words", NULL },
+		{ "<>", NULL },
+		{ "<>", NULL },
+		{ "Lkml.Example.ORG", "lkml.example.org" },
+		{ "Lkml.Example.ORG", "lkml.example.org" },
+	};
+	char mail[512];
+	int same = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct inmail m;
+
+		snprintf(mail, sizeof(mail), "From: a@example.org\nList-Id: %s\n\nbody\n",
+			 cases[i].value);
+		if (parse(mail, NULL, &m) == BB_OK &&
+		    (cases[i].want ? m.list_id && !strcmp(m.list_id, cases[i].want) : !m.list_id))
+			same++;
+		else
+			diag("List-Id \"%s\": got \"%s\"", cases[i].value, m.list_id ? m.list_id : "(null)");
+		inmail_release(&m);
+	}
+	is_int(same, (int)(sizeof(cases) / sizeof(cases[0])), "List-Id: the same value read again gives the same");
+}
+
 static void test_huge_header(void)
 {
 	struct inmail m;
@@ -2114,6 +2260,9 @@ int main(void)
 	test_corpus();
 	test_header_injection();
 	test_references_loop();
+	test_strings_block();
+	test_subject_plain();
+	test_list_id_again();
 	test_huge_header();
 	test_from_bridge();
 	test_from_memo();
