@@ -25,7 +25,7 @@
 # table: the wall time and the CPU (user + system, git's included: the
 # round's children are reaped by it) of each, the ratios of each to (a)
 # (goal for (b): at most 1.1x wall, 1.3x CPU), bugbridge's own CPU against
-# its git children's (sampled from /proc; goal: at most 0.3) and its own
+# its git children's (from /proc once it has ended; goal: at most 0.3) and its own
 # peak RSS (VmHWM, sampled; goal: under 64 MiB), whether each goal is met,
 # and the load average (1 minute) seen before each run and at the end: the
 # goals are for a quiet machine.  Asserts nothing (the machine may be
@@ -195,46 +195,40 @@ export BENCH_PIPE_READER
 export epochs layout
 
 # bugbridge_round: a full round from the start on a fresh data folder; sets
-# m_wall, m_cpu, m_rc, m_rss (bugbridge's own VmHWM in KiB) and m_own and
-# m_git (the CPU seconds of bugbridge itself and of the git children it
-# reaped: utime + stime and cutime + cstime of /proc/PID/stat), sampled
-# every 20 ms from /proc while it runs (the last 20 ms of its own CPU may
-# be missed; the git children are reaped well before it ends)
+# m_wall, m_cpu, m_rc, m_rss (bugbridge's own VmHWM in KiB, sampled every
+# 20 ms from /proc while it runs) and m_own and m_git (the CPU seconds of
+# bugbridge itself and of the git children it reaped: utime + stime and
+# cutime + cstime of /proc/PID/stat once it has ended, before it is reaped:
+# bench-epoch-run.py; sampled while it runs, the last 20 ms of its own CPU
+# were missed, and once a child reaped after the last sample: git 0.00)
 bugbridge_round() {
-	local tpid pid="" k v rest stat hz own_ticks=0 git_ticks=0
-	hz=$(getconf CLK_TCK)
+	local tpid pid="" k v rest
 	# the last run's data folder is moved aside, not deleted, until the end:
 	# on an ext4 without a journal (as on this project's build machines),
 	# inodes freed in the last minutes are skipped one by one when files
 	# are made, so deleting the last run's 550 report pages here made the
 	# next run's page writes about twice as slow as a first run's
 	[ -d data ] && mv data "old-data.$((++old_runs))"
-	/usr/bin/time -o times.txt -f '%e %U %S' "$BUGBRIDGE" sync --from-start \
+	rm -f times.txt.pid
+	"$PY" "$top_srcdir/tests/bench/bench-epoch-run.py" times.txt "$BUGBRIDGE" sync --from-start \
 		>out.txt 2>err.txt &
 	tpid=$!
 	m_rss=0
 	while kill -0 "$tpid" 2>/dev/null; do
-		[ -n "$pid" ] || read -r pid _ 2>/dev/null <"/proc/$tpid/task/$tpid/children"
+		[ -n "$pid" ] || read -r pid 2>/dev/null <times.txt.pid
+		# (builtins only: the sampling must not load the machine; 2>/dev/null
+		# first: a redirection fails before those after it apply, and the
+		# process may end between the test and the read)
 		if [ -n "$pid" ] && [ -r "/proc/$pid/status" ]; then
 			while read -r k v rest; do
 				[ "$k" = VmHWM: ] && [ "$v" -gt "$m_rss" ] && m_rss=$v
 			done 2>/dev/null <"/proc/$pid/status"
-			# fields 14-17 after the ") " that ends the command's name
-			# (builtins only: the sampling must not load the machine)
-			# (2>/dev/null first: a redirection fails before those after it
-			# apply, and the process may end between the test and the read)
-			if read -r stat 2>/dev/null <"/proc/$pid/stat" && [ -n "$stat" ]; then
-				# shellcheck disable=SC2086 # (the fields, split)
-				set -- ${stat##*) }
-				own_ticks=$((${12} + ${13})) git_ticks=$((${14} + ${15}))
-			fi
 		fi
 		sleep 0.02
 	done
-	m_own=$(echo "$own_ticks / $hz" | bc -l) m_git=$(echo "$git_ticks / $hz" | bc -l)
 	wait "$tpid"
 	m_rc=$?
-	read -r m_wall u s < <(tail -1 times.txt)
+	read -r m_wall u s m_own m_git < <(tail -1 times.txt)
 	m_cpu=$(echo "$u + $s" | bc -l)
 }
 
