@@ -6,6 +6,7 @@
 #define BB_TAP_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,33 @@
 #include "core/buf.h"
 
 static int tap_count, tap_failed;
+
+/* A fixed generator (xorshift64): the same numbers every run, from the
+ * seed below or tap_seed()'s. */
+__attribute__((unused))
+static uint64_t tap_rng_state = 0x9e3779b97f4a7c15ULL;
+
+__attribute__((unused))
+static void tap_seed(uint64_t seed)
+{
+	tap_rng_state = seed ? seed : 1;
+}
+
+__attribute__((unused))
+static uint64_t tap_rand64(void)
+{
+	tap_rng_state ^= tap_rng_state << 13;
+	tap_rng_state ^= tap_rng_state >> 7;
+	tap_rng_state ^= tap_rng_state << 17;
+	return tap_rng_state;
+}
+
+/* A number from 0 to n - 1 (n > 0). */
+__attribute__((unused))
+static unsigned tap_rand(unsigned n)
+{
+	return (unsigned)(tap_rand64() % n);
+}
 
 /* A whole file, NUL-terminated (free() it; *len, if not NULL, gets its
  * length); NULL if it cannot be opened. */

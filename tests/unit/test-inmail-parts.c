@@ -204,16 +204,8 @@ static void test_limits(void)
 
 /* --- base64 ---------------------------------------------------------------- */
 
-/* A fixed generator: the same content every run. */
-static guint64 rng_state = 0x2545f4914f6cdd1dULL;
-
-static unsigned rnd(unsigned n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (unsigned)(rng_state % n);
-}
+/* (tap_rand(), seeded in main(): the same content every run) */
+#define rnd tap_rand
 
 /* Base64 of random bytes in lines of 76 (or others), then spoiled in one
  * of many ways, or not (about half of them); returns 1 when it is plain
@@ -428,6 +420,7 @@ static void test_corpus(void)
 
 int main(void)
 {
+	tap_seed(0x2545f4914f6cdd1dULL);
 	tap_shared_dir(shared, sizeof(shared));
 	test_layouts();
 	test_limits();

@@ -29,16 +29,8 @@
 #include "mail/inmail_text.h"
 #include "tests/unit/tap.h"
 
-/* A fixed generator: the same mails every run. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static unsigned rnd(unsigned n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (unsigned)(rng_state % n);
-}
+/* (tap_rand(): the same mails every run) */
+#define rnd tap_rand
 
 /* Random text: runs of ASCII long and short (the fast paths read 16 or 8
  * bytes at a time), line ends of every kind, controls, and pieces of

@@ -45,18 +45,12 @@ static void sha256_hex(const void *data, size_t len, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
 static void fill_random(unsigned char *p, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < len; i++) {
-		rng_state ^= rng_state << 13;
-		rng_state ^= rng_state >> 7;
-		rng_state ^= rng_state << 17;
-		p[i] = (unsigned char)(rng_state >> 32);
-	}
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(tap_rand64() >> 32);
 }
 
 static double now_seconds(void)
