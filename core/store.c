@@ -18,6 +18,7 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/store.h"
+#include "core/store_schema.h"
 
 /* Each entry takes the schema from version i to version i + 1.  Never edit a
  * migration that has been released; add a new one. */
@@ -1157,6 +1158,19 @@ static enum bb_status version_usable(struct store *st, int version, struct bb_er
 	return BB_OK;
 }
 
+/* Whether the database has no table, index or view yet (a new one). */
+static int store_blank(struct store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	int blank = 0;
+
+	if (store_prepare(st, &stmt, "SELECT count(*) FROM sqlite_master", NULL))
+		return 0;
+	blank = sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int(stmt, 0) == 0;
+	sqlite3_finalize(stmt);
+	return blank;
+}
+
 static enum bb_status migrate(struct store *st, struct bb_error *err)
 {
 	int version = store_file_version(st), from;
@@ -1176,7 +1190,20 @@ static enum bb_status migrate(struct store *st, struct bb_error *err)
 		store_rollback(st);
 		return migrate(st, err);
 	}
-	for (from = version; version < SCHEMA_VERSION && !s; version++) {
+	from = version;
+	/* a new database is given the schema at once, then the steps after
+	 * it: step by step from the first, SQLite parsed its whole schema
+	 * again after each ALTER TABLE (75 M instructions a new database, on
+	 * every first run and in every test that makes one) */
+	if (version == 0 && store_fresh_version > 0 && store_fresh_version <= SCHEMA_VERSION &&
+	    !getenv("BUGBRIDGE_TEST_SCHEMA_STEPS") && store_blank(st)) {
+		for (size_t i = 0; store_fresh_schema[i] && !s; i++)
+			s = store_exec(st, store_fresh_schema[i], err);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", store_fresh_version);
+		if (!s && !(s = store_exec(st, pragma, err)))
+			version = store_fresh_version;
+	}
+	for (; version < SCHEMA_VERSION && !s; version++) {
 		s = store_exec(st, migrations[version], err);
 		if (!s) {
 			snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version + 1);

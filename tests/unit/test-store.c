@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/store.h"
+#include "core/store_schema.h"
 #include "tests/unit/tap.h"
 
 /* text_key('a@x') and text_key('d-a-longer-message-id@example.org'):
@@ -39,6 +40,113 @@ static const char *pragma_text(struct store *st, const char *pragma, char *out, 
 		snprintf(out, len, "%s", (const char *)sqlite3_column_text(q, 0));
 	sqlite3_finalize(q);
 	return out;
+}
+
+/* The schema of st, one line an object (type, name, table, SQL), sorted:
+ * g_free() it. */
+static char *schema_text(struct store *st)
+{
+	sqlite3_stmt *q = NULL;
+	GString *out = g_string_new(NULL);
+
+	if (store_prepare(st, &q, "SELECT type || ' ' || name || ' ' || tbl_name || ' ' ||"
+			  " coalesce(sql, '') FROM sqlite_master ORDER BY type, name", NULL) == BB_OK)
+		while (sqlite3_step(q) == SQLITE_ROW)
+			g_string_append_printf(out, "%s\n", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return g_string_free(out, FALSE);
+}
+
+/* A store made step by step from the first migration at path. */
+static struct store *open_by_steps(const char *path, struct bb_error *err)
+{
+	struct store *st = NULL;
+
+	setenv("BUGBRIDGE_TEST_SCHEMA_STEPS", "1", 1);
+	if (store_open(&st, path, STORE_READ_WRITE, err) != BB_OK)
+		st = NULL;
+	unsetenv("BUGBRIDGE_TEST_SCHEMA_STEPS");
+	return st;
+}
+
+/* BUGBRIDGE_PRINT_FRESH_SCHEMA=1 tests/unit/test-store > core/store_schema.c:
+ * the schema a new database is given at once, as the migrations make it
+ * (the objects in the order they were made, a statement's text cut after
+ * its commas) */
+static int print_fresh_schema(void)
+{
+	char dir[] = "/tmp/bb-schema-XXXXXX";
+	char *path = mkdtemp(dir) ? str_printf("%s/steps.db", dir) : NULL;
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = path ? open_by_steps(path, &err) : NULL;
+	sqlite3_stmt *q = NULL;
+
+	if (!st || store_prepare(st, &q, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
+				 " AND name NOT LIKE 'sqlite_%' ORDER BY rowid", NULL) != BB_OK) {
+		fprintf(stderr, "test-store: no database made by the migrations: %s\n", err.message);
+		return 1;
+	}
+	printf("/* SPDX-License-Identifier: GPL-2.0-or-later */\n"
+	       "/* The schema a new database is given at once (core/store_schema.h), as\n"
+	       " * the migrations make it.  Written by BUGBRIDGE_PRINT_FRESH_SCHEMA=1\n"
+	       " * tests/unit/test-store > core/store_schema.c: not by hand. */\n"
+	       "#include \"config.h\"\n\n#include <stddef.h>\n\n#include \"core/store_schema.h\"\n\n"
+	       "const int store_fresh_version = %d;\n\nconst char *const store_fresh_schema[] = {\n",
+	       store_schema_version());
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *sql = (const char *)sqlite3_column_text(q, 0);
+
+		printf("\t\"");
+		for (const char *c = sql; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				putchar('\\');
+			if (*c == '\n')
+				fputs("\\n", stdout);
+			else
+				putchar(*c);
+			if (*c == ',' && c[1] == ' ')
+				printf("\"\n\t\"");
+		}
+		printf("\",\n");
+	}
+	printf("\tNULL\n};\n");
+	sqlite3_finalize(q);
+	store_close(st);
+	return 0;
+}
+
+/* A new database is given the schema at once (core/store_schema.c): the
+ * same as the migrations make step by step, at the current version */
+static void test_fresh_schema(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	char *at_once = str_printf("%s/fresh-at-once.db", dir);
+	char *by_steps = str_printf("%s/fresh-by-steps.db", dir);
+	struct store *a = NULL, *b = open_by_steps(by_steps, &err);
+	char *sa, *sb;
+
+	ok(store_open(&a, at_once, STORE_READ_WRITE, &err) == BB_OK && b,
+	   "fresh schema: a new database made at once and one made step by step");
+	if (!a || !b) {
+		store_close(a);
+		store_close(b);
+		return;
+	}
+	is_int(store_fresh_version, store_schema_version(),
+	       "fresh schema: it is the current version (else: BUGBRIDGE_PRINT_FRESH_SCHEMA=1"
+	       " tests/unit/test-store > core/store_schema.c)");
+	is_int(store_file_version(a), store_file_version(b), "fresh schema: the same version");
+	sa = schema_text(a);
+	sb = schema_text(b);
+	ok(*sa && !strcmp(sa, sb), "fresh schema: the same tables, indexes and their SQL");
+	if (strcmp(sa, sb))
+		diag("at once:\n%s\nstep by step:\n%s", sa, sb);
+	g_free(sa);
+	g_free(sb);
+	store_close(a);
+	store_close(b);
+	free(at_once);
+	free(by_steps);
 }
 
 /* store_cached(): one statement per text, found again by the text's
@@ -559,6 +667,8 @@ int main(void)
 	struct store *st = NULL, *other = NULL;
 	char *path, *cmd;
 
+	if (getenv("BUGBRIDGE_PRINT_FRESH_SCHEMA"))
+		return print_fresh_schema();
 	ok(mkdtemp(dir) != NULL, "temp folder");
 	path = str_printf("%s/sub/state.db", dir);
 	ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "open creates the file and its folder");
@@ -573,6 +683,7 @@ int main(void)
 	test_thread_rows_upgrade(dir);
 	test_thread_keys_upgrade(dir);
 	test_text_key_fixed();
+	test_fresh_schema(dir);
 	is_int(store_file_version(st), store_schema_version(), "schema is at the current version");
 	ok(store_schema_version() >= 1, "at least one migration");
 	is_int(count_rows(st, "blob"), 0, "blob table exists and is empty");
