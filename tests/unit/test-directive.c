@@ -1073,6 +1073,40 @@ static const char *q(const char *fmt, ...)
 			 q("SELECT activity_count, last_activity - %lld, last_activity_msgid" \
 			   " FROM reg_regression WHERE report_msgid = '%s'", T0, msgid))
 
+/* list_thread's keys are a public function of the text (store_text_key()):
+ * a sender may choose Message-IDs that share another's key, as the rows
+ * below are made to (their keys copied from other texts).  Each answer
+ * still belongs to its own text: a shared key is a second row to compare. */
+static void test_thread_keys_shared(const char *dir)
+{
+	struct bb_error err = BB_ERROR_INIT;
+	struct store *st = NULL;
+	char path[96], *root = NULL;
+	int added = 0;
+
+	snprintf(path, sizeof(path), "%s/keys.db", dir);
+	if (!ok(store_open(&st, path, STORE_READ_WRITE, &err) == BB_OK, "shared keys: a store: %s",
+		err.message))
+		return;
+	/* forged rows, first: other Message-IDs and roots under the keys of
+	 * the mails that come after them */
+	ok(store_exec(st, "INSERT INTO list_thread (message_id, mid_key, root, root_key, from_who,"
+		      " date, seen) VALUES ('forged@x', text_key('victim@x'), 'forged-root@x',"
+		      " text_key('victim-root@x'), 'F', 2, 2), ('forged2@x', text_key('later@x'),"
+		      " 'victim-root@x', text_key('forged-root@x'), 'F', 3, 3)", &err) == BB_OK,
+	   "shared keys: rows forged to share other mails' keys");
+	ok(thread_row_insert(st, "victim@x", "victim-root@x", "V <v@x>", 1, 1, &added, &err) ==
+		   BB_OK && added, "shared keys: a mail whose key a forged row holds gets its row");
+	ok(thread_row_root(st, "victim@x", &root, &err) == BB_OK && root &&
+	   !strcmp(root, "victim-root@x"), "shared keys: a Message-ID's root is its own row's");
+	free(root);
+	ok(thread_row_insert(st, "later@x", "later@x", "L", 4, 4, &added, &err) == BB_OK && added,
+	   "shared keys: so does another");
+	ok(thread_row_insert(st, "victim@x", "other@x", "V", 5, 5, &added, &err) == BB_OK && !added,
+	   "shared keys: a mail that has its row gets no second one");
+	store_close(st);
+}
+
 static void test_tracker(void)
 {
 	struct tracker_options o;
@@ -1088,6 +1122,7 @@ static void test_tracker(void)
 		tracker_new(&trk, tdb, &o, &err) == BB_OK, "tracker: store and tracker: %s",
 		err.message))
 		return;
+	test_thread_keys_shared(dir);
 
 	/* ignore-activity and poke: only the mail that carries them is no
 	 * activity; the replies after it count (regzbot: "Regzbot will not
